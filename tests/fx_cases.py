@@ -126,6 +126,16 @@ def record(torch):
     out["edit_dce"] = {"names": names, "code_with": code_with, "changed": changed,
                        "code": gm.code, "again": gm.graph.eliminate_dead_code()}
 
+    # dead code elimination drops unused in-place calls too (PyTorch's rule)
+    def inplace(x):
+        y = x.clone()
+        y.add_(1)
+        torch.relu_(y)
+        x * 2
+        return y
+    gm = fx.symbolic_trace(inplace)
+    out["edit_dce"]["inplace"] = [gm.graph.eliminate_dead_code(), str(gm.graph)]
+
     # edit: prepend/append moves and replace_input_with
     gm = _trace(torch, "free_function")
     nodes = list(gm.graph.nodes)

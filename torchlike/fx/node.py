@@ -260,8 +260,9 @@ class Node:
             return self.target in _side_effectful_functions or \
                 self.target in _side_effectful_builtins()
         if self.op == "call_method":
-            return isinstance(self.target, str) and self.target.endswith("_") \
-                and not self.target.endswith("__")
+            # as in PyTorch: an unused in-place method call (x.add_(1)) is dead
+            # code too; eliminate_dead_code(is_impure_node=...) can keep it
+            return False
         if self.op == "call_module":
             owner = self.graph.owning_module
             if owner is None:
