@@ -205,6 +205,21 @@ def record(torch):
                    "shared": fx.symbolic_trace(Shared()).code,
                    "param_shapes_constant": str(tracer.trace(Shared()))}
 
+    # print_readable (a GraphModule child nests as a class), more operators
+    class Doubles(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+    outer = torch.nn.Module()
+    outer.sub = fx.symbolic_trace(Doubles())
+    g = fx.Graph()
+    g.output(g.call_module("sub", (g.placeholder("x"),)))
+
+    def operators(x):
+        return abs(x), x.T, ~(x > 0), x @ x, 1 - x, 2 / x, x // 3, x % 2, -x, +x
+    out["readable"] = {"flat": _trace(torch, "mlp").print_readable(print_output=False),
+                       "nested": fx.GraphModule(outer, g).print_readable(print_output=False),
+                       "operators": fx.symbolic_trace(operators).code}
+
     # Transformer: every operator.add becomes operator.mul
     class AddToMul(fx.Transformer):
         def call_function(self, target, args, kwargs):

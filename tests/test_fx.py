@@ -127,6 +127,10 @@ def test_move_and_replace_input():
     assert OURS["edit_move"] == GOLDEN["edit_move"]
 
 
+def test_print_readable_and_operators():
+    assert OURS["readable"] == _ours(GOLDEN["readable"])
+
+
 def test_annotations_retracing_shared_modules():
     assert OURS["misc"] == _ours(GOLDEN["misc"])
 

@@ -88,9 +88,21 @@ def _qualified_name(func):
             func.__self__, types.ModuleType) else func.__self__.__name__
     if module is None:
         module = "builtins"
-    if module == "_operator":
-        module = "operator"
     return f"{module}.{name}"
+
+
+def _pretty_print_target(target):
+    """How graph printing names a target: builtins and operator functions by
+    their public modules, the rest by qualified name."""
+    if isinstance(target, str):
+        return target
+    name = getattr(target, "__name__", None)
+    module = getattr(target, "__module__", None)
+    if name is not None and module == "builtins":
+        return f"builtins.{name}"
+    if name is not None and module == "_operator":
+        return f"operator.{name}"
+    return _qualified_name(target)
 
 
 def _callable_name(target):
@@ -775,9 +787,8 @@ class Graph:
         """Print the nodes as a table (opcode, name, target, args, kwargs).
         Uses the ``tabulate`` package when it is installed; otherwise a plain
         text table in tabulate's default layout (PyTorch raises instead)."""
-        rows = [[n.op, n.name, n._pretty_target() if n.op != "call_function" else
-                 _qualified_name(n.target) if not isinstance(n.target, str) else n.target,
-                 _tabular_repr(n.args), _tabular_repr(n.kwargs)] for n in self.nodes]
+        rows = [[n.op, n.name, _pretty_print_target(n.target), _tabular_repr(n.args),
+                 _tabular_repr(n.kwargs)] for n in self.nodes]
         headers = ["opcode", "name", "target", "args", "kwargs"]
         try:
             from tabulate import tabulate

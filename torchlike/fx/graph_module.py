@@ -165,24 +165,24 @@ class GraphModule(Module):
 
     def print_readable(self, print_output=True, include_stride=False, include_device=False,
                        colored=False):
-        """The module as a class definition (nested GraphModules inside)."""
-        verbose_code = self._graph.python_code(root_module="self", verbose=True).src
-        module_code = verbose_code.lstrip("\n")
-        module_code = f"class {self._get_name()}(torchlike.nn.Module):\n" + \
-            "\n".join("    " + line for line in module_code.split("\n"))
-        submodule_code = []
-        for name, mod in self.named_children():
-            if isinstance(mod, GraphModule):
-                sub = mod.print_readable(print_output=False)
-                submodule_code.append(f"class {name}(torchlike.nn.Module):\n" + "\n".join(
-                    "    " + line for line in sub.split("\n", 1)[1].split("\n")))
-        output = module_code
-        if submodule_code:
-            output = module_code.rstrip() + "\n\n" + "\n".join(
-                "    " + line for line in "\n\n".join(submodule_code).split("\n")) + "\n"
+        """The module as a class definition, GraphModule children nested as
+        classes inside it (as PyTorch prints it)."""
+        output = "\n".join(self._readable_lines(self._get_name())) + "\n"
         if print_output:
             print(output)
         return output
+
+    def _readable_lines(self, name):
+        src = self._graph.python_code(root_module="self", verbose=True).src
+        body = [line.rstrip() for line in src.strip("\n").rstrip().split("\n")]
+        lines = [f"class {name}(torchlike.nn.Module):"]
+        lines += ["    " + line if line else line for line in body]
+        for child_name, mod in self.named_children():
+            if isinstance(mod, GraphModule):
+                lines.append("")
+                lines += ["    " + line if line else line
+                          for line in mod._readable_lines(child_name)]
+        return lines
 
     def __str__(self):
         orig_str = super().__str__()

@@ -298,16 +298,11 @@ class Node:
 
     def _pretty_print_target(self, target):
         """How graph printing names ``target``."""
-        if isinstance(target, str):
-            return target
-        from .graph import _qualified_name
-        return _qualified_name(target)
+        from .graph import _pretty_print_target
+        return _pretty_print_target(target)
 
     def _pretty_target(self):
-        if isinstance(self.target, str):
-            return self.target
-        from .graph import _qualified_name
-        return _qualified_name(self.target)
+        return self._pretty_print_target(self.target)
 
     def __repr__(self):
         return self.name
