@@ -293,5 +293,30 @@ def record(torch):
         g.erase_node(p)
     except Exception as err:  # noqa: BLE001
         errors["erase_used"] = [type(err).__name__, str(err)]
+    # Interpreter errors name the node that failed
+    def matmul_plus(x, y):
+        return torch.matmul(x, y) + 1
+    gm = fx.symbolic_trace(matmul_plus)
+    g = fx.Graph()
+    g.placeholder("x")
+    g.output(g.get_attr("foo.bar"))
+    attr_gm = fx.GraphModule({"foo.bar": torch.ones(1)}, g)
+    attempts = {
+        "missing_argument": lambda: fx.Interpreter(gm).run(torch.ones(2, 3)),
+        "missing_attr": lambda: fx.Interpreter(attr_gm).fetch_attr("foo.baz"),
+        "bad_op": lambda: g.create_node("bad", "x"),
+        "bad_target": lambda: g.call_function("notcallable"),
+        "root_lacks_target": lambda: fx.GraphModule({}, g),
+        "bad_root": lambda: fx.GraphModule(3, g),
+    }
+    for key, attempt in attempts.items():
+        try:
+            attempt()
+            errors[key] = None
+        except Exception as err:  # noqa: BLE001
+            # PyTorch adds a pointer to its log parser: not part of the answer
+            lines = [line for line in str(err).splitlines()
+                     if not line.startswith("Use tlparse")]
+            errors[key] = [type(err).__name__, "\n".join(lines)]
     out["errors"] = errors
     return out

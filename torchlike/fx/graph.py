@@ -576,9 +576,7 @@ class Graph:
         ``inserting_before``/``inserting_after``) and return it."""
         if op not in ("call_function", "call_method", "get_attr", "call_module",
                       "placeholder", "output"):
-            raise AssertionError(f"Graph.create_node: op must be one of call_function, "
-                                 f"call_method, get_attr, call_module, placeholder, output "
-                                 f"(got {op!r})")
+            raise AssertionError(f"op '{op}' is not in _legal_ops")
         args = () if args is None else args
         kwargs = {} if kwargs is None else kwargs
         if not isinstance(args, tuple):

@@ -107,11 +107,11 @@ class Node:
                              f"call_function, get_attr, output (got {op!r})")
         if op == "call_function" and not callable(target):
             raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has "
-                             f"type {type(target)} but a Callable is expected")
+                             f"type {type(target).__name__} but a Callable is expected")
         if op in ("placeholder", "call_method", "call_module", "get_attr", "output") \
                 and not isinstance(target, str):
             raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has "
-                             f"type {type(target)} but a str is expected")
+                             f"type {type(target).__name__} but a str is expected")
         self.graph = graph
         self.name = name
         self.op = op
