@@ -52,9 +52,8 @@ class ProxyableClassMeta(type):
         return super().__call__(*args, **kwargs)
 
 
-# (globals dict, name) pairs registered by wrap(); the originals they hold
+# (globals dict, name) pairs registered by wrap()
 _wrapped_fns_to_patch = []
-_wrapped_originals = set()
 
 
 def wrap(fn_or_name):
@@ -125,7 +124,9 @@ def _make_wrapped(orig):
     def wrapped(*args, **kwargs):
         proxy = _find_proxy(args, kwargs)
         if proxy is not None:
-            return proxy.tracer.create_proxy("call_function", orig, args, kwargs)
+            out = proxy.tracer.create_proxy("call_function", orig, args, kwargs)
+            out.node.meta["is_wrapped"] = True  # code generation repeats the wrap()
+            return out
         return orig(*args, **kwargs)
     wrapped.__fx_original__ = orig
     return wrapped
@@ -388,7 +389,6 @@ class Tracer(TracerBase):
                 orig = getattr(builtins, name)
             else:
                 orig = frame_dict[name]
-            _wrapped_originals.add(orig)
             patcher.patch(frame_dict, name, _make_wrapped(orig))
 
     def _autowrap_check(self, patcher, frame_dict):
@@ -397,7 +397,6 @@ class Tracer(TracerBase):
         for name, value in list(frame_dict.items()):
             if not name.startswith("_") and callable(value) and \
                     id(value) in self._autowrap_function_ids:
-                _wrapped_originals.add(value)
                 patcher.patch(frame_dict, name, _make_wrapped(value))
 
 

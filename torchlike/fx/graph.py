@@ -13,6 +13,7 @@ import builtins
 import collections
 import contextlib
 import copy
+import functools
 import inspect
 import keyword
 import math
@@ -131,6 +132,7 @@ class _CustomBuiltin:
         self.obj = obj
 
 
+@functools.lru_cache(None)
 def _custom_builtins():
     import torchlike
     return {
@@ -371,7 +373,7 @@ class CodeGen:
                     return
                 qualified = _qualified_name(t)
                 global_name = add_global(qualified, t)
-                if getattr(t, "_is_fx_wrapped", False) or t in _wrapped_targets():
+                if node.meta.get("is_wrapped", False):
                     wrapped_fns.setdefault(global_name)
                 body.append(f"{repr(node)}{maybe_type} = {global_name}"
                             f"({_format_args(node.args, node.kwargs, repr_arg)})")
@@ -409,11 +411,6 @@ class CodeGen:
                                for name in wrapped_fns)
         fn_code = f"\n{wrap_stmts}\n\n{prologue}\n{code}"
         return PythonCode(fn_code, globals_)
-
-
-def _wrapped_targets():
-    from . import _symbolic_trace
-    return _symbolic_trace._wrapped_originals
 
 
 def _is_torchlike_public(obj):
