@@ -165,6 +165,15 @@ def record(torch):
     g.output((h, k))
     out["names"] = {"names": [n.name for n in g.nodes], "graph": str(g),
                     "code": g.python_code("self").src}
+    g = fx.Graph()
+    for cand in ["1abc", "a.b", "foo_01", "foo_1", "foo", "foo", "_", "class", "print",
+                 "device", "inf", "torch", "Tensor", "x__2", "CamelCase"]:
+        g.create_node("call_function", operator.add, (1, 2), name=cand)
+    for t in [operator.add, torch.nn.functional.softmax, len, getattr, abs]:
+        g.call_function(t, (1,))
+    for t in ["MyMethod", "__add__", "fooBar2Baz"]:
+        g.call_method(t, (1,))
+    out["names"]["more"] = [n.name for n in g.nodes]
 
     # insertion points: inserting_after puts each new node right after the
     # point (so two come out in reverse order); no node means the end / start

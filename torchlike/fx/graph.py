@@ -163,7 +163,7 @@ class _Namespace:
         if candidate[0].isdigit():
             candidate = f"_{candidate}"
         match = re.match(r"(.*)_(\d+)$", candidate)
-        if match:
+        if match and str(int(match.group(2))) == match.group(2):  # foo_01 is a name, not foo #1
             base, num = match.group(1), int(match.group(2))
         else:
             base, num = candidate, None
@@ -193,7 +193,9 @@ class _Namespace:
         customs = _custom_builtins()
         if name in customs:
             return obj is not customs[name].obj
-        return False
+        # PyTorch's generated code reads a global ``torch``: its graphs never
+        # name a node so, and ours keep that (names stay PyTorch's)
+        return name == "torch"
 
 
 # ---- code generation ---------------------------------------------------------------------
