@@ -254,6 +254,20 @@ def record(torch):
     out["replace_pattern"] = {"count": len(matches), "code": gm.code,
                               "anchors": [m.anchor.name for m in matches]}
 
+    # one-to-one matching, and intermediate values read elsewhere block a match
+    def escapes(x, y):
+        a = x + y
+        return a.relu(), a
+
+    def repeated(x, y):
+        return (x + x).relu() + (y + 1).relu()
+    for fn in (escapes, repeated):
+        gm = fx.symbolic_trace(fn)
+        matches = fx.replace_pattern(gm, pattern, replacement)
+        out["replace_pattern"][fn.__name__] = [
+            gm.code, [sorted([k.name, getattr(v, "name", v)] for k, v in m.nodes_map.items())
+                      for m in matches]]
+
     # concrete_args
     def with_flag(x, flag=True, scale=None):
         if flag:

@@ -4,7 +4,9 @@ GraphModule's graph and put a replacement's graph in its place.
 Matching: the pattern's returned node is the anchor; a graph node matches
 when op and target agree and its arguments match the pattern's one by one
 (nodes recursively, other values by equality).  Pattern placeholders match
-any value, the same one everywhere they appear.  A match is refused when a
+any value, the same one everywhere they appear; the match is one-to-one
+(two pattern values never stand for the same graph node, so ``u + v`` does
+not match ``x + x``).  A match is refused when a
 node inside it (other than the anchor) is read outside it, and matches do
 not overlap: the graph is scanned in order and nodes of an earlier match
 are not used again.
@@ -34,6 +36,8 @@ def _match(pn, gn, nodes_map, taken):
     ``nodes_map``; on failure the caller discards it."""
     if isinstance(pn, Node) and pn.op == "placeholder":
         if pn not in nodes_map:
+            if isinstance(gn, Node) and _bound(nodes_map, gn):
+                return False  # two pattern values never stand for one graph node
             nodes_map[pn] = gn
             return True
         bound = nodes_map[pn]
@@ -45,6 +49,8 @@ def _match(pn, gn, nodes_map, taken):
             return False
         if pn in nodes_map:
             return nodes_map[pn] is gn
+        if _bound(nodes_map, gn):
+            return False
         if pn.op != gn.op or len(pn.args) != len(gn.args) or \
                 set(pn.kwargs) != set(gn.kwargs):
             return False
@@ -62,6 +68,10 @@ def _match(pn, gn, nodes_map, taken):
     if isinstance(gn, Node):
         return False
     return type(pn) is type(gn) and pn == gn
+
+
+def _bound(nodes_map, gn):
+    return any(v is gn for v in nodes_map.values())
 
 
 def replace_pattern(gm, pattern, replacement):
