@@ -97,7 +97,9 @@ def record(torch):
     out = {"models": {}}
     for name in models(torch):
         gm = _trace(torch, name)
-        out["models"][name] = {"graph": str(gm.graph), "code": gm.code,
+        stacks = {n.name: [[k, v[0], v[1].__name__] for k, v in
+                           n.meta.get("nn_module_stack", {}).items()] for n in gm.graph.nodes}
+        out["models"][name] = {"graph": str(gm.graph), "code": gm.code, "stacks": stacks,
                                "nodes": node_list(gm.graph, torch),
                                "class": type(gm).__name__,
                                "modules": [n for n, _ in gm.named_modules()]}

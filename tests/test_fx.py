@@ -58,6 +58,7 @@ def test_trace_matches_pytorch(name):
     assert got["code"] == want["code"]
     assert got["class"] == want["class"]
     assert got["modules"] == want["modules"]
+    assert got["stacks"] == want["stacks"]
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN["models"]))

@@ -18,6 +18,7 @@ forward (or of the function), calls it with Proxies and records what happens:
 Every patch is undone when tracing ends, also when it raises.
 """
 import builtins
+import collections
 import functools
 import inspect
 import math
@@ -152,7 +153,7 @@ class Tracer(TracerBase):
         self.tensor_attrs = {}
         self._names_cache = None
         self.scope = None
-        self.module_stack = {}
+        self.module_stack = collections.OrderedDict()
         self.node_name_to_scope = {}
 
     # ---- decisions -------------------------------------------------------------------
@@ -178,9 +179,16 @@ class Tracer(TracerBase):
         """A leaf module becomes a call_module node; others run ``forward``
         (which traces their body)."""
         module_qualified_name = self.path_of_module(m)
-        if not self.is_leaf_module(m, module_qualified_name):
-            return forward(*args, **kwargs)
-        return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        pushed = module_qualified_name not in self.module_stack
+        if pushed:
+            self.module_stack[module_qualified_name] = (module_qualified_name, type(m))
+        try:
+            if not self.is_leaf_module(m, module_qualified_name):
+                return forward(*args, **kwargs)
+            return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        finally:
+            if pushed:
+                del self.module_stack[module_qualified_name]
 
     def getattr(self, attr, attr_val, parameter_proxy_cache):
         """A parameter read as a module attribute becomes a get_attr Proxy (one

@@ -8,6 +8,7 @@ which reach ``Proxy.__torch_function__`` through torchlike's
 (``bool``, ``len``, iteration outside an unpacking) cannot be recorded and
 raises, as PyTorch's does.
 """
+import collections
 import dis
 import inspect
 import operator
@@ -49,7 +50,11 @@ class TracerBase:
         args_ = self.create_arg(args)
         kwargs_ = self.create_arg(kwargs)
         node = self.create_node(kind, target, args_, kwargs_, name, type_expr)
-        return self.proxy(node) if proxy_factory_fn is None else proxy_factory_fn(node)
+        proxy = self.proxy(node) if proxy_factory_fn is None else proxy_factory_fn(node)
+        if self.module_stack:
+            # {path: (path, class)} of the modules being traced through, innermost last
+            proxy.node.meta["nn_module_stack"] = collections.OrderedDict(self.module_stack)
+        return proxy
 
     def create_arg(self, a):
         """The node-argument form of ``a``: Proxies become their nodes;
