@@ -284,8 +284,14 @@ def record(torch):
     fx.passes.shape_prop.ShapeProp(gm).propagate(torch.randn(2, 3, 4, 4))
     out["shape_prop"] = [[n.name, list(n.meta["tensor_meta"].shape),
                           str(n.meta["tensor_meta"].dtype), list(n.meta["tensor_meta"].stride),
-                          n.meta["tensor_meta"].requires_grad, n.meta["type"].__name__]
+                          n.meta["tensor_meta"].requires_grad, n.meta["type"].__name__,
+                          str(n.meta["tensor_meta"].memory_format)]
                          for n in gm.graph.nodes if "tensor_meta" in n.meta]
+    gm = _trace(torch, "residual")
+    fx.passes.shape_prop.ShapeProp(gm).propagate(torch.randn(2, 3, 5, 5))
+    out["shape_prop_containers"] = {
+        n.name: str(n.meta.get("tensor_meta")) for n in gm.graph.nodes
+        if n.name in ("output", "permute", "getitem", "getattr_1", "view")}
 
     # errors
     def control_flow(x):

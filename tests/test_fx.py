@@ -298,6 +298,7 @@ def test_concrete_args():
 
 def test_shape_prop():
     assert OURS["shape_prop"] == _ours(GOLDEN["shape_prop"])
+    assert OURS["shape_prop_containers"] == _ours(GOLDEN["shape_prop_containers"])
     gm = fx.symbolic_trace(fx_cases.models(torch)["residual"][0])
     ShapeProp(gm).propagate(torch.randn(2, 3, 5, 5))
     nodes = {n.name: n for n in gm.graph.nodes}
