@@ -57,10 +57,28 @@ def models(torch):
         a = torch.matmul(x, y.transpose(0, 1)) + 2 * x.sum()
         return F.linear(a, y.t()) - x.mean(-1, keepdim=True) / 3, -a
 
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mask = torch.tensor([1.0, 0.0, 2.0])  # a plain tensor attribute
+
+        def forward(self, x):
+            return x * self.mask
+
+    class TensorAttrs(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.table = torch.arange(3.0)
+
+        def forward(self, x):
+            return self.inner(x) + self.table + torch.tensor(2.0)
+
     def constant_left(x):
         return torch.ones(3) * x + torch.arange(3.0).add(x) - 2 ** x
 
-    return {"mlp": (MLP(), [(2, 4)]), "constant_left": (constant_left, [(2, 3)]), "convnet": (ConvNet(), [(2, 3, 4, 4)]),
+    return {"mlp": (MLP(), [(2, 4)]), "constant_left": (constant_left, [(2, 3)]),
+            "tensor_attrs": (TensorAttrs(), [(2, 3)]), "convnet": (ConvNet(), [(2, 3, 4, 4)]),
             "residual": (Residual(), [(2, 3, 5, 5)]),
             "free_function": (free_function, [(2, 3), (4, 3)])}
 

@@ -353,6 +353,7 @@ class Tracer(TracerBase):
         self.graph = Graph(tracer_cls=tracer_cls)
         self.tensor_attrs = {}
         self._names_cache = None
+        self._collect_tensor_attrs(self.root, [])
         self.submodule_paths = {id(mod): name for name, mod in self.root.named_modules()}
 
         fn_globals = getattr(inspect.unwrap(fn), "__globals__", {})
@@ -390,6 +391,17 @@ class Tracer(TracerBase):
             patcher.restore()
             self.submodule_paths = None
         return self.graph
+
+    def _collect_tensor_attrs(self, m, prefix_atoms):
+        """Tensors held as plain attributes of the root's modules (not
+        parameters or buffers): used as arguments, they become get_attr nodes
+        of their own path rather than ``_tensor_constant<N>``."""
+        import torchlike
+        for k, v in vars(m).items():
+            if isinstance(v, torchlike.Tensor):
+                self.tensor_attrs.setdefault(id(v), ".".join(prefix_atoms + [k]))
+        for k, child in m.named_children():
+            self._collect_tensor_attrs(child, prefix_atoms + [k])
 
     def _patch_wrapped_functions(self, patcher):
         for frame_dict, name in _wrapped_fns_to_patch:
