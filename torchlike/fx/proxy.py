@@ -38,7 +38,11 @@ class TracerBase:
 
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         """Add a node to ``self.graph`` (hook for subclasses)."""
-        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        node = self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        if self.module_stack:
+            # {path: (path, class)} of the modules being traced through, innermost last
+            node.meta["nn_module_stack"] = collections.OrderedDict(self.module_stack)
+        return node
 
     def proxy(self, node):
         return Proxy(node, self)
@@ -50,11 +54,7 @@ class TracerBase:
         args_ = self.create_arg(args)
         kwargs_ = self.create_arg(kwargs)
         node = self.create_node(kind, target, args_, kwargs_, name, type_expr)
-        proxy = self.proxy(node) if proxy_factory_fn is None else proxy_factory_fn(node)
-        if self.module_stack:
-            # {path: (path, class)} of the modules being traced through, innermost last
-            proxy.node.meta["nn_module_stack"] = collections.OrderedDict(self.module_stack)
-        return proxy
+        return self.proxy(node) if proxy_factory_fn is None else proxy_factory_fn(node)
 
     def create_arg(self, a):
         """The node-argument form of ``a``: Proxies become their nodes;
