@@ -226,7 +226,7 @@ class Node:
             if replace_with.meta:
                 raise AssertionError("Called node.replace_all_uses_with(replace_with, "
                                      "propagate_meta=True), but replace_with already has "
-                                     "meta keys")
+                                     ".meta keys")
             replace_with.meta.update(self.meta)
         changed = []
         for user in list(self.users):
