@@ -159,6 +159,26 @@ def test_edited_graph_runs():
     np.testing.assert_allclose(_np(gm(x)), _np(want), rtol=1e-6, atol=1e-7)
 
 
+def test_feature_extraction_by_rewriting_the_output():
+    model, shapes = fx_cases.models(torch)["convnet"]
+    model.eval()
+    gm = fx.symbolic_trace(model)
+    nodes = {n.name: n for n in gm.graph.nodes}
+    old_out = nodes["output"]
+    with gm.graph.inserting_before(old_out):
+        gm.graph.output({"relu": nodes["relu"], "pool": nodes["pool"]})
+    gm.graph.erase_node(old_out)
+    assert gm.graph.eliminate_dead_code()
+    gm.delete_all_unused_submodules()
+    gm.recompile()
+    assert [n for n, _ in gm.named_modules()] == ["", "conv1", "bn", "pool"]
+    x = torch.randn(*shapes[0])
+    feats = gm(x)
+    relu = model.bn(model.conv1(x)).relu()
+    np.testing.assert_allclose(_np(feats["relu"]), _np(relu), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_np(feats["pool"]), _np(model.pool(relu)), rtol=1e-6, atol=1e-7)
+
+
 def test_graph_built_by_hand_and_copied():
     g = fx.Graph()
     x = g.placeholder("x")
@@ -327,8 +347,13 @@ def test_argument_types():
 
         def forward(self, x):
             return torch.add(x, self.lin)
+    call, getattr_ = nn.Module.__call__, nn.Module.__getattr__
     with pytest.raises(NotImplementedError, match="argument of type"):
         fx.symbolic_trace(HoldsModule())
+    # the patches made for tracing are undone when it fails
+    assert nn.Module.__call__ is call and nn.Module.__getattr__ is getattr_
+    m = HoldsModule()
+    assert isinstance(m.lin.weight, nn.Parameter)
 
 
 # ---- function coverage: torch-level and functional calls record themselves ----------------
