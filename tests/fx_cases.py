@@ -247,7 +247,12 @@ def record(torch):
         return abs(x), x.T, ~(x > 0), x @ x, 1 - x, 2 / x, x // 3, x % 2, -x, +x
     out["readable"] = {"flat": _trace(torch, "mlp").print_readable(print_output=False),
                        "nested": fx.GraphModule(outer, g).print_readable(print_output=False),
-                       "operators": fx.symbolic_trace(operators).code}
+                       "operators": fx.symbolic_trace(operators).code,
+                       "renamed_input": fx.symbolic_trace(torch.nn.Sequential(
+                           torch.nn.ReLU())).print_readable(print_output=False)}
+    g = fx.Graph()
+    g.output(g.placeholder("x"))
+    out["readable"]["empty"] = fx.GraphModule({}, g).print_readable(print_output=False)
 
     # Transformer: every operator.add becomes operator.mul
     class AddToMul(fx.Transformer):

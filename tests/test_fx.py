@@ -449,6 +449,32 @@ def test_custom_leaf_modules_and_module_root():
     np.testing.assert_allclose(_np(gm2(x)), _np(outer(x)), rtol=1e-6)
 
 
+def test_stack_traces_point_at_user_code():
+    class Recording(fx.Tracer):
+        record_stack_traces = True
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, x):
+            y = self.lin(x)
+            return y.relu() + 1
+
+    first = M.forward.__code__.co_firstlineno
+    graph = Recording().trace(M())
+    traces = {n.name: n.stack_trace for n in graph.nodes}
+    assert traces["x"] is None and traces["output"] is None
+    assert traces["lin"].startswith('File "') and f"line {first + 1}, in forward" in traces["lin"]
+    assert traces["lin"].endswith("y = self.lin(x)")
+    assert f"line {first + 2}, in forward" in traces["add"]
+    assert "torchlike/fx" not in traces["relu"].replace("\\", "/")
+    text = fx.GraphModule(M(), graph).print_readable(print_output=False)
+    assert f"test_fx.py:{first + 1} in forward, code: y = self.lin(x)" in text
+    assert text.count("# File:") == 2  # relu and add share a line: one comment
+
+
 # ---- copies, pickling, printing -----------------------------------------------------------
 
 def test_deepcopy_pickle_and_save():

@@ -394,13 +394,20 @@ class CodeGen:
                 return
             raise NotImplementedError(f"node: {node.op} {node.target}")
 
-        if verbose:
-            body.append("# No stacktrace found for following nodes\n")
+        first = True
+        prev_summary = None
         for node in nodes:
+            if verbose and node.op not in ("placeholder", "output"):
+                # a comment where the user code a run of nodes came from changes
+                summary = _stack_summary(node.stack_trace)
+                if first or summary != prev_summary:
+                    body.append(f"\n# {summary}\n" if summary else
+                                "\n# No stacktrace found for following nodes\n")
+                first, prev_summary = False, summary
             emit_node(node)
             delete_unused_values(node)
 
-        if len(body) == 0 or (verbose and len(body) == 1):
+        if len(body) == 0:
             body.append("pass\n")
 
         if self._body_transformer:
@@ -424,6 +431,20 @@ def _is_torchlike_public(obj):
         return bool(_torchlike_names(obj))
     except TypeError:
         return False
+
+
+_FRAME = re.compile(r'File "(.+)", line (\d+), in (.+)\n\s+(.+)')
+
+
+def _stack_summary(stack_trace):
+    """``File: path:line in function, code: source`` of a node's innermost frame."""
+    if not stack_trace:
+        return None
+    frames = _FRAME.findall(stack_trace)
+    if not frames:
+        return None
+    file, line, name, code = frames[-1]
+    return f"File: {file}:{line} in {name}, code: {code.strip()}"
 
 
 def _importable_from_torchlike(obj):

@@ -12,6 +12,8 @@ import collections
 import dis
 import inspect
 import operator
+import os
+import traceback
 
 from .node import Node, map_aggregate
 
@@ -39,10 +41,24 @@ class TracerBase:
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         """Add a node to ``self.graph`` (hook for subclasses)."""
         node = self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        if self.record_stack_traces and not node.stack_trace:
+            node.stack_trace = self._user_stack_trace()
         if self.module_stack:
             # {path: (path, class)} of the modules being traced through, innermost last
             node.meta["nn_module_stack"] = collections.OrderedDict(self.module_stack)
         return node
+
+    def _user_stack_trace(self):
+        """The user frames that led to the node being made: from the first
+        frame of the traced function (``traced_func_name``) on, without
+        torchlike.fx's own frames; None outside such a function."""
+        frames = traceback.extract_stack()
+        start = next((i for i, f in enumerate(frames) if f.name == self.traced_func_name), None)
+        if start is None:
+            return None
+        here = os.path.dirname(os.path.abspath(__file__))
+        user = [f for f in frames[start:] if not os.path.abspath(f.filename).startswith(here)]
+        return "".join(traceback.format_list(user)).strip() or None
 
     def proxy(self, node):
         return Proxy(node, self)
