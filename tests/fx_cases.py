@@ -8,6 +8,7 @@ the graph text, generated code and node list; the results of fixed graph
 edits, a Transformer, replace_pattern, concrete_args, ShapeProp; the errors
 of untraceable code.  Names are the library's own (``torch.`` or
 ``torchlike.``); the test maps PyTorch's to ours."""
+import importlib
 import operator
 
 
@@ -279,6 +280,24 @@ def record(torch):
     out["replace_pattern"] = {"count": len(matches), "code": gm.code,
                               "anchors": [m.anchor.name for m in matches]}
 
+    # a pattern returning two values
+    def two_pattern(u, v):
+        s = u + v
+        return s.relu(), s.sigmoid()
+
+    def two_replacement(u, v):
+        m = u * v
+        return m.tanh(), m.exp()
+
+    def two_program(x, y):
+        s = x + y
+        a, b = s.relu(), s.sigmoid()
+        return a - b + (y + x).relu()
+    gm = fx.symbolic_trace(two_program)
+    matches = fx.replace_pattern(gm, two_pattern, two_replacement)
+    out["replace_pattern"]["two_outputs"] = [len(matches), gm.code,
+                                             [m.anchor.name for m in matches]]
+
     # one-to-one matching, and intermediate values read elsewhere block a match
     def escapes(x, y):
         a = x + y
@@ -292,6 +311,19 @@ def record(torch):
         out["replace_pattern"][fn.__name__] = [
             gm.code, [sorted([k.name, getattr(v, "name", v)] for k, v in m.nodes_map.items())
                       for m in matches]]
+
+    # annotate
+    annotate = importlib.import_module(torch.__name__ + ".fx.annotate").annotate
+
+    def annotated_value(x):
+        a = annotate(x + 1, torch.Tensor)
+        try:
+            annotate(a, int)
+        except RuntimeError as err:
+            out["annotate_error"] = str(err)
+        return a
+    gm = fx.symbolic_trace(annotated_value)
+    out["annotate"] = [gm.code, str(gm.graph), out.pop("annotate_error")]
 
     # concrete_args
     def with_flag(x, flag=True, scale=None):

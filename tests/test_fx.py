@@ -305,6 +305,10 @@ def test_replace_pattern():
                                rtol=1e-6)
 
 
+def test_annotate():
+    assert OURS["annotate"] == _ours(GOLDEN["annotate"])
+
+
 def test_concrete_args():
     assert OURS["concrete_args"] == _ours(GOLDEN["concrete_args"])
 

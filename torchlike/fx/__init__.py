@@ -15,6 +15,7 @@ from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
 from .subgraph_rewriter import replace_pattern
 from . import passes  # noqa: F401
+from . import annotate as _annotate_module  # noqa: F401  (torchlike.fx.annotate.annotate)
 
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Interpreter",
            "Transformer", "Node", "Proxy", "replace_pattern", "has_side_effect", "map_arg",

@@ -74,52 +74,87 @@ def _bound(nodes_map, gn):
     return any(v is gn for v in nodes_map.values())
 
 
+def _outputs(graph):
+    """The returned nodes of a pattern or replacement: [node] or a tuple's."""
+    out = next(n for n in graph.nodes if n.op == "output").args[0]
+    items = list(out) if isinstance(out, (tuple, list)) else [out]
+    if not all(isinstance(n, Node) for n in items):
+        raise NotImplementedError("torchlike.fx.replace_pattern: patterns and replacements "
+                                  "must return a node or a tuple of nodes")
+    return items
+
+
 def replace_pattern(gm, pattern, replacement):
     """Replace each non-overlapping occurrence of ``pattern`` (a function or
-    GraphModule) in ``gm``'s graph by ``replacement`` (taking the same
-    arguments), recompile ``gm``, and return the list of Matches."""
+    GraphModule returning a value or a tuple of them) in ``gm``'s graph by
+    ``replacement`` (taking the same arguments, returning as many values),
+    recompile ``gm``, and return the list of Matches."""
     pattern_gm = _as_graph_module(pattern)
     replacement_gm = _as_graph_module(replacement)
     pattern_graph, graph = pattern_gm.graph, gm.graph
-    p_out = next(n for n in pattern_graph.nodes if n.op == "output")
-    anchors = p_out.args[0]
-    if not isinstance(anchors, Node):
-        raise NotImplementedError("torchlike.fx.replace_pattern: the pattern must return "
-                                  "one value")
+    anchors = _outputs(pattern_graph)
+    r_outputs = _outputs(replacement_gm.graph)
+    if len(anchors) != len(r_outputs):
+        raise ValueError(f"replace_pattern: the pattern returns {len(anchors)} values but "
+                         f"the replacement returns {len(r_outputs)}")
     p_placeholders = [n for n in pattern_graph.nodes if n.op == "placeholder"]
     r_placeholders = [n for n in replacement_gm.graph.nodes if n.op == "placeholder"]
     if len(p_placeholders) != len(r_placeholders):
         raise ValueError(f"replace_pattern: the pattern takes {len(p_placeholders)} "
                          f"arguments but the replacement takes {len(r_placeholders)}")
     pattern_inner = [n for n in pattern_graph.nodes if n.op not in ("placeholder", "output")]
+    position = {n: i for i, n in enumerate(graph.nodes)}
+    candidates = list(graph.nodes)
+
+    def match_rest(i, nodes_map, taken):
+        """nodes_map extended so anchors[i:] match too (in any graph nodes), or None."""
+        if i == len(anchors):
+            return nodes_map
+        if anchors[i] in nodes_map:
+            return match_rest(i + 1, nodes_map, taken)
+        for gn in candidates:
+            trial = dict(nodes_map)
+            if gn not in taken and _match(anchors[i], gn, trial, taken):
+                done = match_rest(i + 1, trial, taken)
+                if done is not None:
+                    return done
+        return None
 
     matches = []
     taken = set()
-    for gn in list(graph.nodes):
+    for gn in candidates:
         nodes_map = {}
-        if gn in taken or not _match(anchors, gn, nodes_map, taken):
+        if gn in taken or not _match(anchors[0], gn, nodes_map, taken):
+            continue
+        nodes_map = match_rest(1, nodes_map, taken)
+        if nodes_map is None:
             continue
         inner = {nodes_map[p] for p in pattern_inner}
+        returned = {nodes_map[a] for a in anchors}
         if len(inner) != len(pattern_inner):
             continue
-        if any(u not in inner for n in inner if n is not gn for u in n.users):
+        if any(u not in inner for n in inner if n not in returned for u in n.users):
             continue  # an intermediate value is read outside the match
+        # the replacement goes before the first returned node: its inputs must be there
+        first = min(returned, key=position.__getitem__)
+        bound = [nodes_map[p] for p in p_placeholders]
+        if any(isinstance(b, Node) and position[b] > position[first] for b in bound):
+            continue
         taken |= inner
-        matches.append(Match(anchor=anchors, nodes_map=nodes_map))
+        matches.append(Match(anchor=anchors[0], nodes_map=nodes_map))
 
     replaced = {}  # a graph node an earlier replacement removed -> what stands for it now
     for match in matches:
-        anchor = match.nodes_map[match.anchor]
+        returned = [match.nodes_map[a] for a in anchors]
+        first = min(returned, key=position.__getitem__)
         val_map = {r: replaced.get(match.nodes_map[p], match.nodes_map[p])
                    for r, p in zip(r_placeholders, p_placeholders)}
-        with graph.inserting_before(anchor):
+        with graph.inserting_before(first):
             new_out = graph.graph_copy(replacement_gm.graph, val_map)
-        if isinstance(new_out, Node):
-            anchor.replace_all_uses_with(new_out)
-            replaced[anchor] = new_out
-        else:
-            raise NotImplementedError("torchlike.fx.replace_pattern: the replacement must "
-                                      "return one value")
+        new_out = list(new_out) if isinstance(new_out, (tuple, list)) else [new_out]
+        for old, new in zip(returned, new_out):
+            old.replace_all_uses_with(new)
+            replaced[old] = new
         # copy the attributes the replacement reads
         for r_node in replacement_gm.graph.nodes:
             if r_node.op in ("get_attr", "call_module"):
