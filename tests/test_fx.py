@@ -81,6 +81,40 @@ def test_traced_module_computes_the_same(name, train):
         np.testing.assert_allclose(_np(g), _np(w), rtol=1e-6, atol=1e-6)
 
 
+def test_attention_block_traces_and_computes_the_same():
+    F = torch.nn.functional
+
+    class Attention(nn.Module):
+        def __init__(self, d=8, heads=2):
+            super().__init__()
+            self.qkv = nn.Linear(d, 3 * d)
+            self.proj = nn.Linear(d, d)
+            self.norm = nn.LayerNorm(d)
+            self.heads = heads
+
+        def forward(self, x, mask):
+            b, t, d = x.shape
+            q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+            q = q.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+            k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+            v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads))
+            att = F.softmax(att.masked_fill(mask == 0, float("-inf")), dim=-1)
+            y = (att @ v).transpose(1, 2).contiguous().view(b, t, d)
+            y2 = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.bool())
+            return x + self.proj(y), y2
+
+    model = Attention()
+    gm = fx.symbolic_trace(model)
+    ops = {n.target for n in gm.graph.nodes if n.op == "call_method"}
+    assert {"chunk", "view", "transpose", "masked_fill", "contiguous"} <= ops
+    torch.manual_seed(5)
+    x = torch.randn(2, 4, 8)
+    mask = torch.tril(torch.ones(4, 4))
+    for got, want in zip(gm(x, mask), model(x, mask)):
+        np.testing.assert_allclose(_np(got), _np(want), rtol=1e-5, atol=1e-6)
+
+
 def test_gradients_flow_through_graph_module():
     class Small(nn.Module):
         def __init__(self):
