@@ -28,7 +28,7 @@ def _exec_with_source(src, globals_):
     so tracebacks and ``inspect.getsource`` show the generated code."""
     key = f"<eval_with_key>.{next(_fx_counter)}"
     linecache.cache[key] = (len(src), None, src.splitlines(True), key)
-    exec(compile(src, key, "exec"), globals_)
+    exec(compile(src, key, "exec", dont_inherit=True), globals_)
 
 
 def _forward_from_src(src, globals_):
