@@ -385,7 +385,8 @@ class CodeGen:
                             f"({_format_args(node.args, node.kwargs, repr_arg)})")
                 return
             if node.op == "get_attr":
-                body.append(f"{repr(node)}{maybe_type} = {_format_target(root_module, node.target)}")
+                attr = _format_target(root_module, node.target)
+                body.append(f"{repr(node)}{maybe_type} = {attr}")
                 return
             if node.op == "output":
                 if node.type is not None:

@@ -119,10 +119,10 @@ class TracerBase:
     def iter(self, obj):
         raise TraceError("Proxy object cannot be iterated. This can be attempted when the "
                          "Proxy is used in a loop or as a *args or **kwargs function argument. "
-                         "See the torchlike.fx docs on pytorch.org for a more detailed explanation of "
-                         "what "
-                         "types of control flow can be traced, and check out the Proxy "
-                         "docstring for help troubleshooting Proxy iteration errors")
+                         "See the torchlike.fx docs on pytorch.org for a more detailed "
+                         "explanation of what types of control flow can be traced, and check "
+                         "out the Proxy docstring for help troubleshooting Proxy iteration "
+                         "errors")
 
     def keys(self, obj):
         """``**proxy``: recorded as a ``keys()`` method call."""
