@@ -530,6 +530,13 @@ def test_deepcopy_pickle_and_save():
         dc.fc.weight.add_(1.0)
     np.testing.assert_allclose(_np(gm(x)), want, rtol=1e-6)  # the copy is independent
 
+    class Dual(fx.GraphModule):
+        """A subclass (as torchvision's feature extractor makes one)."""
+    sub = Dual(gm, gm.graph, "Dual")
+    dsub = copy.deepcopy(sub)
+    assert isinstance(dsub, Dual) and type(dsub) is not type(sub)
+    np.testing.assert_allclose(_np(dsub(x)), want, rtol=1e-6)
+
     pk = pickle.loads(pickle.dumps(gm))
     assert pk.code == gm.code and type(pk).__name__ == "ConvNet"
     np.testing.assert_allclose(_np(pk(x)), want, rtol=1e-6)

@@ -259,7 +259,7 @@ class GraphModule(Module):
         return (_rebuild_graph_module, (type(self).__name__, body, self._graph))
 
     def __deepcopy__(self, memo):
-        res = GraphModule.__new__(GraphModule)
+        res = type(self).__new__(type(self))  # a fresh class under the same user class
         memo[id(self)] = res
         Module.__init__(res)
         type(res).__name__ = type(self).__name__
