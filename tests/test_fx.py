@@ -537,8 +537,13 @@ def test_deepcopy_pickle_and_save():
     assert isinstance(dsub, Dual) and type(dsub) is not type(sub)
     np.testing.assert_allclose(_np(dsub(x)), want, rtol=1e-6)
 
+    nodes = list(gm.graph.nodes)
+    nodes[1].meta["unpicklable"] = lambda: 1  # left out of the pickle, not an error
     pk = pickle.loads(pickle.dumps(gm))
     assert pk.code == gm.code and type(pk).__name__ == "ConvNet"
+    assert [n.name for n in pk.graph.nodes] == [n.name for n in nodes]
+    assert "unpicklable" not in list(pk.graph.nodes)[1].meta
+    assert list(pk.graph.nodes)[1].meta["nn_module_stack"] == nodes[1].meta["nn_module_stack"]
     np.testing.assert_allclose(_np(pk(x)), want, rtol=1e-6)
 
     buf = io.BytesIO()

@@ -848,7 +848,7 @@ class Graph:
         specs = []
         for n in self.nodes:
             specs.append((n.name, n.op, n.target, map_arg(n.args, _NodeRef),
-                          map_arg(n.kwargs, _NodeRef), n.type, n.meta))
+                          map_arg(n.kwargs, _NodeRef), n.type, _picklable_meta(n.meta)))
         return {"nodes": specs, "codegen": self._codegen, "tracer_cls": self._tracer_cls}
 
     def __setstate__(self, state):
@@ -862,6 +862,20 @@ class Graph:
                                  map_aggregate(kwargs, resolve), name, type_expr)
             n.meta = meta
             env[name] = n
+
+
+def _picklable_meta(meta):
+    """The entries of a node's meta that pickle (others - a class defined in
+    a function, a live object - are left out rather than failing the save)."""
+    import pickle
+    out = {}
+    for k, v in meta.items():
+        try:
+            pickle.dumps(v)
+        except Exception:  # noqa: BLE001 - anything unpicklable is dropped
+            continue
+        out[k] = v
+    return out
 
 
 class _NodeRef:
