@@ -333,6 +333,22 @@ def record(torch):
     gm = fx.symbolic_trace(with_flag, concrete_args={"flag": True, "scale": None})
     out["concrete_args"] = {"code": gm.code, "graph": str(gm.graph)}
 
+    # containers in concrete_args: placeholders are the leaves, forward flattens
+    def from_dict(x, d):
+        return x + d["a"] * d["b"]
+
+    def from_pair(x, pair):
+        a, b = pair
+        return {"s": a + b + x, "l": [a]}
+    gm_d = fx.symbolic_trace(from_dict, concrete_args={"d": {"a": fx.PH, "b": 2}})
+    gm_p = fx.symbolic_trace(from_pair, concrete_args={"pair": (fx.PH, fx.PH)})
+    one = torch.ones(2)
+    out["pytree_args"] = {
+        "dict": [gm_d.code, str(gm_d.graph),
+                 gm_d(one, {"b": 2, "a": one * 3}).tolist(),
+                 fx.Interpreter(gm_d).run(one, {"a": one * 3, "b": 2}).tolist()],
+        "pair": [gm_p.code, {k: str(v) for k, v in gm_p(one, (one, one * 2)).items()}]}
+
     # ShapeProp
     gm = _trace(torch, "convnet")
     torch.manual_seed(0)

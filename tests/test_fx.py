@@ -354,6 +354,20 @@ def test_concrete_args():
         gm(torch.zeros(2), False)
 
 
+def test_containers_in_concrete_args():
+    assert OURS["pytree_args"] == _ours(GOLDEN["pytree_args"])
+
+    def from_dict(x, d):
+        return x + d["a"] * d["b"]
+    gm = fx.symbolic_trace(from_dict, concrete_args={"d": {"a": fx.PH, "b": 2}})
+    one = torch.ones(2)
+    for copied in (copy.deepcopy(gm), pickle.loads(pickle.dumps(gm))):
+        assert copied.code == gm.code
+        np.testing.assert_allclose(_np(copied(one, {"a": one, "b": 2})), [3.0, 3.0])
+    with pytest.raises(AssertionError, match="d has been specialized to have value 2"):
+        gm(one, {"a": one, "b": 5})
+
+
 def test_shape_prop():
     assert OURS["shape_prop"] == _ours(GOLDEN["shape_prop"])
     assert OURS["shape_prop_containers"] == _ours(GOLDEN["shape_prop_containers"])

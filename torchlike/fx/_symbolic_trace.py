@@ -24,6 +24,8 @@ import inspect
 import math
 import warnings
 
+from torchlike.utils import _pytree as pytree
+
 from .graph import Graph
 from .node import map_aggregate
 from .proxy import Proxy, ParameterProxy, TracerBase
@@ -152,6 +154,7 @@ class Tracer(TracerBase):
         self.graph = None
         self.tensor_attrs = {}
         self._names_cache = None
+        self._pytree_in = False
         self.scope = None
         self.module_stack = collections.OrderedDict()
         self.node_name_to_scope = {}
@@ -278,6 +281,11 @@ class Tracer(TracerBase):
             concrete_args = dict(zip(orig_args[skip_arg_idx:], concrete_args))
         concrete_args = concrete_args or {}
 
+        # containers holding PH make the placeholders the leaves of the inputs:
+        # forward then flattens its arguments (_PyTreeCodeGen), as in PyTorch
+        self._pytree_in = any(isinstance(v, (dict, list, tuple)) and _holds_ph(v)
+                              for v in concrete_args.values())
+
         def proxy_placeholder(name):
             if name in concrete_args:
                 cnt = 0
@@ -287,7 +295,7 @@ class Tracer(TracerBase):
                     cnt += 1
                     param = sig.parameters[name]
                     default = () if param.default is inspect.Parameter.empty \
-                        else (param.default,)
+                        or self._pytree_in else (param.default,)
                     out = self.create_proxy("placeholder", f"{name}_{cnt}", default, {})
                     if isinstance(x, PHBase):
                         return out
@@ -306,9 +314,9 @@ class Tracer(TracerBase):
                                       "inputs you specialized the function with.")
                     return x
                 value = concrete_args[name]
-                if isinstance(value, (dict, list, tuple)) and _holds_ph(value):
-                    raise NotImplementedError("torchlike.fx: concrete_args holding PH inside "
-                                              "containers (pytree inputs) are not supported")
+                if self._pytree_in:
+                    leaves, spec = pytree.tree_flatten(value)
+                    return pytree.tree_unflatten([replace_ph(leaf) for leaf in leaves], spec)
                 return replace_ph(value)
             if name[0] == "*":
                 default = ()
@@ -327,6 +335,13 @@ class Tracer(TracerBase):
         if co.co_flags & inspect.CO_VARKEYWORDS:
             proxy_placeholder("**" + next(names_iter))
         n_positional = co.co_argcount - skip_arg_idx
+        if self._pytree_in:
+            if co.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or \
+                    n_positional != len(arg_names):
+                raise NotImplementedError("torchlike.fx: containers in concrete_args need a "
+                                          "function of positional parameters only")
+            self._in_structure = (arg_names, pytree.tree_structure(
+                [concrete_args[n] if n in concrete_args else PH for n in arg_names]))
         args.extend(placeholders[:n_positional])
         kw_values = dict(zip(arg_names[n_positional:], placeholders[n_positional:]))
         if kw_values:
@@ -384,9 +399,17 @@ class Tracer(TracerBase):
             for module in self._autowrap_modules:
                 self._autowrap_check(patcher, vars(module))
             result = fn(*args)
+            out_spec = None
+            if self._pytree_in:
+                result, out_spec = pytree.tree_flatten(result)
             self.create_node("output", "output", (self.create_arg(result),), {},
                              type_expr=fn.__annotations__.get("return", None)
                              if hasattr(fn, "__annotations__") else None)
+            if self._pytree_in:
+                from .graph import _PyTreeCodeGen, _PyTreeInfo
+                orig_args, in_spec = self._in_structure
+                self.graph.set_codegen(_PyTreeCodeGen(_PyTreeInfo(orig_args, in_spec,
+                                                                  out_spec)))
         finally:
             patcher.restore()
             self.submodule_paths = None

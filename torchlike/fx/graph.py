@@ -135,12 +135,16 @@ class _CustomBuiltin:
 @functools.lru_cache(None)
 def _custom_builtins():
     import torchlike
+    from torchlike.utils import _pytree as pytree
+    from . import _pytree as fx_pytree
     return {
         "inf": _CustomBuiltin("from math import inf", math.inf),
         "nan": _CustomBuiltin("from math import nan", math.nan),
         "NoneType": _CustomBuiltin("NoneType = type(None)", type(None)),
         "torchlike": _CustomBuiltin("import torchlike", torchlike),
         "device": _CustomBuiltin("from torchlike import device", torchlike.device),
+        "fx_pytree": _CustomBuiltin("import torchlike.fx._pytree as fx_pytree", fx_pytree),
+        "pytree": _CustomBuiltin("import torchlike.utils._pytree as pytree", pytree),
     }
 
 
@@ -287,7 +291,7 @@ class CodeGen:
             globals_[name] = obj
             return name
 
-        for cname in ("inf", "nan", "NoneType", "device"):
+        for cname in ("inf", "nan", "NoneType", "device", "fx_pytree", "pytree"):
             globals_[cname] = customs[cname].obj
         globals_["torchlike"] = customs["torchlike"].obj
 
@@ -446,6 +450,51 @@ def _stack_summary(stack_trace):
         return None
     file, line, name, code = frames[-1]
     return f"File: {file}:{line} in {name}, code: {code.strip()}"
+
+
+class _PyTreeInfo:
+    """The original argument names and the input/output structures of a
+    graph whose placeholders are the leaves of its inputs."""
+
+    def __init__(self, orig_args, in_spec, out_spec):
+        self.orig_args = orig_args
+        self.in_spec = in_spec
+        self.out_spec = out_spec
+
+
+class _PyTreeCodeGen(CodeGen):
+    """forward takes the original arguments and flattens them by
+    ``self._in_spec`` (the placeholders are the leaves); the graph returns a
+    flat list, rebuilt by ``self._out_spec``."""
+
+    def __init__(self, pytree_info):
+        super().__init__()
+        self.pytree_info = pytree_info
+
+    def process_inputs(self, *inputs):
+        from ._pytree import tree_flatten_spec
+        return tree_flatten_spec(list(inputs), self.pytree_info.in_spec)
+
+    def process_outputs(self, out):
+        from torchlike.utils import _pytree as pytree
+        if self.pytree_info.out_spec is None:
+            return out
+        return pytree.tree_unflatten(out, self.pytree_info.out_spec)
+
+    def gen_fn_def(self, free_vars, maybe_return_annotation):
+        fn_args = list(self.pytree_info.orig_args)
+        fn_definition = super().gen_fn_def(list(fn_args), maybe_return_annotation)
+        leaves = [v for v in free_vars if v != "self"]
+        if leaves:
+            fn_definition += (f"\n    {', '.join(leaves)}, = fx_pytree.tree_flatten_spec("
+                              f"[{', '.join(fn_args)}], self._in_spec)")
+        return fn_definition
+
+    def generate_output(self, output_args, repr_arg=None):
+        if self.pytree_info.out_spec is None:
+            return super().generate_output(output_args, repr_arg)
+        text = repr_arg(output_args) if repr_arg else _repr_arg(output_args, None)
+        return f"return pytree.tree_unflatten({text}, self._out_spec)"
 
 
 def _importable_from_torchlike(obj):

@@ -148,6 +148,15 @@ class GraphModule(Module):
         self.recompile()
 
     @property
+    def _in_spec(self):
+        """The input structure generated code flattens by (pytree graphs)."""
+        return self._graph._codegen.pytree_info.in_spec
+
+    @property
+    def _out_spec(self):
+        return self._graph._codegen.pytree_info.out_spec
+
+    @property
     def code(self):
         """The Python source of the generated forward."""
         if not hasattr(self, "_code"):
