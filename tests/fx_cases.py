@@ -333,6 +333,15 @@ def record(torch):
     gm = fx.symbolic_trace(with_flag, concrete_args={"flag": True, "scale": None})
     out["concrete_args"] = {"code": gm.code, "graph": str(gm.graph)}
 
+    def two_args(x, y):
+        z = x + 1
+        return z * y
+    out["concrete_args"]["tuple"] = fx.symbolic_trace(two_args, concrete_args=(fx.PH, 3)).code
+    try:
+        fx.symbolic_trace(two_args, concrete_args=(fx.PH,))
+    except RuntimeError as err:
+        out["concrete_args"]["tuple_error"] = str(err)
+
     # containers in concrete_args: placeholders are the leaves, forward flattens
     def from_dict(x, d):
         return x + d["a"] * d["b"]

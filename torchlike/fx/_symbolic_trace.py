@@ -274,11 +274,11 @@ class Tracer(TracerBase):
             args.append(self.root)
         sig = inspect.signature(fn_for_analysis)
         if isinstance(concrete_args, tuple):
-            if len(concrete_args) != len(orig_args) - skip_arg_idx:
-                raise RuntimeError(f"Tracing expected {len(orig_args) - skip_arg_idx} "
-                                   f"arguments but got {len(concrete_args)} concrete "
-                                   "arguments")
-            concrete_args = dict(zip(orig_args[skip_arg_idx:], concrete_args))
+            names = orig_args[skip_arg_idx:total_args]
+            if len(concrete_args) != len(names):
+                raise RuntimeError(f"Tracing expected {len(names)} arguments but got "
+                                   f"{len(concrete_args)} concrete arguments")
+            concrete_args = dict(zip(names, concrete_args))
         concrete_args = concrete_args or {}
 
         # containers holding PH make the placeholders the leaves of the inputs:
