@@ -123,3 +123,6 @@ _multi_tensor._install(globals())
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402
 overrides._install()
+
+# torch.fx: symbolic tracing (pure Python over the namespaces above)
+from . import fx  # noqa: E402,F401

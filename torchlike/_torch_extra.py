@@ -15,9 +15,21 @@ from collections.abc import Sequence
 from . import _C
 from ._composites import _dtype_name, _need_tensor, _inplace
 
-__all__ = ["combinations", "unravel_index", "gradient", "index_reduce"]
+__all__ = ["combinations", "unravel_index", "gradient", "index_reduce", "_assert"]
 
 Tensor = _C.Tensor
+
+
+# ---- _assert ---------------------------------------------------------------------
+
+def _assert(condition, message):
+    """``assert condition, message`` that symbolic tracing can record: a traced
+    (``__torch_function__``) condition hands the call over instead of being
+    tested."""
+    from .overrides import has_torch_function, handle_torch_function
+    if type(condition) is not Tensor and has_torch_function((condition,)):
+        return handle_torch_function(_assert, (condition,), condition, message)
+    assert condition, message
 
 
 # ---- combinations ---------------------------------------------------------------

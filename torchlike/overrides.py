@@ -332,8 +332,14 @@ _NOT_OPS = frozenset("""
 """.split())
 
 
-def _not_op(name):
-    return (name in _NOT_OPS or name.startswith(("set_", "get_", "_set", "_get"))
+def _not_op(name, prefix="torchlike"):
+    # _NOT_OPS names top-level functions and Tensor's protocol methods: in
+    # the other namespaces the same name is an op (linalg.cond is no torch.cond).
+    # get_/set_ names are configuration, unless Tensor has a method of that
+    # name (get_device, set_): then they are ops on tensors, as in PyTorch.
+    listed = name in _NOT_OPS and prefix in ("torchlike", "torchlike.Tensor")
+    configuration = name.startswith(("set_", "get_")) and not hasattr(Tensor, name)
+    return (listed or configuration or name.startswith(("_set", "_get"))
             or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))))
 
 
@@ -382,7 +388,7 @@ def _install():
         tensor_dict = ns is Tensor
         items = list(vars(ns).items())
         for name, obj in items:
-            if _not_op(name) or not _wrappable(obj, tensor_dict):
+            if _not_op(name, prefix) or not _wrappable(obj, tensor_dict):
                 continue
             if not tensor_dict and not _defined_here(obj):
                 continue  # imported helpers (math, NumPy ...)
@@ -397,9 +403,9 @@ def _install():
 def get_ignored_functions():
     """Public callables that never reach __torch_function__."""
     out = set()
-    for _, ns in _namespaces():
+    for prefix, ns in _namespaces():
         for name, obj in vars(ns).items():
-            if _not_op(name) and not name.startswith("_") and callable(obj) \
+            if _not_op(name, prefix) and not name.startswith("_") and callable(obj) \
                     and not isinstance(obj, type):
                 out.add(obj)
     return out

@@ -1,0 +1,2 @@
+"""torchlike.fx.passes: analyses over FX graphs (shape_prop)."""
+from . import shape_prop  # noqa: F401
