@@ -123,3 +123,4 @@ _multi_tensor._install(globals())
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402
 overrides._install()
+from . import masked  # noqa: F401,E402  (torch.masked: masked reductions, MaskedTensor)
