@@ -118,6 +118,8 @@ class MaskedTensor(Tensor):
         kwargs = kwargs or {}
         name = _name(func)
         rule = _RULES.get(name)
+        if name in _DUNDER_REFUSED:
+            return NotImplemented
         if rule is None:
             if name.endswith("_") and name[:-1] in _UNARY and not name.startswith("__"):
                 rule = _unary_inplace
@@ -333,10 +335,12 @@ _BINARY = set("""add atan2 arctan2 bitwise_and bitwise_or bitwise_xor bitwise_le
 bitwise_right_shift div divide floor_divide fmod logaddexp logaddexp2 mul multiply nextafter
 remainder sub subtract true_divide eq ne le ge greater greater_equal gt less_equal lt less
 maximum minimum fmax fmin not_equal""".split())
-_DUNDER_BINARY = set("""__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__
-__rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __and__ __rand__
-__or__ __ror__ __xor__ __rxor__ __lshift__ __rlshift__ __rshift__ __rrshift__ __eq__ __ne__
-__lt__ __le__ __gt__ __ge__ __matmul__""".split()) - {"__matmul__"}
+_DUNDER_BINARY = set("""__add__ __radd__ __sub__ __mul__ __rmul__ __truediv__ __rtruediv__
+__floordiv__ __mod__ __pow__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __lshift__
+__rshift__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__""".split())
+# PyTorch's MaskedTensor has no rule for these: Python's "unsupported operand" error
+_DUNDER_REFUSED = set("""__rsub__ __rpow__ __rfloordiv__ __rmod__ __matmul__ __rmatmul__
+__rlshift__ __rrshift__""".split())
 _DUNDER_INPLACE = set("""__iadd__ __isub__ __imul__ __itruediv__ __ifloordiv__ __imod__
 __ipow__ __iand__ __ior__ __ixor__ __ilshift__ __irshift__""".split())
 _REDUCTIONS = ("sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "var", "std")
