@@ -203,7 +203,8 @@ def _flat(args):
 _ATEN = {"__getitem__": "index", "__setitem__": "index_put_", "__invert__": "bitwise_not",
          "__pow__": "pow", "__rpow__": "pow", "__mod__": "remainder", "__floordiv__":
          "floor_divide", "__lt__": "lt", "__le__": "le", "__ne__": "ne", "__and__":
-         "bitwise_and", "__or__": "bitwise_or", "__xor__": "bitwise_xor", "__rsub__": "rsub"}
+         "bitwise_and", "__or__": "bitwise_or", "__xor__": "bitwise_xor", "__rsub__": "rsub",
+         "log_softmax": "_log_softmax"}
 
 
 def _not_implemented(name, nt):

@@ -1,0 +1,212 @@
+"""torchlike.nested (torchlike/nested/): PyTorch's recorded answers
+(tests/golden/nested.json, scripts/golden_nested.py) for construction,
+reprs, sizes, padding, narrow, the per-layout ops and their refusals;
+values per component against NumPy; gradients to the components (and to
+the tensors they came from) by finite differences."""
+import re
+
+import numpy as np
+import pytest
+
+import torchlike as T
+from oracle import golden_calls
+
+N = T.nested
+F = T.nn.functional
+CALLS, _golden = golden_calls("nested")
+
+# messages that are ours on purpose (the type still matches)
+OWN_WORDING = {
+    "a.to_padded_tensor(0)",      # PyTorch lists its dispatch keys
+}
+
+
+def _norm(message):
+    message = message.replace("torchlike.", "torch.")
+    return re.sub(r"\bj\d+\b", "j?", message)
+
+
+def _same(got, want):
+    if isinstance(got, float) and isinstance(want, float):
+        return got == want or abs(got - want) <= 2e-4 * max(1.0, abs(want))
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+    return got == want
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_matches_pytorch(call, expected):
+    env = _golden.inputs(T)
+    if expected[0] == "raises":
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == expected[1], (call, repr(e.value))
+        got, want = _norm(str(e.value).splitlines()[0]), _norm(expected[2])
+        if want.startswith("Could not run 'aten::") and call not in OWN_WORDING:
+            # PyTorch names the overload (pow.Tensor_Scalar) and lists its backends after
+            # the first sentences, which ours repeats
+            want = re.sub(r"aten::(\w+)\.\w+'", r"aten::\1'", want)
+            got = re.sub(r"aten::(\w+)\.\w+'", r"aten::\1'", got)
+            assert want.startswith(got), (call, got)
+        elif call not in OWN_WORDING:
+            assert got == want, call
+        return
+    got = _golden.describe(eval(call, env))
+    assert _same(got, expected), (call, got, expected)
+
+
+# ---- values per component against NumPy ------------------------------------------------
+
+def _ragged(seed, shapes, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-2, 2, size=s).astype(dtype) for s in shapes]
+
+
+SHAPES = [[(2, 3), (4, 3), (1, 3)], [(3, 2, 2), (1, 4, 2)], [(5,), (2,), (0,)]]
+
+
+def _pad(arrays, value):
+    dims = [max(a.shape[d] for a in arrays) for d in range(arrays[0].ndim)]
+    out = np.full([len(arrays)] + dims, value, dtype=arrays[0].dtype)
+    for i, a in enumerate(arrays):
+        out[(i,) + tuple(slice(0, s) for s in a.shape)] = a
+    return out
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_to_padded_tensor_and_unbind(shapes):
+    arrays = _ragged(1, shapes)
+    nt = N.nested_tensor([T.tensor(a) for a in arrays])
+    assert nt.is_nested and not T.tensor(arrays[0]).is_nested
+    assert nt.dim() == arrays[0].ndim + 1 and nt.size(0) == len(arrays)
+    np.testing.assert_array_equal(nt.to_padded_tensor(-3.0).numpy(), _pad(arrays, -3.0))
+    np.testing.assert_array_equal(N.to_padded_tensor(nt, 0.0).numpy(), _pad(arrays, 0.0))
+    for got, want in zip(nt.unbind(), arrays):
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("layout", ["strided", "jagged"])
+def test_elementwise_ops_per_component(layout):
+    arrays = _ragged(2, [(2, 3), (4, 3), (1, 3)])
+    others = _ragged(3, [(2, 3), (4, 3), (1, 3)])
+    lay = getattr(T, layout)
+    x = N.nested_tensor([T.tensor(a) for a in arrays], layout=lay)
+    y = N.nested_tensor([T.tensor(a) for a in others], layout=lay) if layout == "strided" \
+        else N.nested_tensor_from_jagged(T.tensor(np.concatenate(others)), x.offsets())
+    if layout == "jagged":   # combining jagged tensors needs a shared ragged size
+        y = N.nested_tensor_from_jagged(y.values(), x.offsets())
+        y._nt_j = x._nt_j
+    cases = [(x + y, np.add), (x * y, np.multiply), (x - y, np.subtract),
+             (x / (y.abs() + 1), lambda p, q: p / (np.abs(q) + 1)),
+             (x * 2.5 + 1, lambda p, q: p * 2.5 + 1), (x.sin(), lambda p, q: np.sin(p)),
+             (F.relu(x), lambda p, q: np.maximum(p, 0)), (x.tanh(), lambda p, q: np.tanh(p)),
+             (x.softmax(-1), lambda p, q: np.exp(p) / np.exp(p).sum(-1, keepdims=True))]
+    for got, fn in cases:
+        assert got.is_nested and got.layout is lay
+        for g, p, q in zip(got.unbind(), arrays, others):
+            np.testing.assert_allclose(g.numpy(), fn(p, q), rtol=1e-12, atol=1e-14)
+
+
+def test_products_linear_transpose_per_component():
+    arrays = _ragged(4, [(2, 3), (4, 3)])
+    mats = _ragged(5, [(3, 5), (3, 2)])
+    w, bias = _ragged(6, [(4, 3), (4,)])
+    x = N.nested_tensor([T.tensor(a) for a in arrays])
+    m = N.nested_tensor([T.tensor(a) for a in mats])
+    for got in (T.bmm(x, m), T.matmul(x, m), x @ m):
+        for g, p, q in zip(got.unbind(), arrays, mats):
+            np.testing.assert_allclose(g.numpy(), p @ q, rtol=1e-12)
+    got = F.linear(x, T.tensor(w), T.tensor(bias))
+    for g, p in zip(got.unbind(), arrays):
+        np.testing.assert_allclose(g.numpy(), p @ w.T + bias, rtol=1e-12)
+    for g, p in zip(x.transpose(1, 2).unbind(), arrays):
+        np.testing.assert_array_equal(g.numpy(), p.T)
+    dense = _ragged(7, [(2, 3, 2)])[0]
+    for g, p, q in zip(T.bmm(x, T.tensor(dense)).unbind(), arrays, dense):
+        np.testing.assert_allclose(g.numpy(), p @ q, rtol=1e-12)
+
+
+def test_jagged_parts():
+    values = T.tensor(_ragged(8, [(7, 2)])[0])
+    nj = N.nested_tensor_from_jagged(values, T.tensor([0, 3, 3, 7]))
+    assert nj.layout is T.jagged and nj.size(0) == 3 and nj.size(2) == 2
+    assert nj.shape[1] is nj.size(1) and repr(nj.size(1)).startswith("j")
+    assert nj.values() is values
+    lens = [c.shape[0] for c in nj.unbind()]
+    assert lens == [3, 0, 4]
+    base = T.tensor(_ragged(9, [(3, 5)])[0])
+    holes = N.narrow(base, 1, T.tensor([1, 0, 2]), T.tensor([2, 5, 3]), layout=T.jagged)
+    for g, row, s, n in zip(holes.unbind(), base.numpy(), [1, 0, 2], [2, 5, 3]):
+        np.testing.assert_array_equal(g.numpy(), row[s:s + n])
+
+
+# ---- gradients ---------------------------------------------------------------------------
+
+def _numeric_grad(f, arrays, eps=1e-6):
+    grads = []
+    for k, a in enumerate(arrays):
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            hi = [x.copy() for x in arrays]
+            lo = [x.copy() for x in arrays]
+            hi[k][i] += eps
+            lo[k][i] -= eps
+            g[i] = (f(hi) - f(lo)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+GRAD_CASES = {
+    "elementwise": lambda x, m: (x * x + x.sin() * 2 - x / 3).tanh(),
+    "softmax": lambda x, m: x.softmax(-1) * x,
+    "bmm": lambda x, m: T.bmm(x, m),
+    "linear": lambda x, m: F.linear(F.gelu(x), T.ones(2, 3, dtype=T.float64) * 0.5,
+                                    T.tensor([0.1, -0.2], dtype=T.float64)),
+    "transpose": lambda x, m: x.transpose(1, 2) * 3,
+}
+
+
+@pytest.mark.parametrize("layout", ["strided", "jagged"])
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_to_components(name, layout):
+    if layout == "jagged" and name == "bmm":
+        pytest.skip("bmm takes strided nested tensors (as PyTorch's)")
+    arrays = _ragged(10, [(2, 3), (3, 3)])
+    mats = [T.tensor(a) for a in _ragged(11, [(3, 2), (3, 4)])]
+    m = N.nested_tensor(mats)
+    lay = getattr(T, layout)
+    fn = GRAD_CASES[name]
+    weights = None
+
+    def scalar(arrs, grad=False):
+        nonlocal weights
+        x = N.nested_tensor([T.tensor(a) for a in arrs], layout=lay, requires_grad=grad)
+        out = fn(x, m)
+        if not out.is_contiguous():   # a transposed one pads from a contiguous copy
+            out = N.as_nested_tensor([c.contiguous() for c in out.unbind()])
+        padded = out.to_padded_tensor(0.0)
+        if weights is None:
+            weights = T.tensor(np.random.default_rng(12).standard_normal(tuple(padded.shape)))
+        return x, (padded * weights).sum()
+
+    x, s = scalar(arrays, grad=True)
+    s.backward()
+    grad = x.grad
+    assert grad.is_nested and grad.layout is lay
+    num = _numeric_grad(lambda arrs: float(scalar(arrs)[1].numpy()), arrays)
+    for g, n in zip(grad.unbind(), num):
+        np.testing.assert_allclose(g.numpy(), n, rtol=1e-6, atol=1e-8)
+
+
+def test_as_nested_tensor_gradients_reach_the_inputs():
+    a = T.tensor(_ragged(13, [(2, 3)])[0], requires_grad=True)
+    b = T.tensor(_ragged(14, [(4, 3)])[0], requires_grad=True)
+    nt = N.as_nested_tensor([a, b])
+    assert nt.requires_grad and not nt.is_leaf
+    (nt.sin() * 2).to_padded_tensor(0.0).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.cos(a.detach().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), 2 * np.cos(b.detach().numpy()), rtol=1e-12)
+    values = T.tensor(_ragged(15, [(6, 2)])[0], requires_grad=True)
+    nj = N.nested_tensor_from_jagged(values, T.tensor([0, 2, 6]))
+    (nj * nj).to_padded_tensor(0.0).sum().backward()
+    np.testing.assert_allclose(values.grad.numpy(), 2 * values.detach().numpy(), rtol=1e-12)
