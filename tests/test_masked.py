@@ -294,3 +294,19 @@ def test_torch_function_reaches_every_op():
     assert type(T.nn.functional.relu(mt)) is M.MaskedTensor
     assert type(T.where(mt.get_mask(), mt, 0.0)) is M.MaskedTensor
     assert type(mt.where(mt.get_mask(), mt)) is M.MaskedTensor
+
+
+def test_copies_pickles_and_numpy():
+    import copy
+    import pickle
+    mt = M.masked_tensor(T.tensor([1.0, 2.0, 3.0]), T.tensor([True, False, True]),
+                         requires_grad=True)
+    for other in (copy.deepcopy(mt), pickle.loads(pickle.dumps(mt))):
+        assert type(other) is M.MaskedTensor and other.requires_grad
+        assert repr(other) == repr(mt)
+    # NumPy never sees the masked-out values; its ufuncs come back as MaskedTensors
+    with pytest.raises(RuntimeError, match="not supported for tensor subclasses"):
+        np.asarray(mt)
+    out = np.sin(mt.detach())
+    assert type(out) is M.MaskedTensor
+    np.testing.assert_allclose(out.get_data().numpy()[[0, 2]], np.sin([1.0, 3.0]))

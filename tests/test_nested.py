@@ -210,3 +210,17 @@ def test_as_nested_tensor_gradients_reach_the_inputs():
     nj = N.nested_tensor_from_jagged(values, T.tensor([0, 2, 6]))
     (nj * nj).to_padded_tensor(0.0).sum().backward()
     np.testing.assert_allclose(values.grad.numpy(), 2 * values.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["strided", "jagged"])
+def test_copies_and_pickles(layout):
+    import copy
+    import pickle
+    arrays = _ragged(16, [(2, 3), (1, 3)])
+    nt = N.nested_tensor([T.tensor(a) for a in arrays], layout=getattr(T, layout))
+    for other in (copy.deepcopy(nt), pickle.loads(pickle.dumps(nt))):
+        assert other.is_nested and other.layout is nt.layout
+        for g, a in zip(other.unbind(), arrays):
+            np.testing.assert_array_equal(g.numpy(), a)
+    with pytest.raises(RuntimeError, match="doesn't support sizes"):
+        np.asarray(nt)

@@ -108,6 +108,19 @@ class MaskedTensor(Tensor):
 
     __str__ = __repr__
 
+    # NumPy reads no data from it (that would show masked-out values): the
+    # buffer protocol refuses and __array__ raises, as PyTorch's .numpy() does
+    _tl_refuse_buffer = True
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError(".numpy() is not supported for tensor subclasses.")
+
+    def __deepcopy__(self, memo):
+        data = _plain(self).detach().clone()
+        out = MaskedTensor(data, self._masked_mask.clone(), self.requires_grad and self.is_leaf)
+        memo[id(self)] = out
+        return out
+
     def __reduce_ex__(self, protocol):
         return (MaskedTensor, (_plain(self).detach(), self._masked_mask, self.requires_grad))
 

@@ -107,6 +107,24 @@ class NestedTensor(Tensor):
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError(_SIZES_ERROR)
 
+    def __deepcopy__(self, memo):
+        if self._nt_layout is jagged:
+            values = self._nt_values.detach().clone()
+            if self._nt_values.requires_grad and self._nt_leaf:
+                values.requires_grad_(True)
+            out = _jagged_from_values(values, self._nt_offsets.clone(),
+                                      None if self._nt_lengths is None
+                                      else self._nt_lengths.clone(),
+                                      ragged=self._nt_ragged, leaf=self._nt_leaf,
+                                      contiguous=self._nt_contiguous)
+        else:
+            comps = [c.detach().clone().requires_grad_(c.requires_grad and self._nt_leaf)
+                     for c in self._nt_comps]
+            out = _make(comps, strided, self._nt_dtype, self._nt_device, self._nt_dim,
+                        leaf=self._nt_leaf, contiguous=self._nt_contiguous)
+        memo[id(self)] = out
+        return out
+
 
 def _need_jagged(nt, what):
     if nt._nt_layout is not jagged:
