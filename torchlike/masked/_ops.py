@@ -56,7 +56,7 @@ def _input_mask(input, mask):
     return mask
 
 
-def _dims(dim, ndim):
+def _dims(dim):
     """dim (None, an int or a sequence of them) as a tuple of dims, or None for all."""
     if dim is None:
         return None
@@ -73,7 +73,7 @@ def _fill(input, mask, value):
 
 def _reduce(op, x, dim, keepdim, **kw):
     """op over dims (all when None); a 0-d x reduces to itself."""
-    dims = _dims(dim, x.ndim)
+    dims = _dims(dim)
     if dims is None:
         dims = tuple(range(x.ndim))
     if not dims:
@@ -135,20 +135,20 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     m = _input_mask(input, mask)
     x = _fill(input, m, 1)
     out_dtype = _sum_dtype(input, dtype)
-    dims = _dims(dim, x.ndim)
-    if dims is None:
-        x = x.reshape(-1)
-        out = _C.prod(x, 0, keepdim=False, dtype=out_dtype)
-        if keepdim:
-            out = out.reshape((1,) * input.ndim)
-        return out
-    out = x
-    for d in sorted((d % max(input.ndim, 1) for d in dims), reverse=True):
-        out = _C.prod(out, d, keepdim=True, dtype=out_dtype)
+    if x.ndim == 0:
+        return x.to(out_dtype)
+    dims = _dims(dim)
+    for d in dims or ():
+        if not -x.ndim <= d < x.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-x.ndim}, {x.ndim - 1}], but got {d})")
+    dims = sorted({d % x.ndim for d in (range(x.ndim) if dims is None else dims)})
+    # the op takes one dim at a time: reduce each, keeping dims, then drop them
+    for d in dims:
+        x = _C.prod(x, d, keepdim=True, dtype=out_dtype)
     if not keepdim:
-        out = out.reshape([s for i, s in enumerate(out.shape)
-                           if i not in {d % max(input.ndim, 1) for d in dims}])
-    return out
+        x = x.reshape([s for i, s in enumerate(x.shape) if i not in dims])
+    return x
 
 
 def _scan(op, identity, input, dim, dtype, mask):
@@ -275,7 +275,7 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     ord = 2.0 if ord is None else ord
     x = _fill(input, m, _INF if ord == -_INF else 0)
     from ..linalg import vector_norm
-    dims = _dims(dim, x.ndim)
+    dims = _dims(dim)
     return vector_norm(x, ord, dims, keepdim=keepdim, dtype=dtype)
 
 

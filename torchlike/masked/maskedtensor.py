@@ -264,11 +264,7 @@ def _reduction(func, name, args, kwargs):
     dtype = params.get("dtype")
     mask = self._masked_mask
     data = _plain(self)
-    op = getattr(_ops, name)
-    if name in ("argmax", "argmin"):
-        out = op(data, dim, keepdim=keepdim, dtype=dtype, mask=mask)
-    else:
-        out = op(data, dim, keepdim=keepdim, dtype=dtype, mask=mask)
+    out = getattr(_ops, name)(data, dim, keepdim=keepdim, dtype=dtype, mask=mask)
     present = _ops._reduce(_C.any, mask, dim, keepdim) if mask.ndim else mask
     return _wrap(out, present)
 
