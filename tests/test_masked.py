@@ -310,3 +310,21 @@ def test_copies_pickles_and_numpy():
     out = np.sin(mt.detach())
     assert type(out) is M.MaskedTensor
     np.testing.assert_allclose(out.get_data().numpy()[[0, 2]], np.sin([1.0, 3.0]))
+
+
+def test_methods_read_first_and_get_device_reach_torch_function():
+    # MaskedTensor and NestedTensor rely on every Tensor method reaching
+    # __torch_function__: x.size read as an attribute and called later (as
+    # pytest's assert rewriting does), and get_device, did not
+    seen = []
+
+    class Logged(T.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(T.overrides.resolve_name(func))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    t = T.ones(2, 3).as_subclass(Logged)
+    size = t.size
+    assert size(1) == 3 and t.get_device() == -1
+    assert "torchlike.Tensor.size" in seen and "torchlike.Tensor.get_device" in seen

@@ -332,8 +332,12 @@ _NOT_OPS = frozenset("""
 """.split())
 
 
-def _not_op(name):
-    return (name in _NOT_OPS or name.startswith(("set_", "get_", "_set", "_get"))
+def _not_op(name, tensor_method=False):
+    """Names that are not ops: configuration (set_/get_ in the namespaces;
+    on Tensor, get_device and set_ are ops, as in PyTorch) and private ones."""
+    if not tensor_method and name.startswith(("set_", "get_")):
+        return True
+    return (name in _NOT_OPS or name.startswith(("_set", "_get"))
             or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))))
 
 
@@ -382,7 +386,7 @@ def _install():
         tensor_dict = ns is Tensor
         items = list(vars(ns).items())
         for name, obj in items:
-            if _not_op(name) or not _wrappable(obj, tensor_dict):
+            if _not_op(name, tensor_dict) or not _wrappable(obj, tensor_dict):
                 continue
             if not tensor_dict and not _defined_here(obj):
                 continue  # imported helpers (math, NumPy ...)
@@ -399,7 +403,7 @@ def get_ignored_functions():
     out = set()
     for _, ns in _namespaces():
         for name, obj in vars(ns).items():
-            if _not_op(name) and not name.startswith("_") and callable(obj) \
+            if _not_op(name, ns is Tensor) and not name.startswith("_") and callable(obj) \
                     and not isinstance(obj, type):
                 out.add(obj)
     return out
