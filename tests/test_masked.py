@@ -20,7 +20,7 @@ CALLS, _golden = golden_calls("masked")
 OWN_WORDING = {
     "M.softmax(x.int(), 1, mask=m)", "M.norm(x.int(), 2, 1, mask=m)", "M.amax(xc, 1, mask=m)",
     "M.norm(x3, (0, 2), mask=m3)", "M.sum(x, 1, mask=m.T)", "mt.logical_not()", "mt.any()",
-    "mt.max()", "mt.cumsum(1)", "mt.norm()", "mt.log_softmax(1)", "mt.T", "mt.numpy()",
+    "mt.max()", "mt.cumsum(1)", "mt.norm()", "mt.log_softmax(1)", "mt.T",
     "repr(T.masked.masked_tensor(T.zeros(0), T.zeros(0, dtype=T.bool)))",
 }
 
@@ -96,7 +96,7 @@ def test_reductions_match_numpy_ma(name, shape, dim, keepdim, mask_shape):
         want = np.where(count == 1, np.nan, want)   # one element: 0 / (count - 1) = 0 / 0
     got = getattr(M, name)(T.tensor(a), dim, keepdim=keepdim, mask=T.tensor(m))
     assert got.dtype == T.float64 and tuple(got.shape) == np.shape(want)
-    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-10, atol=1e-12)
 
 
 def test_noncontiguous_inputs_and_masks():
@@ -105,10 +105,10 @@ def test_noncontiguous_inputs_and_masks():
     tm = T.tensor(np.ascontiguousarray(m[:, ::-1]))[:, ::-1] if False else T.tensor(m.T.copy()).T
     assert not ta.is_contiguous() and not tm.is_contiguous()
     got = M.sum(ta, 0, mask=tm)
-    np.testing.assert_allclose(got.numpy(), _filled(_ma(a, m).sum(axis=0), 0.0), rtol=1e-12)
+    np.testing.assert_allclose(got.cpu().numpy(), _filled(_ma(a, m).sum(axis=0), 0.0), rtol=1e-12)
     got = M.amax(ta[:, ::2], 1, mask=tm[:, ::2])
     want = _filled(_ma(a[:, ::2], m[:, ::2]).max(axis=1), -np.inf)
-    np.testing.assert_allclose(got.numpy(), want)
+    np.testing.assert_allclose(got.cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("op,fill", [("cumsum", 0.0), ("cumprod", 1.0)])
@@ -116,7 +116,7 @@ def test_scans_match_numpy(op, fill):
     a, m = _case((3, 5), 7)
     got = getattr(M, op)(T.tensor(a), 1, mask=T.tensor(m))
     want = getattr(np, op)(np.where(m, a, fill), axis=1)
-    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
 
 
 def test_softmaxes_and_normalize_match_numpy():
@@ -126,18 +126,18 @@ def test_softmaxes_and_normalize_match_numpy():
     e = np.where(m, np.exp(a - a.max(axis=1, keepdims=True)), 0.0)
     with np.errstate(all="ignore"):
         soft = e / e.sum(axis=1, keepdims=True)
-        np.testing.assert_allclose(M.softmax(ta, 1, mask=tm).numpy(), soft, rtol=1e-12)
-        np.testing.assert_allclose(M.log_softmax(ta, 1, mask=tm).numpy(), np.log(soft),
+        np.testing.assert_allclose(M.softmax(ta, 1, mask=tm).cpu().numpy(), soft, rtol=1e-12)
+        np.testing.assert_allclose(M.log_softmax(ta, 1, mask=tm).cpu().numpy(), np.log(soft),
                                    rtol=1e-12)
         e2 = np.where(m, np.exp(-a + a.min(axis=1, keepdims=True)), 0.0)
-        np.testing.assert_allclose(M.softmin(ta, 1, mask=tm).numpy(),
+        np.testing.assert_allclose(M.softmin(ta, 1, mask=tm).cpu().numpy(),
                                    e2 / e2.sum(axis=1, keepdims=True), rtol=1e-12)
     nrm = np.sqrt(np.sum(np.where(m, a, 0.0) ** 2, axis=1, keepdims=True))
-    np.testing.assert_allclose(M.normalize(ta, 2.0, 1, mask=tm).numpy(),
+    np.testing.assert_allclose(M.normalize(ta, 2.0, 1, mask=tm).cpu().numpy(),
                                np.where(m, a, 0.0) / np.maximum(nrm, 1e-12), rtol=1e-12)
     with np.errstate(divide="ignore"):   # log(0): -inf for the fully masked row
         lse = np.log(np.sum(np.where(m, np.exp(a), 0.0), axis=1))
-    np.testing.assert_allclose(M.logsumexp(ta, 1, mask=tm).numpy(), lse, rtol=1e-12)
+    np.testing.assert_allclose(M.logsumexp(ta, 1, mask=tm).cpu().numpy(), lse, rtol=1e-12)
 
 
 def test_median_and_argmax_match_numpy():
@@ -146,19 +146,19 @@ def test_median_and_argmax_match_numpy():
     ta, tm = T.tensor(a), T.tensor(m)
     want = np.array([np.nan if not r.any() else np.sort(v[r])[(r.sum() - 1) // 2]
                      for v, r in zip(a, m)])
-    np.testing.assert_allclose(M.median(ta, 1, mask=tm).numpy(), want)
+    np.testing.assert_allclose(M.median(ta, 1, mask=tm).cpu().numpy(), want)
     got = M.argmax(ta, 1, mask=tm)
     assert got.dtype == T.float64           # indices in input's dtype, as PyTorch
-    np.testing.assert_array_equal(got.numpy(), np.argmax(np.where(m, a, -np.inf), axis=1))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.argmax(np.where(m, a, -np.inf), axis=1))
     got = M.argmin(ta, 1, mask=tm, dtype=T.int64)
-    np.testing.assert_array_equal(got.numpy(), np.argmin(np.where(m, a, np.inf), axis=1))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.argmin(np.where(m, a, np.inf), axis=1))
 
 
 @pytest.mark.parametrize("ord", [2.0, 1.0, 3.0, float("inf"), -float("inf"), 0.0])
 def test_norm_matches_numpy(ord):
     a, m = _case((3, 6), 2)
     m[0] = False
-    got = M.norm(T.tensor(a), ord, 1, mask=T.tensor(m)).numpy()
+    got = M.norm(T.tensor(a), ord, 1, mask=T.tensor(m)).cpu().numpy()
     x = np.abs(np.where(m, a, 0.0 if ord != -np.inf else np.inf))
     if ord == np.inf:
         want = x.max(axis=1)
@@ -215,11 +215,11 @@ def test_gradients_by_finite_differences(name):
     w = rng.standard_normal(tuple(out.shape))   # a random weighting of the outputs
 
     def scalar(arr):
-        out = fn(T.tensor(arr), tm).numpy()
+        out = fn(T.tensor(arr), tm).cpu().numpy()
         return float(np.sum(np.where(np.isfinite(out), out, 0.0) * w))
     weight = T.tensor(w)
     (T.where(T.isfinite(out), out, T.zeros(())) * weight).sum().backward()
-    got = x.grad.numpy()
+    got = x.grad.cpu().numpy()
     np.testing.assert_allclose(got, _numeric_grad(scalar, a), rtol=1e-5, atol=1e-6)
     assert np.all(got[~m] == 0), "masked-out elements get no gradient"
 
@@ -236,9 +236,9 @@ def test_masked_tensor_backward_gives_masked_gradients():
     out.to_tensor(0).sum().backward()
     grad = mt.grad
     assert isinstance(grad, M.MaskedTensor)
-    np.testing.assert_array_equal(grad.get_mask().numpy(), m)
+    np.testing.assert_array_equal(grad.get_mask().cpu().numpy(), m)
     want = np.cos(a * a) * 2 * a
-    np.testing.assert_allclose(grad.get_data().numpy()[m], want[m], rtol=1e-12)
+    np.testing.assert_allclose(grad.get_data().cpu().numpy()[m], want[m], rtol=1e-12)
 
 
 def test_masked_tensor_reductions_and_softmax_gradients():
@@ -254,8 +254,8 @@ def test_masked_tensor_reductions_and_softmax_gradients():
         return mt, out.to_tensor(0).sum()
     mt, s = f(a, True)
     s.backward()
-    num = _numeric_grad(lambda arr: float(f(arr)[1].numpy()), a)
-    np.testing.assert_allclose(mt.grad.get_data().numpy()[m], num[m], rtol=1e-5, atol=1e-7)
+    num = _numeric_grad(lambda arr: float(f(arr)[1].cpu().numpy()), a)
+    np.testing.assert_allclose(mt.grad.get_data().cpu().numpy()[m], num[m], rtol=1e-5, atol=1e-7)
 
 
 def test_as_masked_tensor_keeps_history():
@@ -263,7 +263,7 @@ def test_as_masked_tensor_keeps_history():
     mt = M.as_masked_tensor(x * 3, T.tensor([[True, False], [True, True]]))
     assert not mt.is_leaf
     mt.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [[3.0, 0.0], [3.0, 3.0]])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[3.0, 0.0], [3.0, 3.0]])
 
 
 def test_masked_tensor_values_against_numpy_ma():
@@ -277,10 +277,10 @@ def test_masked_tensor_values_against_numpy_ma():
                       (ma.amin(1), xa.min(axis=1)), (ma.var(), xa.var(ddof=1))]:
         want = np.ma.masked_array(want)
         keep = ~np.ma.getmaskarray(want)
-        np.testing.assert_array_equal(got.get_mask().numpy(), keep)
-        np.testing.assert_allclose(got.get_data().numpy()[keep], want.data[keep], rtol=1e-12)
+        np.testing.assert_array_equal(got.get_mask().cpu().numpy(), keep)
+        np.testing.assert_allclose(got.get_data().cpu().numpy()[keep], want.data[keep], rtol=1e-12)
     cmp = ma > mb
-    np.testing.assert_array_equal(cmp.get_data().numpy()[m], (a > b)[m])
+    np.testing.assert_array_equal(cmp.get_data().cpu().numpy()[m], (a > b)[m])
 
 
 def test_torch_function_reaches_every_op():
@@ -309,7 +309,7 @@ def test_copies_pickles_and_numpy():
         np.asarray(mt)
     out = np.sin(mt.detach())
     assert type(out) is M.MaskedTensor
-    np.testing.assert_allclose(out.get_data().numpy()[[0, 2]], np.sin([1.0, 3.0]))
+    np.testing.assert_allclose(out.get_data().cpu().numpy()[[0, 2]], np.sin([1.0, 3.0]))
 
 
 def test_methods_read_first_and_get_device_reach_torch_function():
@@ -326,5 +326,5 @@ def test_methods_read_first_and_get_device_reach_torch_function():
 
     t = T.ones(2, 3).as_subclass(Logged)
     size = t.size
-    assert size(1) == 3 and t.get_device() == -1
+    assert size(1) == 3 and t.get_device() == T.ones(1).get_device()
     assert "torchlike.Tensor.size" in seen and "torchlike.Tensor.get_device" in seen

@@ -52,6 +52,10 @@ def test_matches_pytorch(call, expected):
             assert got == want, call
         return
     got = _golden.describe(eval(call, env))
+    if got[0] == "device":   # recorded on the CPU; the tests may run on a device
+        expected = ["device", str(T.ones(0).device)]
+    if got[0] == "nested":   # a component's repr names a device other than the CPU
+        got[-1] = re.sub(r",\s*device='[^']*'", "", got[-1])
     assert _same(got, expected), (call, got, expected)
 
 
@@ -79,10 +83,10 @@ def test_to_padded_tensor_and_unbind(shapes):
     nt = N.nested_tensor([T.tensor(a) for a in arrays])
     assert nt.is_nested and not T.tensor(arrays[0]).is_nested
     assert nt.dim() == arrays[0].ndim + 1 and nt.size(0) == len(arrays)
-    np.testing.assert_array_equal(nt.to_padded_tensor(-3.0).numpy(), _pad(arrays, -3.0))
-    np.testing.assert_array_equal(N.to_padded_tensor(nt, 0.0).numpy(), _pad(arrays, 0.0))
+    np.testing.assert_array_equal(nt.to_padded_tensor(-3.0).cpu().numpy(), _pad(arrays, -3.0))
+    np.testing.assert_array_equal(N.to_padded_tensor(nt, 0.0).cpu().numpy(), _pad(arrays, 0.0))
     for got, want in zip(nt.unbind(), arrays):
-        np.testing.assert_array_equal(got.numpy(), want)
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("layout", ["strided", "jagged"])
@@ -104,7 +108,7 @@ def test_elementwise_ops_per_component(layout):
     for got, fn in cases:
         assert got.is_nested and got.layout is lay
         for g, p, q in zip(got.unbind(), arrays, others):
-            np.testing.assert_allclose(g.numpy(), fn(p, q), rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(g.cpu().numpy(), fn(p, q), rtol=1e-12, atol=1e-14)
 
 
 def test_products_linear_transpose_per_component():
@@ -115,15 +119,15 @@ def test_products_linear_transpose_per_component():
     m = N.nested_tensor([T.tensor(a) for a in mats])
     for got in (T.bmm(x, m), T.matmul(x, m), x @ m):
         for g, p, q in zip(got.unbind(), arrays, mats):
-            np.testing.assert_allclose(g.numpy(), p @ q, rtol=1e-12)
+            np.testing.assert_allclose(g.cpu().numpy(), p @ q, rtol=1e-12)
     got = F.linear(x, T.tensor(w), T.tensor(bias))
     for g, p in zip(got.unbind(), arrays):
-        np.testing.assert_allclose(g.numpy(), p @ w.T + bias, rtol=1e-12)
+        np.testing.assert_allclose(g.cpu().numpy(), p @ w.T + bias, rtol=1e-12)
     for g, p in zip(x.transpose(1, 2).unbind(), arrays):
-        np.testing.assert_array_equal(g.numpy(), p.T)
+        np.testing.assert_array_equal(g.cpu().numpy(), p.T)
     dense = _ragged(7, [(2, 3, 2)])[0]
     for g, p, q in zip(T.bmm(x, T.tensor(dense)).unbind(), arrays, dense):
-        np.testing.assert_allclose(g.numpy(), p @ q, rtol=1e-12)
+        np.testing.assert_allclose(g.cpu().numpy(), p @ q, rtol=1e-12)
 
 
 def test_jagged_parts():
@@ -136,8 +140,8 @@ def test_jagged_parts():
     assert lens == [3, 0, 4]
     base = T.tensor(_ragged(9, [(3, 5)])[0])
     holes = N.narrow(base, 1, T.tensor([1, 0, 2]), T.tensor([2, 5, 3]), layout=T.jagged)
-    for g, row, s, n in zip(holes.unbind(), base.numpy(), [1, 0, 2], [2, 5, 3]):
-        np.testing.assert_array_equal(g.numpy(), row[s:s + n])
+    for g, row, s, n in zip(holes.unbind(), base.cpu().numpy(), [1, 0, 2], [2, 5, 3]):
+        np.testing.assert_array_equal(g.cpu().numpy(), row[s:s + n])
 
 
 # ---- gradients ---------------------------------------------------------------------------
@@ -193,9 +197,9 @@ def test_gradients_to_components(name, layout):
     s.backward()
     grad = x.grad
     assert grad.is_nested and grad.layout is lay
-    num = _numeric_grad(lambda arrs: float(scalar(arrs)[1].numpy()), arrays)
+    num = _numeric_grad(lambda arrs: float(scalar(arrs)[1].cpu().numpy()), arrays)
     for g, n in zip(grad.unbind(), num):
-        np.testing.assert_allclose(g.numpy(), n, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g.cpu().numpy(), n, rtol=1e-6, atol=1e-8)
 
 
 def test_as_nested_tensor_gradients_reach_the_inputs():
@@ -204,12 +208,12 @@ def test_as_nested_tensor_gradients_reach_the_inputs():
     nt = N.as_nested_tensor([a, b])
     assert nt.requires_grad and not nt.is_leaf
     (nt.sin() * 2).to_padded_tensor(0.0).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), 2 * np.cos(a.detach().numpy()), rtol=1e-12)
-    np.testing.assert_allclose(b.grad.numpy(), 2 * np.cos(b.detach().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(a.grad.cpu().numpy(), 2 * np.cos(a.detach().cpu().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.cpu().numpy(), 2 * np.cos(b.detach().cpu().numpy()), rtol=1e-12)
     values = T.tensor(_ragged(15, [(6, 2)])[0], requires_grad=True)
     nj = N.nested_tensor_from_jagged(values, T.tensor([0, 2, 6]))
     (nj * nj).to_padded_tensor(0.0).sum().backward()
-    np.testing.assert_allclose(values.grad.numpy(), 2 * values.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(values.grad.cpu().numpy(), 2 * values.detach().cpu().numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("layout", ["strided", "jagged"])
@@ -221,6 +225,6 @@ def test_copies_and_pickles(layout):
     for other in (copy.deepcopy(nt), pickle.loads(pickle.dumps(nt))):
         assert other.is_nested and other.layout is nt.layout
         for g, a in zip(other.unbind(), arrays):
-            np.testing.assert_array_equal(g.numpy(), a)
+            np.testing.assert_array_equal(g.cpu().numpy(), a)
     with pytest.raises(RuntimeError, match="doesn't support sizes"):
         np.asarray(nt)

@@ -195,7 +195,9 @@ def _grad(func, name, args, kwargs):
 
 
 def _refuse_host(func, name, args, kwargs):
-    raise RuntimeError(f".{name}() is not supported for tensor subclasses, got MaskedTensor")
+    # PyTorch's two wordings
+    tail = ", got MaskedTensor" if name == "tolist" else "."
+    raise RuntimeError(f".{name}() is not supported for tensor subclasses{tail}")
 
 
 def _unary(func, name, args, kwargs):
@@ -296,12 +298,13 @@ def _where(func, name, args, kwargs):
     vals.update(kwargs)
     cond, a, b = vals["condition"], vals["input"], vals["other"]
     cond = _plain(cond)
+    device = next(x.device for x in (a, b) if isinstance(x, MaskedTensor))
     parts = []
     for x in (a, b):
         if isinstance(x, MaskedTensor):
             parts.append((_plain(x), x._masked_mask))
         else:
-            data = x if isinstance(x, Tensor) else _C.tensor(x)
+            data = x if isinstance(x, Tensor) else _C.tensor(x, device=device)
             parts.append((data, _C.ones(data.shape, dtype=_C.bool, device=data.device)))
     (da, ma), (db, mb) = parts
     return _wrap(_C.where(cond, da, db), _C.where(cond, ma, mb))
