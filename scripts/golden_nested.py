@@ -125,6 +125,12 @@ CALLS = [
     "nj + nj", "nj * 2", "nj.sin()", "nj.exp()", "nj.sigmoid()", "nj.pow(2)", "nj - 1",
     "nj + T.ones(3)", "nj * T.tensor([1.0, 2.0, 3.0])", "nj > 2", "nj < nj", "T.maximum(nj, nj)",
     "nj + N.nested_tensor([a, a], layout=T.jagged)", "nj + a",
+    # reductions
+    "nj.sum()", "nj.sum(-1)", "nj.sum(-1).unbind()", "nj.sum(1)", "nj.sum(1, keepdim=True)",
+    "nj.sum(0)", "nj.sum((1, 2))", "nj.sum(-1, keepdim=True).unbind()", "nj.mean(1)",
+    "nj.mean(-1).unbind()", "nj.amax(1)", "nj.amin(-1).unbind()", "nj.mean()", "nj.amax()",
+    "nj.prod(-1).unbind()", "T.sum(nj, 1)", "nj.sum(dtype=T.float64)", "nj.var(1)",
+    "nt.sum(-1, keepdim=True).unbind()", "nt.sum(1, keepdim=True).unbind()",
     # softmax, products, linear, transpose
     "nt.softmax(-1)", "nt.softmax(1)", "T.softmax(nt, 2)", "F.softmax(nt, -1)", "nt.softmax(0)",
     "nt.softmax(3)", "nt.softmax(-3)", "nt.log_softmax(-1)", "nj.softmax(-1)", "nj.softmax(1)",

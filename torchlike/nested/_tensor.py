@@ -227,6 +227,9 @@ _ATEN = {"__getitem__": "index", "__setitem__": "index_put_", "__invert__": "bit
 
 def _not_implemented(name, nt):
     op = _ATEN.get(name, name.strip("_") if not name.startswith("get:") else name[4:])
+    if nt._nt_layout is jagged:
+        # PyTorch's jagged tensors are Python subclasses: they name the aten op only
+        return f"aten.{op}.default"
     device = "CUDA" if nt._nt_device.type == "cuda" else "CPU"
     return (f"Could not run 'aten::{op}' with arguments from the 'NestedTensor{device}' "
             "backend. This could be because the operator doesn't exist for this backend, or "
@@ -431,7 +434,9 @@ def _binary(func, name, args, kwargs):
         if layout is jagged or other._nt_layout is jagged:
             if other._nt_layout is not layout:
                 raise RuntimeError(_SIZES_ERROR)
-            if other._nt_j is not nt._nt_j or not _same_structure(nt, other):
+            # the same ragged size; the regular dims broadcast component by component
+            if other._nt_j is not nt._nt_j or len(other._nt_comps) != len(nt._nt_comps) \
+                    or other._nt_ragged != nt._nt_ragged:
                 raise RuntimeError(f"cannot call binary pointwise function {op}.Tensor with "
                                    f"inputs of shapes {_shape_text(a)} and {_shape_text(b)}")
         elif op in ("eq",):
@@ -610,6 +615,59 @@ def _reshape(func, name, args, kwargs):
                 raise RuntimeError(f"shape '{shape}' is invalid for input of size {c.numel()}")
             comps.append(c.reshape(new))
     return _like(nt, comps)
+
+
+_REDUCE_OPS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin", "prod": "prod"}
+
+
+def _reduce(func, name, args, kwargs):
+    """sum/mean/amax/amin/prod of a jagged tensor: all of it (a 0-d tensor),
+    along the ragged dim (a dense (B, ...) tensor), or along regular dims
+    (a jagged tensor of the same ragged size).  The strided layout has
+    sum(dim, keepdim=True) only, as PyTorch's."""
+    nt = args[0]
+    params = dict(zip(("dim", "keepdim"), args[1:]))
+    params.update(kwargs)
+    dim, keepdim, dtype = params.get("dim"), bool(params.get("keepdim", False)), \
+        params.get("dtype")
+    op = getattr(_C, _REDUCE_OPS[name])
+    extra = {"dtype": dtype} if dtype is not None else {}
+    if nt._nt_layout is not jagged:
+        if name != "sum" or dim is None:
+            raise NotImplementedError(_not_implemented(name, nt))
+        if not keepdim:
+            raise RuntimeError("NestedTensor always requires keepdim=True for now.")
+        last = [_dim(nt, d) for d in ((dim,) if isinstance(dim, int) else dim)]
+        if last != [nt._nt_dim - 1]:
+            raise RuntimeError("NestedTensor can only be reduced across the last dimension "
+                               f"for now got dimension {last[0]} instead.")
+    if dim is None:
+        if nt._nt_layout is not jagged:
+            raise NotImplementedError(_not_implemented(name, nt))
+        with DisableTorchFunctionSubclass():
+            values = nt._nt_values if _flat_jagged(nt) else \
+                _C.cat([c.reshape(-1) for c in nt._nt_comps])
+            return op(values.reshape(-1), 0, **extra) if name == "prod" else op(values, **extra)
+    dims = sorted({_dim(nt, d) for d in ((dim,) if isinstance(dim, int) else dim)})
+    ragged = nt._nt_ragged if nt._nt_layout is jagged else -1
+    if 0 in dims and ragged not in dims:
+        raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged "
+                           "dimension is not supported for nested tensors")
+    if ragged in dims and dims != [ragged]:
+        raise RuntimeError(f"{name}(): reducing along a ragged and non-batch dimension is not "
+                           "supported for nested tensors")
+    if len(dims) > 1 and name == "prod":
+        raise NotImplementedError(_not_implemented(name, nt))
+    with DisableTorchFunctionSubclass():
+        comps = []
+        for c in nt._nt_comps:
+            for d in reversed(dims):
+                c = op(c, d - 1, keepdim=keepdim, **extra)
+            comps.append(c)
+        if dims == [ragged]:
+            return _C.stack(comps)     # the ragged dim is gone: a dense tensor
+    shift = 0 if keepdim else sum(1 for d in dims if d < ragged)
+    return _like(nt, comps, ragged=None if ragged < 0 else ragged - shift)
 
 
 # ---- products ------------------------------------------------------------------------------
@@ -835,6 +893,9 @@ for _n in _STRIDED_BINARY:
 
 # what the jagged layout adds
 _JAGGED_RULES = {"log_softmax": _softmax, "__len__": _refuse(_SIZES_ERROR)}
+for _n in _REDUCE_OPS:
+    _JAGGED_RULES[_n] = _reduce
+_RULES["sum"] = _reduce
 for _n in _JAGGED_UNARY - _STRIDED_UNARY:
     _JAGGED_RULES[_n] = _unary
 for _n in _JAGGED_BINARY - _STRIDED_BINARY:
