@@ -122,6 +122,11 @@ CALLS = (
         "M.mean(T.empty(2, 0), 1)", "M.amax(T.empty(2, 0), 1)",
         "M.sum(x, 2, mask=m)", "M.prod(x, 2, mask=m)", "M.amax(x, -3, mask=m)", "M.sum(x, 1, mask=m.T)", "M.sum(x, 1, mask=m[None])",
         "M.sum(x[0], 0, mask=m)",
+        # logaddexp: each operand's own mask
+        "M.logaddexp(x, -x3[0, :2, :3], input_mask=m, other_mask=m2)", "M.logaddexp(x, x * 2)",
+        "M.logaddexp(x, x * 2, input_mask=m)", "M.logaddexp(x.int(), x, input_mask=m, "
+        "other_mask=m2)", "M.logaddexp(x, x, dtype=T.float64, input_mask=m, other_mask=m2)",
+        "M.logaddexp(x, x[0], input_mask=m, other_mask=m2[0])",
         # MaskedTensor: construction and repr
         "mt", "mtd", "mti", "T.masked.masked_tensor(T.tensor(2.0), T.tensor(True))",
         "T.masked.masked_tensor(T.tensor(2.0), T.tensor(False))",

@@ -131,6 +131,12 @@ CALLS = [
     "nj.mean(-1).unbind()", "nj.amax(1)", "nj.amin(-1).unbind()", "nj.mean()", "nj.amax()",
     "nj.prod(-1).unbind()", "T.sum(nj, 1)", "nj.sum(dtype=T.float64)", "nj.var(1)",
     "nt.sum(-1, keepdim=True).unbind()", "nt.sum(1, keepdim=True).unbind()",
+    "nj.argmax(-1).unbind()", "nj.argmax(1)", "nj.argmin(2, keepdim=True).unbind()",
+    # layer_norm and where
+    "F.layer_norm(nt, (3,), w[0], bias[:3]).unbind()", "F.layer_norm(nj, (3,)).unbind()",
+    "F.layer_norm(nj, (3,), w[1], bias[1:]).unbind()", "F.layer_norm(nt, (3,))",
+    "F.layer_norm(nj, (4, 3))", "T.where(nj > 2, nj, nj * 0).unbind()",
+    "T.where(nj > 2, nj, 0.0).unbind()", "T.where(nt > 2, nt, nt * 0)", "T.where(nt > 2, nt, 0)",
     # softmax, products, linear, transpose
     "nt.softmax(-1)", "nt.softmax(1)", "T.softmax(nt, 2)", "F.softmax(nt, -1)", "nt.softmax(0)",
     "nt.softmax(3)", "nt.softmax(-3)", "nt.log_softmax(-1)", "nj.softmax(-1)", "nj.softmax(1)",

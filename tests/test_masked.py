@@ -199,6 +199,8 @@ GRAD_CASES = {
     "cumsum": lambda x, m: M.cumsum(x, 1, mask=m),
     "cumprod": lambda x, m: M.cumprod(x, 1, mask=m),
     "median": lambda x, m: M.median(x, 1, mask=m),
+    "logaddexp": lambda x, m: M.logaddexp(x, T.ones_like(x) * 0.5, input_mask=m,
+                                          other_mask=m.flip(0)),
 }
 
 

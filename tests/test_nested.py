@@ -171,6 +171,8 @@ GRAD_CASES = {
                                     T.tensor([0.1, -0.2], dtype=T.float64)),
     "transpose": lambda x, m: x.transpose(1, 2) * 3,
     "reductions": lambda x, m: x.sum(-1, keepdim=True).sin(),
+    "layer_norm": lambda x, m: F.layer_norm(x, (3,), T.tensor([1.0, 0.5, -2.0], dtype=T.float64),
+                                            T.tensor([0.1, 0.0, 0.3], dtype=T.float64)),
 }
 
 

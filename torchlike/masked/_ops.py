@@ -316,6 +316,17 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
                        dtype=dtype, mask=mask))
 
 
+def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
+    """log(exp(input) + exp(other)) with the masked-out elements of each
+    operand counting as -inf (the dtype's least integer): an element masked
+    out in both gives that identity."""
+    input, input_mask = _data_and_mask(input, input_mask)
+    other, other_mask = _data_and_mask(other, other_mask)
+    x = _fill(input, _input_mask(input, input_mask), _identity_checked("amax", input.dtype))
+    y = _fill(other, _input_mask(other, other_mask), _identity_checked("amax", other.dtype))
+    return _C.logaddexp(x, y).to(dtype or input.dtype)
+
+
 # ---- normalisations ------------------------------------------------------------------------
 
 def _softmax_like(name, op, fill, input, dim, dtype, mask):

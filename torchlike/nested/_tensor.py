@@ -670,6 +670,68 @@ def _reduce(func, name, args, kwargs):
     return _like(nt, comps, ragged=None if ragged < 0 else ragged - shift)
 
 
+def _arg_reduce(func, name, args, kwargs):
+    """argmax/argmin of a jagged tensor along one dim: the ragged dim gives a
+    dense (B, ...) tensor of indices, a regular dim a jagged one."""
+    nt = args[0]
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    keepdim = bool(args[2] if len(args) > 2 else kwargs.get("keepdim", False))
+    if dim is None:
+        raise NotImplementedError(_not_implemented(name, nt))
+    d = _dim(nt, dim)
+    if d == 0:
+        raise RuntimeError(f"{name}(): reducing along the batch dimension but not the ragged "
+                           "dimension is not supported for nested tensors")
+    op = _C.argmax if name == "argmax" else _C.argmin
+    with DisableTorchFunctionSubclass():
+        comps = [op(c, d - 1, keepdim=keepdim) for c in nt._nt_comps]
+        if d == nt._nt_ragged:
+            return _C.stack(comps)
+    return _like(nt, comps)
+
+
+def _layer_norm(func, name, args, kwargs):
+    """F.layer_norm per component (the normalised dims are regular ones); the
+    strided layout needs weight and bias, as PyTorch's."""
+    names = ("input", "normalized_shape", "weight", "bias", "eps")
+    p = dict(zip(names, args))
+    p.update(kwargs)
+    nt = p["input"]
+    weight, bias, eps = p.get("weight"), p.get("bias"), p.get("eps", 1e-5)
+    if nt._nt_layout is not jagged and (weight is None or bias is None):
+        raise ValueError("NestedTensor layer_norm requires weight and bias")
+    from ..nn import functional as F
+    if _flat_jagged(nt):
+        return _on_values(lambda v: F.layer_norm(v, p["normalized_shape"], weight, bias, eps),
+                          nt, (nt,), {})
+    with DisableTorchFunctionSubclass():
+        comps = [F.layer_norm(c, p["normalized_shape"], weight, bias, eps)
+                 for c in nt._nt_comps]
+    return _like(nt, comps)
+
+
+def _where(func, name, args, kwargs):
+    """where(condition, input, other) of jagged tensors (other may be a
+    number) per component; the strided layout has none, as PyTorch's."""
+    names = ("input", "condition", "other") if func is Tensor.where else \
+        ("condition", "input", "other")
+    p = dict(zip(names, args))
+    p.update(kwargs)
+    cond, a, b = p["condition"], p["input"], p.get("other")
+    nts = [t for t in (cond, a, b) if isinstance(t, NestedTensor)]
+    if any(t._nt_layout is not jagged for t in nts):
+        if not isinstance(b, NestedTensor):
+            raise RuntimeError("other must be nested")
+        raise RuntimeError("self must not be nested")
+    ref = nts[0]
+    if any(t._nt_j is not ref._nt_j for t in nts):
+        raise RuntimeError("where(): the nested operands must share their ragged size")
+    with DisableTorchFunctionSubclass():
+        comps = [_C.where(*[t._nt_comps[i] if isinstance(t, NestedTensor) else t
+                            for t in (cond, a, b)]) for i in range(len(ref._nt_comps))]
+    return _like(ref, comps)
+
+
 # ---- products ------------------------------------------------------------------------------
 
 def _bmm(func, name, args, kwargs):
@@ -884,7 +946,8 @@ _RULES.update({
     "half": _copy, "int": _copy, "long": _copy, "bool": _copy, "cpu": _copy, "cuda": _copy,
     "detach": _detach, "cat": _cat, "to_padded_tensor": _to_padded_tensor,
     "masked_fill": _masked_fill, "unsqueeze": _unsqueeze, "squeeze": _squeeze,
-    "reshape": _reshape, "view": _reshape,
+    "reshape": _reshape, "view": _reshape, "layer_norm": _layer_norm, "where": _where,
+    "_where": _where,
 })
 for _n in _STRIDED_UNARY:
     _RULES[_n] = _unary
@@ -895,6 +958,7 @@ for _n in _STRIDED_BINARY:
 _JAGGED_RULES = {"log_softmax": _softmax, "__len__": _refuse(_SIZES_ERROR)}
 for _n in _REDUCE_OPS:
     _JAGGED_RULES[_n] = _reduce
+_JAGGED_RULES["argmax"] = _JAGGED_RULES["argmin"] = _arg_reduce
 _RULES["sum"] = _reduce
 for _n in _JAGGED_UNARY - _STRIDED_UNARY:
     _JAGGED_RULES[_n] = _unary
