@@ -10,7 +10,7 @@ writes tests/golden/nested.json ([call, outcome] pairs over T, the library)."""
 import math
 import re
 
-from golden_calls import record
+from golden_calls import det, record
 
 
 def inputs(T):
@@ -25,6 +25,10 @@ def inputs(T):
         "bias": T.tensor([0.5, -0.5, 1.0, 2.0]),
         "m2": N.nested_tensor([T.ones(3, 2), T.ones(3, 4) * 2]),
         "base": T.arange(12.0).reshape(3, 4),
+        # attention inputs: (B, j, H, D) made (B, H, j, D)
+        "qj": N.nested_tensor([det(T, 3, 2, 4), det(T, 5, 2, 4, s=0.7)],
+                              layout=T.jagged).transpose(1, 2),
+        "qs": N.nested_tensor([det(T, 2, 3, 4, s=0.2), det(T, 2, 5, 4, s=0.9)]),
     }
 
 
@@ -137,6 +141,11 @@ CALLS = [
     "F.layer_norm(nj, (3,), w[1], bias[1:]).unbind()", "F.layer_norm(nt, (3,))",
     "F.layer_norm(nj, (4, 3))", "T.where(nj > 2, nj, nj * 0).unbind()",
     "T.where(nj > 2, nj, 0.0).unbind()", "T.where(nt > 2, nt, nt * 0)", "T.where(nt > 2, nt, 0)",
+    # attention, per component
+    "F.scaled_dot_product_attention(qj, qj, qj)",
+    "F.scaled_dot_product_attention(qj, qj, qj).transpose(1, 2).shape",
+    "F.scaled_dot_product_attention(qj, qj, qj, scale=0.5).unbind()",
+    "F.scaled_dot_product_attention(qs, qs, qs)",
     # softmax, products, linear, transpose
     "nt.softmax(-1)", "nt.softmax(1)", "T.softmax(nt, 2)", "F.softmax(nt, -1)", "nt.softmax(0)",
     "nt.softmax(3)", "nt.softmax(-3)", "nt.log_softmax(-1)", "nj.softmax(-1)", "nj.softmax(1)",

@@ -147,6 +147,23 @@ def test_jagged_parts():
         np.testing.assert_array_equal(g.cpu().numpy(), row[s:s + n])
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_per_component_matches_numpy(causal):
+    lens = [3, 5]
+    arrays = [_ragged(19 + i, [(n, 2, 4)])[0] for i, n in enumerate(lens)]
+    q = N.nested_tensor([T.tensor(a) for a in arrays], layout=T.jagged).transpose(1, 2)
+    out = F.scaled_dot_product_attention(q, q * 0.5, q, is_causal=causal)
+    assert out.is_nested and out.transpose(1, 2).size(2) == 2
+    for got, a in zip(out.unbind(), arrays):
+        x = a.transpose(1, 0, 2)                      # (H, L, D)
+        s = x @ (0.5 * x).transpose(0, 2, 1) / np.sqrt(4)
+        if causal:
+            s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        np.testing.assert_allclose(got.cpu().numpy(), (w / w.sum(-1, keepdims=True)) @ x,
+                                   rtol=1e-10)
+
+
 # ---- gradients ---------------------------------------------------------------------------
 
 def _numeric_grad(f, arrays, eps=1e-6):
@@ -171,6 +188,7 @@ GRAD_CASES = {
                                     T.tensor([0.1, -0.2], dtype=T.float64)),
     "transpose": lambda x, m: x.transpose(1, 2) * 3,
     "reductions": lambda x, m: x.sum(-1, keepdim=True).sin(),
+    "attention": lambda x, m: F.scaled_dot_product_attention(x, x * 0.5, x.cos()),
     "layer_norm": lambda x, m: F.layer_norm(x, (3,), T.tensor([1.0, 0.5, -2.0], dtype=T.float64),
                                             T.tensor([0.1, 0.0, 0.3], dtype=T.float64)),
 }

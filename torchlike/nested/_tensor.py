@@ -809,6 +809,32 @@ def _linear(func, name, args, kwargs):
     return _like(nt, comps)
 
 
+def _sdpa(func, name, args, kwargs):
+    """scaled_dot_product_attention per component: query, key and value
+    nested tensors of one batch, each component (..., L, E); an attn_mask,
+    if any, nested too."""
+    names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+    p = dict(zip(names, args))
+    p.update(kwargs)
+    q, k, v, mask = p["query"], p["key"], p["value"], p.get("attn_mask")
+    for t in (q, k, v):
+        if not isinstance(t, NestedTensor) or len(t._nt_comps) != len(q._nt_comps):
+            raise RuntimeError("scaled_dot_product_attention: query, key and value must be "
+                               "nested tensors of the same batch size")
+    if mask is not None and not isinstance(mask, NestedTensor):
+        raise RuntimeError("scaled_dot_product_attention: a nested query takes a nested "
+                           "attn_mask or none")
+    rest = {key: p[key] for key in ("dropout_p", "is_causal", "scale") if key in p}
+    rest.update({key: kwargs[key] for key in kwargs if key == "enable_gqa"})
+    from ..nn import functional as F
+    with DisableTorchFunctionSubclass():
+        comps = [F.scaled_dot_product_attention(
+            q._nt_comps[i], k._nt_comps[i], v._nt_comps[i],
+            attn_mask=None if mask is None else mask._nt_comps[i], **rest)
+            for i in range(len(q._nt_comps))]
+    return _like(q, comps)
+
+
 # ---- copies --------------------------------------------------------------------------------
 
 def _copy(func, name, args, kwargs):
@@ -947,7 +973,7 @@ _RULES.update({
     "detach": _detach, "cat": _cat, "to_padded_tensor": _to_padded_tensor,
     "masked_fill": _masked_fill, "unsqueeze": _unsqueeze, "squeeze": _squeeze,
     "reshape": _reshape, "view": _reshape, "layer_norm": _layer_norm, "where": _where,
-    "_where": _where,
+    "_where": _where, "scaled_dot_product_attention": _sdpa,
 })
 for _n in _STRIDED_UNARY:
     _RULES[_n] = _unary
