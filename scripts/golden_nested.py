@@ -116,6 +116,11 @@ CALLS = [
     "N.nested_tensor_from_jagged(T.arange(12.0).reshape(6, 2), lengths=T.tensor([2, 4]))"
     ".unbind()",
     "N.nested_tensor_from_jagged(T.arange(12.0).reshape(6, 2))",
+    # masked_select: one jagged row per last-dim row
+    "N.masked_select(base, base % 3 == 0)", "N.masked_select(base, base % 3 == 0).unbind()",
+    "N.masked_select(base, base % 3 == 0).values()", "N.masked_select(base, base[0] > 1)",
+    "N.masked_select(base.reshape(3, 2, 2), base.reshape(3, 2, 2) > 4).unbind()",
+    "N.masked_select(base[0], base[0] > 1)", "N.masked_select(base, (base > 2).int())",
     # elementwise, strided
     "nt + nt", "nt * 2", "2 * nt", "nt + 1", "nt - nt", "nt / 2", "nt * nt", "nt / (nt + 1)",
     "nt + T.tensor(2.0)", "nt.add(nt, alpha=2)", "-nt", "nt.neg()", "nt.abs()", "nt.sin()",

@@ -9,7 +9,7 @@ from ._tensor import NestedTensor, NestedInt, _make, _jagged_from_values, to_pad
 Tensor = _C.Tensor
 
 __all__ = ["nested_tensor", "as_nested_tensor", "to_padded_tensor", "narrow",
-           "nested_tensor_from_jagged", "NestedTensor", "NestedInt"]
+           "nested_tensor_from_jagged", "masked_select", "NestedTensor", "NestedInt"]
 
 
 def _check_layout(layout):
@@ -178,6 +178,22 @@ def nested_tensor_from_jagged(values, offsets=None, lengths=None, jagged_dim=Non
         raise NotImplementedError("nested_tensor_from_jagged(): only jagged_dim=1 is supported")
     return _jagged_from_values(values, offsets.to(_C.int64),
                                None if lengths is None else lengths.to(_C.int64))
+
+
+def masked_select(tensor, mask):
+    """A jagged tensor of the elements of tensor where mask (broadcast to its
+    shape) is True, one component per row along the last dim (a 1-d tensor
+    is one row).  Differentiable in tensor."""
+    if mask.dtype != _C.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    mask = mask.expand(tensor.shape) if tuple(mask.shape) != tuple(tensor.shape) else mask
+    width = int(tensor.shape[-1]) if tensor.ndim else 1
+    rows = mask.reshape(-1, width)
+    values = _C.masked_select(tensor, mask)
+    counts = rows.sum(1)
+    offsets = _C.cat([_C.zeros(1, dtype=_C.int64, device=counts.device),
+                      _C.cumsum(counts, 0)])
+    return _jagged_from_values(values, offsets)
 
 
 def _to_padded_method(self, padding, output_size=None):
