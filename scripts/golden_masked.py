@@ -120,7 +120,8 @@ CALLS = (
         "M.mean(x, mask=T.zeros_like(m))", "M.sum(T.tensor(3.0), mask=T.tensor(False))",
         "M.sum(T.empty(0, 3), 1, mask=T.empty(0, 3).bool())", "M.amax(T.empty(0, 3), 1)",
         "M.mean(T.empty(2, 0), 1)", "M.amax(T.empty(2, 0), 1)",
-        "M.sum(x, 2, mask=m)", "M.prod(x, 2, mask=m)", "M.amax(x, -3, mask=m)", "M.sum(x, 1, mask=m.T)", "M.sum(x, 1, mask=m[None])",
+        "M.sum(x, 2, mask=m)", "M.prod(x, 2, mask=m)", "M.amax(x, -3, mask=m)",
+        "M.sum(x, 1, mask=m.T)", "M.sum(x, 1, mask=m[None])",
         "M.sum(x[0], 0, mask=m)",
         # logaddexp: each operand's own mask
         "M.logaddexp(x, -x3[0, :2, :3], input_mask=m, other_mask=m2)", "M.logaddexp(x, x * 2)",

@@ -124,8 +124,8 @@ CALLS = [
     # elementwise, strided
     "nt + nt", "nt * 2", "2 * nt", "nt + 1", "nt - nt", "nt / 2", "nt * nt", "nt / (nt + 1)",
     "nt + T.tensor(2.0)", "nt.add(nt, alpha=2)", "-nt", "nt.neg()", "nt.abs()", "nt.sin()",
-    "T.sin(nt)", "nt.cos()", "nt.sqrt()", "nt.tanh()", "nt.relu()", "F.relu(nt)", "F.gelu(nt - 0.25)",
-    "F.silu(nt)", "F.dropout(nt, 0.0)", "nt > 2", "nt >= 2", "nt == 2", "T.isnan(nt)",
+    "T.sin(nt)", "nt.cos()", "nt.sqrt()", "nt.tanh()", "nt.relu()", "F.relu(nt)",
+    "F.gelu(nt - 0.25)", "F.silu(nt)", "F.dropout(nt, 0.0)", "nt > 2", "nt >= 2", "nt == 2", "T.isnan(nt)",
     "nt.exp()", "nt.sigmoid()", "nt.pow(2)", "nt ** 2", "nt.sum()", "nt.mean(-1)", "nt.max()",
     "nt == nt", "nt < 2", "nt + N.nested_tensor([a, a])", "nt + N.nested_tensor([a])",
     "nt + a", "nt + T.ones(1)", "nt * nt.to_padded_tensor(0)",

@@ -253,12 +253,14 @@ def test_as_nested_tensor_gradients_reach_the_inputs():
     nt = N.as_nested_tensor([a, b])
     assert nt.requires_grad and not nt.is_leaf
     (nt.sin() * 2).to_padded_tensor(0.0).sum().backward()
-    np.testing.assert_allclose(a.grad.cpu().numpy(), 2 * np.cos(a.detach().cpu().numpy()), rtol=1e-12)
-    np.testing.assert_allclose(b.grad.cpu().numpy(), 2 * np.cos(b.detach().cpu().numpy()), rtol=1e-12)
+    for leaf in (a, b):
+        np.testing.assert_allclose(leaf.grad.cpu().numpy(),
+                                   2 * np.cos(leaf.detach().cpu().numpy()), rtol=1e-12)
     values = T.tensor(_ragged(15, [(6, 2)])[0], requires_grad=True)
     nj = N.nested_tensor_from_jagged(values, T.tensor([0, 2, 6]))
     (nj * nj).to_padded_tensor(0.0).sum().backward()
-    np.testing.assert_allclose(values.grad.cpu().numpy(), 2 * values.detach().cpu().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(values.grad.cpu().numpy(), 2 * values.detach().cpu().numpy(),
+                               rtol=1e-12)
 
 
 @pytest.mark.parametrize("layout", ["strided", "jagged"])

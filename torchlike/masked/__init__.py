@@ -8,4 +8,5 @@ from .maskedtensor import (MaskedTensor, masked_tensor, as_masked_tensor,  # noq
 
 __all__ = ["sum", "prod", "cumsum", "cumprod", "amax", "amin", "argmax", "argmin", "mean",
            "median", "norm", "var", "std", "logsumexp", "softmax", "log_softmax", "softmin",
-           "normalize", "logaddexp", "MaskedTensor", "masked_tensor", "as_masked_tensor", "is_masked_tensor"]
+           "normalize", "logaddexp", "MaskedTensor", "masked_tensor", "as_masked_tensor",
+           "is_masked_tensor"]

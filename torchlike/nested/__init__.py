@@ -4,7 +4,7 @@ import itertools
 
 from .. import _C
 from .._layout import strided, jagged
-from ._tensor import NestedTensor, NestedInt, _make, _jagged_from_values, to_padded
+from ._tensor import NestedTensor, NestedInt, _make, _jagged_from_values, to_padded  # noqa: F401
 
 Tensor = _C.Tensor
 
