@@ -120,6 +120,10 @@ from . import version  # noqa: F401,E402  (torch.version: cuda, hip, debug)
 from . import _multi_tensor  # noqa: E402
 _multi_tensor._install(globals())
 
+from . import masked  # noqa: F401,E402  (torch.masked: masked reductions, MaskedTensor)
+from . import nested  # noqa: F401,E402  (torch.nested; adds Tensor.to_padded_tensor)
+from ._layout import jagged  # noqa: F401,E402
+
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402
 overrides._install()

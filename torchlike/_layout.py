@@ -41,6 +41,7 @@ sparse_csr = layout("sparse_csr")
 sparse_csc = layout("sparse_csc")
 sparse_bsr = layout("sparse_bsr")
 sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")  # torchlike.nested's layout with one ragged dim (docs/nested.md)
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
@@ -51,5 +52,5 @@ if not hasattr(Tensor, "layout"):
                              doc="torchlike.strided (a sparse tensor answers its own layout).")
 
 __all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
-           "sparse_bsr", "sparse_bsc", "contiguous_format", "preserve_format",
+           "sparse_bsr", "sparse_bsc", "jagged", "contiguous_format", "preserve_format",
            "channels_last", "channels_last_3d"]

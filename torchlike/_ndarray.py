@@ -320,7 +320,9 @@ class _SizeInt(int):
         return self
 
     def __call__(self, dim=None):
-        size = _ORIGINAL["size"]
+        # through Tensor.size (the _Spelled, which runs the __torch_function__
+        # test), not the bare method: a subclass answers its own size
+        size = Tensor.size
         return size(self._tensor) if dim is None else size(self._tensor, dim)
 
     def __repr__(self):

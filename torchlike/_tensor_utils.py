@@ -477,7 +477,7 @@ def _volatile(self):
 
 # The devices and layouts torchlike has none of: PyTorch's predicates answer False.
 _NEVER = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
-          "is_maia", "is_mkldnn", "is_nested", "is_quantized")
+          "is_maia", "is_mkldnn", "is_quantized")
 
 
 # ---- installation --------------------------------------------------------------------------
@@ -501,6 +501,9 @@ for _name, _method in _METHODS.items():
 for _name in _NEVER:
     setattr(Tensor, _name, property(_false, doc="False: torchlike has no such device or layout."))
 Tensor.volatile = property(_volatile)
+# True for torchlike.nested's tensors (their class sets _tl_is_nested)
+Tensor.is_nested = property(lambda self: getattr(type(self), "_tl_is_nested", False),
+                            doc="True for a nested tensor (torchlike.nested).")
 Tensor.is_distributed = _false
 
 is_conj, is_neg = _function(_false, "is_conj"), _function(_false, "is_neg")
