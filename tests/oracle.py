@@ -227,6 +227,17 @@ def _nan_equal(d):
     return d
 
 
+def described_close(got, want, rtol):
+    """Two described results (nested lists of plain values) equal, their
+    floats within rtol (relative to max(1, |want|))."""
+    if isinstance(got, float) and isinstance(want, float):
+        return got == want or abs(got - want) <= rtol * max(1.0, abs(want))
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(described_close(g, w, rtol)
+                                             for g, w in zip(got, want))
+    return got == want
+
+
 def golden_check(golden, call, expected, same_wording=(), different=None):
     """One call golden_calls recorded, run with torchlike as T: the same
     exception type, with PyTorch's words where a message starts with one of

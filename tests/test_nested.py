@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torchlike as T
-from oracle import golden_calls
+from oracle import described_close, golden_calls
 
 N = T.nested
 F = T.nn.functional
@@ -24,14 +24,6 @@ OWN_WORDING = {
 def _norm(message):
     message = message.replace("torchlike.", "torch.")
     return re.sub(r"\bj\d+\b", "j?", message)
-
-
-def _same(got, want):
-    if isinstance(got, float) and isinstance(want, float):
-        return got == want or abs(got - want) <= 2e-4 * max(1.0, abs(want))
-    if isinstance(got, list) and isinstance(want, list):
-        return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
-    return got == want
 
 
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
@@ -59,7 +51,7 @@ def test_matches_pytorch(call, expected):
         expected = ["device", str(T.ones(0).device)]
     if got[0] == "nested":   # a component's repr names a device other than the CPU
         got[-1] = re.sub(r",\s*device='[^']*'", "", got[-1])
-    assert _same(got, expected), (call, got, expected)
+    assert described_close(got, expected, 2e-4), (call, got, expected)
 
 
 # ---- values per component against NumPy ------------------------------------------------

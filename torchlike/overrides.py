@@ -266,6 +266,18 @@ _tensor_torch_function.__qualname__ = "Tensor.__torch_function__"
 
 # ---- names ---------------------------------------------------------------------------------
 
+def short_name(func):
+    """The name a subclass's __torch_function__ dispatches on: the function's
+    own name, or "get:attr" / "set:attr" for a property's getter and setter."""
+    name = getattr(func, "__name__", "")
+    if name not in ("__get__", "__set__"):
+        return name
+    attr = getattr(getattr(func, "__self__", None), "__name__", None)
+    if attr is None:
+        attr = (resolve_name(func) or "").rsplit(".", 2)[-2]
+    return ("get:" if name == "__get__" else "set:") + attr
+
+
 def resolve_name(f):
     """The public name of a torchlike function, method or property getter
     ("torchlike.Tensor.add", "torchlike.Tensor.shape.__get__"), or None."""

@@ -23,6 +23,7 @@ MaskedTensor refuses the ops it has no rule for."""
 from .. import _C
 from .._C import DisableTorchFunctionSubclass
 from . import _ops
+from ..overrides import resolve_name, short_name
 
 Tensor = _C.Tensor
 
@@ -129,7 +130,7 @@ class MaskedTensor(Tensor):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = _name(func)
+        name = short_name(func)
         rule = _RULES.get(name)
         if name in _DUNDER_REFUSED:
             return NotImplemented
@@ -158,20 +159,7 @@ def as_masked_tensor(data, mask):
 
 # ---- naming ----------------------------------------------------------------------------------
 
-def _name(func):
-    name = getattr(func, "__name__", "")
-    if name in ("__get__", "__set__"):
-        # a property: its attribute name, from the descriptor or the qualified name
-        owner = getattr(func, "__self__", None)
-        attr = getattr(owner, "__name__", None)
-        if attr is None:
-            attr = _qualified(func).rsplit(".", 2)[-2]
-        return ("get:" if name == "__get__" else "set:") + attr
-    return name
-
-
 def _qualified(func):
-    from ..overrides import resolve_name
     return resolve_name(func) or repr(func)
 
 

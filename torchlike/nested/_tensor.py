@@ -28,6 +28,7 @@ import math
 from .. import _C
 from .._C import DisableTorchFunctionSubclass
 from .._layout import strided, jagged
+from ..overrides import short_name
 
 Tensor = _C.Tensor
 
@@ -60,7 +61,7 @@ class NestedTensor(Tensor):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = _name(func)
+        name = short_name(func)
         rule = _RULES.get(name)
         if rule is None:
             nt = next(a for a in (*args, *kwargs.values(), *_flat(args))
@@ -199,18 +200,6 @@ def _like(nt, comps, *, dtype=None, contiguous=None, ragged=None):
 
 
 # ---- naming and refusals ---------------------------------------------------------------------
-
-def _name(func):
-    name = getattr(func, "__name__", "")
-    if name in ("__get__", "__set__"):
-        owner = getattr(func, "__self__", None)
-        attr = getattr(owner, "__name__", None)
-        if attr is None:
-            from ..overrides import resolve_name
-            attr = (resolve_name(func) or "").rsplit(".", 2)[-2]
-        return ("get:" if name == "__get__" else "set:") + attr
-    return name
-
 
 def _flat(args):
     for a in args:

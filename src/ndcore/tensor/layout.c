@@ -177,6 +177,15 @@ tl_status tl_tensor_empty_format(tl_tensor *t, const tl_tensor *like, tl_dtype d
   return TL_OK;
 }
 
+tl_status tl_tensor_empty_shaped(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                                 tl_device device, tl_format format)
+{
+  tl_tensor like = {.ndim = ndim};
+  memcpy(like.shape, shape, (size_t)ndim * sizeof *shape);
+  tl_shape_contiguous_strides(ndim, like.shape, like.strides);
+  return tl_tensor_empty_format(t, &like, dtype, device, format);
+}
+
 tl_format tl_tensor_suggest_format(const tl_tensor *t)
 {
   if ((t->ndim != 4 && t->ndim != 5) || t->strides[1] == 0)

@@ -231,6 +231,9 @@ tl_status tl_tensor_empty_ordered(tl_tensor *t, tl_dtype dtype, int ndim, const 
 /* A new tensor of like's shape laid out in format (tl_format_strides). */
 tl_status tl_tensor_empty_format(tl_tensor *t, const tl_tensor *like, tl_dtype dtype,
                                  tl_device device, tl_format format);
+/* A new tensor of shape laid out in format (PRESERVE: row-major). */
+tl_status tl_tensor_empty_shaped(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                                 tl_device device, tl_format format);
 
 /* The layout PyTorch suggests for a layer's result from its input t
  * (suggest_memory_format): channels-last for a 4-d t (channels-last-3d for

@@ -72,14 +72,8 @@ static tl_format norm_format(tl_op op, const tl_tensor *x)
 static tl_status alloc_result(const tl_nn_norm_kernels *set, const tl_tensor *x, tl_dtype dtype,
                               tl_format f, tl_tensor *out)
 {
-  if (tl_tensor_empty(out, dtype, x->ndim, x->shape, tl_tensor_device(x)) != TL_OK)
-    return tl_error_status();
-  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
-      tl_format_strides(f, out, out->strides) != TL_OK) {
-    tl_tensor_release(out);
-    return tl_error_status();
-  }
-  return TL_OK;
+  return tl_tensor_empty_shaped(out, dtype, x->ndim, x->shape, tl_tensor_device(x),
+                                set->channels_last ? f : TL_FORMAT_CONTIGUOUS);
 }
 
 /* The forward common to every op: allocate y (x's shape and dtype), mean and

@@ -179,14 +179,8 @@ static tl_status relayout_pair(tl_tensor *out, tl_tensor *indices, tl_format f)
 static tl_status alloc_for(const tl_nn_pool_kernels *set, const tl_tensor *in, tl_dtype dtype,
                            int ndim, const int64_t *shape, tl_format f, tl_tensor *out)
 {
-  if (tl_tensor_empty(out, dtype, ndim, shape, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
-  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
-      tl_format_strides(f, out, out->strides) != TL_OK) {
-    tl_tensor_release(out);
-    return tl_error_status();
-  }
-  return TL_OK;
+  return tl_tensor_empty_shaped(out, dtype, ndim, shape, tl_tensor_device(in),
+                                set->channels_last ? f : TL_FORMAT_CONTIGUOUS);
 }
 
 /* Run window_max with taps into new out/indices laid out in f; releases
