@@ -52,6 +52,11 @@ CALLS = [
     "x.t().bool().stride()", "cl.to(T.float64).stride()", "cl.cpu().stride()",
     "x4.permute(0, 2, 3, 1).to(T.float64).stride()", "x.t().new_empty((3, 4)).stride()",
     "x.t().contiguous().stride()", "x.t().clone(memory_format=T.contiguous_format).stride()",
+    # cat: channels-last when every joined tensor is
+    "T.cat([cl, cl], 1).stride()", "T.cat([cl, cl], 0).stride()", "T.cat([cl, x4], 1).stride()",
+    "T.cat([x4, cl], 1).stride()", "T.cat([x.t(), x.t()], 0).stride()",
+    "T.cat([cl, x4[:0]], 0).stride()",
+    "T.cat([x5.contiguous(memory_format=T.channels_last_3d)] * 2, 2).stride()",
     # channels_last and channels_last_3d
     "x4.contiguous(memory_format=T.channels_last).stride()",
     "x4.clone(memory_format=T.channels_last).stride()",

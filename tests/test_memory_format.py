@@ -47,8 +47,9 @@ XT = torch.randn(5, 4, generator=torch.Generator().manual_seed(2)).t()
     lambda t: t * 2 + 1, torch.exp, torch.relu, torch.sigmoid, F.silu,
     lambda t: F.leaky_relu(t, 0.2), F.hardswish, F.elu, lambda t: t.to(torch.float64),
     torch.clone, lambda t: torch.where(t > 0, t, -t), lambda t: t > 0,
+    lambda t: torch.cat([t, t], 1), lambda t: torch.cat([t, t.contiguous(), t], 0),
 ], ids=["affine", "exp", "relu", "sigmoid", "silu", "leaky_relu", "hardswish", "elu", "to",
-        "clone", "where", "gt"])
+        "clone", "where", "gt", "cat", "cat_mixed"])
 @pytest.mark.parametrize("x", [CL, XT, X4.permute(3, 1, 0, 2), X4[:, ::2, :, 1:]],
                          ids=["channels_last", "transposed", "permuted", "sliced"])
 def test_values_are_the_row_major_ones(f, x):

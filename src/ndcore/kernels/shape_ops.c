@@ -107,6 +107,7 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
   int64_t shape[TL_MAX_DIMS];
   memcpy(shape, r->shape, (size_t)r->ndim * sizeof *shape);
   shape[d] = 0;
+  tl_format format = tl_tensor_suggest_format(r);
   for (int i = 0; i < n; i++) {
     const tl_tensor *t = ins[i];
     if (legacy_empty(t) && (i != ref || r->ndim != 1))
@@ -121,8 +122,11 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
                                             "tensor number %d in the list.",
                             d, (long long)r->shape[k], (long long)t->shape[k], i);
     shape[d] += t->shape[d];
+    /* channels-last when every joined tensor is (PyTorch's rule) */
+    if (tl_tensor_suggest_format(t) != format)
+      format = TL_FORMAT_CONTIGUOUS;
   }
-  if (tl_tensor_empty(out, dtype, r->ndim, shape, tl_tensor_device(r)) != TL_OK)
+  if (tl_tensor_empty_shaped(out, dtype, r->ndim, shape, tl_tensor_device(r), format) != TL_OK)
     return tl_error_status();
   int64_t at = 0;
   for (int i = 0; i < n; i++) {
