@@ -310,7 +310,7 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
         0.0 if div > 0 else float("nan")
     index = _C.arange(num, dtype=_C.float64, device=device).to(work)
     # equal end points (infinities too) give start everywhere, not inf - inf
-    result = index * step + start if div > 0 and start != stop else \
+    result = index.mul_(step).add_(start) if div > 0 and start != stop else \
         _C.full((num,), start, dtype=work, device=device)
     if endpoint and num > 1:
         result[-1] = stop
