@@ -344,12 +344,14 @@ def test_nan_wins_in_max_min_and_arg():
 def test_arg_extremes_of_long_rows_find_the_first_holder(dtype):
     """Rows walked in blocks of 32: the extreme (repeated, so ties matter),
     or a NaN, placed before, on and after block edges."""
-    n_values = [31, 32, 33, 95, 2049]
+    n_values = [31, 32, 33, 95, 2049, 17000]  # 17000: in 16 KiB blocks, ties across them
     for n in n_values:
-        for at in sorted({0, 30, 31, 32, 63, n - 1} - set(range(n, 100))):
+        for at in sorted({0, 30, 31, 32, 63, 2047, 2048, 4095, 4096, 8191, n - 1}
+                         - set(range(n, 10 ** 5))):
             a = np.zeros((3, n), np.float64)
             a[0, at] = 7
             a[0, (at + 40) % n] = 7          # a later tie
+            a[0, (at + 4100) % n] = 7        # one in another block
             a[1, at] = -7
             a[2, (at + 5) % n] = 7
             if dtype in ("float32", "float64", "float16", "bfloat16"):

@@ -130,6 +130,49 @@ TL_EXTREME_LINE(extreme_F64_lanes, double, uint64_t)
 TL_EXTREME_FLOAT_LINE(extreme_F32, extreme_F32_lanes, float, TL_DTYPE_F32)
 TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
 
+/* Long dense lines in blocks of 16 KiB: each block's extreme and its first
+ * index from one call of LINE, whose second pass then reads the block from
+ * L1 instead of the whole line from memory again; the blocks are combined
+ * in order (a strictly better value, or the first NaN, moves the answer to
+ * a later block), so the answer is the line's. */
+#define TL_EXTREME_BLOCK_BYTES 16384
+#define TL_EXTREME_BLOCKED(NAME, LINE, T)                                                \
+  static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
+                   int64_t *index)                                                       \
+  {                                                                                      \
+    const int64_t block = TL_EXTREME_BLOCK_BYTES / (int64_t)sizeof(T);                   \
+    if (step != (int64_t)sizeof(T) || n <= 2 * block) {                                  \
+      LINE(x, n, step, is_max, value, index);                                            \
+      return;                                                                            \
+    }                                                                                    \
+    T best = 0;                                                                          \
+    int64_t at = 0;                                                                      \
+    for (int64_t b = 0; b < n; b += block) {                                             \
+      T v;                                                                               \
+      int64_t i;                                                                         \
+      LINE(x + b * (int64_t)sizeof(T), n - b < block ? n - b : block, step, is_max,      \
+           (char *)&v, &i);                                                              \
+      if (b == 0 || (best == best && ((is_max ? v > best : v < best) || v != v))) {      \
+        best = v;                                                                        \
+        at = b + i;                                                                      \
+      }                                                                                  \
+    }                                                                                    \
+    if (value)                                                                           \
+      *(T *)value = best;                                                                \
+    *index = at;                                                                         \
+  }
+TL_EXTREME_BLOCKED(blocked_BOOL, extreme_BOOL, bool)
+TL_EXTREME_BLOCKED(blocked_U8, extreme_U8, uint8_t)
+TL_EXTREME_BLOCKED(blocked_U16, extreme_U16, uint16_t)
+TL_EXTREME_BLOCKED(blocked_U32, extreme_U32, uint32_t)
+TL_EXTREME_BLOCKED(blocked_U64, extreme_U64, uint64_t)
+TL_EXTREME_BLOCKED(blocked_I8, extreme_I8, int8_t)
+TL_EXTREME_BLOCKED(blocked_I16, extreme_I16, int16_t)
+TL_EXTREME_BLOCKED(blocked_I32, extreme_I32, int32_t)
+TL_EXTREME_BLOCKED(blocked_I64, extreme_I64, int64_t)
+TL_EXTREME_BLOCKED(blocked_F32, extreme_F32, float)
+TL_EXTREME_BLOCKED(blocked_F64, extreme_F64, double)
+
 /* Many lines side by side: m contiguous columns, the reduced dim n rows
  * `step` bytes apart (max(0) of a row-major matrix).  Walking each column
  * alone would read one element per cache line; this walks the rows, each a
@@ -200,17 +243,17 @@ static columns_fn columns_for(tl_dtype d)
 static extreme_fn extreme_for(tl_dtype d)
 {
   switch (d) {
-  case TL_DTYPE_BOOL: return extreme_BOOL;
-  case TL_DTYPE_U8: return extreme_U8;
-  case TL_DTYPE_U16: return extreme_U16;
-  case TL_DTYPE_U32: return extreme_U32;
-  case TL_DTYPE_U64: return extreme_U64;
-  case TL_DTYPE_I8: return extreme_I8;
-  case TL_DTYPE_I16: return extreme_I16;
-  case TL_DTYPE_I32: return extreme_I32;
-  case TL_DTYPE_I64: return extreme_I64;
-  case TL_DTYPE_F32: return extreme_F32;
-  case TL_DTYPE_F64: return extreme_F64;
+  case TL_DTYPE_BOOL: return blocked_BOOL;
+  case TL_DTYPE_U8: return blocked_U8;
+  case TL_DTYPE_U16: return blocked_U16;
+  case TL_DTYPE_U32: return blocked_U32;
+  case TL_DTYPE_U64: return blocked_U64;
+  case TL_DTYPE_I8: return blocked_I8;
+  case TL_DTYPE_I16: return blocked_I16;
+  case TL_DTYPE_I32: return blocked_I32;
+  case TL_DTYPE_I64: return blocked_I64;
+  case TL_DTYPE_F32: return blocked_F32;
+  case TL_DTYPE_F64: return blocked_F64;
   default: return NULL;
   }
 }
