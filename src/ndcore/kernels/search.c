@@ -504,46 +504,82 @@ static inline double load_real(tl_dtype d, const char *p)
   }
 }
 
+/* The largest of n int64 values s elements apart (-1 for none), and whether
+ * any is negative: branch-free, so it vectorises. */
+static int64_t bins_top(const int64_t *v, int64_t n, int64_t s, bool *negative)
+{
+  int64_t top = -1, low = 0;
+  for (int64_t i = 0; i < n; i++) {
+    top = v[i * s] > top ? v[i * s] : top;
+    low = v[i * s] < low ? v[i * s] : low;
+  }
+  *negative = low < 0;
+  return top;
+}
+
 tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
                           tl_tensor *out)
 {
   tl_dtype od;
+  tl_tensor wide = {0};
+  tl_status status = TL_OK;
   if (tl_bincount_check(in, weights, minlength, &od) != TL_OK)
     return tl_error_status();
-  int64_t n = in->shape[0], top = -1;
-  const char *src = tl_tensor_data(in), *wsrc = weights ? tl_tensor_data(weights) : NULL;
-  int64_t step = in->strides[0] * (int64_t)tl_dtype_size(in->dtype);
+  /* int64 values, read in place or from one converted copy (uint64 keeps its
+   * own loads: values past int64 are refused with their own words) */
+  const bool as_i64 = in->dtype != TL_DTYPE_U64;
+  if (as_i64 && in->dtype != TL_DTYPE_I64 && tl_tensor_to_dtype(&wide, in, TL_DTYPE_I64) != TL_OK)
+    return tl_error_status();
+  const tl_tensor *v = wide.storage ? &wide : in;
+  int64_t n = v->shape[0], top = -1;
+  const char *src = tl_tensor_data(v), *wsrc = weights ? tl_tensor_data(weights) : NULL;
+  int64_t step = v->strides[0] * (int64_t)tl_dtype_size(v->dtype);
   int64_t wstep = weights ? weights->strides[0] * (int64_t)tl_dtype_size(weights->dtype) : 0;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t v = load_int(in->dtype, src + i * step);
-    if (v < 0 && in->dtype == TL_DTYPE_U64) /* past int64: no count array could be that long */
-      return tl_error_set(TL_ERR_RUNTIME, "bincount(): input[%lld] is %llu, too large a bin",
-                          (long long)i, (unsigned long long)tl_load_U64(src + i * step));
-    if (v < 0)
-      return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
-                          "inputs; input[%lld] is %lld", (long long)i, (long long)v);
-    top = v > top ? v : top;
+  bool negative = !as_i64;
+  if (as_i64)
+    top = bins_top((const int64_t *)(const void *)src, n, v->strides[0], &negative);
+  for (int64_t i = 0; negative && i < n; i++) { /* the first bad value, for the message */
+    int64_t x = load_int(v->dtype, src + i * step);
+    if (x < 0 && v->dtype == TL_DTYPE_U64) { /* past int64: no count array is that long */
+      status = tl_error_set(TL_ERR_RUNTIME, "bincount(): input[%lld] is %llu, too large a bin",
+                            (long long)i, (unsigned long long)tl_load_U64(src + i * step));
+      goto done;
+    }
+    if (x < 0) {
+      status = tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
+                            "inputs; input[%lld] is %lld", (long long)i, (long long)x);
+      goto done;
+    }
+    top = x > top ? x : top;
   }
   int64_t len = top + 1 > minlength ? top + 1 : minlength;
-  if (tl_tensor_empty(out, od, 1, &len, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
+  if ((status = tl_tensor_empty(out, od, 1, &len, tl_tensor_device(in))) != TL_OK)
+    goto done;
   char *o = tl_tensor_data(out);
   memset(o, 0, (size_t)len * tl_dtype_size(od));
-  if (!weights) {
-    int64_t *count = (int64_t *)o;
+  if (!weights && as_i64) {
+    const int64_t *x = (const int64_t *)(const void *)src;
+    int64_t *count = (int64_t *)(void *)o;
     for (int64_t i = 0; i < n; i++)
-      count[load_int(in->dtype, src + i * step)]++;
-    return TL_OK;
+      count[x[i * v->strides[0]]]++;
+    goto done;
   }
   for (int64_t i = 0; i < n; i++) {
-    int64_t b = load_int(in->dtype, src + i * step);
+    int64_t b = load_int(v->dtype, src + i * step);
+    if (!weights) {
+      ((int64_t *)(void *)o)[b]++;
+      continue;
+    }
     double wv = load_real(weights->dtype, wsrc + i * wstep);
     if (od == TL_DTYPE_F32)
-      ((float *)o)[b] += (float)wv;
+      ((float *)(void *)o)[b] += (float)wv;
     else
-      ((double *)o)[b] += wv;
+      ((double *)(void *)o)[b] += wv;
   }
-  return TL_OK;
+done:
+  if (wide.storage)
+    tl_tensor_release(&wide);
+  return status;
 }
 
 tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
