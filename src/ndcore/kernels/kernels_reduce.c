@@ -276,8 +276,36 @@ tl_rkind tl_reduce_merge_kind(tl_rkind kind)
   }
 }
 
+/* count_nonzero of a contiguous run of bools folded into one count: bytes
+ * (0 or 1) summed in uint8 lanes, flushed into the int64 count every 255
+ * rounds before they can wrap.  The generated loop widens each byte to an
+ * int64 lane first, which costs 4x. */
+TL_REDUCE_CLONES static void count_bool_bytes(char **args, int64_t n, const int64_t *steps,
+                                              void *data)
+{
+  if (steps[0] != 0 || steps[1] != 1) {
+    count_bool(args, n, steps, data);
+    return;
+  }
+  const uint8_t *x = (const uint8_t *)args[1];
+  int64_t total = 0, i = 0;
+  while (n - i >= 64) {
+    uint8_t lane[64] = {0};
+    int64_t rounds = (n - i) / 64 < 255 ? (n - i) / 64 : 255;
+    for (int64_t r = 0; r < rounds; r++, i += 64)
+      for (int j = 0; j < 64; j++)
+        lane[j] = (uint8_t)(lane[j] + x[i + j]);
+    for (int j = 0; j < 64; j++)
+      total += lane[j];
+  }
+  for (; i < n; i++)
+    total += x[i];
+  *(int64_t *)args[0] += total;
+}
+
 void tl_cpu_reduce_kernels_init(void)
 {
   for (size_t i = 0; i < sizeof reduce_loops / sizeof *reduce_loops; i++)
     tl_reduce_loops[reduce_loops[i].kind][reduce_loops[i].dtype] = reduce_loops[i].loop;
+  tl_reduce_loops[TL_RK_COUNT][TL_DTYPE_BOOL] = count_bool_bytes;
 }

@@ -198,8 +198,13 @@ static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
     return refuse_complex_nansum(in);
   if (kind == TL_RK_NANSUM && tl_dtype_is_integral(result))
     kind = TL_RK_SUM;
+  tl_dtype loop = loop_for(result);
+  if (kind != TL_RK_PROD && d == TL_DTYPE_BOOL && result == TL_DTYPE_I64) {
+    kind = TL_RK_COUNT; /* a count of the trues: its bool loop sums bytes */
+    loop = TL_DTYPE_BOOL;
+  }
   tl_tensor acc;
-  if (pass_new(&acc, kind, in, mask, loop_for(result), NULL, NULL) != TL_OK)
+  if (pass_new(&acc, kind, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
   return deliver(name, &acc, mask, a->keepdim, result, out);
 }
