@@ -454,8 +454,11 @@ return (r != 0 && (r < 0) != (b < 0)) ? (T)(r + b) : r;""", loop=None)
                   " * The CUDA kernels keep the divide. */\n")
     for op, result in [("floor_divide", "q"), ("remainder", "(T)((U)a - (U)q * (U)b)")]:
         g.cuda_row(op, UINTS + SINTS, f"{op}_$_f")
-        for dtypes, quotient in [(UINTS, "tl_udiv64_do((uint64_t)a, m)"),
-                                 (SINTS, "tl_floordiv64_do((int64_t)a, m)")]:
+        for dtypes, bits, quotient in [
+                (["u64"], 64, "tl_udiv64_do((uint64_t)a, m)"),
+                (["i64"], 64, "tl_floordiv64_do((int64_t)a, m)"),
+                ([u for u in UINTS if u != "u64"], 32, "tl_udiv32_do((uint32_t)a, m)"),
+                ([i for i in SINTS if i != "i64"], 32, "tl_floordiv32_do((int32_t)a, m)")]:
             g.each(dtypes, f"TL_BINARY_LOOP({op}_each_$_loop, T, T, {op}_$)")
             g.loop(op, dtypes, f"""\
 const T b = *(const T *)args[2];
@@ -463,12 +466,22 @@ if (steps[2] != 0 || !(b > 0) || n < 8) {{
   {op}_each_$_loop(args, n, steps, data);
   return;
 }}
-const tl_udiv64 m = tl_udiv64_new((uint64_t)b);
+const tl_udiv{bits} m = tl_udiv{bits}_new((uint{bits}_t)b);
+if (steps[0] == sizeof(T) && steps[1] == sizeof(T)) {{ /* vectorises for 32 bits */
+  T *o = (T *)args[0];
+  const T *x = (const T *)args[1];
+  for (int64_t i = 0; i < n; i++) {{
+    const T a = x[i];
+    const T q = (T){quotient};
+    o[i] = {result};
+  }}
+  return;
+}}
 for (int64_t i = 0; i < n; i++) {{
   const T a = *(const T *)(args[1] + i * steps[1]);
   const T q = (T){quotient};
   *(T *)(args[0] + i * steps[0]) = {result};
-}}""")
+}}""", attr="TL_SIMD_CLONES")
     g.binary("fmod", SINTS, "b == 0 || b == -1 ? 0 : (T)(a % b)")
     g.binary("trunc_divide", FLOATS, "trunc(a / b)")
     g.binary("floor_divide", FLOATS, """\

@@ -49,4 +49,39 @@ static inline int64_t tl_floordiv64_do(int64_t a, tl_udiv64 m)
   return (int64_t)(s ^ tl_udiv64_do((uint64_t)a ^ s, m));
 }
 
+/* The same for 32-bit unsigned n and d: the magic fits 32 bits and the
+ * multiply-high is a 64-bit product, which vectorises (the 64-bit one does
+ * not).  Signed 8-, 16- and 32-bit dividends are folded as above. */
+typedef struct {
+  uint32_t magic;
+  int shift;
+  bool one;
+} tl_udiv32;
+
+static inline tl_udiv32 tl_udiv32_new(uint32_t d)
+{
+  tl_udiv32 r = {.one = d == 1};
+  if (r.one)
+    return r;
+  int l = 32 - __builtin_clz(d - 1);
+  uint32_t excess = (l == 32 ? 0 : (uint32_t)1 << l) - d;
+  r.magic = (uint32_t)(((uint64_t)excess << 32) / d) + 1;
+  r.shift = l - 1;
+  return r;
+}
+
+static inline uint32_t tl_udiv32_do(uint32_t n, tl_udiv32 m)
+{
+  if (m.one)
+    return n;
+  uint32_t t = (uint32_t)(((uint64_t)m.magic * n) >> 32);
+  return (t + ((n - t) >> 1)) >> m.shift;
+}
+
+static inline int32_t tl_floordiv32_do(int32_t a, tl_udiv32 m)
+{
+  uint32_t s = (uint32_t)(a >> 31);
+  return (int32_t)(s ^ tl_udiv32_do((uint32_t)a ^ s, m));
+}
+
 #endif
