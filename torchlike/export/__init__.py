@@ -16,13 +16,13 @@ from torchlike.utils import _pytree as pytree
 
 from .dynamic_shapes import Dim, DimHint, _resolve
 from .errors import UserError, ConstraintViolationError, GuardOnDataDependentSymNode
-from .exported_program import ExportedProgram, _InputGuard, _signature_outputs
+from .exported_program import ExportedProgram, ValueRanges, _InputGuard, _signature_outputs
 from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
                               OutputSpec, TensorArgument, ConstantArgument)
-from ._trace import trace_module, _Specialize
+from ._trace import trace_module, _Specialize, sym_size
 from ._serialize import save, load
 
-__all__ = ["export", "save", "load", "Dim", "DimHint", "ExportedProgram",
+__all__ = ["export", "save", "load", "sym_size", "Dim", "DimHint", "ExportedProgram",
            "ExportGraphSignature", "InputKind", "InputSpec", "OutputKind", "OutputSpec",
            "TensorArgument", "ConstantArgument", "UserError", "ConstraintViolationError",
            "GuardOnDataDependentSymNode"]
@@ -43,6 +43,20 @@ def _leaf_names(arg_names, values):
     for n, v in zip(arg_names, values):
         walk(n, pytree.tree_structure(v))
     return names
+
+
+def _drop_dead_size_arithmetic(graph):
+    """Size reads and comparisons whose results Python consumed (guards)
+    leave unused nodes: drop them (unused tensor ops, which may be in-place,
+    are kept)."""
+    import operator
+    from ._trace import sym_size
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and not node.users and \
+                not isinstance(node.meta.get("val"), torchlike.Tensor) and \
+                (node.target is sym_size or node.target is getattr or
+                 getattr(node.target, "__module__", None) in ("_operator", "math")):
+            graph.erase_node(node)
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
@@ -145,13 +159,14 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
             guards.append(_InputGuard(pname, None, leaf, is_tensor=False))
             input_specs.append(InputSpec(InputKind.USER_INPUT, ConstantArgument(pname, leaf),
                                          None))
+    _drop_dead_size_arithmetic(graph)
     for node in graph.nodes:
         for key in ("shadows", "dd", "syms"):
             node.meta.pop(key, None)
     graph.lint()
     signature = ExportGraphSignature(input_specs, _signature_outputs(out_node))
     gm = GraphModule({}, graph, "GraphModule")
-    ranges = {f"s{k}": (s.lo, s.hi) for k, s in enumerate(symbols)}
+    ranges = {f"s{k}": ValueRanges(s.lo, s.hi) for k, s in enumerate(symbols)}
     example_inputs = (tuple(args), kwargs)
     return ExportedProgram(gm, signature, state_dict, ranges, example_inputs, in_spec,
                            out_spec, (positional, keywords), guards, constants)

@@ -175,7 +175,7 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
         "state_dict": dict(ep.state_dict),
         "parameters": list(sig.parameters),
         "constants": dict(ep.constants),
-        "range_constraints": [[k, lo, hi] for k, (lo, hi) in ep.range_constraints.items()],
+        "range_constraints": [[k, r.lower, r.upper] for k, r in ep.range_constraints.items()],
         "example_inputs": ep.example_inputs,
         "in_spec": _spec_enc(ep._in_spec), "out_spec": _spec_enc(ep._out_spec),
         "arg_names": [list(ep._arg_names[0]), list(ep._arg_names[1])],
@@ -186,7 +186,7 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
 
 def load(f, *, extra_files=None, expected_opset_version=None):
     """Read an ExportedProgram written by ``save`` (never runs code from the file)."""
-    from .exported_program import ExportedProgram, _InputGuard
+    from .exported_program import ExportedProgram, ValueRanges, _InputGuard
     from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
                                   OutputSpec, TensorArgument, ConstantArgument)
     data = torchlike.load(f, weights_only=True)
@@ -227,7 +227,7 @@ def load(f, *, extra_files=None, expected_opset_version=None):
     gm = GraphModule({}, graph, "GraphModule")
     return ExportedProgram(
         gm, ExportGraphSignature(inputs, outputs), state_dict,
-        {k: (lo, hi) for k, lo, hi in data["range_constraints"]},
+        {k: ValueRanges(lo, hi) for k, lo, hi in data["range_constraints"]},
         data["example_inputs"], _spec_dec(data["in_spec"]), _spec_dec(data["out_spec"]),
         (data["arg_names"][0], data["arg_names"][1]),
         [_InputGuard.from_data(g) for g in data["input_guards"]], data["constants"])

@@ -48,6 +48,9 @@ def sym_size(x, dim):
     return x.size(dim)
 
 
+sym_size.__module__ = "torchlike.export"  # generated code names it there
+
+
 # metadata read from a traced tensor without recording anything
 _META_ATTRS = frozenset(["dtype", "device", "ndim", "is_cuda", "layout", "is_sparse",
                          "is_quantized", "is_meta", "is_nested", "is_mps", "is_cpu",
@@ -264,6 +267,16 @@ class _ExportTracer(Tracer):
             return fn(root, *args, **kwargs)
         return call_root, []
 
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        if kind == "get_attr":  # a tensor constant (create_arg makes these directly)
+            val = self._export_root
+            for atom in target.split("."):
+                val = getattr(val, atom)
+            node.meta["val"] = val
+            node.meta["shadows"] = [val] * len(self._symbols)
+        return node
+
     def _placeholder(self, name, val, shadows):
         node = self.graph.create_node("placeholder", name, (), {}, name=name)
         node.meta["val"] = val
@@ -278,11 +291,6 @@ class _ExportTracer(Tracer):
                                      proxy_factory_fn)
         node = proxy.node
         if kind == "get_attr":
-            val = self._export_root
-            for atom in target.split("."):
-                val = getattr(val, atom)
-            node.meta["val"] = val
-            node.meta["shadows"] = [val] * len(self._symbols)
             return proxy
         if kind not in ("call_function", "call_method"):
             raise NotImplementedError(f"torchlike.export: cannot run a {kind} node")
@@ -366,7 +374,8 @@ class _ExportTracer(Tracer):
         for sym, s in zip(self._symbols, node.meta.get("shadows", ())):
             if how == "bool":
                 if bool(s) != bool(v) or not self._holds_on_range(node, sym, bool(v)):
-                    raise sym.not_all_values(f"{self._describe(node)} == {bool(v)}")
+                    expr = self._describe(node)
+                    raise sym.not_all_values(expr if v else f"Not({expr})")
             elif s != v:
                 raise sym.specialised(sym.example)
         return v

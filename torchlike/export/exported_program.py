@@ -66,8 +66,20 @@ class _InputGuard:
                    is_tensor)
 
 
-def _spec_text(spec):
-    return str(spec)
+class ValueRanges:
+    """The range [lower, upper] of a dynamic dimension (upper may be inf)."""
+
+    def __init__(self, lower, upper):
+        self.lower = lower
+        self.upper = upper
+
+    def __eq__(self, other):
+        return isinstance(other, ValueRanges) and (self.lower, self.upper) == \
+            (other.lower, other.upper)
+
+    def __repr__(self):
+        upper = "int_oo" if self.upper == math.inf else self.upper
+        return f"VR[{self.lower}, {upper}]"
 
 
 class ExportedProgram:
@@ -198,10 +210,8 @@ class ExportedProgram:
     def __str__(self):
         readable = self._graph_module.print_readable(print_output=False)
         body = "\n".join("    " + line if line else line for line in readable.split("\n"))
-        sig = "\n".join("    " + line if line else line
-                        for line in str(self._graph_signature).split("\n"))
-        ranges = ", ".join(f"{k}: VR[{lo}, {'int_oo' if hi == math.inf else hi}]"
-                           for k, (lo, hi) in self._range_constraints.items())
+        sig = "\n".join("    " + line for line in str(self._graph_signature).split("\n"))
+        ranges = ", ".join(f"{k}: {r!r}" for k, r in self._range_constraints.items())
         return (f"ExportedProgram:\n{body}\nGraph signature:{sig}\n"
                 f"Range constraints: {{{ranges}}}\n")
 
