@@ -291,3 +291,42 @@ def test_tensor_constant_is_lifted():
     mod = ep.module()
     assert [n for n, _ in mod.named_buffers()] == ["scale"]
     np.testing.assert_allclose(_np(mod(*args)), _np(m(*args)))
+
+
+def test_in_place_ops_and_item_assignment():
+    class InPlace(torch.nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y.add_(1)
+            y[0] = 0
+            return y
+    x = torch.randn(3, 2)
+    ep = export(InPlace(), (x,))
+    np.testing.assert_allclose(_np(ep.module()(x)), _np(InPlace()(x)))
+    np.testing.assert_array_equal(_np(ep.module()(x))[0], [0.0, 0.0])
+
+
+def test_dims_with_one_name_are_one_symbol():
+    mha = torch.nn.MultiheadAttention(8, 2, batch_first=True).eval()
+    q = torch.randn(2, 5, 8)
+    ep = export(mha, (q, q, q), dynamic_shapes=({0: Dim("b")}, {0: Dim("b")}, {0: Dim("b")}))
+    assert len(ep.range_constraints) == 1
+    q3 = torch.randn(3, 5, 8)
+    np.testing.assert_allclose(_np(ep.module()(q3, q3, q3)[0]), _np(mha(q3, q3, q3)[0]),
+                               rtol=1e-6, atol=1e-6)
+    with pytest.raises(torch.export.UserError, match="Constraints violated"):
+        export(mha, (q, q, torch.randn(3, 5, 8)),
+               dynamic_shapes=({0: Dim("b")}, {0: Dim("b")}, {0: Dim("b")}))
+
+
+def test_item_in_control_flow_is_data_dependent():
+    class Item(torch.nn.Module):
+        def forward(self, x):
+            return x * 2 if x.max().item() > 0 else x
+    with pytest.raises(torch.export.GuardOnDataDependentSymNode):
+        export(Item(), (torch.randn(3),))
+
+
+def test_modules_calling_c_directly_are_refused_clearly():
+    with pytest.raises(TypeError, match="torchlike._C directly"):
+        export(torch.nn.LSTM(4, 6, batch_first=True), (torch.randn(2, 5, 4),))

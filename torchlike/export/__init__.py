@@ -53,6 +53,7 @@ def _drop_dead_size_arithmetic(graph):
     from ._trace import sym_size
     for node in reversed(list(graph.nodes)):
         if node.op == "call_function" and not node.users and \
+                node.target is not operator.setitem and \
                 not isinstance(node.meta.get("val"), torchlike.Tensor) and \
                 (node.target is sym_size or node.target is getattr or
                  getattr(node.target, "__module__", None) in ("_operator", "math")):
@@ -96,6 +97,13 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
         try:
             graph, tracer = trace_module(mod, flat, leaf_names, in_spec, leaf_dims, symbols)
             break
+        except TypeError as e:
+            if "Proxy" not in str(e):
+                raise
+            raise TypeError(
+                f"torchlike.export: {e}. A traced value reached code that needs a real "
+                "Tensor: code calling torchlike._C directly (nn.RNN, nn.LSTM, nn.GRU) does "
+                "not dispatch __torch_function__ and cannot be exported") from e
         except _Specialize as e:  # Dim.AUTO specialised: retrace with it static
             symbols = [s for s in symbols if s is not e.symbol]
             leaf_dims = {i: {d: s for d, s in dims.items() if s is not e.symbol}

@@ -133,6 +133,9 @@ class _ValueProxy(Proxy):
     def __float__(self):
         return float(self.tracer._concrete(self, "float"))
 
+    def __setitem__(self, key, value):
+        self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
     def __len__(self):
         v = self.node.meta["val"]
         if isinstance(v, torchlike.Tensor):
@@ -304,8 +307,14 @@ class _ExportTracer(Tracer):
         for k, sym in enumerate(self._symbols):
             try:
                 shadows.append(self._run(node, lambda n: n.meta["shadows"][k]))
-            except Exception:  # noqa: BLE001 - the op refuses the other size
-                raise sym.specialised(sym.example) from None
+            except Exception as e:  # noqa: BLE001 - the op refuses the other size
+                err = sym.specialised(sym.example)
+                if isinstance(err, UserError):
+                    err.args = (err.args[0].replace(
+                        "\nSuggested fixes", f"\n  ({node.format_node()} fails when "
+                        f"{sym.where} is {sym.alt}: {type(e).__name__}: {e})"
+                        "\nSuggested fixes", 1),)
+                raise err from None
         node.meta["shadows"] = shadows
         return proxy
 

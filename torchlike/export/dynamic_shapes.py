@@ -110,7 +110,7 @@ def _resolve(dynamic_shapes, arg_names, bound_values, leaf_names, flat_inputs):
                         hi = "int_oo" if dim.max == math.inf else dim.max
                         raise ConstraintViolationError(
                             f"{size} not in range [{dim.min}, {hi}]")
-                    sym = by_dim.get(id(dim))
+                    sym = by_dim.get(dim.__name__)
                     if sym is not None:
                         if sym.example != size:
                             raise UserError(f"Constraints violated ({dim.__name__})! "
@@ -120,7 +120,7 @@ def _resolve(dynamic_shapes, arg_names, bound_values, leaf_names, flat_inputs):
                         sym = Symbol(dim.__name__, max(dim.min, 2), dim.max, size, where,
                                      auto=False)
                         sym.dim = dim
-                        by_dim[id(dim)] = sym
+                        by_dim[dim.__name__] = sym
                 else:
                     raise UserError(f"dynamic_shapes: expected a Dim or None for dimension "
                                     f"{d} of {leaf_names[idx]!r}, got {dim!r}")
