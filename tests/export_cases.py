@@ -135,6 +135,12 @@ def record(torch):
     errors["too_many"] = _error(lambda: mod(*args, args[0]))
     errors["static_dim"] = _error(lambda: mod(torch.randn(3, 3), torch.randn(3, 4)))
     errors["static_dim_1"] = _error(lambda: mod(torch.randn(2, 5), torch.randn(2, 4)))
+    m, args, kwargs, _ = models(torch)["buffers"]
+    kmod = torch.export.export(m, args, kwargs).module()
+    errors["kwargs_reordered"] = _error(lambda: kmod(scale=kwargs["scale"], x=args[0]))
+    errors["kwarg_missing"] = _error(lambda: kmod(*args))
+    errors["kwarg_extra"] = _error(lambda: kmod(*args, scale=kwargs["scale"], other=1))
+    errors["kwarg_given_positionally"] = _error(lambda: kmod(*args, kwargs["scale"]))
     m, args, _, ds = models(torch)["dynamic"]
     dmod = torch.export.export(m, args, dynamic_shapes=ds).module()
     errors["dynamic_ok"] = _error(lambda: dmod(torch.randn(7, 3)))

@@ -14,6 +14,8 @@ from torchlike.fx import Graph, GraphModule
 from torchlike.fx.node import Node
 from torchlike.utils import _pytree as pytree
 
+from ._trace import force_name
+
 __all__ = ["save", "load"]
 
 _FORMAT = "torchlike.export"
@@ -206,6 +208,8 @@ def load(f, *, extra_files=None, expected_opset_version=None):
         elif op not in ("placeholder", "output"):
             raise RuntimeError(f"torchlike.export.load: refusing node op {op!r}")
         node = graph.create_node(op, target, _dec(args, env), _dec(kwargs, env), name=name)
+        if op == "placeholder":
+            force_name(graph, node, name)
         if node.name != name:
             raise RuntimeError(f"torchlike.export.load: duplicate node name {name!r}")
         env[name] = node

@@ -99,6 +99,20 @@ class Symbol:
             _FIX_HINT)
 
 
+def force_name(graph, node, name):
+    """Give ``node`` the name ``name`` even where fx would avoid it because it
+    shadows a builtin (PyTorch's export names a Sequential's argument
+    ``input``): generated code may shadow a builtin it never calls."""
+    import keyword
+    ns = graph._graph_namespace
+    if node.name != name and name.isidentifier() and not keyword.iskeyword(name) \
+            and name not in ns._used_names:
+        ns._used_names.add(name)
+        ns.associate_name_with_obj(name, node)
+        node.name = name
+    return node
+
+
 class _ValueProxy(Proxy):
     """A Proxy whose node carries the example value (``meta["val"]``)."""
 
@@ -240,7 +254,9 @@ class _ExportTracer(Tracer):
             if id(t) in self._state:
                 continue
             name = prefix + target.replace(".", "_")
-            val = t.detach()
+            # buffers are copied: tracing runs in-place updates (BatchNorm's
+            # running statistics in train mode) on the copy, not the module
+            val = t.detach() if kind == "PARAMETER" else t.detach().clone()
             proxy = self._placeholder(name, val, [val] * n_shadow)
             self.lifted.append((kind, proxy.node.name, target, target in persistent))
             self._state[id(t)] = proxy
@@ -281,7 +297,8 @@ class _ExportTracer(Tracer):
         return node
 
     def _placeholder(self, name, val, shadows):
-        node = self.graph.create_node("placeholder", name, (), {}, name=name)
+        node = force_name(self.graph, self.graph.create_node("placeholder", name, (), {},
+                                                             name=name), name)
         node.meta["val"] = val
         node.meta["shadows"] = shadows
         return self.proxy(node)

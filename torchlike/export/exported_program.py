@@ -16,6 +16,7 @@ from torchlike.fx.graph import _PyTreeCodeGen, _PyTreeInfo
 from torchlike.utils import _pytree as pytree
 
 from .graph_signature import InputKind, OutputKind, TensorArgument
+from ._trace import force_name
 
 __all__ = ["ExportedProgram"]
 
@@ -188,7 +189,7 @@ class ExportedProgram:
                 env[node] = graph.get_attr(spec.target)
         for spec, node in zip(self._graph_signature.input_specs, placeholders):
             if spec.kind is InputKind.USER_INPUT:
-                env[node] = graph.placeholder(node.name)
+                env[node] = force_name(graph, graph.placeholder(node.name), node.name)
                 env[node].meta = dict(node.meta)
         for node in self.graph.nodes:
             if node.op in ("placeholder",):
@@ -236,6 +237,10 @@ def _make_input_check(ep):
     positional, keywords = ep._arg_names
 
     def check(module, args, kwargs):
+        if set(kwargs) != set(keywords):
+            raise ValueError(f"Ran into a kwarg keyword mismatch: Got the following keywords "
+                             f"{list(kwargs)} but expected {list(keywords)}")
+        kwargs = {k: kwargs[k] for k in keywords}  # the exported order
         got = pytree.tree_structure((tuple(args), dict(kwargs)))
         if got != ep._in_spec:
             raise ValueError(
