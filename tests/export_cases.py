@@ -79,7 +79,13 @@ def models(torch):
         def forward(self, x):
             return x * self.scale
 
+    class NestedDynamic(nn.Module):
+        def forward(self, xs, n):
+            return xs[0].repeat(n, 1) + xs[1].sum(0)
+
     return {
+        "nested_dynamic": (NestedDynamic(), ([torch.randn(3, 2), torch.randn(4, 2)], 2), None,
+                           {"xs": [{0: Dim("a")}, {0: Dim("c")}], "n": None}),
         "constant": (Constant(), (torch.randn(3, 2),), None, None),
         "two_inputs": (TwoInputs().eval(), (torch.randn(2, 3), torch.randn(2, 4)), None, None),
         "convnet": (ConvNet().eval(), (torch.randn(2, 3, 4, 4),), None, None),
@@ -141,6 +147,11 @@ def record(torch):
     errors["kwarg_missing"] = _error(lambda: kmod(*args))
     errors["kwarg_extra"] = _error(lambda: kmod(*args, scale=kwargs["scale"], other=1))
     errors["kwarg_given_positionally"] = _error(lambda: kmod(*args, kwargs["scale"]))
+    m, args, _, ds = models(torch)["nested_dynamic"]
+    nmod = torch.export.export(m, args, dynamic_shapes=ds).module()
+    errors["constant_input_changed"] = _error(lambda: nmod(args[0], 3))
+    errors["nested_other_sizes"] = _error(lambda: nmod([torch.randn(5, 2),
+                                                        torch.randn(7, 2)], 2))
     m, args, _, ds = models(torch)["dynamic"]
     dmod = torch.export.export(m, args, dynamic_shapes=ds).module()
     errors["dynamic_ok"] = _error(lambda: dmod(torch.randn(7, 3)))

@@ -84,7 +84,7 @@ def _flat(out):
 
 
 @pytest.mark.parametrize("name", ["two_inputs", "convnet", "buffers", "containers", "dynamic",
-                                  "constant"])
+                                  "constant", "nested_dynamic"])
 def test_module_values_match_eager(name):
     torch.manual_seed(1)
     m, args, kwargs, ds = export_cases.models(torch)[name]
@@ -161,7 +161,7 @@ def test_gradients_through_module_by_finite_differences():
 
 
 @pytest.mark.parametrize("name", ["two_inputs", "buffers", "containers", "dynamic",
-                                  "constant"])
+                                  "constant", "nested_dynamic"])
 def test_save_load_round_trip(name, tmp_path):
     m, args, kwargs, ds = export_cases.models(torch)[name]
     ep = export(m, args, kwargs, dynamic_shapes=ds)

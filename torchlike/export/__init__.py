@@ -174,7 +174,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     graph.lint()
     signature = ExportGraphSignature(input_specs, _signature_outputs(out_node))
     gm = GraphModule({}, graph, "GraphModule")
-    ranges = {f"s{k}": ValueRanges(s.lo, s.hi) for k, s in enumerate(symbols)}
+    ranges = {f"s{k}": ValueRanges(s.range_lo, s.hi) for k, s in enumerate(symbols)}
     example_inputs = (tuple(args), kwargs)
     return ExportedProgram(gm, signature, state_dict, ranges, example_inputs, in_spec,
                            out_spec, (positional, keywords), guards, constants)

@@ -75,6 +75,7 @@ class Symbol:
     def __init__(self, name, lo, hi, example, where, auto):
         self.name, self.lo, self.hi, self.example = name, lo, hi, example
         self.where, self.auto = where, auto
+        self.range_lo = lo  # what range_constraints show (a Dim's own min)
         self.alt = None
         if example + 1 <= hi:
             self.alt = example + 1

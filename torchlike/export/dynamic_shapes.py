@@ -120,6 +120,7 @@ def _resolve(dynamic_shapes, arg_names, bound_values, leaf_names, flat_inputs):
                         sym = Symbol(dim.__name__, max(dim.min, 2), dim.max, size, where,
                                      auto=False)
                         sym.dim = dim
+                        sym.range_lo = dim.min
                         by_dim[dim.__name__] = sym
                 else:
                     raise UserError(f"dynamic_shapes: expected a Dim or None for dimension "
