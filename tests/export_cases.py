@@ -83,7 +83,12 @@ def models(torch):
         def forward(self, xs, n):
             return xs[0].repeat(n, 1) + xs[1].sum(0)
 
+    class MadeInForward(nn.Module):
+        def forward(self, x):
+            return x * torch.tensor([1.0, 2.0])
+
     return {
+        "made_in_forward": (MadeInForward(), (torch.randn(3, 2),), None, None),
         "nested_dynamic": (NestedDynamic(), ([torch.randn(3, 2), torch.randn(4, 2)], 2), None,
                            {"xs": [{0: Dim("a")}, {0: Dim("c")}], "n": None}),
         "constant": (Constant(), (torch.randn(3, 2),), None, None),

@@ -84,7 +84,7 @@ def _flat(out):
 
 
 @pytest.mark.parametrize("name", ["two_inputs", "convnet", "buffers", "containers", "dynamic",
-                                  "constant", "nested_dynamic"])
+                                  "constant", "nested_dynamic", "made_in_forward"])
 def test_module_values_match_eager(name):
     torch.manual_seed(1)
     m, args, kwargs, ds = export_cases.models(torch)[name]
@@ -161,7 +161,7 @@ def test_gradients_through_module_by_finite_differences():
 
 
 @pytest.mark.parametrize("name", ["two_inputs", "buffers", "containers", "dynamic",
-                                  "constant", "nested_dynamic"])
+                                  "constant", "nested_dynamic", "made_in_forward"])
 def test_save_load_round_trip(name, tmp_path):
     m, args, kwargs, ds = export_cases.models(torch)[name]
     ep = export(m, args, kwargs, dynamic_shapes=ds)
@@ -287,7 +287,9 @@ def test_tensor_constant_is_lifted():
     m, args, _, _ = export_cases.models(torch)["constant"]
     ep = export(m, args)
     assert ep.constants["scale"] is m.scale
-    assert not hasattr(m, "_tensor_constant0")  # tracing leaves the module as it was
+    m2, args2, _, _ = export_cases.models(torch)["made_in_forward"]
+    export(m2, args2)
+    assert not hasattr(m2, "_tensor_constant0")  # tracing leaves the module as it was
     mod = ep.module()
     assert [n for n, _ in mod.named_buffers()] == ["scale"]
     np.testing.assert_allclose(_np(mod(*args)), _np(m(*args)))

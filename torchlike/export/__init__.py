@@ -120,14 +120,15 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     first_user = user_nodes[0] if user_nodes else \
         next(n for n in graph.nodes if n.op != "placeholder")
     const_specs = []
+    n_lifted = 0
     for node in list(graph.nodes):
         if node.op == "get_attr":
             value = node.meta["val"]
             target = node.target
+            if target in tracer.parked:  # a tensor made during forward: PyTorch's name
+                target = f"lifted_tensor_{n_lifted}"
+                n_lifted += 1
             constants[target] = value
-            if target.startswith("_tensor_constant") and \
-                    getattr(mod, target, None) is value:
-                delattr(mod, target)  # the tracer parked it on the root
             name = "c_" + target.replace(".", "_")
             with graph.inserting_before(first_user):
                 ph = graph.placeholder(name)

@@ -476,6 +476,16 @@ def trace_module(root, flat_inputs, input_names, in_spec, leaf_dims, symbols):
     """Trace ``root`` on the example leaves; returns (graph, tracer).
     Raises _Specialize for a Dim.AUTO dimension the code specialised."""
     tracer = _ExportTracer(root, flat_inputs, input_names, in_spec, leaf_dims, symbols)
-    with torchlike.no_grad():
-        graph = tracer.trace(root)
+    before = set(vars(root))
+    try:
+        with torchlike.no_grad():
+            graph = tracer.trace(root)
+    finally:
+        # fx parks tensors made during forward on the root (_tensor_constant<N>):
+        # the values are in the nodes' meta; the module is left as it was
+        tracer.parked = set()
+        for qualname in set(tracer.tensor_attrs.values()):
+            if "." not in qualname and qualname not in before and qualname in vars(root):
+                delattr(root, qualname)
+                tracer.parked.add(qualname)
     return graph, tracer
