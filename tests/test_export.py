@@ -6,7 +6,6 @@ module, gradients by finite differences, save/load round trips, dynamic
 dimensions and hostile files."""
 import io
 import json
-import math
 import os
 import pickle
 import zipfile

@@ -11,7 +11,6 @@ import math
 
 import torchlike
 from torchlike.fx import GraphModule
-from torchlike.fx.node import Node
 from torchlike.utils import _pytree as pytree
 
 from .dynamic_shapes import Dim, DimHint, _resolve

@@ -28,6 +28,8 @@ import functools
 import inspect
 import math
 import operator
+import os
+import traceback
 
 import torchlike
 from torchlike.fx import Tracer
@@ -201,8 +203,6 @@ class _ExportTracer(Tracer):
 
     def _user_stack_trace(self):
         """As fx's, without export's own frames either."""
-        import os
-        import traceback
         frames = traceback.extract_stack()
         start = next((i for i, f in enumerate(frames) if f.name == "forward"), None)
         if start is None:
@@ -323,6 +323,11 @@ class _ExportTracer(Tracer):
                 node.args[0].meta["val"], (tuple, list))))
         shadows = []
         for k, sym in enumerate(self._symbols):
+            if all(n.meta["shadows"][k] is n.meta["val"] for n in node.all_input_nodes):
+                # nothing it reads depends on sym: the same value (and an
+                # in-place op is not run twice)
+                shadows.append(node.meta["val"])
+                continue
             try:
                 shadows.append(self._run(node, lambda n: n.meta["shadows"][k]))
             except Exception as e:  # noqa: BLE001 - the op refuses the other size
