@@ -78,11 +78,15 @@ class Symbol:
         self.name, self.lo, self.hi, self.example = name, lo, hi, example
         self.where, self.auto = where, auto
         self.range_lo = lo  # what range_constraints show (a Dim's own min)
-        self.alt = None
-        if example + 1 <= hi:
-            self.alt = example + 1
-        elif example - 1 >= max(lo, 2):
-            self.alt = example - 1
+        # the sizes the shadow runs give this dimension: the next size up, and
+        # one further away (so that n // 2 or n % 2 differ from the example's
+        # on one of them); fewer near the ends of the range
+        self.alts = []
+        for cand in (example + 1, 2 * example + 1, example - 1, 2):
+            if max(lo, 2) <= cand <= hi and cand != example and cand not in self.alts \
+                    and len(self.alts) < 2:
+                self.alts.append(cand)
+        self.alt = self.alts[0] if self.alts else None
 
     def specialised(self, value):
         if self.auto:
@@ -196,7 +200,9 @@ class _ExportTracer(Tracer):
         self._input_names = input_names      # placeholder name per leaf
         self._in_spec = in_spec
         self._leaf_dims = leaf_dims          # {leaf index: {dim: Symbol}}
-        self._symbols = symbols              # [Symbol], shadow k varies symbols[k]
+        # shadow k gives symbol _symbols[k] the size _alts[k] (each symbol has 1-2)
+        self._symbols = [sym for sym in symbols for _ in sym.alts]
+        self._alts = [a for sym in symbols for a in sym.alts]
         self._state = {}                     # id(param/buffer) -> placeholder proxy
         self.lifted = []                     # [(kind, placeholder name, target, persistent)]
         self._sym_cache = {}
@@ -271,11 +277,11 @@ class _ExportTracer(Tracer):
                 continue
             val = v.detach().clone()
             shadows = []
-            for sym in self._symbols:
+            for sym, alt in zip(self._symbols, self._alts):
                 s = val
                 for d, dsym in self._leaf_dims.get(i, {}).items():
                     if dsym is sym:
-                        s = _narrow_to(s, d, sym.alt)
+                        s = _narrow_to(s, d, alt)
                 shadows.append(s)
             proxy = self._placeholder(name, val, shadows)
             self.user_nodes.append(proxy.node)
@@ -335,7 +341,7 @@ class _ExportTracer(Tracer):
                 if isinstance(err, UserError):
                     err.args = (err.args[0].replace(
                         "\nSuggested fixes", f"\n  ({node.format_node()} fails when "
-                        f"{sym.where} is {sym.alt}: {type(e).__name__}: {e})"
+                        f"{sym.where} is {self._alts[k]}: {type(e).__name__}: {e})"
                         "\nSuggested fixes", 1),)
                 raise err from None
         node.meta["shadows"] = shadows
@@ -356,7 +362,8 @@ class _ExportTracer(Tracer):
         v = node.meta["val"]
         out = []
         for sym, s in zip(self._symbols, node.meta.get("shadows", ())):
-            if not _is_tensor(s) or s.dim() != v.dim() or s.shape[d] != v.shape[d]:
+            if (not _is_tensor(s) or s.dim() != v.dim() or s.shape[d] != v.shape[d]) \
+                    and sym not in out:
                 out.append(sym)
         return out
 
