@@ -76,7 +76,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     kwargs = dict(kwargs or {})
     sig = inspect.signature(type(mod).forward)
     try:
-        bound = sig.bind(mod, *args, **kwargs)
+        sig.bind(mod, *args, **kwargs)
     except TypeError as e:
         raise UserError(f"export: the example inputs do not fit {type(mod).__name__}."
                         f"forward{sig}: {e}") from None
@@ -120,8 +120,12 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
         next(n for n in graph.nodes if n.op != "placeholder")
     const_specs = []
     n_lifted = 0
+    lifted_by_target = {}
     for node in list(graph.nodes):
-        if node.op == "get_attr":
+        if node.op == "get_attr" and node.target in lifted_by_target:
+            node.replace_all_uses_with(lifted_by_target[node.target])  # one input per tensor
+            graph.erase_node(node)
+        elif node.op == "get_attr":
             value = node.meta["val"]
             target = node.target
             if target in tracer.parked:  # a tensor made during forward: PyTorch's name
@@ -132,6 +136,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
             with graph.inserting_before(first_user):
                 ph = graph.placeholder(name)
             ph.meta = dict(node.meta)
+            lifted_by_target[node.target] = ph
             node.replace_all_uses_with(ph)
             graph.erase_node(node)
             const_specs.append(InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(ph.name),
