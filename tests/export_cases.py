@@ -132,6 +132,11 @@ def record(torch):
             "ranges": sorted([_bound(r.lower), _bound(r.upper)]
                              for r in ep.range_constraints.values()),
             "str_head": str(ep).split("\n")[:2],
+            # the placeholders' annotations, and the ranges; symbols renamed s# (ours
+            # count from s0, PyTorch's are hashed)
+            "str_def": re.sub(r"\bs\d+\b", "s#", next(
+                line.strip() for line in str(ep).split("\n") if "def forward(" in line)),
+            "str_ranges": re.sub(r"\bs\d+\b", "s#", str(ep).rstrip("\n").split("\n")[-1]),
             "str_signature": str(ep).split("Graph signature:")[1].split("Range")[0].strip(),
             "user_inputs": list(sig.user_inputs),
             "parameters": list(sig.parameters),

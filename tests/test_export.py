@@ -35,7 +35,7 @@ def recorded():
 def test_signature_matches_pytorch(recorded, name):
     got, want = recorded["programs"][name], GOLDEN["programs"][name]
     for key in ("inputs", "outputs", "placeholders", "state_dict", "constants", "ranges",
-                "user_inputs", "parameters", "buffers"):
+                "user_inputs", "parameters", "buffers", "str_def", "str_ranges"):
         assert json.loads(json.dumps(got[key])) == want[key], key
     assert got["str_head"] == [line.replace("torch.", "torchlike.") for line in want["str_head"]]
     got_in, got_out = got["str_signature"].split("# outputs")
@@ -171,6 +171,7 @@ def test_save_load_round_trip(name, tmp_path):
     torch.export.save(ep, str(path))
     ep2 = torch.export.load(str(path))
     assert str(ep2.graph) == str(ep.graph)
+    assert str(ep2) == str(ep)
     assert [str(s) for s in ep2.graph_signature.input_specs] == \
         [str(s) for s in ep.graph_signature.input_specs]
     assert list(ep2.state_dict) == list(ep.state_dict)
@@ -273,7 +274,9 @@ def test_run_decompositions_and_misc():
     assert ep.example_inputs[0][0] is args[0] and ep.example_inputs[1] == {}
     assert ep.graph is ep.graph_module.graph
     assert str(ep).startswith("ExportedProgram:\n    class GraphModule(torchlike.nn.Module):\n"
-                              "        def forward(self, p_fc_weight, p_fc_bias,")
+                              '        def forward(self, p_fc_weight: "f32[4, 3]", '
+                              'p_fc_bias: "f32[4]",')
+    assert str(ep2) == str(ep)
     with pytest.raises(ValueError, match="Expected `mod` to be an instance"):
         export(lambda x: x, args)
     # tracing does not change the module's state or its example inputs

@@ -18,7 +18,7 @@ from .errors import UserError, ConstraintViolationError, GuardOnDataDependentSym
 from .exported_program import ExportedProgram, ValueRanges, _InputGuard, _signature_outputs
 from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
                               OutputSpec, TensorArgument, ConstantArgument)
-from ._trace import trace_module, _Specialize, sym_size
+from ._trace import trace_module, _Specialize, sym_size, type_text
 from ._serialize import save, load
 
 __all__ = ["export", "save", "load", "sym_size", "Dim", "DimHint", "ExportedProgram",
@@ -173,6 +173,12 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
             input_specs.append(InputSpec(InputKind.USER_INPUT, ConstantArgument(pname, leaf),
                                          None))
     _drop_dead_size_arithmetic(graph)
+    keys = {sym: f"s{k}" for k, sym in enumerate(symbols)}
+    for node in graph.nodes:
+        if node.op != "output":
+            text = type_text(tracer, node, keys)
+            if text is not None:
+                node.meta["export_type"] = text  # str(ep) annotates with it
     for node in graph.nodes:
         for key in ("shadows", "dd", "syms"):
             node.meta.pop(key, None)

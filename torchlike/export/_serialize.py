@@ -164,7 +164,8 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
             target = _target_name(n.target)
         else:
             target = n.target
-        nodes.append([n.op, n.name, target, _enc(n.args), _enc(n.kwargs)])
+        nodes.append([n.op, n.name, target, _enc(n.args), _enc(n.kwargs),
+                      n.meta.get("export_type"), n.stack_trace])
     sig = ep.graph_signature
     data = {
         "format": _FORMAT, "version": _VERSION, "nodes": nodes,
@@ -199,7 +200,7 @@ def load(f, *, extra_files=None, expected_opset_version=None):
     graph = Graph()
     env = {}
     tensor_methods = set(n for n in dir(torchlike.Tensor) if not n.startswith("_"))
-    for op, name, target, args, kwargs in data["nodes"]:
+    for op, name, target, args, kwargs, type_text, stack_trace in data["nodes"]:
         if op == "call_function":
             target = _resolve_target(target)
         elif op == "call_method":
@@ -212,6 +213,10 @@ def load(f, *, extra_files=None, expected_opset_version=None):
             force_name(graph, node, name)
         if node.name != name:
             raise RuntimeError(f"torchlike.export.load: duplicate node name {name!r}")
+        if isinstance(type_text, str):
+            node.meta["export_type"] = type_text
+        if isinstance(stack_trace, str):
+            node.stack_trace = stack_trace
         env[name] = node
     graph.lint()
     params = set(data["parameters"])

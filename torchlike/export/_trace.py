@@ -501,3 +501,53 @@ def trace_module(root, flat_inputs, input_names, in_spec, leaf_dims, symbols):
                 delattr(root, qualname)
                 tracer.parked.add(qualname)
     return graph, tracer
+
+
+_DTYPE_ABBR = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+               "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
+               "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "b8",
+               "complex64": "c64", "complex128": "c128"}
+
+
+def _size_text(size, sym, key, shadow_sizes):
+    """A dynamic size as text: ``s0``, or a linear ``2*s0 + 1`` fitted to the
+    example and shadow sizes when one fits all of them exactly, else ``?``."""
+    points = [(sym.example, size)] + list(shadow_sizes)
+    (x0, y0), (x1, y1) = points[0], points[1]
+    if x1 == x0 or (y1 - y0) % (x1 - x0):
+        return "?"
+    a = (y1 - y0) // (x1 - x0)
+    b = y0 - a * x0
+    if any(a * x + b != y for x, y in points):
+        return "?"
+    term = key if a == 1 else f"{a}*{key}"
+    return term if b == 0 else f"{term} + {b}" if b > 0 else f"{term} - {-b}"
+
+
+def type_text(tracer, node, keys):
+    """PyTorch's annotation of a value in printed programs: ``f32[s0, 4]``,
+    ``Sym(s0)``; None for other values.  ``keys``: {Symbol: range key}."""
+    v = node.meta.get("val")
+    shadows = node.meta.get("shadows", ())
+    if _is_tensor(v):
+        dims = []
+        for d, n in enumerate(v.shape):
+            syms = tracer._dim_symbols(node, d)
+            if not syms:
+                dims.append(str(int(n)))
+            elif len(syms) == 1:
+                sizes = [(alt, int(s.shape[d])) for s, sym, alt in
+                         zip(shadows, tracer._symbols, tracer._alts) if sym is syms[0]]
+                dims.append(_size_text(int(n), syms[0], keys[syms[0]], sizes))
+            else:
+                dims.append("?")
+        dtype = _DTYPE_ABBR.get(str(v.dtype).rpartition(".")[2], str(v.dtype))
+        return f"{dtype}[{', '.join(dims)}]"
+    if isinstance(v, int) and not isinstance(v, bool) and not node.meta.get("dd"):
+        syms = [sym for sym, s in zip(tracer._symbols, shadows) if s != v]
+        if len(set(syms)) == 1:
+            sizes = [(alt, s) for s, sym, alt in zip(shadows, tracer._symbols, tracer._alts)
+                     if sym is syms[0]]
+            return f"Sym({_size_text(v, syms[0], keys[syms[0]], sizes)})"
+    return None
+

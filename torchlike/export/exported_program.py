@@ -208,12 +208,34 @@ class ExportedProgram:
 
     # ---- printing ----------------------------------------------------------------------
 
+    def _annotated_readable(self):
+        """print_readable's text with PyTorch's value annotations
+        (``x: "f32[s0, 3]"``) on the parameters and assignments."""
+        types = {n.name: n.meta["export_type"] for n in self.graph.nodes
+                 if "export_type" in n.meta}
+        lines = self._graph_module.print_readable(print_output=False).split("\n")
+        out = []
+        for line in lines:
+            stripped = line.lstrip()
+            indent = line[:len(line) - len(stripped)]
+            if stripped.startswith("def forward(self, ") and stripped.endswith("):"):
+                names = stripped[len("def forward(self, "):-2].split(", ")
+                params = [f'{n}: "{types[n]}"' if n in types else n for n in names]
+                line = f"{indent}def forward(self, {', '.join(params)}):"
+            else:
+                name, sep, rest = stripped.partition(" = ")
+                if sep and name.isidentifier() and name in types:
+                    line = f'{indent}{name}: "{types[name]}" = {rest}'
+            out.append(line)
+        return "\n".join(out)
+
     def __str__(self):
-        readable = self._graph_module.print_readable(print_output=False)
+        readable = self._annotated_readable()
         body = "\n".join("    " + line if line else line for line in readable.split("\n"))
-        sig = "\n".join("    " + line for line in str(self._graph_signature).split("\n"))
+        sig_lines = str(self._graph_signature).split("\n")[1:]  # from "# inputs"
+        sig = "\n".join("    " + line for line in sig_lines)
         ranges = ", ".join(f"{k}: {r!r}" for k, r in self._range_constraints.items())
-        return (f"ExportedProgram:\n{body}\nGraph signature:{sig}\n"
+        return (f"ExportedProgram:\n{body}\nGraph signature:\n{sig}\n"
                 f"Range constraints: {{{ranges}}}\n")
 
     def __repr__(self):
