@@ -222,12 +222,13 @@ def test_hostile_files_do_not_run_code():
     torch.save(data, b2)
     with pytest.raises(RuntimeError, match="refusing call target 'os.system'"):
         torch.export.load(io.BytesIO(b2.getvalue()))
-    data = torch.load(io.BytesIO(blob), weights_only=True)
-    data["nodes"][-2][:3] = ["call_method", data["nodes"][-2][1], "__class__"]
-    b3 = io.BytesIO()
-    torch.save(data, b3)
-    with pytest.raises(RuntimeError, match="refusing method '__class__'"):
-        torch.export.load(io.BytesIO(b3.getvalue()))
+    for method in ("__class__", "tofile", "apply_", "register_hook"):
+        data = torch.load(io.BytesIO(blob), weights_only=True)
+        data["nodes"][-2][:3] = ["call_method", data["nodes"][-2][1], method]
+        b3 = io.BytesIO()
+        torch.save(data, b3)
+        with pytest.raises(RuntimeError, match=f"refusing method '{method}'"):
+            torch.export.load(io.BytesIO(b3.getvalue()))
 
 
 def test_dynamic_dim_not_specialised():
@@ -349,3 +350,51 @@ def test_sizes_derived_from_a_dynamic_dim_stay_symbolic():
     for n in (2, 6, 9):
         x = torch.randn(n, 3)
         np.testing.assert_allclose(_np(ep.module()(x)), _np(Half()(x)))
+
+
+@pytest.mark.parametrize("target", ["operator.call", "torchlike.save", "torchlike.load",
+                                    "torchlike.from_file", "torchlike.manual_seed",
+                                    "builtins.eval", "math.__loader__"])
+def test_load_refuses_targets_that_are_no_ops(target):
+    m, args, _, _ = export_cases.models(torch)["dynamic"]
+    buf = io.BytesIO()
+    torch.export.save(export(m, args), buf)
+    data = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    next(n for n in data["nodes"] if n[0] == "call_function")[2] = target
+    out = io.BytesIO()
+    torch.save(data, out)
+    with pytest.raises(RuntimeError, match="refusing call target|unknown call target"):
+        torch.export.load(io.BytesIO(out.getvalue()))
+
+
+def test_load_refuses_private_getattr():
+    class Attr(torch.nn.Module):
+        def forward(self, x):
+            return x.T + 1
+    ep = export(Attr(), (torch.randn(2, 2),))
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    data = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    node = next(n for n in data["nodes"] if n[2] == "builtins.getattr")
+    assert torch.export.load(io.BytesIO(buf.getvalue())) is not None
+    node[3]["tuple"][1] = "__class__"
+    out = io.BytesIO()
+    torch.save(data, out)
+    with pytest.raises(RuntimeError, match="refusing getattr"):
+        torch.export.load(io.BytesIO(out.getvalue()))
+
+
+def test_load_refuses_malformed_programs():
+    m, args, _, _ = export_cases.models(torch)["dynamic"]
+    buf = io.BytesIO()
+    torch.export.save(export(m, args), buf)
+    data = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    data["nodes"][-1][3] = {"tuple": [{"node": "no_such_node"}]}
+    out = io.BytesIO()
+    torch.save(data, out)
+    with pytest.raises(RuntimeError, match="malformed program"):
+        torch.export.load(io.BytesIO(out.getvalue()))
+    out = io.BytesIO()
+    torch.save({"format": "something else"}, out)
+    with pytest.raises(RuntimeError, match="not a saved ExportedProgram"):
+        torch.export.load(io.BytesIO(out.getvalue()))

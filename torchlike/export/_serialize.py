@@ -22,15 +22,37 @@ _FORMAT = "torchlike.export"
 _VERSION = 1
 
 
+# operator's functions a graph may call: arithmetic, comparisons, indexing
+# (not operator.call, methodcaller, attrgetter ..., which would call anything)
+_OPERATOR_NAMES = frozenset("""
+    add sub mul truediv floordiv mod pow matmul neg pos abs invert and_ or_ xor lshift
+    rshift eq ne lt le gt ge getitem setitem not_ truth index
+""".split())
+
+
 def _namespaces():
     import torchlike.nn.functional as F
     from ._trace import sym_size
     import builtins
     return {"torchlike": torchlike, "torchlike.nn.functional": F,
             "torchlike.linalg": torchlike.linalg, "torchlike.fft": torchlike.fft,
-            "torchlike.special": torchlike.special, "operator": operator,
+            "torchlike.special": torchlike.special,
+            "operator": {n: getattr(operator, n) for n in _OPERATOR_NAMES},
             "builtins": {"getattr": builtins.getattr, "len": builtins.len},
-            "math": math, "torchlike.export": {"sym_size": sym_size}}
+            "math": {n: v for n, v in vars(math).items()
+                     if not n.startswith("_") and callable(v)},
+            "torchlike.export": {"sym_size": sym_size}}
+
+
+def _allowed_name(module, attr):
+    """Public ops only: torchlike's configuration, file and seeding functions
+    (save, load, from_file, manual_seed ...) are not ops and are refused."""
+    from torchlike.overrides import _not_op
+    if attr.startswith("_"):
+        return False
+    if module.startswith("torchlike") and module != "torchlike.export":
+        return not _not_op(attr, module) and "file" not in attr
+    return True
 
 
 def _target_name(target):
@@ -51,12 +73,33 @@ def _target_name(target):
 def _resolve_target(name):
     module, _, attr = name.rpartition(".")
     ns = _namespaces().get(module)
-    if ns is None or attr.startswith("_") and module != "torchlike.export":
+    if ns is None or not _allowed_name(module, attr):
         raise RuntimeError(f"torchlike.export.load: refusing call target {name!r}")
     value = ns.get(attr) if isinstance(ns, dict) else getattr(ns, attr, None)
     if value is None or not callable(value) or isinstance(value, type):
         raise RuntimeError(f"torchlike.export.load: unknown call target {name!r}")
     return value
+
+
+# Tensor methods that write files, run callables or touch autograd hooks:
+# never a step of an exported computation
+_REFUSED_METHODS = frozenset("""
+    tofile dump dumps apply_ map_ map2_ register_hook register_post_accumulate_grad_hook
+    backward module_load share_memory_ retain_grad
+""".split())
+
+
+def _allowed_method(name):
+    from torchlike.overrides import _not_op
+    return not name.startswith("_") and name not in _REFUSED_METHODS and \
+        not _not_op(name, "torchlike.Tensor")
+
+
+def _public_attr(args):
+    """Is an encoded ``(obj, name)`` argument tuple's name a public string?"""
+    items = args.get("tuple")
+    return isinstance(items, list) and len(items) == 2 and isinstance(items[1], str) \
+        and not items[1].startswith("_")
 
 
 # ---- arguments -------------------------------------------------------------------------
@@ -189,20 +232,31 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
 
 def load(f, *, extra_files=None, expected_opset_version=None):
     """Read an ExportedProgram written by ``save`` (never runs code from the file)."""
-    from .exported_program import ExportedProgram, ValueRanges, _InputGuard
-    from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
-                                  OutputSpec, TensorArgument, ConstantArgument)
     data = torchlike.load(f, weights_only=True)
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         raise RuntimeError("torchlike.export.load: not a saved ExportedProgram")
     if data.get("version") != _VERSION:
         raise RuntimeError(f"torchlike.export.load: unsupported version {data.get('version')}")
+    try:
+        return _program_from_data(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise RuntimeError(f"torchlike.export.load: malformed program "
+                           f"({type(e).__name__}: {e})") from None
+
+
+def _program_from_data(data):
+    from .exported_program import ExportedProgram, ValueRanges, _InputGuard
+    from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
+                                  OutputSpec, TensorArgument, ConstantArgument)
     graph = Graph()
     env = {}
-    tensor_methods = set(n for n in dir(torchlike.Tensor) if not n.startswith("_"))
+    tensor_methods = set(n for n in dir(torchlike.Tensor) if _allowed_method(n))
     for op, name, target, args, kwargs, type_text, stack_trace in data["nodes"]:
         if op == "call_function":
             target = _resolve_target(target)
+            if target is getattr and not (isinstance(args, dict) and _public_attr(args)):
+                raise RuntimeError("torchlike.export.load: refusing getattr of a private "
+                                   "or computed attribute name")
         elif op == "call_method":
             if target not in tensor_methods:
                 raise RuntimeError(f"torchlike.export.load: refusing method {target!r}")
