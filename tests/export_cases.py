@@ -197,5 +197,6 @@ def record(torch):
         m, (x,), dynamic_shapes={"x": {0: Dim("b", min=5)}}))
     errors["dim_inconsistent"] = _error(lambda: Dim("q", min=5, max=2))
     errors["shape_branch_static"] = _error(lambda: torch.export.export(ShapeBranch(), (x,)))
-    out["dim_repr"] = [repr(Dim("d")), repr(Dim("e", min=3, max=9))]
+    out["dim_repr"] = [repr(Dim("d")), repr(Dim("e", min=3, max=9))] + \
+        [repr(d) for d in torch.export.dims("h", "w", min=2, max=8)]
     return out

@@ -13,7 +13,7 @@ import torchlike
 from torchlike.fx import GraphModule
 from torchlike.utils import _pytree as pytree
 
-from .dynamic_shapes import Dim, DimHint, _resolve
+from .dynamic_shapes import Dim, DimHint, dims, _resolve
 from .errors import UserError, ConstraintViolationError, GuardOnDataDependentSymNode
 from .exported_program import ExportedProgram, ValueRanges, _InputGuard, _signature_outputs
 from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, OutputKind,
@@ -21,7 +21,7 @@ from .graph_signature import (ExportGraphSignature, InputKind, InputSpec, Output
 from ._trace import trace_module, _Specialize, sym_size, type_text
 from ._serialize import save, load
 
-__all__ = ["export", "save", "load", "sym_size", "Dim", "DimHint", "ExportedProgram",
+__all__ = ["export", "save", "load", "sym_size", "Dim", "DimHint", "dims", "ExportedProgram",
            "ExportGraphSignature", "InputKind", "InputSpec", "OutputKind", "OutputSpec",
            "TensorArgument", "ConstantArgument", "UserError", "ConstraintViolationError",
            "GuardOnDataDependentSymNode"]

@@ -11,7 +11,7 @@ from torchlike.utils import _pytree as pytree
 
 from .errors import UserError, ConstraintViolationError
 
-__all__ = ["Dim", "DimHint"]
+__all__ = ["Dim", "DimHint", "dims"]
 
 
 class DimHint:
@@ -41,9 +41,19 @@ class Dim:
         self.max = hi
 
     def __repr__(self):
-        if self.max == math.inf:
-            return f"Dim({self.__name__!r}, min={self.min})"
-        return f"Dim({self.__name__!r}, min={self.min}, max={self.max})"
+        # as PyTorch's: a min of 2 (its default lower bound for dynamic sizes)
+        # and an infinite max are left out
+        parts = [repr(self.__name__)]
+        if self.min != 2:
+            parts.append(f"min={self.min}")
+        if self.max != math.inf:
+            parts.append(f"max={self.max}")
+        return f"Dim({', '.join(parts)})"
+
+
+def dims(*names, min=None, max=None):  # noqa: A002 - PyTorch's names
+    """One Dim per name, all with the same range."""
+    return tuple(Dim(name, min=min, max=max) for name in names)
 
 
 def _bad_keys(arg_names, got):
