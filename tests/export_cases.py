@@ -147,6 +147,8 @@ def record(torch):
     ep = torch.export.export(m, args)
     mod = ep.module()
     errors["call_program"] = _error(lambda: ep(*args))
+    errors["module_train"] = _error(lambda: mod.train())
+    errors["module_eval"] = _error(lambda: mod.eval())
     errors["too_few"] = _error(lambda: mod(args[0]))
     errors["too_many"] = _error(lambda: mod(*args, args[0]))
     errors["static_dim"] = _error(lambda: mod(torch.randn(3, 3), torch.randn(3, 4)))

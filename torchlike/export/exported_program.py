@@ -204,6 +204,10 @@ class ExportedProgram:
         graph.set_codegen(_PyTreeCodeGen(_PyTreeInfo(names, structure, self._out_spec)))
         gm = GraphModule(root, graph, "GraphModule")
         gm.register_forward_pre_hook(_make_input_check(self), with_kwargs=True)
+        # the graph is specialised to one mode (dropout, BatchNorm): as in
+        # PyTorch, switching modes is refused (each instance has its own class)
+        type(gm).train = _refuse_mode_switch("train")
+        type(gm).eval = _refuse_mode_switch("eval")
         return gm
 
     # ---- printing ----------------------------------------------------------------------
@@ -240,6 +244,13 @@ class ExportedProgram:
 
     def __repr__(self):
         return str(self)
+
+
+def _refuse_mode_switch(name):
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(f"Calling {name}() is not supported yet.")
+    refuse.__name__ = name
+    return refuse
 
 
 def _fetch(mod, target):
