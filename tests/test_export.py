@@ -398,3 +398,22 @@ def test_load_refuses_malformed_programs():
     torch.save({"format": "something else"}, out)
     with pytest.raises(RuntimeError, match="not a saved ExportedProgram"):
         torch.export.load(io.BytesIO(out.getvalue()))
+
+
+def test_metadata_reads_see_eager_values():
+    class Meta(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2)
+
+        def forward(self, x):
+            h = self.lin(x)
+            flags = (h.requires_grad, x.requires_grad, self.lin.weight.requires_grad)
+            assert x.type() == "torchlike.FloatTensor", x.type()
+            return h.type(torch.float64) * (2 if flags == (True, False, True) else 3)
+    m = Meta()
+    x = torch.randn(3, 2)
+    ep = export(m, (x,))
+    got = ep.module()(x)
+    assert got.dtype == torch.float64
+    np.testing.assert_allclose(_np(got), _np(m(x)))

@@ -180,7 +180,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
             if text is not None:
                 node.meta["export_type"] = text  # str(ep) annotates with it
     for node in graph.nodes:
-        for key in ("shadows", "dd", "syms"):
+        for key in ("shadows", "dd", "syms", "requires_grad"):
             node.meta.pop(key, None)
     graph.lint()
     signature = ExportGraphSignature(input_specs, _signature_outputs(out_node))

@@ -56,10 +56,9 @@ sym_size.__module__ = "torchlike.export"  # generated code names it there
 # metadata read from a traced tensor without recording anything
 _META_ATTRS = frozenset(["dtype", "device", "ndim", "is_cuda", "layout", "is_sparse",
                          "is_quantized", "is_meta", "is_nested", "is_mps", "is_cpu",
-                         "requires_grad", "itemsize"])
+                         "itemsize"])
 _META_METHODS = frozenset(["dim", "ndimension", "is_floating_point", "is_complex",
-                           "is_contiguous", "element_size", "get_device", "is_signed",
-                           "type"])
+                           "is_contiguous", "element_size", "get_device", "is_signed"])
 
 
 class _Specialize(Exception):
@@ -132,6 +131,10 @@ class _ValueProxy(Proxy):
                 return self.tracer._shape(self)
             if k in _META_ATTRS:
                 return getattr(v, k)
+            if k == "requires_grad":  # traced under no_grad: what eager would say
+                return self.node.meta.get("requires_grad", False)
+            if k == "type":  # x.type() is metadata, x.type(dtype) a conversion
+                return functools.partial(_type_method, self)
             if k in _META_METHODS:
                 return getattr(v, k)
             if k == "size":
@@ -171,6 +174,12 @@ class _ValueProxy(Proxy):
         if isinstance(v, (tuple, list)):
             return iter([self[i] for i in range(len(v))])
         return super().__iter__()
+
+
+def _type_method(proxy, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None and not kwargs:
+        return proxy.node.meta["val"].type()
+    return Attribute(proxy, "type")(dtype, non_blocking, **kwargs)
 
 
 def _is_tensor(v):
@@ -265,6 +274,7 @@ class _ExportTracer(Tracer):
             # running statistics in train mode) on the copy, not the module
             val = t.detach() if kind == "PARAMETER" else t.detach().clone()
             proxy = self._placeholder(name, val, [val] * n_shadow)
+            proxy.node.meta["requires_grad"] = t.requires_grad
             self.lifted.append((kind, proxy.node.name, target, target in persistent))
             self._state[id(t)] = proxy
         leaves = []
@@ -284,6 +294,7 @@ class _ExportTracer(Tracer):
                         s = _narrow_to(s, d, alt)
                 shadows.append(s)
             proxy = self._placeholder(name, val, shadows)
+            proxy.node.meta["requires_grad"] = v.requires_grad
             self.user_nodes.append(proxy.node)
             leaves.append(proxy)
         args, kwargs = pytree.tree_unflatten(leaves, self._in_spec)
@@ -322,6 +333,11 @@ class _ExportTracer(Tracer):
         if kind not in ("call_function", "call_method"):
             raise NotImplementedError(f"torchlike.export: cannot run a {kind} node")
         node.meta["val"] = self._run(node, lambda n: n.meta["val"])
+        if _is_tensor(node.meta["val"]):
+            # as autograd would set it: floating results of inputs needing grad
+            node.meta["requires_grad"] = any(
+                n.meta.get("requires_grad") for n in node.all_input_nodes) and (
+                node.meta["val"].is_floating_point() or node.meta["val"].is_complex())
         node.meta["dd"] = any(n.meta.get("dd") for n in node.all_input_nodes) or (
             not _is_tensor(node.meta["val"]) and target is not sym_size and
             any(_is_tensor(n.meta["val"]) for n in node.all_input_nodes) and
