@@ -130,3 +130,4 @@ overrides._install()
 
 # torch.fx: symbolic tracing (pure Python over the namespaces above)
 from . import fx  # noqa: E402,F401
+from . import export  # noqa: E402,F401  (torch.export: docs/export.md)
