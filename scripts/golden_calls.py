@@ -35,3 +35,21 @@ def record(calls, make_env, describe, name, messages=False):
         json.dump({"torch": torch.__version__, "calls": out}, f, indent=0)
         f.write("\n")
     print(f"wrote {len(out)} calls to {path}")
+
+
+def record_cases(cases, name):
+    """Write what tests/<cases>.py's record(torch) returns (a dict) under
+    PyTorch, seeded, to tests/golden/<name>.json, with PyTorch's version."""
+    import importlib
+    import sys
+    import torch
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tests"))
+    torch.manual_seed(0)
+    data = importlib.import_module(cases).record(torch)
+    data["torch_version"] = torch.__version__
+    path = os.path.join(root, "tests", "golden", name + ".json")
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print("wrote", os.path.normpath(path))

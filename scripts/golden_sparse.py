@@ -4,7 +4,7 @@ value tensors, coalesced flag and repr of a sparse result, the values of a
 dense one, or the exception type and first line.  tests/test_sparse_golden.py
 evaluates the same expressions with torchlike.
 
-    /work/oracle/bin/python scripts/golden_sparse.py   (PyTorch 2.x)"""
+    python scripts/golden_sparse.py   (an interpreter with PyTorch 2.x)"""
 import json
 import os
 import warnings

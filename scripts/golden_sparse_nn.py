@@ -5,7 +5,7 @@ tests/golden/serialization/sparse.pt:
 Embedding/EmbeddingBag(sparse=True) gradients (indices, values, coalesced),
 SGD / Adagrad / SparseAdam trajectories on them, clip_grad_norm_.
 
-    /work/oracle/bin/python scripts/golden_sparse_nn.py"""
+    python scripts/golden_sparse_nn.py   (an interpreter with PyTorch)"""
 import json
 import os
 import warnings
