@@ -53,11 +53,13 @@ bool tl_conv_line_plan(tl_conv_line *p, const tl_nn_conv_geom *g, bool transpose
     p->pl = g->padding[0];
   }
   /* Worth it where the GEMM has few rows or a short inner dimension: there
-   * its packing and the columns' copies cost more than the products (the
-   * (8, 16, 4096) x (32, 16, 5) case, Ci*K = 80 and Co = 32, is still the
-   * GEMM's; the bounds are measured, see docs/nn.md). */
-  if (p->Lo <= 0 || p->Ci <= 0 || p->Co <= 0 || p->K <= 0 ||
-      !(p->Co <= 8 || p->Ci * p->K <= 16))
+   * its packing and the columns' copies cost more than the products.  Bounds
+   * measured at 1 thread (docs/nn.md): (8, 16, 4096) x (32, 16, 5) stays
+   * the GEMM's (Co 32: 2.1 ms against 2.5 ms float32), (16, 8, 3) and
+   * (16, 4, 9) kernels run faster here, the weight gradient of Co 16 slower. */
+  int64_t CK = p->Ci * p->K;
+  bool few = p->Co <= 8 || CK <= 16 || (!weight_grad && p->Co <= 16 && CK <= 64);
+  if (p->Lo <= 0 || p->Ci <= 0 || p->Co <= 0 || p->K <= 0 || !few)
     return false;
   int64_t lanes = VBYTES / (f64 ? 8 : 4);
   p->Lr = round_up(p->Lo, lanes * BLOCK_VECS);
