@@ -126,3 +126,22 @@ def test_convolve_gradient_by_finite_differences():
     for mode in ("full", "same", "valid"):
         assert gradcheck(lambda a, v: np.convolve(a, v, mode), (a, v))
         assert gradcheck(lambda a, v: np.correlate(a, v, mode), (a, v))
+
+
+@pytest.mark.parametrize("batch", [1, 6])
+def test_threads_agree_with_the_reference(batch):
+    """One long line splits its blocks across threads; a batch its samples."""
+    xn, wn, bn = rand((batch, 2, 3001), 18), rand((3, 2, 9), 19), rand((3,), 20)
+    before = T.get_num_threads()
+    T.set_num_threads(2)
+    try:
+        x = T.tensor(xn, requires_grad=True)
+        w = T.tensor(wn, requires_grad=True)
+        y = F.conv1d(x, w, T.tensor(bn), 1, 4)
+        gn = rand(tuple(y.shape), 21)
+        y.backward(T.tensor(gn))
+    finally:
+        T.set_num_threads(before)
+    close(y, np_conv(xn, wn, bn, 1, 4, 1, 1), T.float64)
+    close(w.grad, np_conv_weight_grad(xn, gn, (9,), 1, 4, 1, 1), T.float64)
+    close(x.grad, np_conv_transpose(gn, wn, None, 1, 4, 0, 1, 1), T.float64)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_simd_clones.h"
 #include "nn/conv/conv_line.h"
 
@@ -179,14 +180,15 @@ static void fill_lines(const tl_conv_line *p, const char *x, char *xp, int64_t r
     VSTORE(VU, y + 3 * n, a3);                                                                  \
   }                                                                                              \
                                                                                                  \
+  /* blocks [b0, b1) of positions of every output channel */                                   \
   TL_SIMD_CLONES static void sample_##SUF(const tl_conv_line *p, const T *xp, const T *bias,   \
-                                          T *y)                                                  \
+                                          T *y, int64_t b0, int64_t b1)                          \
   {                                                                                              \
     enum { N = sizeof(V) / sizeof(T), B = N * BLOCK_VECS };                                      \
     T tail[4 * B]; /* a last, partial block's rows before they go to y */                       \
     const T *wk = p->wk;                                                                         \
     int64_t Ci = p->Ci, Co = p->Co, K = p->K, Lp = p->Lp, Lo = p->Lo;                            \
-    for (int64_t t0 = 0; t0 < Lo; t0 += B) {                                                     \
+    for (int64_t t0 = b0 * B; t0 < Lo && t0 < b1 * B; t0 += B) {                                 \
       int64_t n = Lo - t0 < B ? Lo - t0 : B;                                                     \
       for (int64_t gi = 0; gi < p->G; gi++) {                                                    \
         const T *xg = xp + gi * Ci * Lp + t0, *wg = wk + gi * Co * Ci * K;                       \
@@ -264,14 +266,33 @@ typedef double vf64u __attribute__((vector_size(VBYTES), aligned(8), may_alias))
 LINE_KERNELS(float, vf32, vf32u, f32)
 LINE_KERNELS(double, vf64, vf64u, f64)
 
+typedef struct {
+  const tl_conv_line *p;
+  const void *xp, *bias;
+  void *y;
+} sample_job;
+
+static void sample_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const sample_job *j = ctx;
+  if (j->p->f64)
+    sample_f64(j->p, j->xp, j->bias, j->y, begin, end);
+  else
+    sample_f32(j->p, j->xp, j->bias, j->y, begin, end);
+}
+
+/* A sample's blocks are split across the thread pool (one long line with
+ * threads to spare); inside a job that already splits the batch the call
+ * runs inline. */
 void tl_conv_line_sample(const tl_conv_line *p, const void *x, const void *bias, void *y,
                          void *scratch)
 {
   fill_lines(p, x, scratch, p->G * p->Ci, p->f64 ? 8 : 4);
-  if (p->f64)
-    sample_f64(p, scratch, bias, y);
-  else
-    sample_f32(p, scratch, bias, y);
+  int64_t block = VBYTES / (p->f64 ? 8 : 4) * BLOCK_VECS, blocks = p->Lr / block;
+  int64_t work = block * p->G * p->Co * p->Ci * p->K; /* multiply-adds per block */
+  sample_job j = {.p = p, .xp = scratch, .bias = bias, .y = y};
+  tl_parallel_for(blocks, work >= (1 << 16) ? 1 : (1 << 16) / work, sample_range, &j);
 }
 
 void tl_conv_line_weight_sample(const tl_conv_line *p, const void *x, const void *gy, void *dw,
