@@ -17,6 +17,9 @@ Rows (forward + backward unless said otherwise):
     (16*128, 512), cross_entropy of (256, 1000) logits, multi_margin_loss of
     (256, 100) scores, ctc_loss of (T 50, N 16, C 20) log-probabilities with
     targets of 10 labels and of (T 200, N 32, C 40) with targets of 50.
+  * conv1d of one channel, (1, 1, 100049) * (1, 1, 50), f32/f64 forward and
+    f64 forward + backward, and (8, 16, 4096) * (32, 16, 5) f32 (the GEMM
+    path); np.convolve 100k x 50 float64 against NumPy.
   * grid_sample (bilinear zeros; bicubic reflection) and its gradients to
     input and grid, local_response_norm (size 5) at AlexNet-like shapes.
 

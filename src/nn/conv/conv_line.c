@@ -109,7 +109,8 @@ static void fill_lines(const tl_conv_line *p, const char *x, char *xp, int64_t r
   for (int64_t r = 0; r < rows; r++) {
     char *dst = xp + (size_t)(r * p->Lp) * es;
     memset(dst, 0, (size_t)lo * es);
-    memcpy(dst + (size_t)lo * es, x + (size_t)(r * p->L + s0) * es, (size_t)n * es);
+    if (n > 0) /* (a negative pl may skip past the whole line) */
+      memcpy(dst + (size_t)lo * es, x + (size_t)(r * p->L + s0) * es, (size_t)n * es);
     memset(dst + (size_t)(lo + n) * es, 0, (size_t)(p->Lp - lo - n) * es);
   }
 }
