@@ -17,6 +17,9 @@ Rows (forward + backward unless said otherwise):
     (16*128, 512), cross_entropy of (256, 1000) logits, multi_margin_loss of
     (256, 100) scores, ctc_loss of (T 50, N 16, C 20) log-probabilities with
     targets of 10 labels and of (T 200, N 32, C 40) with targets of 50.
+  * conv1d of one channel, (1, 1, 100049) * (1, 1, 50), f32/f64 forward and
+    f64 forward + backward, and (8, 16, 4096) * (32, 16, 5) f32 (the GEMM
+    path); np.convolve 100k x 50 float64 against NumPy.
   * grid_sample (bilinear zeros; bicubic reflection) and its gradients to
     input and grid, local_response_norm (size 5) at AlexNet-like shapes.
 
@@ -74,6 +77,7 @@ def cases():
     if torch is None:
         return
     yield from kernel_cases()
+    yield from conv1d_cases()
     torch.set_num_threads(torchlike.get_num_threads())
     rng = np.random.default_rng(0)
 
@@ -291,6 +295,41 @@ def kernel_cases():
     yield "nn dropout p0.1 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
     fn_tl, fn_pt = _embedding_case(50000, 512, (32, 128))
     yield "nn embedding 50000x512 idx 32x128 fwd+bwd", fn_tl, fn_pt, "torch"
+
+
+def conv1d_cases():
+    """1-d convolution with few channels (src/nn/conv/conv_line.c) and one
+    with many (the columns + GEMM path), and np.convolve against NumPy."""
+    rng = np.random.default_rng(0)
+    a, v = rng.standard_normal(100000), rng.standard_normal(50)
+    a_tl, v_tl = torchlike.from_numpy(a), torchlike.from_numpy(v)
+    yield ("nn np.convolve 100k x 50 f64", lambda: np.convolve(a_tl, v_tl),
+           lambda: np.convolve(a, v), "numpy")
+    if torch is None:
+        return
+    torch.set_num_threads(torchlike.get_num_threads())
+    for dt in (np.float32, np.float64):
+        x, w = rng.standard_normal((1, 1, 100049)), rng.standard_normal((1, 1, 50))
+        x_tl, w_tl = torchlike.from_numpy(x.astype(dt)), torchlike.from_numpy(w.astype(dt))
+        x_pt, w_pt = torch.from_numpy(x.astype(dt)), torch.from_numpy(w.astype(dt))
+        name = "f32" if dt == np.float32 else "f64"
+        yield (f"nn conv1d 1x1x100049 k50 {name} fwd",
+               lambda x=x_tl, w=w_tl: torchlike.nn.functional.conv1d(x, w),
+               lambda x=x_pt, w=w_pt: torch.nn.functional.conv1d(x, w), "torch")
+    shapes = [((1, 1, 100049), (1, 1, 50), np.float64), ((8, 16, 4096), (32, 16, 5), np.float32)]
+    for xs, ws, dt in shapes:
+        fn_tl, fn_pt = _fn_case(lambda lib, x, w: lib.nn.functional.conv1d(x, w),
+                                lambda xs=xs, ws=ws, dt=dt: [rng.standard_normal(xs).astype(dt),
+                                                             rng.standard_normal(ws).astype(dt)])
+        name = "x".join(map(str, xs)) + " * " + "x".join(map(str, ws))
+        yield f"nn conv1d {name} {np.dtype(dt).name} fwd+bwd", fn_tl, fn_pt, "torch"
+    x = rng.standard_normal((8, 16, 4096)).astype(np.float32)
+    w = rng.standard_normal((32, 16, 5)).astype(np.float32)
+    x_tl, w_tl, x_pt, w_pt = (torchlike.from_numpy(x), torchlike.from_numpy(w),
+                              torch.from_numpy(x), torch.from_numpy(w))
+    yield ("nn conv1d 8x16x4096 * 32x16x5 float32 fwd",
+           lambda: torchlike.nn.functional.conv1d(x_tl, w_tl),
+           lambda: torch.nn.functional.conv1d(x_pt, w_pt), "torch")
 
 
 def _sdpa_case(rng, seq):

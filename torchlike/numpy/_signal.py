@@ -41,9 +41,10 @@ def _full_correlation(a, v):
     import torchlike.nn.functional as F
     m = v.shape[0]
     # conv1d is a cross-correlation: y[k] = sum_n x[n + k] w[n]
-    # x: (1, 1, N + 2(M - 1)), w: (1, 1, M) -> y: (1, 1, N + M - 1)
-    padded = F.pad(a.reshape(1, 1, -1), (m - 1, m - 1))
-    return F.conv1d(padded, v.reshape(1, 1, -1)).reshape(-1)
+    # x: (1, 1, N) padded by M - 1 zeros each side, w: (1, 1, M) -> y: (1, 1, N + M - 1);
+    # the padding is conv1d's own (no padded copy, and the one-channel line
+    # takes the direct path of src/nn/conv/conv_line.c)
+    return F.conv1d(a.reshape(1, 1, -1), v.reshape(1, 1, -1), padding=m - 1).reshape(-1)
 
 
 def _mode_slice(full, n, m, mode):

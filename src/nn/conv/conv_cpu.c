@@ -8,7 +8,9 @@
  * cache for the GEMM that reads them).  A 1x1 kernel with stride 1 and no
  * padding needs no columns: B[n] is its own.  2-d stride-1 float32 work on
  * an AVX-512 CPU takes the direct path instead (conv_direct.h: no columns,
- * no GEMM) when run_direct finds it fits.
+ * no GEMM) when run_direct finds it fits; 1-d stride-1 work with few
+ * channels (float32 or float64) takes conv_line.h's path, where the GEMM
+ * would have few rows and the columns would cost more than it.
  *
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
@@ -22,6 +24,7 @@
 #include "ndcore/linalg/tl_blas.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "nn/conv/conv_direct.h"
+#include "nn/conv/conv_line.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/tl_nn_work.h"
 
@@ -413,6 +416,7 @@ struct conv_job {
   void (*slot_end)(const conv_job *j, void *cols, void *acc); /* after a slot's last sample */
   tl_conv_direct *direct; /* the direct path's plan (conv_direct.h), or NULL */
   bool direct_weight;     /* ... for the weight gradient */
+  tl_conv_line *line;     /* the 1-d few-channel path's plan (conv_line.h), or NULL */
   bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
   int64_t per;  /* work units per sample: its chunks when split, else 1 */
   int64_t slots, cols_numel, acc_numel;
@@ -462,7 +466,8 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   int64_t t = tl_parallel_get_threads(), chunks = (j->d.lines + j->d.chunk - 1) / j->d.chunk;
   j->per = j->splits && j->d.N < 2 * t && chunks > 1 ? chunks : 1;
   j->slots = slots_for(j->d.N * j->per);
-  j->cols_numel = j->direct ? (j->direct_weight ? j->direct->weight_scratch_numel
+  j->cols_numel = j->line ? j->line->scratch_numel
+                 : j->direct ? (j->direct_weight ? j->direct->weight_scratch_numel
                                                  : j->direct->scratch_numel)
                  : j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
@@ -476,7 +481,8 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   j->bias = bias ? tl_tensor_data(w->in[2]) : NULL;
   j->out = tl_tensor_data(w->out);
   j->scratch = w->scratch.storage ? tl_tensor_data(&w->scratch) : NULL;
-  if (j->direct && !tl_conv_direct_pack(j->direct, j->direct_weight ? NULL : j->b))
+  if ((j->direct && !tl_conv_direct_pack(j->direct, j->direct_weight ? NULL : j->b)) ||
+      (j->line && !tl_conv_line_pack(j->line, j->direct_weight ? NULL : j->b)))
     return work_end(w, tl_error_set(TL_ERR_MEMORY, "convolution: out of memory"));
   for (int64_t s = 0; s < j->slots && j->direct; s++)
     tl_conv_direct_scratch_init(slot_cols(j, s), j->cols_numel);
@@ -627,6 +633,49 @@ static void direct_weight_end(const conv_job *j, void *scratch, void *acc)
   tl_conv_direct_weight_flush(j->direct, scratch, acc);
 }
 
+/* Y[n] from X[n] by the 1-d few-channel path;  a = X, b = W, out = Y */
+static void line_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                        void *acc)
+{
+  (void)qb, (void)qe, (void)acc;
+  const tl_conv_line *p = j->line;
+  tl_conv_line_sample(p, at(j->w, j->a, n * p->G * p->Ci * p->L), j->bias,
+                      at(j->w, j->out, n * p->G * p->Co * p->Lo), scratch);
+}
+
+/* acc += S[n] correlated with B[n] by the 1-d path;  a = S, b = B */
+static void line_weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe,
+                               void *scratch, void *acc)
+{
+  (void)qb, (void)qe;
+  const tl_conv_line *p = j->line;
+  tl_conv_line_weight_sample(p, at(j->w, j->b, n * p->G * p->Ci * p->L),
+                             at(j->w, j->a, n * p->G * p->Co * p->Lo), acc, scratch);
+}
+
+/* The 1-d few-channel path when it takes the geometry; arguments as
+ * run_direct's.  A sample runs on one thread. */
+static tl_status run_line(conv_job *j, bool transposed, bool weight_grad, int64_t cin,
+                          int64_t cout, const tl_tensor *a, const tl_tensor *b,
+                          const tl_tensor *bias, tl_tensor *out, int64_t acc_numel, bool *done)
+{
+  tl_conv_line plan;
+  *done = false;
+  if (!tl_conv_line_plan(&plan, j->g, transposed, weight_grad, cin, cout,
+                         out->dtype == TL_DTYPE_F64))
+    return TL_OK;
+  work_set w;
+  *done = true;
+  j->line = &plan;
+  j->direct_weight = weight_grad;
+  j->sample = weight_grad ? line_weight_sample : line_sample;
+  j->slot_end = NULL;
+  j->splits = false;
+  tl_status status = run_samples(j, &w, a, b, bias, out, acc_numel);
+  tl_conv_line_free(&plan);
+  return status;
+}
+
 /* The direct path when it takes the geometry (the plan for cin -> cout
  * channels; transposed: a transposed convolution's weight): float work, and
  * a batch that gives every thread samples (a sample runs on one thread).
@@ -659,8 +708,11 @@ static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const t
   work_set w;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
-  tl_status status = run_direct(&j, false, false, big->shape[1], small->shape[1], big, weight,
-                                bias, small, 0, &done);
+  tl_status status = run_line(&j, false, false, big->shape[1], small->shape[1], big, weight,
+                              bias, small, 0, &done);
+  if (!done)
+    status = run_direct(&j, false, false, big->shape[1], small->shape[1], big, weight, bias,
+                        small, 0, &done);
   return done ? status : run_samples(&j, &w, big, weight, bias, small, 0);
 }
 
@@ -670,8 +722,11 @@ static tl_status cpu_conv_t(const tl_tensor *small, const tl_tensor *weight, con
   work_set w;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_t_sample};
-  tl_status status = run_direct(&j, true, false, small->shape[1], big->shape[1], small, weight,
-                                bias, big, 0, &done);
+  tl_status status = run_line(&j, true, false, small->shape[1], big->shape[1], small, weight,
+                              bias, big, 0, &done);
+  if (!done)
+    status = run_direct(&j, true, false, small->shape[1], big->shape[1], small, weight, bias,
+                        big, 0, &done);
   return done ? status : run_samples(&j, &w, small, weight, bias, big, 0);
 }
 
@@ -682,8 +737,11 @@ static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const 
   bool done;
   int64_t acc = tl_tensor_numel(grad_weight);
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample, .splits = true};
-  tl_status status = run_direct(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
-                                grad_weight, acc, &done);
+  tl_status status = run_line(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
+                              grad_weight, acc, &done);
+  if (!done)
+    status = run_direct(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
+                        grad_weight, acc, &done);
   return done ? status : run_samples(&j, &w, small, big, NULL, grad_weight, acc);
 }
 
