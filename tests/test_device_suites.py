@@ -80,7 +80,7 @@ SUITES = {
            "test_nn_module.py", "test_nn_utils.py", "test_nn_norm_loss_golden.py",
            "test_nn_golden.py", "test_nn_api_extra.py", "test_nn_pool.py",
            "test_nn_rnn_kernels.py", "test_nn_orthogonal.py", "test_nn_rnn_module_checks.py",
-           "test_nn_layouts.py"],
+           "test_nn_layouts.py", "test_nn_conv_line.py"],
     # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
     # torch-level functions, the API surface (test_ldl: LDL's refusal on the device), the
     # torch.func transforms
