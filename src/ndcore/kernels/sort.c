@@ -30,6 +30,18 @@
 #define TL_RADIX_MAX_PASSES 8
 #define TL_SORT_SMALL 24
 #define TL_SORT_LSD_MAX (1 << 16)
+/* Selections within runs up to TL_SORT_SHORT long, and whole sorts of runs
+ * up to TL_SORT_TINY, go MSD-first (sort_radix.h), with about
+ * 2^TL_SORT_SHORT_SPARE elements per bucket of the first pass. */
+#ifndef TL_SORT_SHORT
+#define TL_SORT_SHORT 4096
+#endif
+#ifndef TL_SORT_TINY
+#define TL_SORT_TINY 512
+#endif
+#ifndef TL_SORT_SHORT_SPARE
+#define TL_SORT_SHORT_SPARE 1
+#endif
 /* Lanes at least this long are sorted by the whole thread pool. */
 #define TL_SORT_PARALLEL_MIN (1 << 17)
 #define TL_SORT_HUGE_MIN ((size_t)2 << 20)
