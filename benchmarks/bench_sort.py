@@ -42,3 +42,31 @@ def cases():
     s_tl = tl.from_numpy(s_np)
     yield "searchsorted 1e6 in 1e5", lambda: tl.searchsorted(s_tl, x_tl[:1_000_000]), \
         lambda: np.searchsorted(s_np, x_np[:1_000_000]), "numpy"
+
+    # Short lanes: 1000 lanes of 1000 (one lane per task; selections take
+    # the radix select, 64-bit keys within 2^32 of their minimum sort packed).
+    short = {"float64": rng.random((1000, 1000)),
+             "float32": rng.standard_normal((1000, 1000)).astype(np.float32),
+             "int64": rng.integers(-10 ** 9, 10 ** 9, (1000, 1000))}
+    for name, s_np in short.items():
+        s_tl = tl.from_numpy(s_np)
+        yield f"sort(1) 1000x1000 {name}", lambda t=s_tl: t.sort(1), \
+            lambda a=s_np: np.sort(a, 1), "numpy"
+        yield f"argsort(1) 1000x1000 {name} stable", lambda t=s_tl: tl.argsort(t, 1, stable=True), \
+            lambda a=s_np: np.argsort(a, 1, kind="stable"), "numpy"
+        yield f"median(1) 1000x1000 {name}", lambda t=s_tl: t.median(1), \
+            lambda a=s_np: np.median(a, 1), "numpy"
+        yield f"kthvalue(300, 1) 1000x1000 {name}", lambda t=s_tl: tl.kthvalue(t, 300, 1), \
+            lambda a=s_np: np.partition(a, 299, 1), "numpy partition"
+    try:
+        import torch
+    except ImportError:  # the PyTorch rows are skipped
+        return
+    for name, s_np in short.items():
+        s_tl, s_pt = tl.from_numpy(s_np), torch.from_numpy(s_np)
+        yield f"sort(1) 1000x1000 {name}", lambda t=s_tl: t.sort(1), \
+            lambda p=s_pt: p.sort(1), "torch"
+        yield f"median(1) 1000x1000 {name}", lambda t=s_tl: t.median(1), \
+            lambda p=s_pt: p.median(1), "torch"
+        yield f"kthvalue(300, 1) 1000x1000 {name}", lambda t=s_tl: tl.kthvalue(t, 300, 1), \
+            lambda p=s_pt: torch.kthvalue(p, 300, 1), "torch"
