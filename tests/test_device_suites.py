@@ -91,7 +91,8 @@ SUITES = {
     "serialization": ["test_serialization.py", "test_serialization_golden.py",
                       "test_serialization_safetensors.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
-                "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
+                "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_sort_short.py",
+                "test_search.py", "test_linalg.py",
                 "test_random.py"],
 }
 
