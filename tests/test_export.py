@@ -123,6 +123,7 @@ def test_batchnorm_eval_buffers_are_read_at_call_time():
     np.testing.assert_allclose(_np(mod(*y)[0]), _np(m(*y)[0]), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.host_only  # edits or reprs host memory (NumPy views, device-free reprs)
 def test_gradients_through_module_by_finite_differences():
     torch.manual_seed(2)
     m, _, _, _ = export_cases.models(torch)["two_inputs"]
