@@ -328,6 +328,29 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
   return TL_OK;
 }
 
+/* x ** 2, x ** 0.5 and x ** -1 for a Python-number exponent and a floating
+ * base: square, sqrt and reciprocal, as NumPy and PyTorch compute them.  pow's
+ * loop costs 4x theirs; the values are the same (x * x and 1 / x are what a
+ * correctly rounded pow gives; sqrt is what both libraries return for 0.5,
+ * -0.0 and -inf included, but for PyTorch's float16).  Integer bases keep pow (their ** 2 is already
+ * exact, and ** -1 must raise).  Only for a new result: an out= keeps pow's
+ * messages. */
+static tl_op pow_shortcut(tl_op op, int nin, const tl_arg *in, const tl_tensor *out)
+{
+  if (op != TL_OP_POW || nin != 2 || out->storage || !in[1].weak || in[0].weak ||
+      !tl_dtype_is_float(in[0].t->dtype) || tl_tensor_numel(in[1].t) != 1 ||
+      tl_tensor_device(in[1].t).type != TL_DEVICE_CPU)
+    return op;
+  tl_scalar e = tl_scalar_load(in[1].t->dtype, tl_tensor_data(in[1].t));
+  double v = e.kind == TL_KIND_FLOAT ? e.v.f : e.kind == TL_KIND_INT ? (double)e.v.i : 0.0;
+  if (e.kind != TL_KIND_FLOAT && e.kind != TL_KIND_INT)
+    return op;
+  /* PyTorch's float16 ** 0.5 is pow (+0 at -0.0, +inf at -inf) */
+  if (v == 0.5 && in[0].t->dtype == TL_DTYPE_F16)
+    return op;
+  return v == 2.0 ? TL_OP_SQUARE : v == 0.5 ? TL_OP_SQRT : v == -1.0 ? TL_OP_RECIPROCAL : op;
+}
+
 /* The elementwise path of every op; a new result is row-major, or laid out
  * as its operands are (keep_layout). */
 static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
@@ -344,6 +367,12 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_dtype result, compute;
   tl_status status = TL_OK;
   bool allocated = !out->storage;
+  const tl_op shortcut = pow_shortcut(op, nin, in, out);
+  if (shortcut != op) { /* a unary op of the base */
+    op = shortcut;
+    nin = 1;
+    p = NULL;
+  }
 
   const tl_tensor *devs[TL_ITER_MAX_OPERANDS];
   int ndevs = 0;
@@ -480,43 +509,14 @@ done:
   return status;
 }
 
-/* x ** 2, x ** 0.5 and x ** -1 for a Python-number exponent and a floating
- * base: square, sqrt and reciprocal, as NumPy and PyTorch compute them.  pow's
- * loop costs 4x theirs; the values are the same (x * x and 1 / x are what a
- * correctly rounded pow gives; sqrt is what both libraries return for 0.5,
- * -0.0 and -inf included, but for PyTorch's float16).  Integer bases keep pow (their ** 2 is already
- * exact, and ** -1 must raise).  Only for a new result: an out= keeps pow's
- * messages. */
-static tl_op pow_shortcut(tl_op op, int nin, const tl_arg *in, const tl_tensor *out)
-{
-  if (op != TL_OP_POW || nin != 2 || out->storage || !in[1].weak || in[0].weak ||
-      !tl_dtype_is_float(in[0].t->dtype) || tl_tensor_numel(in[1].t) != 1 ||
-      tl_tensor_device(in[1].t).type != TL_DEVICE_CPU)
-    return op;
-  tl_scalar e = tl_scalar_load(in[1].t->dtype, tl_tensor_data(in[1].t));
-  double v = e.kind == TL_KIND_FLOAT ? e.v.f : e.kind == TL_KIND_INT ? (double)e.v.i : 0.0;
-  if (e.kind != TL_KIND_FLOAT && e.kind != TL_KIND_INT)
-    return op;
-  /* PyTorch's float16 ** 0.5 is pow (+0 at -0.0, +inf at -inf) */
-  if (v == 0.5 && in[0].t->dtype == TL_DTYPE_F16)
-    return op;
-  return v == 2.0 ? TL_OP_SQUARE : v == 0.5 ? TL_OP_SQRT : v == -1.0 ? TL_OP_RECIPROCAL : op;
-}
-
 tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p)
 {
-  tl_op shortcut = pow_shortcut(op, nin, in, out);
-  if (shortcut != op)
-    return op_map(shortcut, 1, in, out, NULL, false);
   return op_map(op, nin, in, out, p, false);
 }
 
 tl_status tl_op_map_like_inputs(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
                                 const tl_op_params *p)
 {
-  tl_op shortcut = pow_shortcut(op, nin, in, out);
-  if (shortcut != op)
-    return op_map(shortcut, 1, in, out, NULL, true);
   return op_map(op, nin, in, out, p, true);
 }
 
