@@ -96,17 +96,19 @@ typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, 
       *(T *)value = best;                                                                \
     *index = at;                                                                         \
   }
-TL_EXTREME_LINE(extreme_BOOL, bool, uint8_t)
-TL_EXTREME_LINE(extreme_U8, uint8_t, uint8_t)
-TL_EXTREME_LINE(extreme_U16, uint16_t, uint16_t)
-TL_EXTREME_LINE(extreme_U32, uint32_t, uint32_t)
-TL_EXTREME_LINE(extreme_U64, uint64_t, uint64_t)
-TL_EXTREME_LINE(extreme_I8, int8_t, uint8_t)
-TL_EXTREME_LINE(extreme_I16, int16_t, uint16_t)
-TL_EXTREME_LINE(extreme_I32, int32_t, uint32_t)
-TL_EXTREME_LINE(extreme_I64, int64_t, uint64_t)
-TL_EXTREME_LINE(extreme_F32_lanes, float, uint32_t)
-TL_EXTREME_LINE(extreme_F64_lanes, double, uint64_t)
+/* The dtypes with index lines: (suffix, C type, unsigned type of its width).
+ * Floats' dense lines go through the reduction loops (below). */
+#define TL_INDEX_INTS(X)                                                                 \
+  X(BOOL, bool, uint8_t) X(U8, uint8_t, uint8_t) X(U16, uint16_t, uint16_t)              \
+  X(U32, uint32_t, uint32_t) X(U64, uint64_t, uint64_t) X(I8, int8_t, uint8_t)           \
+  X(I16, int16_t, uint16_t) X(I32, int32_t, uint32_t) X(I64, int64_t, uint64_t)
+#define TL_INDEX_FLOATS(X) X(F32, float, uint32_t) X(F64, double, uint64_t)
+#define TL_INDEX_DTYPES(X) TL_INDEX_INTS(X) TL_INDEX_FLOATS(X)
+
+#define TL_INT_LINE(S, T, W) TL_EXTREME_LINE(extreme_##S, T, W)
+#define TL_FLOAT_LANES(S, T, W) TL_EXTREME_LINE(extreme_##S##_lanes, T, W)
+TL_INDEX_INTS(TL_INT_LINE)
+TL_INDEX_FLOATS(TL_FLOAT_LANES)
 
 /* Floats: a contiguous line's extreme comes from the max/min pass loop
  * instead (kernels_reduce.c's NaN-aware select vectorises; the lanes' form
@@ -127,8 +129,8 @@ TL_EXTREME_LINE(extreme_F64_lanes, double, uint64_t)
       *(T *)value = best;                                                                \
     *index = LANES##_first((const T *)x, n, best);                                       \
   }
-TL_EXTREME_FLOAT_LINE(extreme_F32, extreme_F32_lanes, float, TL_DTYPE_F32)
-TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
+#define TL_FLOAT_LINE(S, T, W) TL_EXTREME_FLOAT_LINE(extreme_##S, extreme_##S##_lanes, T, TL_DTYPE_##S)
+TL_INDEX_FLOATS(TL_FLOAT_LINE)
 
 /* Long dense lines in blocks of 16 KiB: each block's extreme and its first
  * index from one call of LINE, whose second pass then reads the block from
@@ -161,17 +163,8 @@ TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
       *(T *)value = best;                                                                \
     *index = at;                                                                         \
   }
-TL_EXTREME_BLOCKED(blocked_BOOL, extreme_BOOL, bool)
-TL_EXTREME_BLOCKED(blocked_U8, extreme_U8, uint8_t)
-TL_EXTREME_BLOCKED(blocked_U16, extreme_U16, uint16_t)
-TL_EXTREME_BLOCKED(blocked_U32, extreme_U32, uint32_t)
-TL_EXTREME_BLOCKED(blocked_U64, extreme_U64, uint64_t)
-TL_EXTREME_BLOCKED(blocked_I8, extreme_I8, int8_t)
-TL_EXTREME_BLOCKED(blocked_I16, extreme_I16, int16_t)
-TL_EXTREME_BLOCKED(blocked_I32, extreme_I32, int32_t)
-TL_EXTREME_BLOCKED(blocked_I64, extreme_I64, int64_t)
-TL_EXTREME_BLOCKED(blocked_F32, extreme_F32, float)
-TL_EXTREME_BLOCKED(blocked_F64, extreme_F64, double)
+#define TL_BLOCKED(S, T, W) TL_EXTREME_BLOCKED(blocked_##S, extreme_##S, T)
+TL_INDEX_DTYPES(TL_BLOCKED)
 
 /* Many lines side by side: m contiguous columns, the reduced dim n rows
  * `step` bytes apart (max(0) of a row-major matrix).  Walking each column
@@ -207,55 +200,36 @@ TL_EXTREME_BLOCKED(blocked_F64, extreme_F64, double)
         }                                                                                \
     }                                                                                    \
   }
-TL_EXTREME_COLUMNS(columns_BOOL, bool)
-TL_EXTREME_COLUMNS(columns_U8, uint8_t)
-TL_EXTREME_COLUMNS(columns_U16, uint16_t)
-TL_EXTREME_COLUMNS(columns_U32, uint32_t)
-TL_EXTREME_COLUMNS(columns_U64, uint64_t)
-TL_EXTREME_COLUMNS(columns_I8, int8_t)
-TL_EXTREME_COLUMNS(columns_I16, int16_t)
-TL_EXTREME_COLUMNS(columns_I32, int32_t)
-TL_EXTREME_COLUMNS(columns_I64, int64_t)
-TL_EXTREME_COLUMNS(columns_F32, float)
-TL_EXTREME_COLUMNS(columns_F64, double)
+#define TL_COLUMNS(S, T, W) TL_EXTREME_COLUMNS(columns_##S, T)
+TL_INDEX_DTYPES(TL_COLUMNS)
 
 typedef void (*columns_fn)(const char *x, int64_t n, int64_t step, int64_t m, bool is_max,
                            char *values, int64_t *index);
 
 static columns_fn columns_for(tl_dtype d)
 {
+#define TL_CASE(S, T, W)                                                                 \
+  case TL_DTYPE_##S:                                                                     \
+    return columns_##S;
   switch (d) {
-  case TL_DTYPE_BOOL: return columns_BOOL;
-  case TL_DTYPE_U8: return columns_U8;
-  case TL_DTYPE_U16: return columns_U16;
-  case TL_DTYPE_U32: return columns_U32;
-  case TL_DTYPE_U64: return columns_U64;
-  case TL_DTYPE_I8: return columns_I8;
-  case TL_DTYPE_I16: return columns_I16;
-  case TL_DTYPE_I32: return columns_I32;
-  case TL_DTYPE_I64: return columns_I64;
-  case TL_DTYPE_F32: return columns_F32;
-  case TL_DTYPE_F64: return columns_F64;
-  default: return NULL;
+    TL_INDEX_DTYPES(TL_CASE)
+  default:
+    return NULL;
   }
+#undef TL_CASE
 }
 
 static extreme_fn extreme_for(tl_dtype d)
 {
+#define TL_CASE(S, T, W)                                                                 \
+  case TL_DTYPE_##S:                                                                     \
+    return blocked_##S;
   switch (d) {
-  case TL_DTYPE_BOOL: return blocked_BOOL;
-  case TL_DTYPE_U8: return blocked_U8;
-  case TL_DTYPE_U16: return blocked_U16;
-  case TL_DTYPE_U32: return blocked_U32;
-  case TL_DTYPE_U64: return blocked_U64;
-  case TL_DTYPE_I8: return blocked_I8;
-  case TL_DTYPE_I16: return blocked_I16;
-  case TL_DTYPE_I32: return blocked_I32;
-  case TL_DTYPE_I64: return blocked_I64;
-  case TL_DTYPE_F32: return blocked_F32;
-  case TL_DTYPE_F64: return blocked_F64;
-  default: return NULL;
+    TL_INDEX_DTYPES(TL_CASE)
+  default:
+    return NULL;
   }
+#undef TL_CASE
 }
 
 typedef struct {
