@@ -635,6 +635,14 @@ def test_large_reductions_match_numpy(shape, dims):
     ai = random_array(shape, "int32")
     assert_close(to_tensor(ai).sum(dims) if dims is not None else to_tensor(ai).sum(),
                  widen(ai).sum(axis=axis))
+    # bools: counted in uint8 lanes flushed every 255 rounds, all/any as byte min/max
+    ab = a > 0.5
+    for t in (to_tensor(ab), noncontiguous(to_tensor(ab))):
+        by = (lambda f: f(t)) if dims is None else (lambda f: f(t, dims))
+        assert_close(by(tl.count_nonzero), np.asarray(np.count_nonzero(ab, axis=axis), np.int64))
+        assert_close(by(tl.sum), ab.sum(axis=axis).astype(np.int64))
+        assert_close(by(tl.any), ab.any(axis=axis))
+        assert_close(by(tl.all), ab.all(axis=axis))
 
 
 def test_results_do_not_depend_on_thread_count():
