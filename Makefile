@@ -28,13 +28,13 @@ demo: build
 	PYTHONPATH=$(CURDIR) $(PY) examples/demo.py
 	PYTHONPATH=$(CURDIR) $(PY) examples/train_digits.py
 
-# A pytest process per test file, one per core (at most 8): scripts/run_test_files.py.
+# pytest processes of 4 test files each, one per core (at most 8): scripts/run_test_files.py.
 # The multiprocessing files count /dev/shm's entries, so they run alone at the end.
 TEST_JOBS ?= $(shell n=$$(nproc); echo $$((n > 8 ? 8 : n)))
 test: build
 	$(PY) scripts/run_test_files.py --jobs $(TEST_JOBS) --timeout 1500 \
 	  --split tests/test_device_suites.py \
-	  --serial tests/test_multiprocessing.py tests/test_dataloader_workers.py -- tests/test_*.py
+	  --serial tests/test_multiprocessing.py tests/test_dataloader_workers.py --batch 4 -- tests/test_*.py
 
 # AddressSanitizer + UBSan: the runtime must be preloaded into the interpreter.
 test-asan: $(VENV)/.installed

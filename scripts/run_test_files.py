@@ -9,7 +9,7 @@ in), and a hang costs one file its timeout, not the whole check.
 
     run_test_files.py [--jobs N] [--timeout S] [--deadline S] [--logs DIR]
                       [--split FILE ...] [--serial FILE ...] [--wrap CMD]
-                      [--forbid-skip TEXT]
+                      [--forbid-skip TEXT] [--batch N]
                       [--pytest-args ARGS] FILE ...
 
 --split names files whose tests run each in a process of its own (a file
@@ -21,7 +21,10 @@ alone after the others.  --wrap prefixes each pytest command (for example
 fails a file that skipped a test with that reason: on a machine with a GPU,
 "requires a CUDA device" means the CUDA cases did not run.  --deadline is
 the wall time for everything: files not started by then are reported as
-not run.  Prints a line per file as it ends, then the failures and the
+not run.  --batch N runs up to N of the remaining files in one pytest
+process: a process costs about a second of interpreter start and import,
+which on CI's two cores is minutes over the suite (the GPU check keeps one
+file per process).  Prints a line per file as it ends, then the failures and the
 test counts summed over the files; exits 1 if any file failed, crashed,
 timed out or did not run.
 
@@ -58,6 +61,7 @@ def parse_args(argv):
     p.add_argument("--serial", nargs="*", default=[])
     p.add_argument("--wrap", default="")
     p.add_argument("--forbid-skip", default=None)
+    p.add_argument("--batch", type=int, default=1, help="files per pytest process")
     p.add_argument("--pytest-args", default="")
     return p.parse_args(argv)
 
@@ -77,12 +81,15 @@ class Runner:
             return self.args.timeout
         return min(self.args.timeout, self.args.deadline - (time.monotonic() - self.start))
 
-    def run(self, path):
+    def run(self, unit):
+        """Runs one unit: a file, a test id, or a batch of files (a tuple)."""
+        paths = list(unit) if isinstance(unit, tuple) else [unit]
+        path = " ".join(paths)
         budget = self.left()
         if budget <= 1:
             return self.record(path, "not run", "the deadline passed before it started", "")
         basetemp = tempfile.mkdtemp(dir=self.temp)
-        cmd = [*shlex.split(self.args.wrap), sys.executable, "-m", "pytest", path, "-o", "addopts=", "-q",
+        cmd = [*shlex.split(self.args.wrap), sys.executable, "-m", "pytest", *paths, "-o", "addopts=", "-q",
                "-p", "no:cacheprovider", "-rfEs", f"--basetemp={basetemp}",
                *shlex.split(self.args.pytest_args)]
         t0 = time.monotonic()
@@ -108,7 +115,7 @@ class Runner:
         return self.record(path, "ok" if rc == 0 else "failed", f"{line} ({took})", out)
 
     def record(self, path, state, detail, out):
-        self.results[path] = (state, detail, out)
+        self.results[path] = (state, detail, out, len(path.split()))
         print(f"{state:9s} {path}: {detail}", flush=True)
         if self.args.logs:
             name = re.sub(r"[^\w.-]+", "_", os.path.basename(path).replace(".py", "")) + ".log"
@@ -118,14 +125,15 @@ class Runner:
 
     def report(self):
         bad = {p: r for p, r in self.results.items() if r[0] != "ok"}
-        for path, (state, detail, out) in sorted(bad.items()):
+        for path, (state, detail, out, _) in sorted(bad.items()):
             print(f"\n---- {path}: {state}, {detail}")
             lines = out.splitlines()
             failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
             print("\n".join(failed[:40] if failed else lines[-40:]))
-        n_ok = len(self.results) - len(bad)
+        n_files = sum(r[3] for r in self.results.values())
+        n_ok = n_files - sum(r[3] for r in bad.values())
         tests = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
-        print(f"\n{n_ok} of {len(self.results)} files ok ({tests or 'no tests'}); "
+        print(f"\n{n_ok} of {n_files} files ok ({tests or 'no tests'}); "
               f"{time.monotonic() - self.start:.0f} s")
         shutil.rmtree(self.temp, ignore_errors=True)
         return 1 if bad else 0
@@ -139,6 +147,15 @@ def node_ids(path):
     return ids or [path]
 
 
+def batches(files, n):
+    """Groups files n at a time, the largest first: size is a rough guide to
+    time, and starting the long processes first keeps both cores busy to the end."""
+    if n <= 1:
+        return files
+    files = sorted(files, key=lambda f: -os.path.getsize(f))
+    return [tuple(files[i:i + n]) for i in range(0, len(files), n)]
+
+
 def main(argv=None):
     args = parse_args(argv)
     split, files = [], []
@@ -147,9 +164,8 @@ def main(argv=None):
             split += node_ids(f)
         else:
             files.append(f)
-    files = split + files
     serial = [f for f in files if f in set(args.serial)]
-    parallel = [f for f in files if f not in set(serial)]
+    parallel = split + batches([f for f in files if f not in set(serial)], args.batch)
     runner = Runner(args)
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(runner.run, parallel))

@@ -11,6 +11,10 @@ They also check the entries from Python (ops, operators, indexing, the
 generated method and function binders) start clean when an error was left
 pending anyway (_C._core_error_leave plays the forgetful call).
 """
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -19,6 +23,8 @@ import pytest
 import torchlike
 import torchlike.nn.functional as F
 from torchlike import _C
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 STALE = "stale: left pending by an earlier call"
 
@@ -97,16 +103,30 @@ def test_reworded_failure_keeps_its_message_and_leaves_nothing(what, call, exc, 
     own_failure_then_success()
 
 
-def test_bad_allocator_setting_leaves_no_error(monkeypatch):
+def test_bad_allocator_setting_leaves_no_error():
     """A bad TORCHLIKE_CUDA_ALLOC_CONF falls back to the defaults when a
-    device pool is made (here the fake device's, made once per process): that
-    parse failure must not become the next failure's message."""
-    if _C._fake_enabled():
-        pytest.skip("the fake device's pool was made before this test")
-    monkeypatch.setenv("TORCHLIKE_CUDA_ALLOC_CONF", "no_such_option:1")
-    _C._fake_enable()
-    assert _C._core_error() is None
-    own_failure_then_success()
+    device pool is made (the fake device's, made once per process, so in a
+    process of its own): that parse failure must not become the next
+    failure's message."""
+    code = textwrap.dedent("""
+        import torchlike
+        from torchlike import _C
+        assert not _C._fake_enabled()
+        _C._fake_enable()
+        assert _C._core_error() is None, _C._core_error()
+        try:
+            torchlike.ones(2)[7]
+        except IndexError as e:
+            assert "index 7 is out of bounds for dimension 0 with size 2" in str(e), e
+        assert _C._core_error() is None
+        print((torchlike.ones(2, 3).T @ torchlike.ones(2, 3)).sum().item())
+    """)
+    env = dict(os.environ, TORCHLIKE_CUDA_ALLOC_CONF="no_such_option:1",
+               PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    env.pop("TORCHLIKE_TEST_DEVICE", None)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stdout.split() == ["18.0"], p.stdout + p.stderr
 
 
 # ---- the entries start clean -------------------------------------------------------

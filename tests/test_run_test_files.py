@@ -65,3 +65,18 @@ def test_a_hang_costs_its_file_only(tmp_path, flag):
     expected["test_good.py"] = "ok" if flag == "--timeout" else "not run"
     assert v == expected, p.stdout
     assert p.returncode == 1
+
+
+def test_batches_share_a_process_and_count_their_files(tmp_path):
+    """--batch 2: two files to a pytest process; a failure fails its batch,
+    the files are counted one by one, and serial files stay alone."""
+    p, _ = run(tmp_path, "--jobs", "2", "--batch", "2", "--serial", "test_gpu_skip.py", "--",
+               "test_good.py", "test_bad.py", "test_gpu_skip.py")
+    verdicts = re.findall(r"^(ok|failed) +(.+?): ", p.stdout, re.M)
+    batch = sorted(v for v in verdicts if " " in v[1])
+    assert len(batch) == 1 and batch[0][0] == "failed", p.stdout
+    assert sorted(batch[0][1].split()) == ["test_bad.py", "test_good.py"]
+    assert ("ok", "test_gpu_skip.py") in verdicts
+    assert "FAILED test_bad.py::test_a" in p.stdout
+    assert "1 of 3 files ok (1 failed, 3 passed, 1 skipped)" in p.stdout
+    assert p.returncode == 1
