@@ -43,6 +43,15 @@ def cases():
     t1, t2 = tl.from_numpy(e1), tl.from_numpy(e2)
     yield "einsum bij,bjk->bik float32", lambda: tl.einsum("bij,bjk->bik", t1, t2), \
         lambda: np.einsum("bij,bjk->bik", e1, e2, optimize=True), "numpy"
+    # batched dots and products with nothing contracted (NumPy's einsum
+    # loops over them directly)
+    d1, d2 = rng.standard_normal((1000, 1000)), rng.standard_normal((1000, 1000))
+    u1, u2 = tl.from_numpy(d1), tl.from_numpy(d2)
+    for eq in ("ij,ij->i", "ij,ij->j", "ij,ij->ij", "ij,ij->"):
+        yield f"einsum {eq} 1000x1000 float64", (lambda eq=eq: tl.einsum(eq, u1, u2)), \
+            (lambda eq=eq: np.einsum(eq, d1, d2)), "numpy"
+    yield "vecdot 1000x1000 float64", lambda: tl.linalg.vecdot(u1, u2), \
+        lambda: np.vecdot(d1, d2), "numpy"
     try:
         import torch
     except ImportError:  # the PyTorch rows are skipped

@@ -450,6 +450,12 @@ EINSUM_CASES = [
     ("iij->j", [(3, 3, 4)]), ("ijk,ikl->jl", [(2, 3, 4), (2, 4, 5)]), ("i,i,i->i", [(4,), (4,), (4,)]),
     ("ab,cd->abcd", [(2, 3), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("...->...", [(2, 3)]),
     ("i...->...", [(3, 4, 5)]), ("ij,kj->ik", [(0, 3), (4, 3)]),
+    # batched dots (BLAS dots along adjacent elements, else a product and a sum)
+    # and products with nothing contracted (a broadcast multiply)
+    ("ij,ij->i", [(5, 7), (5, 7)]), ("ij,ij->j", [(5, 7), (5, 7)]), ("ij,ji->i", [(5, 7), (7, 5)]),
+    ("ij,ij->ij", [(5, 7), (5, 7)]), ("ij,ij->ji", [(5, 7), (5, 7)]), ("bij,bij->bj", [(2, 3, 4), (2, 3, 4)]),
+    ("...i,...i->...", [(2, 1, 4), (3, 4)]), ("ij,j->ij", [(3, 4), (4,)]), ("ijk,ijk->i", [(3, 4, 5), (3, 4, 5)]),
+    ("i,i->", [(0,), (0,)]), ("ij,ij->i", [(0, 3), (0, 3)]), ("ij,ij->i", [(3, 0), (3, 0)]),
 ]
 
 
@@ -470,6 +476,22 @@ def test_einsum_noncontiguous_and_list_form():
     close(tl.einsum("ij,kj->ik", t[:, ::2], t.T[::2].T).cpu().numpy(),
           np.einsum("ij,kj->ik", a[:, ::2], a[:, ::2]), "float64")
     close(tl.einsum("ij,jk", [t, t.T]).cpu().numpy(), a @ a.T, "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_einsum_batched_dots_of_strided_views(dtype):
+    """The dot path reads each operand through its strides: transposed,
+    sliced and broadcast views give NumPy's values."""
+    a = random_array((6, 10), dtype, np.random.default_rng(1))
+    b = random_array((10, 6), dtype, np.random.default_rng(2))
+    ta, tb = to_tensor(a), to_tensor(b)
+    for eq, x, y, xs, ys in [("ij,ij->i", ta[:, ::2], tb.T[:, ::2], a[:, ::2], b.T[:, ::2]),
+                             ("ij,ij->j", ta.T, tb, a.T, b),
+                             ("ij,ij->i", ta[::2], ta[1::2], a[::2], a[1::2]),
+                             ("ij,j->i", ta, ta[0], a, a[0])]:
+        got = tl.einsum(eq, x, y)
+        assert got.dtype.name == dtype
+        close(got.cpu().numpy(), np.einsum(eq, xs, ys), dtype, 10)
 
 
 def test_einsum_errors():

@@ -173,6 +173,48 @@ def test_addmm_bad_input_shape():
         tl.addmm(tl.ones(3, 3), tl.ones(2, 4), tl.ones(4, 2))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batched_row_by_column_products(dtype):
+    """(B, 1, K) @ (B, K, 1) runs as one dot per batch element: strided,
+    broadcast and transposed operands, a long single dot, baddbmm's beta and
+    alpha (beta=0 ignores NaN), and batches split over two threads."""
+    rng = np.random.default_rng(9)
+    rtol, atol = tol(dtype)
+    a, b = random_array((300, 1, 37), dtype, rng), random_array((300, 37, 1), dtype, rng)
+    assert_close(to_tensor(a) @ to_tensor(b), a @ b, rtol=rtol, atol=atol)
+    m = random_array((300, 74), dtype, rng)
+    tm = to_tensor(m)
+    assert_close(tm[:, None, ::2] @ tm[:, 1::2, None], m[:, None, ::2] @ m[:, 1::2, None],
+                 rtol=rtol, atol=atol)                                   # stride 2 along K
+    assert_close(tm[:, None, :37] @ tm[0, :37, None], m[:, None, :37] @ m[0, :37, None],
+                 rtol=rtol, atol=atol)                                   # b broadcast over the batch
+    assert_close(tm.T[None, :, :] @ tm[None, :, :1], m.T[None] @ m[None, :, :1], rtol=rtol, atol=atol)
+    v = random_array((100000,), dtype, rng)
+    assert_close(to_tensor(v)[None] @ to_tensor(v)[:, None], v[None] @ v[:, None],
+                 rtol=1e-3 if dtype == "float32" else 1e-10)
+    c = np.full((300, 1, 1), np.nan, dtype)
+    assert_close(tl.baddbmm(to_tensor(c), to_tensor(a), to_tensor(b), beta=0, alpha=2), 2 * (a @ b),
+                 rtol=rtol, atol=atol)
+    c = random_array((300, 1, 1), dtype, rng)
+    assert_close(tl.baddbmm(to_tensor(c), to_tensor(a), to_tensor(b), beta=0.5, alpha=-1),
+                 0.5 * c - a @ b, rtol=rtol, atol=atol)
+    a, b = random_array((3000, 1, 37), dtype, rng), random_array((3000, 37, 1), dtype, rng)
+    with _threads(2):  # 3000 dots of 37: several grains
+        assert_close(to_tensor(a) @ to_tensor(b), a @ b, rtol=rtol, atol=atol)
+
+
+class _threads:
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        self.old = tl.get_num_threads()
+        tl.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        tl.set_num_threads(self.old)
+
+
 def test_addbmm_empty_batch_scales_input():
     r = tl.addbmm(tl.ones(2, 2), tl.ones(0, 2, 3), tl.ones(0, 3, 2), beta=3)
     assert_close(r, np.full((2, 2), 3.0, dtype=np.float32))

@@ -128,6 +128,9 @@ def _contract(a, la, b, lb, keep):
 
     pa = [la.index(lab) for lab in batch + a_only + contracted]
     pb = [lb.index(lab) for lab in batch + contracted + b_only]
+    if not contracted or (not a_only and not b_only and not _unit_stride(a, la, b, lb, contracted)):
+        return _product_sum(a, pa, b, pb, len(batch), len(a_only), len(contracted)), \
+            batch + a_only + b_only
     bshape_a = [a.shape[la.index(lab)] for lab in batch]
     bshape_b = [b.shape[lb.index(lab)] for lab in batch]
     k = size(a, la, contracted)
@@ -137,6 +140,39 @@ def _contract(a, la, b, lb, keep):
     shape = list(r.shape[:len(batch)]) + [a.shape[la.index(lab)] for lab in a_only] + \
         [b.shape[lb.index(lab)] for lab in b_only]
     return r.reshape(shape), batch + a_only + b_only
+
+
+def _unit_stride(a, la, b, lb, contracted):
+    """Whether the contracted labels run along adjacent elements of both
+    operands, as one block: their batched dot products then read memory in
+    order (matmul takes them as BLAS dots); otherwise a product and a sum do."""
+    def adjacent(t, labels):
+        step = 1
+        for lab in reversed(contracted):
+            d = labels.index(lab)
+            if t.shape[d] != 1 and t.stride(d) != step:
+                return False
+            step *= t.shape[d]
+        return True
+    return adjacent(a, la) and adjacent(b, lb)
+
+
+def _product_sum(a, pa, b, pb, nbatch, na, nk):
+    """The pair's contraction as a broadcast product, summed over the
+    contracted dims: for an outer or elementwise product (nothing contracted)
+    and for batched dot products across memory (einsum('ij,ij->j')).
+
+    a permuted: [batch, a_only, contracted]; b permuted: [batch, contracted, b_only]
+    product:    [batch, a_only, contracted, b_only], contracted summed out."""
+    av = a.permute(*pa)
+    bv = b.permute(*pb)
+    nb_only = bv.ndim - nbatch - nk
+    av = av.reshape(*av.shape, *([1] * nb_only))
+    bv = bv.reshape(*bv.shape[:nbatch], *([1] * na), *bv.shape[nbatch:])
+    r = _C.mul(av, bv)
+    if nk:
+        r = r.sum(tuple(range(nbatch + na, nbatch + na + nk)))
+    return r
 
 
 def einsum(equation, *operands):

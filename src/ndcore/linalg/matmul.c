@@ -288,6 +288,58 @@ static bool gemm_strided(const gemm_plan *p, int64_t nbatch)
   }
 }
 
+/* Operand o's element offset for batch element i (row-major over bshape). */
+static int64_t batch_offset(const gemm_plan *p, int o, int64_t i)
+{
+  int64_t off = 0;
+  for (int d = p->nb - 1; d >= 0; d--) {
+    off += (i % p->bshape[d]) * p->bstride[o][d];
+    i /= p->bshape[d];
+  }
+  return off;
+}
+
+/* A batch of 1 x K by K x 1 products (einsum 'ij,ij->i', vecdot, bmm of
+ * row by column): each is one dot product, and a GEMM call per product cost
+ * more than the product (a microsecond each; a single long one ran at half
+ * the speed of a BLAS dot).  BLAS dots, the batch cut over
+ * our pool, each dot on one BLAS thread. */
+static void gemm_dot_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const gemm_plan *p = ctx;
+  const int64_t size = (int64_t)tl_dtype_size(p->dtype);
+  const int K = (int)p->K, ia = (int)p->cs[1], ib = (int)p->rs[2];
+  for (int64_t i = begin; i < end; i++) {
+    const char *a = p->data[1] + batch_offset(p, 1, i) * size;
+    const char *b = p->data[2] + batch_offset(p, 2, i) * size;
+    char *c = p->data[0] + batch_offset(p, 0, i) * size;
+    if (p->dtype == TL_DTYPE_F64) {
+      double v = creal(p->alpha) * TL_BLAS(cblas_ddot)(K, (const double *)a, ia, (const double *)b, ib);
+      *(double *)c = p->beta == 0 ? v : v + creal(p->beta) * *(double *)c;
+    } else {
+      float v = (float)creal(p->alpha) * TL_BLAS(cblas_sdot)(K, (const float *)a, ia, (const float *)b, ib);
+      *(float *)c = p->beta == 0 ? v : v + (float)creal(p->beta) * *(float *)c;
+    }
+  }
+}
+
+static bool gemm_dots(gemm_plan *p, int64_t nbatch)
+{
+  if ((p->dtype != TL_DTYPE_F32 && p->dtype != TL_DTYPE_F64) || p->M != 1 || p->N != 1 ||
+      p->reduce || nbatch < 1 || p->K < 1 || p->cs[1] < 1 || p->cs[1] > INT_MAX ||
+      p->rs[2] < 1 || p->rs[2] > INT_MAX)
+    return false;
+  if (nbatch == 1) { /* one long dot: BLAS may thread it */
+    gemm_dot_range(p, 0, 1, 0);
+    return true;
+  }
+  tl_linalg_blas_single_begin();
+  tl_parallel_for(nbatch, 1 + 32768 / p->K, gemm_dot_range, p);
+  tl_linalg_blas_single_end();
+  return true;
+}
+
 static void gemm_run(gemm_plan *p)
 {
   const int64_t size = (int64_t)tl_dtype_size(p->dtype);
@@ -305,7 +357,7 @@ static void gemm_run(gemm_plan *p)
     }
     return;
   }
-  if (!p->reduce && gemm_strided(p, nbatch))
+  if (gemm_dots(p, nbatch) || (!p->reduce && gemm_strided(p, nbatch)))
     return;
   for (int64_t i = 0; i < nbatch; i++) {
     char *ptr[3];
