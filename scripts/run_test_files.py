@@ -152,7 +152,7 @@ def batches(files, n):
     time, and starting the long processes first keeps both cores busy to the end."""
     if n <= 1:
         return files
-    files = sorted(files, key=lambda f: -os.path.getsize(f))
+    files = sorted(files, key=lambda f: -os.path.getsize(f) if os.path.isfile(f) else 0)
     return [tuple(files[i:i + n]) for i in range(0, len(files), n)]
 
 

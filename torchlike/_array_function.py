@@ -23,7 +23,6 @@ An implementation that meets an argument it cannot honour raises
 through NumPy's dispatch or was called as ``torchlike.numpy.<name>``.
 """
 import builtins
-import contextlib
 import contextvars
 import functools
 import sys
@@ -267,17 +266,23 @@ def finish(result, out):
     return out
 
 
-@contextlib.contextmanager
-def value_errors(name):
+class value_errors:
     """A core op's RuntimeError about its arguments (shapes that do not
     match, a size that is not valid) as NumPy's ValueError, its message kept
-    after the function's name; errors about devices stay as they are."""
-    try:
-        yield
-    except RuntimeError as error:
-        if "device" in str(error):
-            raise
-        raise ValueError(f"{name}: {error}") from None
+    after the function's name; errors about devices stay as they are.
+    (A class: a generator-based context manager cost 1.5 us per call.)"""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if kind is not None and issubclass(kind, RuntimeError) and "device" not in str(error):
+            raise ValueError(f"{self.name}: {error}") from None
+        return False
 
 
 def integer_clip_bounds(x, lo, hi):

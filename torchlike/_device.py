@@ -18,7 +18,7 @@ class device:
     """A device, as in PyTorch: ``device("cpu")``, ``device("cuda:0")``,
     ``device("cuda", 1)``.  Compares equal to devices naming the same place."""
 
-    __slots__ = ("type", "index", "_previous")
+    __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
@@ -47,7 +47,6 @@ class device:
             raise RuntimeError(f"Device index must not be negative")
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "index", None if type == "cpu" else index)
-        object.__setattr__(self, "_previous", [])
 
     def __setattr__(self, name, value):
         raise AttributeError("torchlike.device is immutable")
@@ -74,14 +73,19 @@ class device:
         return (device, (self.type, self.index))
 
     # The default device while the block runs; nesting restores in order.
+    # The saved devices are one stack, as the default device is one setting:
+    # a device is a value (C hands out one object per place), not a state.
     def __enter__(self):
-        self._previous.append(_C._get_default_device())
+        _ENTERED.append(_C._get_default_device())
         _C._set_default_device(self)
         return self
 
     def __exit__(self, *exc):
-        _C._set_default_device(self._previous.pop())
+        _C._set_default_device(_ENTERED.pop())
         return False
+
+
+_ENTERED = []
 
 
 def set_default_device(device):

@@ -10,23 +10,34 @@ The equation is parsed once; then, with no loop over data in Python:
   4. the result is permuted into the output's label order.
 ``...`` stands for broadcast dims, aligned from the right as in NumPy.
 """
+import functools
+import math
+
 from . import _C
 
 
 def _parse(equation, operands):
+    """Each operand's labels and the output's (letters; ellipsis dims as -1, -2 ...)."""
+    return _parse_shapes(equation, tuple(tuple(t.shape) for t in operands))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_shapes(equation, shapes):
+    # cached: einsum in a loop parses the same equation for the same shapes,
+    # and parsing cost more than contracting small operands
     eq = equation.replace(" ", "")
     if "->" in eq:
         lhs, rhs = eq.split("->", 1)
     else:
         lhs, rhs = eq, None
     terms = lhs.split(",")
-    if len(terms) != len(operands):
+    if len(terms) != len(shapes):
         raise ValueError(f"einsum(): {len(terms)} operands in the equation '{equation}' but "
-                         f"{len(operands)} were given")
+                         f"{len(shapes)} were given")
     # ellipsis dims get labels -1, -2, ... (rightmost is -1)
     n_ell = 0
     parsed = []
-    for term, t in zip(terms, operands):
+    for term, shape in zip(terms, shapes):
         if term.count("...") > 1 or "." in term.replace("...", ""):
             raise ValueError(f"einsum(): invalid ellipsis in subscript '{term}'")
         letters = [c for c in term.replace("...", "") ]
@@ -35,18 +46,18 @@ def _parse(equation, operands):
                 raise ValueError(f"einsum(): invalid subscript '{c}' in '{equation}': "
                                  f"subscripts must be letters")
         if "..." in term:
-            k = t.ndim - len(letters)
+            k = len(shape) - len(letters)
             if k < 0:
                 raise RuntimeError(f"einsum(): the subscript '{term}' has more labels than operand "
-                                   f"of shape {tuple(t.shape)} has dims")
+                                   f"of shape {shape} has dims")
             n_ell = max(n_ell, k)
             head, tail = term.split("...")
             labels = list(head) + list(range(-k, 0)) + list(tail)
         else:
-            if len(letters) != t.ndim:
+            if len(letters) != len(shape):
                 raise RuntimeError(f"einsum(): the number of subscripts in '{term}' ({len(letters)}) "
                                    f"does not match the number of dims of operand of shape "
-                                   f"{tuple(t.shape)}")
+                                   f"{shape}")
             labels = letters
         parsed.append(labels)
     if rhs is None:
@@ -74,7 +85,7 @@ def _parse(equation, operands):
                 raise RuntimeError(f"einsum(): output subscript {lab} does not appear in the "
                                    f"equation for any input operand")
             seen.add(lab)
-    return parsed, out
+    return tuple(tuple(labels) for labels in parsed), tuple(out)
 
 
 def _take_diagonals(t, labels):
@@ -110,36 +121,32 @@ def _sum_out(t, labels, drop):
 
 def _contract(a, la, b, lb, keep):
     """Contract two operands over their shared labels not in `keep`."""
-    batch = [lab for lab in la if lab in lb and lab in keep]
-    contracted = [lab for lab in la if lab in lb and lab not in keep]
-    a_only = [lab for lab in la if lab not in lb]
-    b_only = [lab for lab in lb if lab not in la]
+    sa, sb = dict(zip(la, a.shape)), dict(zip(lb, b.shape))
+    batch, contracted, a_only = [], [], []
+    for lab in la:
+        (a_only if lab not in sb else batch if lab in keep else contracted).append(lab)
+    b_only = [lab for lab in lb if lab not in sa]
     for lab in contracted:
-        sa, sb = a.shape[la.index(lab)], b.shape[lb.index(lab)]
-        if sa != sb:
+        if sa[lab] != sb[lab]:
             raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: "
-                               f"subscript {lab} has size {sa} and {sb}")
-
-    def size(t, labels, group):
-        n = 1
-        for lab in group:
-            n *= t.shape[labels.index(lab)]
-        return n
-
+                               f"subscript {lab} has size {sa[lab]} and {sb[lab]}")
     pa = [la.index(lab) for lab in batch + a_only + contracted]
     pb = [lb.index(lab) for lab in batch + contracted + b_only]
     if not contracted or (not a_only and not b_only and not _unit_stride(a, la, b, lb, contracted)):
         return _product_sum(a, pa, b, pb, len(batch), len(a_only), len(contracted)), \
             batch + a_only + b_only
-    bshape_a = [a.shape[la.index(lab)] for lab in batch]
-    bshape_b = [b.shape[lb.index(lab)] for lab in batch]
-    k = size(a, la, contracted)
-    ma = a.permute(*pa).reshape(*bshape_a, size(a, la, a_only), k)
-    mb = b.permute(*pb).reshape(*bshape_b, k, size(b, lb, b_only))
+    k = math.prod(sa[lab] for lab in contracted)
+    ma = _permuted(a, pa).reshape(*[sa[lab] for lab in batch],
+                                  math.prod(sa[lab] for lab in a_only), k)
+    mb = _permuted(b, pb).reshape(*[sb[lab] for lab in batch], k,
+                                  math.prod(sb[lab] for lab in b_only))
     r = _C.matmul(ma, mb)
-    shape = list(r.shape[:len(batch)]) + [a.shape[la.index(lab)] for lab in a_only] + \
-        [b.shape[lb.index(lab)] for lab in b_only]
+    shape = list(r.shape[:len(batch)]) + [sa[lab] for lab in a_only] + [sb[lab] for lab in b_only]
     return r.reshape(shape), batch + a_only + b_only
+
+
+def _permuted(t, perm):
+    return t if perm == list(range(len(perm))) else t.permute(*perm)
 
 
 def _unit_stride(a, la, b, lb, contracted):

@@ -3,6 +3,7 @@
 full, arange, linspace, eye ... with NumPy's default dtypes (float64, int64)
 and Array API ``device=``/``copy=`` arguments."""
 import builtins
+import functools
 import operator
 
 import numpy as np
@@ -265,9 +266,15 @@ def _check_int_fits(value, dtype):
     """NEP 50: a Python integer outside an integer dtype raises (np.full(2, -1,
     uint8), np.arange(-1, 3, dtype=uint16)) instead of wrapping."""
     if type(value) is int:
-        info = np.iinfo(np_dtype(dtype))
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
+        low, high, name = _int_bounds(dtype)
+        if not low <= value <= high:
+            raise OverflowError(f"Python integer {value} out of bounds for {name}")
+
+
+@functools.lru_cache(maxsize=None)
+def _int_bounds(dtype):
+    info = np.iinfo(np_dtype(dtype))  # slow to build: a few microseconds
+    return int(info.min), int(info.max), str(info.dtype)
 
 
 def _float_range(start, step, n, dtype, device):

@@ -8,6 +8,12 @@
 #include "ndcore/tensor/tl_backend.h"
 
 static PyObject *device_class; /* set by torchlike/_device.py */
+/* One device object per place, made on first use: tensor.device and the
+ * default device are asked for on most calls of the NumPy namespace, and
+ * building one through the class's checks cost more than the call's work.
+ * Slot 0 is index -1 (the CPU's); indices past the table are built anew. */
+#define DEVICE_SLOTS 65
+static PyObject *device_objects[TL_DEVICE_COUNT][DEVICE_SLOTS];
 static tl_device default_device = {TL_DEVICE_CPU, -1};
 
 tl_device tl_py_default_device(void) { return default_device; }
@@ -18,6 +24,9 @@ static PyObject *set_device_class(PyObject *self, PyObject *cls)
   if (!PyType_Check(cls))
     return PyErr_Format(PyExc_TypeError, "_set_device_class expects a class");
   Py_XSETREF(device_class, Py_NewRef(cls));
+  for (int t = 0; t < TL_DEVICE_COUNT; t++)
+    for (int i = 0; i < DEVICE_SLOTS; i++)
+      Py_CLEAR(device_objects[t][i]);
   Py_RETURN_NONE;
 }
 
@@ -53,15 +62,26 @@ int tl_py_device_init(PyObject *module)
   return tl_py_backend_init(module);
 }
 
-PyObject *tl_py_device_obj(tl_device d)
+static PyObject *make_device(tl_device d)
 {
   char name[32];
-  if (!device_class)
-    return PyErr_Format(PyExc_RuntimeError, "torchlike.device is not initialised");
   if (d.type == TL_DEVICE_CPU)
     return PyObject_CallFunction(device_class, "s", "cpu");
   tl_device_str(name, sizeof name, (tl_device){d.type, -1});
   return PyObject_CallFunction(device_class, "si", name, d.index);
+}
+
+PyObject *tl_py_device_obj(tl_device d)
+{
+  if (!device_class)
+    return PyErr_Format(PyExc_RuntimeError, "torchlike.device is not initialised");
+  int slot = d.type == TL_DEVICE_CPU ? 0 : d.index + 1;
+  if ((unsigned)d.type >= TL_DEVICE_COUNT || slot < 0 || slot >= DEVICE_SLOTS)
+    return make_device(d);
+  PyObject **cached = &device_objects[d.type][slot];
+  if (!*cached)
+    *cached = make_device(d);
+  return Py_XNewRef(*cached);
 }
 
 /* "name" or "name:N" for a device type other than the CPU. */
