@@ -291,6 +291,24 @@ def test_device_context_manager_sets_the_default_device():
     assert torchlike.ones(1).device.type == "cpu"
 
 
+def test_one_device_object_entered_twice_restores_in_order():
+    """tensor.device is one object per place (cached in C): entering it twice,
+    nested, and entering the default device object restore in order."""
+    f = torchlike.empty(2, device="fake")
+    assert f.device is torchlike.empty(1, device="fake").device
+    assert f.device == torchlike.device("fake:0") and hash(f.device) == hash(torchlike.device("fake", 0))
+    cpu = torchlike.get_default_device()
+    with f.device:
+        with f.device:
+            with cpu:
+                assert torchlike.get_default_device() == cpu
+            assert torchlike.get_default_device() == f.device
+        assert torchlike.get_default_device() == f.device
+    assert torchlike.get_default_device() == cpu
+    with pytest.raises(AttributeError, match="immutable"):
+        f.device.index = 3
+
+
 def test_context_manager_restores_on_error():
     with pytest.raises(ZeroDivisionError):
         with torchlike.device("fake"):
