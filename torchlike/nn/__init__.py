@@ -15,5 +15,6 @@ from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from . import modules  # noqa: F401
 from . import attention  # noqa: F401  (SDPBackend, sdpa_kernel, flex_attention)
+from . import grad  # noqa: F401  (conv*_input, conv*_weight)
 from ._linear_cross_entropy import LinearCrossEntropyOptions  # noqa: F401
 from .modules.linear_cross_entropy import LinearCrossEntropyLoss  # noqa: F401
