@@ -131,3 +131,28 @@ def test_nn_grad_matches_autograd_and_is_differentiable(dims):
                                gw.cpu().numpy(), rtol=1e-12)
     gg = g.clone().requires_grad_()
     assert gradcheck(lambda w, gg: grad_in(tuple(x.shape), w, gg, 2, 1, 1, 2), (w, gg))
+
+
+@pytest.mark.parametrize("name,replacement", [("solve", "torch.linalg.solve"),
+                                              ("eig", "torch.linalg.eig"),
+                                              ("symeig", "torch.linalg.eigh"),
+                                              ("lstsq", "torch.linalg.lstsq"),
+                                              ("matrix_rank", "torch.linalg.matrix_rank")])
+def test_removed_functions_name_their_replacement(name, replacement):
+    """PyTorch keeps these names after removing them: calling one raises
+    RuntimeError (not AttributeError), here naming what replaces it."""
+    x = T.ones(2, 2)
+    with pytest.raises(RuntimeError, match=rf"^torch\.{name} was deprecated in 1\.9 and is now "
+                                           rf"removed: use {replacement}\b"):
+        getattr(T, name)(x, x)
+    if name != "matrix_rank":
+        with pytest.raises(RuntimeError, match=rf"^torch\.{name} was deprecated"):
+            getattr(x, name)(x)
+
+
+def test_is_distributed_and_multithreading_switch():
+    assert T.is_distributed(T.ones(2)) is False
+    assert T.autograd.is_multithreading_enabled() is True
+    with T.autograd.set_multithreading_enabled(False):
+        assert T.autograd.is_multithreading_enabled() is False
+    assert T.autograd.is_multithreading_enabled() is True

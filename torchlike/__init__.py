@@ -82,6 +82,7 @@ from ._lobpcg import lobpcg  # noqa: F401
 from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
 from ._aten_forms import *  # noqa: F401,F403  (native_dropout, hash_tensor, ormqr ...)
 from ._fake_quantize import *  # noqa: F401,F403  (fake_quantize_per_tensor_affine ...)
+from ._removed import *  # noqa: F401,F403  (solve, eig ...: raise, naming the replacement)
 # Sparse layouts (docs/sparse.md): the factories here, products and sums in torchlike.sparse.
 from ._sparse import (sparse_coo_tensor, sparse_compressed_tensor, sparse_csr_tensor,  # noqa: F401
                       sparse_csc_tensor, sparse_bsr_tensor, sparse_bsc_tensor)

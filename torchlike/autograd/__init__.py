@@ -6,6 +6,7 @@ PyTorch does and hand the graph to the C engine (``_C._run_backward``)."""
 from .. import _C
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                         is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled,
                         _force_original_view_tracking, is_view_replay_enabled)
 from .variable import Variable  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
@@ -19,7 +20,8 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph",
            "detect_anomaly", "set_detect_anomaly", "Variable", "is_tensor_like",
-           "set_multithreading_enabled", "is_view_replay_enabled", "forward_ad"]
+           "set_multithreading_enabled", "is_multithreading_enabled", "is_view_replay_enabled",
+           "forward_ad"]
 
 
 def is_tensor_like(inp):

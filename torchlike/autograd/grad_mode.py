@@ -191,8 +191,12 @@ class _force_original_view_tracking(_SwitchContext):
     _key, _func = "view_replay", "set_view_replay_enabled"
 
 
-def _is_multithreading_enabled():
+def is_multithreading_enabled():
+    """Whether set_multithreading_enabled(True) is in force (the default)."""
     return _switches["multithreading"]
+
+
+_is_multithreading_enabled = is_multithreading_enabled
 
 
 def is_view_replay_enabled():
