@@ -188,7 +188,7 @@ def as_tensor(x):
 
 
 def _host_tensor(x):
-    if isinstance(x, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(x)):
+    if isinstance(x, (list, tuple)) and has_tensor(x):
         return _C.stack(promote(*[as_tensor(e) for e in x]))
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
@@ -203,6 +203,18 @@ def _host_tensor(x):
 
 _NATIVE = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
            "float64", "complex64", "complex128", "uint16", "uint32", "uint64"}
+
+
+def has_tensor(seq):
+    """Whether a (nested) list or tuple holds a tensor.  A loop, not a
+    generator over flat(): asarray asks it of every list it is given."""
+    for e in seq:
+        if type(e) is list or type(e) is tuple:
+            if has_tensor(e):
+                return True
+        elif isinstance(e, Tensor):
+            return True
+    return False
 
 
 def flat(seq):
@@ -339,14 +351,14 @@ def _keep_asarray(a, dtype=None, order=None, *args, **kwargs):
     tensors (so the computation stays on the tape), other input is NumPy's."""
     if isinstance(a, Tensor):
         return cast(a, dtype)
-    if isinstance(a, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(a)):
+    if isinstance(a, (list, tuple)) and has_tensor(a):
         return cast(as_tensor(a), dtype)
     return np.asarray(a, dtype, order, *args, **kwargs)
 
 
 def _keep_array(a, dtype=None, *args, copy=True, **kwargs):
     if isinstance(a, Tensor) or isinstance(a, (list, tuple)) and \
-            any(isinstance(e, Tensor) for e in flat(a)):
+            has_tensor(a):
         t = cast(as_tensor(a), dtype)
         ndmin = kwargs.get("ndmin", 0)
         if t.ndim < ndmin:

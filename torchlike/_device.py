@@ -52,6 +52,8 @@ class device:
         raise AttributeError("torchlike.device is immutable")
 
     def __eq__(self, other):
+        if other is self:  # C hands out one object per place: the common case
+            return True
         if isinstance(other, str):
             other = device(other)
         if not isinstance(other, device):

@@ -11,8 +11,8 @@ import numpy as np
 from .. import _C
 from .._layout import contiguous_format
 from .._array_function import (
-    Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype, norm_axis,
-    promote)
+    Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, has_tensor, np_dtype,
+    norm_axis, promote)
 
 Tensor = _C.Tensor
 
@@ -103,6 +103,8 @@ def _default_dtype(value):
 
 
 def _shape(shape):
+    if type(shape) is tuple and all(type(s) is int for s in shape):
+        return shape
     if isinstance(shape, (int, np.integer)) or \
             (isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0):
         return (operator.index(shape),)  # an int, or a 0-d integer array
@@ -127,7 +129,7 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
         if copy is False and not isinstance(obj, np.ndarray) and \
                 not hasattr(obj, "__array_interface__") and not _is_buffer(obj):
             raise ValueError("Unable to avoid copy while creating an array as requested.")
-        if isinstance(obj, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(obj)):
+        if isinstance(obj, (list, tuple)) and has_tensor(obj):
             result = as_tensor(obj)
         else:
             a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
@@ -136,8 +138,9 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                                 f"NumPy makes an object array of it (ragged nesting or Python "
                                 f"objects), and torchlike has no object dtype")
             result = _host_tensor(a)  # the explicit transfer: never refused
-            if copy and result.data_ptr() != _data_ptr(a):
-                copy = None  # already a fresh copy (an empty array, say): no second one
+            if copy and (isinstance(obj, (list, tuple, int, float, complex)) or
+                         result.data_ptr() != _data_ptr(a)):
+                copy = None  # already a fresh copy (of a list, say): no second one
             # Host data becomes an array on the default device, as cupy.asarray
             # copies it to the GPU (a tensor stays where it is).
             device = _C._get_default_device() if device is None else device
