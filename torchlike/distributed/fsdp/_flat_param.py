@@ -139,8 +139,10 @@ class FlatParamHandle:
 
     def views(self, full):
         """(entry, view of ``full`` shaped as the original parameter)."""
+        # NOTE: narrow, not slicing: the slice's autograd node keeps its input
+        # alive, which would keep a freed buffer in memory until backward
         for e in self.entries:
-            yield e, full[e.offset:e.offset + e.numel].view(e.shape)
+            yield e, full.narrow(0, e.offset, e.numel).view(e.shape)
 
     def set_views(self, full):
         """The module attributes become views of ``full`` (instance
