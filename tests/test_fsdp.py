@@ -5,6 +5,7 @@ training equivalence with single-process training on the whole batch (the
 oracle: the average of the gradients of equal halves of a mean loss is the
 gradient of the whole batch's mean loss)."""
 import datetime
+import functools
 import json
 import os
 import weakref
@@ -292,13 +293,64 @@ def _check_wrap_api(rank, ws):
         FSDP(nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).double()))
 
 
+class _Tied(nn.Module):
+    """Two layers sharing one weight, and a BatchNorm's buffers."""
+
+    def __init__(self):
+        super().__init__()
+        torchlike.manual_seed(3)
+        self.a = nn.Linear(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.b = nn.Linear(4, 4)
+        self.b.weight = self.a.weight
+
+    def forward(self, x):
+        return self.b(torchlike.tanh(self.bn(self.a(x))))
+
+
+def _check_tied_buffers_sync(rank, ws):
+    """A weight shared inside a unit is one slot of the flat parameter (two
+    state-dict keys, as the plain module's, in its order); buffers are kept
+    per rank (BatchNorm statistics of the local half); sync_module_states
+    broadcasts rank 0's weights."""
+    X, _ = batch(torchlike)
+    x = X[4 * rank:4 * rank + 4]
+    plain = _Tied().double()
+    local = _Tied().double()
+    if rank == 1:
+        with torchlike.no_grad():
+            for p in local.parameters():
+                p.add_(1.0)
+    m = FSDP(local, sync_module_states=True)
+    h = m._handle
+    assert h.total == 16 + 4 * 4 and len(h.entries) == 5  # b.weight is a.weight
+    want = plain.state_dict()
+    got = m.state_dict()
+    assert list(got) == list(want)
+    opt = torchlike.optim.SGD(m.parameters(), lr=0.1)
+    ref_opt = torchlike.optim.SGD(plain.parameters(), lr=0.1)
+    m.eval()
+    plain.eval()   # BatchNorm by running statistics: the halves add up
+    for _ in range(2):
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        (m(x) ** 2).mean().backward()
+        (plain(X) ** 2).mean().backward()
+        opt.step()
+        ref_opt.step()
+    got = _full(m)
+    for k, v in plain.state_dict().items():
+        np.testing.assert_allclose(got[k], v.numpy(), rtol=1e-12, atol=1e-14, err_msg=k)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = run_all(torchlike, dist, fsdp, wrap, rank, {})
     for check in (_check_training, _check_reshard, _check_no_sync, _check_state_dicts,
                   _check_summon, _check_clip, _check_optim_state,
-                  _check_mixed_precision_and_offload, _check_wrap_api):
+                  _check_mixed_precision_and_offload, _check_wrap_api,
+                  _check_tied_buffers_sync):
         check(rank, ws)
     put(outdir, rank, golden)
     dist.destroy_process_group()
@@ -368,5 +420,13 @@ def test_single_rank_trains_like_the_plain_module():
             opt.step()
         ref = _reference(3, lambda ps: torchlike.optim.SGD(ps, lr=0.1, momentum=0.9), X, Y)
         _assert_same(_full(m), {k: v.numpy() for k, v in ref.state_dict().items()})
+        # the lambda policies pick the same units as ModuleWrapPolicy({Linear})
+        is_linear = lambda mod: isinstance(mod, nn.Linear)  # noqa: E731
+        for policy in (wrap.CustomPolicy(is_linear),
+                       functools.partial(wrap.lambda_auto_wrap_policy, lambda_fn=is_linear)):
+            other = FSDP(make_model(torchlike)[0], auto_wrap_policy=policy)
+            assert [n for n, _ in other.named_modules()] == [n for n, _ in m.named_modules()]
+        everything = FSDP(make_model(torchlike)[0], auto_wrap_policy=wrap.always_wrap_policy)
+        assert sum(isinstance(u, FSDP) for u in everything.modules()) == 6  # 5 children + root
     finally:
         dist.destroy_process_group()
