@@ -20,7 +20,7 @@ import torch.multiprocessing as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "fsdp.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from fsdp_cases import no_group_error, run_all  # noqa: E402
+from fsdp_cases import no_group_error, run_all, run_fully_shard  # noqa: E402
 
 
 def _worker(rank, ws, port, queue):
@@ -30,6 +30,7 @@ def _worker(rank, ws, port, queue):
                             world_size=ws, timeout=datetime.timedelta(seconds=60))
     # PyTorch's FSDP1 wants an accelerator unless told to use the CPU
     out = run_all(torch, dist, fsdp, wrap, rank, {"device_id": torch.device("cpu")})
+    out["fully_shard"] = run_fully_shard(torch, fsdp, rank)
     dist.barrier()
     queue.put((rank, out))
     dist.destroy_process_group()

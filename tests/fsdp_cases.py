@@ -136,3 +136,30 @@ def no_group_error(lib, fsdp, device_kw):
     except Exception as e:
         return [type(e).__name__, str(e)]
     return "OK"
+
+
+def _local(t):
+    """A DTensor's local piece in PyTorch; the parameter itself in torchlike."""
+    return t.to_local() if hasattr(t, "to_local") else t
+
+
+def run_fully_shard(lib, fsdp, rank):
+    """FSDP2: fully_shard on the layers, then the root; local pieces, local
+    gradients and two Adam steps."""
+    model, _ = make_model(lib)
+    for m in (model[0], model[2].lin1, model[2], model):
+        fsdp.fully_shard(m)
+    out = {"classes": [type(m).__name__ for m in (model, model[0], model[2], model[2].lin2)],
+           "is_fsdp": [isinstance(m, fsdp.FSDPModule) for m in (model, model[1], model[2].lin2)],
+           "local": [[n, list(_local(p).shape), _vals(_local(p))]
+                     for n, p in model.named_parameters()]}
+    x, y = batch(lib, rank)
+    opt = lib.optim.Adam(model.parameters(), lr=0.01)
+    for step in range(2):
+        opt.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        if step == 0:
+            out["grads"] = [_vals(_local(p.grad)) for p in model.parameters()]
+        opt.step()
+    out["after"] = [_vals(_local(p)) for p in model.parameters()]
+    return out

@@ -18,7 +18,7 @@ import torchlike.distributed as dist
 import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
 from dist_helpers import put, results, spawn_world
-from fsdp_cases import CONFIGS, batch, make_model, no_group_error, run_all
+from fsdp_cases import CONFIGS, batch, make_model, no_group_error, run_all, run_fully_shard
 from torchlike import nn
 
 FSDP = fsdp.FullyShardedDataParallel
@@ -343,14 +343,82 @@ def _check_tied_buffers_sync(rank, ws):
         np.testing.assert_allclose(got[k], v.numpy(), rtol=1e-12, atol=1e-14, err_msg=k)
 
 
+def _sharded2(reshard=True, **kw):
+    model, _ = make_model(torchlike)
+    for m in (model[0], model[2], model):
+        fsdp.fully_shard(m, reshard_after_forward=reshard, **kw)
+    return model
+
+
+def _full2(model):
+    """The whole parameters of a fully_shard model (unshard, read, reshard)."""
+    out = {}
+    mods = [m for m in model.modules() if isinstance(m, fsdp.FSDPModule)]
+    for m in mods:
+        m.unshard()
+    for name, _ in model.named_parameters():
+        *path, leaf = name.split(".")
+        owner = model.get_submodule(".".join(path))
+        out[name] = getattr(owner, leaf).detach().numpy().copy()
+    for m in mods:
+        m.reshard()
+    return out
+
+
+def _check_fully_shard(rank, ws):
+    """FSDP2: 3 steps on each rank's half equal 3 steps on the whole batch
+    (kept or freed after forward); gradient sync off accumulates; unshard /
+    reshard expose and drop the whole parameters."""
+    x, y = batch(torchlike, rank)
+    X, Y = batch(torchlike)
+    make = lambda ps: torchlike.optim.SGD(ps, lr=0.1, momentum=0.9)  # noqa: E731
+    ref = _reference(3, make, X, Y)
+    for reshard in (True, False):
+        model = _sharded2(reshard)
+        opt = make(model.parameters())
+        state = model[0]._fsdp_state
+        for _ in range(3):
+            opt.zero_grad()
+            loss = _loss(model, x, y)
+            assert (state.full is None) == reshard
+            loss.backward()
+            assert state.full is None
+            opt.step()
+        _assert_same(_full2(model), {k: v.detach().numpy() for k, v in ref.state_dict().items()})
+    model = _sharded2()
+    assert "weight" not in model[0].__dict__
+    model.set_requires_gradient_sync(False)
+    _loss(model, x[:2], y[:2]).backward()
+    assert all(p.grad is None for p in model.parameters())
+    model.set_requires_gradient_sync(True)
+    _loss(model, x[2:], y[2:]).backward()
+    plain, _ = make_model(torchlike)
+    for r in range(ws):
+        _loss(plain, X[4 * r:4 * r + 2], Y[4 * r:4 * r + 2]).backward()
+        _loss(plain, X[4 * r + 2:4 * r + 4], Y[4 * r + 2:4 * r + 4]).backward()
+    for (n, p), q in zip(model.named_parameters(), plain.parameters()):
+        rows = -(-q.shape[0] // ws)
+        want = q.grad.numpy()[rank * rows:rank * rows + rows] / ws
+        np.testing.assert_allclose(p.grad.numpy(), want, rtol=1e-12, atol=1e-15, err_msg=n)
+    # mixed precision: float32 compute of float64 pieces
+    mp = fsdp.MixedPrecisionPolicy(param_dtype=torchlike.float32,
+                                   reduce_dtype=torchlike.float32)
+    model = _sharded2(mp_policy=mp)
+    out = model(x)
+    assert out.dtype == torchlike.float32
+    ((out - y.float()) ** 2).mean().backward()
+    assert all(p.grad.dtype == torchlike.float64 for p in model.parameters())
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = run_all(torchlike, dist, fsdp, wrap, rank, {})
+    golden["fully_shard"] = run_fully_shard(torchlike, fsdp, rank)
     for check in (_check_training, _check_reshard, _check_no_sync, _check_state_dicts,
                   _check_summon, _check_clip, _check_optim_state,
                   _check_mixed_precision_and_offload, _check_wrap_api,
-                  _check_tied_buffers_sync):
+                  _check_tied_buffers_sync, _check_fully_shard):
         check(rank, ws)
     put(outdir, rank, golden)
     dist.destroy_process_group()
@@ -383,7 +451,7 @@ def _golden():
         return json.load(f)
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", CONFIGS + ["fully_shard"])
 def test_layout_names_gradients_and_optimizer_state_match_pytorch(world, config):
     """Flat shard sizes and padding, named_parameters / named_modules, the
     state-dict keys of every kind, the averaged gradients, two optimizer
