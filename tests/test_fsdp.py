@@ -225,6 +225,38 @@ def _check_clip(rank, ws):
                                            rtol=1e-10, atol=1e-15)
 
 
+def _same_osd(a, b):
+    assert a["param_groups"] == b["param_groups"]
+    assert list(a["state"]) == list(b["state"])
+    for k in b["state"]:
+        assert list(a["state"][k]) == list(b["state"][k])
+        for key, v in b["state"][k].items():
+            np.testing.assert_array_equal(np.asarray(a["state"][k][key]), np.asarray(v))
+
+
+def _check_frozen_orig_params(rank, ws):
+    """use_orig_params with a frozen weight in a unit (fine-tuning): it keeps
+    its values and gets no gradient; the rest trains as in one process."""
+    x, y = batch(torchlike, rank)
+    X, Y = batch(torchlike)
+    ref, _ = make_model(torchlike)
+    model, _ = make_model(torchlike)
+    for mm in (ref, model):
+        mm[2].lin1.weight.requires_grad_(False)
+    m = FSDP(model, auto_wrap_policy=wrap.ModuleWrapPolicy({nn.Linear}), use_orig_params=True)
+    opt = torchlike.optim.Adam([p for p in m.parameters() if p.requires_grad], lr=0.01)
+    ref_opt = torchlike.optim.Adam([p for p in ref.parameters() if p.requires_grad], lr=0.01)
+    for _ in range(2):
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        _loss(m, x, y).backward()
+        _loss(ref, X, Y).backward()
+        opt.step()
+        ref_opt.step()
+    assert m.module[2].lin1.module.weight.grad is None
+    _assert_same(_full(m), {k: v.detach().numpy() for k, v in ref.state_dict().items()})
+
+
 def _check_optim_state(rank, ws):
     """optim_state_dict -> optim_state_dict_to_load into another model and
     optimizer continues training exactly as the original."""
@@ -239,11 +271,19 @@ def _check_optim_state(rank, ws):
             _loss(m, x, y).backward()
             opt.step()
         osd = FSDP.optim_state_dict(m, opt)
+        _same_osd(FSDP.optim_state_dict(m, opt, opt.state_dict()), osd)
+        old = FSDP.full_optim_state_dict(m, opt)
+        if rank == 0:
+            _same_osd(old, osd)
+        else:
+            assert old == {}
         sd = _full(m)
         m2 = _wrapped(orig=orig)
         opt2 = make(m2.parameters())
         m2.load_state_dict({k: torchlike.from_numpy(v) for k, v in sd.items()})
-        opt2.load_state_dict(FSDP.optim_state_dict_to_load(m2, opt2, osd))
+        to_load = FSDP.optim_state_dict_to_load(m2, opt2, osd)
+        _same_osd(FSDP.shard_full_optim_state_dict(osd, m2, optim=opt2), to_load)
+        opt2.load_state_dict(to_load)
         for mm, oo in ((m, opt), (m2, opt2)):
             oo.zero_grad()
             _loss(mm, x, y).backward()
@@ -418,7 +458,7 @@ def _main(rank, ws, init, outdir):
     for check in (_check_training, _check_reshard, _check_no_sync, _check_state_dicts,
                   _check_summon, _check_clip, _check_optim_state,
                   _check_mixed_precision_and_offload, _check_wrap_api,
-                  _check_tied_buffers_sync, _check_fully_shard):
+                  _check_tied_buffers_sync, _check_fully_shard, _check_frozen_orig_params):
         check(rank, ws)
     put(outdir, rank, golden)
     dist.destroy_process_group()

@@ -26,27 +26,44 @@ def _handle_params(h):
     return [h.flat_param] if not h.use_orig_params else [e.orig for e in h.entries]
 
 
-def _local_flat(h, optim, key, dtype):
+class _States:
+    """The optimizer's per-parameter state: ``optim.state``, or a given
+    ``optim.state_dict()`` (keyed by position in the parameter groups)."""
+
+    def __init__(self, optim, osd):
+        self.optim, self.by_id = optim, None
+        if osd is not None:
+            params = [p for g in optim.param_groups for p in g["params"]]
+            self.by_id = {id(p): osd["state"].get(i, osd["state"].get(str(i), {}))
+                          for i, p in enumerate(params)}
+
+    def get(self, p, default=None):
+        if self.by_id is None:
+            return self.optim.state.get(p, default)
+        return self.by_id.get(id(p), default)
+
+
+def _local_flat(h, states, key, dtype):
     """The unit's flat state ``key`` on this rank (shard length)."""
     if not h.use_orig_params:
-        return optim.state[h.flat_param][key].detach().to(dtype).reshape(-1)
+        return states.get(h.flat_param)[key].detach().to(dtype).reshape(-1)
     out = _C.zeros(h.chunk, dtype=dtype)
     for e in h.entries:
         a, b = e.local
-        st = optim.state.get(e.orig, {})
+        st = states.get(e.orig, {})
         if b > a and key in st:
             out[a:b] = st[key].detach().reshape(-1)
     return out
 
 
-def _schema(model, optim):
+def _schema(model, states):
     """{unit index: {key: ("flat", dtype name) | ("scalar", value)}} agreed by all ranks."""
     handles = model._handles()
     mine = {}
     for i, h in enumerate(handles):
         keys = {}
         for p in _handle_params(h):
-            for k, v in optim.state.get(p, {}).items():
+            for k, v in states.get(p, {}).items():
                 if _is_flat_state(v):
                     keys[k] = ("flat", str(v.dtype))
                 elif k not in keys:
@@ -75,7 +92,8 @@ def _scalar_copy(v):
 
 @no_grad()
 def full_optim_state_dict(model, optim, optim_state_dict=None):
-    handles, schema = _schema(model, optim)
+    states = _States(optim, optim_state_dict)
+    handles, schema = _schema(model, states)
     fqns = model._fqns()
     state = {}
     for i, h in enumerate(handles):
@@ -86,7 +104,7 @@ def full_optim_state_dict(model, optim, optim_state_dict=None):
                     per_param.setdefault(e, {})[key] = _scalar_copy(info)
                 continue
             dtype = _dtype(info)
-            local = _local_flat(h, optim, key, dtype).contiguous()
+            local = _local_flat(h, states, key, dtype).contiguous()
             if h.sharded:
                 full = _C.empty(h.padded, dtype=dtype)
                 dist.all_gather_into_tensor(full, local, group=h.pg)
@@ -125,7 +143,9 @@ def to_load(model, optim, osd):
     fqns = model._fqns()
     full_state = osd.get("state", {})
     index = {}
-    for g in optim.param_groups:
+    param_groups = optim.param_groups if optim is not None else \
+        [{"params": list(model.parameters())}]
+    for g in param_groups:
         for p in g["params"]:
             index[id(p)] = len(index)
     state = {}
@@ -163,7 +183,7 @@ def to_load(model, optim, osd):
                 for k, (kind, v) in local.items()}
     groups = []
     osd_groups = osd.get("param_groups", [])
-    for j, g in enumerate(optim.param_groups):
+    for j, g in enumerate(param_groups):
         src = osd_groups[j] if j < len(osd_groups) else {}
         entry = {k: copy.deepcopy(v) for k, v in src.items() if k != "params"}
         for k, v in g.items():

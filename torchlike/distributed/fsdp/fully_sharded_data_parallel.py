@@ -173,10 +173,9 @@ class FullyShardedDataParallel(Module):
             raise ValueError(f"Must flatten tensors with uniform dtype but got "
                              f"{sorted(str(d) for d in dtypes)}")
         grads = {p.requires_grad for _, _, p in owned}
-        if len(grads) > 1:
+        if len(grads) > 1 and not self.use_orig_params:
             raise ValueError("Must flatten tensors with uniform `requires_grad` when "
-                             "`use_orig_params=False`" if not self.use_orig_params else
-                             "FSDP does not support mixing requires_grad in one unit here")
+                             "`use_orig_params=False`")
         # use_orig_params: each parameter starts on a 16-byte boundary, as
         # PyTorch aligns them (the gaps are zeros, like the end padding)
         dtype = owned[0][2].dtype
@@ -618,6 +617,22 @@ class FullyShardedDataParallel(Module):
         {key: tensor}}, "param_groups": [{..., "params": [names]}]}."""
         from . import _optim_state
         return _optim_state.full_optim_state_dict(model, optim, optim_state_dict)
+
+    @staticmethod
+    def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
+        """The older spelling: optim_state_dict, by default on rank 0 only
+        (``{}`` elsewhere)."""
+        from . import _optim_state
+        osd = _optim_state.full_optim_state_dict(model, optim, None)
+        return osd if not rank0_only or model.rank == 0 else {}
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None,
+                                    optim=None):
+        """The older spelling of optim_state_dict_to_load (``optim`` gives the
+        parameter order; without it, ``model.parameters()``'s)."""
+        from . import _optim_state
+        return _optim_state.to_load(model, optim, full_optim_state_dict)
 
     @staticmethod
     def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False,
