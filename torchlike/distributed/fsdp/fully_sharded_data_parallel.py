@@ -461,10 +461,10 @@ class FullyShardedDataParallel(Module):
         cfg = self._state_dict_config
         rank0_only = kind == StateDictType.FULL_STATE_DICT and getattr(cfg, "rank0_only", False)
         with self.summon_full_params(self, writeback=False):
-            items = []
+            items, owners = [], self._owners()
             for key, m, name, is_param in self._walk(prefix):
                 t = m._parameters[name] if is_param else m._buffers[name]
-                items.append((key, t, is_param, self._unit_of(m)))
+                items.append((key, t, is_param, owners.get(id(m))))
             if rank0_only and self.rank != 0:
                 return destination
             for key, t, is_param, unit in items:
@@ -482,12 +482,15 @@ class FullyShardedDataParallel(Module):
             return StateDictType.FULL_STATE_DICT
         return self._state_dict_type
 
-    def _unit_of(self, m):
+    def _owners(self):
+        """{id(module): the unit whose flat parameter holds its parameters}."""
+        out = {}
         for u in self.fsdp_modules(self):
-            if u._handle is not None and any(m is mm for e in u._handle.entries
-                                             for mm, _ in e.places()):
-                return u
-        return None
+            if u._handle is not None:
+                for e in u._handle.entries:
+                    for m, _ in e.places():
+                        out[id(m)] = u
+        return out
 
     def _chunk(self, t, unit):
         """This rank's piece of ``t`` cut along dim 0 as ``torch.chunk`` cuts."""
@@ -529,12 +532,12 @@ class FullyShardedDataParallel(Module):
                     else:
                         missing.append(key)
         else:
-            expected = set()
+            expected, owners = set(), self._owners()
             with self.summon_full_params(self, writeback=True), no_grad():
                 for key, m, name, is_param in self._walk():
                     expected.add(key)
                     t = m._parameters[name] if is_param else m._buffers[name]
-                    unit = self._unit_of(m) if is_param else None
+                    unit = owners.get(id(m)) if is_param else None
                     if key not in state_dict:
                         missing.append(key)
                         continue
