@@ -92,7 +92,8 @@ def run_config(lib, dist, fsdp, wrap, rank, name, device_kw):
     m = FSDP(model, **wrap_config(lib, fsdp, wrap, name, Block), **device_kw)
     out = {"named_parameters": [[n, list(p.shape)] for n, p in m.named_parameters()],
            "values": [_vals(p) for p in m.parameters()],
-           "modules": [n for n, _ in m.named_modules()]}
+           "modules": [n for n, _ in m.named_modules()],
+           "repr": repr(m).replace("torchlike.", "torch.")}
     full = m.state_dict()
     out["full_keys"] = list(full)
     out["full_shapes"] = [list(v.shape) for v in full.values()]

@@ -154,9 +154,17 @@ class FlatParamHandle:
         self.views_set = True
 
     def clear_views(self):
+        """Back to the sharded state.  With flat parameters the attributes
+        stay, as the 1-D views of this rank's part of the shard (possibly
+        empty), so that ``module.bias is not None`` and reprs still work."""
+        base = self.flat_param.detach()
         for e in self.entries:
+            a, b = e.local
             for module, name in e.places():
-                module.__dict__.pop(name, None)
+                if self.use_orig_params:
+                    module.__dict__.pop(name, None)
+                else:
+                    module.__dict__[name] = base[a:b]
         self.views_set = False
 
     # ---- forward / backward ---------------------------------------------------------

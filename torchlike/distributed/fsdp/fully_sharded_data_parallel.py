@@ -207,6 +207,7 @@ class FullyShardedDataParallel(Module):
                     m._parameters[name] = e.orig
         else:
             module.register_parameter("_flat_param", handle.flat_param)
+        handle.clear_views()
         return handle
 
     # ---- the wrapped module ------------------------------------------------------------
@@ -312,7 +313,8 @@ class FullyShardedDataParallel(Module):
                     if grads is not None:
                         p.grad = grads[e.offset:e.offset + e.numel].view(e.shape)
                     for m, name in e.places():
-                        saved.append((m, name, m._parameters.get(name)))
+                        saved.append((m, name, m._parameters.get(name),
+                                      m.__dict__.pop(name, None)))
                         if show:
                             m._parameters[name] = p
                 live.append((h, full, saved))
@@ -323,11 +325,13 @@ class FullyShardedDataParallel(Module):
                     with no_grad():
                         n = h.local_numel()
                         h.flat_param.detach()[:n].copy_(full[h.start:h.start + n])
-                for m, name, old in saved:
+                for m, name, old, attr in saved:
                     if old is None:
                         m._parameters.pop(name, None)
                     else:
                         m._parameters[name] = old
+                    if attr is not None:
+                        m.__dict__[name] = attr
             for u in units:
                 u._in_summon = False
 
