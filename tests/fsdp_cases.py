@@ -119,11 +119,22 @@ def run_config(lib, dist, fsdp, wrap, rank, name, device_kw):
     with FSDP.state_dict_type(m, SDT.FULL_STATE_DICT):
         out["trained"] = {k: _vals(v) for k, v in m.state_dict().items()}
     if name == "module":
-        try:
-            m.module[0].clip_grad_norm_(1.0)
-            out["clip_nonroot"] = "OK"
-        except Exception as e:
-            out["clip_nonroot"] = [type(e).__name__, str(e)]
+        def nosync_inner():
+            with m.module[0].no_sync():
+                pass
+
+        def summon_rank0_writeback():
+            with FSDP.summon_full_params(m, rank0_only=True, writeback=True):
+                pass
+
+        for key, fn in (("clip_nonroot", lambda: m.module[0].clip_grad_norm_(1.0)),
+                        ("nosync_nonroot", nosync_inner),
+                        ("summon_rank0_writeback", summon_rank0_writeback)):
+            try:
+                fn()
+                out[key] = "OK"
+            except Exception as e:
+                out[key] = [type(e).__name__, str(e)]
     return out
 
 

@@ -197,7 +197,7 @@ def _check_summon(rank, ws):
         with torchlike.no_grad():
             lin.weight.fill_(5.0)
     assert _full(m)["0.weight"].tolist() == [[2.0] * 4] * 3
-    with pytest.raises(ValueError, match="writeback=True and rank0_only=True"):
+    with pytest.raises(NotImplementedError, match="writeback=True and rank0_only=True"):
         with FSDP.summon_full_params(m, rank0_only=True):
             pass
     # apply() sees whole parameters and writes them back
@@ -331,8 +331,16 @@ def _check_wrap_api(rank, ws):
         outer]
     with pytest.raises(NotImplementedError, match="HYBRID_SHARD"):
         FSDP(nn.Linear(2, 2), sharding_strategy=S.HYBRID_SHARD)
-    with pytest.raises(ValueError, match="uniform dtype"):
+    with pytest.raises(ValueError, match="uniform dtype but got torchlike.float32 and "
+                                         "torchlike.float64"):
         FSDP(nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).double()))
+    with pytest.raises(ValueError, match="uniform `requires_grad` when `use_orig_params=False`"):
+        FSDP(nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2).requires_grad_(False)))
+    # wrapping a unit again (PyTorch allows it): the outer one owns nothing
+    twice = FSDP(inner)
+    assert twice._handle is None and not inner._is_root
+    assert [n for n, _ in twice.named_parameters()] == [
+        "_fsdp_wrapped_module._fsdp_wrapped_module._flat_param"]
 
 
 class _Tied(nn.Module):
@@ -513,8 +521,8 @@ def test_layout_names_gradients_and_optimizer_state_match_pytorch(world, config)
 def test_errors_without_a_group_and_on_inner_units(world):
     assert no_group_error(torchlike, fsdp, {}) == _golden()["no_group"]
     for rank in range(2):
-        assert world[rank]["module"]["clip_nonroot"] == \
-            _golden()["ranks"][rank]["module"]["clip_nonroot"]
+        for key in ("clip_nonroot", "nosync_nonroot", "summon_rank0_writeback"):
+            assert world[rank]["module"][key] == _golden()["ranks"][rank]["module"][key]
 
 
 def test_single_rank_trains_like_the_plain_module():

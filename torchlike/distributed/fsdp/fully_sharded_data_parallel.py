@@ -82,8 +82,6 @@ class FullyShardedDataParallel(Module):
         if strategy in (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2):
             raise NotImplementedError(f"FullyShardedDataParallel: {strategy} is not "
                                       "implemented; use FULL_SHARD, SHARD_GRAD_OP or NO_SHARD")
-        if isinstance(module, FullyShardedDataParallel):
-            raise ValueError("FSDP does not support wrapping an FSDP module again")
         ignored = set()
         for m in ignored_modules or ():
             ignored.update(id(p) for p in m.parameters())
@@ -141,8 +139,10 @@ class FullyShardedDataParallel(Module):
 
     # ---- construction ----------------------------------------------------------------
     def _own_modules(self):
-        """The modules this unit owns (its module's tree, not nested units)."""
-        stack = [self._fsdp_wrapped_module]
+        """The modules this unit owns (its module's tree, not nested units;
+        nothing when it wraps a unit directly)."""
+        top = self._fsdp_wrapped_module
+        stack = [] if isinstance(top, FullyShardedDataParallel) else [top]
         while stack:
             m = stack.pop()
             yield m
@@ -168,10 +168,10 @@ class FullyShardedDataParallel(Module):
         owned = self._owned(module, ignored)
         if not owned:
             return None
-        dtypes = {p.dtype for _, _, p in owned}
+        dtypes = list(dict.fromkeys(p.dtype for _, _, p in owned))
         if len(dtypes) > 1:
-            raise ValueError(f"Must flatten tensors with uniform dtype but got "
-                             f"{sorted(str(d) for d in dtypes)}")
+            raise ValueError(f"Must flatten tensors with uniform dtype but got {dtypes[0]} "
+                             f"and {dtypes[1]}")
         grads = {p.requires_grad for _, _, p in owned}
         if len(grads) > 1 and not self.use_orig_params:
             raise ValueError("Must flatten tensors with uniform `requires_grad` when "
@@ -290,10 +290,7 @@ class FullyShardedDataParallel(Module):
         their modules (gathered); on exit, changes are written back to the
         shards (``writeback``) and the gathered copies freed."""
         if rank0_only and writeback:
-            raise ValueError("writeback=True and rank0_only=True is not supported, as model "
-                             "parameter shapes will be different across ranks, and writing to "
-                             "them can lead to inconsistencies across ranks when the context "
-                             "is exited.")
+            raise NotImplementedError("writeback=True and rank0_only=True is not supported yet")
         units = FullyShardedDataParallel.fsdp_modules(module) if recurse else \
             ([module] if isinstance(module, FullyShardedDataParallel) else [])
         units = [u for u in units if not u._in_summon]
