@@ -106,6 +106,7 @@ def _check_reshard(rank, ws):
     seen.clear()
     assert ref() is None
     loss.backward()
+    assert len(seen) == 1   # backward gathered it again for the saved weight
     del h.gather
     m2 = _wrapped(S.SHARD_GRAD_OP)
     loss = _loss(m2, x, y)
@@ -314,6 +315,18 @@ def _check_mixed_precision_and_offload(rank, ws):
                for n, p in m.named_parameters()}
     for n, p in ref.named_parameters():
         np.testing.assert_allclose(got[n], p.grad.numpy(), rtol=1e-4, atol=1e-6)
+    # buffer_dtype: BatchNorm's statistics kept in float32 next to float32 compute
+    mp = fsdp.MixedPrecision(param_dtype=torchlike.float32, buffer_dtype=torchlike.float32)
+    torchlike.manual_seed(2)
+    bn_model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3)).double()
+    ref_bn = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3))
+    ref_bn.load_state_dict({k: v.float() for k, v in bn_model.state_dict().items()})
+    m = FSDP(bn_model, mixed_precision=mp)
+    assert bn_model[1].running_mean.dtype == torchlike.float32
+    m(x)
+    ref_bn(x.float())   # this rank's rows: the running statistics are local
+    np.testing.assert_allclose(bn_model[1].running_mean.numpy(), ref_bn[1].running_mean.numpy(),
+                               rtol=1e-6)
 
 
 def _check_wrap_api(rank, ws):
