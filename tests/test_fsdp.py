@@ -473,6 +473,41 @@ def _check_fully_shard(rank, ws):
     assert all(p.grad.dtype == torchlike.float64 for p in model.parameters())
 
 
+class _Checkpointed(nn.Module):
+    """A block whose first layer is recomputed in backward."""
+
+    def __init__(self):
+        super().__init__()
+        torchlike.manual_seed(5)
+        self.a = nn.Linear(4, 6)
+        self.b = nn.Linear(6, 2)
+
+    def forward(self, x):
+        from torchlike.utils.checkpoint import checkpoint
+        return self.b(checkpoint(lambda z: torchlike.tanh(self.a(z)), x, use_reentrant=False))
+
+
+def _check_checkpoint_inside_unit(rank, ws):
+    """Activation checkpointing inside a unit: when backward reaches the
+    unit its attributes are whole parameters again, so the recomputation
+    runs; gradients as in one process (FSDP1 and fully_shard)."""
+    X, _ = batch(torchlike)
+    x = X[4 * rank:4 * rank + 4]
+    ref = _Checkpointed().double()
+    (ref(X) ** 2).mean().backward()
+    m = FSDP(_Checkpointed().double())
+    (m(x) ** 2).mean().backward()
+    with FSDP.summon_full_params(m, with_grads=True):
+        for name in ("a.weight", "b.bias"):
+            got = m.module.get_parameter(name).grad.numpy()
+            np.testing.assert_allclose(got, ref.get_parameter(name).grad.numpy(), rtol=1e-12,
+                                       atol=1e-15)
+    m2 = fsdp.fully_shard(_Checkpointed().double())
+    (m2(x) ** 2).mean().backward()
+    want = ref.a.weight.grad.numpy()[3 * rank:3 * rank + 3]
+    np.testing.assert_allclose(m2.a.weight.grad.numpy(), want, rtol=1e-12, atol=1e-15)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
@@ -481,7 +516,8 @@ def _main(rank, ws, init, outdir):
     for check in (_check_training, _check_reshard, _check_no_sync, _check_state_dicts,
                   _check_summon, _check_clip, _check_optim_state,
                   _check_mixed_precision_and_offload, _check_wrap_api,
-                  _check_tied_buffers_sync, _check_fully_shard, _check_frozen_orig_params):
+                  _check_tied_buffers_sync, _check_fully_shard, _check_frozen_orig_params,
+                  _check_checkpoint_inside_unit):
         check(rank, ws)
     put(outdir, rank, golden)
     dist.destroy_process_group()

@@ -191,9 +191,20 @@ class FlatParamHandle:
             self.full = self.gather()
         return self.full
 
+    def before_backward(self):
+        """Backward reached the unit's outputs: its attributes become the
+        whole parameters again (gathered if freed), so that code run in
+        backward (activation checkpointing's recomputation) sees them."""
+        if not self.views_set:
+            # NOTE: a leaf that requires grad, so that recomputed ops save
+            # what the first forward saved; its own gradients are never used
+            self.set_views(self.full_for_backward().detach().requires_grad_(True))
+
     def reduce_grad(self, grad):
         """Backward of ``_Unshard``: the shard's part of the average of
         ``grad`` (the full buffer's gradient) over the ranks."""
+        if self.views_set:
+            self.clear_views()
         self.full = None
         with no_grad():
             if not self.owner._sync_gradients:   # no_sync: accumulate unsharded
@@ -275,6 +286,24 @@ class _Unshard(Function):
     def backward(ctx, grad):
         ctx.handle.reduce_grad(grad)
         return None, None
+
+
+def hook_outputs(output, state):
+    """Call ``state.before_backward()`` when a gradient reaches any tensor of
+    ``output`` (the module's output, through tuples, lists and dicts)."""
+    def hook(grad):
+        state.before_backward()
+
+    stack = [output]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, Tensor):
+            if o.requires_grad:
+                o.register_hook(hook)
+        elif isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif isinstance(o, dict):
+            stack.extend(o.values())
 
 
 LIVE = []   # handles whose buffer is freed after forward, while their unit runs

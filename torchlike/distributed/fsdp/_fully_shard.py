@@ -106,6 +106,7 @@ class _State:
         self.mp = mp_policy
         self.sync = True
         self.full = None
+        self.views_set = False
         self.unsharded_grad = None
         self.params, seen = [], {}
         send, full = 0, 0
@@ -174,13 +175,23 @@ class _State:
             self.full = self.gather()
         return self.full
 
+    def before_backward(self):
+        """Backward reached the module's outputs: the attributes become the
+        whole parameters again (see FlatParamHandle.before_backward)."""
+        if not self.views_set:
+            # NOTE: a leaf that requires grad, so that recomputed ops save
+            # what the first forward saved; its own gradients are never used
+            self.set_views(self.full_for_backward().detach().requires_grad_(True))
+
     def set_views(self, full):
+        self.views_set = True
         for sp in self.params:
             v = full.narrow(0, sp.full_off, sp.numel).view(sp.shape)
             for m, name in sp.places():
                 m.__dict__[name] = v
 
     def clear_views(self):
+        self.views_set = False
         for sp in self.params:
             for m, name in sp.places():
                 m.__dict__.pop(name, None)
@@ -189,6 +200,8 @@ class _State:
     def reduce(self, grad):
         """The pieces' gradients: each whole gradient reduce-scattered along
         dim 0 and divided by the world size."""
+        if self.views_set:
+            self.clear_views()
         self.full = None
         with no_grad():
             if not self.sync:
@@ -268,6 +281,8 @@ class FSDPModule:
             state.clear_views()
             if frees or not recorded:
                 state.full = None
+        if recorded:
+            fp.hook_outputs(out, state)
         return _cast(out, mp.output_dtype) if mp.output_dtype is not None else out
 
     def _fsdp_states(self, recurse):

@@ -251,18 +251,21 @@ class FullyShardedDataParallel(Module):
         recorded = is_grad_enabled() and h.flat_param.requires_grad
         h.unshard()
         frees = recorded and h.reshard_after_forward
-        if not frees:
-            try:
-                return self._fsdp_wrapped_module(*args, **kwargs)
-            finally:
-                h.after_forward(recorded)
-        fp.LIVE.append(h)
         try:
-            with saved_tensors_hooks(fp.pack, fp.unpack):
-                return self._fsdp_wrapped_module(*args, **kwargs)
+            if frees:
+                fp.LIVE.append(h)
+                try:
+                    with saved_tensors_hooks(fp.pack, fp.unpack):
+                        out = self._fsdp_wrapped_module(*args, **kwargs)
+                finally:
+                    fp.LIVE.remove(h)
+            else:
+                out = self._fsdp_wrapped_module(*args, **kwargs)
         finally:
-            fp.LIVE.remove(h)
             h.after_forward(recorded)
+        if recorded:
+            fp.hook_outputs(out, h)
+        return out
 
     @contextlib.contextmanager
     def no_sync(self):
