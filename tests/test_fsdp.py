@@ -436,6 +436,7 @@ def _check_fully_shard(rank, ws):
     X, Y = batch(torchlike)
     make = lambda ps: torchlike.optim.SGD(ps, lr=0.1, momentum=0.9)  # noqa: E731
     ref = _reference(3, make, X, Y)
+    ref_init, _ = make_model(torchlike)
     for reshard in (True, False):
         model = _sharded2(reshard)
         opt = make(model.parameters())
@@ -463,6 +464,15 @@ def _check_fully_shard(rank, ws):
         rows = -(-q.shape[0] // ws)
         want = q.grad.numpy()[rank * rows:rank * rows + rows] / ws
         np.testing.assert_allclose(p.grad.numpy(), want, rtol=1e-12, atol=1e-15, err_msg=n)
+    # another method than forward, registered, runs with the whole parameters
+    model = _sharded2()
+    fsdp.register_fsdp_forward_method(model[0], "forward")  # already gathers: unchanged
+    assert "forward" not in model[0].__dict__
+    model[0].twice = lambda t: torchlike.nn.functional.linear(t, model[0].weight) * 2
+    fsdp.register_fsdp_forward_method(model[0], "twice")
+    np.testing.assert_allclose(model[0].twice(x).detach().numpy(),
+                               2 * (x.numpy() @ ref_init[0].weight.detach().numpy().T),
+                               rtol=1e-12)
     # mixed precision: float32 compute of float64 pieces
     mp = fsdp.MixedPrecisionPolicy(param_dtype=torchlike.float32,
                                    reduce_dtype=torchlike.float32)

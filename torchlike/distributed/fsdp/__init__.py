@@ -8,4 +8,5 @@ from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig,  # noq
 from .fully_sharded_data_parallel import FullyShardedDataParallel  # noqa: F401
 from . import wrap  # noqa: F401
 from ._fully_shard import (CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy,  # noqa: F401
-                           OffloadPolicy, UnshardHandle, fully_shard)
+                           OffloadPolicy, UnshardHandle, fully_shard,
+                           register_fsdp_forward_method)

@@ -36,7 +36,7 @@ from ...nn.parameter import Parameter
 from . import _flat_param as fp
 
 __all__ = ["fully_shard", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy",
-           "CPUOffloadPolicy", "UnshardHandle"]
+           "CPUOffloadPolicy", "UnshardHandle", "register_fsdp_forward_method"]
 
 
 @dataclass(frozen=True)
@@ -251,11 +251,14 @@ class FSDPModule:
     ``FSDP<Class>``, a subclass of this and the original class)."""
 
     def forward(self, *args, **kwargs):
+        return self._fsdp_run(super().forward, args, kwargs)
+
+    def _fsdp_run(self, run, args, kwargs):
+        """``run(*args, **kwargs)`` with the whole parameters (see the module doc)."""
         state = self._fsdp_state
         mp = state.mp
         if mp.param_dtype is not None and mp.cast_forward_inputs:
             args, kwargs = _cast(args, mp.param_dtype), _cast(kwargs, mp.param_dtype)
-        run = super().forward
         if not state.params:
             out = run(*args, **kwargs)
             return _cast(out, mp.output_dtype) if mp.output_dtype is not None else out
@@ -328,6 +331,20 @@ class FSDPModule:
 
 
 _CLASSES = {}
+
+
+def register_fsdp_forward_method(module, method_name):
+    """Make ``module.<method_name>`` (``generate``, say) gather and free the
+    parameters as ``forward`` does.  Nothing for a module not sharded, or
+    for ``forward`` itself."""
+    if not isinstance(module, FSDPModule) or method_name == "forward":
+        return
+    method = getattr(module, method_name)
+
+    def run(*args, **kwargs):
+        return module._fsdp_run(method, args, kwargs)
+    run.__name__ = method_name
+    object.__setattr__(module, method_name, run)
 
 
 def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placement_fn=None,
