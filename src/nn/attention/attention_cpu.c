@@ -1,6 +1,8 @@
 /* attention_cpu.c - the CPU's blocked attention (tl_attention.h): the jobs
  * over the thread pool, and dropout's Philox draws.  The loops themselves are
  * attention_loops.h, compiled for float and double. */
+#include <stdlib.h>
+
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_random.h"
 #include "nn/attention/attention_job.h"
@@ -31,15 +33,25 @@ void tl_attn_dropout_keep(uint64_t seed, int64_t b, int64_t i, int64_t j0, int64
 static tl_status run(const tl_attn_call *call, int64_t tasks, int64_t work_per_task,
                      tl_range_fn f32, tl_range_fn f64)
 {
+  bool f64_work = call->q->dtype == TL_DTYPE_F64;
   tl_attn_job job = {.call = call, .kblock = tl_attn_key_block(call->E)};
   job.qblocks = (call->L + TL_ATTN_BQ - 1) / TL_ATTN_BQ;
+  if (f32 == tl_attn_forward_f32 && tasks > 0) { /* the forward reads K as panels */
+    int64_t kv_rows = call->batch / call->heads * call->kv_heads, size = kv_rows * call->S * call->E;
+    job.kpanels = malloc((size_t)(size ? size : 1) * (f64_work ? sizeof(double) : sizeof(float)));
+    if (!job.kpanels)
+      goto oom;
+    tl_parallel_for(kv_rows, 1 + 65536 / (call->S * call->E + 1),
+                    f64_work ? tl_attn_kpanels_f64 : tl_attn_kpanels_f32, &job);
+  }
   if (tasks > 0)
-    tl_parallel_for(tasks, 1 + 65536 / (work_per_task + 1),
-                    call->q->dtype == TL_DTYPE_F64 ? f64 : f32, &job);
-  if (job.failed)
-    return tl_error_set(TL_ERR_MEMORY, "scaled_dot_product_attention(): out of memory for the "
-                        "block buffers");
-  return TL_OK;
+    tl_parallel_for(tasks, 1 + 65536 / (work_per_task + 1), f64_work ? f64 : f32, &job);
+  free(job.kpanels);
+  if (!job.failed)
+    return TL_OK;
+oom:
+  return tl_error_set(TL_ERR_MEMORY, "scaled_dot_product_attention(): out of memory for the "
+                      "block buffers");
 }
 
 tl_status tl_cpu_flash_attention(const tl_attn_call *call)

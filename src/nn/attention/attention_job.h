@@ -15,6 +15,7 @@ int64_t tl_attn_key_block(int64_t E);
 typedef struct {
   const tl_attn_call *call;
   int64_t qblocks, kblock;
+  void *kpanels; /* forward: each key block transposed (E x its rows), in K's order */
   int failed; /* a range could not allocate its block buffers */
 } tl_attn_job;
 
@@ -36,5 +37,8 @@ void tl_attn_forward_f32(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_forward_f64(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_backward_f32(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_backward_f64(void *ctx, int64_t begin, int64_t end, int worker);
+/* Ranges of key/value batch rows: kpanels from K, before the forward. */
+void tl_attn_kpanels_f32(void *ctx, int64_t begin, int64_t end, int worker);
+void tl_attn_kpanels_f64(void *ctx, int64_t begin, int64_t end, int worker);
 
 #endif
