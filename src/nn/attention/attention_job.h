@@ -15,7 +15,7 @@ int64_t tl_attn_key_block(int64_t E);
 typedef struct {
   const tl_attn_call *call;
   int64_t qblocks, kblock;
-  void *kpanels; /* forward: each key block transposed (E x its rows), in K's order */
+  void *kpanels; /* forward: NULL, or each key block transposed (E x its rows) in K's order */
   int failed; /* a range could not allocate its block buffers */
 } tl_attn_job;
 

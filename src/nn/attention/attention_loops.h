@@ -18,6 +18,10 @@ typedef TL_ATTN_REAL real;
  * per-target clones of the two range functions. */
 TL_VECMATH_BEGIN
 
+/* The row helpers are inlined into the two range functions so that each
+ * per-target clone vectorises them for its own instruction set. */
+#define ROW static inline __attribute__((always_inline))
+
 /* A leading dimension BLAS accepts for rows of w elements (w may be 0). */
 static inline int ld(int64_t w) { return w > 0 ? (int)w : 1; }
 
@@ -33,7 +37,7 @@ static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, real alpha, 
 
 /* The causal and explicit masks on row `row` (n scores) of query i, keys
  * j0 ... of batch row b. */
-static void mask_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
+ROW void mask_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
                      real *row)
 {
   if (c->causal)
@@ -42,25 +46,35 @@ static void mask_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, in
   if (!c->mask)
     return;
   int64_t at = c->mask_offsets[b] + i * c->mask_sl + j0 * c->mask_ss, ss = c->mask_ss;
+  /* contiguous rows (the common case) as vector loops */
   if (c->mask->dtype == TL_DTYPE_BOOL) {
     const unsigned char *m = (const unsigned char *)tl_tensor_data(c->mask) + at;
-    for (int64_t k = 0; k < n; k++)
-      if (!m[k * ss])
-        row[k] = -INFINITY;
+    if (ss == 1)
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++)
+        row[k] = m[k] ? row[k] : -INFINITY;
+    else
+      for (int64_t k = 0; k < n; k++)
+        row[k] = m[k * ss] ? row[k] : -INFINITY;
   } else {
     const real *m = (const real *)tl_tensor_data(c->mask) + at;
-    for (int64_t k = 0; k < n; k++)
-      row[k] += m[k * ss];
+    if (ss == 1)
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++)
+        row[k] += m[k];
+    else
+      for (int64_t k = 0; k < n; k++)
+        row[k] += m[k * ss];
   }
 }
 
-/* row[k] *= the dropout multiplier (0 or 1 / (1 - p)) of key j0 + k. */
-static void drop_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
-                     const real *p, real *out, unsigned char *keep)
+/* out[k] = p[k] times the dropout multiplier (0 or 1 / (1 - p)) of key
+ * j0 + k, drawn into keep[0..n) unless `drawn` (the backward's second use). */
+ROW void drop_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
+                  const real *p, real *out, unsigned char *keep, bool drawn)
 {
   real kept = c->dropout_p < 1 ? (real)(1 / (1 - c->dropout_p)) : 0;
-  tl_attn_dropout_keep(c->seed, b, i, j0, n, c->dropout_p, keep);
-  for (int64_t k = 0; k < n; k++)
+  if (!drawn)
+    tl_attn_dropout_keep(c->seed, b, i, j0, n, c->dropout_p, keep);
+  _Pragma("omp simd") for (int64_t k = 0; k < n; k++)
     out[k] = keep[k] ? p[k] * kept : 0;
 }
 
@@ -69,10 +83,10 @@ static void drop_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, in
  * through its packing path at about two thirds the speed of its small-matrix
  * A B kernel at these block sizes, and the transposes cost one pass over
  * blocks each product reads many times. */
-static void transpose(const real *src, int64_t n, int64_t w, real *dst)
+ROW void transpose(const real *src, int64_t n, int64_t w, real *dst)
 {
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t x = 0; x < w; x++)
+  for (int64_t x = 0; x < w; x++) /* contiguous stores, strided loads: the faster order */
+    for (int64_t j = 0; j < n; j++)
       dst[x * n + j] = src[j * w + x];
 }
 
@@ -93,7 +107,7 @@ void TL_ATTN_KPANELS(void *ctx, int64_t begin, int64_t end, int worker)
 
 /* The keys block j0 (n keys) of query rows i0 .. i0+m-1 needs: under the
  * causal mask none past the last row's own index (top-left aligned). */
-static int64_t keys_needed(const tl_attn_call *c, int64_t i0, int64_t m, int64_t j0, int64_t n)
+ROW int64_t keys_needed(const tl_attn_call *c, int64_t i0, int64_t m, int64_t j0, int64_t n)
 {
   return c->causal && i0 + m - j0 < n ? i0 + m - j0 : n;
 }
@@ -116,7 +130,8 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
     int64_t b = t / job->qblocks, i0 = t % job->qblocks * TL_ATTN_BQ, kv = tl_attn_kv_row(c, b);
     int64_t m = L - i0 < TL_ATTN_BQ ? L - i0 : TL_ATTN_BQ;
     const real *q = (const real *)tl_tensor_data(c->q) + (b * L + i0) * E;
-    const real *kt = (const real *)job->kpanels + kv * S * E;
+    const real *k = (const real *)tl_tensor_data(c->k) + kv * S * E;
+    const real *kt = job->kpanels ? (const real *)job->kpanels + kv * S * E : NULL;
     const real *v = (const real *)tl_tensor_data(c->v) + kv * S * Ev;
     real *o = (real *)tl_tensor_data(c->out) + (b * L + i0) * Ev;
     real *lse = (real *)tl_tensor_data(c->lse) + b * L + i0;
@@ -130,7 +145,10 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
       if (c->causal && j0 > i0 + m - 1)
         break; /* every later key is in every row's future */
       int64_t ld = S - j0 < bk ? S - j0 : bk, n = keys_needed(c, i0, m, j0, ld);
-      gemm(false, false, m, n, E, (real)c->scale, q, E, kt + j0 * E, ld, 0, s, ld);
+      if (kt)
+        gemm(false, false, m, n, E, (real)c->scale, q, E, kt + j0 * E, ld, 0, s, ld);
+      else
+        gemm(false, true, m, n, E, (real)c->scale, q, E, k + j0 * E, E, 0, s, ld);
       for (int64_t r = 0; r < m; r++) {
         real *row = s + r * ld, mx = -INFINITY, sum = 0;
         mask_row(c, b, i0 + r, j0, n, row);
@@ -156,7 +174,7 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
           for (int64_t x = 0; x < Ev; x++)
             o[r * Ev + x] *= alpha;
         if (c->dropout_p > 0)
-          drop_row(c, b, i0 + r, j0, n, row, row, keep);
+          drop_row(c, b, i0 + r, j0, n, row, row, keep, false);
       }
       gemm(false, false, m, Ev, n, 1, s, ld, v + j0 * Ev, Ev, 1, o, Ev);
     }
@@ -187,7 +205,7 @@ void TL_ATTN_BACKWARD(void *ctx, int64_t begin, int64_t end, int worker)
   real *kt = malloc((size_t)(bk * (E ? E : 1)) * sizeof *kt);
   real *vt = malloc((size_t)(bk * (Ev ? Ev : 1)) * sizeof *vt);
   real *dsum = malloc((size_t)(L ? L : 1) * sizeof *dsum);
-  unsigned char *keep = malloc((size_t)bk);
+  unsigned char *keep = malloc((size_t)(TL_ATTN_BQ * bk)); /* a block's draws, used twice */
   if (!p || !pd || !dp || !kt || !vt || !dsum || !keep) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     goto done;
@@ -227,7 +245,7 @@ void TL_ATTN_BACKWARD(void *ctx, int64_t begin, int64_t end, int worker)
             _Pragma("omp simd") for (int64_t x = 0; x < n; x++)
               row[x] = l == -INFINITY || row[x] == -INFINITY ? 0 : TL_ATTN_EXP(row[x] - l);
             if (c->dropout_p > 0)
-              drop_row(c, b, i0 + r, j0, n, row, pd + r * ld, keep);
+              drop_row(c, b, i0 + r, j0, n, row, pd + r * ld, keep + r * ld, false);
           }
           const real *pk = c->dropout_p > 0 ? pd : p;
           gemm(true, false, n, Ev, m, 1, pk, ld, dout + i0 * Ev, Ev, 1, dv + j0 * Ev, Ev);
@@ -235,7 +253,7 @@ void TL_ATTN_BACKWARD(void *ctx, int64_t begin, int64_t end, int worker)
           for (int64_t r = 0; r < m; r++) {
             real *d = dp + r * ld, *row = p + r * ld, di = dsum[i0 + r];
             if (c->dropout_p > 0) /* dP~ -> dP: the multiplier again, as pd / p */
-              drop_row(c, b, i0 + r, j0, n, d, d, keep);
+              drop_row(c, b, i0 + r, j0, n, d, d, keep + r * ld, true);
             _Pragma("omp simd") for (int64_t x = 0; x < n; x++)
               d[x] = row[x] * (d[x] - di);
           }
