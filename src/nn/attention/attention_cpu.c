@@ -5,11 +5,15 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_simd_clones.h"
+#include "ndcore/linalg/tl_linalg.h"
 #include "nn/attention/attention_job.h"
 
+/* 128 keys at E = 64: the rows' fixed costs (their reductions, the rescale
+ * of the output rows) spread over twice the scores of 64, at the same GEMM
+ * speed; 256 fell off OpenBLAS's small-matrix kernels and ran slower. */
 int64_t tl_attn_key_block(int64_t E)
 {
-  int64_t bk = 262144 / (TL_ATTN_BQ * (E > 0 ? E : 1));
+  int64_t bk = 524288 / (TL_ATTN_BQ * (E > 0 ? E : 1));
   return bk < 16 ? 16 : bk > 128 ? 128 : bk;
 }
 
@@ -58,9 +62,12 @@ void tl_attn_dropout_keep(uint64_t seed, int64_t b, int64_t i, int64_t j0, int64
 static tl_status run(tl_attn_job *job, int64_t tasks, int64_t work_per_task, tl_range_fn f32,
                      tl_range_fn f64)
 {
+  /* each of our threads runs its own block products: OpenBLAS on one */
+  tl_linalg_blas_single_begin();
   if (tasks > 0)
     tl_parallel_for(tasks, 1 + 65536 / (work_per_task + 1),
                     job->call->q->dtype == TL_DTYPE_F64 ? f64 : f32, job);
+  tl_linalg_blas_single_end();
   free(job->kpanels);
   if (job->failed)
     return tl_error_set(TL_ERR_MEMORY, "scaled_dot_product_attention(): out of memory for the "

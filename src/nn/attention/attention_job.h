@@ -6,9 +6,9 @@
 
 #include "nn/attention/tl_attention.h"
 
-/* Query rows per block; key rows per block come from tl_attn_key_block so
- * that one block product stays under OpenBLAS's threading threshold (each
- * thread of ours runs its own single-threaded GEMMs). */
+/* Query rows per block; key rows per block come from tl_attn_key_block
+ * (about 2^19 / (64 E) scores' worth).  Each thread of ours runs its own
+ * block products, with OpenBLAS held to one thread meanwhile. */
 enum { TL_ATTN_BQ = 64 };
 int64_t tl_attn_key_block(int64_t E);
 

@@ -35,6 +35,51 @@ static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, real alpha, 
                (int)m, (int)n, (int)k, alpha, a, ld(lda), b, ld(ldb), beta, c, ld(ldc));
 }
 
+/* Row reductions in LANES independent accumulators folded as a tree: a
+ * serial max or sum cannot be reordered (it was the hot spot), and omp
+ * simd's own reduction ends each row in a serial chain of 16 adds. */
+enum { LANES = 16 };
+
+ROW real row_max(const real *row, int64_t n)
+{
+  real acc[LANES];
+  for (int l = 0; l < LANES; l++)
+    acc[l] = -INFINITY;
+  int64_t x = 0;
+  for (; x + LANES <= n; x += LANES)
+    _Pragma("omp simd") for (int l = 0; l < LANES; l++)
+      acc[l] = row[x + l] > acc[l] ? row[x + l] : acc[l];
+  for (; x < n; x++)
+    acc[0] = row[x] > acc[0] ? row[x] : acc[0];
+  for (int w = LANES / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; l++)
+      acc[l] = acc[l + w] > acc[l] ? acc[l + w] : acc[l];
+  return acc[0];
+}
+
+/* row[x] = exp(row[x] - mx) (0 where it is -inf); returns their sum. */
+ROW real row_exp_sum(real *row, int64_t n, real mx)
+{
+  real acc[LANES];
+  for (int l = 0; l < LANES; l++)
+    acc[l] = 0;
+  int64_t x = 0;
+  for (; x + LANES <= n; x += LANES)
+    _Pragma("omp simd") for (int l = 0; l < LANES; l++) {
+      real e = row[x + l] == -INFINITY ? 0 : TL_ATTN_EXP(row[x + l] - mx);
+      row[x + l] = e;
+      acc[l] += e;
+    }
+  for (; x < n; x++) {
+    row[x] = row[x] == -INFINITY ? 0 : TL_ATTN_EXP(row[x] - mx);
+    acc[0] += row[x];
+  }
+  for (int w = LANES / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; l++)
+      acc[l] += acc[l + w];
+  return acc[0];
+}
+
 /* The causal and explicit masks on row `row` (n scores) of query i, keys
  * j0 ... of batch row b. */
 ROW void mask_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
@@ -121,7 +166,7 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
   int64_t L = c->L, S = c->S, E = c->E, Ev = c->Ev, bk = job->kblock;
   real *s = malloc((size_t)(TL_ATTN_BQ * bk) * sizeof *s);
   unsigned char *keep = malloc((size_t)bk);
-  real mrow[TL_ATTN_BQ], lrow[TL_ATTN_BQ];
+  real mrow[TL_ATTN_BQ], lrow[TL_ATTN_BQ], mnew[TL_ATTN_BQ], alpha[TL_ATTN_BQ];
   if (!s || !keep) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     goto done;
@@ -149,30 +194,28 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
         gemm(false, false, m, n, E, (real)c->scale, q, E, kt + j0 * E, ld, 0, s, ld);
       else
         gemm(false, true, m, n, E, (real)c->scale, q, E, k + j0 * E, E, 0, s, ld);
+      /* the rows' maxima, then their rescale factors as one vector loop (a
+       * scalar exp per row cost as much as a row's exp loop) */
       for (int64_t r = 0; r < m; r++) {
-        real *row = s + r * ld, mx = -INFINITY, sum = 0;
-        mask_row(c, b, i0 + r, j0, n, row);
-        /* omp simd's reductions let the max and the sum run in vector lanes
-         * (a serial max or sum cannot be reordered: it was the hot spot) */
-        _Pragma("omp simd reduction(max : mx)") for (int64_t x = 0; x < n; x++)
-          mx = row[x] > mx ? row[x] : mx;
-        real mnew = mx > mrow[r] ? mx : mrow[r];
-        if (mnew == -INFINITY) { /* nothing attended yet in this row */
+        mask_row(c, b, i0 + r, j0, n, s + r * ld);
+        real mx = row_max(s + r * ld, n);
+        mnew[r] = mx > mrow[r] ? mx : mrow[r];
+      }
+      _Pragma("omp simd") for (int64_t r = 0; r < m; r++) {
+        alpha[r] = mrow[r] == -INFINITY ? 0 : TL_ATTN_EXP(mrow[r] - mnew[r]);
+        mrow[r] = mnew[r];
+      }
+      for (int64_t r = 0; r < m; r++) {
+        real *row = s + r * ld;
+        if (mnew[r] == -INFINITY) { /* nothing attended yet in this row */
           for (int64_t x = 0; x < n; x++)
             row[x] = 0;
           continue;
         }
-        real alpha = mrow[r] == -INFINITY ? 0 : TL_ATTN_EXP(mrow[r] - mnew);
-        _Pragma("omp simd reduction(+ : sum)") for (int64_t x = 0; x < n; x++) {
-          real e = row[x] == -INFINITY ? 0 : TL_ATTN_EXP(row[x] - mnew);
-          row[x] = e;
-          sum += e;
-        }
-        lrow[r] = lrow[r] * alpha + sum;
-        mrow[r] = mnew;
-        if (alpha != 1)
-          for (int64_t x = 0; x < Ev; x++)
-            o[r * Ev + x] *= alpha;
+        lrow[r] = lrow[r] * alpha[r] + row_exp_sum(row, n, mnew[r]);
+        if (alpha[r] != 1)
+          _Pragma("omp simd") for (int64_t x = 0; x < Ev; x++)
+            o[r * Ev + x] *= alpha[r];
         if (c->dropout_p > 0)
           drop_row(c, b, i0 + r, j0, n, row, row, keep, false);
       }
