@@ -172,7 +172,11 @@ void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
     goto done;
   }
   for (int64_t t = begin; t < end; t++) {
-    int64_t b = t / job->qblocks, i0 = t % job->qblocks * TL_ATTN_BQ, kv = tl_attn_kv_row(c, b);
+    /* a batch row's query blocks in the order 0, last, 1, last - 1, ...: a
+     * thread's contiguous range of tasks then holds as much causal work as
+     * the others' (the late blocks see the most keys) */
+    int64_t b = t / job->qblocks, r = t % job->qblocks;
+    int64_t i0 = (r % 2 ? job->qblocks - 1 - r / 2 : r / 2) * TL_ATTN_BQ, kv = tl_attn_kv_row(c, b);
     int64_t m = L - i0 < TL_ATTN_BQ ? L - i0 : TL_ATTN_BQ;
     const real *q = (const real *)tl_tensor_data(c->q) + (b * L + i0) * E;
     const real *k = (const real *)tl_tensor_data(c->k) + kv * S * E;
