@@ -4,8 +4,9 @@ Rows (forward + backward unless said otherwise):
   * conv2d at a ResNet-18 shape: batch 32, 64 -> 64 channels, 56x56, 3x3, pad 1;
   * LSTM and GRU: sequence 50, batch 32, input and hidden 256, 2 layers;
   * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
-  * scaled_dot_product_attention, causal, 4 heads of 64, sequence 1024 and
-    4096 (benchmarks/sdpa_memory.py shows its memory growing as O(T));
+  * scaled_dot_product_attention, 4 heads of 64: causal at sequence 1024 and
+    4096 (benchmarks/sdpa_memory.py shows its memory growing as O(T)), and
+    4096 on 2 threads; non-causal at 1024, and its forward alone (inference);
   * MLP 784-512-512-10 training step (Adam), batch 256;
   * small CNN training step on 32x32 RGB images (two conv blocks), batch 64;
   * relu and gelu on 2^22 floats, dropout p=0.1 on 2^22 floats, and an
@@ -106,6 +107,12 @@ def cases():
     for seq in (1024, 4096):
         fn_tl, fn_pt = _sdpa_case(rng, seq)
         yield f"nn sdpa causal b1 h4 s{seq} d64 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _sdpa_case(rng, 1024, causal=False)
+    yield "nn sdpa b1 h4 s1024 d64 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _sdpa_case(rng, 1024, causal=False, backward=False)
+    yield "nn sdpa b1 h4 s1024 d64 fwd (inference)", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _sdpa_case(rng, 4096, threads=2)
+    yield "nn sdpa causal b1 h4 s4096 d64 fwd+bwd 2 thr", fn_tl, fn_pt, "torch"
 
     def mlp(lib):
         nn = lib.nn
@@ -332,17 +339,31 @@ def conv1d_cases():
            lambda: torch.nn.functional.conv1d(x_pt, w_pt), "torch")
 
 
-def _sdpa_case(rng, seq):
-    """scaled_dot_product_attention forward + backward, causal, on (1, 4, seq, 64)."""
+def _sdpa_case(rng, seq, causal=True, backward=True, threads=None):
+    """scaled_dot_product_attention on (1, 4, seq, 64) float32: forward +
+    backward, or the forward alone under no_grad; with `threads`, both
+    libraries run on that many threads for the call (and go back after)."""
     qkv = [rng.standard_normal((1, 4, seq, 64), np.float32) for _ in range(3)]
 
     def runner(lib):
-        q, k, v = (lib.from_numpy(a.copy()).requires_grad_() for a in qkv)
+        q, k, v = (lib.from_numpy(a.copy()).requires_grad_(backward) for a in qkv)
 
         def step():
-            out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-            out.sum().backward()
-        return step
+            if backward:
+                out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                out.sum().backward()
+            else:
+                with lib.no_grad():
+                    lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+        def on_threads():
+            before = lib.get_num_threads()
+            lib.set_num_threads(threads)
+            try:
+                step()
+            finally:
+                lib.set_num_threads(before)
+        return step if threads is None else on_threads
     return runner(torchlike), runner(torch)
 
 

@@ -45,7 +45,7 @@ def np_sdpa(q, k, v, mask=None, causal=False, scale=None):
 
 
 def to64(t):
-    return t.double().cpu().numpy()
+    return t.detach().double().cpu().numpy()
 
 
 SHAPES = [(2, 3, 5, 7, 4, 6), (1, 2, 130, 200, 16, 8), (2, 1, 64, 64, 32, 32),
@@ -177,6 +177,150 @@ def test_dropout_is_reproducible_and_consistent():
     assert gradcheck(lambda a, b, c: FLASH(a, b, c, 0.4, False, rng_state=rs)[0], (qs, ks, vs))
     with pytest.raises(NotImplementedError, match="dropout_p > 0"):
         gradgradcheck(lambda a, b, c: FLASH(a, b, c, 0.4, False, rng_state=rs)[0], (qs, ks, vs))
+
+
+# ---- block boundaries of the CPU kernel ------------------------------------------------
+# Key blocks hold 128 keys at E = 64 and 102 at E = 80 (2^19 / (64 E), so
+# blocks that start off a multiple of 4 keys, dropout's Philox word groups);
+# query blocks hold 64 rows; the forward reads K as transposed panels once
+# two query blocks of a key/value row share them (L >= 128, or grouped heads).
+
+def np_sdpa_grads(q, k, v, g, scale, keep=None, p=0.0, mask=None, causal=False):
+    """out, dq, dk, dv by the math path's formulas (float64), with dropout's
+    kept-score pattern `keep` (1 / (1 - p) where kept)."""
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    L, S = s.shape[-2:]
+    if causal:
+        s = np.where(np.tril(np.ones((L, S), bool)), s, -np.inf)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + mask
+    m = s.max(-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(s - m)
+    d = e.sum(-1, keepdims=True)
+    pr = np.divide(e, d, out=np.zeros_like(e), where=d > 0)
+    z = np.ones_like(pr) if keep is None else keep / (1 - p)
+    out = (pr * z) @ v
+    dv = np.swapaxes(pr * z, -1, -2) @ g
+    dp = (g @ np.swapaxes(v, -1, -2)) * z
+    ds = pr * (dp - (dp * pr).sum(-1, keepdims=True))
+    return out, ds @ k * scale, np.swapaxes(ds, -1, -2) @ q * scale, dv
+
+
+BOUNDARY_LS = [(1, 1), (63, 63), (64, 64), (65, 65), (127, 129), (128, 128), (257, 257),
+               (65, 257), (257, 65), (1, 300)]
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+@pytest.mark.parametrize("E", [64, 80])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,S", BOUNDARY_LS)
+def test_block_boundaries_values_and_gradients(L, S, causal, E, dtype):
+    rng = np.random.default_rng(L * 1000 + S + E)
+    q, k, v, g = (rng.standard_normal(s) for s in ((1, 2, L, E), (1, 2, S, E), (1, 2, S, 7),
+                                                    (1, 2, L, 7)))
+    ts = [T.tensor(a, dtype=dtype, requires_grad=True) for a in (q, k, v)]
+    out = F.scaled_dot_product_attention(*ts, is_causal=causal)
+    out.backward(T.tensor(g, dtype=dtype))
+    want = np_sdpa_grads(q, k, v, g, 1 / np.sqrt(E), causal=causal)
+    tol = 1e-12 if dtype == T.float64 else 2e-5
+    for got, ref in zip([out] + [t.grad for t in ts], want):
+        np.testing.assert_allclose(to64(got), ref, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+def test_block_boundaries_with_masks_and_grouped_heads(dtype):
+    """Bool and float masks, contiguous and transposed (a key stride other than
+    1), grouped heads (the key panels at L = 65) and causal with L != S, whose
+    mask PyTorch aligns top-left (query i sees keys 0 .. i)."""
+    rng = np.random.default_rng(11)
+    L, S, E = 65, 257, 80
+    q, k, v, g = (rng.standard_normal(s) for s in ((1, 4, L, E), (1, 2, S, E), (1, 2, S, 5),
+                                                    (1, 4, L, 5)))
+    rep = lambda a: np.repeat(a, 2, 1)  # noqa: E731
+    bmask = rng.random((L, S)) > 0.3
+    bmask[7] = False                                  # a row with nothing to attend
+    fmask = rng.standard_normal((S, L)).T             # a transposed view: key stride L
+    tol = 1e-12 if dtype == T.float64 else 3e-5
+    for mask in (bmask, fmask, None):
+        tm = None if mask is None else T.tensor(mask if mask.dtype == bool else mask.T,
+                                                dtype=None if mask.dtype == bool else dtype)
+        if tm is not None and mask.dtype != bool:
+            tm = tm.t()
+            assert not tm.is_contiguous()
+        ts = [T.tensor(a, dtype=dtype, requires_grad=True) for a in (q, k, v)]
+        out = F.scaled_dot_product_attention(*ts, attn_mask=tm, is_causal=mask is None,
+                                             enable_gqa=True)
+        out.backward(T.tensor(g, dtype=dtype))
+        o, dq, dk, dv = np_sdpa_grads(q, rep(k), rep(v), g, 1 / np.sqrt(E), mask=mask,
+                                      causal=mask is None)
+        dk, dv = dk[:, 0::2] + dk[:, 1::2], dv[:, 0::2] + dv[:, 1::2]
+        for got, ref in zip([out] + [t.grad for t in ts], (o, dq, dk, dv)):
+            np.testing.assert_allclose(to64(got), ref, rtol=tol, atol=tol)
+        if mask is bmask:
+            assert np.all(to64(out)[:, :, 7] == 0) and np.all(to64(ts[0].grad)[:, :, 7] == 0)
+
+
+def test_block_boundaries_gradients_by_finite_differences():
+    """A directional finite difference of sum(out * g) in float64 against the
+    analytic gradients, over several key and query blocks, causal and masked."""
+    rng = np.random.default_rng(12)
+    L, S, E = 130, 205, 80
+    x = [rng.standard_normal(s) for s in ((1, 2, L, E), (1, 2, S, E), (1, 2, S, 6))]
+    d = [rng.standard_normal(a.shape) for a in x]
+    g = T.tensor(rng.standard_normal((1, 2, L, 6)))
+    mask = T.tensor(rng.standard_normal((L, S)))
+    for kw in ({"is_causal": True}, {"attn_mask": mask}):
+        f = lambda arrays: float((F.scaled_dot_product_attention(  # noqa: E731
+            *(T.tensor(a) for a in arrays), **kw) * g).sum())
+        ts = [T.tensor(a, requires_grad=True) for a in x]
+        (F.scaled_dot_product_attention(*ts, **kw) * g).sum().backward()
+        analytic = sum(float((t.grad * T.tensor(di)).sum()) for t, di in zip(ts, d))
+        h = 1e-5
+        fd = (f([a + h * di for a, di in zip(x, d)]) - f([a - h * di for a, di in zip(x, d)])) / (2 * h)
+        assert abs(fd - analytic) <= 1e-7 * max(1.0, abs(analytic)), (kw.keys(), fd, analytic)
+
+
+def attention_keep(rs, B, L, S, p):
+    """Dropout's kept scores by the documented rule, from Philox itself: key j
+    of query i in batch row b reads word j % 4 of block (j / 4, i, b, b >> 32)
+    under the seed w0 ^ rotate(w1, 32); kept when its top 24 bits / 2^24 >= p."""
+    w0, w1 = (int(x) % 2 ** 64 for x in rs)
+    seed = w0 ^ (((w1 << 32) | (w1 >> 32)) & (2 ** 64 - 1))
+    key = (seed & 0xffffffff, seed >> 32)
+    keep = np.zeros((B, L, S), bool)
+    for b in range(B):
+        for i in range(L):
+            for j4 in range((S + 3) // 4):
+                words = C._philox4x32_10((j4, i, b & 0xffffffff, b >> 32), key)
+                for slot, w in enumerate(words[:S - 4 * j4]):
+                    keep[b, i, 4 * j4 + slot] = (w >> 8) / 2 ** 24 >= p
+    return keep
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+def test_dropout_draws_the_documented_philox_words(dtype):
+    """The kept scores across key blocks of 102 (group boundaries off a
+    multiple of 4) equal the Philox rule's, and the backward applies the same
+    ones: values and gradients against the formulas with that pattern."""
+    rng = np.random.default_rng(13)
+    L, S, E, p = 5, 257, 80, 0.3
+    q, k, v, g = (rng.standard_normal(s) for s in ((1, 2, L, E), (1, 2, S, E), (1, 2, S, 4),
+                                                    (1, 2, L, 4)))
+    words = (123456789, -987654321)
+    rs = T.tensor(words)
+    keep = attention_keep(words, 2, L, S, p).reshape(1, 2, L, S)
+    eye = T.eye(S, dtype=dtype).expand(1, 2, S, S)
+    pd = to64(FLASH(T.tensor(q, dtype=dtype), T.tensor(k, dtype=dtype), eye, p, False,
+                    rng_state=rs)[0])
+    np.testing.assert_array_equal(pd != 0, keep)
+    ts = [T.tensor(a, dtype=dtype, requires_grad=True) for a in (q, k, v)]
+    out = FLASH(*ts, p, False, rng_state=rs)[0]
+    out.backward(T.tensor(g, dtype=dtype))
+    want = np_sdpa_grads(q, k, v, g, 1 / np.sqrt(E), keep=keep, p=p)
+    tol = 1e-12 if dtype == T.float64 else 3e-5
+    for got, ref in zip([out] + [t.grad for t in ts], want):
+        np.testing.assert_allclose(to64(got), ref, rtol=tol, atol=tol)
 
 
 def test_backward_op_on_its_own():

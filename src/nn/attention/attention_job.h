@@ -6,15 +6,16 @@
 
 #include "nn/attention/tl_attention.h"
 
-/* Query rows per block; key rows per block come from tl_attn_key_block so
- * that one block product stays under OpenBLAS's threading threshold (each
- * thread of ours runs its own single-threaded GEMMs). */
+/* Query rows per block; key rows per block come from tl_attn_key_block
+ * (about 2^19 / (64 E) scores' worth).  Each thread of ours runs its own
+ * block products, with OpenBLAS held to one thread meanwhile. */
 enum { TL_ATTN_BQ = 64 };
 int64_t tl_attn_key_block(int64_t E);
 
 typedef struct {
   const tl_attn_call *call;
   int64_t qblocks, kblock;
+  void *kpanels; /* forward: NULL, or each key block transposed (E x its rows) in K's order */
   int failed; /* a range could not allocate its block buffers */
 } tl_attn_job;
 
@@ -36,5 +37,8 @@ void tl_attn_forward_f32(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_forward_f64(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_backward_f32(void *ctx, int64_t begin, int64_t end, int worker);
 void tl_attn_backward_f64(void *ctx, int64_t begin, int64_t end, int worker);
+/* Ranges of key/value batch rows: kpanels from K, before the forward. */
+void tl_attn_kpanels_f32(void *ctx, int64_t begin, int64_t end, int worker);
+void tl_attn_kpanels_f64(void *ctx, int64_t begin, int64_t end, int worker);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * The L x S score matrix is never whole: each block of query rows walks the
  * key blocks keeping a running row max m and sum l (online softmax), so
- * memory beyond the operands is one block per thread.  The forward saves
+ * memory beyond the operands is one block per thread (and on the CPU one
+ * transposed copy of K, attention_loops.h's key panels).  The forward saves
  * lse = m + log(l) per query row; the backward recomputes each block's
  * probabilities from it (P = exp(scale Q K^T + mask - lse)) and, with
  * D = rowsum(dO * O):
