@@ -20,7 +20,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if a.is_complex():
         dim = norm_axis(axis, a.ndim)
         return _C.gather(a, dim, _complex_order(a, dim, descending))
-    return _C.sort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True).values
+    # values only: no positions computed or written (the sort is stable, so
+    # -0.0/0.0 and NaN payloads come out in input order)
+    return _C._sort_values(a, norm_axis(axis, a.ndim), descending)
 
 
 def _complex_order(a, dim, descending):

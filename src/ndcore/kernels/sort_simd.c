@@ -1,0 +1,113 @@
+/* sort_simd.c - ascending in-place sorts of bare unsigned keys, 32 or 64
+ * bits wide, for the sort family's whole-lane sorts (sort.c): the values-only
+ * sort of any real dtype, and lanes of packed (key << 32 | position) words,
+ * whose keys are all distinct, so that an unstable sort gives the stable
+ * order.  The work is in sort_simd_t.h: an AVX-512 quicksort with bitonic
+ * networks for short runs where the CPU has AVX-512F, a scalar quicksort
+ * elsewhere (or when TORCHLIKE_SORT_SIMD=0 asks for it: the tests run both).
+ *
+ * Compiled for the baseline; only the functions marked TL_SIMD_FN use
+ * AVX-512, and they run only after the CPU check.                          */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcore/kernels/tl_sort_simd.h"
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define TL_SORT_SIMD 1
+#include <immintrin.h>
+#define TL_SIMD_FN __attribute__((target("avx512f,popcnt")))
+#else
+#define TL_SORT_SIMD 0
+#endif
+
+bool tl_sort_simd_available(void)
+{
+  /* Read on every sort (cheap next to one): the tests flip it between runs. */
+  const char *env = getenv("TORCHLIKE_SORT_SIMD");
+  if (env && strcmp(env, "0") == 0)
+    return false;
+#if TL_SORT_SIMD
+  static int has = -1;
+  if (has < 0)
+    has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt");
+  return has == 1;
+#else
+  return false;
+#endif
+}
+
+#if TL_SORT_SIMD
+/* The index vector l ^ x, mask of lanes whose bit `hi` is set, and the mask
+ * of the first c lanes, for each lane width. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i xor_index_u32(int x)
+{
+  return _mm512_xor_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                          _mm512_set1_epi32(x));
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i xor_index_u64(int x)
+{
+  return _mm512_xor_si512(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(x));
+}
+static inline unsigned hi_mask_u32(int hi)
+{
+  return hi == 1 ? 0xaaaau : hi == 2 ? 0xccccu : hi == 4 ? 0xf0f0u : 0xff00u;
+}
+static inline unsigned hi_mask_u64(int hi) { return hi == 1 ? 0xaau : hi == 2 ? 0xccu : 0xf0u; }
+static inline unsigned low_mask_u32(int c) { return c >= 16 ? 0xffffu : (1u << c) - 1; }
+static inline unsigned low_mask_u64(int c) { return c >= 8 ? 0xffu : (1u << c) - 1; }
+#endif
+
+#define TL_ST uint32_t
+#define TL_SL 16
+#define TL_SN(x) x##_u32
+#define TL_VPERM(i, v) _mm512_permutexvar_epi32(i, v)
+#define TL_VBLEND(m, a, b) _mm512_mask_blend_epi32((__mmask16)(m), a, b)
+#define TL_VMIN(a, b) _mm512_min_epu32(a, b)
+#define TL_VMAX(a, b) _mm512_max_epu32(a, b)
+#define TL_VSORTLOAD(fill, m, p) _mm512_mask_loadu_epi32(fill, (__mmask16)(m), p)
+#define TL_VSTORE(p, m, v) _mm512_mask_storeu_epi32(p, (__mmask16)(m), v)
+#define TL_VCMPLT(a, b) _mm512_cmplt_epu32_mask(a, b)
+#define TL_VCMPLE(a, b) _mm512_cmple_epu32_mask(a, b)
+#define TL_VCOMPRESS(m, v) _mm512_maskz_compress_epi32((__mmask16)(m), v)
+#define TL_VSET1(x) _mm512_set1_epi32((int)(x))
+#include "ndcore/kernels/sort_simd_t.h"
+
+#define TL_ST uint64_t
+#define TL_SL 8
+#define TL_SN(x) x##_u64
+#define TL_VPERM(i, v) _mm512_permutexvar_epi64(i, v)
+#define TL_VBLEND(m, a, b) _mm512_mask_blend_epi64((__mmask8)(m), a, b)
+#define TL_VMIN(a, b) _mm512_min_epu64(a, b)
+#define TL_VMAX(a, b) _mm512_max_epu64(a, b)
+#define TL_VSORTLOAD(fill, m, p) _mm512_mask_loadu_epi64(fill, (__mmask8)(m), p)
+#define TL_VSTORE(p, m, v) _mm512_mask_storeu_epi64(p, (__mmask8)(m), v)
+#define TL_VCMPLT(a, b) _mm512_cmplt_epu64_mask(a, b)
+#define TL_VCMPLE(a, b) _mm512_cmple_epu64_mask(a, b)
+#define TL_VCOMPRESS(m, v) _mm512_maskz_compress_epi64((__mmask8)(m), v)
+#define TL_VSET1(x) _mm512_set1_epi64((long long)(x))
+#include "ndcore/kernels/sort_simd_t.h"
+
+void tl_sort_keys_u32(uint32_t *a, int64_t n, bool simd)
+{
+#if TL_SORT_SIMD
+  if (simd) {
+    sort_simd_u32(a, n);
+    return;
+  }
+#endif
+  (void)simd;
+  sort_scalar_u32(a, n);
+}
+
+void tl_sort_keys_u64(uint64_t *a, int64_t n, bool simd)
+{
+#if TL_SORT_SIMD
+  if (simd) {
+    sort_simd_u64(a, n);
+    return;
+  }
+#endif
+  (void)simd;
+  sort_scalar_u64(a, n);
+}

@@ -1,0 +1,290 @@
+/* sort_simd_t.h - ascending sort of unsigned integer keys in place: a
+ * template that sort_simd.c includes once per key width (32 and 64 bits).
+ *
+ *   #define TL_ST      uint32_t       the key type
+ *   #define TL_SL      16             keys per 512-bit vector
+ *   #define TL_SN(x)   x##_u32        this instance's function names
+ *   and the vector operations TL_V* (see sort_simd.c).
+ *
+ * The sort is not stable; callers either cannot tell equal keys apart
+ * (values only) or make every key unique (a position in the low bits).
+ *
+ * Shape: quicksort whose partition runs over whole vectors (a compare gives
+ * a mask, two compress-stores write the lanes below the pivot to the left
+ * end and the others to the right end, in place), down to runs of at most
+ * 16 vectors, which a bitonic network sorts inside the registers.  A
+ * pivot that turns out to be the smallest key takes a second partition by
+ * <=, which sets all the keys equal to it aside: many equal keys cost one
+ * pass, not a recursion each.  Past a depth bound (an adversarial input) a
+ * heap sort finishes the run.  The portable version (TL_SN(sort_scalar))
+ * is the same quicksort with a scalar partition and insertion sorts.      */
+
+/* ---- portable ---- */
+
+static void TL_SN(insertion)(TL_ST *a, int64_t n)
+{
+  for (int64_t i = 1; i < n; i++) {
+    TL_ST x = a[i];
+    int64_t j = i - 1;
+    while (j >= 0 && a[j] > x) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = x;
+  }
+}
+
+static void TL_SN(heap_sort)(TL_ST *a, int64_t n)
+{
+  for (int64_t i = n / 2 - 1, end = n; end > 1;) {
+    int64_t root;
+    if (i >= 0) {
+      root = i--; /* building the heap */
+    } else {
+      TL_ST t = a[0]; /* the largest to the end */
+      a[0] = a[--end];
+      a[end] = t;
+      root = 0;
+    }
+    for (int64_t c; (c = 2 * root + 1) < end; root = c) {
+      if (c + 1 < end && a[c + 1] > a[c])
+        c++;
+      if (a[root] >= a[c])
+        break;
+      TL_ST t = a[root];
+      a[root] = a[c];
+      a[c] = t;
+    }
+  }
+}
+
+static inline TL_ST TL_SN(median3)(TL_ST x, TL_ST y, TL_ST z)
+{
+  TL_ST lo = x < y ? x : y, hi = x < y ? y : x;
+  return z < lo ? lo : z > hi ? hi : z;
+}
+
+/* [0, result) < pivot (le: <= pivot), the rest not. */
+static int64_t TL_SN(partition_scalar)(TL_ST *a, int64_t n, TL_ST pivot, bool le)
+{
+  int64_t l = 0;
+  for (int64_t i = 0; i < n; i++) {
+    TL_ST x = a[i];
+    if (le ? x <= pivot : x < pivot) {
+      a[i] = a[l];
+      a[l++] = x;
+    }
+  }
+  return l;
+}
+
+static void TL_SN(sort_scalar)(TL_ST *a, int64_t n)
+{
+  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
+  while (n > 16) {
+    if (depth-- == 0) {
+      TL_SN(heap_sort)(a, n);
+      return;
+    }
+    int64_t q = n / 4;
+    TL_ST pivot = TL_SN(median3)(TL_SN(median3)(a[0], a[q], a[2 * q]),
+                                 TL_SN(median3)(a[q / 2], a[q + q / 2], a[3 * q]),
+                                 TL_SN(median3)(a[n - 1], a[n / 2 + 1], a[3 * q + q / 2]));
+    int64_t m = TL_SN(partition_scalar)(a, n, pivot, false);
+    if (m == 0) { /* the pivot is the smallest key: set its copies aside */
+      m = TL_SN(partition_scalar)(a, n, pivot, true);
+      a += m;
+      n -= m;
+      continue;
+    }
+    if (m < n - m) {
+      TL_SN(sort_scalar)(a, m);
+      a += m;
+      n -= m;
+    } else {
+      TL_SN(sort_scalar)(a + m, n - m);
+      n = m;
+    }
+  }
+  TL_SN(insertion)(a, n);
+}
+
+#if TL_SORT_SIMD
+
+/* ---- AVX-512 ---- */
+
+/* Lane l takes the smaller of itself and lane l ^ x, or the larger where
+ * l & hi (one bit) is set: one comparator layer of a network. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(layer)(__m512i v, int x, int hi)
+{
+  __m512i p = TL_VPERM(TL_SN(xor_index)(x), v);
+  return TL_VBLEND(TL_SN(hi_mask)(hi), TL_VMIN(v, p), TL_VMAX(v, p));
+}
+
+/* A vector that is two sorted halves merged by a flip (or any bitonic
+ * sequence in that form), sorted: the half-cleaners. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(clean)(__m512i v)
+{
+#if TL_SL == 16
+  v = TL_SN(layer)(v, 8, 8);
+#endif
+  v = TL_SN(layer)(v, 4, 4);
+  v = TL_SN(layer)(v, 2, 2);
+  return TL_SN(layer)(v, 1, 1);
+}
+
+/* One vector sorted: bitonic merges of blocks of 2, 4, 8 (16) lanes, each a
+ * flip (lane l against l ^ (s - 1)) then half-cleaners. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(sort_vec)(__m512i v)
+{
+  v = TL_SN(layer)(v, 1, 1);
+  v = TL_SN(layer)(v, 3, 2);
+  v = TL_SN(layer)(v, 1, 1);
+  v = TL_SN(layer)(v, 7, 4);
+  v = TL_SN(layer)(v, 2, 2);
+  v = TL_SN(layer)(v, 1, 1);
+#if TL_SL == 16
+  v = TL_SN(layer)(v, 15, 8);
+  v = TL_SN(layer)(v, 4, 4);
+  v = TL_SN(layer)(v, 2, 2);
+  v = TL_SN(layer)(v, 1, 1);
+#endif
+  return v;
+}
+
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(reverse)(__m512i v)
+{
+  return TL_VPERM(TL_SN(xor_index)(TL_SL - 1), v);
+}
+
+/* The lanes of vector i that hold keys of a run of n: a load/store mask. */
+static inline unsigned TL_SN(lanes)(int64_t n, int i)
+{
+  int64_t c = n - (int64_t)i * TL_SL;
+  return TL_SN(low_mask)(c < 0 ? 0 : c > TL_SL ? TL_SL : (int)c);
+}
+
+#define TL_FLIP(p, q)                                                                             \
+  (x = (p), y = TL_SN(reverse)(q), (p) = TL_VMIN(x, y), (q) = TL_SN(reverse)(TL_VMAX(x, y)))
+#define TL_CX(p, q) (x = (p), (p) = TL_VMIN(x, (q)), (q) = TL_VMAX(x, (q)))
+#include "ndcore/kernels/sort_simd_net.h"
+#undef TL_FLIP
+#undef TL_CX
+
+TL_SIMD_FN static void TL_SN(network_any)(TL_ST *a, int64_t n)
+{
+  if (n <= TL_SL)
+    TL_SN(network1)(a, n);
+  else if (n <= 2 * TL_SL)
+    TL_SN(network2)(a, n);
+  else if (n <= 4 * TL_SL)
+    TL_SN(network4)(a, n);
+  else if (n <= 8 * TL_SL)
+    TL_SN(network8)(a, n);
+  else
+    TL_SN(network16)(a, n);
+}
+
+/* One partition step of vector v (lanes in `valid`): lanes below the pivot
+ * to *l upwards, the others to just below *r. */
+TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST *a, __m512i v, __m512i pv, bool le,
+                                           unsigned valid, int64_t *l, int64_t *r)
+{
+  unsigned m = (le ? TL_VCMPLE(v, pv) : TL_VCMPLT(v, pv)) & valid;
+  int c = __builtin_popcount(m), all = __builtin_popcount(valid);
+  /* compress in registers, then masked stores: a compress straight to
+   * memory measured several times slower */
+  TL_VSTORE(a + *l, TL_SN(low_mask)(c), TL_VCOMPRESS(m, v));
+  *l += c;
+  *r -= all - c;
+  TL_VSTORE(a + *r, TL_SN(low_mask)(all - c), TL_VCOMPRESS(~m & valid, v));
+}
+
+/* [0, result) < pivot (le: <= pivot), the rest not; n >= 2 vectors.  The
+ * first and last vectors are held in registers, which opens a gap of one
+ * vector at each end; each step reads the next vector from the end whose
+ * gap is smaller, so the step's writes (one vector in all, split between
+ * the ends) always fit. */
+TL_SIMD_FN static int64_t TL_SN(partition)(TL_ST *a, int64_t n, TL_ST pivot, bool le)
+{
+  const __m512i pv = TL_VSET1(pivot);
+  const unsigned full = TL_SN(low_mask)(TL_SL);
+  __m512i first = _mm512_loadu_si512(a), last = _mm512_loadu_si512(a + n - TL_SL);
+  int64_t l = 0, r = n, rl = TL_SL, rr = n - TL_SL;
+  while (rr - rl >= TL_SL) {
+    __m512i v;
+    if (rl - l <= r - rr) {
+      v = _mm512_loadu_si512(a + rl);
+      rl += TL_SL;
+    } else {
+      rr -= TL_SL;
+      v = _mm512_loadu_si512(a + rr);
+    }
+    TL_SN(split)(a, v, pv, le, full, &l, &r);
+  }
+  /* What is left between the gaps is read first; then [l, r) is free and
+   * exactly as long as the three vectors still to write. */
+  unsigned rest = TL_SN(low_mask)((int)(rr - rl));
+  __m512i v = TL_VSORTLOAD(_mm512_setzero_si512(), rest, a + rl);
+  TL_SN(split)(a, v, pv, le, rest, &l, &r);
+  TL_SN(split)(a, first, pv, le, full, &l, &r);
+  TL_SN(split)(a, last, pv, le, full, &l, &r);
+  return l;
+}
+
+/* The median of TL_SL keys spread over the run. */
+TL_SIMD_FN static TL_ST TL_SN(pivot)(const TL_ST *a, int64_t n)
+{
+  TL_ST s[TL_SL];
+  int64_t step = n / TL_SL;
+  for (int i = 0; i < TL_SL; i++)
+    s[i] = a[i * step + step / 2];
+  __m512i v = TL_SN(sort_vec)(_mm512_loadu_si512(s));
+  _mm512_storeu_si512(s, v);
+  return s[TL_SL / 2];
+}
+
+TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, int64_t n)
+{
+  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
+  while (n > 16 * TL_SL) {
+    if (depth-- == 0) {
+      TL_SN(heap_sort)(a, n);
+      return;
+    }
+    TL_ST pivot = TL_SN(pivot)(a, n);
+    int64_t m = TL_SN(partition)(a, n, pivot, false);
+    if (m == 0) { /* the pivot is the smallest key: set its copies aside */
+      m = TL_SN(partition)(a, n, pivot, true);
+      a += m;
+      n -= m;
+      continue;
+    }
+    if (m < n - m) {
+      TL_SN(sort_simd)(a, m);
+      a += m;
+      n -= m;
+    } else {
+      TL_SN(sort_simd)(a + m, n - m);
+      n = m;
+    }
+  }
+  if (n > 1)
+    TL_SN(network_any)(a, n);
+}
+
+#endif /* TL_SORT_SIMD */
+
+#undef TL_ST
+#undef TL_SL
+#undef TL_SN
+#undef TL_VPERM
+#undef TL_VBLEND
+#undef TL_VMIN
+#undef TL_VMAX
+#undef TL_VSORTLOAD
+#undef TL_VSTORE
+#undef TL_VCMPLT
+#undef TL_VCMPLE
+#undef TL_VCOMPRESS
+#undef TL_VSET1
