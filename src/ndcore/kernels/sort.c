@@ -426,7 +426,7 @@ static int radix_sort_lane(bool wide, uint64_t *a, uint32_t *ai, uint64_t *b, ui
    * is the stable one.  1000x1000 float32, one thread: ~7 ms -> ~3 ms. */
   bool packed_sort = simd && lo == 0 && hi == n;
   if (!wide && packed_sort) {
-    tl_sort_keys_u64(a, n, true);
+    tl_sort_keys_u64(a, n, b, true);
     return 0;
   }
   if (!wide || n <= TL_SORT_SMALL)
@@ -447,7 +447,7 @@ static int radix_sort_lane(bool wide, uint64_t *a, uint32_t *ai, uint64_t *b, ui
     b[i] = (a[i] - mn) << 32 | ai[i];
   const uint64_t *p = b;
   if (packed_sort)
-    tl_sort_keys_u64(b, n, true);
+    tl_sort_keys_u64(b, n, a, true);
   else
     p = radix_sort_p32(b, NULL, a, NULL, n, lo, hi) ? a : b;
   /* p may be a itself: each slot is read before it is written. */
@@ -1357,7 +1357,7 @@ static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
   int64_t n = lane_length(in, job->dim), step = lane_step(in, job->dim);
   int64_t dstep = lane_step(out, job->dim);
   bool wide = tl_sort_key_wide(d);
-  void *keys = malloc((size_t)n * (wide ? 8 : 4));
+  void *keys = malloc((size_t)n * (wide ? 16 : 8)); /* the keys, then the sort's scratch */
   if (!keys) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -1368,11 +1368,11 @@ static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
     bool special;
     if (wide) {
       special = vkeys64(d, src, step, n, keys);
-      tl_sort_keys_u64(keys, n, job->simd);
+      tl_sort_keys_u64(keys, n, (uint64_t *)keys + n, job->simd);
       vdecode64(d, keys, n, job->desc, dst, dstep);
     } else {
       special = vkeys32(d, src, step, n, keys);
-      tl_sort_keys_u32(keys, n, job->simd);
+      tl_sort_keys_u32(keys, n, (uint32_t *)keys + n, job->simd);
       vdecode32(d, keys, n, job->desc, dst, dstep);
     }
     if (special)

@@ -54,8 +54,10 @@ static inline unsigned hi_mask_u32(int hi)
   return hi == 1 ? 0xaaaau : hi == 2 ? 0xccccu : hi == 4 ? 0xf0f0u : 0xff00u;
 }
 static inline unsigned hi_mask_u64(int hi) { return hi == 1 ? 0xaau : hi == 2 ? 0xccu : 0xf0u; }
-static inline unsigned low_mask_u32(int c) { return c >= 16 ? 0xffffu : (1u << c) - 1; }
-static inline unsigned low_mask_u64(int c) { return c >= 8 ? 0xffu : (1u << c) - 1; }
+/* c is at most the lane count (16), so the shift stays in range; no branch,
+ * which the partition's random counts would mispredict. */
+static inline unsigned low_mask_u32(int c) { return (1u << c) - 1; }
+static inline unsigned low_mask_u64(int c) { return (1u << c) - 1; }
 #endif
 
 #define TL_ST uint32_t
@@ -65,6 +67,7 @@ static inline unsigned low_mask_u64(int c) { return c >= 8 ? 0xffu : (1u << c) -
 #define TL_VBLEND(m, a, b) _mm512_mask_blend_epi32((__mmask16)(m), a, b)
 #define TL_VMIN(a, b) _mm512_min_epu32(a, b)
 #define TL_VMAX(a, b) _mm512_max_epu32(a, b)
+#define TL_VMASKMAX(s, m, a, b) _mm512_mask_max_epu32(s, (__mmask16)(m), a, b)
 #define TL_VSORTLOAD(fill, m, p) _mm512_mask_loadu_epi32(fill, (__mmask16)(m), p)
 #define TL_VSTORE(p, m, v) _mm512_mask_storeu_epi32(p, (__mmask16)(m), v)
 #define TL_VCMPLT(a, b) _mm512_cmplt_epu32_mask(a, b)
@@ -80,6 +83,7 @@ static inline unsigned low_mask_u64(int c) { return c >= 8 ? 0xffu : (1u << c) -
 #define TL_VBLEND(m, a, b) _mm512_mask_blend_epi64((__mmask8)(m), a, b)
 #define TL_VMIN(a, b) _mm512_min_epu64(a, b)
 #define TL_VMAX(a, b) _mm512_max_epu64(a, b)
+#define TL_VMASKMAX(s, m, a, b) _mm512_mask_max_epu64(s, (__mmask8)(m), a, b)
 #define TL_VSORTLOAD(fill, m, p) _mm512_mask_loadu_epi64(fill, (__mmask8)(m), p)
 #define TL_VSTORE(p, m, v) _mm512_mask_storeu_epi64(p, (__mmask8)(m), v)
 #define TL_VCMPLT(a, b) _mm512_cmplt_epu64_mask(a, b)
@@ -88,26 +92,28 @@ static inline unsigned low_mask_u64(int c) { return c >= 8 ? 0xffu : (1u << c) -
 #define TL_VSET1(x) _mm512_set1_epi64((long long)(x))
 #include "ndcore/kernels/sort_simd_t.h"
 
-void tl_sort_keys_u32(uint32_t *a, int64_t n, bool simd)
+void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch, bool simd)
 {
 #if TL_SORT_SIMD
   if (simd) {
-    sort_simd_u32(a, n);
+    sort_simd_u32(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
     return;
   }
 #endif
   (void)simd;
+  (void)scratch;
   sort_scalar_u32(a, n);
 }
 
-void tl_sort_keys_u64(uint64_t *a, int64_t n, bool simd)
+void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch, bool simd)
 {
 #if TL_SORT_SIMD
   if (simd) {
-    sort_simd_u64(a, n);
+    sort_simd_u64(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
     return;
   }
 #endif
   (void)simd;
+  (void)scratch;
   sort_scalar_u64(a, n);
 }

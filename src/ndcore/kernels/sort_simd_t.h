@@ -10,12 +10,13 @@
  * (values only) or make every key unique (a position in the low bits).
  *
  * Shape: quicksort whose partition runs over whole vectors (a compare gives
- * a mask, two compress-stores write the lanes below the pivot to the left
- * end and the others to the right end, in place), down to runs of at most
- * 16 vectors, which a bitonic network sorts inside the registers.  A
- * pivot that turns out to be the smallest key takes a second partition by
- * <=, which sets all the keys equal to it aside: many equal keys cost one
- * pass, not a recursion each.  Past a depth bound (an adversarial input) a
+ * a mask; the lanes below the pivot are compressed and stored at the left
+ * end, the others at the right end), out of place, back and forth between
+ * the keys and a scratch array, down to runs of at most 16 vectors, which a
+ * bitonic network sorts inside the registers.  A pivot that turns out to
+ * be the smallest key takes a second partition by <=, which sets all the
+ * keys equal to it aside: many equal keys cost one pass, not a recursion
+ * each.  Past a depth bound (an adversarial input) a
  * heap sort finishes the run.  The portable version (TL_SN(sort_scalar))
  * is the same quicksort with a scalar partition and insertion sorts.      */
 
@@ -113,12 +114,41 @@ static void TL_SN(sort_scalar)(TL_ST *a, int64_t n)
 
 /* ---- AVX-512 ---- */
 
+/* Lane l's partner l ^ x: in-lane shuffles with an immediate where one
+ * exists (shorter latency), a full permute otherwise. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(partner)(__m512i v, int x)
+{
+#if TL_SL == 16
+  if (x == 1)
+    return _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0xb1);
+  if (x == 2)
+    return _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0x4e);
+  if (x == 3)
+    return _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0x1b);
+  if (x == 4)
+    return _mm512_shuffle_i64x2(v, v, 0xb1);
+  if (x == 8)
+    return _mm512_shuffle_i64x2(v, v, 0x4e);
+#else
+  if (x == 1)
+    return _mm512_shuffle_epi32(v, (_MM_PERM_ENUM)0x4e);
+  if (x == 2)
+    return _mm512_permutex_epi64(v, 0x4e);
+  if (x == 3)
+    return _mm512_permutex_epi64(v, 0x1b);
+  if (x == 4)
+    return _mm512_shuffle_i64x2(v, v, 0x4e);
+#endif
+  return TL_VPERM(TL_SN(xor_index)(x), v);
+}
+
 /* Lane l takes the smaller of itself and lane l ^ x, or the larger where
- * l & hi (one bit) is set: one comparator layer of a network. */
+ * l & hi (one bit) is set: one comparator layer of a network (a min, then
+ * a max merged into the lanes that want it). */
 TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(layer)(__m512i v, int x, int hi)
 {
-  __m512i p = TL_VPERM(TL_SN(xor_index)(x), v);
-  return TL_VBLEND(TL_SN(hi_mask)(hi), TL_VMIN(v, p), TL_VMAX(v, p));
+  __m512i p = TL_SN(partner)(v, x);
+  return TL_VMASKMAX(TL_VMIN(v, p), TL_SN(hi_mask)(hi), v, p);
 }
 
 /* A vector that is two sorted halves merged by a flip (or any bitonic
@@ -171,20 +201,6 @@ static inline unsigned TL_SN(lanes)(int64_t n, int i)
 #undef TL_FLIP
 #undef TL_CX
 
-TL_SIMD_FN static void TL_SN(network_any)(TL_ST *a, int64_t n)
-{
-  if (n <= TL_SL)
-    TL_SN(network1)(a, n);
-  else if (n <= 2 * TL_SL)
-    TL_SN(network2)(a, n);
-  else if (n <= 4 * TL_SL)
-    TL_SN(network4)(a, n);
-  else if (n <= 8 * TL_SL)
-    TL_SN(network8)(a, n);
-  else
-    TL_SN(network16)(a, n);
-}
-
 /* One partition step of vector v (lanes in `valid`): lanes below the pivot
  * to *l upwards, the others to just below *r. */
 TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST *a, __m512i v, __m512i pv, bool le,
@@ -200,77 +216,83 @@ TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST 
   TL_VSTORE(a + *r, TL_SN(low_mask)(all - c), TL_VCOMPRESS(~m & valid, v));
 }
 
-/* [0, result) < pivot (le: <= pivot), the rest not; n >= 2 vectors.  The
- * first and last vectors are held in registers, which opens a gap of one
- * vector at each end; each step reads the next vector from the end whose
- * gap is smaller, so the step's writes (one vector in all, split between
- * the ends) always fit. */
-TL_SIMD_FN static int64_t TL_SN(partition)(TL_ST *a, int64_t n, TL_ST pivot, bool le)
+/* The n keys of src into dst: [0, result) < pivot (le: <= pivot), the rest
+ * not.  Out of place, so each vector is read in order and split between the
+ * two ends of dst, with no data-dependent choice of where to read next (an
+ * in-place version, reading from whichever end had less room, measured
+ * slower: that branch is random). */
+TL_SIMD_FN static int64_t TL_SN(partition)(const TL_ST *src, TL_ST *dst, int64_t n, TL_ST pivot,
+                                           bool le)
 {
   const __m512i pv = TL_VSET1(pivot);
   const unsigned full = TL_SN(low_mask)(TL_SL);
-  __m512i first = _mm512_loadu_si512(a), last = _mm512_loadu_si512(a + n - TL_SL);
-  int64_t l = 0, r = n, rl = TL_SL, rr = n - TL_SL;
-  while (rr - rl >= TL_SL) {
-    __m512i v;
-    if (rl - l <= r - rr) {
-      v = _mm512_loadu_si512(a + rl);
-      rl += TL_SL;
-    } else {
-      rr -= TL_SL;
-      v = _mm512_loadu_si512(a + rr);
-    }
-    TL_SN(split)(a, v, pv, le, full, &l, &r);
-  }
-  /* What is left between the gaps is read first; then [l, r) is free and
-   * exactly as long as the three vectors still to write. */
-  unsigned rest = TL_SN(low_mask)((int)(rr - rl));
-  __m512i v = TL_VSORTLOAD(_mm512_setzero_si512(), rest, a + rl);
-  TL_SN(split)(a, v, pv, le, rest, &l, &r);
-  TL_SN(split)(a, first, pv, le, full, &l, &r);
-  TL_SN(split)(a, last, pv, le, full, &l, &r);
+  int64_t l = 0, r = n, i = 0;
+  for (; i + TL_SL <= n; i += TL_SL)
+    TL_SN(split)(dst, _mm512_loadu_si512(src + i), pv, le, full, &l, &r);
+  unsigned rest = TL_SN(low_mask)((int)(n - i));
+  TL_SN(split)(dst, TL_VSORTLOAD(_mm512_setzero_si512(), rest, src + i), pv, le, rest, &l, &r);
   return l;
 }
 
-/* The median of TL_SL keys spread over the run. */
+/* The median of keys spread evenly over the run: one vector's worth, or 64
+ * on long runs, where a better balanced split saves more than the sample
+ * costs. */
 TL_SIMD_FN static TL_ST TL_SN(pivot)(const TL_ST *a, int64_t n)
 {
-  TL_ST s[TL_SL];
-  int64_t step = n / TL_SL;
-  for (int i = 0; i < TL_SL; i++)
+  TL_ST s[64];
+  int m = n > 4096 ? 64 : TL_SL;
+  int64_t step = n / m;
+  for (int i = 0; i < m; i++)
     s[i] = a[i * step + step / 2];
-  __m512i v = TL_SN(sort_vec)(_mm512_loadu_si512(s));
-  _mm512_storeu_si512(s, v);
-  return s[TL_SL / 2];
+  if (m == TL_SL) {
+    __m512i v = TL_SN(sort_vec)(_mm512_loadu_si512(s));
+    _mm512_storeu_si512(s, v);
+  } else {
+    TL_SN(network_any)(s, s, m);
+  }
+  return s[m / 2];
 }
 
-TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, int64_t n)
+/* Sort the n keys of a; t is scratch of n keys.  The partitions go back and
+ * forth between a and t (in_t: the keys are in t now); the networks at the
+ * leaves read either and write a. */
+TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, TL_ST *t, int64_t n, bool in_t, int depth)
 {
-  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
   while (n > 16 * TL_SL) {
+    TL_ST *src = in_t ? t : a, *dst = in_t ? a : t;
     if (depth-- == 0) {
+      if (in_t)
+        memcpy(a, t, sizeof *a * (size_t)n);
       TL_SN(heap_sort)(a, n);
       return;
     }
-    TL_ST pivot = TL_SN(pivot)(a, n);
-    int64_t m = TL_SN(partition)(a, n, pivot, false);
+    TL_ST pivot = TL_SN(pivot)(src, n);
+    int64_t m = TL_SN(partition)(src, dst, n, pivot, false);
+    in_t = !in_t;
     if (m == 0) { /* the pivot is the smallest key: set its copies aside */
-      m = TL_SN(partition)(a, n, pivot, true);
+      m = TL_SN(partition)(dst, src, n, pivot, true);
+      in_t = !in_t;
+      if (in_t)
+        memcpy(a, t, sizeof *a * (size_t)m);
       a += m;
+      t += m;
       n -= m;
       continue;
     }
     if (m < n - m) {
-      TL_SN(sort_simd)(a, m);
+      TL_SN(sort_simd)(a, t, m, in_t, depth);
       a += m;
+      t += m;
       n -= m;
     } else {
-      TL_SN(sort_simd)(a + m, n - m);
+      TL_SN(sort_simd)(a + m, t + m, n - m, in_t, depth);
       n = m;
     }
   }
   if (n > 1)
-    TL_SN(network_any)(a, n);
+    TL_SN(network_any)(a, in_t ? t : a, n);
+  else if (n == 1 && in_t)
+    a[0] = t[0];
 }
 
 #endif /* TL_SORT_SIMD */
@@ -282,6 +304,7 @@ TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, int64_t n)
 #undef TL_VBLEND
 #undef TL_VMIN
 #undef TL_VMAX
+#undef TL_VMASKMAX
 #undef TL_VSORTLOAD
 #undef TL_VSTORE
 #undef TL_VCMPLT
