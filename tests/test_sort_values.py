@@ -187,3 +187,33 @@ def test_values_only_gradient_flows_to_the_sorted_positions():
         want = np.zeros_like(a)
         np.put_along_axis(want, order, w, 1)
         np.testing.assert_array_equal(x.grad.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "uint64"])
+def test_wide_keys_that_agree_in_their_top_bits(dtype, mode):
+    """64-bit lanes of a wide range sorted with indices as packed words keep
+    only the top bits of each key above the position; keys that differ only
+    below them (neighbouring floats, close integers) are put in order
+    afterwards, and a long run of such keys (over 64) takes the radix sort:
+    both against NumPy's stable order, ties included."""
+    rng = np.random.default_rng(13)
+    n = 1000
+    for run in (3, 40, 200):
+        if dtype == "float64":
+            base = rng.standard_normal(n // run) * 1e3
+            a = (base.repeat(run).view(np.int64) + rng.integers(-5, 6, n - n % run)).view(np.float64)
+            a = np.concatenate([a, [1e300, -1e300], rng.standard_normal(n % run)])
+        else:
+            npdt = NP_DTYPES[dtype]
+            lo = 0 if dtype == "uint64" else -2 ** 62
+            base = rng.integers(lo, 2 ** 62, n // run).astype(npdt)
+            a = base.repeat(run) + rng.integers(0, 6, n - n % run).astype(npdt)
+            info = np.iinfo(npdt)
+            a = np.concatenate([a, np.array([info.min, info.max], npdt),
+                                rng.integers(0, 9, n % run).astype(npdt)])
+        a = a[rng.permutation(a.size)]
+        t = to_tensor(a, dtype)
+        for descending in (False, True):
+            v, i = tl.sort(t, descending=descending, stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, descending))
+            check_values(v, a, 0, descending)
