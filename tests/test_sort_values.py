@@ -161,14 +161,17 @@ def test_zero_d_empty_and_long_lane(mode):
             assert _C._sort_values(e, dim).shape == shape
     with pytest.raises(IndexError):
         _C._sort_values(to_tensor(np.zeros((2, 3), np.float32)), 2)
-    # one long lane on one thread takes the key sort too
-    a = lanes("float32", 200_000, rng, rows=3)[2]
+    # one long lane on one thread takes the key sort too (and, for 64-bit
+    # keys with indices, the packed vector sort rather than the long-lane plan)
     threads = tl.get_num_threads()
     tl.set_num_threads(1)
     try:
-        check_values(_C._sort_values(to_tensor(a), 0), a, 0, False)
-        v, i = tl.sort(to_tensor(a), stable=True)
-        np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, False))
+        for dtype in ("float32", "float64"):
+            a = lanes(dtype, 200_000, rng, rows=3)[2]
+            check_values(_C._sort_values(to_tensor(a), 0), a, 0, False)
+            v, i = tl.sort(to_tensor(a), stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, False))
+            check_values(v, a, 0, False)
     finally:
         tl.set_num_threads(threads)
 
