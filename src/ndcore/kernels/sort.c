@@ -84,6 +84,19 @@ static inline char *lane_ptr(const tl_tensor *t, int skip, int64_t lane)
   return tl_lane_ptr(t, skip, lane);
 }
 
+/* Ask for the next lane's input while this one sorts: on short rows the
+ * sort takes microseconds, and the rows' reads otherwise each start with
+ * misses the hardware prefetcher only catches up with (1000x1000 float64
+ * values only: the key load was about a tenth of the time).  Contiguous
+ * lanes of up to 64 KiB. */
+static inline void lane_prefetch(const char *src, int64_t step, int64_t n)
+{
+  if (step <= 0 || step > 8 || step * n > 65536) /* a hint only: never faults */
+    return;
+  for (int64_t off = 0; off < n * step; off += 64)
+    __builtin_prefetch(src + off, 0, 3);
+}
+
 /* ---- keys in and values out ------------------------------------------------ *
  * These loops vectorise; TL_SIMD_CLONES compiles them for AVX-512 and AVX2
  * too (picked at load time), which halves the time of the long-lane sort's
@@ -660,6 +673,8 @@ static void lanes_task(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t i = begin; i < end; i++) {
       lane l;
       lane_begin(job, &l, i);
+      if (i + 1 < end)
+        lane_prefetch(l.src + l.n * l.step, l.step, l.n); /* contiguous rows: the next one */
       lane_sort_serial(job, &l, &s);
     }
   }
@@ -1455,6 +1470,8 @@ static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
   for (int64_t i = begin; i < end; i++) {
     const char *src = lane_ptr(in, skip, i);
     char *dst = lane_ptr(out, skip, i);
+    if (i + 1 < end && skip == in->ndim - 1)
+      lane_prefetch(src + n * step, step, n); /* contiguous rows: the next one */
     bool special;
     if (wide) {
       special = vkeys64(d, src, step, n, keys);
