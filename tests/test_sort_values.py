@@ -126,6 +126,11 @@ def test_layouts_and_dims(dtype, mode):
                 check_values(_C._sort_values(x, axis, descending), ax, axis, descending)
                 v, i = tl.sort(x, dim=axis, descending=descending, stable=True)
                 np.testing.assert_array_equal(i.cpu().numpy(), stable_order(ax, axis, descending))
+    # along dim 0, lanes go in groups of 16 neighbours (transposed into rows):
+    # a width of 37 gives groups of 16, 16 and 5
+    b = lanes(dtype, 37 * 50, rng, rows=3)[2].reshape(50, 37)
+    for descending in (False, True):
+        check_values(_C._sort_values(to_tensor(b, dtype), 0, descending), b, 0, descending)
     np.testing.assert_array_equal(bits(tnp.sort(t, axis=None).cpu().numpy()),
                                   bits(np.sort(a, axis=None, kind="stable")))
     check_values(tl.msort(t), a, 0, False)

@@ -1452,40 +1452,81 @@ typedef struct {
   int failed;
 } vlanes_job;
 
+/* One lane: n elements at src (step bytes) sorted into dst (dstep bytes);
+ * keys holds 2n keys (the keys, then the sort's scratch). */
+static void vlane_sort(const vlanes_job *job, const char *src, int64_t step, int64_t n, char *dst,
+                       int64_t dstep, void *keys)
+{
+  tl_dtype d = job->in->dtype;
+  bool special;
+  if (tl_sort_key_wide(d)) {
+    special = vkeys64(d, src, step, n, keys);
+    tl_sort_keys_u64(keys, n, (uint64_t *)keys + n, job->simd);
+    vdecode64(d, keys, n, job->desc, dst, dstep);
+  } else {
+    special = vkeys32(d, src, step, n, keys);
+    tl_sort_keys_u32(keys, n, (uint32_t *)keys + n, job->simd);
+    vdecode32(d, keys, n, job->desc, dst, dstep);
+  }
+  if (special)
+    vrefill(d, src, step, n, job->desc, dst, dstep);
+}
+
+/* Lanes along a dim other than the last, whose neighbours sit one element
+ * apart: read one at a time, each element would cost a cache line.  As in
+ * lanes_task_grouped, TL_SORT_GROUP adjacent lanes are transposed into
+ * contiguous rows, sorted, and transposed back (1000x1000 float32 along dim
+ * 0: ~2.5x faster).  Only for lanes of up to 64 KiB: the rows are scratch. */
+static bool vlanes_groupable(const vlanes_job *job)
+{
+  const tl_tensor *in = job->in;
+  int last = in->ndim - 1;
+  return in->ndim >= 2 && job->dim != last && in->strides[last] == 1 &&
+         job->out->strides[last] == 1 &&
+         in->shape[job->dim] * (int64_t)tl_dtype_size(in->dtype) <= 65536;
+}
+
 static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   vlanes_job *job = ctx;
   const tl_tensor *in = job->in, *out = job->out;
-  tl_dtype d = in->dtype;
   int skip = in->ndim ? job->dim : -1;
   int64_t n = lane_length(in, job->dim), step = lane_step(in, job->dim);
   int64_t dstep = lane_step(out, job->dim);
-  bool wide = tl_sort_key_wide(d);
-  void *keys = malloc((size_t)n * (wide ? 16 : 8)); /* the keys, then the sort's scratch */
-  if (!keys) {
+  int64_t esize = (int64_t)tl_dtype_size(in->dtype);
+  bool grouped = vlanes_groupable(job);
+  size_t key_bytes = (size_t)n * (tl_sort_key_wide(in->dtype) ? 16 : 8);
+  size_t row_bytes = grouped ? (size_t)(TL_SORT_GROUP * n * esize) : 0;
+  char *mem = malloc(key_bytes + 2 * row_bytes);
+  if (!mem) {
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  for (int64_t i = begin; i < end; i++) {
+  void *keys = mem;
+  char *rows_in = mem + key_bytes, *rows_out = rows_in + row_bytes;
+  int64_t width = in->ndim ? in->shape[in->ndim - 1] : 1;
+  for (int64_t i = begin; i < end;) {
     const char *src = lane_ptr(in, skip, i);
     char *dst = lane_ptr(out, skip, i);
-    if (i + 1 < end && skip == in->ndim - 1)
-      lane_prefetch(src + n * step, step, n); /* contiguous rows: the next one */
-    bool special;
-    if (wide) {
-      special = vkeys64(d, src, step, n, keys);
-      tl_sort_keys_u64(keys, n, (uint64_t *)keys + n, job->simd);
-      vdecode64(d, keys, n, job->desc, dst, dstep);
-    } else {
-      special = vkeys32(d, src, step, n, keys);
-      tl_sort_keys_u32(keys, n, (uint32_t *)keys + n, job->simd);
-      vdecode32(d, keys, n, job->desc, dst, dstep);
+    if (!grouped) {
+      if (i + 1 < end && skip == in->ndim - 1)
+        lane_prefetch(src + n * step, step, n); /* contiguous rows: the next one */
+      vlane_sort(job, src, step, n, dst, dstep, keys);
+      i++;
+      continue;
     }
-    if (special)
-      vrefill(d, src, step, n, job->desc, dst, dstep);
+    /* lanes i .. i+g-1 are adjacent along the last dim */
+    int64_t g = TL_SORT_GROUP;
+    g = g < end - i ? g : end - i;
+    g = g < width - i % width ? g : width - i % width;
+    transpose_block(rows_in, esize, n * esize, src, step, esize, n, g, (size_t)esize);
+    for (int64_t k = 0; k < g; k++)
+      vlane_sort(job, rows_in + k * n * esize, esize, n, rows_out + k * n * esize, esize, keys);
+    transpose_block(dst, dstep, esize, rows_out, esize, n * esize, n, g, (size_t)esize);
+    i += g;
   }
-  free(keys);
+  free(mem);
 }
 
 /* Values only.  A few long float32 or int32 lanes, ascending, with more
