@@ -54,6 +54,75 @@ static inline unsigned hi_mask_u32(int hi)
   return hi == 1 ? 0xaaaau : hi == 2 ? 0xccccu : hi == 4 ? 0xf0f0u : 0xff00u;
 }
 static inline unsigned hi_mask_u64(int hi) { return hi == 1 ? 0xaau : hi == 2 ? 0xccu : 0xf0u; }
+/* Transposes for the networks that sort columns first (sort_simd_net.h):
+ * afterwards c[j] holds what was lane j of c[0], c[1], ... in that order. */
+TL_SIMD_FN __attribute__((always_inline)) static inline void transpose_u32(__m512i *c)
+{
+  /* 4x4 blocks inside each 128-bit lane: s[4g + k] holds, in lane q, element
+   * 4q + k of rows 4g .. 4g+3 */
+  __m512i s[16];
+#define TL_T4(g)                                                                                  \
+  do {                                                                                            \
+    __m512i t0 = _mm512_unpacklo_epi32(c[4 * g], c[4 * g + 1]);                                   \
+    __m512i t1 = _mm512_unpackhi_epi32(c[4 * g], c[4 * g + 1]);                                   \
+    __m512i t2 = _mm512_unpacklo_epi32(c[4 * g + 2], c[4 * g + 3]);                               \
+    __m512i t3 = _mm512_unpackhi_epi32(c[4 * g + 2], c[4 * g + 3]);                               \
+    s[4 * g] = _mm512_unpacklo_epi64(t0, t2);                                                     \
+    s[4 * g + 1] = _mm512_unpackhi_epi64(t0, t2);                                                 \
+    s[4 * g + 2] = _mm512_unpacklo_epi64(t1, t3);                                                 \
+    s[4 * g + 3] = _mm512_unpackhi_epi64(t1, t3);                                                 \
+  } while (0)
+  TL_T4(0);
+  TL_T4(1);
+  TL_T4(2);
+  TL_T4(3);
+#undef TL_T4
+  /* then the 128-bit blocks: column 4q + k is block q of s[k], s[4 + k],
+   * s[8 + k], s[12 + k] */
+#define TL_B4(k)                                                                                  \
+  do {                                                                                            \
+    __m512i x0 = _mm512_shuffle_i32x4(s[k], s[4 + k], 0x44);                                      \
+    __m512i x1 = _mm512_shuffle_i32x4(s[k], s[4 + k], 0xee);                                      \
+    __m512i y0 = _mm512_shuffle_i32x4(s[8 + k], s[12 + k], 0x44);                                 \
+    __m512i y1 = _mm512_shuffle_i32x4(s[8 + k], s[12 + k], 0xee);                                 \
+    c[k] = _mm512_shuffle_i32x4(x0, y0, 0x88);                                                    \
+    c[4 + k] = _mm512_shuffle_i32x4(x0, y0, 0xdd);                                                \
+    c[8 + k] = _mm512_shuffle_i32x4(x1, y1, 0x88);                                                \
+    c[12 + k] = _mm512_shuffle_i32x4(x1, y1, 0xdd);                                               \
+  } while (0)
+  TL_B4(0);
+  TL_B4(1);
+  TL_B4(2);
+  TL_B4(3);
+#undef TL_B4
+}
+
+TL_SIMD_FN __attribute__((always_inline)) static inline void transpose_u64(__m512i *c)
+{
+  /* pairs of rows: t[2i] = elements 0, 2, 4, 6 of rows 2i, 2i+1 interleaved,
+   * t[2i+1] the odd ones */
+  __m512i t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm512_unpacklo_epi64(c[i], c[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi64(c[i], c[i + 1]);
+  }
+  /* u[4h + e]: element e (and e + 4) of rows 4h .. 4h+3 */
+  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+  const __m512i hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int h = 0; h < 2; h++) {
+    u[4 * h] = _mm512_permutex2var_epi64(t[4 * h], lo, t[4 * h + 2]);
+    u[4 * h + 2] = _mm512_permutex2var_epi64(t[4 * h], hi, t[4 * h + 2]);
+    u[4 * h + 1] = _mm512_permutex2var_epi64(t[4 * h + 1], lo, t[4 * h + 3]);
+    u[4 * h + 3] = _mm512_permutex2var_epi64(t[4 * h + 1], hi, t[4 * h + 3]);
+  }
+  const __m512i first = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
+  const __m512i second = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+  for (int e = 0; e < 4; e++) {
+    c[e] = _mm512_permutex2var_epi64(u[e], first, u[4 + e]);
+    c[4 + e] = _mm512_permutex2var_epi64(u[e], second, u[4 + e]);
+  }
+}
+
 /* c is at most the lane count (16), so the shift stays in range; no branch,
  * which the partition's random counts would mispredict. */
 static inline unsigned low_mask_u32(int c) { return (1u << c) - 1; }
