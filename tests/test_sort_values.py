@@ -10,7 +10,7 @@ With indices (sort, argsort): 32-bit dtypes, and int64 lanes within 2^32 of
 their smallest value, are sorted as packed (key, position) words.
 
 Every case runs twice: the AVX-512 sorts (where the CPU has them) and the
-portable ones (TORCHLIKE_SORT_SIMD=0).  Lengths sit around the vector sizes
+radix engine that serves CPUs without them (TORCHLIKE_SORT_SIMD=0).  Lengths sit around the vector sizes
 (8 and 16 keys), the largest networks (128 and 256 keys) and past them
 (the partitioned quicksort)."""
 import numpy as np

@@ -3,8 +3,10 @@
  * sort of any real dtype, and lanes of packed (key << 32 | position) words,
  * whose keys are all distinct, so that an unstable sort gives the stable
  * order.  The work is in sort_simd_t.h: an AVX-512 quicksort with bitonic
- * networks for short runs where the CPU has AVX-512F, a scalar quicksort
- * elsewhere (or when TORCHLIKE_SORT_SIMD=0 asks for it: the tests run both).
+ * networks for short runs.  Only where the CPU has AVX-512F (and
+ * TORCHLIKE_SORT_SIMD=0 does not turn it off: the tests run both ways);
+ * elsewhere sort.c keeps its radix sorts, which a scalar quicksort did not
+ * beat (2-7x slower, measured).
  *
  * Compiled for the baseline; only the functions marked TL_SIMD_FN use
  * AVX-512, and they run only after the CPU check.                          */
@@ -161,28 +163,22 @@ static inline unsigned low_mask_u64(int c) { return (1u << c) - 1; }
 #define TL_VSET1(x) _mm512_set1_epi64((long long)(x))
 #include "ndcore/kernels/sort_simd_t.h"
 
-void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch, bool simd)
+void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch)
 {
 #if TL_SORT_SIMD
-  if (simd) {
-    sort_simd_u32(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
-    return;
-  }
-#endif
-  (void)simd;
+  sort_simd_u32(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
+#else
   (void)scratch;
-  sort_scalar_u32(a, n);
+  heap_sort_u32(a, n);
+#endif
 }
 
-void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch, bool simd)
+void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch)
 {
 #if TL_SORT_SIMD
-  if (simd) {
-    sort_simd_u64(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
-    return;
-  }
-#endif
-  (void)simd;
+  sort_simd_u64(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
+#else
   (void)scratch;
-  sort_scalar_u64(a, n);
+  heap_sort_u64(a, n);
+#endif
 }

@@ -17,23 +17,8 @@
  * be the smallest key takes a second partition by <=, which sets all the
  * keys equal to it aside: many equal keys cost one pass, not a recursion
  * each.  Past a depth bound (an adversarial input) a
- * heap sort finishes the run.  The portable version (TL_SN(sort_scalar))
- * is the same quicksort with a scalar partition and insertion sorts.      */
-
-/* ---- portable ---- */
-
-static void TL_SN(insertion)(TL_ST *a, int64_t n)
-{
-  for (int64_t i = 1; i < n; i++) {
-    TL_ST x = a[i];
-    int64_t j = i - 1;
-    while (j >= 0 && a[j] > x) {
-      a[j + 1] = a[j];
-      j--;
-    }
-    a[j + 1] = x;
-  }
-}
+ * heap sort finishes the run (also the whole sort where the vector code
+ * is not compiled; callers check tl_sort_simd_available() first).       */
 
 static void TL_SN(heap_sort)(TL_ST *a, int64_t n)
 {
@@ -57,57 +42,6 @@ static void TL_SN(heap_sort)(TL_ST *a, int64_t n)
       a[c] = t;
     }
   }
-}
-
-static inline TL_ST TL_SN(median3)(TL_ST x, TL_ST y, TL_ST z)
-{
-  TL_ST lo = x < y ? x : y, hi = x < y ? y : x;
-  return z < lo ? lo : z > hi ? hi : z;
-}
-
-/* [0, result) < pivot (le: <= pivot), the rest not. */
-static int64_t TL_SN(partition_scalar)(TL_ST *a, int64_t n, TL_ST pivot, bool le)
-{
-  int64_t l = 0;
-  for (int64_t i = 0; i < n; i++) {
-    TL_ST x = a[i];
-    if (le ? x <= pivot : x < pivot) {
-      a[i] = a[l];
-      a[l++] = x;
-    }
-  }
-  return l;
-}
-
-static void TL_SN(sort_scalar)(TL_ST *a, int64_t n)
-{
-  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
-  while (n > 16) {
-    if (depth-- == 0) {
-      TL_SN(heap_sort)(a, n);
-      return;
-    }
-    int64_t q = n / 4;
-    TL_ST pivot = TL_SN(median3)(TL_SN(median3)(a[0], a[q], a[2 * q]),
-                                 TL_SN(median3)(a[q / 2], a[q + q / 2], a[3 * q]),
-                                 TL_SN(median3)(a[n - 1], a[n / 2 + 1], a[3 * q + q / 2]));
-    int64_t m = TL_SN(partition_scalar)(a, n, pivot, false);
-    if (m == 0) { /* the pivot is the smallest key: set its copies aside */
-      m = TL_SN(partition_scalar)(a, n, pivot, true);
-      a += m;
-      n -= m;
-      continue;
-    }
-    if (m < n - m) {
-      TL_SN(sort_scalar)(a, m);
-      a += m;
-      n -= m;
-    } else {
-      TL_SN(sort_scalar)(a + m, n - m);
-      n = m;
-    }
-  }
-  TL_SN(insertion)(a, n);
 }
 
 #if TL_SORT_SIMD

@@ -11,9 +11,9 @@
  * environment variable TORCHLIKE_SORT_SIMD is not "0" (read at each call). */
 bool tl_sort_simd_available(void);
 /* The n keys of a, sorted in place; scratch holds n keys (the vector sort
- * partitions back and forth).  simd: from tl_sort_simd_available(); false
- * takes the portable sort. */
-void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch, bool simd);
-void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch, bool simd);
+ * partitions back and forth).  Only when tl_sort_simd_available(): a build
+ * without the vector code falls back on a heap sort, correct but slow. */
+void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch);
+void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch);
 
 #endif
