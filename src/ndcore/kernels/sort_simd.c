@@ -15,7 +15,7 @@
 
 #include "ndcore/kernels/tl_sort_simd.h"
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#if defined(__GNUC__) && defined(__x86_64__)
 #define TL_SORT_SIMD 1
 #include <immintrin.h>
 #define TL_SIMD_FN __attribute__((target("avx512f,popcnt")))
