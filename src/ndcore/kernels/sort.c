@@ -1196,8 +1196,10 @@ static tl_status lanes_sort(lane_job *job)
   /* One thread sorting a whole lane of 64-bit keys: the vector sort of
    * packed words (radix_sort_lane) beats the long-lane plan, which is built
    * to spread one lane over the pool (10^6 float64, values and indices:
-   * ~27 ms -> ~15 ms). */
-  bool vector_lane = wide && job->simd && !job->plan && tl_parallel_get_threads() == 1;
+   * ~27 ms -> ~22 ms).  Up to 2^22 elements: its scratch is 32 bytes an
+   * element, the plan's 12. */
+  bool vector_lane = wide && job->simd && !job->plan && tl_parallel_get_threads() == 1 &&
+                     n <= ((int64_t)1 << 22);
   if (n >= TL_SORT_PARALLEL_MIN && nlanes <= tl_parallel_get_threads() && !vector_lane) {
     void *mem = NULL;
     bool ok = true;
