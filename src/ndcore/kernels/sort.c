@@ -1196,10 +1196,11 @@ static tl_status lanes_sort(lane_job *job)
   /* One thread sorting a whole lane of 64-bit keys: the vector sort of
    * packed words (radix_sort_lane) beats the long-lane plan, which is built
    * to spread one lane over the pool (10^6 float64, values and indices:
-   * ~27 ms -> ~22 ms).  Up to 2^22 elements: its scratch is 32 bytes an
-   * element, the plan's 12. */
+   * ~27 ms -> ~22 ms).  Up to 2^21 elements: past that its partitions
+   * stream more memory than the plan's two passes (4 * 10^6: ~150 ms
+   * against ~110), and its scratch is 32 bytes an element, the plan's 12. */
   bool vector_lane = wide && job->simd && !job->plan && tl_parallel_get_threads() == 1 &&
-                     n <= ((int64_t)1 << 22);
+                     n <= ((int64_t)1 << 21);
   if (n >= TL_SORT_PARALLEL_MIN && nlanes <= tl_parallel_get_threads() && !vector_lane) {
     void *mem = NULL;
     bool ok = true;
@@ -1533,10 +1534,13 @@ static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
 
 /* Values only.  A few long float32 or int32 lanes, ascending, with more
  * than one thread, take the long-lane plan of sort_values.c (the whole pool
- * on each lane); with the vector sort, everything else the per-lane key sort
- * above; without it, the radix engine with positions, into an indices
- * tensor of its own (what the scalar quicksort this replaced measured 2-7x
- * slower than). */
+ * on each lane).  Lanes of up to 2^22 elements take the per-lane key sort
+ * above, unless they are a few long lanes the pool could share; those, the
+ * longer ones, and every lane without the vector sort, take the radix
+ * engine with positions, into an indices tensor of its own: its long-lane
+ * plan runs on the whole pool, and past ~2^22 elements its two passes over
+ * memory beat the quicksort's partitions (10^7 float32, one thread: ~80 ms
+ * against ~97), as it beat a scalar quicksort everywhere (2-7x). */
 static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tensor *values)
 {
   int64_t n = lane_length(in, d), numel = tl_tensor_numel(in);
@@ -1548,7 +1552,9 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
   bool pool_lanes = (in->dtype == TL_DTYPE_F32 || in->dtype == TL_DTYPE_I32) && in->ndim && !desc &&
                     n >= TL_SORT_PARALLEL_MIN && tl_parallel_get_threads() > 1 &&
                     numel / n <= tl_parallel_get_threads() && values->strides[d] == 1;
-  if (!pool_lanes && !tl_sort_simd_available()) {
+  bool few_long = n >= TL_SORT_PARALLEL_MIN && numel / n <= tl_parallel_get_threads() &&
+                  tl_parallel_get_threads() > 1;
+  if (!pool_lanes && (!tl_sort_simd_available() || n > ((int64_t)1 << 22) || few_long)) {
     tl_tensor indices = {0};
     if (tl_tensor_empty(&indices, TL_DTYPE_I64, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
       return tl_error_status();
