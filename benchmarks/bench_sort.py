@@ -58,10 +58,33 @@ def cases():
             lambda a=s_np: np.median(a, 1), "numpy"
         yield f"kthvalue(300, 1) 1000x1000 {name}", lambda t=s_tl: tl.kthvalue(t, 300, 1), \
             lambda a=s_np: np.partition(a, 299, 1), "numpy partition"
+    # Row sorts of the four common dtypes: values only (torchlike.numpy.sort,
+    # the values-only op) against np.sort, and values + indices (sort(1))
+    # against np.sort too (NumPy has no sort returning both; its stable
+    # argsort is the like-for-like comparison of the indices).
+    import torchlike.numpy as tnp
+    rows = [("float64", (1000, 1000)), ("float64", (10000, 100)), ("float64", (1, 10 ** 6)),
+            ("float32", (10000, 100)), ("float32", (1, 10 ** 6)), ("int64", (10000, 100)),
+            ("int32", (10000, 100))]
+    row_data = {}
+    for name, shape in rows:
+        r_np = (rng.standard_normal(shape).astype(name) if name.startswith("float")
+                else rng.integers(-10 ** 9, 10 ** 9, shape).astype(name))
+        r_tl = tl.from_numpy(r_np)
+        row_data[name, shape] = r_np
+        label = f"{shape[0]}x{shape[1]} {name}"
+        yield f"np.sort(a, 1) {label} (values only)", lambda t=r_tl: tnp.sort(t, 1), \
+            lambda a=r_np: np.sort(a, 1), "numpy"
+        yield f"sort(1) {label} (values+indices vs values)", lambda t=r_tl: t.sort(1), \
+            lambda a=r_np: np.sort(a, 1), "numpy"
     try:
         import torch
     except ImportError:  # the PyTorch rows are skipped
         return
+    for (name, shape), r_np in row_data.items():
+        r_tl, r_pt = tl.from_numpy(r_np), torch.from_numpy(r_np)
+        yield f"sort(1) rows {shape[0]}x{shape[1]} {name}", lambda t=r_tl: t.sort(1), \
+            lambda p=r_pt: p.sort(1), "torch"
     for name, s_np in short.items():
         s_tl, s_pt = tl.from_numpy(s_np), torch.from_numpy(s_np)
         yield f"sort(1) 1000x1000 {name}", lambda t=s_tl: t.sort(1), \

@@ -92,6 +92,7 @@ SUITES = {
                       "test_serialization_safetensors.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_sort_short.py",
+                "test_sort_values.py",
                 "test_search.py", "test_linalg.py",
                 "test_random.py"],
 }

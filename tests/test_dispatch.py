@@ -51,7 +51,7 @@ CALLS = {
     "addmv": "C.addmv(v, f, v)", "addr": "C.addr(f, v, v)", "tensordot": "C.tensordot(f, f)",
     "kron": "C.kron(f, f)", "trace": "C.trace(f)",
     # sorting and searching
-    "sort": "C.sort(f)", "argsort": "C.argsort(f)", "msort": "C.msort(f)",
+    "sort": "C.sort(f)", "argsort": "C.argsort(f)", "msort": "C.msort(f)", "_sort_values": "C._sort_values(f, 0, True)",
     "topk": "C.topk(f, 1)", "kthvalue": "C.kthvalue(f, 1)", "median": "C.median(f)",
     "nanmedian": "C.nanmedian(f)", "quantile": "C.quantile(f, 0.5)",
     "nanquantile": "C.nanquantile(f, 0.5)", "mode": "C.mode(f)", "cummax": "C.cummax(f, 0)",

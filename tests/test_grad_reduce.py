@@ -15,7 +15,7 @@ from oracle import noncontiguous
 GRADCHECKED = {
     "sum", "nansum", "prod", "mean", "nanmean", "var", "std", "amax", "amin", "logsumexp",
     "norm", "max", "min", "cumsum", "cumprod",
-    "sort", "msort", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile",
+    "sort", "msort", "_sort_values", "topk", "kthvalue", "median", "nanmedian", "quantile", "nanquantile",
     "mode", "cummax", "cummin",
     "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addbmm",
     "baddbmm", "addmv", "addr", "tensordot", "kron", "trace",
@@ -331,6 +331,7 @@ def test_sort_family_gradcheck():
     checks = [
         lambda t: torch.sort(t)[0], lambda t: t.sort(0, descending=True)[0],
         lambda t: torch.sort(t, dim=-1, stable=True).values, lambda t: torch.msort(t),
+        lambda t: torch._C._sort_values(t, 0), lambda t: torch._C._sort_values(t, 1, True),
         lambda t: torch.topk(t, 2)[0], lambda t: t.topk(2, dim=0, largest=False).values,
         lambda t: torch.topk(t, k=3, dim=1, sorted=True)[0],
         lambda t: torch.kthvalue(t, 2)[0], lambda t: t.kthvalue(2, 0, True)[0],

@@ -399,6 +399,13 @@ static void selected(tl_grad_ctx *c, PyObject *g)
     dim = pyint(c, 0);
     idx = item(c, CALL("sort", "O|{s:O}", detached(c, X(0, "input")), "dim", dim), 1);
     break;
+  case TL_OP_SORT_VALUES: /* the same, along dim, maybe descending */
+    dim = or_none(ARG(1, "dim"));
+    dim = dim == Py_None ? m1 : dim;
+    idx = item(c, CALL("sort", "O|{s:O,s:O,s:O}", detached(c, X(0, "input")), "dim", dim,
+                       "descending", ARG(2, "descending") ? ARG(2, "descending") : Py_False,
+                       "stable", Py_True), 1);
+    break;
   case TL_OP_TOPK:
     dim = ARG(2, "dim") ? ARG(2, "dim") : m1;
     idx = R(1);
@@ -816,6 +823,7 @@ static void backward(tl_grad_ctx *c)
     break;
   case TL_OP_SORT:
   case TL_OP_MSORT:
+  case TL_OP_SORT_VALUES:
   case TL_OP_TOPK:
   case TL_OP_KTHVALUE:
   case TL_OP_MEDIAN:
@@ -843,7 +851,7 @@ void tl_grad_formulas_reduce_init(void)
       TL_OP_NORM,      TL_OP_MAX,      TL_OP_MIN,         TL_OP_CUMSUM,   TL_OP_CUMPROD,
       TL_OP_SORT,      TL_OP_MSORT,    TL_OP_TOPK,        TL_OP_KTHVALUE, TL_OP_MEDIAN,
       TL_OP_NANMEDIAN, TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE,     TL_OP_CUMMAX,
-      TL_OP_CUMMIN,    TL_OP_MATMUL,   TL_OP_MM,          TL_OP_BMM,      TL_OP_MV,
+      TL_OP_CUMMIN,    TL_OP_SORT_VALUES, TL_OP_MATMUL,   TL_OP_MM,          TL_OP_BMM,      TL_OP_MV,
       TL_OP_DOT,       TL_OP_VDOT,     TL_OP_INNER,       TL_OP_OUTER,    TL_OP_GER,
       TL_OP_ADDMM,     TL_OP_ADDBMM,   TL_OP_BADDBMM,     TL_OP_ADDMV,    TL_OP_ADDR,
       TL_OP_TENSORDOT, TL_OP_KRON,     TL_OP_TRACE};
@@ -856,7 +864,7 @@ void tl_grad_formulas_reduce_init(void)
   /* ... and these never read their results (products, msort, which finds its
    * order again, sums that mask by the input).  Indices are kept whatever the
    * flags say: the recorder saves integer outputs as they are. */
-  static const int inputs_only[] = {TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR,       TL_OP_MSORT,
+  static const int inputs_only[] = {TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR,       TL_OP_MSORT, TL_OP_SORT_VALUES,
                                     TL_OP_QUANTILE,  TL_OP_NANQUANTILE,
                                     TL_OP_MATMUL, TL_OP_MM,      TL_OP_BMM,       TL_OP_MV,
                                     TL_OP_DOT,    TL_OP_VDOT,    TL_OP_INNER,     TL_OP_OUTER,

@@ -20,7 +20,14 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if a.is_complex():
         dim = norm_axis(axis, a.ndim)
         return _C.gather(a, dim, _complex_order(a, dim, descending))
-    return _C.sort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True).values
+    dim = norm_axis(axis, a.ndim)
+    if a.requires_grad and _C.is_grad_enabled():
+        # the backward needs the order: sort's indices keep it, so the input
+        # may change afterwards (ndarray.sort writes the result over it)
+        return _C.sort(a, dim=dim, descending=descending, stable=True).values
+    # values only: no positions computed or written (the sort is stable, so
+    # -0.0/0.0 and NaN payloads come out in input order)
+    return _C._sort_values(a, dim, descending)
 
 
 def _complex_order(a, dim, descending):

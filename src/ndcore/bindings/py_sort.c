@@ -43,12 +43,14 @@ static PyObject *new_tensor(void) { return (PyObject *)tl_py_tensor_alloc(); }
 
 /* ---- sort, argsort, msort ------------------------------------------------------ */
 
-/* sort (values, indices), argsort (indices), msort (values) of in along dim. */
+/* sort (values, indices), argsort (indices), msort and _sort_values (values)
+ * of in along dim. */
 static PyObject *sort_run(tl_op op, const tl_tensor *in, int64_t dim, bool desc, bool stable)
 {
-  /* argsort wants no values, msort no indices */
-  PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = op == TL_OP_MSORT ? NULL : new_tensor();
-  if ((op != TL_OP_ARGSORT && !v) || (op != TL_OP_MSORT && !i))
+  /* argsort wants no values, msort and _sort_values no indices */
+  bool values_only = op == TL_OP_MSORT || op == TL_OP_SORT_VALUES;
+  PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = values_only ? NULL : new_tensor();
+  if ((op != TL_OP_ARGSORT && !v) || (!values_only && !i))
     goto fail;
   if (tl_sort(in, dim, desc, stable, v ? tl_py_t(v) : NULL, i ? tl_py_t(i) : NULL) != TL_OK) {
     tl_py_raise();
@@ -56,7 +58,7 @@ static PyObject *sort_run(tl_op op, const tl_tensor *in, int64_t dim, bool desc,
   }
   if (op == TL_OP_ARGSORT)
     return i;
-  if (op == TL_OP_MSORT)
+  if (values_only)
     return v;
   return pair_result(RT_SORT, v, i);
 fail:
@@ -366,6 +368,12 @@ PyObject *tl_py_impl_sort(tl_op op, const tl_py_args_sort *a)
 PyObject *tl_py_impl_msort(tl_op op, const tl_py_args_msort *a)
 {
   return finish(op, sort_run(op, tl_py_t(a->input), 0, false, false), a->out);
+}
+
+/* NumPy's np.sort: values only, stable, along any dim (torchlike.numpy). */
+PyObject *tl_py_impl_sort_values(tl_op op, const tl_py_args_sort_values *a)
+{
+  return finish(op, sort_run(op, tl_py_t(a->input), a->dim, a->descending, true), a->out);
 }
 
 PyObject *tl_py_impl_topk(tl_op op, const tl_py_args_topk *a)

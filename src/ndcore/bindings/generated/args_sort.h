@@ -27,6 +27,15 @@ typedef struct {
 } tl_py_args_msort;
 PyObject *tl_py_impl_msort(tl_op op, const tl_py_args_msort *a);
 
+/* _sort_values(Tensor input, int dim=-1, bool descending=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  bool descending;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_sort_values;
+PyObject *tl_py_impl_sort_values(tl_op op, const tl_py_args_sort_values *a);
+
 /* topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None) */
 typedef struct {
   PyObject *input; /* borrowed */

@@ -42,6 +42,25 @@ PyObject *tl_py_binder_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_msort(op, &a);
 }
 
+/* _sort_values */
+PyObject *tl_py_binder_sort_values(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "descending", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_sort_values a;
+  a.dim = -1;
+  a.descending = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_bool(func, "descending", v[2], &a.descending) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_sort_values(op, &a);
+}
+
 /* topk */
 PyObject *tl_py_binder_topk(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)

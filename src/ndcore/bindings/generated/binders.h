@@ -31,6 +31,8 @@ PyObject *tl_py_binder_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 PyObject *tl_py_binder_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames);
+PyObject *tl_py_binder_sort_values(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
 PyObject *tl_py_binder_topk(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 PyObject *tl_py_binder_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs,

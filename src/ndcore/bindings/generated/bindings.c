@@ -28,6 +28,7 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SORT] = tl_py_binder_sort,
     [TL_OP_ARGSORT] = tl_py_binder_sort,
     [TL_OP_MSORT] = tl_py_binder_msort,
+    [TL_OP_SORT_VALUES] = tl_py_binder_sort_values,
     [TL_OP_TOPK] = tl_py_binder_topk,
     [TL_OP_KTHVALUE] = tl_py_binder_kthvalue,
     [TL_OP_MEDIAN] = tl_py_binder_median,

@@ -174,6 +174,13 @@ static const tl_py_param params_msort[] = {
     {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params__sort_values[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, 0, "-1"},
+    {"descending", TL_PY_ARG_BOOL, 0, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_topk[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"k", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
@@ -2353,6 +2360,8 @@ const tl_py_sig tl_py_sigs[] = {
      "argsort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None)"},
     {"msort", "sort", params_msort, 2, 1,
      "msort(Tensor input, *, any out=None)"},
+    {"_sort_values", "sort", params__sort_values, 4, 3,
+     "_sort_values(Tensor input, int dim=-1, bool descending=False, *, any out=None)"},
     {"topk", "sort", params_topk, 6, 5,
      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None)"},
     {"kthvalue", "sort", params_kthvalue, 5, 4,
@@ -2940,4 +2949,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 316;
+const int tl_py_sig_count = 317;

@@ -1,0 +1,19 @@
+/* tl_sort_simd.h - in-place ascending sorts of bare unsigned keys (private
+ * to the sort files; sort_simd.c).  Not stable: for keys that are all
+ * distinct, or whose equal copies nobody can tell apart.                  */
+#ifndef TL_SORT_SIMD_H
+#define TL_SORT_SIMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Whether the AVX-512 sorts may run: the CPU has AVX-512F, and the
+ * environment variable TORCHLIKE_SORT_SIMD is not "0" (read at each call). */
+bool tl_sort_simd_available(void);
+/* The n keys of a, sorted in place; scratch holds n keys (the vector sort
+ * partitions back and forth).  Only when tl_sort_simd_available(): a build
+ * without the vector code falls back on a heap sort, correct but slow. */
+void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch);
+void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch);
+
+#endif

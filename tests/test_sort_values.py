@@ -1,0 +1,227 @@
+"""Whole-lane sorts through the key sorts of sort_simd.c, against NumPy's
+stable sort, bit for bit.
+
+Values only (np.sort through torchlike.numpy, ``_C._sort_values``, msort):
+the keys are sorted bare and decoded, and a lane holding a NaN or a -0.0 has
+those runs refilled from the input, so the result is NumPy's
+``kind="stable"`` result exactly: -0.0/0.0 and every NaN payload in input
+order (NumPy's default kind may reorder zeros and writes its own NaN).
+With indices (sort, argsort): 32-bit dtypes, and int64 lanes within 2^32 of
+their smallest value, are sorted as packed (key, position) words.
+
+Every case runs twice: the AVX-512 sorts (where the CPU has them) and the
+radix engine that serves CPUs without them (TORCHLIKE_SORT_SIMD=0).  Lengths sit around the vector sizes
+(8 and 16 keys), the largest networks (128 and 256 keys) and past them
+(the partitioned quicksort)."""
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.numpy as tnp
+from torchlike import _C
+from oracle import NP_DTYPES, noncontiguous, to_tensor
+
+DTYPES = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+          "float16", "bfloat16", "float32", "float64"]
+LENGTHS = [1, 2, 7, 8, 9, 16, 17, 100, 128, 129, 256, 257, 1000, 3001]
+
+
+@pytest.fixture(params=["simd", "portable"])
+def mode(request, monkeypatch):
+    if request.param == "portable":
+        monkeypatch.setenv("TORCHLIKE_SORT_SIMD", "0")
+    return request.param
+
+
+def lanes(dtype, n, rng, rows=3):
+    """rows lanes of n: row 0 a few distinct values (ties), row 1 all equal,
+    the rest wide-ranging; floats get NaNs with several payloads and signs,
+    signed zeros and infinities."""
+    npdt = NP_DTYPES[dtype]
+    if dtype == "bool":
+        return rng.integers(0, 2, (rows, n)).astype(bool)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(npdt)
+        a = rng.integers(info.min, info.max, (rows, n), dtype=npdt, endpoint=True)
+        a[0] = rng.integers(0, 4, n).astype(npdt)
+        a[1] = info.max
+        if dtype == "int64" and rows > 3:  # within 2^32 of the minimum: the packed path
+            a[3] = rng.integers(-2 ** 31, 2 ** 31, n)
+        return a
+    a = rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-3, 4, (rows, n))
+    a[0] = rng.integers(-2, 3, n)
+    a[1] = -0.0
+    for v in (np.nan, 0.0, -0.0, np.inf, -np.inf):
+        a[2:][rng.random((rows - 2, n)) < 0.06] = v
+    if dtype == "bfloat16":  # values bfloat16 holds exactly
+        return (a.astype(np.float32).view(np.uint32) & 0xFFFF0000).view(np.float32)
+    a = a.astype(npdt)
+    if n > 4:  # NaNs of other payloads and of both signs
+        bits = a.view(f"u{a.itemsize}")
+        nan_bits = np.isnan(a)
+        bits[nan_bits] |= np.array(rng.integers(1, 4, nan_bits.sum()), dtype=bits.dtype)
+        size = 8 * a.itemsize  # NaNs of both signs with every payload bit, and -0.0
+        bits[2, :3] = np.array([(1 << size) - 1, (1 << (size - 1)) - 1, 1 << (size - 1)],
+                               dtype=bits.dtype)
+    return a
+
+
+def stable_order(a, axis, descending):
+    """NumPy's stable argsort; descending keeps ties (NaNs, zeros) in input order."""
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    n = a.shape[axis]
+    return n - 1 - np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
+
+
+def bits(x):
+    """An array's bits, for exact comparison (bfloat16 results as float32)."""
+    x = np.asarray(x)
+    return x.view(f"u{x.itemsize}") if x.dtype.kind in "fb" else x
+
+
+def check_values(got, a, axis, descending):
+    want = np.take_along_axis(a, stable_order(a, axis, descending), axis)
+    got = got.float().cpu().numpy() if got.dtype == tl.bfloat16 else got.cpu().numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_values_only_every_dtype_and_length(dtype, mode):
+    rng = np.random.default_rng(len(dtype))
+    for n in LENGTHS:
+        a = lanes(dtype, n, rng)
+        t = to_tensor(a, dtype)
+        for descending in (False, True):
+            check_values(_C._sort_values(t, -1, descending), a, -1, descending)
+        if dtype != "bfloat16":
+            got = tnp.sort(t)
+            np.testing.assert_array_equal(bits(got.cpu().numpy()), bits(np.sort(a, kind="stable")))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_with_indices_every_dtype_and_length(dtype, mode):
+    rng = np.random.default_rng(7 + len(dtype))
+    for n in LENGTHS:
+        a = lanes(dtype, n, rng, rows=4)
+        t = to_tensor(a, dtype)
+        for descending in (False, True):
+            want = stable_order(a, -1, descending)
+            v, i = tl.sort(t, dim=-1, descending=descending, stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), want)
+            check_values(v, a, -1, descending)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "float16"])
+def test_layouts_and_dims(dtype, mode):
+    """dim 0 and -1 of 2-d and 3-d inputs, transposed and strided lanes, and
+    descending, for the values-only op and sort."""
+    rng = np.random.default_rng(3)
+    a = lanes(dtype, 300, rng, rows=6).reshape(6, 30, 10)
+    t = to_tensor(a, dtype)
+    for axis in (0, 1, -1):
+        for x, ax in ((t, a), (t.transpose(0, 2), a.swapaxes(0, 2)), (noncontiguous(t), a)):
+            for descending in (False, True):
+                check_values(_C._sort_values(x, axis, descending), ax, axis, descending)
+                v, i = tl.sort(x, dim=axis, descending=descending, stable=True)
+                np.testing.assert_array_equal(i.cpu().numpy(), stable_order(ax, axis, descending))
+    # along dim 0, lanes go in groups of 16 neighbours (transposed into rows):
+    # a width of 37 gives groups of 16, 16 and 5
+    b = lanes(dtype, 37 * 50, rng, rows=3)[2].reshape(50, 37)
+    for descending in (False, True):
+        check_values(_C._sort_values(to_tensor(b, dtype), 0, descending), b, 0, descending)
+    np.testing.assert_array_equal(bits(tnp.sort(t, axis=None).cpu().numpy()),
+                                  bits(np.sort(a, axis=None, kind="stable")))
+    check_values(tl.msort(t), a, 0, False)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "float32", "float64"])
+def test_many_ties_and_sorted_inputs(dtype, mode):
+    """Few distinct keys (the partition that sets a pivot's copies aside),
+    sorted and reversed lanes, long enough to partition several times."""
+    rng = np.random.default_rng(11)
+    npdt = NP_DTYPES[dtype]
+    n = 5000
+    cases = [rng.integers(0, 3, n), np.full(n, 2), np.arange(n) % 120, np.arange(n)[::-1] % 120,
+             np.repeat(np.arange(10), n // 10)]
+    for c in cases:
+        a = np.asarray(c).astype(npdt)
+        t = to_tensor(a, dtype)
+        for descending in (False, True):
+            check_values(_C._sort_values(t, 0, descending), a, 0, descending)
+            v, i = tl.sort(t, descending=descending, stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, descending))
+
+
+def test_zero_d_empty_and_long_lane(mode):
+    rng = np.random.default_rng(5)
+    zero_d = to_tensor(np.array(-0.0), "float64")
+    for dim in (0, -1):
+        got = _C._sort_values(zero_d, dim)
+        assert got.shape == () and np.signbit(got.cpu().numpy())
+    for shape in ((0, 5), (5, 0), (0,)):
+        e = to_tensor(np.zeros(shape, np.float32))
+        for dim in (0, -1):
+            assert _C._sort_values(e, dim).shape == shape
+    with pytest.raises(IndexError):
+        _C._sort_values(to_tensor(np.zeros((2, 3), np.float32)), 2)
+    # one long lane on one thread takes the key sort too (and, for 64-bit
+    # keys with indices, the packed vector sort rather than the long-lane plan)
+    threads = tl.get_num_threads()
+    tl.set_num_threads(1)
+    try:
+        for dtype in ("float32", "float64"):
+            a = lanes(dtype, 200_000, rng, rows=3)[2]
+            check_values(_C._sort_values(to_tensor(a), 0), a, 0, False)
+            v, i = tl.sort(to_tensor(a), stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, False))
+            check_values(v, a, 0, False)
+    finally:
+        tl.set_num_threads(threads)
+
+
+def test_values_only_gradient_flows_to_the_sorted_positions():
+    """np.sort on a tensor that requires grad: each output's gradient lands
+    on the element it came from (the order is found again by sort)."""
+    a = np.array([[3.0, -1.0, 2.0, -1.0], [0.5, 0.25, 4.0, -2.0]])
+    x = tl.tensor(a, requires_grad=True)
+    w = np.arange(8.0).reshape(2, 4)
+    for descending in (False, True):
+        x.grad = None
+        y = _C._sort_values(x, 1, descending)
+        (y * tl.tensor(w)).sum().backward()
+        order = stable_order(a, 1, descending)
+        want = np.zeros_like(a)
+        np.put_along_axis(want, order, w, 1)
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "uint64"])
+def test_wide_keys_that_agree_in_their_top_bits(dtype, mode):
+    """64-bit lanes of a wide range sorted with indices as packed words keep
+    only the top bits of each key above the position; keys that differ only
+    below them (neighbouring floats, close integers) are put in order
+    afterwards, and a long run of such keys (over 64) takes the radix sort:
+    both against NumPy's stable order, ties included."""
+    rng = np.random.default_rng(13)
+    n = 1000
+    for run in (3, 40, 200):
+        if dtype == "float64":
+            base = rng.standard_normal(n // run) * 1e3
+            a = (base.repeat(run).view(np.int64) + rng.integers(-5, 6, n - n % run)).view(np.float64)
+            a = np.concatenate([a, [1e300, -1e300], rng.standard_normal(n % run)])
+        else:
+            npdt = NP_DTYPES[dtype]
+            lo = 0 if dtype == "uint64" else -2 ** 62
+            base = rng.integers(lo, 2 ** 62, n // run).astype(npdt)
+            a = base.repeat(run) + rng.integers(0, 6, n - n % run).astype(npdt)
+            info = np.iinfo(npdt)
+            a = np.concatenate([a, np.array([info.min, info.max], npdt),
+                                rng.integers(0, 9, n % run).astype(npdt)])
+        a = a[rng.permutation(a.size)]
+        t = to_tensor(a, dtype)
+        for descending in (False, True):
+            v, i = tl.sort(t, descending=descending, stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, descending))
+            check_values(v, a, 0, descending)
