@@ -37,31 +37,27 @@ def _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilatio
     return _backward(conv, input, w, grad_output, w, stride, padding, dilation, groups)
 
 
-def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv1d with respect to an input of shape input_size."""
-    return _input_grad(F.conv1d, input_size, weight, grad_output, stride, padding, dilation, groups)
+def _input_fn(dims):
+    conv = getattr(F, f"conv{dims}d")
+
+    def conv_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        return _input_grad(conv, input_size, weight, grad_output, stride, padding, dilation,
+                           groups)
+    conv_input.__name__ = conv_input.__qualname__ = f"conv{dims}d_input"
+    conv_input.__doc__ = f"The gradient of conv{dims}d with respect to an input of shape input_size."
+    return conv_input
 
 
-def conv1d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv1d with respect to a weight of shape weight_size."""
-    return _weight_grad(F.conv1d, input, weight_size, grad_output, stride, padding, dilation, groups)
+def _weight_fn(dims):
+    conv = getattr(F, f"conv{dims}d")
+
+    def conv_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        return _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilation,
+                            groups)
+    conv_weight.__name__ = conv_weight.__qualname__ = f"conv{dims}d_weight"
+    conv_weight.__doc__ = f"The gradient of conv{dims}d with respect to a weight of shape weight_size."
+    return conv_weight
 
 
-def conv2d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv2d with respect to an input of shape input_size."""
-    return _input_grad(F.conv2d, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv2d with respect to a weight of shape weight_size."""
-    return _weight_grad(F.conv2d, input, weight_size, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv3d with respect to an input of shape input_size."""
-    return _input_grad(F.conv3d, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of conv3d with respect to a weight of shape weight_size."""
-    return _weight_grad(F.conv3d, input, weight_size, grad_output, stride, padding, dilation, groups)
+conv1d_input, conv2d_input, conv3d_input = (_input_fn(d) for d in (1, 2, 3))
+conv1d_weight, conv2d_weight, conv3d_weight = (_weight_fn(d) for d in (1, 2, 3))

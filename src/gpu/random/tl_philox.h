@@ -120,6 +120,35 @@ TL_PX_FN void tl_px_block4(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
   w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
 }
 
+#ifndef __CUDACC__
+/* TL_PX_LANES counter blocks side by side, as structure of arrays (c0[l] ..
+ * c3[l] are block l's words), so that the ten rounds vectorise: 16 blocks
+ * are one AVX-512 vector per word.  Host only: the CPU's bulk draws
+ * (random.c) and attention's dropout mask (attention_cpu.c); always inlined
+ * so each of their target clones compiles it for its own vector width. */
+#define TL_PX_LANES 16
+__attribute__((always_inline)) static inline void
+tl_px_rounds_lanes(uint64_t seed, uint32_t c0[TL_PX_LANES], uint32_t c1[TL_PX_LANES],
+                   uint32_t c2[TL_PX_LANES], uint32_t c3[TL_PX_LANES])
+{
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int round = 0; round < 10; round++) {
+#pragma omp simd
+    for (int l = 0; l < TL_PX_LANES; l++) {
+      uint64_t p0 = (uint64_t)TL_PX_M0 * c0[l], p1 = (uint64_t)TL_PX_M1 * c2[l];
+      uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
+      uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
+      c1[l] = (uint32_t)p1;
+      c3[l] = (uint32_t)p0;
+      c0[l] = n0;
+      c2[l] = n2;
+    }
+    k0 += TL_PX_W0;
+    k1 += TL_PX_W1;
+  }
+}
+#endif
+
 /* Block `counter` (the low 64 bits of the 128-bit counter; the high words
  * are 0) under key `seed`. */
 TL_PX_FN void tl_px_block(uint64_t seed, uint64_t counter, uint32_t w[4])

@@ -23,74 +23,31 @@ __extension__ typedef unsigned __int128 tl_u128;
 
 /* ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") ---- */
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u /* key schedule: golden ratio */
-#define PHILOX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
-
-/* Ten rounds on one block, the key schedule bumped between rounds. */
-static inline void philox_rounds(uint32_t c[4], uint32_t k0, uint32_t k1)
-{
-  for (int round = 0; round < 10; round++) {
-    if (round > 0) {
-      k0 += PHILOX_W0;
-      k1 += PHILOX_W1;
-    }
-    uint64_t p0 = (uint64_t)PHILOX_M0 * c[0], p1 = (uint64_t)PHILOX_M1 * c[2];
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
-    c[1] = (uint32_t)p1;
-    c[3] = (uint32_t)p0;
-    c[0] = n0;
-    c[2] = n2;
-  }
-}
-
 void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
-  uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
-  philox_rounds(c, key[0], key[1]);
-  memcpy(out, c, sizeof c);
+  tl_px_block4((uint64_t)key[1] << 32 | key[0], ctr[0], ctr[1], ctr[2], ctr[3], out);
 }
 
 /* The four words of one counter block. */
 static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
 {
-  uint32_t c[4] = {(uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
-  philox_rounds(c, (uint32_t)seed, (uint32_t)(seed >> 32));
-  memcpy(w, c, sizeof c);
+  tl_px_block(seed, counter, w);
 }
 
-#define LANES 16 /* blocks run side by side, so the compiler can use SIMD (16: one AVX-512 vector of words) */
-
 /* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
- * block in order.  Blocks are independent: LANES of them go through the
- * rounds together (structure of arrays), the rest one by one. */
+ * block in order.  Blocks are independent: TL_PX_LANES of them go through
+ * the rounds together (tl_px_rounds_lanes), the rest one by one. */
 TL_SIMD_CLONES static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
 {
   int b = 0;
-  for (; b + LANES <= nblocks; b += LANES) {
-    uint32_t c0[LANES], c1[LANES], c2[LANES], c3[LANES];
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-    for (int l = 0; l < LANES; l++) {
+  for (; b + TL_PX_LANES <= nblocks; b += TL_PX_LANES) {
+    uint32_t c0[TL_PX_LANES], c1[TL_PX_LANES], c2[TL_PX_LANES], c3[TL_PX_LANES];
+    for (int l = 0; l < TL_PX_LANES; l++) {
       uint64_t ctr = first + (uint64_t)(b + l);
       c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
     }
-    for (int round = 0; round < 10; round++) {
-#pragma omp simd
-      for (int l = 0; l < LANES; l++) {
-        uint64_t p0 = (uint64_t)PHILOX_M0 * c0[l], p1 = (uint64_t)PHILOX_M1 * c2[l];
-        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
-        uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
-        c1[l] = (uint32_t)p1;
-        c3[l] = (uint32_t)p0;
-        c0[l] = n0;
-        c2[l] = n2;
-      }
-      k0 += PHILOX_W0;
-      k1 += PHILOX_W1;
-    }
-    for (int l = 0; l < LANES; l++) {
+    tl_px_rounds_lanes(seed, c0, c1, c2, c3);
+    for (int l = 0; l < TL_PX_LANES; l++) {
       uint32_t *o = w + 4 * (b + l);
       o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
     }

@@ -231,6 +231,26 @@ TL_SIMD_CLONES static void values_f32_store(const lane *l, int64_t j0, int64_t j
   }
 }
 
+/* The bit a signed narrow dtype's key flips (keys order as unsigned). */
+static inline uint32_t narrow_sign(tl_dtype d)
+{
+  return d == TL_DTYPE_I8 ? 0x80u : d == TL_DTYPE_I16 ? 0x8000u : d == TL_DTYPE_I32 ? 0x80000000u : 0;
+}
+
+/* The low `size` bytes (1, 2 or 4) of a decoded 32-bit value, at p. */
+static inline void store_narrow(char *p, uint32_t u, size_t size)
+{
+  if (size == 1) {
+    uint8_t b = (uint8_t)u;
+    memcpy(p, &b, 1);
+  } else if (size == 2) {
+    uint16_t h = (uint16_t)u;
+    memcpy(p, &h, 2);
+  } else {
+    memcpy(p, &u, 4);
+  }
+}
+
 /* dst[(j - j0) * dstep] = the value at sorted position j, for j in [j0, j1). */
 TL_SIMD_CLONES static void values_store(tl_dtype d, const lane *l, int64_t j0, int64_t j1, bool desc,
                                         char *dst, int64_t dstep)
@@ -298,19 +318,10 @@ TL_SIMD_CLONES static void values_store(tl_dtype d, const lane *l, int64_t j0, i
   default: {
     /* Integers: the key is the value with its sign bit flipped. */
     size_t size = tl_dtype_size(d);
-    uint32_t sign = d == TL_DTYPE_I8 ? 0x80u : d == TL_DTYPE_I16 ? 0x8000u
-                    : d == TL_DTYPE_I32 ? 0x80000000u : 0;
+    uint32_t sign = narrow_sign(d);
     for (int64_t j = j0; j < j1; j++, p += dstep) {
       uint32_t u = (uint32_t)(a[j] >> 32) ^ f32 ^ sign;
-      if (size == 1) {
-        uint8_t b = (uint8_t)u;
-        memcpy(p, &b, 1);
-      } else if (size == 2) {
-        uint16_t h = (uint16_t)u;
-        memcpy(p, &h, 2);
-      } else {
-        memcpy(p, &u, 4);
-      }
+      store_narrow(p, u, size);
     }
     break;
   }
@@ -1384,21 +1395,12 @@ TL_SIMD_CLONES static void vdecode32(tl_dtype d, const uint32_t *k, int64_t n, b
         o[j] = k[j] ^ (d == TL_DTYPE_I32 ? 0x80000000u : 0);
     return;
   }
-  uint32_t sign = d == TL_DTYPE_I8 ? 0x80u : d == TL_DTYPE_I16 ? 0x8000u
-                  : d == TL_DTYPE_I32 ? 0x80000000u : 0;
+  uint32_t sign = narrow_sign(d);
   bool half = d == TL_DTYPE_F16 || d == TL_DTYPE_BF16;
   for (int64_t j = 0; j < n; j++) {
     uint32_t u = d == TL_DTYPE_F32 ? tl_unkey_f32(k[j]) : half ? tl_unkey_16(k[j]) : k[j] ^ sign;
     char *p = dst + (desc ? n - 1 - j : j) * dstep;
-    if (size == 1) {
-      uint8_t b = (uint8_t)u;
-      memcpy(p, &b, 1);
-    } else if (size == 2) {
-      uint16_t h = (uint16_t)u;
-      memcpy(p, &h, 2);
-    } else {
-      memcpy(p, &u, 4);
-    }
+    store_narrow(p, u, size);
   }
 }
 

@@ -3,6 +3,7 @@
  * attention_loops.h, compiled for float and double. */
 #include <stdlib.h>
 
+#include "gpu/random/tl_philox.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_simd_clones.h"
 #include "ndcore/linalg/tl_linalg.h"
@@ -17,9 +18,9 @@ int64_t tl_attn_key_block(int64_t E)
   return bk < 16 ? 16 : bk > 128 ? 128 : bk;
 }
 
-/* Counter blocks run side by side (structure of arrays) so that the rounds
+/* Counter blocks run side by side (tl_px_rounds_lanes) so that the rounds
  * vectorise: 16 blocks, 64 keys, one AVX-512 vector of words. */
-enum { KEEP_LANES = 16 };
+enum { KEEP_LANES = TL_PX_LANES };
 
 TL_SIMD_CLONES
 void tl_attn_dropout_keep(uint64_t seed, int64_t b, int64_t i, int64_t j0, int64_t n, double p,
@@ -27,26 +28,13 @@ void tl_attn_dropout_keep(uint64_t seed, int64_t b, int64_t i, int64_t j0, int64
 {
   for (int64_t g0 = j0 / 4; g0 * 4 < j0 + n; g0 += KEEP_LANES) {
     uint32_t c0[KEEP_LANES], c1[KEEP_LANES], c2[KEEP_LANES], c3[KEEP_LANES];
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
     for (int l = 0; l < KEEP_LANES; l++) {
       c0[l] = (uint32_t)(g0 + l);
       c1[l] = (uint32_t)i;
       c2[l] = (uint32_t)b;
       c3[l] = (uint32_t)((uint64_t)b >> 32);
     }
-    for (int round = 0; round < 10; round++) { /* tl_philox4x32_10's rounds */
-      _Pragma("omp simd") for (int l = 0; l < KEEP_LANES; l++) {
-        uint64_t p0 = (uint64_t)0xD2511F53u * c0[l], p1 = (uint64_t)0xCD9E8D57u * c2[l];
-        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
-        uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
-        c1[l] = (uint32_t)p1;
-        c3[l] = (uint32_t)p0;
-        c0[l] = n0;
-        c2[l] = n2;
-      }
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
+    tl_px_rounds_lanes(seed, c0, c1, c2, c3); /* tl_philox4x32_10's rounds */
     for (int l = 0; l < KEEP_LANES; l++) {
       const uint32_t w[4] = {c0[l], c1[l], c2[l], c3[l]};
       for (int slot = 0; slot < 4; slot++) {
