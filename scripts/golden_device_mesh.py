@@ -1,0 +1,83 @@
+"""Record PyTorch's DeviceMesh (gloo, 4 processes, on CPU) as the golden
+file for tests/test_device_mesh.py.
+
+Run with a Python that has PyTorch:  python scripts/golden_device_mesh.py
+Writes tests/golden/device_mesh.json.  The cases are in
+tests/device_mesh_cases.py (no PyTorch needed there)."""
+import datetime
+import json
+import os
+import socket
+import subprocess
+import sys
+import warnings
+
+import torch
+import torch.distributed as dist
+import torch.distributed.device_mesh as dm
+import torch.distributed.fsdp as fsdp
+import torch.multiprocessing as mp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "golden", "device_mesh.json")
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from device_mesh_cases import WORLD, run_fsdp, run_meshes  # noqa: E402
+
+# init_device_mesh before init_process_group, in a fresh process of a
+# world of one: without the env:// variables, and with them
+BEFORE_INIT = """
+import json, os, sys
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+out = {}
+try:
+    init_device_mesh("cpu", (1,))
+    out["no_env"] = "OK"
+except Exception as e:
+    out["no_env"] = [type(e).__name__, str(e)]
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1], RANK="0", WORLD_SIZE="1")
+m = init_device_mesh("cpu", (1,))
+out["env"] = [dist.is_initialized(), dist.get_world_size(), repr(m),
+              m.get_group() is dist.group.WORLD]
+print(json.dumps(out))
+"""
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker(rank, ws, port, queue):
+    warnings.simplefilter("ignore")
+    sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=ws, timeout=datetime.timedelta(seconds=60))
+    out = {"meshes": run_meshes(torch, dist, dm),
+           "fsdp": run_fsdp(torch, dist, dm, fsdp, rank)}
+    dist.barrier()
+    queue.put((rank, out))
+    dist.destroy_process_group()
+
+
+def main():
+    ctx = mp.get_context("spawn")
+    queue = ctx.SimpleQueue()
+    mp.spawn(_worker, args=(WORLD, _free_port(), queue), nprocs=WORLD)
+    per_rank = dict(queue.get() for _ in range(WORLD))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")}
+    before = subprocess.run([sys.executable, "-W", "ignore", "-c", BEFORE_INIT,
+                             str(_free_port())], env=env, capture_output=True, text=True,
+                            check=True)
+    golden = {"ranks": [per_rank[r] for r in sorted(per_rank)],
+              "before_init": json.loads(before.stdout.strip().splitlines()[-1])}
+    with open(OUT, "w") as f:
+        json.dump(golden, f, indent=None, sort_keys=True)
+        f.write("\n")
+    print("wrote", OUT)
+
+
+if __name__ == "__main__":
+    main()
