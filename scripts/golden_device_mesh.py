@@ -3,7 +3,9 @@ file for tests/test_device_mesh.py.
 
 Run with a Python that has PyTorch:  python scripts/golden_device_mesh.py
 Writes tests/golden/device_mesh.json.  The cases are in
-tests/device_mesh_cases.py (no PyTorch needed there)."""
+tests/device_mesh_cases.py (no PyTorch needed there).  On a loaded machine
+PyTorch's gloo at times times out in the first FSDP all-gather (about one
+run in two here); run it again then."""
 import datetime
 import json
 import os
@@ -16,6 +18,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed.device_mesh as dm
 import torch.distributed.fsdp as fsdp
+import torch.distributed.fsdp.wrap as wrap
 import torch.multiprocessing as mp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,7 +58,7 @@ def _worker(rank, ws, port, queue):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=ws, timeout=datetime.timedelta(seconds=60))
     out = {"meshes": run_meshes(torch, dist, dm),
-           "fsdp": run_fsdp(torch, dist, dm, fsdp, rank)}
+           "fsdp": run_fsdp(torch, dist, dm, fsdp, wrap, rank)}
     dist.barrier()
     queue.put((rank, out))
     dist.destroy_process_group()

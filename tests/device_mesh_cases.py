@@ -169,10 +169,11 @@ def train(lib, fsdp, model, mesh, part, parts, steps=2):
     return out
 
 
-def run_fsdp(lib, dist, dm, fsdp, rank):
+def run_fsdp(lib, dist, dm, fsdp, wrap, rank):
     """fully_shard over a 1-D mesh of the world, over the dp slice of a 2-D
     mesh (the tp ranks of one dp coordinate see the same rows), and over a
-    2-D mesh (HSDP: replicated over dim 0, sharded over dim 1)."""
+    2-D mesh (HSDP: replicated over dim 0, sharded over dim 1); FSDP1 over
+    the dp slice."""
     init = dm.init_device_mesh
     out = {}
     mesh = init("cpu", (WORLD,))
@@ -181,7 +182,23 @@ def run_fsdp(lib, dist, dm, fsdp, rank):
     out["dp_slice"] = train(lib, fsdp, make_model(lib), m2["dp"], m2.get_local_rank("dp"), 2)
     hsdp = init("cpu", (2, 2), mesh_dim_names=("replicate", "shard"))
     out["hsdp"] = train(lib, fsdp, make_model(lib), hsdp, rank, WORLD)
+    # FSDP1 over a mesh: the group of the mesh's dim 0
+    FSDP = fsdp.FullyShardedDataParallel
+    cpu = {"device_id": lib.device("cpu")}  # PyTorch's FSDP1 wants it without a GPU
+    wrapped = FSDP(make_model(lib), device_mesh=m2["dp"], **cpu,
+                   auto_wrap_policy=wrap.ModuleWrapPolicy({lib.nn.Linear}))
+    x, y = batch(lib, m2.get_local_rank("dp"), 2)
+    opt = lib.optim.Adam(wrapped.parameters(), lr=0.01)
+    fsdp1 = {"flat": [_vals(p) for p in wrapped.parameters()]}
+    for _ in range(2):
+        opt.zero_grad()
+        ((wrapped(x) - y) ** 2).mean().backward()
+        opt.step()
+    fsdp1["after"] = [_vals(p) for p in wrapped.parameters()]
+    out["fsdp1_dp_slice"] = fsdp1
     out["errors"] = {
+        "fsdp1_both": err(lambda: FSDP(lib.nn.Linear(2, 2), process_group=dist.group.WORLD,
+                                       device_mesh=mesh, **cpu)),
         "3d": err(lambda: fsdp.fully_shard(
             lib.nn.Linear(2, 2), mesh=init("cpu", (1, 2, 2), mesh_dim_names=("a", "b", "c")))),
         "2d_unnamed": err(lambda: fsdp.fully_shard(lib.nn.Linear(2, 2),

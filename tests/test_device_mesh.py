@@ -18,6 +18,7 @@ import torchlike
 import torchlike.distributed as dist
 import torchlike.distributed.device_mesh as dm
 import torchlike.distributed.fsdp as fsdp
+import torchlike.distributed.fsdp.wrap as wrap
 from device_mesh_cases import WORLD, batch, make_model, run_fsdp, run_meshes, shard_model
 from dist_helpers import put, results, spawn_world
 
@@ -105,7 +106,7 @@ def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = {"meshes": run_meshes(torchlike, dist, dm),
-              "fsdp": run_fsdp(torchlike, dist, dm, fsdp, rank)}
+              "fsdp": run_fsdp(torchlike, dist, dm, fsdp, wrap, rank)}
     _check_training(rank, ws)
     _check_groups_talk(rank, ws)
     put(outdir, rank, golden)
@@ -144,7 +145,7 @@ def test_meshes_match_pytorch(world, case):
                f"rank{rank}.{case}")
 
 
-@pytest.mark.parametrize("case", ["1d", "dp_slice", "hsdp", "errors"])
+@pytest.mark.parametrize("case", ["1d", "dp_slice", "hsdp", "fsdp1_dp_slice", "errors"])
 def test_fully_shard_over_a_mesh_matches_pytorch(world, case):
     """Local pieces, local gradients and two Adam steps of fully_shard over
     a 1-D mesh, a 2-D mesh's dp slice and a 2-D mesh (HSDP), per rank."""
