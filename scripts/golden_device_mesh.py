@@ -24,26 +24,7 @@ import torch.multiprocessing as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "device_mesh.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from device_mesh_cases import WORLD, run_fsdp, run_meshes  # noqa: E402
-
-# init_device_mesh before init_process_group, in a fresh process of a
-# world of one: without the env:// variables, and with them
-BEFORE_INIT = """
-import json, os, sys
-import torch.distributed as dist
-from torch.distributed.device_mesh import init_device_mesh
-out = {}
-try:
-    init_device_mesh("cpu", (1,))
-    out["no_env"] = "OK"
-except Exception as e:
-    out["no_env"] = [type(e).__name__, str(e)]
-os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1], RANK="0", WORLD_SIZE="1")
-m = init_device_mesh("cpu", (1,))
-out["env"] = [dist.is_initialized(), dist.get_world_size(), repr(m),
-              m.get_group() is dist.group.WORLD]
-print(json.dumps(out))
-"""
+from device_mesh_cases import BEFORE_INIT, WORLD, run_fsdp, run_meshes  # noqa: E402
 
 
 def _free_port():
@@ -71,7 +52,7 @@ def main():
     per_rank = dict(queue.get() for _ in range(WORLD))
     env = {k: v for k, v in os.environ.items()
            if k not in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")}
-    before = subprocess.run([sys.executable, "-W", "ignore", "-c", BEFORE_INIT,
+    before = subprocess.run([sys.executable, "-W", "ignore", "-c", BEFORE_INIT.replace("LIB", "torch"),
                              str(_free_port())], env=env, capture_output=True, text=True,
                             check=True)
     golden = {"ranks": [per_rank[r] for r in sorted(per_rank)],

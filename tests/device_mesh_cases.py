@@ -6,6 +6,30 @@ import math
 
 WORLD = 4
 
+# init_device_mesh and fully_shard before init_process_group, in a fresh
+# process (argv: a free port): without the env:// variables, then with those
+# of a world of one.  ``LIB`` is replaced by torch or torchlike.
+BEFORE_INIT = """
+import json, os, sys
+import LIB.distributed as dist
+from LIB.distributed.device_mesh import init_device_mesh
+from LIB.distributed.fsdp import fully_shard
+from LIB import nn
+out = {}
+for key, fn in (("no_env", lambda: init_device_mesh("cpu", (1,))),
+                ("fully_shard_no_env", lambda: fully_shard(nn.Linear(2, 2)))):
+    try:
+        fn()
+        out[key] = "OK"
+    except Exception as e:
+        out[key] = [type(e).__name__, str(e)]
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1], RANK="0", WORLD_SIZE="1")
+m = init_device_mesh("cpu", (1,))
+out["env"] = [dist.is_initialized(), dist.get_world_size(), repr(m),
+              m.get_group() is dist.group.WORLD]
+print(json.dumps(out))
+"""
+
 
 def err(fn):
     """``[type name, message]`` of what ``fn()`` raises, or "OK"."""
@@ -67,6 +91,9 @@ def run_meshes(lib, dist, dm):
     out["3d"] = describe(lib, dist, m3)
     out["3d_dp_tp"] = describe(lib, dist, m3["dp", "tp"])
     out["3d_pp_tp"] = describe(lib, dist, m3["pp", "tp"])
+    out["3d_slice_of_slice"] = describe(lib, dist, m3["dp", "tp"]["tp"])
+    out["3d_slice_of_slice_same"] = [m3["dp", "tp"]["tp"] == m3["tp"],
+                                     m3["tp"]["tp"] is not None]
     # rank layouts given as lists and tensors
     cols = dm.DeviceMesh("cpu", [[0, 2], [1, 3]], mesh_dim_names=("a", "b"))
     out["columns"] = describe(lib, dist, cols)

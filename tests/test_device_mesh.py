@@ -8,6 +8,7 @@ the whole batch's mean loss)."""
 import datetime
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -19,7 +20,8 @@ import torchlike.distributed as dist
 import torchlike.distributed.device_mesh as dm
 import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
-from device_mesh_cases import WORLD, batch, make_model, run_fsdp, run_meshes, shard_model
+from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_fsdp, run_meshes,
+                               shard_model)
 from dist_helpers import put, results, spawn_world
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "device_mesh.json")
@@ -154,36 +156,18 @@ def test_fully_shard_over_a_mesh_matches_pytorch(world, case):
                f"rank{rank}.{case}")
 
 
-BEFORE_INIT = """
-import json, os, sys
-import torchlike.distributed as dist
-from torchlike.distributed.device_mesh import init_device_mesh
-out = {}
-try:
-    init_device_mesh("cpu", (1,))
-    out["no_env"] = "OK"
-except Exception as e:
-    out["no_env"] = [type(e).__name__, str(e)]
-os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1], RANK="0", WORLD_SIZE="1")
-m = init_device_mesh("cpu", (1,))
-out["env"] = [dist.is_initialized(), dist.get_world_size(), repr(m),
-              m.get_group() is dist.group.WORLD]
-print(json.dumps(out))
-"""
-
-
 def test_init_device_mesh_initializes_the_default_group():
-    """Before init_process_group, init_device_mesh joins the env:// world
-    (and fails as PyTorch does without its variables), in a fresh process."""
-    import socket
+    """Before init_process_group, init_device_mesh (and fully_shard) join
+    the env:// world, and fail as PyTorch's without its variables, in a
+    fresh process."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items()
            if k not in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")}
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", BEFORE_INIT, str(port)], env=env,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", BEFORE_INIT.replace("LIB", "torchlike"),
+                          str(port)], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == _golden()["before_init"]
 

@@ -373,6 +373,8 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
                                   "not supported")
     replicate = None
     if mesh is None:
+        if not dist.is_initialized():  # as PyTorch: join the env:// world
+            dist.init_process_group()
         pg = dist.distributed_c10d.resolve(None)
     elif isinstance(mesh, DeviceMesh):
         if mesh.ndim not in (1, 2):
