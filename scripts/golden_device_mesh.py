@@ -3,15 +3,15 @@ file for tests/test_device_mesh.py.
 
 Run with a Python that has PyTorch:  python scripts/golden_device_mesh.py
 Writes tests/golden/device_mesh.json.  The cases are in
-tests/device_mesh_cases.py (no PyTorch needed there).  On a loaded machine
-PyTorch's gloo at times times out in the first FSDP all-gather (about one
-run in two here); run it again then."""
+tests/device_mesh_cases.py (no PyTorch needed there)."""
 import datetime
+import faulthandler
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import torch
@@ -24,7 +24,7 @@ import torch.multiprocessing as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "device_mesh.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from device_mesh_cases import BEFORE_INIT, WORLD, run_fsdp, run_meshes  # noqa: E402
+from device_mesh_cases import BEFORE_INIT, WORLD, run_flatten, run_fsdp, run_meshes  # noqa: E402
 
 
 def _free_port():
@@ -33,29 +33,35 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _worker(rank, ws, port, queue):
+def _worker(rank, ws, port, outdir):
     warnings.simplefilter("ignore")
+    faulthandler.dump_traceback_later(180, exit=True)  # a hung run shows where, then ends
     sys.path.insert(0, os.path.join(HERE, "..", "tests"))
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=ws, timeout=datetime.timedelta(seconds=60))
-    out = {"meshes": run_meshes(torch, dist, dm),
+    out = {"meshes": run_meshes(torch, dist, dm), "flatten": run_flatten(torch, dist, dm),
            "fsdp": run_fsdp(torch, dist, dm, fsdp, wrap, rank)}
     dist.barrier()
-    queue.put((rank, out))
+    # a file, not a pipe: a result larger than the pipe's buffer would block
+    # the child until the parent reads, and the parent reads after joining
+    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
+        json.dump(out, f)
     dist.destroy_process_group()
 
 
 def main():
-    ctx = mp.get_context("spawn")
-    queue = ctx.SimpleQueue()
-    mp.spawn(_worker, args=(WORLD, _free_port(), queue), nprocs=WORLD)
-    per_rank = dict(queue.get() for _ in range(WORLD))
+    with tempfile.TemporaryDirectory() as outdir:
+        mp.spawn(_worker, args=(WORLD, _free_port(), outdir), nprocs=WORLD)
+        per_rank = []
+        for r in range(WORLD):
+            with open(os.path.join(outdir, f"rank{r}.json")) as f:
+                per_rank.append(json.load(f))
     env = {k: v for k, v in os.environ.items()
            if k not in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE")}
-    before = subprocess.run([sys.executable, "-W", "ignore", "-c", BEFORE_INIT.replace("LIB", "torch"),
-                             str(_free_port())], env=env, capture_output=True, text=True,
-                            check=True)
-    golden = {"ranks": [per_rank[r] for r in sorted(per_rank)],
+    before = subprocess.run([sys.executable, "-W", "ignore", "-c",
+                             BEFORE_INIT.replace("LIB", "torch"), str(_free_port())],
+                            env=env, capture_output=True, text=True, check=True)
+    golden = {"ranks": per_rank,
               "before_init": json.loads(before.stdout.strip().splitlines()[-1])}
     with open(OUT, "w") as f:
         json.dump(golden, f, indent=None, sort_keys=True)

@@ -116,7 +116,8 @@ def run_meshes(lib, dist, dm):
         m2["dp"] == m2["dp"], m2["dp"] == m2["tp"],
         m2 == init("cpu", (2, 2), mesh_dim_names=("dp", "tp")),
         m2 == init("cpu", (2, 2)),
-        m2["tp"] == dm.DeviceMesh("cpu", m2["tp"].mesh, mesh_dim_names=("tp",)),
+        # (every rank builds the same meshes: new_group is collective)
+        m2["tp"] == dm.DeviceMesh("cpu", [0, 1], mesh_dim_names=("tp",)),
         m1 == rev, m1 == "mesh",
         hash(m2["dp"]) == hash(m2["dp"]),
         hash(m1) == hash(init("cpu", (WORLD,))),
@@ -139,6 +140,37 @@ def run_meshes(lib, dist, dm):
         "size_out_of_range": err(lambda: m2.size(2)),
         "repeated_rank": err(lambda: dm.DeviceMesh("cpu", [0, 0, 1, 2])),
         "out_of_range_rank": err(lambda: dm.DeviceMesh("cpu", [0, 1, 2, 9])),
+    }
+    return out
+
+
+def run_flatten(lib, dist, dm):
+    """``_flatten``: sub-meshes made 1-D with their own groups, found again by
+    name from the root (torchtitan's ``mesh["dp_shard", "cp"]._flatten()``)."""
+    init = dm.init_device_mesh
+    out = {}
+    m2 = init("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    whole = m2._flatten()
+    out["whole"] = describe(lib, dist, whole)
+    m3 = init("cpu", (2, 1, 2), mesh_dim_names=("a", "b", "c"))
+    ab = m3["a", "b"]._flatten()
+    out["ab"] = describe(lib, dist, ab)
+    out["ac"] = describe(lib, dist, m3["a", "c"]._flatten("ac"))
+    out["bc"] = describe(lib, dist, m3["b", "c"]._flatten())
+    out["root_ab"] = describe(lib, dist, m3["a_b"])
+    out["root_ab_c"] = describe(lib, dist, m3["a_b", "c"])
+    out["root_a_bc"] = describe(lib, dist, m3["a", "b_c"])
+    out["root_groups"] = [_group(dist, m3.get_group(n)) for n in ("a_b", "ac", "b_c")]
+    out["root_local_ranks"] = [m3.get_local_rank(n) for n in ("a_b", "ac", "b_c")]
+    out["same"] = [ab == m3["a_b"], m3["a", "b"]._flatten() is ab, m3["a"]._flatten("a") is
+                   m3["a"], m3["a"]._flatten() == m3["a"], ab == m3["a"]]
+    out["errors"] = {
+        "existing_dim": err(lambda: m3["a", "b"]._flatten("c")),
+        "other_layout": err(lambda: m3["b", "c"]._flatten("a_b")),
+        "no_names": err(lambda: init("cpu", (WORLD,))._flatten()),
+        "slice_flat_from_sub": err(lambda: m3["a", "b"]["a_b"]),
+        "overlap": err(lambda: m3["a_b", "a"]),
+        "descending": err(lambda: m3["c", "a_b"]),
     }
     return out
 
