@@ -20,8 +20,8 @@ import torchlike.distributed as dist
 import torchlike.distributed.device_mesh as dm
 import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
-from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_fsdp, run_meshes,
-                               shard_model)
+from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_flatten, run_fsdp,
+                               run_meshes, shard_model)
 from dist_helpers import put, results, spawn_world
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "device_mesh.json")
@@ -54,8 +54,9 @@ def _whole(model):
 def _check_training(rank, ws):
     """3 SGD steps of an FSDP2 script over init_device_mesh equal 3 steps on
     the whole batch: a 1-D mesh of the world, the dp slice of a 2-D mesh
-    (each dp coordinate sees half the rows), HSDP over a 2-D mesh, and the
-    same with gradient sync off for one micro-batch."""
+    (each dp coordinate sees half the rows), HSDP over a 2-D mesh and over
+    a slice of a root dimension and a flattened pair; one step in two
+    micro-batches, the first with gradient sync off."""
     X, Y = batch(torchlike)
     ref = make_model(torchlike)
     opt = torchlike.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
@@ -65,9 +66,13 @@ def _check_training(rank, ws):
         opt.step()
     want = {k: v.detach().numpy() for k, v in ref.named_parameters()}
     m2 = dm.init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    # torchtitan's HSDP mesh: shard over a flattened pair of dimensions
+    m3 = dm.init_device_mesh("cpu", (2, 1, 2), mesh_dim_names=("rep", "cp", "dp_shard"))
+    m3["cp", "dp_shard"]._flatten("shard")
     runs = [(dm.init_device_mesh("cpu", (ws,)), rank, ws),
             (m2["dp"], m2.get_local_rank("dp"), 2),
-            (dm.init_device_mesh("cpu", (2, 2), mesh_dim_names=("rep", "shard")), rank, ws)]
+            (dm.init_device_mesh("cpu", (2, 2), mesh_dim_names=("rep", "shard")), rank, ws),
+            (m3["rep", "shard"], rank, ws)]
     for mesh, part, parts in runs:
         model = shard_model(fsdp, make_model(torchlike), mesh)
         assert model[0]._fsdp_state.pg is mesh.get_group(mesh.ndim - 1)
@@ -108,6 +113,7 @@ def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = {"meshes": run_meshes(torchlike, dist, dm),
+              "flatten": run_flatten(torchlike, dist, dm),
               "fsdp": run_fsdp(torchlike, dist, dm, fsdp, wrap, rank)}
     _check_training(rank, ws)
     _check_groups_talk(rank, ws)
@@ -144,6 +150,15 @@ def test_meshes_match_pytorch(world, case):
     equality, and the errors of misuse, on each of the 4 ranks."""
     for rank in range(WORLD):
         _close(world[rank]["meshes"][case], _golden()["ranks"][rank]["meshes"][case],
+               f"rank{rank}.{case}")
+
+
+@pytest.mark.parametrize("case", sorted(_golden()["ranks"][0]["flatten"]))
+def test_flatten_matches_pytorch(world, case):
+    """_flatten of whole meshes, slices and non-adjacent dimensions; the
+    root slicing and grouping by flattened names; errors."""
+    for rank in range(WORLD):
+        _close(world[rank]["flatten"][case], _golden()["ranks"][rank]["flatten"][case],
                f"rank{rank}.{case}")
 
 

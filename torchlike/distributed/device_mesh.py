@@ -2,9 +2,11 @@
 process group along each dimension, as torch.distributed.device_mesh.
 
 A root mesh (``DeviceMesh(device_type, ranks)`` or ``init_device_mesh``)
-keeps its ranks flat (``_rank_map``) and each dimension as a (size,
-stride) pair into it (``_layout``, row-major: the strides PyTorch prints in
-the repr).  Building it creates, for every dimension, one subgroup per line
+keeps its ranks flat (``_rank_map``) with its shape; every mesh names its
+dimensions as tuples of the root's dimensions (``_axes``: one each for the
+root and its slices, several for a ``_flatten``-ed one) and prints them as
+(size, stride) pairs into the flat ranks (``_layout``, the strides PyTorch
+prints in the repr; equality compares them).  Building it creates, for every dimension, one subgroup per line
 of ranks along that dimension: every rank calls ``new_group`` for every
 line, in the same order, as PyTorch's does, and keeps the one it is in.  A
 dimension that spans the whole world uses the default group itself (as
@@ -14,9 +16,12 @@ Slicing by dimension names (``mesh["dp"]``, ``mesh["dp", "tp"]``) makes a
 sub-mesh that shares the root's rank map and groups: its ``mesh`` is the
 line (or plane) of ranks that holds this rank.  A rank outside a mesh has
 no groups (``get_group`` raises IndexError, as in PyTorch) and a
-``get_coordinate()`` of None."""
+``get_coordinate()`` of None.  ``mesh["a", "b"]._flatten("ab")`` makes a
+1-D mesh over those dimensions with its own groups, which the root then
+finds by name (``root["ab"]``, ``root["ab", "c"]``, ``get_group("ab")``)."""
 import math
 import os
+import warnings
 
 import numpy as np
 
@@ -58,15 +63,16 @@ class DeviceMesh:
     yet).  Every rank must build the same meshes in the same order."""
 
     def __init__(self, device_type, mesh, *, mesh_dim_names=None, backend_override=None,
-                 _root=None, _dims=None, _groups=None):
+                 _root=None, _axes=None, _groups=None):
         self._device_type = device_type
         self._mesh_dim_names = tuple(mesh_dim_names) if mesh_dim_names else None
         self._hash = None
-        if _root is not None:  # a slice of ``_root``: its dimensions ``_dims``
-            self._root, self._dims, self._groups = _root, tuple(_dims), list(_groups)
-            self._rank_map = _root._rank_map
-            self._layout = tuple(_root._layout[d] for d in self._dims)
-            self._rank = _root._rank
+        self._flat = {}  # a root's meshes made by _flatten, by name
+        if _root is not None:  # a slice or a flattening of ``_root``
+            # each axis is a tuple of the root's dimensions (several when flattened)
+            self._root, self._axes, self._groups = _root, tuple(_axes), list(_groups)
+            self._rank_map, self._rank = _root._rank_map, _root._rank
+            self._layout = tuple(_root._axis_layout(a) for a in self._axes)
             self._coordinate = self._find_coordinate()
             return
         if backend_override is not None:
@@ -77,11 +83,11 @@ class DeviceMesh:
             raise RuntimeError(f"mesh_shape and mesh_dim_names should have same length! Found "
                                f"len(mesh_dim_names): {len(self._mesh_dim_names)} and "
                                f"len(mesh_shape):{arr.ndim}.")
-        self._root, self._dims = None, tuple(range(arr.ndim))
+        self._root = None
+        self._axes = tuple((d,) for d in range(arr.ndim))
         self._rank_map = tuple(int(r) for r in arr.reshape(-1))
-        strides = _row_major_strides(arr.shape)
-        self._layout = tuple((int(n), None if n == 1 else s)
-                             for n, s in zip(arr.shape, strides))
+        self._shape, self._strides = arr.shape, _row_major_strides(arr.shape)
+        self._layout = tuple(self._axis_layout(a) for a in self._axes)
         if not c10d.is_initialized():
             c10d.init_process_group()
         world = c10d.get_world_size()
@@ -89,40 +95,59 @@ class DeviceMesh:
             raise RuntimeError(f"Mesh should not be bigger than default world size {world}, "
                                f"but found {arr.size} ranks!")
         self._rank = c10d.get_rank()
-        self._groups = self._make_groups(arr, world)
+        mine = [self._axis_group(a, self._mesh_dim_names[d] if self._mesh_dim_names
+                                 else f"dim_{d}") for d, a in enumerate(self._axes)]
+        self._groups = [] if any(g is None for g in mine) else mine
         self._coordinate = self._find_coordinate()
 
-    # ---- construction -------------------------------------------------------------------
-    def _make_groups(self, arr, world):
-        """This rank's group along each dimension ([] outside the mesh)."""
-        mine = []
-        for d in range(arr.ndim):
-            lines = np.moveaxis(arr, d, -1).reshape(-1, arr.shape[d])
-            if arr.shape[d] == world:  # one line of the world's size: the default group
-                mine.append(c10d._default())
+    # ---- construction (the root's) ----------------------------------------------------
+    def _axis_layout(self, axis):
+        """(size, stride) of the root dimensions ``axis`` taken as one, as
+        PyTorch's layouts print them: size-1 dimensions dropped, dimensions
+        that continue each other merged; stride None for none left, a tuple
+        when several stay apart."""
+        modes = []
+        for d in axis:
+            n, s = int(self._shape[d]), self._strides[d]
+            if n == 1:
                 continue
-            name = self._mesh_dim_names[d] if self._mesh_dim_names else f"dim_{d}"
-            found = None
-            for line in lines:
-                ranks = [int(r) for r in line]
-                pg = c10d.new_group(ranks=ranks, group_desc=f"mesh_{name}")
-                if self._rank in ranks:
-                    found = pg
-            mine.append(found)
-        return [] if any(g is None for g in mine) else mine
+            if modes and modes[-1][1] == n * s:
+                modes[-1] = (modes[-1][0] * n, s)
+            else:
+                modes.append((n, s))
+        size = math.prod(int(self._shape[d]) for d in axis)
+        if not modes:
+            return size, None
+        return size, modes[0][1] if len(modes) == 1 else tuple(s for _, s in modes)
+
+    def _axis_group(self, axis, name):
+        """This rank's group along the root dimensions ``axis`` (None when
+        it is in none): one ``new_group`` per line of ranks, on every rank."""
+        arr = self._root_array()
+        rest = [d for d in range(arr.ndim) if d not in axis]
+        size = math.prod(arr.shape[d] for d in axis)
+        lines = np.transpose(arr, rest + list(axis)).reshape(-1, size)
+        if size == c10d.get_world_size():  # one line of the world's size: the default group
+            return c10d._default()
+        found = None
+        for line in lines:
+            ranks = [int(r) for r in line]
+            pg = c10d.new_group(ranks=ranks, group_desc=f"mesh_{name}")
+            if self._rank in ranks:
+                found = pg
+        return found
 
     def _root_array(self):
         root = self._root or self
-        return np.array(root._rank_map, dtype=np.int64).reshape(
-            [n for n, _ in root._layout])
+        return np.array(root._rank_map, dtype=np.int64).reshape(root._shape)
 
     def _mesh_array(self):
         """The ranks of this mesh that hold this rank (a slice: the line or
         plane through this rank)."""
         arr = self._root_array()
-        rest = [d for d in range(arr.ndim) if d not in self._dims]
-        full = np.transpose(arr, rest + list(self._dims)).reshape(
-            (-1,) + tuple(arr.shape[d] for d in self._dims))
+        dims = [d for a in self._axes for d in a]
+        rest = [d for d in range(arr.ndim) if d not in dims]
+        full = np.transpose(arr, rest + dims).reshape((-1,) + self.shape)
         if full.shape[0] == 1:
             return full[0]
         for block in full:
@@ -193,6 +218,9 @@ class DeviceMesh:
                                "DeviceMesh,please use `get_all_groups()` instead.")
         if mesh_dim is None:
             mesh_dim = 0
+        flat = (self._root or self)._flat
+        if isinstance(mesh_dim, str) and mesh_dim in flat:
+            return flat[mesh_dim]._groups[0]
         if isinstance(mesh_dim, str):
             mesh_dim = self._dim_index(mesh_dim)
         return self._groups[mesh_dim]
@@ -208,27 +236,71 @@ class DeviceMesh:
                                "device_mesh.ndim > 1.")
         return c10d.get_rank(self.get_group(0 if mesh_dim is None else mesh_dim))
 
-    # ---- slicing ------------------------------------------------------------------------------
+    # ---- slicing and flattening ---------------------------------------------------------
     def __getitem__(self, mesh_dim_names):
-        """The sub-mesh of the named dimensions (in this mesh's order)."""
+        """The sub-mesh of the named dimensions (in this mesh's order); a
+        root also finds the meshes ``_flatten`` made, by their names."""
         if not self._mesh_dim_names:
             raise RuntimeError("Cannot slice a DeviceMesh without mesh_dim_names!")
         names = (mesh_dim_names,) if isinstance(mesh_dim_names, str) else tuple(mesh_dim_names)
         if names == self._mesh_dim_names:
             return self
-        if not all(n in self._mesh_dim_names for n in names):
+        root = self._root or self
+        flat = root._flat if self == root else {}
+        valid = list(self._mesh_dim_names) + list(flat)
+        if not all(n in valid for n in names):
             raise KeyError(f"Invalid mesh_dim_names {names} specified. Valid mesh_dim_names "
-                           f"are {list(self._mesh_dim_names)}.")
-        idx = [self._mesh_dim_names.index(n) for n in names]
-        if len(set(idx)) != len(idx):
-            raise RuntimeError(f"Slicing overlapping dim_names {names} is not allowed.")
-        if idx != sorted(idx):
+                           f"are {valid}.")
+        axes, groups = [], []
+        for n in names:
+            if n in self._mesh_dim_names:
+                i = self._mesh_dim_names.index(n)
+                axes.append(self._axes[i])
+                groups.append(self._groups[i] if self._groups else None)
+            else:
+                warnings.warn("Slicing a flattened dim from root mesh will be deprecated in PT "
+                              "2.11. Users need to bookkeep the flattened mesh directly. ",
+                              stacklevel=2)
+                axes.append(flat[n]._axes[0])
+                groups.append(flat[n]._groups[0] if flat[n]._groups else None)
+        # the root dimensions in play, size-1 ones aside (they have no place)
+        dims = [d for a in axes for d in a if root._shape[d] != 1]
+        if dims != sorted(dims):
             raise KeyError(f"Invalid mesh_dim_names {names} specified. Mesh dim indices should "
                            f"be in ascending order.")
-        groups = [self._groups[i] for i in idx] if self._groups else []
-        return DeviceMesh(self._device_type, None, mesh_dim_names=names,
-                          _root=self._root or self, _dims=[self._dims[i] for i in idx],
-                          _groups=groups)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"Slicing overlapping dim_names {names} is not allowed.")
+        return DeviceMesh(self._device_type, None, mesh_dim_names=names, _root=root,
+                          _axes=axes, _groups=groups if None not in groups else [])
+
+    def _flatten(self, mesh_dim_name=None, backend_override=None):
+        """This mesh as one dimension named ``mesh_dim_name`` (default: the
+        names joined by "_"), with its own groups (every rank must call it);
+        the root then finds it by that name, as a slice or in get_group."""
+        if not self._mesh_dim_names:
+            raise RuntimeError("Cannot flatten a DeviceMesh without mesh_dim_names!")
+        if backend_override is not None:
+            raise NotImplementedError("DeviceMesh._flatten: backend_override is not supported")
+        name = mesh_dim_name or "_".join(self._mesh_dim_names)
+        if self.ndim == 1 and name in self._mesh_dim_names:
+            return self
+        root = self._root or self
+        if name in root._mesh_dim_names:
+            raise ValueError(f"{name} already exists for submesh of the {root}. ",
+                             f"The mesh_dim_names of submesh and flattened mesh are "
+                             f"{root._mesh_dim_names}. Please specify another valid "
+                             f"mesh_dim_name.")
+        axis = tuple(d for a in self._axes for d in a)
+        if name in root._flat:
+            if root._flat[name]._layout == (root._axis_layout(axis),):
+                return root._flat[name]
+            raise ValueError(f"Flatten mesh with mesh_dim_name {name} has been created before, "
+                             f"Please specify another valid mesh_dim_name.")
+        group = root._axis_group(axis, name)
+        root._flat[name] = DeviceMesh(self._device_type, None, mesh_dim_names=(name,),
+                                      _root=root, _axes=[axis],
+                                      _groups=[] if group is None else [group])
+        return root._flat[name]
 
     # ---- identity -----------------------------------------------------------------------------
     def _key(self):
