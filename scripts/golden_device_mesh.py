@@ -24,7 +24,8 @@ import torch.multiprocessing as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "device_mesh.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from device_mesh_cases import BEFORE_INIT, WORLD, run_flatten, run_fsdp, run_meshes  # noqa: E402
+from device_mesh_cases import (BEFORE_INIT, WORLD, run_flatten, run_fsdp,  # noqa: E402
+                               run_from_group, run_meshes)
 
 
 def _free_port():
@@ -40,6 +41,7 @@ def _worker(rank, ws, port, outdir):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=ws, timeout=datetime.timedelta(seconds=60))
     out = {"meshes": run_meshes(torch, dist, dm), "flatten": run_flatten(torch, dist, dm),
+           "from_group": run_from_group(torch, dist, dm),
            "fsdp": run_fsdp(torch, dist, dm, fsdp, wrap, rank)}
     dist.barrier()
     # a file, not a pipe: a result larger than the pipe's buffer would block

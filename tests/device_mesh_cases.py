@@ -175,6 +175,34 @@ def run_flatten(lib, dist, dm):
     return out
 
 
+def run_from_group(lib, dist, dm):
+    """DeviceMesh.from_group: meshes over groups that exist (no new groups)."""
+    DM = dm.DeviceMesh
+    out = {}
+    world = DM.from_group(dist.group.WORLD, "cpu")
+    out["world"] = describe(lib, dist, world)
+    out["world_same"] = [world == dm.init_device_mesh("cpu", (WORLD,)),
+                         world.get_group() is dist.group.WORLD]
+    low, high = dist.new_group([0, 1]), dist.new_group([2, 3])
+    pair = DM.from_group(low if dist.get_rank() < 2 else high, "cpu", mesh_dim_names=("x",))
+    out["pair"] = describe(lib, dist, pair)
+    m2 = dm.init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    two = DM.from_group([m2.get_group(0), m2.get_group(1)], "cpu", mesh=m2.mesh,
+                        mesh_dim_names=("a", "b"))
+    out["two"] = describe(lib, dist, two)
+    out["two_sliced"] = describe(lib, dist, two["b"])
+    groups = [m2.get_group(0), m2.get_group(1)]
+    out["errors"] = {
+        "wrong_mesh": err(lambda: DM.from_group(dist.group.WORLD, "cpu", mesh=[0, 1])),
+        "none": err(lambda: DM.from_group([], "cpu")),
+        "no_mesh": err(lambda: DM.from_group(groups, "cpu")),
+        "no_names": err(lambda: DM.from_group(groups, "cpu", mesh=[[0, 1], [2, 3]])),
+        "ndim": err(lambda: DM.from_group(groups, "cpu", mesh=[0, 1, 2, 3],
+                                          mesh_dim_names=("a", "b"))),
+    }
+    return out
+
+
 # ---- FSDP2 over a mesh -------------------------------------------------------------------
 def make_model(lib):
     nn = lib.nn

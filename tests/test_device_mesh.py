@@ -20,8 +20,8 @@ import torchlike.distributed as dist
 import torchlike.distributed.device_mesh as dm
 import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
-from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_flatten, run_fsdp,
-                               run_meshes, shard_model)
+from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_flatten, run_from_group,
+                               run_fsdp, run_meshes, shard_model)
 from dist_helpers import put, results, spawn_world
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "device_mesh.json")
@@ -114,6 +114,7 @@ def _main(rank, ws, init, outdir):
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = {"meshes": run_meshes(torchlike, dist, dm),
               "flatten": run_flatten(torchlike, dist, dm),
+              "from_group": run_from_group(torchlike, dist, dm),
               "fsdp": run_fsdp(torchlike, dist, dm, fsdp, wrap, rank)}
     _check_training(rank, ws)
     _check_groups_talk(rank, ws)
@@ -159,6 +160,15 @@ def test_flatten_matches_pytorch(world, case):
     root slicing and grouping by flattened names; errors."""
     for rank in range(WORLD):
         _close(world[rank]["flatten"][case], _golden()["ranks"][rank]["flatten"][case],
+               f"rank{rank}.{case}")
+
+
+@pytest.mark.parametrize("case", sorted(_golden()["ranks"][0]["from_group"]))
+def test_from_group_matches_pytorch(world, case):
+    """Meshes over the world, over one of two disjoint groups, over the
+    groups of another mesh; the errors."""
+    for rank in range(WORLD):
+        _close(world[rank]["from_group"][case], _golden()["ranks"][rank]["from_group"][case],
                f"rank{rank}.{case}")
 
 

@@ -6,9 +6,11 @@ keeps its ranks flat (``_rank_map``) with its shape; every mesh names its
 dimensions as tuples of the root's dimensions (``_axes``: one each for the
 root and its slices, several for a ``_flatten``-ed one) and prints them as
 (size, stride) pairs into the flat ranks (``_layout``, the strides PyTorch
-prints in the repr; equality compares them).  Building it creates, for every dimension, one subgroup per line
-of ranks along that dimension: every rank calls ``new_group`` for every
-line, in the same order, as PyTorch's does, and keeps the one it is in.  A
+prints in the repr; equality compares them).
+
+Building a root creates, for every dimension, one subgroup per line of
+ranks along that dimension: every rank calls ``new_group`` for every line,
+in the same order, as PyTorch's does, and keeps the one it is in.  A
 dimension that spans the whole world uses the default group itself (as
 PyTorch on a machine without CUDA).
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from .. import _C
 from . import distributed_c10d as c10d
+from .process_group import ProcessGroup
 
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
@@ -88,6 +91,10 @@ class DeviceMesh:
         self._rank_map = tuple(int(r) for r in arr.reshape(-1))
         self._shape, self._strides = arr.shape, _row_major_strides(arr.shape)
         self._layout = tuple(self._axis_layout(a) for a in self._axes)
+        if _groups is not None:  # from_group: over groups that exist
+            self._rank, self._groups = c10d.get_rank(), list(_groups)
+            self._coordinate = self._find_coordinate()
+            return
         if not c10d.is_initialized():
             c10d.init_process_group()
         world = c10d.get_world_size()
@@ -99,6 +106,29 @@ class DeviceMesh:
                                  else f"dim_{d}") for d, a in enumerate(self._axes)]
         self._groups = [] if any(g is None for g in mine) else mine
         self._coordinate = self._find_coordinate()
+
+    @staticmethod
+    def from_group(group, device_type, mesh=None, *, mesh_dim_names=None):
+        """A mesh over groups that exist: one group (a 1-D mesh of its
+        ranks), or a list of groups, one per dimension of ``mesh``."""
+        if isinstance(group, ProcessGroup):
+            ranks = c10d.get_process_group_ranks(group)
+            if mesh is not None and _ranks_array(mesh).tolist() != ranks:
+                raise ValueError(f"Invalid mesh {mesh} for ProcessGroup with ranks {ranks}")
+            return DeviceMesh(device_type, ranks, mesh_dim_names=mesh_dim_names,
+                              _groups=[group])
+        groups = list(group)
+        if not groups:
+            raise ValueError("Expects at least one ProcessGroup to be passed")
+        if mesh is None:
+            raise ValueError("Must pass mesh if passing multiple ProcessGroups")
+        if mesh_dim_names is None:
+            raise ValueError("Must pass mesh_dim_names if passing multiple ProcessGroups")
+        arr = _ranks_array(mesh)
+        if arr.ndim != len(groups):
+            raise ValueError(f"Expects mesh with ndim equal to number of ProcessGroups but got "
+                             f"mesh {arr.tolist()} and {len(groups)} ProcessGroups")
+        return DeviceMesh(device_type, arr, mesh_dim_names=mesh_dim_names, _groups=groups)
 
     # ---- construction (the root's) ----------------------------------------------------
     def _axis_layout(self, axis):
