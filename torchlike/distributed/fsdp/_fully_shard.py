@@ -32,11 +32,11 @@ from typing import Optional
 from ... import _C
 from ... import distributed as dist
 from ...autograd.function import Function
-from ..device_mesh import DeviceMesh
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...autograd.graph import saved_tensors_hooks
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
+from ..device_mesh import DeviceMesh
 from . import _flat_param as fp
 
 __all__ = ["fully_shard", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy",
