@@ -24,6 +24,7 @@ from .collectives import (all_gather, all_gather_into_tensor, all_reduce,  # noq
                           monitored_barrier, reduce, reduce_scatter, reduce_scatter_tensor,
                           scatter)
 from .p2p import P2POp, batch_isend_irecv, irecv, isend, recv, send  # noqa: F401
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401
 from .object_collectives import (all_gather_object, broadcast_object_list,  # noqa: F401
                                  gather_object, scatter_object_list)
 

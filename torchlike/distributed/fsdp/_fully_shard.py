@@ -8,7 +8,10 @@ forward all-gathers the pieces, points the module's attributes at the
 whole parameters, runs, and drops them (``reshard_after_forward=True``
 frees the gathered buffer as FULL_SHARD does, see _flat_param.py).
 Backward reduce-scatters each whole gradient into the pieces' ``.grad``,
-divided by the world size.
+divided by the world size.  The world is the default group, or the group
+of a 1-D DeviceMesh; with a 2-D mesh (HSDP) the pieces are cut along the
+mesh's dim 1 and replicated along dim 0, and backward all-reduces the
+reduce-scattered piece over dim 0's group before dividing by both sizes.
 
 PyTorch's parameters here are DTensors (global shape, ``to_local()`` the
 piece); torchlike has no DTensor, so the registered parameters are the
@@ -33,6 +36,7 @@ from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...autograd.graph import saved_tensors_hooks
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
+from ..device_mesh import DeviceMesh
 from . import _flat_param as fp
 
 __all__ = ["fully_shard", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy",
@@ -99,9 +103,12 @@ class _Param:
 class _State:
     """The sharded parameters of one fully_shard module."""
 
-    def __init__(self, module, pg, reshard_after_forward, mp_policy):
-        self.module, self.pg = module, pg
+    def __init__(self, module, pg, reshard_after_forward, mp_policy, replicate=None):
+        self.module, self.pg, self.replicate = module, pg, replicate
         self.world, self.rank = pg.size(), pg.rank()
+        # gradients are averaged over every data-parallel rank: the shard
+        # group times, for HSDP, the replicate group
+        self.divide = self.world * (replicate.size() if replicate is not None else 1)
         self.reshard_after_forward = reshard_after_forward
         self.mp = mp_policy
         self.sync = True
@@ -223,7 +230,9 @@ class _State:
             send = _C.cat(blocks, 1).contiguous().reshape(-1)
             out = _C.empty(self.send_numel, dtype=rdtype)
             dist.reduce_scatter_tensor(out, send, group=self.pg)
-            out.div_(self.world)
+            if self.replicate is not None:  # HSDP: sum the shard over the replicas
+                dist.all_reduce(out, group=self.replicate)
+            out.div_(self.divide)
             grads = []
             for sp in self.params:
                 n = sp.local_rows * sp.rowsize
@@ -350,9 +359,10 @@ def register_fsdp_forward_method(module, method_name):
 def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placement_fn=None,
                 mp_policy=MixedPrecisionPolicy(), offload_policy=OffloadPolicy(),
                 ignored_params=None):
-    """Shard ``module``'s parameters along dim 0 over the default group (or
-    ``mesh.get_group()``); returns ``module``, now an FSDPModule.  Call it on
-    the inner modules first, then on the root."""
+    """Shard ``module``'s parameters along dim 0 over the default group, a
+    1-D DeviceMesh's group, or (HSDP) along dim 1 of a 2-D DeviceMesh and
+    replicated along its dim 0; returns ``module``, now an FSDPModule.  Call
+    it on the inner modules first, then on the root."""
     if isinstance(module, (list, tuple)):
         raise NotImplementedError("fully_shard of a list of modules is not supported here")
     if not isinstance(module, Module):
@@ -361,8 +371,21 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
     if shard_placement_fn is not None or ignored_params:
         raise NotImplementedError("fully_shard: shard_placement_fn and ignored_params are "
                                   "not supported")
+    replicate = None
     if mesh is None:
+        if not dist.is_initialized():  # as PyTorch: join the env:// world
+            dist.init_process_group()
         pg = dist.distributed_c10d.resolve(None)
+    elif isinstance(mesh, DeviceMesh):
+        if mesh.ndim not in (1, 2):
+            raise ValueError(f"fully_shard expects a 1D or 2D DeviceMesh but got {mesh}")
+        if mesh.ndim == 2 and mesh.mesh_dim_names is None:
+            raise AssertionError("Please init the 2D mesh for HSDP with mesh_dim_names "
+                                 "specified")
+        if mesh.ndim == 1:
+            pg = mesh.get_group()
+        else:  # HSDP: replicated along dim 0, sharded along dim 1
+            replicate, pg = mesh.get_group(0), mesh.get_group(1)
     elif hasattr(mesh, "get_group"):
         pg = mesh.get_group()
     else:
@@ -372,7 +395,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
                                   "supported")
     if isinstance(module, FSDPModule):
         return module
-    module._fsdp_state = _State(module, pg, reshard_after_forward, mp_policy)
+    module._fsdp_state = _State(module, pg, reshard_after_forward, mp_policy, replicate)
     cls = type(module)
     new = _CLASSES.get(cls)
     if new is None:

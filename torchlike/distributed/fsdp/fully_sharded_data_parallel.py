@@ -71,10 +71,14 @@ class FullyShardedDataParallel(Module):
                  sync_module_states=False, forward_prefetch=False, limit_all_gathers=True,
                  use_orig_params=False, ignored_states=None, device_mesh=None):
         super().__init__()
-        pg = dist.distributed_c10d.resolve(process_group)
         if device_mesh is not None:
-            raise NotImplementedError("FullyShardedDataParallel: device_mesh is not supported "
-                                      "(torchlike has no DeviceMesh); pass process_group")
+            if process_group is not None:
+                raise ValueError("Cannot pass both process_group and device_mesh at the same "
+                                 "time. Please just pass only one of them.")
+            # as PyTorch's FSDP1 without a hybrid strategy: the group of dim 0
+            pg = device_mesh.get_group(mesh_dim=0)
+        else:
+            pg = dist.distributed_c10d.resolve(process_group)
         strategy = ShardingStrategy.FULL_SHARD if sharding_strategy is None else \
             sharding_strategy
         if not isinstance(strategy, ShardingStrategy):
@@ -95,7 +99,8 @@ class FullyShardedDataParallel(Module):
             param_init_fn(module)
         if auto_wrap_policy is not None:
             from .wrap import recursive_wrap
-            kwargs = dict(process_group=process_group, sharding_strategy=strategy,
+            kwargs = dict(process_group=process_group, device_mesh=device_mesh,
+                          sharding_strategy=strategy,
                           cpu_offload=cpu_offload, backward_prefetch=backward_prefetch,
                           mixed_precision=mixed_precision, ignored_modules=ignored_modules,
                           device_id=device_id, sync_module_states=sync_module_states,
