@@ -185,8 +185,9 @@ static void tiled_gemm(int64_t M, int64_t N, int64_t K, const float *a, int64_t 
  * each a run of C channels; c (mr x nv vectors) (+)= sum over taps t < nt
  * and channels e < C of ind[r * K + t][e] * b row t * C + e. */
 __attribute__((always_inline, target("avx512f"))) static inline void
-tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float *b, int64_t ldb,
-         float *c, int64_t ldc, const __mmask16 *m, bool add, const int mr, const int nv)
+tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float *zeros,
+         const float *b, int64_t ldb, float *c, int64_t ldc, const __mmask16 *m, bool add,
+         const int mr, const int nv)
 {
   __m512 acc[MR][NVMAX];
   __mmask16 last = m[nv - 1];
@@ -197,9 +198,17 @@ tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float 
       acc[r][v] = add ? _mm512_maskz_loadu_ps(m[v], c + r * ldc + v * LANES) : _mm512_setzero_ps();
   for (int64_t t = 0; t < nt; t++) {
     const float *p[MR];
+    bool padding = true;
 #pragma GCC unroll 6
-    for (int r = 0; r < mr; r++)
+    for (int r = 0; r < mr; r++) {
       p[r] = ind[r * K + t];
+      padding = padding && p[r] == zeros;
+    }
+    if (padding) { /* every row's tap is in the padding (an image's first or last lines) */
+      b += C * ldb;
+      continue;
+    }
+#pragma GCC unroll 2
     for (int64_t e = 0; e < C; e++, b += ldb) {
       __m512 bv[NVMAX];
 #pragma GCC unroll 4
@@ -223,13 +232,13 @@ tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float 
 }
 
 typedef void (*tap_tile_fn)(int64_t, int64_t, const float *const *, int64_t, const float *,
-                            int64_t, float *, int64_t, const __mmask16 *, bool);
+                            const float *, int64_t, float *, int64_t, const __mmask16 *, bool);
 #define TL_NHWC_TAP_TILE(R, V)                                                                  \
   __attribute__((target("avx512f"))) static void tap_tile_##R##_##V(                            \
-      int64_t nt, int64_t C, const float *const *ind, int64_t K, const float *b, int64_t ldb,   \
-      float *c, int64_t ldc, const __mmask16 *m, bool add)                                      \
+      int64_t nt, int64_t C, const float *const *ind, int64_t K, const float *zeros,            \
+      const float *b, int64_t ldb, float *c, int64_t ldc, const __mmask16 *m, bool add)         \
   {                                                                                             \
-    tap_tile(nt, C, ind, K, b, ldb, c, ldc, m, add, R, V);                                      \
+    tap_tile(nt, C, ind, K, zeros, b, ldb, c, ldc, m, add, R, V);                               \
   }
 #define TL_NHWC_TAP_TILES(R)                                                                    \
   TL_NHWC_TAP_TILE(R, 1) TL_NHWC_TAP_TILE(R, 2) TL_NHWC_TAP_TILE(R, 3) TL_NHWC_TAP_TILE(R, 4)
@@ -248,7 +257,8 @@ static const tap_tile_fn tap_tiles[MR][NVMAX] = {TL_NHWC_TAP_ROW(1), TL_NHWC_TAP
  * of C) @ b (K*C x N, ldb): as tiled_gemm, the taps a block of about KBLOCK
  * steps at a time. */
 static void tap_gemm(int64_t M, int64_t N, int64_t K, int64_t C, const float *const *ind,
-                     const float *b, int64_t ldb, bool add, float *c, int64_t ldc)
+                     const float *zeros, const float *b, int64_t ldb, bool add, float *c,
+                     int64_t ldc)
 {
   int64_t tb = C < KBLOCK ? KBLOCK / C : 1;
   for (int64_t j0 = 0; j0 < N; j0 += NVMAX * LANES) {
@@ -260,7 +270,7 @@ static void tap_gemm(int64_t M, int64_t N, int64_t K, int64_t C, const float *co
       for (int64_t i0 = 0; i0 < M; i0 += MR) {
         int mr = M - i0 < MR ? (int)(M - i0) : MR;
         int64_t nt = K - t0 < tb ? K - t0 : tb;
-        tap_tiles[mr - 1][nv - 1](nt, C, ind + i0 * K + t0, K, b + t0 * C * ldb + j0, ldb,
+        tap_tiles[mr - 1][nv - 1](nt, C, ind + i0 * K + t0, K, zeros, b + t0 * C * ldb + j0, ldb,
                                   c + i0 * ldc + j0, ldc, m, add || t0 > 0);
       }
   }
@@ -416,7 +426,8 @@ static void corr_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc)
     const void **ind = (const void **)buf;
     indirect(j, n, p0, p1, ind);
     tap_gemm(p1 - p0, j->OC, j->KH * j->KW, j->tp.sc, (const float *const *)ind,
-             (const float *)j->w, j->OC, j->bias != NULL, (float *)y, j->OC);
+             (const float *)j->zeros, (const float *)j->w, j->OC, j->bias != NULL, (float *)y,
+             j->OC);
     return;
   }
 #endif
