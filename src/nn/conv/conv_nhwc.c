@@ -558,14 +558,16 @@ static tl_status run(nhwc_job *j, int64_t acc_numel)
 {
   int64_t t = tl_parallel_get_threads();
   j->slots = t > 1 && j->units >= 2 * t ? t : 1;
-  /* a slot's buffer: patch rows, or as many pointers (rows x K), none when pointwise */
-  int64_t ptrs = j->rows * j->KH * j->KW * (int64_t)(sizeof(void *) / j->es);
-  j->acc_off = j->pointwise ? 0 : j->rows * j->KR > ptrs ? j->rows * j->KR : ptrs;
+  /* a slot's buffer: patch rows, or the tiles' pointers to them (rows x K), or nothing
+   * when the source is its own patch rows */
+  bool pointers = j->tiles && j->unit == corr_unit && j->tp.sc > 0;
+  int64_t ptrs = j->rows * j->KH * j->KW * (int64_t)((sizeof(void *) + j->es - 1) / j->es);
+  j->acc_off = j->pointwise ? 0 : pointers ? ptrs : j->rows * j->KR;
   j->slot_numel = j->acc_off + acc_numel;
   /* the zero run, then the slots, each 64-byte aligned */
   int64_t zero_numel = (j->tp.sc + 15) / 16 * 16;
   j->slot_numel = (j->slot_numel + 15) / 16 * 16;
-  j->scratch = aligned_alloc(64, (size_t)(zero_numel + j->slots * j->slot_numel) * j->es);
+  j->scratch = aligned_alloc(64, (size_t)(zero_numel + j->slots * j->slot_numel) * j->es + 64);
   if (!j->scratch)
     return tl_error_set(TL_ERR_MEMORY, "convolution: out of memory");
   memset(j->scratch, 0, (size_t)zero_numel * j->es);
