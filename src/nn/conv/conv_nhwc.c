@@ -27,7 +27,8 @@
 /* About this many bytes of patch rows per chunk, but at least MIN_ROWS rows,
  * so that the weight, which the product reads again for every chunk, is
  * reused over enough rows. */
-enum { CHUNK_BYTES = 1 << 19, MIN_ROWS = 128, ROW_TILE = 6 /* the tiles' rows, MR */ };
+enum { CHUNK_BYTES = 1 << 19, MIN_ROWS = 128, ROW_TILE = 6 /* the tiles' rows, MR */,
+       LANES_OF_TILES = 16 /* a vector of floats */ };
 
 /* The correlation a gather reads: tap (ki, kj) of output pixel (y, x) reads
  * source pixel (y * st[0] + off[0] + ki * step[0], x * st[1] + ...) of an
@@ -275,6 +276,85 @@ static void tap_gemm(int64_t M, int64_t N, int64_t K, int64_t C, const float *co
       }
   }
 }
+
+/* The weight gradient's product without patch rows: c (mr x nv vectors)
+ * += sum over k of a(r, k) * (brow[k * bstride] + boff), B's row k being
+ * pixel k's source run of one tap (ind as tap_tile's), from channel boff. */
+__attribute__((always_inline, target("avx512f"))) static inline void
+run_tile(int64_t K, const float *a, int64_t sai, int64_t sak, const float *const *brow,
+         int64_t bstride, int64_t boff, float *c, int64_t ldc, const __mmask16 *m, const int mr,
+         const int nv)
+{
+  __m512 acc[MR][NVMAX];
+  __mmask16 last = m[nv - 1];
+#pragma GCC unroll 6
+  for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; v++)
+      acc[r][v] = _mm512_maskz_loadu_ps(m[v], c + r * ldc + v * LANES);
+  for (int64_t k = 0; k < K; k++, a += sak, brow += bstride) {
+    const float *b = *brow + boff;
+    __m512 bv[NVMAX];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv - 1; v++)
+      bv[v] = _mm512_loadu_ps(b + v * LANES);
+    bv[nv - 1] = _mm512_maskz_loadu_ps(last, b + (nv - 1) * LANES);
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++) {
+      __m512 x = _mm512_set1_ps(a[r * sai]);
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; v++)
+        acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; v++)
+      _mm512_mask_storeu_ps(c + r * ldc + v * LANES, m[v], acc[r][v]);
+}
+
+typedef void (*run_tile_fn)(int64_t, const float *, int64_t, int64_t, const float *const *,
+                            int64_t, int64_t, float *, int64_t, const __mmask16 *);
+#define TL_NHWC_RUN_TILE(R, V)                                                                  \
+  __attribute__((target("avx512f"))) static void run_tile_##R##_##V(                            \
+      int64_t K, const float *a, int64_t sai, int64_t sak, const float *const *brow,            \
+      int64_t bstride, int64_t boff, float *c, int64_t ldc, const __mmask16 *m)                 \
+  {                                                                                             \
+    run_tile(K, a, sai, sak, brow, bstride, boff, c, ldc, m, R, V);                             \
+  }
+#define TL_NHWC_RUN_TILES(R)                                                                    \
+  TL_NHWC_RUN_TILE(R, 1) TL_NHWC_RUN_TILE(R, 2) TL_NHWC_RUN_TILE(R, 3) TL_NHWC_RUN_TILE(R, 4)
+TL_NHWC_RUN_TILES(1)
+TL_NHWC_RUN_TILES(2)
+TL_NHWC_RUN_TILES(3)
+TL_NHWC_RUN_TILES(4)
+TL_NHWC_RUN_TILES(5)
+TL_NHWC_RUN_TILES(6)
+#define TL_NHWC_RUN_ROW(R) {run_tile_##R##_1, run_tile_##R##_2, run_tile_##R##_3, run_tile_##R##_4}
+static const run_tile_fn run_tiles[MR][NVMAX] = {TL_NHWC_RUN_ROW(1), TL_NHWC_RUN_ROW(2),
+                                                 TL_NHWC_RUN_ROW(3), TL_NHWC_RUN_ROW(4),
+                                                 TL_NHWC_RUN_ROW(5), TL_NHWC_RUN_ROW(6)};
+
+/* c (M x K*C, ldc) += A (M x R: a(i, k) = a[i * sai + k * sak]) @ the rows'
+ * taps (ind: R x K pointers to runs of C): per tap, panels of NVMAX vectors
+ * of its channels swept by tiles of MR rows. */
+static void run_gemm(int64_t M, int64_t R, int64_t K, int64_t C, const float *a, int64_t sai,
+                     int64_t sak, const float *const *ind, float *c, int64_t ldc)
+{
+  for (int64_t t = 0; t < K; t++)
+    for (int64_t c0 = 0; c0 < C; c0 += NVMAX * LANES) {
+      __mmask16 m[NVMAX];
+      int nv = 0;
+      for (int64_t e = c0; e < C && nv < NVMAX; e += LANES, nv++)
+        m[nv] = C - e >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - e)) - 1);
+      for (int64_t i0 = 0; i0 < M; i0 += MR) {
+        int mr = M - i0 < MR ? (int)(M - i0) : MR;
+        run_tiles[mr - 1][nv - 1](R, a + i0 * sai, sai, sak, ind + t, K, c0,
+                                  c + i0 * ldc + t * C + c0, ldc, m);
+      }
+    }
+}
 #endif
 
 /* Does float work take the tiles here (else OpenBLAS's GEMM)? */
@@ -413,6 +493,20 @@ static const char *patches_of(const nhwc_job *j, int64_t n, int64_t p0, int64_t 
 
 /* ---- the kernels' units ---------------------------------------------------------------- */
 
+static void corr_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc);
+static void weight_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc);
+
+/* Do the tiles read the source runs through pointers (no patch rows)?  The
+ * correlations always; the weight gradient when a run is whole vectors of
+ * channels (its panels are per tap: fewer channels would leave lanes idle,
+ * where the gathered rows pack the taps together). */
+static bool reads_runs(const nhwc_job *j)
+{
+  if (!j->tiles || j->pointwise || j->tp.sc == 0)
+    return false;
+  return j->unit == corr_unit || (j->unit == weight_unit && j->tp.sc % LANES_OF_TILES == 0);
+}
+
 /* output rows (R, OC) = patches (R, KR) @ w (KR, OC) + bias */
 static void corr_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc)
 {
@@ -422,7 +516,7 @@ static void corr_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc)
   if (j->bias) /* the product adds to it */
     put_bias(j, y, p1 - p0, j->OC, false);
 #ifdef TL_CONV_NHWC_TILES
-  if (j->tiles && !j->pointwise && j->tp.sc > 0) { /* the tiles read the source through pointers */
+  if (reads_runs(j)) { /* the tiles read the source through pointers */
     const void **ind = (const void **)buf;
     indirect(j, n, p0, p1, ind);
     tap_gemm(p1 - p0, j->OC, j->KH * j->KW, j->tp.sc, (const float *const *)ind,
@@ -456,6 +550,16 @@ static void scatter_unit(const nhwc_job *j, int64_t n, char *buf, char *acc)
 static void weight_unit(const nhwc_job *j, int64_t unit, char *buf, char *acc)
 {
   int64_t p0, p1, n = unit_pixels(j, unit, &p0, &p1);
+#ifdef TL_CONV_NHWC_TILES
+  if (reads_runs(j)) { /* the tiles read B's source runs through pointers */
+    const void **ind = (const void **)buf;
+    indirect(j, n, p0, p1, ind);
+    run_gemm(j->Cs, p1 - p0, j->KH * j->KW, j->tp.sc,
+             (const float *)at(j, j->small, (n * j->L + p0) * j->Cs), 1, j->Cs,
+             (const float *const *)ind, (float *)acc, j->KR);
+    return;
+  }
+#endif
   const char *cols = patches_of(j, n, p0, p1, buf);
   product(j, j->Cs, j->KR, p1 - p0, at(j, j->small, (n * j->L + p0) * j->Cs), 1, j->Cs, cols,
           j->KR, true, acc, j->KR);
@@ -560,7 +664,7 @@ static tl_status run(nhwc_job *j, int64_t acc_numel)
   j->slots = t > 1 && j->units >= 2 * t ? t : 1;
   /* a slot's buffer: patch rows, or the tiles' pointers to them (rows x K), or nothing
    * when the source is its own patch rows */
-  bool pointers = j->tiles && j->unit == corr_unit && j->tp.sc > 0;
+  bool pointers = reads_runs(j);
   int64_t ptrs = j->rows * j->KH * j->KW * (int64_t)((sizeof(void *) + j->es - 1) / j->es);
   j->acc_off = j->pointwise ? 0 : pointers ? ptrs : j->rows * j->KR;
   j->slot_numel = j->acc_off + acc_numel;
