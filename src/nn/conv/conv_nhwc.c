@@ -11,7 +11,8 @@
  * strided conv_t scatters S @ W' into B a sample at a time, and the weight
  * gradient is S^T @ patches(B).  Patch rows are made a chunk of output
  * pixels at a time (about CHUNK_BYTES, so that the product reads them back
- * from cache); the work is split across the thread pool by chunks (by
+ * from cache), or, for float32 on AVX-512, not made at all: the tiles read
+ * each row's source runs in place through pointers (reads_runs).  The work is split across the thread pool by chunks (by
  * samples for the scatter, whose chunks of one sample add into the same
  * image), each slot with its own buffers and single-threaded products; with
  * one slot the products are OpenBLAS's to thread.                         */
@@ -55,7 +56,8 @@ struct nhwc_job {
   char *out;                    /* the result: S, B, or (weight) NULL */
   char *scratch;                /* the zero run, then the slots */
   const char *zeros;            /* sc zeros: the source run of a tap in the padding */
-  char *slots_base;             /* slots x (rows x KR patches, then OC x KR sums) */
+  char *slots_base;             /* slots x (rows x KR patches or rows x K pointers, then
+                                 * OC x KR sums) */
   int64_t slot_numel, acc_off;  /* a slot's share of scratch; its sums' offset in it */
   unit_fn unit;
 };
