@@ -61,19 +61,27 @@ _OPS5 = {
 }
 
 
-def _check_same(f, x, fmt):
+# computed by their own channels-last kernels, which add the same products in
+# another order: equal to rounding (float64) rather than bit for bit
+_REORDERED = {"conv2d", "conv_transpose2d"}
+
+
+def _check_same(f, x, fmt, exact=True):
     laid = x.contiguous(memory_format=fmt)
     got, want = f(laid), f(x)
     got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
     for g, w in zip(got, want):
         assert g.is_contiguous(memory_format=fmt)
         assert w.is_contiguous()
-        np.testing.assert_array_equal(_host(g), _host(w))
+        if exact:
+            np.testing.assert_array_equal(_host(g), _host(w))
+        else:
+            np.testing.assert_allclose(_host(g), _host(w), rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("name", list(_OPS4))
 def test_channels_last_values_are_the_row_major_ones(name):
-    _check_same(_OPS4[name], _X4, torch.channels_last)
+    _check_same(_OPS4[name], _X4, torch.channels_last, exact=name not in _REORDERED)
 
 
 @pytest.mark.parametrize("name", list(_OPS5))

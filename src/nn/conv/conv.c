@@ -305,14 +305,18 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   shape[0] = input->shape[0];
   shape[1] = out_channels;
   memcpy(shape + 2, p->transposed ? g.big : g.small, (size_t)g.nsp * sizeof *shape);
-  tl_status status = tl_tensor_empty(out, input->dtype, input->ndim, shape, tl_tensor_device(input));
+  /* a set that writes any layout gets the result in its final one: no copy after */
+  tl_format format = conv_format(input, weight);
+  tl_status status = tl_tensor_empty_shaped(out, input->dtype, input->ndim, shape,
+                                            tl_tensor_device(input),
+                                            set->any_layout ? format : TL_FORMAT_CONTIGUOUS);
   if (status == TL_OK)
     status = p->transposed ? set->conv_t(input, weight, bias, &g, out)
                            : set->conv(input, weight, bias, &g, out);
   if (status != TL_OK && out->storage)
     tl_tensor_release(out);
-  if (status == TL_OK)
-    status = tl_tensor_relayout(out, conv_format(input, weight));
+  if (status == TL_OK && !set->any_layout)
+    status = tl_tensor_relayout(out, format);
   return status;
 }
 

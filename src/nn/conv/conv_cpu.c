@@ -25,6 +25,7 @@
 #include "ndcore/linalg/tl_linalg.h"
 #include "nn/conv/conv_direct.h"
 #include "nn/conv/conv_line.h"
+#include "nn/conv/conv_nhwc.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/tl_nn_work.h"
 
@@ -314,10 +315,13 @@ static tl_status work_begin(work_set *w, const tl_tensor *a, const tl_tensor *b,
       return tl_error_status();
   }
   w->out = w->final = out;
-  if (out->dtype != work &&
+  /* a result of another dtype, or laid out channels-last (conv.c allocates it so), is
+   * computed row-major in the work dtype and copied in at the end */
+  bool direct = out->dtype == work && tl_tensor_is_contiguous(out);
+  if (!direct &&
       tl_tensor_empty(&w->res, work, out->ndim, out->shape, tl_tensor_device(out)) != TL_OK)
     return tl_error_status();
-  if (out->dtype != work)
+  if (!direct)
     w->out = &w->res;
   if (scratch_numel > 0 && tl_tensor_empty(&w->scratch, work, 1, &scratch_numel,
                                            tl_tensor_device(out)) != TL_OK)
@@ -708,7 +712,10 @@ static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const t
   work_set w;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
-  tl_status status = run_line(&j, false, false, big->shape[1], small->shape[1], big, weight,
+  tl_status status = tl_conv_nhwc_conv(big, weight, bias, g, small, &done);
+  if (done)
+    return status;
+  status = run_line(&j, false, false, big->shape[1], small->shape[1], big, weight,
                               bias, small, 0, &done);
   if (!done)
     status = run_direct(&j, false, false, big->shape[1], small->shape[1], big, weight, bias,
@@ -722,7 +729,10 @@ static tl_status cpu_conv_t(const tl_tensor *small, const tl_tensor *weight, con
   work_set w;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_t_sample};
-  tl_status status = run_line(&j, true, false, small->shape[1], big->shape[1], small, weight,
+  tl_status status = tl_conv_nhwc_conv_t(small, weight, bias, g, big, &done);
+  if (done)
+    return status;
+  status = run_line(&j, true, false, small->shape[1], big->shape[1], small, weight,
                               bias, big, 0, &done);
   if (!done)
     status = run_direct(&j, true, false, small->shape[1], big->shape[1], small, weight, bias,
@@ -737,7 +747,10 @@ static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const 
   bool done;
   int64_t acc = tl_tensor_numel(grad_weight);
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample, .splits = true};
-  tl_status status = run_line(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
+  tl_status status = tl_conv_nhwc_weight(small, big, g, grad_weight, &done);
+  if (done)
+    return status;
+  status = run_line(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
                               grad_weight, acc, &done);
   if (!done)
     status = run_direct(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
@@ -783,4 +796,5 @@ const tl_nn_conv_kernels tl_cpu_conv_kernels = {
     .weight = cpu_weight,
     .im2col = cpu_im2col,
     .col2im = cpu_col2im,
+    .any_layout = true,
 };

@@ -39,9 +39,9 @@ typedef struct {
   int64_t groups;
 } tl_nn_conv_params;
 
-/* A device's kernels.  Shapes are checked and outputs allocated (contiguous,
- * on the inputs' device, of the input's dtype) by the entry points; bias may
- * be NULL. */
+/* A device's kernels.  Shapes are checked and outputs allocated (on the
+ * inputs' device, of the input's dtype; contiguous but for any_layout's) by
+ * the entry points; bias may be NULL. */
 typedef struct {
   tl_status (*conv)(const tl_tensor *big, const tl_tensor *weight, const tl_tensor *bias,
                     const tl_nn_conv_geom *g, tl_tensor *small);
@@ -52,6 +52,10 @@ typedef struct {
   /* (N, C, *big) -> (N, C*K, L) and back (overlaps summed) */
   tl_status (*im2col)(const tl_tensor *big, const tl_nn_conv_geom *g, tl_tensor *cols);
   tl_status (*col2im)(const tl_tensor *cols, const tl_nn_conv_geom *g, tl_tensor *big);
+  /* conv and conv_t take a result laid out as PyTorch returns it (channels-last
+   * for a channels-last input or weight) and write it in place; otherwise the
+   * entry point hands them a row-major one and lays it out afterwards (a copy) */
+  bool any_layout;
 } tl_nn_conv_kernels;
 
 /* convolution(input, weight, bias, stride, padding, dilation, transposed,
