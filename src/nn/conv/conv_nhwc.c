@@ -108,33 +108,42 @@ static bool cpu_has_avx512(void)
   return has == 1;
 }
 
-/* c (mr x nv vectors, masks m) (+)= sum over k of a(r, k) * b row k, with
- * a(r, k) = a[r * sai + k * sak]; mr and nv are constants in each caller. */
+/* The helpers of the tiles below: an mr x nv block of c held in registers
+ * (mr, nv constants in each clone), updated by one row of B at a time. */
 __attribute__((always_inline, target("avx512f"))) static inline void
-tile(int64_t K, const float *a, int64_t sai, int64_t sak, const float *b, int64_t ldb, float *c,
-     int64_t ldc, const __mmask16 *m, bool add, const int mr, const int nv)
+acc_load(__m512 acc[MR][NVMAX], const float *c, int64_t ldc, const __mmask16 *m, bool add,
+         const int mr, const int nv)
 {
-  __m512 acc[MR][NVMAX];
-  __mmask16 last = m[nv - 1];
 #pragma GCC unroll 6
   for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
     for (int v = 0; v < nv; v++)
       acc[r][v] = add ? _mm512_maskz_loadu_ps(m[v], c + r * ldc + v * LANES) : _mm512_setzero_ps();
-  for (int64_t k = 0; k < K; k++, b += ldb, a += sak) {
-    __m512 bv[NVMAX];
+}
+
+/* acc row r += x[r] * B's row at b (nv vectors; only the last may be partial). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+acc_fma(__m512 acc[MR][NVMAX], const float *x, const float *b, __mmask16 last, const int mr,
+        const int nv)
+{
+  __m512 bv[NVMAX];
 #pragma GCC unroll 4
-    for (int v = 0; v < nv - 1; v++) /* only the last vector may be partial */
-      bv[v] = _mm512_loadu_ps(b + v * LANES);
-    bv[nv - 1] = _mm512_maskz_loadu_ps(last, b + (nv - 1) * LANES);
+  for (int v = 0; v < nv - 1; v++)
+    bv[v] = _mm512_loadu_ps(b + v * LANES);
+  bv[nv - 1] = _mm512_maskz_loadu_ps(last, b + (nv - 1) * LANES);
 #pragma GCC unroll 6
-    for (int r = 0; r < mr; r++) {
-      __m512 x = _mm512_set1_ps(a[r * sai]);
+  for (int r = 0; r < mr; r++) {
+    __m512 xr = _mm512_set1_ps(x[r]);
 #pragma GCC unroll 4
-      for (int v = 0; v < nv; v++)
-        acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
-    }
+    for (int v = 0; v < nv; v++)
+      acc[r][v] = _mm512_fmadd_ps(xr, bv[v], acc[r][v]);
   }
+}
+
+__attribute__((always_inline, target("avx512f"))) static inline void
+acc_store(__m512 acc[MR][NVMAX], float *c, int64_t ldc, const __mmask16 *m, const int mr,
+          const int nv)
+{
 #pragma GCC unroll 6
   for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
@@ -142,25 +151,50 @@ tile(int64_t K, const float *a, int64_t sai, int64_t sak, const float *b, int64_
       _mm512_mask_storeu_ps(c + r * ldc + v * LANES, m[v], acc[r][v]);
 }
 
+/* One clone of a tile per block shape (R rows, V vectors), so that mr and nv
+ * are constants in each, and the table of the clones by shape. */
+#define TL_NHWC_ARGS(...) __VA_ARGS__
+#define TL_NHWC_CLONE(NAME, R, V, PARAMS, ARGS)                                                \
+  __attribute__((target("avx512f"))) static void NAME##_##R##_##V PARAMS                        \
+  {                                                                                             \
+    NAME(TL_NHWC_ARGS ARGS, R, V);                                                              \
+  }
+#define TL_NHWC_CLONES_R(NAME, R, P, A)                                                         \
+  TL_NHWC_CLONE(NAME, R, 1, P, A)                                                               \
+  TL_NHWC_CLONE(NAME, R, 2, P, A) TL_NHWC_CLONE(NAME, R, 3, P, A) TL_NHWC_CLONE(NAME, R, 4, P, A)
+#define TL_NHWC_CLONES(NAME, P, A)                                                              \
+  TL_NHWC_CLONES_R(NAME, 1, P, A)                                                               \
+  TL_NHWC_CLONES_R(NAME, 2, P, A) TL_NHWC_CLONES_R(NAME, 3, P, A)                               \
+  TL_NHWC_CLONES_R(NAME, 4, P, A) TL_NHWC_CLONES_R(NAME, 5, P, A) TL_NHWC_CLONES_R(NAME, 6, P, A)
+#define TL_NHWC_ROW(NAME, R) {NAME##_##R##_1, NAME##_##R##_2, NAME##_##R##_3, NAME##_##R##_4}
+#define TL_NHWC_TABLE(NAME)                                                                     \
+  {TL_NHWC_ROW(NAME, 1), TL_NHWC_ROW(NAME, 2), TL_NHWC_ROW(NAME, 3),                            \
+   TL_NHWC_ROW(NAME, 4), TL_NHWC_ROW(NAME, 5), TL_NHWC_ROW(NAME, 6)}
+
+/* c (mr x nv vectors, masks m) (+)= sum over k of a(r, k) * b row k, with
+ * a(r, k) = a[r * sai + k * sak]. */
+__attribute__((always_inline, target("avx512f"))) static inline void
+tile(int64_t K, const float *a, int64_t sai, int64_t sak, const float *b, int64_t ldb, float *c,
+     int64_t ldc, const __mmask16 *m, bool add, const int mr, const int nv)
+{
+  __m512 acc[MR][NVMAX];
+  acc_load(acc, c, ldc, m, add, mr, nv);
+  for (int64_t k = 0; k < K; k++, b += ldb, a += sak) {
+    float x[MR];
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++)
+      x[r] = a[r * sai];
+    acc_fma(acc, x, b, m[nv - 1], mr, nv);
+  }
+  acc_store(acc, c, ldc, m, mr, nv);
+}
+
 typedef void (*tile_fn)(int64_t, const float *, int64_t, int64_t, const float *, int64_t,
                         float *, int64_t, const __mmask16 *, bool);
-#define TL_NHWC_TILE(R, V)                                                                      \
-  __attribute__((target("avx512f"))) static void tile_##R##_##V(                                \
-      int64_t K, const float *a, int64_t sai, int64_t sak, const float *b, int64_t ldb,         \
-      float *c, int64_t ldc, const __mmask16 *m, bool add)                                      \
-  {                                                                                             \
-    tile(K, a, sai, sak, b, ldb, c, ldc, m, add, R, V);                                         \
-  }
-#define TL_NHWC_TILES(R) TL_NHWC_TILE(R, 1) TL_NHWC_TILE(R, 2) TL_NHWC_TILE(R, 3) TL_NHWC_TILE(R, 4)
-TL_NHWC_TILES(1)
-TL_NHWC_TILES(2)
-TL_NHWC_TILES(3)
-TL_NHWC_TILES(4)
-TL_NHWC_TILES(5)
-TL_NHWC_TILES(6)
-#define TL_NHWC_ROW(R) {tile_##R##_1, tile_##R##_2, tile_##R##_3, tile_##R##_4}
-static const tile_fn tiles[MR][NVMAX] = {TL_NHWC_ROW(1), TL_NHWC_ROW(2), TL_NHWC_ROW(3),
-                                         TL_NHWC_ROW(4), TL_NHWC_ROW(5), TL_NHWC_ROW(6)};
+TL_NHWC_CLONES(tile, (int64_t K, const float *a, int64_t sai, int64_t sak, const float *b,
+                      int64_t ldb, float *c, int64_t ldc, const __mmask16 *m, bool add),
+               (K, a, sai, sak, b, ldb, c, ldc, m, add))
+static const tile_fn tiles[MR][NVMAX] = TL_NHWC_TABLE(tile);
 
 /* c (M x N, ldc) = A @ B (+ c when add), A(i, k) = a[i * sai + k * sak], B
  * (K x N, ldb) row-major: panels of NVMAX vectors of columns, each swept by
@@ -193,12 +227,7 @@ tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float 
          const int mr, const int nv)
 {
   __m512 acc[MR][NVMAX];
-  __mmask16 last = m[nv - 1];
-#pragma GCC unroll 6
-  for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; v++)
-      acc[r][v] = add ? _mm512_maskz_loadu_ps(m[v], c + r * ldc + v * LANES) : _mm512_setzero_ps();
+  acc_load(acc, c, ldc, m, add, mr, nv);
   for (int64_t t = 0; t < nt; t++) {
     const float *p[MR];
     bool padding = true;
@@ -213,48 +242,23 @@ tap_tile(int64_t nt, int64_t C, const float *const *ind, int64_t K, const float 
     }
 #pragma GCC unroll 2
     for (int64_t e = 0; e < C; e++, b += ldb) {
-      __m512 bv[NVMAX];
-#pragma GCC unroll 4
-      for (int v = 0; v < nv - 1; v++)
-        bv[v] = _mm512_loadu_ps(b + v * LANES);
-      bv[nv - 1] = _mm512_maskz_loadu_ps(last, b + (nv - 1) * LANES);
+      float x[MR];
 #pragma GCC unroll 6
-      for (int r = 0; r < mr; r++) {
-        __m512 x = _mm512_set1_ps(p[r][e]);
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++)
-          acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
-      }
+      for (int r = 0; r < mr; r++)
+        x[r] = p[r][e];
+      acc_fma(acc, x, b, m[nv - 1], mr, nv);
     }
   }
-#pragma GCC unroll 6
-  for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; v++)
-      _mm512_mask_storeu_ps(c + r * ldc + v * LANES, m[v], acc[r][v]);
+  acc_store(acc, c, ldc, m, mr, nv);
 }
 
 typedef void (*tap_tile_fn)(int64_t, int64_t, const float *const *, int64_t, const float *,
                             const float *, int64_t, float *, int64_t, const __mmask16 *, bool);
-#define TL_NHWC_TAP_TILE(R, V)                                                                  \
-  __attribute__((target("avx512f"))) static void tap_tile_##R##_##V(                            \
-      int64_t nt, int64_t C, const float *const *ind, int64_t K, const float *zeros,            \
-      const float *b, int64_t ldb, float *c, int64_t ldc, const __mmask16 *m, bool add)         \
-  {                                                                                             \
-    tap_tile(nt, C, ind, K, zeros, b, ldb, c, ldc, m, add, R, V);                               \
-  }
-#define TL_NHWC_TAP_TILES(R)                                                                    \
-  TL_NHWC_TAP_TILE(R, 1) TL_NHWC_TAP_TILE(R, 2) TL_NHWC_TAP_TILE(R, 3) TL_NHWC_TAP_TILE(R, 4)
-TL_NHWC_TAP_TILES(1)
-TL_NHWC_TAP_TILES(2)
-TL_NHWC_TAP_TILES(3)
-TL_NHWC_TAP_TILES(4)
-TL_NHWC_TAP_TILES(5)
-TL_NHWC_TAP_TILES(6)
-#define TL_NHWC_TAP_ROW(R) {tap_tile_##R##_1, tap_tile_##R##_2, tap_tile_##R##_3, tap_tile_##R##_4}
-static const tap_tile_fn tap_tiles[MR][NVMAX] = {TL_NHWC_TAP_ROW(1), TL_NHWC_TAP_ROW(2),
-                                                 TL_NHWC_TAP_ROW(3), TL_NHWC_TAP_ROW(4),
-                                                 TL_NHWC_TAP_ROW(5), TL_NHWC_TAP_ROW(6)};
+TL_NHWC_CLONES(tap_tile, (int64_t nt, int64_t C, const float *const *ind, int64_t K,
+                          const float *zeros, const float *b, int64_t ldb, float *c, int64_t ldc,
+                          const __mmask16 *m, bool add),
+               (nt, C, ind, K, zeros, b, ldb, c, ldc, m, add))
+static const tap_tile_fn tap_tiles[MR][NVMAX] = TL_NHWC_TABLE(tap_tile);
 
 /* c (M x N, ldc) = (+ c when add) the rows' taps (ind: M x K pointers to runs
  * of C) @ b (K*C x N, ldb): as tiled_gemm, the taps a block of about KBLOCK
@@ -288,55 +292,24 @@ run_tile(int64_t K, const float *a, int64_t sai, int64_t sak, const float *const
          const int nv)
 {
   __m512 acc[MR][NVMAX];
-  __mmask16 last = m[nv - 1];
-#pragma GCC unroll 6
-  for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; v++)
-      acc[r][v] = _mm512_maskz_loadu_ps(m[v], c + r * ldc + v * LANES);
+  acc_load(acc, c, ldc, m, true, mr, nv);
   for (int64_t k = 0; k < K; k++, a += sak, brow += bstride) {
-    const float *b = *brow + boff;
-    __m512 bv[NVMAX];
-#pragma GCC unroll 4
-    for (int v = 0; v < nv - 1; v++)
-      bv[v] = _mm512_loadu_ps(b + v * LANES);
-    bv[nv - 1] = _mm512_maskz_loadu_ps(last, b + (nv - 1) * LANES);
+    float x[MR];
 #pragma GCC unroll 6
-    for (int r = 0; r < mr; r++) {
-      __m512 x = _mm512_set1_ps(a[r * sai]);
-#pragma GCC unroll 4
-      for (int v = 0; v < nv; v++)
-        acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
-    }
+    for (int r = 0; r < mr; r++)
+      x[r] = a[r * sai];
+    acc_fma(acc, x, *brow + boff, m[nv - 1], mr, nv);
   }
-#pragma GCC unroll 6
-  for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; v++)
-      _mm512_mask_storeu_ps(c + r * ldc + v * LANES, m[v], acc[r][v]);
+  acc_store(acc, c, ldc, m, mr, nv);
 }
 
 typedef void (*run_tile_fn)(int64_t, const float *, int64_t, int64_t, const float *const *,
                             int64_t, int64_t, float *, int64_t, const __mmask16 *);
-#define TL_NHWC_RUN_TILE(R, V)                                                                  \
-  __attribute__((target("avx512f"))) static void run_tile_##R##_##V(                            \
-      int64_t K, const float *a, int64_t sai, int64_t sak, const float *const *brow,            \
-      int64_t bstride, int64_t boff, float *c, int64_t ldc, const __mmask16 *m)                 \
-  {                                                                                             \
-    run_tile(K, a, sai, sak, brow, bstride, boff, c, ldc, m, R, V);                             \
-  }
-#define TL_NHWC_RUN_TILES(R)                                                                    \
-  TL_NHWC_RUN_TILE(R, 1) TL_NHWC_RUN_TILE(R, 2) TL_NHWC_RUN_TILE(R, 3) TL_NHWC_RUN_TILE(R, 4)
-TL_NHWC_RUN_TILES(1)
-TL_NHWC_RUN_TILES(2)
-TL_NHWC_RUN_TILES(3)
-TL_NHWC_RUN_TILES(4)
-TL_NHWC_RUN_TILES(5)
-TL_NHWC_RUN_TILES(6)
-#define TL_NHWC_RUN_ROW(R) {run_tile_##R##_1, run_tile_##R##_2, run_tile_##R##_3, run_tile_##R##_4}
-static const run_tile_fn run_tiles[MR][NVMAX] = {TL_NHWC_RUN_ROW(1), TL_NHWC_RUN_ROW(2),
-                                                 TL_NHWC_RUN_ROW(3), TL_NHWC_RUN_ROW(4),
-                                                 TL_NHWC_RUN_ROW(5), TL_NHWC_RUN_ROW(6)};
+TL_NHWC_CLONES(run_tile, (int64_t K, const float *a, int64_t sai, int64_t sak,
+                          const float *const *brow, int64_t bstride, int64_t boff, float *c,
+                          int64_t ldc, const __mmask16 *m),
+               (K, a, sai, sak, brow, bstride, boff, c, ldc, m))
+static const run_tile_fn run_tiles[MR][NVMAX] = TL_NHWC_TABLE(run_tile);
 
 /* c (M x K*C, ldc) += A (M x R: a(i, k) = a[i * sai + k * sak]) @ the rows'
  * taps (ind: R x K pointers to runs of C): per tap, panels of NVMAX vectors
