@@ -6,7 +6,8 @@
 ``file://`` URL in ``tmp_path`` (no port to race for).  A child's failed
 assertion comes back as ProcessRaisedException with its traceback.  What a
 child writes with ``put(outdir, rank, obj)`` the parent reads with
-``results(outdir, nprocs)``."""
+``results(outdir, nprocs)``; ``close_tree`` compares such results with
+recorded ones."""
 import json
 import os
 
@@ -31,3 +32,20 @@ def results(outdir, nprocs):
         with open(os.path.join(outdir, f"rank{r}.json")) as f:
             out.append(json.load(f))
     return out
+
+
+def close_tree(got, want, path):
+    """got equals want, a tree of dicts and lists, floats to 1e-9 relative;
+    a failure names the path of the first difference."""
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want), path
+        for k in want:
+            close_tree(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (path, got, want)
+        for i, (a, b) in enumerate(zip(got, want)):
+            close_tree(a, b, f"{path}[{i}]")
+    elif isinstance(want, float):
+        assert abs(got - want) <= 1e-9 + 1e-9 * abs(want), (path, got, want)
+    else:
+        assert got == want, (path, got, want)

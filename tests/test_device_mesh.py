@@ -22,7 +22,7 @@ import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
 from device_mesh_cases import (BEFORE_INIT, WORLD, batch, make_model, run_flatten, run_from_group,
                                run_fsdp, run_meshes, shard_model)
-from dist_helpers import put, results, spawn_world
+from dist_helpers import close_tree as _close, put, results, spawn_world
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "device_mesh.json")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -127,21 +127,6 @@ def world(tmp_path_factory):
     """The ranks' golden-case results, once every check passed on every rank."""
     outdir = spawn_world(_main, WORLD, tmp_path_factory.mktemp("device_mesh"))
     return results(outdir, WORLD)
-
-
-def _close(got, want, path):
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want), path
-        for k in want:
-            _close(got[k], want[k], f"{path}.{k}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), (path, got, want)
-        for i, (a, b) in enumerate(zip(got, want)):
-            _close(a, b, f"{path}[{i}]")
-    elif isinstance(want, float):
-        assert abs(got - want) <= 1e-9 + 1e-9 * abs(want), (path, got, want)
-    else:
-        assert got == want, (path, got, want)
 
 
 @pytest.mark.parametrize("case", sorted(_golden()["ranks"][0]["meshes"]))

@@ -17,7 +17,7 @@ import torchlike
 import torchlike.distributed as dist
 import torchlike.distributed.fsdp as fsdp
 import torchlike.distributed.fsdp.wrap as wrap
-from dist_helpers import put, results, spawn_world
+from dist_helpers import close_tree as _close, put, results, spawn_world
 from fsdp_cases import CONFIGS, batch, make_model, no_group_error, run_all, run_fully_shard
 from torchlike import nn
 
@@ -538,21 +538,6 @@ def world(tmp_path_factory):
     """The ranks' golden-case results, once every check passed on every rank."""
     outdir = spawn_world(_main, 2, tmp_path_factory.mktemp("fsdp"))
     return results(outdir, 2)
-
-
-def _close(got, want, path):
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want), path
-        for k in want:
-            _close(got[k], want[k], f"{path}.{k}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), path
-        for i, (a, b) in enumerate(zip(got, want)):
-            _close(a, b, f"{path}[{i}]")
-    elif isinstance(want, float):
-        assert abs(got - want) <= 1e-9 + 1e-9 * abs(want), (path, got, want)
-    else:
-        assert got == want, (path, got, want)
 
 
 def _golden():
