@@ -28,6 +28,7 @@ from ... import distributed as dist
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...nn.parameter import Parameter
+from ...utils._pytree import tree_map
 
 Tensor = _C.Tensor
 
@@ -319,3 +320,11 @@ def pack(t):
 
 def unpack(x):
     return x.materialize() if isinstance(x, _Saved) else x
+
+
+def cast_floating(tree, dtype):
+    """The floating tensors of a tree of arguments or outputs (lists,
+    tuples, dicts ...) cast to dtype, as mixed precision casts a unit's
+    inputs and outputs; everything else as it is."""
+    return tree_map(lambda x: x.to(dtype) if isinstance(x, _C.Tensor) and x.is_floating_point()
+                    else x, tree)

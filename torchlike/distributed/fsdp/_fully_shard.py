@@ -69,16 +69,6 @@ class UnshardHandle:
         return None
 
 
-def _cast(obj, dtype):
-    if isinstance(obj, _C.Tensor):
-        return obj.to(dtype) if obj.is_floating_point() else obj
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_cast(o, dtype) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _cast(v, dtype) for k, v in obj.items()}
-    return obj
-
-
 class _Param:
     """One sharded parameter: where it lives, its whole shape, its piece."""
 
@@ -267,10 +257,10 @@ class FSDPModule:
         state = self._fsdp_state
         mp = state.mp
         if mp.param_dtype is not None and mp.cast_forward_inputs:
-            args, kwargs = _cast(args, mp.param_dtype), _cast(kwargs, mp.param_dtype)
+            args, kwargs = fp.cast_floating((args, kwargs), mp.param_dtype)
         if not state.params:
             out = run(*args, **kwargs)
-            return _cast(out, mp.output_dtype) if mp.output_dtype is not None else out
+            return fp.cast_floating(out, mp.output_dtype) if mp.output_dtype is not None else out
         recorded = is_grad_enabled() and any(sp.local.requires_grad for sp in state.params)
         if recorded:
             full = _AllGather.apply(state, *[sp.local for sp in state.params])
@@ -295,7 +285,7 @@ class FSDPModule:
                 state.full = None
         if recorded:
             fp.hook_outputs(out, state)
-        return _cast(out, mp.output_dtype) if mp.output_dtype is not None else out
+        return fp.cast_floating(out, mp.output_dtype) if mp.output_dtype is not None else out
 
     def _fsdp_states(self, recurse):
         mods = self.modules() if recurse else [self]

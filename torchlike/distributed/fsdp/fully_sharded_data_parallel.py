@@ -46,16 +46,6 @@ _CONFIGS = {StateDictType.FULL_STATE_DICT: (FullStateDictConfig, FullOptimStateD
                                                ShardedOptimStateDictConfig)}
 
 
-def _cast_inputs(obj, dtype):
-    if isinstance(obj, Tensor):
-        return obj.to(dtype) if obj.is_floating_point() else obj
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_cast_inputs(o, dtype) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _cast_inputs(v, dtype) for k, v in obj.items()}
-    return obj
-
-
 class FullyShardedDataParallel(Module):
     """``FullyShardedDataParallel(module, process_group=None,
     sharding_strategy=FULL_SHARD, cpu_offload=None, auto_wrap_policy=None,
@@ -246,8 +236,7 @@ class FullyShardedDataParallel(Module):
         mp = self.mixed_precision
         if self._is_root and mp is not None and mp.param_dtype is not None and \
                 mp.cast_root_forward_inputs:
-            args, kwargs = _cast_inputs(args, mp.param_dtype), _cast_inputs(kwargs,
-                                                                             mp.param_dtype)
+            args, kwargs = fp.cast_floating((args, kwargs), mp.param_dtype)
         h = self._handle
         if h is None:
             return self._fsdp_wrapped_module(*args, **kwargs)
