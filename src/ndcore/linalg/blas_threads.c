@@ -46,6 +46,17 @@ void tl_linalg_blas_single_end(void)
   pthread_mutex_unlock(&blas_lock);
 }
 
+void tl_linalg_parallel_products(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
+{
+  if (n <= 1) {
+    fn(ctx, 0, n, 0);
+    return;
+  }
+  tl_linalg_blas_single_begin();
+  tl_parallel_for(n, grain, fn, ctx);
+  tl_linalg_blas_single_end();
+}
+
 /* OpenBLAS splits a product across its threads from M*N*K > 262144 on, but
  * waking its threads costs more than they save up to a few MFLOP: on 2
  * cores, 32x256x256 and 128x128x128 (2.1e6) ran no faster on two threads

@@ -223,9 +223,7 @@ static bool gemm_pooled(const gemm_plan *p, const char *a, const char *b, char *
   if (pieces < 2 || tl_linalg_gemm_single_thread(s.rows ? s.step : p->M,
                                                  s.rows ? p->N : s.step, p->K))
     return false;
-  tl_linalg_blas_single_begin();
-  tl_parallel_for(pieces, 1, gemm_slab_range, &s);
-  tl_linalg_blas_single_end();
+  tl_linalg_parallel_products(pieces, 1, gemm_slab_range, &s);
   return true;
 }
 
@@ -330,13 +328,8 @@ static bool gemm_dots(gemm_plan *p, int64_t nbatch)
       p->reduce || nbatch < 1 || p->K < 1 || p->cs[1] < 1 || p->cs[1] > INT_MAX ||
       p->rs[2] < 1 || p->rs[2] > INT_MAX)
     return false;
-  if (nbatch == 1) { /* one long dot: BLAS may thread it */
-    gemm_dot_range(p, 0, 1, 0);
-    return true;
-  }
-  tl_linalg_blas_single_begin();
-  tl_parallel_for(nbatch, 1 + 32768 / p->K, gemm_dot_range, p);
-  tl_linalg_blas_single_end();
+  /* one long dot runs inline, BLAS free to thread it */
+  tl_linalg_parallel_products(nbatch, 1 + 32768 / p->K, gemm_dot_range, p);
   return true;
 }
 

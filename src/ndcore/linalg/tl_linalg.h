@@ -8,6 +8,7 @@
 #ifndef TL_LINALG_H
 #define TL_LINALG_H
 
+#include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_dtype.h"
 
 /* out[B] = alpha * a[B] @ b[B] + beta * out[B].  a: [B..., M, K], b: [B..., K, N]
@@ -39,6 +40,9 @@ const char *tl_linalg_blas_corename(void);
  * entered from several threads at once). */
 void tl_linalg_blas_single_begin(void);
 void tl_linalg_blas_single_end(void);
+/* fn over [0, n) on our pool, OpenBLAS held to one thread while our threads
+ * run their own products; n <= 1 runs inline, BLAS free to use its threads. */
+void tl_linalg_parallel_products(int64_t n, int64_t grain, tl_range_fn fn, void *ctx);
 /* Whether an M x K by K x N product is small enough to run on one BLAS
  * thread (the policy of tl_linalg_gemm; exposed for its tests). */
 bool tl_linalg_gemm_single_thread(int64_t M, int64_t N, int64_t K);

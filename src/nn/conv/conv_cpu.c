@@ -494,13 +494,7 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
     for (int64_t s = 0; s < j->slots; s++)
       memset(slot_acc(j, s), 0, (size_t)acc_numel * w->es);
   tl_unlocked unlocked = tl_parallel_unlock(j->d.N * j->d.Cs * j->d.L * j->d.Cbg * j->d.K);
-  if (j->slots > 1) {
-    tl_linalg_blas_single_begin();
-    tl_parallel_for(j->slots, 1, slots_range, j);
-    tl_linalg_blas_single_end();
-  } else {
-    slots_range(j, 0, 1, 0);
-  }
+  tl_linalg_parallel_products(j->slots, 1, slots_range, j);
   for (int64_t s = 1; s < j->slots && acc_numel; s++) { /* the slots' sums into the first */
     if (w->f64) {
       double *o = j->out;

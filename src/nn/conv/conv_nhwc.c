@@ -196,6 +196,16 @@ TL_NHWC_CLONES(tile, (int64_t K, const float *a, int64_t sai, int64_t sak, const
                (K, a, sai, sak, b, ldb, c, ldc, m, add))
 static const tile_fn tiles[MR][NVMAX] = TL_NHWC_TABLE(tile);
 
+/* The masks of the panel of columns [j0, j0 + NVMAX * LANES) of N (the
+ * last vector's partial), and how many vectors it has. */
+static int panel_masks(int64_t N, int64_t j0, __mmask16 m[NVMAX])
+{
+  int nv = 0;
+  for (int64_t j = j0; j < N && nv < NVMAX; j += LANES, nv++)
+    m[nv] = N - j >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << (N - j)) - 1);
+  return nv;
+}
+
 /* c (M x N, ldc) = A @ B (+ c when add), A(i, k) = a[i * sai + k * sak], B
  * (K x N, ldb) row-major: panels of NVMAX vectors of columns, each swept by
  * tiles of MR rows, KBLOCK steps of k at a time. */
@@ -204,9 +214,7 @@ static void tiled_gemm(int64_t M, int64_t N, int64_t K, const float *a, int64_t 
 {
   for (int64_t j0 = 0; j0 < N; j0 += NVMAX * LANES) {
     __mmask16 m[NVMAX];
-    int nv = 0;
-    for (int64_t j = j0; j < N && nv < NVMAX; j += LANES, nv++)
-      m[nv] = N - j >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << (N - j)) - 1);
+    int nv = panel_masks(N, j0, m);
     for (int64_t k0 = 0; k0 < K; k0 += KBLOCK)
       for (int64_t i0 = 0; i0 < M; i0 += MR) {
         int mr = M - i0 < MR ? (int)(M - i0) : MR;
@@ -270,9 +278,7 @@ static void tap_gemm(int64_t M, int64_t N, int64_t K, int64_t C, const float *co
   int64_t tb = C < KBLOCK ? KBLOCK / C : 1;
   for (int64_t j0 = 0; j0 < N; j0 += NVMAX * LANES) {
     __mmask16 m[NVMAX];
-    int nv = 0;
-    for (int64_t j = j0; j < N && nv < NVMAX; j += LANES, nv++)
-      m[nv] = N - j >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << (N - j)) - 1);
+    int nv = panel_masks(N, j0, m);
     for (int64_t t0 = 0; t0 < K; t0 += tb)
       for (int64_t i0 = 0; i0 < M; i0 += MR) {
         int mr = M - i0 < MR ? (int)(M - i0) : MR;
@@ -320,9 +326,7 @@ static void run_gemm(int64_t M, int64_t R, int64_t K, int64_t C, const float *a,
   for (int64_t t = 0; t < K; t++)
     for (int64_t c0 = 0; c0 < C; c0 += NVMAX * LANES) {
       __mmask16 m[NVMAX];
-      int nv = 0;
-      for (int64_t e = c0; e < C && nv < NVMAX; e += LANES, nv++)
-        m[nv] = C - e >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - e)) - 1);
+      int nv = panel_masks(C, c0, m);
       for (int64_t i0 = 0; i0 < M; i0 += MR) {
         int mr = M - i0 < MR ? (int)(M - i0) : MR;
         run_tiles[mr - 1][nv - 1](R, a + i0 * sai, sai, sak, ind + t, K, c0,
@@ -655,13 +659,7 @@ static tl_status run(nhwc_job *j, int64_t acc_numel)
   for (int64_t s = 0; s < j->slots && acc_numel; s++)
     memset(at(j, j->slots_base, s * j->slot_numel + j->acc_off), 0, (size_t)acc_numel * j->es);
   tl_unlocked unlocked = tl_parallel_unlock(j->N * j->L * j->KR * j->Cs);
-  if (j->slots > 1) {
-    tl_linalg_blas_single_begin();
-    tl_parallel_for(j->slots, 1, slots_range, j);
-    tl_linalg_blas_single_end();
-  } else {
-    slots_range(j, 0, 1, 0);
-  }
+  tl_linalg_parallel_products(j->slots, 1, slots_range, j);
   tl_parallel_relock(&unlocked);
   return TL_OK;
 }
