@@ -114,7 +114,7 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
     if tensors:
         scale = scale if isinstance(scale, _C.Tensor) else _C.tensor(float(scale))
         zero_point = zero_point if isinstance(zero_point, _C.Tensor) else _C.tensor(zero_point)
-        for name, t in (("scale", scale), ("zero_point", zero_point)):
+        for t in (scale, zero_point):
             if t.numel() != 1:
                 raise RuntimeError(f"a Tensor with {t.numel()} elements cannot be converted to "
                                    f"Scalar")
