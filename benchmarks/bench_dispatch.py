@@ -5,7 +5,11 @@
 Here the "peer" is torchlike itself called directly, so the printed ratio
 peer/tl is direct_time / dispatched_time: 1.0 means dispatch costs nothing,
 and the target for ``np.sin(t)`` is at least 0.67 (dispatch at most 1.5x the
-direct call)."""
+direct call).
+
+The "small" rows time common calls of the ``torchlike.numpy`` namespace on a
+4x4 float64 tensor against NumPy's on a 4x4 ndarray: what drop-in code with
+small arrays pays per call (peer/tl < 1: NumPy is faster)."""
 import numpy as np
 
 import torchlike as tl
@@ -43,7 +47,23 @@ def cases():
         "t.sin()"
     yield "namespace tnp.sum(m, axis=0) vs m.sum(0) [4x4 f32]", \
         lambda: tnp.sum(m, axis=0), lambda: m.sum(0), "m.sum(0)"
+    yield from _small_calls()
     trivial = _Trivial()
     yield "dispatch np.sin(t) vs NumPy's override floor", lambda: np.sin(t), \
         lambda: np.sin(trivial), "np.sin(no-op override)"
 
+
+
+# (label, call): the same source text runs with np = torchlike.numpy and
+# x a tensor, then np = numpy and x an ndarray
+_SMALL = ["np.zeros((4, 4))", "np.asarray([1.0, 2.0, 3.0])", "np.add(x, x)", "np.exp(x)",
+          "np.maximum(x, 0.5)", "np.clip(x, 0.0, 1.0)", "np.concatenate([x, x])",
+          "np.vstack([x, x])", "np.dot(x, x)", "np.arange(1, 10, 2)", "np.empty_like(x)",
+          "np.squeeze(x)", "x.copy()", "x.astype(np.float32)", "np.sum(x)", "np.mean(x, axis=0)"]
+
+
+def _small_calls():
+    for source in _SMALL:
+        ours = eval(f"lambda: {source}", {"np": tnp, "x": tnp.ones((4, 4))})
+        theirs = eval(f"lambda: {source}", {"np": np, "x": np.ones((4, 4))})
+        yield f"small {source}", ours, theirs, "NumPy"

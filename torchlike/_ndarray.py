@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from . import _C
+from ._layout import contiguous_format
 
 Tensor = _C.Tensor
 _ORIGINAL = {}
@@ -279,6 +280,8 @@ _override("searchsorted", lambda self, v, side="left", sorter=None:
 def _copy(self, order="C"):
     """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
     default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
+    if order == "C":  # the default: one C-ordered clone
+        return self.clone(memory_format=contiguous_format)
     order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
     if order in ("A", "K"):  # a Fortran-ordered tensor's copy stays Fortran-ordered
         fortran = self.ndim > 1 and not self.is_contiguous() and \

@@ -17,6 +17,13 @@ from .._array_function import (
 Tensor = _C.Tensor
 
 
+def _same_layout(proto, shape, order):
+    """The ``*_like`` call needs no layout work: the prototype is a C-ordered
+    tensor and the result takes its shape (the common call, kept short)."""
+    return shape is None and order in ("K", "C", "A") and type(proto) is Tensor and \
+        proto.is_contiguous()
+
+
 def _like(proto, dtype, shape, device, order="K"):
     """Shape, dtype, device and memory order of a ``*_like`` result: the
     prototype's unless given.  NumPy's orders: "C", "F", "A" (F when the
@@ -38,18 +45,24 @@ def _like(proto, dtype, shape, device, order="K"):
 
 @implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if _same_layout(prototype, shape, order):
+        return _C.empty_like(prototype, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(prototype, dtype, shape, device, order)
     return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if _same_layout(a, shape, order):
+        return _C.zeros_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
     return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if _same_layout(a, shape, order):
+        return _C.ones_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
     return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
 
@@ -102,7 +115,11 @@ def _default_dtype(value):
     return _C.float64
 
 
+# A tuple goes to the core as it is (it refuses what is not an integer with a
+# TypeError, as NumPy does); other shapes are made one here.
 def _shape(shape):
+    if type(shape) is int:
+        return (shape,)
     if type(shape) is tuple and all(type(s) is int for s in shape):
         return shape
     if isinstance(shape, (int, np.integer)) or \
@@ -120,6 +137,11 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
 
     Tensors and ndarrays are taken without a copy when ``copy`` is not True and
     neither dtype nor device changes; ``copy=False`` refuses to copy."""
+    if type(obj) is list and dtype is None and device is None and copy is not False and \
+            not has_tensor(obj):  # the common call, short: a new array of host numbers
+        a = np.asarray(obj)
+        if a.dtype.kind in "biufc":
+            return _place(_C.from_numpy(a), _C._get_default_device())
     dtype = tl_dtype(dtype)
     if isinstance(obj, Tensor):
         result = obj
@@ -174,8 +196,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
     result = asarray(object, dtype, device=device, copy=copy)
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
-    fortran = result.ndim > 1 and result.permute(*reversed(range(result.ndim))).is_contiguous()
-    if order == "F" and result.ndim > 1 and not fortran:
+    if order == "F" and result.ndim > 1 and \
+            not result.permute(*reversed(range(result.ndim))).is_contiguous():
         if copy is False:
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
@@ -197,19 +219,26 @@ def _ordered(make, shape, order):
     return make(shape[::-1]).permute(*reversed(range(len(shape)))).detach()
 
 
-def empty(shape, dtype=None, order="C", *, device=None, like=None):
+def _created(make, shape, dtype, order, device):
+    """``make(shape, dtype=, device=)`` with NumPy's default dtype (float64),
+    in ``order``; the common call (C order) without the layout work."""
     dtype = tl_dtype(dtype) or _C.float64
-    return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
+    if order == "C":
+        return make(shape if type(shape) is tuple else _shape(shape), dtype=dtype,
+                    device=device)
+    return _ordered(lambda s: make(s, dtype=dtype, device=device), shape, order)
+
+
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    return _created(_C.empty, shape, dtype, order, device)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    dtype = tl_dtype(dtype) or _C.float64
-    return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
+    return _created(_C.zeros, shape, dtype, order, device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    dtype = tl_dtype(dtype) or _C.float64
-    return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
+    return _created(_C.ones, shape, dtype, order, device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
@@ -227,8 +256,8 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
             raise ValueError(f"could not broadcast input array from shape "
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
         return _place(filled.clone(), device)
-    return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
-                    order)
+    return _created(lambda s, dtype, device: _C.full(s, fill_value, dtype=dtype, device=device),
+                    shape, dtype, order, device)
 
 
 def _bound_number(v):
@@ -242,6 +271,13 @@ def _bound_number(v):
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     if stop is None:
         start, stop = 0, start
+    if dtype is None and type(start) is int and type(stop) is int and type(step) is int and \
+            step and -_SHORT < start < _SHORT and -_SHORT < stop < _SHORT:
+        # Python ints well inside int64 (the common call, kept short): int64 values
+        n = max(-((start - stop) // step), 0)
+        if n == 0 or start == 0 and step == 1:
+            return _C.arange(n, dtype=_C.int64, device=device)
+        return _C.arange(start, start + n * step, step, dtype=_C.int64, device=device)
     # A 0-d tensor or array bound (k from iterating an int tensor, n = a.size)
     # counts as its Python number, so integer bounds keep an integer result.
     start, stop, step = (_bound_number(v) for v in (start, stop, step))
@@ -263,6 +299,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     if start == 0 and step == 1:
         return _C.arange(n, dtype=dtype, device=device)
     return _C.arange(n, dtype=_C.int64, device=device).mul_(int(step)).add_(int(start)).to(dtype)
+
+
+_SHORT = 1 << 62
 
 
 def _check_int_fits(value, dtype):

@@ -40,21 +40,37 @@ def _out_given(name, nin, rest, kwargs):
     return {**kwargs, "out": rest[0]}
 
 
+# name -> (op, arity) of the functions above: the namespace's function is a
+# _C._DirectCall, which calls op straight from C when the call has only
+# tensors and Python numbers (the common call; a Python frame had doubled its
+# cost), and the Python function otherwise.
+_DIRECT = {}
+
+
 def _unary(op, name):
+    """The namespace function ``name``: ``op`` of a tensor, or of what NumPy
+    makes an array of.  Called with one tensor and nothing else, the C object
+    around it calls ``op`` directly (``_DIRECT``)."""
     def fn(x, /, *rest, **kwargs):
-        kwargs = _out_given(name, 1, rest, kwargs)
+        if rest:
+            kwargs = _out_given(name, 1, rest, kwargs)
         try:
             return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    _DIRECT[name] = op, 1
     return fn
 
 
 def _binary(op, name):
+    """The namespace function ``name``: ``op`` of two operands, tensors or
+    Python numbers (weak) or what NumPy makes an array of; tensors and numbers
+    alone go to ``op`` from C (``_DIRECT``)."""
     def fn(x1, x2, /, *rest, **kwargs):
-        kwargs = _out_given(name, 2, rest, kwargs)
+        if rest:
+            kwargs = _out_given(name, 2, rest, kwargs)
         try:
             if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
                                                    isinstance(x2, Tensor)):
@@ -66,6 +82,7 @@ def _binary(op, name):
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    _DIRECT[name] = op, 2
     return fn
 
 
@@ -133,11 +150,14 @@ def _is_nan(z):
     return _C.isnan(_C.real(z)) | _C.isnan(_C.imag(z))
 
 
+def _is_complex(x):
+    return x.is_complex() if isinstance(x, Tensor) else isinstance(x, complex)
+
+
 def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
-        if not any(isinstance(x, complex) or isinstance(x, Tensor) and x.is_complex()
-                   for x in (x1, x2)) or set(kwargs) - {"out"}:
+        if not (_is_complex(x1) or _is_complex(x2)) or kwargs and set(kwargs) - {"out"}:
             return op(x1, x2, **kwargs)
         a, b = _complex_pair(x1, x2)
         if kind in ("lt", "le", "gt", "ge"):
@@ -278,6 +298,9 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
     or bool ``x`` with float bounds (np.clip(pixels, lo, hi) with percentile
     bounds), which the Array API leaves unspecified, takes NumPy's promoted
     dtype, so fractional bounds are not truncated."""
+    if type(x) is Tensor and out is None and not kwargs and x.is_floating_point() and \
+            _plain_bound(min) and _plain_bound(max) and (min is not None or max is not None):
+        return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
     lo, hi = integer_clip_bounds(x, lo, hi)
@@ -318,11 +341,21 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
     return result
 
 
+def _plain_bound(b):
+    """None, or a number that bounds a float array as it is (not NaN: a NaN
+    bound makes every element NaN, which the general path does)."""
+    return b is None or type(b) is float and b == b or \
+        type(b) is int and -(1 << 53) <= b <= 1 << 53
+
+
 def _bound(b, x):
     if isinstance(b, _SCALARS):
-        if not (x.is_floating_point() or x.is_complex()) and isinstance(b, float):
-            return b
-        return _C.full((), b, dtype=x.dtype, device=x.device)
+        if not (x.is_floating_point() or x.is_complex()):
+            return b if isinstance(b, float) else _C.full((), b, dtype=x.dtype, device=x.device)
+        # through the widest type: a bound past a 16-bit float's range is inf
+        # there, as NumPy's cast makes it (the core's full() would refuse it)
+        wide = _C.complex128 if x.is_complex() else _C.float64
+        return _C.full((), b, dtype=wide, device=x.device).to(x.dtype)
     return _arg(b)
 
 
@@ -527,9 +560,15 @@ def _with_ufunc_keywords(fn, ufunc):
 
 def _give_ufunc_surface(name):
     ufunc = getattr(np, name, None)
+    fn = globals()[name]
+    if isinstance(ufunc, np.ufunc):
+        fn = _with_ufunc_keywords(fn, ufunc)
+    if name in _DIRECT:
+        op, arity = _DIRECT[name]
+        fn = _C._DirectCall(op, fn, arity)
+    globals()[name] = fn
     if not isinstance(ufunc, np.ufunc):
         return
-    fn = globals()[name] = _with_ufunc_keywords(globals()[name], ufunc)
     for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
         setattr(fn, method, _ufunc_method(ufunc, method))
     for attr in ("identity", "nin", "nout", "nargs", "ntypes", "types", "signature"):

@@ -16,6 +16,12 @@ Tensor = _C.Tensor
 
 @implements(np.dot)
 def dot(a, b, out=None):
+    if out is None and type(a) is Tensor and type(b) is Tensor and a.dtype == b.dtype and \
+            0 < a.ndim <= 2 and 0 < b.ndim <= 2:  # the common call: one matmul
+        try:
+            return _C.matmul(a, b)
+        except RuntimeError:
+            pass  # shapes not aligned: the checks below raise NumPy's error
     a, b = promote(as_tensor(a), as_tensor(b))
     with value_errors("dot"):  # shapes not aligned
         if a.ndim == 0 or b.ndim == 0:

@@ -87,7 +87,7 @@ def moveaxis(a, source, destination):
 def squeeze(a, axis=None):
     a = as_tensor(a)
     if axis is None:
-        return a.reshape(tuple(s for s in a.shape if s != 1))
+        return _C.squeeze(a)
     axes = norm_axes(axis, a.ndim)
     if any(a.shape[ax] != 1 for ax in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
@@ -151,8 +151,41 @@ def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
     return tensors
 
 
+def _first_rank(arrays):
+    """The rank of the first of a join's arrays when it is a tensor, else -1."""
+    if type(arrays) in (list, tuple) and arrays and type(arrays[0]) is Tensor:
+        return arrays[0].ndim
+    return -1
+
+
+def _join_fast(join, arrays, axis, extra):
+    """``join(arrays, axis)`` for the common call: a list or tuple of tensors
+    of one dtype and rank, an int axis in range (``extra``: the axes the
+    result adds).  None when the call needs the checks and promotion of the
+    full path, or the core refuses it (the full path raises NumPy's error)."""
+    if type(arrays) not in (list, tuple) or not arrays or type(axis) is not int:
+        return None
+    first = arrays[0]
+    if type(first) is not Tensor:
+        return None
+    dtype, ndim = first.dtype, first.ndim
+    if ndim == 0 and not extra or not -(ndim + extra) <= axis < ndim + extra:
+        return None
+    for t in arrays:
+        if type(t) is not Tensor or t.dtype != dtype or t.ndim != ndim:
+            return None
+    try:
+        return join(arrays if type(arrays) is list else list(arrays), axis)
+    except RuntimeError:
+        return None
+
+
 @implements(np.concatenate, np.concat)
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is None and dtype is None and casting == "same_kind":
+        result = _join_fast(_C.cat, arrays, axis, 0)
+        if result is not None:
+            return result
     tensors = _join_inputs("concatenate", arrays, out, dtype, casting)
     if not tensors:
         raise ValueError("need at least one array to concatenate")
@@ -191,6 +224,10 @@ def _cat(tensors, axis):
 
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is None and dtype is None and casting == "same_kind":
+        result = _join_fast(_C.stack, arrays, axis, 1)
+        if result is not None:
+            return result
     tensors = _join_inputs("stack", arrays, out, dtype, casting, stack_error=True)
     if not tensors:
         raise ValueError("need at least one array to stack")
@@ -202,12 +239,21 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 @implements(np.vstack, np.row_stack if hasattr(np, "row_stack") else np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind"):
+    if dtype is None and casting == "same_kind" and _first_rank(tup) >= 2:
+        result = _join_fast(_C.cat, tup, 0, 0)
+        if result is not None:
+            return result
     tensors = _join_inputs("vstack", tup, None, dtype, casting, stack_error=True)
     return _cat([atleast_2d(t) for t in tensors], 0)
 
 
 @implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind"):
+    rank = _first_rank(tup)
+    if dtype is None and casting == "same_kind" and rank >= 1:
+        result = _join_fast(_C.cat, tup, 0 if rank == 1 else 1, 0)
+        if result is not None:
+            return result
     tensors = [atleast_1d(t) for t in
                _join_inputs("hstack", tup, None, dtype, casting, stack_error=True)]
     return _cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)

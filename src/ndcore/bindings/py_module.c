@@ -247,7 +247,7 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_generated_fft_functions) < 0 ||
       tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
       tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0 ||
-      tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0 ||
+      tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0 || tl_py_fastcall_init(m) < 0 ||
       tl_py_torch_function_init(m) < 0) {
     Py_DECREF(m);
     return NULL;

@@ -259,6 +259,11 @@ extern PyMethodDef tl_py_cuda_runtime_functions[];
 
 /* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
 int tl_py_ufunc_init(PyObject *module);
+/* Tensors and Python scalars only: what a core op takes as operands */
+int tl_py_plain_operands(PyObject *const *inputs, Py_ssize_t n);
+/* The first off-CPU tensor (or instance of `also`) in o, lists and tuples
+ * searched; *found NULL if none; -1 after an error */
+int tl_py_find_offhost(PyObject *o, PyTypeObject *also, PyObject **found);
 
 /* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
 extern PyMethodDef tl_py_dlpack_methods[];
@@ -269,6 +274,9 @@ extern PyMethodDef tl_py_storage_functions[];
 /* _C._Spelled: Tensor methods that take NumPy's meaning when spelled the NumPy
  * way (py_spelling.c) */
 int tl_py_spelling_init(PyObject *m);
+/* _C._DirectCall: namespace functions that call their implementation directly
+ * when the call needs none of the Python wrapper's work (py_fastcall.c) */
+int tl_py_fastcall_init(PyObject *m);
 /* shared-memory handles for torchlike.multiprocessing (py_mp.c) */
 extern PyMethodDef tl_py_mp_functions[];
 /* the emulated fake device's FFT executor, for tests (py_fft.c) */

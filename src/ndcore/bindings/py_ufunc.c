@@ -19,7 +19,7 @@ static PyObject *call_str;   /* "__call__", interned */
 
 /* Tensors and Python scalars only (np.float64 and np.complex128 are
  * subclasses of float and complex): what op(*inputs) takes on any device. */
-static int plain_operands(PyObject *const *inputs, Py_ssize_t n)
+int tl_py_plain_operands(PyObject *const *inputs, Py_ssize_t n)
 {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = inputs[i];
@@ -36,7 +36,7 @@ static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ss
   if (nargs >= 2 && !kwnames && fast_table && (args[1] == call_str ||
       (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], call_str) == 0))) {
     PyObject *op = PyDict_GetItemWithError(fast_table, args[0]); /* borrowed */
-    if (op && plain_operands(args + 2, nargs - 2))
+    if (op && tl_py_plain_operands(args + 2, nargs - 2))
       return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
     if (PyErr_Occurred())
       return NULL;
@@ -66,12 +66,17 @@ static PyObject *set_array_ufunc(PyObject *module, PyObject *const *args, Py_ssi
 }
 
 /* The first tensor off the CPU in o (a tensor, or a list or tuple searched
- * depth first), or NULL; -1 after an error. */
-static int find_offhost(PyObject *o, PyObject **found)
+ * depth first), or else the first instance of `also` (a type, or NULL);
+ * *found stays NULL when there is neither.  -1 after an error. */
+int tl_py_find_offhost(PyObject *o, PyTypeObject *also, PyObject **found)
 {
   if (tl_py_is_tensor(o)) {
     if (tl_tensor_device(tl_py_t(o)).type != TL_DEVICE_CPU)
       *found = o;
+    return 0;
+  }
+  if (also && PyObject_TypeCheck(o, also)) {
+    *found = o;
     return 0;
   }
   if (!PyList_Check(o) && !PyTuple_Check(o))
@@ -80,7 +85,7 @@ static int find_offhost(PyObject *o, PyObject **found)
     return -1;
   int err = 0;
   for (Py_ssize_t i = 0; !err && !*found && i < PySequence_Fast_GET_SIZE(o); i++)
-    err = find_offhost(PySequence_Fast_GET_ITEM(o, i), found);
+    err = tl_py_find_offhost(PySequence_Fast_GET_ITEM(o, i), also, found);
   Py_LeaveRecursiveCall();
   return err;
 }
@@ -95,10 +100,10 @@ static PyObject *offhost_device(PyObject *module, PyObject *const *args, Py_ssiz
   if (nargs != 2 || !PyTuple_Check(args[0]) || (args[1] != Py_None && !PyDict_Check(args[1])))
     return PyErr_Format(PyExc_TypeError, "_offhost_device(args: tuple, kwargs: dict | None)");
   PyObject *found = NULL, *key, *value;
-  if (find_offhost(args[0], &found) < 0)
+  if (tl_py_find_offhost(args[0], NULL, &found) < 0)
     return NULL;
   for (Py_ssize_t pos = 0; !found && args[1] != Py_None && PyDict_Next(args[1], &pos, &key, &value);)
-    if (find_offhost(value, &found) < 0)
+    if (tl_py_find_offhost(value, NULL, &found) < 0)
       return NULL;
   if (!found)
     Py_RETURN_NONE;
