@@ -269,27 +269,17 @@ def _sort_method(self, axis=-1, kind=None, order=None, endwith=True, fill_value=
 
 def unique(ar1, return_index=False, return_inverse=False):
     """The sorted unmasked values, and one masked element at the end when
-    any element is masked."""
+    any element is masked (with the first index of each value and the
+    inverse, in the input's shape, as NumPy's)."""
     a = _ma(ar1)
     if a._m is nomask:
         r = _tnp.unique(a._data, return_index=return_index,
-                            return_inverse=return_inverse)
+                        return_inverse=return_inverse)
         if isinstance(r, tuple):
             return (MaskedArray._new(r[0], nomask, a),) + tuple(r[1:])
         return MaskedArray._new(r, nomask, a)
-    if return_index or return_inverse:
-        raise NotImplementedError("ma.unique with return_index or return_inverse of a "
-                                  "masked array with masked elements")
-    u = _tnp.unique(a.compressed())
-    flat_m = a._m.reshape(-1)
-    if not bool(flat_m.any()):
-        return MaskedArray._new(u, _C.zeros(tuple(u.shape), dtype=_C.bool,
-                                            device=u.device), a)
-    first = a._data.reshape(-1)[_tnp.argmax(flat_m.to(_C.int8))].reshape(1)
-    d = _C.cat([u, first.to(u.dtype)])
-    m = _C.zeros(tuple(d.shape), dtype=_C.bool, device=d.device)
-    m[-1] = True
-    return MaskedArray._new(d, m, a)
+    from ._extras import unique_masked
+    return unique_masked(a, return_index, return_inverse)
 
 
 # ---------------------------------------------------------------------------

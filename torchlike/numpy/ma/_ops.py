@@ -274,7 +274,7 @@ def _table():
         ops[name] = _binary(name, getattr(_elementwise, name), BINARY_DOMAINS.get(name))
     for name in ("sign", "conj", "conjugate", "real", "imag", "deg2rad", "rad2deg",
                  "radians", "degrees", "angle", "sinc", "cbrt", "spacing", "isreal",
-                 "iscomplex"):
+                 "iscomplex", "fabs"):
         ops[name] = _unary(name, getattr(_elementwise, name))
     for name in ("heaviside", "gcd", "lcm", "ldexp"):
         ops[name] = _binary(name, getattr(_elementwise, name))
