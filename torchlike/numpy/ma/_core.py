@@ -394,7 +394,9 @@ class MaskedArray:
 
     @property
     def imag(self):
-        return self._apply(lambda t: _C.imag(t) if t.is_complex() else _C.zeros_like(t))
+        d = self._data
+        return MaskedArray._new(_C.imag(d) if d.is_complex() else _C.zeros_like(d), self._m,
+                                self)
 
     @property
     def flat(self):
@@ -622,7 +624,9 @@ class MaskedArray:
     def mT(self):
         if self.ndim < 2:
             raise ValueError("matrix transpose with ndim < 2 is undefined")
-        return self._apply(lambda t: t.transpose(-2, -1))
+        m = self._m
+        return MaskedArray._new(self._data.transpose(-2, -1),
+                                m if m is nomask else m.transpose(-2, -1))
 
     def get_real(self):
         return self.real

@@ -74,7 +74,7 @@ def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, d
     if m is nomask or not isinstance(prototype, MaskedArray) or \
             tuple(m.shape) != tuple(d.shape):
         return MaskedArray._new(d, nomask)
-    return MaskedArray._new(d, m.to(d.device).clone())
+    return MaskedArray._new(d, m.to(d.device).clone(), prototype)
 
 
 def copy(a, *args, **params):
@@ -87,8 +87,9 @@ def diag(v, k=0):
     on it; the mask goes the same way (nomask stays nomask)."""
     d = _tnp.diag(getdata(v), k)
     m = getmask(v)
+    # NumPy's keeps the fill value where the result is a view (a 2-d v)
     return MaskedArray._new(d, nomask if m is nomask else _tnp.diag(m, k),
-                            v if isinstance(v, MaskedArray) else None)
+                            v if isinstance(v, MaskedArray) and v.ndim == 2 else None)
 
 
 def diagflat(v, k=0):

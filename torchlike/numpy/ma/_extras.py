@@ -72,8 +72,8 @@ def compress_nd(x, axis=None):
         axes = tuple(norm_axis(ax, x.ndim) for ax in axes)
     if m is nomask or not axes:
         return x._data
-    if bool(m.all()):
-        return x._data[tuple(slice(0, 0) for _ in range(x.ndim))]
+    if bool(m.all()):  # NumPy's: a 1-d empty float64 array, whatever x's dtype
+        return _C.zeros((0,), dtype=_C.float64, device=x.device)
     data = x._data
     for ax in axes:
         others = tuple(i for i in range(x.ndim) if i != ax)

@@ -97,13 +97,9 @@ def concatenate(arrays, axis=0):
     """Join along ``axis``; the mask is ``nomask`` when no input has one."""
     d = _tnp.concatenate([getdata(a) for a in arrays], axis=axis)
     if all(getmask(a) is nomask for a in arrays):
-        return finish(d, nomask, _first(arrays))
+        return finish(d, nomask, None)
     m = _tnp.concatenate([getmaskarray(a) for a in arrays], axis=axis)
-    return finish(d, make_mask(m), _first(arrays))
-
-
-def _first(arrays):
-    return next((a for a in arrays if isinstance(a, MaskedArray)), None)
+    return finish(d, make_mask(m), None)  # the default fill value, as NumPy's
 
 
 def _joined(name):
@@ -111,7 +107,7 @@ def _joined(name):
         fn = getattr(_tnp, name)
         d = fn([getdata(a) for a in arrays], *args, **kwargs)
         m = fn([getmaskarray(a) for a in arrays], *args, **kwargs)
-        return finish(d, m, _first(arrays))
+        return finish(d, m, None)  # the default fill value, as NumPy's
     join.__name__ = join.__qualname__ = name
     join.__doc__ = f"``{name}`` of data and masks (the mask kept in full)."
     return join

@@ -317,8 +317,18 @@ def _inplace(name):
     return iop
 
 
+def _mask_of(x, like):
+    """``x``'s mask as a bool tensor of ``like``'s device (all False when
+    ``x`` has none)."""
+    m = getmask(x)
+    if m is nomask:
+        return _C.zeros((), dtype=_C.bool, device=like.device)
+    return m if m.device == like.device else m.to(like.device)
+
+
 def _compare(name):
     op = OPS[name]
+    equality = name in ("equal", "not_equal")
 
     def cmp(self, other):
         if other is None:
@@ -328,6 +338,13 @@ def _compare(name):
             r = op(self, other)
             if isinstance(r, MaskedArray):
                 r._fill_value = None
+                if equality and r._m is not nomask:
+                    # NumPy's == and != under the mask: two masked elements
+                    # are equal, a masked and an unmasked one are not (what
+                    # unique and the set operations count on)
+                    mo = _mask_of(other, r._m)
+                    cmp = _C.eq if name == "equal" else _C.ne
+                    r._data = _C.where(r._m, cmp(_mask_of(self, r._m), mo), r._data)
             return r
         return NotImplemented
     return cmp

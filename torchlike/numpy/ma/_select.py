@@ -43,12 +43,25 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     idx = _on(indices, a.device)
     if im is not nomask:
         idx = idx.masked_fill(im, 0)
-    d = _tnp.take(a._data, idx, axis=axis, mode=mode)
-    m = nomask if a._m is nomask else _tnp.take(a._m, idx, axis=axis, mode=mode)
+    idx = _in_range(idx, a.size if axis is None else a.shape[norm_axis(axis, a.ndim)], mode)
+    d = _tnp.take(a._data, idx, axis=axis)
+    m = nomask if a._m is nomask else _tnp.take(a._m, idx, axis=axis)
     if im is not nomask:
         im = im.expand(tuple(d.shape)) if tuple(im.shape) != tuple(d.shape) else im
         m = im.clone() if m is nomask else _C.logical_or(m, im)
-    return finish(d, m, a)
+    return finish(d, m, None)
+
+
+def _in_range(idx, n, mode):
+    """Indices by NumPy's ``mode``: 'wrap' takes them modulo ``n``, 'clip'
+    clamps them into [0, n - 1], 'raise' leaves them to the bounds check."""
+    if mode == "raise" or n == 0:
+        return idx
+    if mode == "wrap":
+        return _C.remainder(idx, n)
+    if mode == "clip":
+        return _C.clamp(idx, 0, n - 1)
+    raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
 
 
 def _cyclic(values, n, device, dtype):
@@ -148,7 +161,11 @@ def compress(condition, a, axis=None, out=None):
 def resize(x, new_shape):
     """``x`` repeated or cut to ``new_shape`` (flat order), its mask alike."""
     x = _ma(x)
-    return x._apply(lambda t: _tnp.resize(t, new_shape))
+    m = x._m
+    d = _tnp.resize(x._data, new_shape)
+    # NumPy's keeps the fill value only for an empty result (a view of x)
+    return MaskedArray._new(d, m if m is nomask else _tnp.resize(m, new_shape),
+                            x if d.numel() == 0 else None)
 
 
 # ---------------------------------------------------------------------------
@@ -159,13 +176,16 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     the result is cast to ``dtype`` even when it is None, so float64."""
     a = _ma(a)
     dtype = _C.float64 if dtype is None else tl_dtype(dtype)
+
+    def cast(t):
+        if t.is_complex() and not dtype.is_complex:
+            t = _C.real(t)  # NumPy drops the imaginary part (with a ComplexWarning)
+        return t.to(dtype)
     if a._m is nomask:
-        r = _tnp.trace(a._data, offset, axis1, axis2)
-    else:
-        r = _tnp.sum(a.diagonal(offset, axis1, axis2).filled(0), axis=-1)
-    if r.is_complex() and not (dtype.is_complex):
-        r = _C.real(r)  # NumPy drops the imaginary part (with a ComplexWarning)
-    return r.to(dtype)
+        return cast(_tnp.trace(a._data, offset, axis1, axis2))
+    # the diagonal cast, then summed (NumPy's sum: small integers add as int64)
+    d = a.diagonal(offset, axis1, axis2)
+    return _tnp.sum(MaskedArray._new(cast(d._data), d._m).filled(0), axis=-1)
 
 
 def outer(a, b):
@@ -302,13 +322,13 @@ def _partition_warning(name):
 def _partition(self, kth, axis=-1, kind="introselect", order=None):
     """Partition the data in place (NumPy's ignores the mask, with a warning)."""
     _partition_warning("partition")
-    self._data[...] = _tnp.partition(self._data, getdata(kth), axis=axis)
+    self._data[...] = _tnp.partition(self._data, kth, axis=axis)
 
 
 def _argpartition(self, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition the data (the mask ignored, with NumPy's warning)."""
     _partition_warning("argpartition")
-    return _tnp.argpartition(self._data, getdata(kth), axis=axis)
+    return _tnp.argpartition(self._data, kth, axis=axis)
 
 
 def _searchsorted(self, v, side="left", sorter=None):
