@@ -578,3 +578,52 @@ def test_structured_names():
     with pytest.raises(TypeError, match="_data"):
         ma.fromflex(numpy.ones(2))
     assert ma.masked_print_option is nma.masked_print_option
+
+
+# ---------------------------------------------------------------------------
+# every shape: 0-d, empty, non-contiguous, several dtypes and masks
+
+from test_numpy_ma import CASES  # noqa: E402
+
+
+@pytest.mark.parametrize("data,mask", CASES)
+def test_shape_generic_functions(data, mask):
+    ours, theirs = pair(data, mask=mask)
+    n = theirs.size
+    same(ma.copy(ours), nma.copy(theirs))
+    same(ma.resize(ours, (2, 3)), nma.resize(theirs, (2, 3))) if n else None
+    same(ma.compress(numpy.arange(n) % 2 == 0, ours), nma.compress(numpy.arange(n) % 2 == 0,
+                                                                     theirs))
+    if n:
+        same(ma.take(ours, [0, n - 1]), nma.take(theirs, [0, n - 1]))
+    if theirs.ndim or theirs.mask is nma.nomask:  # (NumPy's fails on masked 0-d ones)
+        same(ma.alltrue(ours, None), nma.alltrue(theirs, None))
+        same(ma.sometrue(ours, None), nma.sometrue(theirs, None))
+    same(ma.diagflat(ours), nma.diagflat(theirs))
+    same(ma.append(ours, ours), nma.append(theirs, theirs))
+    same(ma.ediff1d(ours), nma.ediff1d(theirs))
+    same(ma.outer(ours, ours), nma.outer(theirs, theirs))
+    same(ma.union1d(ours, ours[..., :1] if theirs.ndim else ours),
+         nma.union1d(theirs, theirs[..., :1] if theirs.ndim else theirs))
+    same(ma.in1d(ours, ours), nma.in1d(theirs, theirs))
+    got, want = ma.unique(ours, True, True), nma.unique(theirs, True, True)
+    same(got[0], want[0])
+    same_tensor(got[1], want[1])
+    same_tensor(got[2], want[2])
+    if theirs.ndim and n:  # (NumPy's clumps fail on 0-d and empty masks)
+        for name in ("clump_masked", "clump_unmasked", "flatnotmasked_contiguous"):
+            assert getattr(ma, name)(ours) == getattr(nma, name)(theirs), name
+    edges, want = ma.flatnotmasked_edges(ours), nma.flatnotmasked_edges(theirs)
+    assert (edges is None) == (want is None)
+    if want is not None:
+        same_tensor(edges, want)
+    if theirs.ndim:
+        same(ma.diff(ours), nma.diff(theirs))
+        same(ma.mr_[ours.ravel(), 1, ours.ravel()], nma.mr_[theirs.ravel(), 1, theirs.ravel()])
+    if theirs.ndim == 2:
+        for axis in (None, 0, 1):
+            same(ma.mask_rowcols(ours, axis), nma.mask_rowcols(theirs, axis))
+            same_tensor(ma.compress_rowcols(ours, axis), nma.compress_rowcols(theirs, axis))
+        same(ma.diag(ours), nma.diag(theirs))
+        same(ma.trace(ours), nma.trace(theirs))
+        assert ma.notmasked_contiguous(ours, 0) == nma.notmasked_contiguous(theirs, 0)

@@ -114,7 +114,7 @@ def masked_object(x, value, copy=True, shrink=True):
 class MAxisConcatenator:
     """``mr_``: ``r_`` (arrays, scalars, ``start:stop:step`` slices, the
     ``'axis[,ndmin[,trans1d]]'`` directive) whose items may be masked; the data
-    and the masks are joined alike, ``nomask`` when no item has a mask."""
+    and the masks are joined alike, ``nomask`` when no element is masked."""
 
     def __init__(self, axis=0):
         self.axis = axis
@@ -133,7 +133,8 @@ class MAxisConcatenator:
         if all(getmask(k) is nomask for k in key):
             return MaskedArray._new(data, nomask)
         masks = tuple(self._mask_item(k, data.device) for k in key)
-        return MaskedArray._new(data, _tnp.r_[masks].to(data.device))
+        # NumPy's joins with ma.concatenate, which shrinks an all-False mask
+        return MaskedArray._new(data, make_mask(_tnp.r_[masks].to(data.device), shrink=True))
 
     @staticmethod
     def _mask_item(item, device):

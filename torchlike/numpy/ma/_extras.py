@@ -70,7 +70,7 @@ def compress_nd(x, axis=None):
     else:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(norm_axis(ax, x.ndim) for ax in axes)
-    if m is nomask or not axes:
+    if m is nomask or not bool(m.any()):
         return x._data
     if bool(m.all()):  # NumPy's: a 1-d empty float64 array, whatever x's dtype
         return _C.zeros((0,), dtype=_C.float64, device=x.device)

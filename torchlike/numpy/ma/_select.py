@@ -217,7 +217,8 @@ def _broadcast_edge(x, a, axis):
 
 def diff(a, /, n=1, axis=-1, prepend=numpy._NoValue, append=numpy._NoValue):
     """The ``n``-th differences along ``axis``; an element is masked where
-    either element it is the difference of is (``not_equal`` for bool)."""
+    either element it is the difference of is (``not_equal`` for bool), and
+    the mask is ``nomask`` when none is."""
     if n == 0:
         return a
     if n < 0:
@@ -240,6 +241,8 @@ def diff(a, /, n=1, axis=-1, prepend=numpy._NoValue, append=numpy._NoValue):
     hi[axis], lo[axis] = slice(1, None), slice(None, -1)
     for _ in range(n):
         a = op(a[tuple(hi)], a[tuple(lo)])
+        if a._m is not nomask:  # NumPy's (np.diff's ufunc on masked arrays) shrinks
+            a._m = make_mask(a._m, shrink=True)
     return a
 
 
