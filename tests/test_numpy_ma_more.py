@@ -244,6 +244,20 @@ def test_integer_convolve_correlate():
                  nma.correlate(j_t, i_t, mode, propagate))
 
 
+def test_numpy_functions_run_the_masked_ones():
+    """numpy.diff/take/compress/trace/put on our masked arrays run ours (so
+    on any device), as NumPy's on its masked arrays run numpy.ma's."""
+    ours, theirs = pair([[1.0, 4.0, 9.0], [2.0, 3.0, 5.0]], mask=[[0, 1, 0], [0, 0, 0]])
+    same(numpy.diff(ours), numpy.diff(theirs))
+    same(numpy.diff(ours, axis=0), numpy.diff(theirs, axis=0))
+    same(numpy.take(ours, [1, 3]), numpy.take(theirs, [1, 3]))
+    same(numpy.compress([1, 0, 1], ours, axis=1), numpy.compress([1, 0, 1], theirs, axis=1))
+    same(numpy.trace(ours), numpy.trace(theirs))
+    numpy.put(ours, [0, 1], [7.0, 8.0])
+    numpy.put(theirs, [0, 1], [7.0, 8.0])
+    same(ours, theirs)
+
+
 def test_alltrue_sometrue():
     data = RNG.integers(0, 2, (3, 4))
     for mask in (nma.nomask, RNG.random((3, 4)) < 0.4, [[1] * 4, [0] * 4, [1, 0, 1, 0]]):

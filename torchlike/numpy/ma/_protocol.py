@@ -13,12 +13,15 @@ from ..._array_function import as_tensor, check_fallback
 from ._core import MaskedArray, Tensor, _host
 
 # NumPy functions whose masked implementation is the function of that name here
+# (NumPy's own on its masked arrays does what numpy.ma's does: diff, take,
+# compress, trace and put call the masked methods)
 FUNCTIONS = frozenset("""
     sum prod product mean var std min max amin amax ptp argmin argmax all any cumsum cumprod
     median average count_nonzero concatenate stack vstack hstack dstack column_stack
     reshape transpose swapaxes moveaxis squeeze expand_dims ravel flip roll atleast_1d
     atleast_2d atleast_3d diagonal repeat where nonzero dot inner sort argsort unique
     allclose clip round around shape size ndim apply_along_axis
+    diff take compress trace put
 """.split())
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
            "logical_and": "all", "logical_or": "any"}
