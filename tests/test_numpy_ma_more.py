@@ -641,3 +641,21 @@ def test_shape_generic_functions(data, mask):
         same(ma.diag(ours), nma.diag(theirs))
         same(ma.trace(ours), nma.trace(theirs))
         assert ma.notmasked_contiguous(ours, 0) == nma.notmasked_contiguous(theirs, 0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint8", "int64", "bool"])
+def test_python_scalars_promote_as_numpy_mas(dtype):
+    """numpy.ma's functions and its own operators make a Python scalar a 0-d
+    array (a float32 masked array times 2 is float64); the operators it
+    leaves to ndarray (%, &, ...) and NumPy's ufuncs keep it weak."""
+    ours, theirs = pair(numpy.array([1, 0, 1]).astype(dtype), mask=[0, 1, 0])
+    calls = [lambda x, m: x * 2, lambda x, m: 2 * x, lambda x, m: x - 1.5,
+             lambda x, m: x / 2, lambda x, m: x ** 2, lambda x, m: 3.0 - x,
+             lambda x, m: m.add(x, 2), lambda x, m: m.multiply(x, True),
+             lambda x, m: numpy.multiply(x, 2)]
+    calls.append(lambda x, m: x % 2)
+    if dtype not in ("float32", "float16"):
+        calls += [lambda x, m: x & 1, lambda x, m: x // 2]
+    with numpy.errstate(all="ignore"):
+        for fn in calls:
+            same(fn(ours, ma), fn(theirs, nma))

@@ -281,7 +281,8 @@ def in1d(ar1, ar2, assume_unique=False, invert=False):
     d, m = flag_d[indx], flag_m[indx]
     if rev is not None:
         d, m = d[rev], m[rev]
-    return finish(d, m if getmask(ar) is not nomask else nomask, None)
+    # NumPy's neighbour comparison has a mask only where one takes part
+    return finish(d, m if getmask(ar) is not nomask and sar.size > 1 else nomask, None)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False):

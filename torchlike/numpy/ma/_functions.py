@@ -268,6 +268,12 @@ def unique(ar1, return_index=False, return_inverse=False):
     any element is masked (with the first index of each value and the
     inverse, in the input's shape, as NumPy's)."""
     a = _ma(ar1)
+    if a._m is not nomask and not (return_index or return_inverse) and \
+            a.dtype != _C.bool and not a.dtype.is_floating_point and \
+            not bool(a._m.any()):
+        # NumPy hashes integers and complex numbers when nothing is masked,
+        # and its result then has no mask
+        a = MaskedArray._new(a._data, nomask, a)
     if a._m is nomask:
         r = _tnp.unique(a._data, return_index=return_index,
                         return_inverse=return_inverse)
