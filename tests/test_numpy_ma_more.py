@@ -616,7 +616,10 @@ def test_shape_generic_functions(data, mask):
     same(ma.diagflat(ours), nma.diagflat(theirs))
     same(ma.append(ours, ours), nma.append(theirs, theirs))
     same(ma.ediff1d(ours), nma.ediff1d(theirs))
+    same(ma.ediff1d(ours, to_begin=[1]), nma.ediff1d(theirs, to_begin=[1]))  # int64 joins
     same(ma.outer(ours, ours), nma.outer(theirs, theirs))
+    if theirs.ndim == 1:
+        same_tensor(ma.vander(ours, 3), nma.vander(theirs, 3))
     same(ma.union1d(ours, ours[..., :1] if theirs.ndim else ours),
          nma.union1d(theirs, theirs[..., :1] if theirs.ndim else theirs))
     same(ma.in1d(ours, ours), nma.in1d(theirs, theirs))

@@ -14,7 +14,7 @@ as Python slices and index tensors, as NumPy gives slices and index arrays."""
 import numpy
 
 from ... import _C
-from ..._array_function import norm_axis
+from ..._array_function import norm_axis, np_dtype, tl_dtype
 from ... import numpy as _tnp
 from ._core import (MaskedArray, Tensor, array, asarray, filled, getdata, getmask,
                     getmaskarray, make_mask, mask_or, masked, nomask)
@@ -477,7 +477,11 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 def vander(x, n=None):
     """The Vandermonde matrix of ``x`` (a tensor), its rows zero where ``x``
     is masked."""
-    v = _tnp.vander(getdata(x), n)
+    d = getdata(x)
+    if d.dtype != _C.bfloat16:  # NumPy's matrix dtype: x's promoted with int64
+        want = tl_dtype(numpy.promote_types(np_dtype(d.dtype), numpy.int64))
+        d = d if d.dtype == want else d.to(want)
+    v = _tnp.vander(d, n)
     m = getmask(x)
     if m is not nomask:
         v = v.masked_fill(m.reshape(-1, 1), 0)

@@ -4,9 +4,9 @@ comparisons of whole arrays, each on data and mask alike."""
 import numpy
 
 from ... import _C
-from ..._array_function import tl_dtype
+from ..._array_function import np_dtype, tl_dtype
 from ... import numpy as _tnp
-from ._core import (MaskedArray, array, asarray, filled, getdata,
+from ._core import (MaskedArray, Tensor, array, asarray, filled, getdata,
                     getmask, getmaskarray, make_mask, mask_or, masked, minimum_fill_value,
                     nomask, _fill_tensor)
 from ._ops import OPS, finish
@@ -93,20 +93,38 @@ def masked_values(x, value, rtol=1e-05, atol=1e-08, copy=True, shrink=True):
 # ---------------------------------------------------------------------------
 # joining and shaping
 
+def _join_parts(arrays):
+    """The data and masks of the arrays to join, on the first array's device
+    (host data is copied there) and in NumPy's common dtype (float32 with
+    int64 is float64, where the namespace's joins promote as PyTorch's)."""
+    data = [getdata(a) for a in arrays]
+    masks = [getmaskarray(a) for a in arrays]
+    device = next((getdata(a).device for a in arrays if isinstance(a, (MaskedArray, Tensor))),
+                  data[0].device if data else None)
+    data = [d if d.device == device else d.to(device) for d in data]
+    masks = [m if m.device == device else m.to(device) for m in masks]
+    if data and _C.bfloat16 not in {d.dtype for d in data}:
+        common = tl_dtype(numpy.result_type(*[np_dtype(d.dtype) for d in data]))
+        data = [d if d.dtype == common else d.to(common) for d in data]
+    return data, masks
+
+
 def concatenate(arrays, axis=0):
     """Join along ``axis``; the mask is ``nomask`` when no input has one."""
-    d = _tnp.concatenate([getdata(a) for a in arrays], axis=axis)
+    data, masks = _join_parts(arrays)
+    d = _tnp.concatenate(data, axis=axis)
     if all(getmask(a) is nomask for a in arrays):
         return finish(d, nomask, None)
-    m = _tnp.concatenate([getmaskarray(a) for a in arrays], axis=axis)
+    m = _tnp.concatenate(masks, axis=axis)
     return finish(d, make_mask(m), None)  # the default fill value, as NumPy's
 
 
 def _joined(name):
     def join(arrays, *args, **kwargs):
         fn = getattr(_tnp, name)
-        d = fn([getdata(a) for a in arrays], *args, **kwargs)
-        m = fn([getmaskarray(a) for a in arrays], *args, **kwargs)
+        data, masks = _join_parts(arrays)
+        d = fn(data, *args, **kwargs)
+        m = fn(masks, *args, **kwargs)
         return finish(d, m, None)  # the default fill value, as NumPy's
     join.__name__ = join.__qualname__ = name
     join.__doc__ = f"``{name}`` of data and masks (the mask kept in full)."
