@@ -662,3 +662,15 @@ def test_python_scalars_promote_as_numpy_mas(dtype):
     with numpy.errstate(all="ignore"):
         for fn in calls:
             same(fn(ours, ma), fn(theirs, nma))
+
+
+def test_joins_promote_as_numpy():
+    f_o, f_t = pair(numpy.ones(2, "float32"), mask=[0, 1])
+    i_o, i_t = pair(numpy.arange(2))
+    for name in ("concatenate", "hstack", "vstack", "stack", "append"):
+        fo, ft = getattr(ma, name), getattr(nma, name)
+        if name == "append":
+            same(fo(f_o, i_o), ft(f_t, i_t))
+        else:
+            same(fo([f_o, i_o]), ft([f_t, i_t]))
+    same(ma.mr_[f_o, i_o, 2.5], nma.mr_[f_t, i_t, 2.5])
