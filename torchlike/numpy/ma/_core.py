@@ -6,6 +6,8 @@ conversion to and from ``numpy.ma`` and indexing.
 element masked, no mask array kept) or a bool tensor of the data's shape.
 A result that is 0-d is a 0-d tensor, or ``masked`` where it is masked,
 where NumPy gives a NumPy scalar or ``numpy.ma.masked``."""
+import types
+
 import numpy
 
 from ... import _C
@@ -711,8 +713,7 @@ class MaskedArray:
         raise AttributeError("a masked array's data is a tensor, which may live on a device: "
                              "there is no ctypes view; use x.data.data_ptr()")
 
-    __class_getitem__ = classmethod(lambda cls, item: __import__("types").GenericAlias(
-        cls, item))
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     # ---- NumPy's protocols: NumPy functions and ufuncs on masked arrays
     def __array_function__(self, func, types, args, kwargs):

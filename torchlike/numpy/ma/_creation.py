@@ -10,7 +10,6 @@ prototype's mask, as NumPy's does)."""
 import numpy
 
 from ... import _C
-from ..._array_function import tl_dtype
 from ... import numpy as _tnp
 from .._index_tricks import _directive
 from .._scalar_types import ScalarType
@@ -165,4 +164,3 @@ class mr_class(MAxisConcatenator):
 
 
 mr_ = mr_class()
-del tl_dtype

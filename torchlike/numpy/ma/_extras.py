@@ -16,8 +16,8 @@ import numpy
 from ... import _C
 from ..._array_function import norm_axis, np_dtype, tl_dtype
 from ... import numpy as _tnp
-from ._core import (MaskedArray, Tensor, array, asarray, filled, getdata, getmask,
-                    getmaskarray, make_mask, mask_or, masked, nomask)
+from ._core import (MaskedArray, Tensor, array, asarray, getdata, getmask, getmaskarray,
+                    make_mask, mask_or, masked, nomask)
 from ._ops import OPS, finish
 
 
