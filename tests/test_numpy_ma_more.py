@@ -674,3 +674,42 @@ def test_joins_promote_as_numpy():
         else:
             same(fo([f_o, i_o]), ft([f_t, i_t]))
     same(ma.mr_[f_o, i_o, 2.5], nma.mr_[f_t, i_t, 2.5])
+
+
+def test_writes_through_a_transposed_view():
+    mask = numpy.zeros((3, 4), bool)
+    mask[0, 1] = mask[2, 3] = True
+    ours, theirs = pair(numpy.arange(12.0).reshape(3, 4), mask=mask)
+    ov, tv = ours.T, theirs.T
+    ma.put(ov, [0, 5], [100.0, 200.0])
+    nma.put(tv, [0, 5], [100.0, 200.0])
+    same(ov, tv)
+    same(ours, theirs)
+    where = numpy.arange(12).reshape(4, 3) % 5 == 0
+    ma.putmask(ov, where, ma.array(tnp.asarray(7.0), mask=True))
+    nma.putmask(tv, where, nma.array(7.0, mask=True))
+    same(ov, tv)
+    same(ours, theirs)
+    ov.fill(1.0)
+    tv.fill(1.0)
+    same(ours, theirs)
+
+
+def test_in_place_writes_reach_the_base_mask():
+    """putmask and the in-place operators on a view write its mask in place,
+    so the base sees the change, as NumPy's."""
+    mask = [[0, 1, 0], [0, 0, 0]]
+    for hard in (False, True):
+        ours, theirs = pair(numpy.arange(6.0).reshape(2, 3), mask=mask, hard_mask=hard)
+        cond = numpy.array([[True, False], [False, False], [False, True]])
+        ma.putmask(ours.T, cond, ma.array(tnp.asarray(7.0), mask=True))
+        nma.putmask(theirs.T, cond, nma.array(7.0, mask=True))
+        same(ours, theirs)
+    ours, theirs = pair(numpy.arange(6.0).reshape(2, 3), mask=mask)
+    ov, tv = ours[1], theirs[1]
+    ov += ma.array(tnp.asarray([1.0, 2.0, 3.0]), mask=[1, 0, 0])
+    tv += nma.array([1.0, 2.0, 3.0], mask=[1, 0, 0])
+    same(ours, theirs)
+    ov /= 0.0
+    tv /= 0.0
+    same(ours, theirs)

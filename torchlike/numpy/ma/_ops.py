@@ -374,8 +374,11 @@ def _inplace(name):
         rd = getdata(r)
         self._data[...] = rd.to(self.dtype) if rd.dtype != self.dtype else rd
         rm = getmask(r)
-        self._m = rm if rm is nomask or tuple(rm.shape) == self.shape else \
-            rm.expand(self.shape).clone()
+        if self._m is not nomask and rm is not nomask:
+            self._m[...] = rm  # in place: views of this array see it, as NumPy's
+        else:
+            self._m = rm if rm is nomask or tuple(rm.shape) == self.shape else \
+                rm.expand(self.shape).clone()
         return self
     return iop
 

@@ -114,15 +114,16 @@ def putmask(a, mask, values):
                         f"{np_dtype(d.dtype)!r} according to the rule 'same_kind'")
     vm = _mask_on(values, d.device)
     if isinstance(a, MaskedArray):
+        # an existing mask is written in place, so views share the change
         if a._m is nomask:
             if vm is not nomask:
                 a._m = _C.logical_and(cond, vm)
         elif a._hardmask:
             if vm is not nomask:
-                a._m = _C.logical_or(a._m, _C.logical_and(cond, vm))
+                a._m[...] = _C.logical_or(a._m, _C.logical_and(cond, vm))
         else:
             full = getmaskarray(values).to(d.device)
-            a._m = _C.where(cond, full, a._m)
+            a._m[...] = _C.where(cond, full, a._m)
     d[...] = _C.where(cond, vd.to(d.dtype), d)
     return None
 
@@ -345,7 +346,10 @@ def _imatmul(self, other):
     rd = getdata(r)
     self._data[...] = rd.to(self.dtype) if rd.dtype != self.dtype else rd
     rm = getmask(r)
-    self._m = _broadcast_mask(rm, self.shape) if rm is not nomask else nomask
+    if self._m is not nomask and rm is not nomask:
+        self._m[...] = rm
+    else:
+        self._m = _broadcast_mask(rm, self.shape) if rm is not nomask else nomask
     return self
 
 
