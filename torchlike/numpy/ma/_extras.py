@@ -530,9 +530,10 @@ def hsplit(ary, indices_or_sections):
     a = _ma(ary)
     d = _tnp.hsplit(a._data, indices_or_sections)
     m = _tnp.hsplit(getmaskarray(a), indices_or_sections)
-    if len({tuple(p.shape) for p in d}) > 1:
-        raise ValueError("setting an array element with a sequence. The requested array "
-                         "has an inhomogeneous shape after 1 dimensions.")
+    shapes = sorted({tuple(p.shape) for p in d})
+    if len(shapes) > 1:
+        raise ValueError(f"ma.hsplit stacks its pieces into one masked array (as NumPy's), "
+                         f"so they must be of one shape; these are of shapes {shapes}")
     return MaskedArray._new(_C.stack(d), _C.stack(m))
 
 
