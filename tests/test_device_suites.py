@@ -40,7 +40,8 @@ SUITES = {
                        "test_numpy_namespace.py", "test_numpy_namespace_more.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py",
                        "test_scipy_array_api.py", "test_numpy_random_api.py",
-                       "test_numpy_random_dists.py", "test_numpy_ma.py"],
+                       "test_numpy_random_dists.py", "test_numpy_ma.py",
+                       "test_numpy_ma_more.py"],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its

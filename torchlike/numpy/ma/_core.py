@@ -6,6 +6,8 @@ conversion to and from ``numpy.ma`` and indexing.
 element masked, no mask array kept) or a bool tensor of the data's shape.
 A result that is 0-d is a 0-d tensor, or ``masked`` where it is masked,
 where NumPy gives a NumPy scalar or ``numpy.ma.masked``."""
+import types
+
 import numpy
 
 from ... import _C
@@ -14,7 +16,8 @@ from ..._array_function import as_tensor, np_dtype, tl_dtype
 Tensor = _C.Tensor
 nomask = numpy.ma.nomask
 MaskError = numpy.ma.MaskError
-MaskType = _C.bool
+MAError = numpy.ma.MAError  # MaskError's base, NumPy's own class
+MaskType = bool_ = _C.bool
 
 
 # ---------------------------------------------------------------------------
@@ -393,7 +396,9 @@ class MaskedArray:
 
     @property
     def imag(self):
-        return self._apply(lambda t: _C.imag(t) if t.is_complex() else _C.zeros_like(t))
+        d = self._data
+        return MaskedArray._new(_C.imag(d) if d.is_complex() else _C.zeros_like(d), self._m,
+                                self)
 
     @property
     def flat(self):
@@ -553,9 +558,6 @@ class MaskedArray:
         from .. import diagonal
         return self._apply(lambda t: diagonal(t, offset, axis1, axis2))
 
-    def take(self, indices, axis=None, out=None, mode="raise"):
-        from .. import take
-        return self._apply(lambda t: take(t, getdata(indices), axis))
 
     # ---- indexing
     def __getitem__(self, index):
@@ -592,6 +594,126 @@ class MaskedArray:
 
     def __setmask__(self, mask, copy=False):
         self.mask = mask
+
+    def __delitem__(self, index):
+        raise ValueError("cannot delete array elements")
+
+    def __contains__(self, value):
+        """Whether an unmasked element equals ``value``."""
+        eq = _C.eq(self._data, getdata(value).to(self._data.device))
+        if self._m is not nomask:
+            eq = _C.logical_and(eq, _C.logical_not(self._m))
+        return bool(eq.any())
+
+    # ---- NumPy's ndarray attributes, of the data
+    @property
+    def base(self):
+        """The tensor holding the data (NumPy's: the array viewed)."""
+        return self._data
+
+    @property
+    def strides(self):
+        return self._data.strides
+
+    @property
+    def flags(self):
+        return self._data.flags
+
+    def iscontiguous(self):
+        return self._data.is_contiguous()
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        m = self._m
+        return MaskedArray._new(self._data.transpose(-2, -1),
+                                m if m is nomask else m.transpose(-2, -1))
+
+    def get_real(self):
+        return self.real
+
+    def get_imag(self):
+        return self.imag
+
+    def ids(self):
+        """Where the data and the mask live: their addresses (``id(nomask)``
+        for no mask), as NumPy's ``ids``."""
+        m = self._m
+        return (self._data.data_ptr(), id(nomask) if m is nomask else m.data_ptr())
+
+    def to_device(self, device, /, *, stream=None):
+        return self.to(device)
+
+    def byteswap(self, inplace=False):
+        """The data with its bytes reversed, the mask kept."""
+        swapped = self._data.byteswap()
+        if inplace:
+            self._data[...] = swapped
+            return self
+        return MaskedArray._new(swapped, self._m if self._m is nomask else self._m.clone(),
+                                self)
+
+    def fill(self, value):
+        """Set every element of the data to ``value`` (the mask is kept)."""
+        self._data[...] = getdata(value).to(device=self._data.device, dtype=self.dtype) \
+            if isinstance(value, (Tensor, MaskedArray)) else value
+
+    def resize(self, newshape, refcheck=True, order=False):
+        raise ValueError("A masked array does not own its data and therefore cannot be "
+                         "resized.\nUse the numpy.ma.resize function instead.")
+
+    def __complex__(self):
+        if self.ndim:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        return complex(self._data.item())
+
+    def __index__(self):
+        if self.ndim or self.dtype.is_floating_point or self.dtype.is_complex or \
+                self.dtype == MaskType:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._data.item())
+
+    def __dlpack__(self, *args, **kwargs):
+        """The data's DLPack capsule (the mask is not exported, as NumPy's)."""
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def dumps(self):
+        import pickle
+        return pickle.dumps(self.to_numpy())
+
+    def dump(self, file):
+        import pickle
+        if isinstance(file, str):
+            with open(file, "wb") as f:
+                pickle.dump(self.to_numpy(), f)
+        else:
+            pickle.dump(self.to_numpy(), file)
+
+    def tofile(self, fid, sep="", format="%s"):
+        raise NotImplementedError("MaskedArray.tofile() not implemented yet.")
+
+    def getfield(self, dtype, offset=0):
+        raise TypeError("getfield reads a field of a structured dtype; torchlike tensors "
+                        "have no structured dtypes (use view for a reinterpretation)")
+
+    def setfield(self, val, dtype, offset=0):
+        raise TypeError("setfield writes a field of a structured dtype; torchlike tensors "
+                        "have no structured dtypes")
+
+    def setflags(self, write=None, align=None, uic=None):
+        raise NotImplementedError("a masked array's data is a tensor, whose flags are fixed "
+                                  "(tensors are always writeable and aligned)")
+
+    @property
+    def ctypes(self):
+        raise AttributeError("a masked array's data is a tensor, which may live on a device: "
+                             "there is no ctypes view; use x.data.data_ptr()")
+
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     # ---- NumPy's protocols: NumPy functions and ufuncs on masked arrays
     def __array_function__(self, func, types, args, kwargs):

@@ -4,9 +4,9 @@ comparisons of whole arrays, each on data and mask alike."""
 import numpy
 
 from ... import _C
-from ..._array_function import tl_dtype
+from ..._array_function import np_dtype, tl_dtype
 from ... import numpy as _tnp
-from ._core import (MaskedArray, array, asarray, filled, getdata,
+from ._core import (MaskedArray, Tensor, array, asarray, filled, getdata,
                     getmask, getmaskarray, make_mask, mask_or, masked, minimum_fill_value,
                     nomask, _fill_tensor)
 from ._ops import OPS, finish
@@ -93,25 +93,39 @@ def masked_values(x, value, rtol=1e-05, atol=1e-08, copy=True, shrink=True):
 # ---------------------------------------------------------------------------
 # joining and shaping
 
+def _join_parts(arrays):
+    """The data and masks of the arrays to join, on the first array's device
+    (host data is copied there) and in NumPy's common dtype (float32 with
+    int64 is float64, where the namespace's joins promote as PyTorch's)."""
+    data = [getdata(a) for a in arrays]
+    masks = [getmaskarray(a) for a in arrays]
+    device = next((getdata(a).device for a in arrays if isinstance(a, (MaskedArray, Tensor))),
+                  data[0].device if data else None)
+    data = [d if d.device == device else d.to(device) for d in data]
+    masks = [m if m.device == device else m.to(device) for m in masks]
+    if data and _C.bfloat16 not in {d.dtype for d in data}:
+        common = tl_dtype(numpy.result_type(*[np_dtype(d.dtype) for d in data]))
+        data = [d if d.dtype == common else d.to(common) for d in data]
+    return data, masks
+
+
 def concatenate(arrays, axis=0):
     """Join along ``axis``; the mask is ``nomask`` when no input has one."""
-    d = _tnp.concatenate([getdata(a) for a in arrays], axis=axis)
+    data, masks = _join_parts(arrays)
+    d = _tnp.concatenate(data, axis=axis)
     if all(getmask(a) is nomask for a in arrays):
-        return finish(d, nomask, _first(arrays))
-    m = _tnp.concatenate([getmaskarray(a) for a in arrays], axis=axis)
-    return finish(d, make_mask(m), _first(arrays))
-
-
-def _first(arrays):
-    return next((a for a in arrays if isinstance(a, MaskedArray)), None)
+        return finish(d, nomask, None)
+    m = _tnp.concatenate(masks, axis=axis)
+    return finish(d, make_mask(m), None)  # the default fill value, as NumPy's
 
 
 def _joined(name):
     def join(arrays, *args, **kwargs):
         fn = getattr(_tnp, name)
-        d = fn([getdata(a) for a in arrays], *args, **kwargs)
-        m = fn([getmaskarray(a) for a in arrays], *args, **kwargs)
-        return finish(d, m, _first(arrays))
+        data, masks = _join_parts(arrays)
+        d = fn(data, *args, **kwargs)
+        m = fn(masks, *args, **kwargs)
+        return finish(d, m, None)  # the default fill value, as NumPy's
     join.__name__ = join.__qualname__ = name
     join.__doc__ = f"``{name}`` of data and masks (the mask kept in full)."
     return join
@@ -269,27 +283,23 @@ def _sort_method(self, axis=-1, kind=None, order=None, endwith=True, fill_value=
 
 def unique(ar1, return_index=False, return_inverse=False):
     """The sorted unmasked values, and one masked element at the end when
-    any element is masked."""
+    any element is masked (with the first index of each value and the
+    inverse, in the input's shape, as NumPy's)."""
     a = _ma(ar1)
+    if a._m is not nomask and not (return_index or return_inverse) and \
+            a.dtype != _C.bool and not a.dtype.is_floating_point and \
+            not bool(a._m.any()):
+        # NumPy hashes integers and complex numbers when nothing is masked,
+        # and its result then has no mask
+        a = MaskedArray._new(a._data, nomask, a)
     if a._m is nomask:
         r = _tnp.unique(a._data, return_index=return_index,
-                            return_inverse=return_inverse)
+                        return_inverse=return_inverse)
         if isinstance(r, tuple):
             return (MaskedArray._new(r[0], nomask, a),) + tuple(r[1:])
         return MaskedArray._new(r, nomask, a)
-    if return_index or return_inverse:
-        raise NotImplementedError("ma.unique with return_index or return_inverse of a "
-                                  "masked array with masked elements")
-    u = _tnp.unique(a.compressed())
-    flat_m = a._m.reshape(-1)
-    if not bool(flat_m.any()):
-        return MaskedArray._new(u, _C.zeros(tuple(u.shape), dtype=_C.bool,
-                                            device=u.device), a)
-    first = a._data.reshape(-1)[_tnp.argmax(flat_m.to(_C.int8))].reshape(1)
-    d = _C.cat([u, first.to(u.dtype)])
-    m = _C.zeros(tuple(d.shape), dtype=_C.bool, device=d.device)
-    m[-1] = True
-    return MaskedArray._new(d, m, a)
+    from ._extras import unique_masked
+    return unique_masked(a, return_index, return_inverse)
 
 
 # ---------------------------------------------------------------------------

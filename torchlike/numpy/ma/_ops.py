@@ -5,6 +5,8 @@ result is not finite (``sqrt`` of a negative, ``log`` of 0, division by 0).
 
 Under the mask the data is the first operand's, as NumPy leaves it."""
 import builtins
+import contextlib
+import contextvars
 
 import numpy
 
@@ -25,6 +27,50 @@ def _operand(x):
     if isinstance(x, (Tensor,) + _SCALARS):
         return x
     return getdata(x)
+
+
+_WEAK = contextvars.ContextVar("torchlike_ma_weak_scalars", default=False)
+
+
+@contextlib.contextmanager
+def weak_scalars():
+    """Python scalars stay weak (NEP 50) in the operations run inside: what
+    NumPy's ufuncs do with its masked arrays (``numpy.multiply(x, 2)``)."""
+    token = _WEAK.set(True)
+    try:
+        yield
+    finally:
+        _WEAK.reset(token)
+
+
+def _strong(x, other):
+    """numpy.ma's rule for a Python scalar operand of its functions and
+    operators: it becomes a 0-d array of NumPy's dtype for it (int64,
+    float64, complex128, bool), which promotes as an array does (a float32
+    masked array times 2 is float64); inside ``weak_scalars`` it stays a
+    scalar."""
+    if not isinstance(x, _SCALARS) or _WEAK.get():
+        return x
+    if isinstance(x, int) and not isinstance(x, builtins.bool) and \
+            not -2 ** 63 <= x < 2 ** 63:
+        return x  # NumPy makes an object array of it; a weak scalar here
+    t = as_tensor(x)
+    if isinstance(other, Tensor) and t.device != other.device:
+        t = t.to(other.device)
+    return t
+
+
+def _strong_pair(da, db):
+    """Both operands with numpy.ma's scalar rule (``_strong``), cast to
+    NumPy's common dtype where a scalar was made an array: a 0-d tensor
+    alone would promote weakly, as PyTorch's do."""
+    sa, sb = _strong(da, db), _strong(db, da)
+    if (sa is da and sb is db) or not (isinstance(sa, Tensor) and isinstance(sb, Tensor)) \
+            or _C.bfloat16 in (sa.dtype, sb.dtype):
+        return sa, sb
+    common = tl_dtype(numpy.result_type(np_dtype(sa.dtype), np_dtype(sb.dtype)))
+    return (sa if sa.dtype == common else sa.to(common),
+            sb if sb.dtype == common else sb.to(common))
 
 
 def _colocate(orig, t, other):
@@ -198,7 +244,7 @@ def _unary(name, f, domain=None):
 
 def _binary(name, f, domain=None):
     def op(a, b, *args, **kwargs):
-        da, db = _operand(a), _operand(b)
+        da, db = _strong_pair(_operand(a), _operand(b))
         if isinstance(da, _SCALARS) and isinstance(db, _SCALARS):
             da = as_tensor(da)
         da, db = _colocate(a, da, db), _colocate(b, db, da)
@@ -242,7 +288,7 @@ def power(a, b, third=None):
     """``a ** b``, masked where an operand is or the result is not finite."""
     if third is not None:
         raise numpy.ma.MaskError("3-argument power not supported.")
-    da, db = _operand(a), _operand(b)
+    da, db = _strong_pair(_operand(a), _operand(b))
     if isinstance(da, _SCALARS) and isinstance(db, _SCALARS):
         da = as_tensor(da)
     m = mask_or(getmask(a), getmask(b), shrink=False)
@@ -274,7 +320,7 @@ def _table():
         ops[name] = _binary(name, getattr(_elementwise, name), BINARY_DOMAINS.get(name))
     for name in ("sign", "conj", "conjugate", "real", "imag", "deg2rad", "rad2deg",
                  "radians", "degrees", "angle", "sinc", "cbrt", "spacing", "isreal",
-                 "iscomplex"):
+                 "iscomplex", "fabs"):
         ops[name] = _unary(name, getattr(_elementwise, name))
     for name in ("heaviside", "gcd", "lcm", "ldexp"):
         ops[name] = _binary(name, getattr(_elementwise, name))
@@ -296,29 +342,59 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
 # ---------------------------------------------------------------------------
 # operators
 
-def _binop(name, reflected=False):
+# the operators numpy.ma's class does not define: ndarray's run NumPy's ufunc,
+# which keeps a Python scalar weak (an int8 masked array & 1 is int8)
+_UFUNC_OPERATORS = ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                    "right_shift")
+
+
+def _weak_if_ufunc(name):
     op = OPS[name]
+    if name not in _UFUNC_OPERATORS:
+        return op
+
+    def weak(a, b):
+        with weak_scalars():
+            return op(a, b)
+    return weak
+
+
+def _binop(name, reflected=False):
+    op = _weak_if_ufunc(name)
     if reflected:
         return lambda self, other: op(other, self)
     return lambda self, other: op(self, other)
 
 
 def _inplace(name):
-    op = OPS[name]
+    op = _weak_if_ufunc(name)
 
     def iop(self, other):
         r = op(self, other)
         rd = getdata(r)
         self._data[...] = rd.to(self.dtype) if rd.dtype != self.dtype else rd
         rm = getmask(r)
-        self._m = rm if rm is nomask or tuple(rm.shape) == self.shape else \
-            rm.expand(self.shape).clone()
+        if self._m is not nomask and rm is not nomask:
+            self._m[...] = rm  # in place: views of this array see it, as NumPy's
+        else:
+            self._m = rm if rm is nomask or tuple(rm.shape) == self.shape else \
+                rm.expand(self.shape).clone()
         return self
     return iop
 
 
+def _mask_of(x, like):
+    """``x``'s mask as a bool tensor of ``like``'s device (all False when
+    ``x`` has none)."""
+    m = getmask(x)
+    if m is nomask:
+        return _C.zeros((), dtype=_C.bool, device=like.device)
+    return m if m.device == like.device else m.to(like.device)
+
+
 def _compare(name):
     op = OPS[name]
+    equality = name in ("equal", "not_equal")
 
     def cmp(self, other):
         if other is None:
@@ -328,6 +404,13 @@ def _compare(name):
             r = op(self, other)
             if isinstance(r, MaskedArray):
                 r._fill_value = None
+                if equality and r._m is not nomask:
+                    # NumPy's == and != under the mask: two masked elements
+                    # are equal, a masked and an unmasked one are not (what
+                    # unique and the set operations count on)
+                    mo = _mask_of(other, r._m)
+                    cmp = _C.eq if name == "equal" else _C.ne
+                    r._data = _C.where(r._m, cmp(_mask_of(self, r._m), mo), r._data)
             return r
         return NotImplemented
     return cmp

@@ -11,14 +11,18 @@ import numpy
 from ... import _C
 from ..._array_function import as_tensor, check_fallback
 from ._core import MaskedArray, Tensor, _host
+from ._ops import weak_scalars
 
 # NumPy functions whose masked implementation is the function of that name here
+# (NumPy's own on its masked arrays does what numpy.ma's does: diff, take,
+# compress, trace and put call the masked methods)
 FUNCTIONS = frozenset("""
     sum prod product mean var std min max amin amax ptp argmin argmax all any cumsum cumprod
     median average count_nonzero concatenate stack vstack hstack dstack column_stack
     reshape transpose swapaxes moveaxis squeeze expand_dims ravel flip roll atleast_1d
     atleast_2d atleast_3d diagonal repeat where nonzero dot inner sort argsort unique
     allclose clip round around shape size ndim apply_along_axis
+    diff take compress trace put
 """.split())
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
            "logical_and": "all", "logical_or": "any"}
@@ -39,24 +43,32 @@ def array_function(func, args, kwargs):
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     name = ufunc.__name__
-    ns = _ns()
     if kwargs.get("out") is None:
-        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
-        if method == "__call__" and not kwargs:
-            if name in ns.get("OPS", {}):
-                return ns["OPS"][name](*inputs)
-            if name == "matmul":
-                return ns["dot"](*inputs)
-        if method == "reduce" and name in _REDUCE and set(kwargs) <= {"axis", "keepdims",
-                                                                     "dtype"}:
-            kw = {"axis": kwargs.get("axis", 0), "keepdims": kwargs.get("keepdims", False)}
-            if kwargs.get("dtype") is not None:
-                kw["dtype"] = kwargs["dtype"]
-            return ns[_REDUCE[name]](inputs[0], **kw)
-        if method == "accumulate" and name in _ACCUMULATE and set(kwargs) <= {"axis", "dtype"}:
-            return ns[_ACCUMULATE[name]](inputs[0], axis=kwargs.get("axis", 0),
-                                         dtype=kwargs.get("dtype"))
+        with weak_scalars():  # NumPy's ufuncs keep Python scalars weak (NEP 50)
+            result = _masked_ufunc(method, name, inputs, kwargs)
+        if result is not NotImplemented:
+            return result
     return host_call(getattr(ufunc, method), f"{name}.{method}", inputs, kwargs)
+
+
+def _masked_ufunc(method, name, inputs, kwargs):
+    """The masked implementation of a ufunc call, or NotImplemented."""
+    ns = _ns()
+    kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    if method == "__call__" and not kwargs:
+        if name in ns.get("OPS", {}):
+            return ns["OPS"][name](*inputs)
+        if name == "matmul":
+            return ns["dot"](*inputs)
+    if method == "reduce" and name in _REDUCE and set(kwargs) <= {"axis", "keepdims", "dtype"}:
+        kw = {"axis": kwargs.get("axis", 0), "keepdims": kwargs.get("keepdims", False)}
+        if kwargs.get("dtype") is not None:
+            kw["dtype"] = kwargs["dtype"]
+        return ns[_REDUCE[name]](inputs[0], **kw)
+    if method == "accumulate" and name in _ACCUMULATE and set(kwargs) <= {"axis", "dtype"}:
+        return ns[_ACCUMULATE[name]](inputs[0], axis=kwargs.get("axis", 0),
+                                     dtype=kwargs.get("dtype"))
+    return NotImplemented
 
 
 def _tensors(obj, found):
