@@ -303,6 +303,8 @@ def c10d_cases(lib, rank, ws):
     out["enumeration"] = [describe(cur), [describe(g) for g in groups]]
     out["enumeration_bad"] = [_run(lambda: dist.new_subgroups_by_enumeration([])),
                               _run(lambda: dist.new_subgroups_by_enumeration([[0, 1], [1]]))]
+    out["split"] = _run(lambda: describe(dist.split_group(split_ranks=[[1], [0]])))
+    out["split_bad"] = _run(lambda: dist.split_group(split_ranks=[]))
     a = [lib.tensor([1.0, 2.0]) * (rank + 1), lib.tensor([[3.0]]) * (rank + 1)]
     dist.all_reduce_coalesced(a)
     out["all_reduce_coalesced"] = [x.tolist() for x in a]
