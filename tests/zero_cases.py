@@ -214,6 +214,47 @@ def join_cases(lib, rank, ws):
     out["throw"] = [_run(throwing), done[0]]
     out["throw_params"] = params_of(m)
     out["no_joinables"] = _run(lambda: Join([]))
+    # a Joinable of one's own: one all-reduce per iteration, shadowed by zeros
+    JoinHook = _mod(lib, "distributed.algorithms.join").JoinHook
+    Joinable = _mod(lib, "distributed.algorithms.join").Joinable
+
+    class Counter(Joinable):
+        def __init__(self):
+            super().__init__()
+            self.log = []
+
+        def step(self):
+            Join.notify_join_context(self)
+            t = lib.ones(1)
+            lib.distributed.all_reduce(t)
+            self.log.append(["step", t.item()])
+
+        def join_hook(self, **kwargs):
+            counter = self
+
+            class Hook(JoinHook):
+                def main_hook(self):
+                    t = lib.zeros(1)
+                    lib.distributed.all_reduce(t)
+                    counter.log.append(["shadow", t.item(), kwargs.get("tag")])
+
+                def post_hook(self, is_last_joiner):
+                    counter.log.append(["post", is_last_joiner])
+            return Hook()
+
+        @property
+        def join_device(self):
+            return lib.device("cpu")
+
+        @property
+        def join_process_group(self):
+            return lib.distributed.group.WORLD
+
+    c = Counter()
+    with Join([c], tag="x"):
+        for _ in range([1, 3][rank]):
+            c.step()
+    out["custom_joinable"] = c.log
     return out
 
 
