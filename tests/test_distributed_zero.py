@@ -230,6 +230,24 @@ def _check_functional_gradients(rank, ws):
         F.reduce_scatter(T.zeros(3, dtype=T.float64), list(x.view(1, 3)) * ws, op=R.MAX)
 
 
+def _check_split_of_a_subgroup(rank, ws):
+    """split_group of a group other than the world (its members only call
+    it), and new_subgroups of a given group: collectives stay in their groups."""
+    parent = dist.new_group([0, 1])
+    mine = dist.split_group(parent, split_ranks=[[1], [0]])
+    assert dist.get_process_group_ranks(mine) == [rank] and dist.get_world_size(mine) == 1
+    t = T.tensor([rank + 1.0])
+    dist.all_reduce(t, group=mine)
+    assert t.item() == rank + 1.0
+    both = dist.split_group(parent, split_ranks=[[0, 1]])
+    dist.all_reduce(t, group=both)
+    assert t.item() == 3.0
+    sub, subs = dist.new_subgroups(group_size=1, group=parent)
+    assert dist.get_process_group_ranks(sub) == [rank] and len(subs) == ws
+    with pytest.raises(ValueError, match="out of the parent's range or in two splits"):
+        dist.split_group(parent, split_ranks=[[0], [0, 1]])
+
+
 def _checked(fn, rank, ws):
     try:
         fn(rank, ws)
@@ -240,7 +258,8 @@ def _checked(fn, rank, ws):
 
 _CHECKS = {"zero_single_process": _check_zero_equals_single_process,
            "join_replay": _check_join_replay,
-           "functional_gradients": _check_functional_gradients}
+           "functional_gradients": _check_functional_gradients,
+           "split_of_a_subgroup": _check_split_of_a_subgroup}
 
 
 def _main(rank, ws, init, outdir):

@@ -150,7 +150,7 @@ def zero_cases(lib, rank, ws):
 
 
 # ---- Join ---------------------------------------------------------------------------------
-def _uneven_loop(lib, ddp, opt, rank, nbatches, zero_grad_after=False):
+def _uneven_loop(lib, ddp, opt, rank, nbatches):
     done = 0
     for step in range(nbatches):
         x, y = batch(lib, rank, step)
