@@ -176,6 +176,15 @@ def join_cases(lib, rank, ws):
         out[f"ddp_divide_{divide}"] = {
             "params": params_of(m),
             "buffers": [b.reshape(-1).tolist() for b in m.buffers()]}
+    # a communication hook: the joined rank runs it on zeros
+    hooks = _mod(lib, "distributed.algorithms.ddp_comm_hooks.default_hooks")
+    m = model(lib)
+    ddp = DDP(m, bucket_cap_mb=0.0001)
+    ddp.register_comm_hook(None, hooks.allreduce_hook)
+    opt = lib.optim.SGD(ddp.parameters(), lr=0.1)
+    with ddp.join(divide_by_initial_world_size=False):
+        _uneven_loop(lib, ddp, opt, rank, nb)
+    out["ddp_comm_hook"] = params_of(m)
     # find_unused_parameters and a Join over the module only
     m = model(lib)
     ddp = DDP(m, find_unused_parameters=True)

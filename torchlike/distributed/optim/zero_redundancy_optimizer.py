@@ -75,11 +75,13 @@ class ZeroRedundancyOptimizer(Optimizer, Joinable):
         self._default_device = self._all_params[0].device
         self.process_group = GroupMember.WORLD if process_group is None else process_group
         pg = distributed_c10d.resolve(self.process_group)
+        if pg is None:
+            raise ValueError("ZeroRedundancyOptimizer: this rank is not a member of "
+                             "process_group")
         self._pg = pg
         self.world_size = pg.size()
         self.rank = pg.rank()
         self.global_rank = pg.ranks[self.rank]
-        self._overlap_with_ddp = False
         self._optim_defaults = defaults
         self._optim_constructor = optimizer_class
         self._init_local_optimizer()
