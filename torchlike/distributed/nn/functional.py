@@ -160,9 +160,6 @@ class _ReduceScatter(Function):
     @staticmethod
     def forward(ctx, op, group, output, *inputs):
         ctx.op, ctx.group = op, group
-        if RedOpType(op) not in _SUMS and any(t.requires_grad for t in inputs):
-            raise RuntimeError(f"distributed.nn.functional.reduce_scatter: no gradient for "
-                               f"{RedOpType(op)} (SUM and AVG have one)")
         out = _fresh(output)
         C.reduce_scatter(out, [t.detach().contiguous() for t in inputs], op=op, group=group)
         return out
@@ -259,6 +256,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None):
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None):
     """``op`` over every rank's ``input_list[this rank]`` (``output`` gives the
     shape; a new tensor is returned)."""
+    if RedOpType(op) not in _SUMS and _C.is_grad_enabled() and \
+            any(t.requires_grad for t in input_list):
+        raise RuntimeError(f"distributed.nn.functional.reduce_scatter: no gradient for "
+                           f"{RedOpType(op)} (SUM and AVG have one)")
     return _ReduceScatter.apply(op, _check_group(group), output, *input_list)
 
 
