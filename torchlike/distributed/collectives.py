@@ -1,7 +1,9 @@
 """The collectives on tensors: ``all_reduce``, ``broadcast``, ``reduce``,
 ``all_gather`` (list and ``_into_tensor``), ``gather``, ``scatter``,
 ``reduce_scatter`` (list and ``_tensor``), ``all_to_all`` (list and
-``_single``), ``barrier`` and ``monitored_barrier``.
+``_single``), ``barrier`` and ``monitored_barrier``; the deprecated
+``all_reduce_coalesced`` / ``all_gather_coalesced`` (one message for a
+list of tensors).
 
 Each checks its arguments here, in the caller (PyTorch's messages), fixes
 its sequence number in the group, and runs on the worker thread; results are
@@ -9,6 +11,7 @@ written into the given tensors in place.  ``async_op=True`` returns a Work
 to ``wait()`` on, else the call blocks and returns None.  A caller outside
 ``group`` gets None and nothing runs."""
 import math
+import warnings
 
 import numpy as np
 
@@ -19,7 +22,8 @@ from .distributed_c10d import _seconds, group_root, resolve, submit
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
            "gather", "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
-           "all_to_all_single", "barrier", "monitored_barrier"]
+           "all_to_all_single", "barrier", "monitored_barrier", "all_reduce_coalesced",
+           "all_gather_coalesced"]
 
 Tensor = _C.Tensor
 
@@ -342,3 +346,87 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     seconds = pg.timeout if timeout is None else _seconds(timeout)
     seq = pg.next_seq()
     return submit(lambda: pg.monitored_barrier(seq, seconds, wait_all_ranks), [], False)
+
+
+def _warn_coalesced(name):
+    warnings.warn(f"`torch.distributed.{name}` will be deprecated. If you must use it, please "
+                  f"revisit our documentation later at "
+                  f"https://pytorch.org/docs/main/distributed.html#collective-functions",
+                  FutureWarning, stacklevel=3)
+
+
+def _flat(tensors):
+    return _C.cat([t.detach().reshape(-1) for t in tensors])
+
+
+def _unflatten_into(flat, tensors):
+    offset = 0
+    for t in tensors:
+        n = t.numel()
+        t.detach().copy_(flat[offset:offset + n].reshape(tuple(t.shape)))
+        offset += n
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """``all_reduce`` of every tensor of ``tensors`` (one dtype) in one
+    message; a Future of them with ``async_op``.  Deprecated in PyTorch."""
+    _warn_coalesced("all_reduce_coalesced")
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    check_tensor_list(tensors, "tensor")
+    if not tensors:
+        raise ValueError("all_reduce_coalesced: the tensor list is empty")
+    _same_dtypes(tensors)
+    pg = resolve(group)
+    if pg is None:
+        return None
+    op = check_op(op, tensors[0].dtype)
+    flat = _flat(tensors)
+    buf = HostBuffer(flat)
+    seq = pg.next_seq()
+
+    def run():
+        pg.all_reduce(seq, buf.arr, buf.code, op, buf.bf16)
+        buf.commit()
+        _unflatten_into(flat, tensors)
+    work = submit(run, tensors, async_op)
+    return work.get_future() if async_op else None
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """``output_tensor_lists[j][i]`` becomes rank j's ``input_tensor_list[i]``,
+    in one message per rank; a Future with ``async_op``.  Deprecated in PyTorch."""
+    _warn_coalesced("all_gather_coalesced")
+    pg = resolve(group)
+    if pg is None:
+        return None
+    check_tensor_list(input_tensor_list, "input_tensor_list")
+    if not input_tensor_list:
+        raise ValueError("all_gather_coalesced: input_tensor_list is empty")
+    _same_dtypes(input_tensor_list)
+    if not isinstance(output_tensor_lists, list):
+        raise TypeError("Invalid function argument: output_tensor_lists should be a list")
+    for lst in output_tensor_lists:
+        check_tensor_list(lst, "output_tensor_lists")
+        _same_dtypes(lst + input_tensor_list)
+    if len(output_tensor_lists) != pg.size():
+        raise RuntimeError(f"all_gather_coalesced: output_tensor_lists has "
+                           f"{len(output_tensor_lists)} lists for a group of {pg.size()}")
+    shapes = [tuple(t.shape) for t in input_tensor_list]
+    for j, lst in enumerate(output_tensor_lists):
+        if [tuple(t.shape) for t in lst] != shapes:
+            raise RuntimeError(f"all_gather_coalesced: output_tensor_lists[{j}] has shapes "
+                               f"{[tuple(t.shape) for t in lst]}, the inputs {shapes}")
+    flat = _flat(input_tensor_list)
+    src = HostBuffer(flat)
+    outs = [_C.empty_like(flat) for _ in range(pg.size())]
+    bufs = [HostBuffer(o) for o in outs]
+    seq = pg.next_seq()
+
+    def run():
+        pg.all_gather(seq, [b.arr for b in bufs], src.arr, src.code)
+        _commit(*bufs)
+        for out, lst in zip(outs, output_tensor_lists):
+            _unflatten_into(out, lst)
+    work = submit(run, [t for lst in output_tensor_lists for t in lst], async_op)
+    return work.get_future() if async_op else None

@@ -23,7 +23,9 @@ __all__ = ["init_process_group", "destroy_process_group", "is_initialized", "is_
            "get_rank", "get_world_size", "get_backend", "new_group", "get_global_rank",
            "get_group_rank", "get_process_group_ranks", "is_gloo_available",
            "is_nccl_available", "is_mpi_available", "is_ucc_available", "is_xccl_available",
-           "is_torchelastic_launched", "get_default_backend_for_device", "ProcessGroup"]
+           "is_torchelastic_launched", "get_default_backend_for_device", "ProcessGroup",
+           "is_backend_available", "get_node_local_rank", "new_subgroups",
+           "new_subgroups_by_enumeration", "split_group"]
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "
              "init_process_group.")
@@ -72,6 +74,29 @@ def is_xccl_available():
 def is_torchelastic_launched():
     """Whether this process was started by ``torchlike.distributed.run``."""
     return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def is_backend_available(backend):
+    """Whether ``backend`` (a name, or ``"cpu:gloo,cuda:nccl"``: every part)
+    can run here."""
+    parts = [p.split(":")[-1] for p in backend.split(",")] if ":" in backend else [backend]
+    for name in parts:
+        check = globals().get(f"is_{name.lower()}_available")
+        if not (check() if check is not None else name.lower() in Backend.backend_list):
+            return False
+    return True
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its machine: ``LOCAL_RANK`` (set by the
+    launcher), else ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank "
+                       "to allow `get_node_local_rank` to work, assuming you are not running "
+                       "in a multi-device context and want the code to run locally instead.")
 
 
 def get_default_backend_for_device(device):
@@ -290,3 +315,105 @@ def _get_default_group():
 
 def _get_default_store():
     return _default() and _World.store
+
+
+# ---- groups of groups ---------------------------------------------------------------------
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None,
+                                 pg_options=None, group_desc=None):
+    """One group per list of global ranks (every rank calls it; the lists
+    may not overlap): (this rank's group or None, all the groups as
+    ``new_group`` returns them here)."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    me = _default().rank()
+    mine, groups, owner = None, [], {}
+    for ranks in ranks_per_subgroup_list:
+        g = new_group(ranks, timeout=timeout, backend=backend, group_desc=group_desc)
+        groups.append(g)
+        for r in ranks:
+            if r in owner:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {owner[r]} and "
+                                 f"{ranks}")
+            owner[r] = ranks
+            if r == me:
+                mine = g
+    return mine, groups
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None,
+                  group_desc=None):
+    """Cut ``group``'s ranks (the world's by default), in order, into groups
+    of ``group_size``: (this rank's group, all of them)."""
+    if group_size is None:
+        from .. import cuda
+        if not cuda.is_available():
+            raise ValueError("Default group size only takes effect when CUDA/XPU is available."
+                             "If your subgroup using a backend that does not depend on "
+                             "CUDA/XPU,please pass in 'group_size' correctly.")
+        group_size = cuda.device_count()
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    world_size = get_world_size(group)
+    if world_size < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size "
+                         f"({world_size})")
+    if world_size % group_size != 0:
+        raise ValueError(f"The world size ({world_size}) must be divisible by "
+                         f"'group_size={group_size}'")
+    ranks = get_process_group_ranks(group)
+    mine, groups = new_subgroups_by_enumeration(
+        [ranks[i:i + group_size] for i in range(0, len(ranks), group_size)],
+        timeout=timeout, backend=backend, group_desc=group_desc)
+    if not isinstance(mine, ProcessGroup):
+        raise AssertionError("Current rank was not assigned to a subgroup")
+    return mine, groups
+
+
+_SPLITS_PER_GROUP = 1024  # split groups of one parent get gids of their own
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None,
+                group_desc=None, backend=None):
+    """Split ``parent_pg`` (the world by default; every member calls it) into
+    disjoint groups of its group ranks; this rank's group, or
+    ``NON_GROUP_MEMBER`` when no split holds it."""
+    if not split_ranks:
+        raise ValueError("split_ranks cannot be None or empty")
+    world = _default()
+    parent = world if parent_pg is None else resolve(parent_pg)
+    if parent is None:
+        raise ValueError(f"Global rank {world.rank()} is not part of the parent group "
+                         f"{parent_pg}")
+    seen = set()
+    for split in split_ranks:
+        for r in split:
+            if not 0 <= r < parent.size() or r in seen:
+                raise ValueError(f"split_group: group rank {r} is out of the parent's range "
+                                 f"or in two splits ({split_ranks})")
+            seen.add(r)
+    if parent is world:
+        mine = GroupMember.NON_GROUP_MEMBER
+        for split in split_ranks:
+            g = new_group([world.ranks[r] for r in split], timeout=timeout, backend=backend,
+                          group_desc=group_desc)
+            if world.rank() in split:
+                mine = g
+        return mine
+    # the other ranks of the world do not call it: the gids come from the
+    # parent's own range, which only its members count
+    if parent.gid <= 0 or parent.gid >= 2 ** 31 // _SPLITS_PER_GROUP:
+        raise NotImplementedError("split_group: splitting a group made by split_group is not "
+                                  "supported")
+    count = getattr(parent, "_splits", 0)
+    parent._splits = count + len(split_ranks)
+    if parent._splits >= _SPLITS_PER_GROUP:
+        raise RuntimeError(f"split_group: more than {_SPLITS_PER_GROUP} splits of one group")
+    mine = GroupMember.NON_GROUP_MEMBER
+    for k, split in enumerate(split_ranks):
+        if parent.rank() in split:
+            gid = -(parent.gid * _SPLITS_PER_GROUP + count + k)
+            seconds = parent.timeout if timeout is None else _seconds(timeout)
+            mine = ProcessGroup(_World.mesh, gid, sorted(parent.ranks[r] for r in split),
+                                seconds, parent.backend, group_desc or str(gid))
+            _World.groups.append(mine)
+    return mine

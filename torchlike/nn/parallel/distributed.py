@@ -23,6 +23,15 @@ at once (contributing zeros); a parameter no rank used keeps its ``.grad``
 untouched.  ``no_sync()`` skips the reduction for forward/backward passes
 inside it, so gradients accumulate locally until a synchronised backward.
 
+DDP is a ``Joinable``: inside ``ddp.join()`` (or
+``distributed.algorithms.join.Join([ddp, ...])``) a rank that has run out
+of inputs shadows the others' forward and backward collectives (their
+flags, buffer broadcasts and one all-reduce of zeros per gradient bucket),
+so ranks with fewer batches do not hang; gradients are divided by the
+world size (``divide_by_initial_world_size=True``) or by the number of
+ranks still training.  When all have joined, the model of the last rank to
+join is broadcast to every rank.
+
 The wrapped module is ``.module``; state-dict keys carry the ``module.``
 prefix, as in PyTorch."""
 import contextlib
@@ -31,7 +40,8 @@ import numpy as np
 
 from ... import _C
 from ... import distributed as dist
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...distributed.algorithms.join import Join, Joinable, JoinHook
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -97,7 +107,35 @@ class _Bucket:
         self.future = None  # of the reduced flat gradients
 
 
-class DistributedDataParallel(Module):
+class _DDPJoinHook(JoinHook):
+    """What a joined rank runs in place of one training iteration of DDP."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        if not isinstance(ddp, DistributedDataParallel):
+            raise AssertionError(f"DDP join hook requires passing in a "
+                                 f"DistributedDataParallel instance as the state, got "
+                                 f"{type(ddp).__name__}")
+        self.ddp = ddp
+        ddp._divide_by_initial_world_size = divide_by_initial_world_size
+        super().__init__()
+
+    def main_hook(self):
+        ddp = self.ddp
+        if ddp._will_sync_buffers():
+            ddp._broadcast_buffers_from(ddp._find_common_rank(ddp.process_group.rank(), False))
+        # the training ranks tell whether their backward reduces this iteration
+        flag = _C.zeros(1)
+        dist.all_reduce(flag, group=ddp.process_group)
+        should_sync = flag.item() != 0
+        ddp.require_forward_param_sync = should_sync
+        if should_sync:
+            ddp._match_backward_reductions()
+
+    def post_hook(self, is_last_joiner):
+        self.ddp._sync_final_model(is_last_joiner)
+
+
+class DistributedDataParallel(Module, Joinable):
     """``DistributedDataParallel(module, device_ids=None, output_device=None,
     dim=0, broadcast_buffers=True, process_group=None, bucket_cap_mb=None,
     find_unused_parameters=False, ...)``: ``forward`` calls ``module``;
@@ -110,6 +148,7 @@ class DistributedDataParallel(Module):
                  delay_all_reduce_named_params=None, param_to_hook_all_reduce=None,
                  mixed_precision=None, device_mesh=None):
         super().__init__()
+        Joinable.__init__(self)
         pg = dist.distributed_c10d.resolve(process_group)
         params = []
         for p in module.parameters():
@@ -127,6 +166,7 @@ class DistributedDataParallel(Module):
                 f"parameters {{device(type='cpu')}}.")
         self.module = module
         self.process_group = pg
+        self.device = params[0].device
         self.device_ids = device_ids
         self.output_device = output_device
         self.dim = dim
@@ -147,6 +187,8 @@ class DistributedDataParallel(Module):
         self._used = None             # local use of each parameter (find_unused)
         self._ready = set()
         self._comm_hook = None        # (state, hook) from register_comm_hook
+        self._divide_by_initial_world_size = True
+        self._join_work = None        # this iteration's "still training" all-reduce
         for i, p in enumerate(params):
             p.register_post_accumulate_grad_hook(self._make_hook(i))
 
@@ -232,12 +274,16 @@ class DistributedDataParallel(Module):
             used = _C.tensor([1 if u else 0 for u in self._used], dtype=_C.int32)
             dist.all_reduce(used, group=self.process_group)
             used_anywhere = used.tolist()
+        divisor = self._world
+        if self._join_work is not None and not self._divide_by_initial_world_size:
+            divisor = int(self._join_work.result()[0].item())  # the ranks still training
+        self._join_work = None
         with no_grad():
             for bucket in self._buckets:
                 value = bucket.future.wait()
                 if self._comm_hook is None:
                     value = value[0]
-                    value.div_(self._world)
+                    value.div_(divisor)
                 elif not isinstance(value, Tensor) or value.numel() != \
                         sum(self._params[i].numel() for i in bucket.params):
                     raise RuntimeError("The value of a communication hook's Future must be a "
@@ -268,15 +314,28 @@ class DistributedDataParallel(Module):
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` "
                 "function outputs participate in calculating loss.")
 
+    def _will_sync_buffers(self):
+        return self.require_forward_param_sync and self.broadcast_buffers and \
+            self._world > 1 and any(True for _ in self.module.buffers())
+
+    def _broadcast_buffers_from(self, src):
+        _broadcast_coalesced(list(self.module.buffers()), self.process_group, src)
+
     def forward(self, *inputs, **kwargs):
         self._check_previous_reduction()
-        if self.broadcast_buffers and self._world > 1:
-            buffers = list(self.module.buffers())
-            if buffers:
-                _broadcast_coalesced(buffers, self.process_group)
-        output = self.module(*inputs, **kwargs)
-        from ...autograd.grad_mode import is_grad_enabled
         sync = is_grad_enabled() and self.require_backward_grad_sync
+        # the collectives of a forward, in the order a joined rank's hook mirrors
+        self._join_work = Join.notify_join_context(self)
+        joining = self._join_config.enable
+        if self._will_sync_buffers():
+            # under Join rank 0 may have left with stale buffers: the highest
+            # rank still training is the source
+            src = self._find_common_rank(self.process_group.rank(), True) if joining else 0
+            self._broadcast_buffers_from(src)
+        if joining:
+            dist.all_reduce(_C.ones(1) if sync else _C.zeros(1), group=self.process_group)
+        output = self.module(*inputs, **kwargs)
+        self.require_forward_param_sync = sync
         self._sync_backward = sync
         self._ready = set()
         self._launched = 0
@@ -290,6 +349,69 @@ class DistributedDataParallel(Module):
                 if not used:
                     self._mark_ready(i)
         return output
+
+    # ---- uneven inputs (Join) ---------------------------------------------------
+    def join(self, divide_by_initial_world_size=True, enable=True,
+             throw_on_early_termination=False):
+        """``with ddp.join(): <loop>``: train on uneven inputs across ranks
+        (see the module doc); ``Join([self], ...)``."""
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        """The hook of a joined rank; ``divide_by_initial_world_size`` (default
+        True) divides gradients by the world size, else by the number of
+        ranks still training."""
+        return _DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        return self.device
+
+    @property
+    def join_process_group(self):
+        return self.process_group
+
+    def _find_common_rank(self, rank, candidate):
+        """The highest group rank among those passing ``candidate``."""
+        t = _C.tensor([rank if candidate else -1])
+        dist.all_reduce(t, op=dist.ReduceOp.MAX, group=self.process_group)
+        if t.item() == -1:
+            raise ValueError("BUG! Expected rank_cond to be true for at least one process.")
+        return int(t.item())
+
+    def _match_backward_reductions(self):
+        """A joined rank's part of a backward: each bucket's reduction (or
+        comm hook) on zeros, in bucket order, then the used-parameter map."""
+        futures = []
+        for index, bucket in enumerate(self._buckets):
+            params = [self._params[i] for i in bucket.params]
+            zeros = _C.zeros(sum(p.numel() for p in params), dtype=params[0].dtype)
+            if self._comm_hook is None:
+                futures.append(dist.all_reduce(zeros, group=self.process_group,
+                                               async_op=True).get_future())
+            else:
+                from ...distributed.algorithms.ddp_comm_hooks import GradBucket
+                state, hook = self._comm_hook
+                futures.append(hook(state, GradBucket(index, zeros, params,
+                                                      index == len(self._buckets) - 1)))
+        for fut in futures:
+            fut.wait()
+        if self.find_unused_parameters:
+            dist.all_reduce(_C.zeros(len(self._params), dtype=_C.int32),
+                            group=self.process_group)
+
+    def _sync_final_model(self, is_last_joiner):
+        """Every rank takes the parameters (and buffers) of the highest rank
+        among the last to join."""
+        src = self._find_common_rank(self.process_group.rank(), is_last_joiner)
+        states = []
+        for p in self.module.parameters():
+            if all(p is not q for q in states):
+                states.append(p)
+        if self.broadcast_buffers:
+            states += list(self.module.buffers())
+        _broadcast_coalesced(states, self.process_group, src)
 
     @contextlib.contextmanager
     def no_sync(self):
