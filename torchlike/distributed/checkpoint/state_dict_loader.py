@@ -13,7 +13,8 @@ __all__ = ["load", "load_state_dict"]
 def _reader(checkpoint_id, storage_reader):
     if storage_reader is None:
         if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if storage_reader is None.")
+            raise RuntimeError("`checkpoint_id` must be specified if "
+                               "storage_reader/storage_writer is None.")
         return FileSystemReader(checkpoint_id)
     if checkpoint_id is not None:
         storage_reader.reset(checkpoint_id)

@@ -29,7 +29,8 @@ __all__ = ["save", "async_save", "save_state_dict"]
 def _writer(checkpoint_id, storage_writer):
     if storage_writer is None:
         if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if storage_writer is None.")
+            raise RuntimeError("`checkpoint_id` must be specified if "
+                               "storage_reader/storage_writer is None.")
         return FileSystemWriter(checkpoint_id)
     if checkpoint_id is not None:
         storage_writer.reset(checkpoint_id)
