@@ -120,7 +120,7 @@ class Metadata:
         planner = {k: list(v) for k, v in (self.planner_data or {}).items()}
         return json.dumps({"format": FORMAT, "version": VERSION, "byteorder": "little",
                            "state_dict_metadata": md, "storage_data": storage,
-                           "planner_data": planner}, sort_keys=True)
+                           "planner_data": planner})
 
     @classmethod
     def from_json(cls, text):
