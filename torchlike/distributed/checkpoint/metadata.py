@@ -117,7 +117,8 @@ class Metadata:
                     "path": info.relative_path, "start": int(info.offset),
                     "length": int(info.length)}
                    for idx, info in (self.storage_data or {}).items()]
-        planner = {k: list(v) for k, v in (self.planner_data or {}).items()}
+        planner = None if self.planner_data is None else \
+            {k: list(v) for k, v in self.planner_data.items()}
         return json.dumps({"format": FORMAT, "version": VERSION, "byteorder": "little",
                            "state_dict_metadata": md, "storage_data": storage,
                            "planner_data": planner})
@@ -186,7 +187,9 @@ class Metadata:
             off = e.get("offset")
             off = None if off is None else ints(off, f"the storage offset of {e['fqn']!r}")
             storage[MetadataIndex(e["fqn"], off)] = _StorageInfo(path, start, length)
-        planner = doc.get("planner_data", {})
+        planner = doc.get("planner_data")
+        if planner is None:
+            return cls(out, None, storage)
         if not isinstance(planner, dict) or not all(
                 isinstance(v, list) and all(isinstance(p, (str, int)) for p in v)
                 for v in planner.values()):

@@ -415,6 +415,7 @@ def get_state_dict(model, optimizers, *, submodules=None, options=None):
 def set_state_dict(model, optimizers, *, model_state_dict, optim_state_dict, options=None):
     """Load both; returns the model's missing and unexpected keys."""
     keys = set_model_state_dict(model, model_state_dict, options=options)
-    if optim_state_dict:
+    # with broadcast_from_rank0 the other ranks pass {} and still take part
+    if optim_state_dict or _options(options).broadcast_from_rank0:
         set_optimizer_state_dict(model, optimizers, optim_state_dict, options=options)
     return keys

@@ -165,7 +165,10 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
         for r in range(coord.world):  # notes of an earlier save in this directory
             if os.path.exists(_note_path(writer, r)):
                 os.remove(_note_path(writer, r))
-    coord.all_gather([])  # no rank writes its note before the old ones are gone
+    # every rank gets the plan's Metadata (its storage_data is filled on the
+    # coordinator when the save ends); no rank writes its note before the
+    # old ones are gone
+    metadata = coord.broadcast(metadata)
     fut = Future()
 
     def run():
