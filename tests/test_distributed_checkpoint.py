@@ -136,8 +136,10 @@ def _check_async(rank, ws, outdir):
     msd, osd = sdmod.get_state_dict(model, opt)
     fut = dcp.async_save({"model": msd, "optim": osd, "epoch": 7}, checkpoint_id=path)
     _train(model, opt, rank)  # the save wrote the state as it was
-    assert isinstance(fut.result(timeout=60), dcp.Metadata)
-    dist.barrier()  # rank 0's .metadata is the last file written
+    assert isinstance(fut.result(timeout=60), dcp.Metadata)  # complete on every rank
+    assert os.path.exists(os.path.join(path, ".metadata"))
+    dist.barrier()  # each rank removes its own note before its Future completes
+    assert not [f for f in os.listdir(path) if f.endswith(".done")]
     model2, opt2 = _load_into("fsdp2", path)
     _same_bits(_full(model2, opt2), want, "async")
 
@@ -173,12 +175,39 @@ def _check_full_state_dicts(rank, ws, outdir):
         _same_bits(_full(model, opt), want, kind)
 
 
+def _check_module_state_dicts(rank, ws, outdir):
+    """Without the helpers: a fully_shard model's state_dict() and an FSDP1
+    model's SHARDED_STATE_DICT hold pieces that save and load as such."""
+    import torchlike.distributed.fsdp as fsdp
+    FSDP, SDT = fsdp.FullyShardedDataParallel, fsdp.StateDictType
+    for kind in ("fsdp1", "fsdp2"):
+        path = os.path.join(outdir, f"module_{kind}")
+        model, opt = _make(kind)
+        _train(model, opt, rank)
+        want = _full(model, opt)["model"]
+        fresh, _ = _make(kind)
+        if kind == "fsdp1":
+            with FSDP.state_dict_type(model, SDT.SHARDED_STATE_DICT):
+                dcp.save({"model": model.state_dict()}, checkpoint_id=path)
+            with FSDP.state_dict_type(fresh, SDT.SHARDED_STATE_DICT):
+                sd = {"model": fresh.state_dict()}
+                dcp.load(sd, checkpoint_id=path)
+                fresh.load_state_dict(sd["model"])
+        else:
+            dcp.save({"model": model.state_dict()}, checkpoint_id=path)
+            sd = {"model": fresh.state_dict()}
+            dcp.load(sd, checkpoint_id=path)
+            fresh.load_state_dict(sd["model"])
+        _same_bits(sdmod.get_model_state_dict(fresh, options=Opts(full_state_dict=True)),
+                   want, kind)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = run_all(torchlike, dcp, sdmod, rank, {}, os.path.join(outdir, "golden"))
     for check in (_check_roundtrip, _check_async, _check_from_one_process,
-                  _check_full_state_dicts):
+                  _check_full_state_dicts, _check_module_state_dicts):
         check(rank, ws, outdir)
     put(outdir, rank, golden)
     dist.destroy_process_group()

@@ -121,9 +121,12 @@ def _stage(obj):
 # The background thread issues no collective: collectives of a process run
 # in issue order on one worker thread, and one issued from another thread
 # could interleave differently on each rank.  So the plan is made before
-# async_save returns, each rank's thread writes its file and then a small
-# JSON note of where its records went (``__<rank>_0.distcp.done``), and the
-# coordinator's thread waits for every note before writing ``.metadata``.
+# async_save returns; each rank's thread writes its file, then a small JSON
+# note beside it (``__<rank>_0.distcp.done``: where its records went, or
+# its error); the coordinator's thread waits for every note, writes
+# ``.metadata`` and answers each note with the outcome, which the other
+# ranks wait for.  Every rank's Future completes once the checkpoint is
+# whole (or failed), and each rank removes its own note.
 
 def _note_path(writer, rank):
     return os.path.join(writer.path, f"__{rank}_0.distcp.done")
@@ -133,6 +136,21 @@ def _put_note(path, payload):
     with open(path + ".tmp", "w") as f:
         json.dump(payload, f)
     os.replace(path + ".tmp", path)
+
+
+def _wait_note(path, keys, deadline, what):
+    """The note at ``path`` once it holds one of ``keys``."""
+    while True:
+        try:
+            with open(path) as f:
+                note = json.load(f)
+            if any(k in note for k in keys):
+                return note
+        except FileNotFoundError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"async_save: {what} did not finish in time")
+        time.sleep(0.005)
 
 
 def _results_json(results):
@@ -151,8 +169,9 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
                process_group=None, no_dist=False, timeout=1800.0, **kwargs):
     """Copy ``state_dict`` now, plan the save now (collectively), write it
     on a background thread; returns a ``concurrent.futures.Future`` whose
-    result is the Metadata.  Only FileSystemWriter is supported; later
-    training may change the state dict at once."""
+    result is the Metadata, on every rank once the checkpoint is complete.
+    Only FileSystemWriter is supported; training may change the state dict
+    as soon as this returns."""
     from concurrent.futures import Future
     writer = _writer(checkpoint_id, storage_writer)
     if not isinstance(writer, FileSystemWriter):
@@ -162,28 +181,34 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
     staged = _stage(state_dict)
     central, metadata = _plan(staged, writer, planner, coord)
     if coord.is_coordinator:
-        for r in range(coord.world):  # notes of an earlier save in this directory
+        for r in range(coord.world):  # notes an interrupted save left behind
             if os.path.exists(_note_path(writer, r)):
                 os.remove(_note_path(writer, r))
-    # every rank gets the plan's Metadata (its storage_data is filled on the
-    # coordinator when the save ends); no rank writes its note before the
-    # old ones are gone
+    # every rank gets the plan's Metadata (the coordinator fills its
+    # storage_data at the end); and no note is written before the old ones
+    # are gone
     metadata = coord.broadcast(metadata)
     fut = Future()
+    deadline = time.monotonic() + timeout
 
     def run():
+        mine = _note_path(writer, coord.rank)
         try:
             try:
                 note = {"results": _results_json(_write(writer, planner, central))}
             except Exception as e:  # noqa: BLE001 - reported through the note
                 note = {"error": _Failure(e).text}
-            _put_note(_note_path(writer, coord.rank), note)
-            if "error" in note and not coord.is_coordinator:
-                raise RuntimeError(note["error"])
+            _put_note(mine, note)
             if coord.is_coordinator:
-                fut.set_result(_finish_async(writer, coord, metadata, timeout))
+                result = _finish_async(writer, coord, metadata, deadline)
             else:
-                fut.set_result(metadata)
+                answer = _wait_note(mine, ("status",), deadline, "the coordinator")
+                os.remove(mine)
+                if answer["status"] != "ok":
+                    raise CheckpointException("write", {coord.rank: RuntimeError(
+                        answer.get("error", "the save failed on another rank"))})
+                result = metadata
+            fut.set_result(result)
         except BaseException as e:  # noqa: BLE001 - the Future carries it
             fut.set_exception(e)
 
@@ -191,23 +216,24 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
     return fut
 
 
-def _finish_async(writer, coord, metadata, timeout):
-    deadline = time.monotonic() + timeout
-    notes = []
+def _finish_async(writer, coord, metadata, deadline):
+    notes, outcome, error = [], {"status": "ok"}, None
+    try:
+        for r in range(coord.world):
+            notes.append(_wait_note(_note_path(writer, r), ("results", "error"), deadline,
+                                    f"rank {r}"))
+        bad = {r: RuntimeError(n["error"]) for r, n in enumerate(notes) if "error" in n}
+        if bad:
+            raise CheckpointException("write", bad)
+        writer.finish(metadata=metadata,
+                      results=[_results_from_json(n["results"]) for n in notes])
+    except BaseException as e:  # noqa: BLE001 - answered to every rank, then raised
+        outcome, error = {"status": "failed", "error": str(e)}, e
+    if os.path.exists(_note_path(writer, coord.rank)):
+        os.remove(_note_path(writer, coord.rank))
     for r in range(coord.world):
-        path = _note_path(writer, r)
-        while not os.path.exists(path):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"async_save: rank {r} did not finish writing within "
-                                   f"{timeout} s")
-            time.sleep(0.005)
-        with open(path) as f:
-            notes.append(json.load(f))
-    bad = {r: RuntimeError(n["error"]) for r, n in enumerate(notes) if "error" in n}
-    if bad:
-        raise CheckpointException("write", bad)
-    writer.finish(metadata=metadata,
-                  results=[_results_from_json(n["results"]) for n in notes])
-    for r in range(coord.world):
-        os.remove(_note_path(writer, r))
+        if r != coord.rank:
+            _put_note(_note_path(writer, r), outcome)
+    if error is not None:
+        raise error
     return metadata
