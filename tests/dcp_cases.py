@@ -36,7 +36,6 @@ def _json(v):
 
 
 def wrap_model(lib, name, device_kw):
-    import functools  # noqa: F401
     model, _ = make_model(lib)
     if name == "ddp":
         return lib.nn.parallel.DistributedDataParallel(model)

@@ -9,7 +9,7 @@ item.  A load is the same with ReadItems, ``resolve_tensor`` (where to copy
 a tensor's bytes), ``commit_tensor`` and ``load_bytes``."""
 import abc
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, List, Optional
 
 from .metadata import ChunkStorageMetadata, MetadataIndex, TensorProperties

@@ -16,12 +16,10 @@ other ranks get ``{}``).  An optimizer that has not stepped is given its
 state first (one step with zero gradients and a learning rate of 0), so
 that a state dict to load into has its tensors."""
 from dataclasses import dataclass
-from typing import Any, Optional
 
 from ... import _C
 from ... import distributed as dist
 from ...autograd.grad_mode import no_grad
-from ...nn.modules.module import _IncompatibleKeys
 from .. import _shard_spec
 
 __all__ = ["StateDictOptions", "get_model_state_dict", "get_optimizer_state_dict",
@@ -263,10 +261,11 @@ def _by_name(w, optim):
     """optim.state_dict() with parameter names for indices."""
     names = w.param_names()
     osd = optim.state_dict()
-    order = []
+    order, seen = [], set()
     for g in optim.param_groups:
         for p in g["params"]:
-            if id(p) not in {id(q) for q in order}:
+            if id(p) not in seen:
+                seen.add(id(p))
                 order.append(p)
     name_of = {i: names[id(p)][0] for i, p in enumerate(order)}
     state = {name_of[i]: dict(v) for i, v in osd["state"].items()}
