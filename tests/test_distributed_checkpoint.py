@@ -202,12 +202,26 @@ def _check_module_state_dicts(rank, ws, outdir):
                    want, kind)
 
 
+def _check_failures_reach_every_rank(rank, ws, outdir):
+    """One rank's failure raises the same CheckpointException on every rank."""
+    with pytest.raises(dcp.CheckpointException, match="ranks disagree on the key 'x'"):
+        dcp.save({"x": torchlike.zeros(rank + 1)}, checkpoint_id=os.path.join(outdir, "bad"))
+    sd = {"model": {"0.bias": torchlike.zeros(3)}}
+    if rank == 1:
+        sd["nope"] = torchlike.zeros(1)
+    with pytest.raises(dcp.CheckpointException) as info:
+        dcp.load(sd, checkpoint_id=os.path.join(outdir, "rt_plain"))
+    assert list(info.value.failures) == [1]
+    assert "Missing key in checkpoint state_dict: nope." in str(info.value)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = run_all(torchlike, dcp, sdmod, rank, {}, os.path.join(outdir, "golden"))
     for check in (_check_roundtrip, _check_async, _check_from_one_process,
-                  _check_full_state_dicts, _check_module_state_dicts):
+                  _check_full_state_dicts, _check_module_state_dicts,
+                  _check_failures_reach_every_rank):
         check(rank, ws, outdir)
     put(outdir, rank, golden)
     dist.destroy_process_group()
