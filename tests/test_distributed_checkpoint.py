@@ -464,3 +464,60 @@ def test_state_dict_options_without_a_process_group():
     keys = sdmod.set_model_state_dict(model, {"0.bias": msd["0.bias"]},
                                       options=Opts(strict=False))
     assert "0.weight" in keys.missing_keys
+
+
+def _leaves(doc, path=()):
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _leaves(v, path + (i,))
+    yield path
+
+
+def _survives(fn):
+    """fn() returns or raises a Python exception that is not MemoryError."""
+    try:
+        fn()
+    except dcp.CheckpointException as e:
+        assert not any(isinstance(x, MemoryError) for x in e.failures.values()), e
+    except MemoryError:
+        raise
+    except Exception:
+        pass
+
+
+def test_mutated_checkpoints_raise_python_exceptions(tmp_path):
+    """200 mutations of the metadata's fields and of the data file's bytes:
+    load and dcp_to_torch_save return or raise a Python exception, never
+    allocate what the files do not hold."""
+    rng = np.random.RandomState(0)
+    good = tmp_path / "good"
+    dcp.save({"w": torchlike.arange(6.0).reshape(2, 3), "l": [torchlike.ones(2), 5],
+              "n": {"k": "v"}}, checkpoint_id=good)
+    doc = json.loads((good / ".metadata").read_text())
+    raw = (good / "__0_0.distcp").read_bytes()
+    paths = list(_leaves(doc))
+    junk = [-1, 0, 2 ** 62, "x", None, [], {}, "../a", 1.5, True, [2 ** 40], ["a", -3]]
+    for case in range(200):
+        d = tmp_path / f"m{case}"
+        shutil.copytree(good, d)
+        if case % 2:
+            mutated = json.loads(json.dumps(doc))
+            path = paths[rng.randint(len(paths))]
+            if not path:
+                continue
+            node = mutated
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = junk[rng.randint(len(junk))]
+            (d / ".metadata").write_text(json.dumps(mutated))
+        else:
+            data = bytearray(raw)
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randint(len(data))] = rng.randint(256)
+            (d / "__0_0.distcp").write_bytes(bytes(data[:rng.randint(len(data) + 1)]))
+        target = {"w": torchlike.zeros(2, 3), "l": [torchlike.zeros(2), 0], "n": {"k": ""}}
+        _survives(lambda: dcp.load(target, checkpoint_id=d))
+        _survives(lambda: dcp_to_torch_save(d, tmp_path / "out.pt"))

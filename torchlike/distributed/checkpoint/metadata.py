@@ -187,11 +187,29 @@ class Metadata:
             off = e.get("offset")
             off = None if off is None else ints(off, f"the storage offset of {e['fqn']!r}")
             storage[MetadataIndex(e["fqn"], off)] = _StorageInfo(path, start, length)
+        # every chunk has a record of exactly its size in bytes (so nothing
+        # is allocated from a size the data files do not back)
+        for fqn, m in out.items():
+            if not isinstance(m, TensorStorageMetadata):
+                continue
+            for c in m.chunks:
+                info = storage.get(MetadataIndex(fqn, tuple(c.offsets)))
+                if info is None:
+                    raise bad(f"no data recorded for {fqn!r} at offsets {list(c.offsets)}")
+                n = 1
+                for x in c.sizes:
+                    n *= x
+                need = n * m.properties.dtype.itemsize
+                if info.length != need:
+                    raise bad(f"the record of {fqn!r} has {info.length} bytes, its chunk of "
+                              f"sizes {list(c.sizes)} ({m.properties.dtype}) needs {need}")
         planner = doc.get("planner_data")
         if planner is None:
             return cls(out, None, storage)
+        # a path is dict keys and list indices
         if not isinstance(planner, dict) or not all(
-                isinstance(v, list) and all(isinstance(p, (str, int)) for p in v)
+                isinstance(v, list) and v and all(isinstance(p, str) or type(p) is int
+                                                  for p in v)
                 for v in planner.values()):
             raise bad("planner_data is malformed")
         return cls(out, {k: tuple(v) for k, v in planner.items()}, storage)
