@@ -521,3 +521,33 @@ def test_mutated_checkpoints_raise_python_exceptions(tmp_path):
         target = {"w": torchlike.zeros(2, 3), "l": [torchlike.zeros(2), 0], "n": {"k": ""}}
         _survives(lambda: dcp.load(target, checkpoint_id=d))
         _survives(lambda: dcp_to_torch_save(d, tmp_path / "out.pt"))
+
+
+class _AppState:
+    """A user's Stateful: the model and optimizer through the helpers."""
+
+    def __init__(self, model, opt):
+        self.model, self.opt = model, opt
+
+    def state_dict(self):
+        msd, osd = sdmod.get_state_dict(self.model, self.opt)
+        return {"model": msd, "optim": osd}
+
+    def load_state_dict(self, sd):
+        sdmod.set_state_dict(self.model, self.opt, model_state_dict=sd["model"],
+                             optim_state_dict=sd["optim"])
+
+
+def test_stateful_values_save_and_load_themselves(tmp_path):
+    model, opt = _make("plain")
+    _train(model, opt, None)
+    want = _full(model, opt)
+    assert isinstance(model, dcp.Stateful) and isinstance(_AppState(model, opt), dcp.Stateful)
+    dcp.save({"app": _AppState(model, opt), "net": model, "step": 1}, checkpoint_id=tmp_path)
+    model2, opt2 = _make("plain")
+    net = _make("plain")[0]
+    target = {"app": _AppState(model2, opt2), "net": net, "step": 0}
+    dcp.load(target, checkpoint_id=tmp_path)
+    assert target["step"] == 1 and target["net"] is net
+    _same_bits(_full(model2, opt2), want)
+    _same_bits(net.state_dict(), model.state_dict())

@@ -16,4 +16,5 @@ from .planner import (LoadPlan, LoadPlanner, ReadItem, SavePlan, SavePlanner,  #
                       WriteItem)
 from .state_dict_loader import load, load_state_dict  # noqa: F401
 from .state_dict_saver import async_save, save, save_state_dict  # noqa: F401
+from .stateful import Stateful  # noqa: F401
 from .storage import StorageReader, StorageWriter  # noqa: F401

@@ -6,6 +6,7 @@ from ._coordinate import Coordinator
 from .default_planner import DefaultLoadPlanner
 from .filesystem import FileSystemReader
 from .state_dict_saver import _use_dist
+from .stateful import give_back, to_state_dicts
 
 __all__ = ["load", "load_state_dict"]
 
@@ -45,10 +46,13 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
     piece of it this rank holds) is copied into, other values are replaced
     in their dict or list.  A key of ``state_dict`` the checkpoint lacks
     raises (CheckpointException naming it); keys only the checkpoint has
-    are skipped."""
+    are skipped.  A top-level Stateful value loads its ``state_dict()``,
+    then takes it back through ``load_state_dict``."""
     reader = _reader(checkpoint_id, storage_reader)
     planner = DefaultLoadPlanner() if planner is None else planner
-    _load(state_dict, reader, planner, Coordinator(process_group, _use_dist(no_dist)))
+    loaded = to_state_dicts(state_dict)
+    _load(loaded, reader, planner, Coordinator(process_group, _use_dist(no_dist)))
+    give_back(state_dict, loaded)
 
 
 def load_state_dict(state_dict, storage_reader, process_group=None, coordinator_rank=0,

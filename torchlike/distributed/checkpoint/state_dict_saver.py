@@ -21,6 +21,7 @@ from .api import CheckpointException, _Failure
 from .default_planner import DefaultSavePlanner
 from .filesystem import FileSystemWriter
 from .metadata import MetadataIndex, _StorageInfo
+from .stateful import to_state_dicts
 from .storage import WriteResult
 
 __all__ = ["save", "async_save", "save_state_dict"]
@@ -70,11 +71,13 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
     values) as a distributed checkpoint: to the directory ``checkpoint_id``
     or through ``storage_writer``.  Collective over ``process_group`` when
     a process group is initialized; a tensor FSDP cut into pieces is
-    written as its piece.  Returns the Metadata."""
+    written as its piece; a top-level value with ``state_dict()`` and
+    ``load_state_dict()`` (a module, an optimizer: Stateful) is saved as its
+    ``state_dict()``.  Returns the Metadata."""
     writer = _writer(checkpoint_id, storage_writer)
     planner = DefaultSavePlanner() if planner is None else planner
     coord = Coordinator(process_group, _use_dist(no_dist))
-    central, metadata = _plan(state_dict, writer, planner, coord)
+    central, metadata = _plan(to_state_dicts(state_dict), writer, planner, coord)
 
     def finish(results):
         writer.finish(metadata=metadata, results=results)
@@ -178,7 +181,7 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
         raise NotImplementedError("async_save supports FileSystemWriter only")
     planner = DefaultSavePlanner() if planner is None else planner
     coord = Coordinator(process_group, _use_dist(no_dist))
-    staged = _stage(state_dict)
+    staged = _stage(to_state_dicts(state_dict))
     central, metadata = _plan(staged, writer, planner, coord)
     if coord.is_coordinator:
         for r in range(coord.world):  # notes an interrupted save left behind
