@@ -99,6 +99,10 @@ def run_wrapping(lib, dcp, sdmod, rank, name, device_kw, ckpt_dir):
     out["offload_keys"] = [list(off[0]), list(off[1])]
     frozen = sdmod.get_model_state_dict(model, options=Opts(ignore_frozen_params=True))
     out["ignore_frozen_keys"] = list(frozen)
+    flat = sdmod.get_optimizer_state_dict(model, opt,
+                                          options=Opts(flatten_optimizer_state_dict=True))
+    out["flat_optim"] = {k: local_shape(v) if hasattr(v, "shape") else _json(v)
+                         for k, v in flat.items()}   # (PyTorch's order varies by wrapping)
     path = os.path.join(ckpt_dir, name)
     dcp.save({"model": msd, "optim": osd, "epoch": 7}, checkpoint_id=path)
     if rank == 0:

@@ -551,3 +551,23 @@ def test_stateful_values_save_and_load_themselves(tmp_path):
     assert target["step"] == 1 and target["net"] is net
     _same_bits(_full(model2, opt2), want)
     _same_bits(net.state_dict(), model.state_dict())
+
+
+def test_flat_optimizer_layout_round_trips(tmp_path):
+    """flatten_optimizer_state_dict=True (torchtitan's layout): saved and
+    loaded back, two parameter groups keep their own settings."""
+    flat_opts = Opts(flatten_optimizer_state_dict=True)
+    model = wrap_model(torchlike, "plain", {})
+    opt = torchlike.optim.Adam([{"params": model[0].parameters(), "lr": 0.1},
+                                {"params": model[2].parameters()}], lr=0.01)
+    _train(model, opt, None)
+    osd = sdmod.get_optimizer_state_dict(model, opt, options=flat_opts)
+    assert osd["param_groups.0.weight.lr"] == 0.1 and osd["param_groups.2.lin1.bias.lr"] == 0.01
+    dcp.save({"optim": osd}, checkpoint_id=tmp_path)
+    model2 = wrap_model(torchlike, "plain", {})
+    opt2 = torchlike.optim.Adam([{"params": model2[0].parameters(), "lr": 0.5},
+                                 {"params": model2[2].parameters()}], lr=0.5)
+    target = {"optim": sdmod.get_optimizer_state_dict(model2, opt2, options=flat_opts)}
+    dcp.load(target, checkpoint_id=tmp_path)
+    sdmod.set_optimizer_state_dict(model2, opt2, target["optim"], options=flat_opts)
+    _same_bits(opt2.state_dict(), opt.state_dict())

@@ -296,8 +296,6 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
     opts = _options(options)
     if submodules is not None:
         raise NotImplementedError("get_optimizer_state_dict: submodules= is not supported")
-    if opts.flatten_optimizer_state_dict:
-        raise NotImplementedError("flatten_optimizer_state_dict=True is not supported")
     w = _Model(model)
     state, groups = {}, []
     for optim in _optims(optimizers):
@@ -330,6 +328,43 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
             for k, v in st.items():
                 if isinstance(v, Tensor) and v.device.type != "cpu":
                     st[k] = v.cpu()
+    if opts.flatten_optimizer_state_dict:
+        return _flatten_optim(state, groups)
+    return {"state": state, "param_groups": groups}
+
+
+def _flatten_optim(state, groups):
+    """PyTorch's flat optimizer layout: ``state.<name>.<key>`` for each
+    state value, ``param_groups.<name>.<key>`` for each parameter's group
+    settings."""
+    out = {}
+    for name, st in state.items():
+        for k, v in st.items():
+            out[f"state.{name}.{k}"] = v
+    for g in groups:
+        for name in g["params"]:
+            for k, v in g.items():
+                if k != "params":
+                    out[f"param_groups.{name}.{k}"] = v
+    return out
+
+
+def _unflatten_optim(flat, optims, names):
+    """The nested layout of a flat optimizer state dict, for ``optims``
+    (parameter names from ``names``)."""
+    state, groups = {}, []
+    for optim in optims:
+        for g in optim.param_groups:
+            mine = [n for p in g["params"] for n in names.get(id(p), [])]
+            for n in mine:
+                pre = f"state.{n}."
+                st = {k[len(pre):]: v for k, v in flat.items() if k.startswith(pre)}
+                if st:
+                    state[n] = st
+            pre = f"param_groups.{mine[0]}." if mine else None
+            entry = {k[len(pre):]: v for k, v in flat.items() if pre and k.startswith(pre)}
+            entry["params"] = mine
+            groups.append(entry)
     return {"state": state, "param_groups": groups}
 
 
@@ -348,6 +383,11 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
     if opts.broadcast_from_rank0 and dist.is_initialized():
         optim_state_dict = _broadcast(optim_state_dict if _rank() == 0 else None)
     w = _Model(model)
+    if opts.flatten_optimizer_state_dict or (optim_state_dict and "state" not in
+                                             optim_state_dict and "param_groups" not in
+                                             optim_state_dict):
+        optim_state_dict = _unflatten_optim(optim_state_dict, _optims(optimizers),
+                                            w.param_names())
     saved_state = optim_state_dict.get("state", {})
     saved_groups = optim_state_dict.get("param_groups", [])
     with no_grad():
