@@ -12,7 +12,7 @@ import os
 
 from fsdp_cases import batch, local_shape, make_model
 
-WRAPPINGS = ["plain", "ddp", "fsdp1", "fsdp1_orig", "fsdp2"]
+WRAPPINGS = ["plain", "ddp", "fsdp1", "fsdp1_orig", "fsdp2", "fsdp1_frozen", "fsdp2_frozen"]
 
 
 def _local(t):
@@ -37,6 +37,9 @@ def _json(v):
 
 def wrap_model(lib, name, device_kw):
     model, _ = make_model(lib)
+    if name.endswith("_frozen"):  # the first layer fine-tuned away
+        name = name[:-len("_frozen")]
+        model[0].requires_grad_(False)
     if name == "ddp":
         return lib.nn.parallel.DistributedDataParallel(model)
     if name in ("fsdp1", "fsdp1_orig"):
