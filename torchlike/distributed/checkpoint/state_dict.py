@@ -278,9 +278,13 @@ def _by_name(w, optim):
 
 
 def _fsdp1_optim(w, optim, opts):
+    from ..fsdp import FullOptimStateDictConfig, FullStateDictConfig, StateDictType
     FSDP = _fsdp1()
     root = w.fsdp1_root()
-    full = FSDP.optim_state_dict(w.inner, optim)
+    # whole on every rank whatever the user set (cut below when sharded)
+    with FSDP.state_dict_type(w.inner, StateDictType.FULL_STATE_DICT, FullStateDictConfig(),
+                              FullOptimStateDictConfig()):
+        full = FSDP.optim_state_dict(w.inner, optim)
     if opts.full_state_dict:
         return full
     for st in full["state"].values():
