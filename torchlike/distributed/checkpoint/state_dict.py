@@ -99,12 +99,10 @@ class _Model:
     def frozen(self):
         """Clean names of the parameters that do not require grad."""
         if self.kind == "fsdp1":
-            out = set()
-            for pre, u in self.fsdp1_root()._units_with_prefix():
-                h = u._handle
-                if h is None:
-                    continue
-                names = self.fsdp1_root()._fqns()[id(h.flat_param)]
+            root, out = self.fsdp1_root(), set()
+            fqns = root._fqns()
+            for h in root._handles():
+                names = fqns[id(h.flat_param)]
                 out.update(n for e, n in zip(h.entries, names) if not e.requires_grad)
             return out
         return {n for n, p in self.inner.named_parameters() if not p.requires_grad}
