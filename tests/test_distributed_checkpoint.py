@@ -268,23 +268,47 @@ def test_two_rank_checkpoint_loads_into_one_process(world, kind, tmp_path):
 
 
 def _four_ranks(rank, ws, init, outdir):
+    from fsdp_cases import make_model
+    import torchlike.distributed.fsdp as fsdp
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))
     for kind in ("fsdp1", "fsdp2"):
         want = torchlike.load(os.path.join(outdir, f"rt_{kind}.want"))
         model, opt = _load_into(kind, os.path.join(outdir, f"rt_{kind}"))
         _same_bits(_full(model, opt), want, kind)
+    # HSDP: pieces cut over "shard", replicated over "rep"
+    mesh = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("rep", "shard"))
+    model, _ = make_model(torchlike)
+    for m in (model[0], model[2].lin1, model[2], model):
+        fsdp.fully_shard(m, mesh=mesh)
+    opt = torchlike.optim.Adam(model.parameters(), lr=0.01)
+    _train(model, opt, None)
+    msd, osd = sdmod.get_state_dict(model, opt)
+    dcp.save({"model": msd, "optim": osd, "epoch": 7},
+             checkpoint_id=os.path.join(outdir, "hsdp"))
+    want = _full(model, opt)  # collective: every rank
+    if rank == 0:
+        torchlike.save(want, os.path.join(outdir, "hsdp.want"))
     dist.destroy_process_group()
 
 
 def test_two_rank_checkpoint_loads_into_four_ranks(world, tmp_path):
     """Resharding 2 → 4 ranks (the last ranks hold empty pieces of the
-    3-row and 2-row parameters)."""
+    3-row and 2-row parameters); an HSDP save on a (2, 2) mesh writes each
+    piece once and loads into one process."""
     _, outdir = world
     for kind in ("fsdp1", "fsdp2"):
         shutil.copytree(os.path.join(outdir, f"rt_{kind}"), tmp_path / f"rt_{kind}")
         shutil.copy(os.path.join(outdir, f"rt_{kind}.want"), tmp_path / f"rt_{kind}.want")
     spawn_world(_four_ranks, 4, tmp_path)
+    md = dcp.FileSystemReader(tmp_path / "hsdp").read_metadata()
+    weight = md.state_dict_metadata["model.0.weight"]
+    assert sorted(tuple(c.offsets) for c in weight.chunks) == [(0, 0), (2, 0)]
+    assert len(md.storage_data) == sum(
+        len(m.chunks) if isinstance(m, dcp.TensorStorageMetadata) else 1
+        for m in md.state_dict_metadata.values())
+    model, opt = _load_into("plain", tmp_path / "hsdp")
+    _same_bits(_full(model, opt), torchlike.load(tmp_path / "hsdp.want"), "hsdp")
 
 
 # ---- one process -----------------------------------------------------------------------
