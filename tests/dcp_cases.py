@@ -57,8 +57,9 @@ def wrap_model(lib, name, device_kw):
     return model
 
 
-def describe(msd, osd, values=False):
-    """Keys, local shapes (and values) of a model and an optimizer state dict."""
+def describe(msd, osd, values=False, groups=False):
+    """Keys, local shapes (and values, and the parameter groups) of a model
+    and an optimizer state dict."""
     out = {"model": [[k, local_shape(v)] + ([_vals(v)] if values else [])
                      for k, v in msd.items()]}
     if osd is not None:
@@ -66,8 +67,9 @@ def describe(msd, osd, values=False):
             k: {s: ([local_shape(t)] + ([_vals(t)] if values else []) if local_shape(t)
                     else float(_local(t))) for s, t in st.items()}
             for k, st in osd.get("state", {}).items()}
-        out["param_groups"] = [{k: _json(v) for k, v in g.items()}
-                               for g in osd.get("param_groups", [])]
+        if groups:
+            out["param_groups"] = [{k: _json(v) for k, v in g.items()}
+                                   for g in osd.get("param_groups", [])]
     return out
 
 
@@ -94,7 +96,7 @@ def run_wrapping(lib, dcp, sdmod, rank, name, device_kw, ckpt_dir):
     ((model(x) - y) ** 2).mean().backward()
     opt.step()
     msd, osd = sdmod.get_state_dict(model, opt)
-    out["sharded"] = describe(msd, osd)
+    out["sharded"] = describe(msd, osd, groups=True)
     out["full"] = describe(*sdmod.get_state_dict(model, opt,
                                                  options=Opts(full_state_dict=True)),
                            values=True)
