@@ -36,6 +36,7 @@ from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...autograd.graph import saved_tensors_hooks
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
+from .. import _shard_spec
 from ..device_mesh import DeviceMesh
 from . import _flat_param as fp
 
@@ -332,6 +333,21 @@ class FSDPModule:
 _CLASSES = {}
 
 
+def _record_pieces(module, state_dict, prefix, local_metadata):
+    """State-dict hook: note which piece of its whole parameter each local
+    piece is (_shard_spec), so that distributed.checkpoint saves and loads
+    it as a chunk of the global tensor."""
+    state = module._fsdp_state
+    names = {id(m): (n + "." if n else "") for n, m in module.named_modules()}
+    for sp in state.params:
+        lo = min(sp.dim0, state.rank * sp.rows)
+        for m, name in sp.places():
+            key = prefix + names.get(id(m), "") + name
+            t = state_dict.get(key)
+            if t is not None and tuple(t.shape) == (sp.local_rows,) + sp.shape[1:]:
+                _shard_spec.tag(t, sp.shape, (lo,) + (0,) * (len(sp.shape) - 1))
+
+
 def register_fsdp_forward_method(module, method_name):
     """Make ``module.<method_name>`` (``generate``, say) gather and free the
     parameters as ``forward`` does.  Nothing for a module not sharded, or
@@ -386,6 +402,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
     if isinstance(module, FSDPModule):
         return module
     module._fsdp_state = _State(module, pg, reshard_after_forward, mp_policy, replicate)
+    module.register_state_dict_post_hook(_record_pieces)
     cls = type(module)
     new = _CLASSES.get(cls)
     if new is None:

@@ -31,6 +31,7 @@ from ...autograd.graph import saved_tensors_hooks
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
+from .. import _shard_spec
 from . import _flat_param as fp
 from .api import (FullOptimStateDictConfig, FullStateDictConfig, LocalOptimStateDictConfig,
                   LocalStateDictConfig, ShardedOptimStateDictConfig, ShardedStateDictConfig,
@@ -469,7 +470,11 @@ class FullyShardedDataParallel(Module):
                 t = t.detach().clone()
                 if kind == StateDictType.SHARDED_STATE_DICT and is_param and \
                         unit is not None and unit._handle.sharded:
+                    whole = tuple(t.shape)
                     t = self._chunk(t, unit).clone()
+                    if whole:  # for distributed.checkpoint: which piece this is
+                        lo, _ = _shard_spec.dim0_piece(whole, unit.rank, unit.world_size)
+                        _shard_spec.tag(t, whole, (lo,) + (0,) * (len(whole) - 1))
                 destination[key] = t
         return destination
 
