@@ -5,7 +5,6 @@ tests/test_distributed_checkpoint.py.
 Run with a Python that has PyTorch:  python scripts/golden_dcp.py
 Writes tests/golden/dcp.json.  The cases are in tests/dcp_cases.py (no
 PyTorch needed there)."""
-import json
 import os
 import sys
 import tempfile
@@ -16,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "dcp.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from dcp_cases import errors, run_all  # noqa: E402
-from golden_ranks import run_ranks  # noqa: E402
+from golden_ranks import run_ranks, write_golden  # noqa: E402
 
 
 def _cases(rank, ws):
@@ -33,10 +32,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         errs = errors(torch, dcp, d)
     golden = {"ranks": per_rank, "errors": errs}
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=None, sort_keys=True)
-        f.write("\n")
-    print("wrote", OUT)
+    write_golden(OUT, golden)
 
 
 if __name__ == "__main__":

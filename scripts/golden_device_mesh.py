@@ -20,7 +20,7 @@ OUT = os.path.join(HERE, "..", "tests", "golden", "device_mesh.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from device_mesh_cases import (BEFORE_INIT, WORLD, run_flatten, run_fsdp,  # noqa: E402
                                run_from_group, run_meshes)
-from golden_ranks import free_port, run_ranks  # noqa: E402
+from golden_ranks import free_port, run_ranks, write_golden  # noqa: E402
 
 
 def _cases(rank, ws):
@@ -38,10 +38,7 @@ def main():
                             env=env, capture_output=True, text=True, check=True)
     golden = {"ranks": per_rank,
               "before_init": json.loads(before.stdout.strip().splitlines()[-1])}
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=None, sort_keys=True)
-        f.write("\n")
-    print("wrote", OUT)
+    write_golden(OUT, golden)
 
 
 if __name__ == "__main__":

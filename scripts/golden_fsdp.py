@@ -4,7 +4,6 @@ CPU) as the golden file for tests/test_fsdp.py.
 Run with a Python that has PyTorch:  python scripts/golden_fsdp.py
 Writes tests/golden/fsdp.json.  The cases are in tests/fsdp_cases.py (no
 PyTorch needed there)."""
-import json
 import os
 import sys
 
@@ -16,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "fsdp.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from fsdp_cases import no_group_error, run_all, run_fully_shard  # noqa: E402
-from golden_ranks import run_ranks  # noqa: E402
+from golden_ranks import run_ranks, write_golden  # noqa: E402
 
 
 def _cases(rank, ws):
@@ -31,10 +30,7 @@ def main():
     per_rank = run_ranks(_cases, 2)
     golden = {"no_group": no_group_error(torch, fsdp, {"device_id": torch.device("cpu")}),
               "ranks": per_rank}
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=None, sort_keys=True)
-        f.write("\n")
-    print("wrote", OUT)
+    write_golden(OUT, golden)
 
 
 if __name__ == "__main__":

@@ -46,3 +46,11 @@ def run_ranks(cases, nprocs):
             with open(os.path.join(outdir, f"rank{r}.json")) as f:
                 per_rank.append(json.load(f))
     return per_rank
+
+
+def write_golden(path, golden, indent=None):
+    """The golden file: sorted keys, one trailing newline."""
+    with open(path, "w") as f:
+        json.dump(golden, f, indent=indent, sort_keys=True)
+        f.write("\n")
+    print("wrote", path)

@@ -5,7 +5,6 @@ uneven inputs), distributed.nn.functional and the smaller c10d functions
 Run with a Python that has PyTorch:  python scripts/golden_zero.py
 Writes tests/golden/zero.json.  The cases are in tests/zero_cases.py (no
 PyTorch needed there)."""
-import json
 import os
 import sys
 
@@ -14,7 +13,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "zero.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from golden_ranks import run_ranks  # noqa: E402
+from golden_ranks import run_ranks, write_golden  # noqa: E402
 from zero_cases import all_cases, api_cases  # noqa: E402
 
 
@@ -25,10 +24,7 @@ def _cases(rank, ws):
 def main():
     per_rank = run_ranks(_cases, 2)
     golden = {"api": api_cases(torch), "ranks": per_rank}
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print("wrote", OUT)
+    write_golden(OUT, golden, indent=1)
 
 
 if __name__ == "__main__":
