@@ -225,3 +225,17 @@ class FileSystemReader(StorageReader):
     @classmethod
     def validate_checkpoint_id(cls, checkpoint_id):
         return isinstance(checkpoint_id, (str, os.PathLike))
+
+
+def storage_for(checkpoint_id, storage, directory_kind):
+    """The storage a save or load uses: the one given (moved to
+    ``checkpoint_id`` when one is given too), else ``directory_kind`` (the
+    FileSystemWriter or FileSystemReader) on the directory ``checkpoint_id``."""
+    if storage is None:
+        if checkpoint_id is None:
+            raise RuntimeError("`checkpoint_id` must be specified if "
+                               "storage_reader/storage_writer is None.")
+        return directory_kind(checkpoint_id)
+    if checkpoint_id is not None:
+        storage.reset(checkpoint_id)
+    return storage

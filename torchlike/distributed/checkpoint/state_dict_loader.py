@@ -4,22 +4,11 @@ import warnings
 
 from ._coordinate import Coordinator
 from .default_planner import DefaultLoadPlanner
-from .filesystem import FileSystemReader
+from .filesystem import FileSystemReader, storage_for
 from .state_dict_saver import _use_dist
 from .stateful import give_back, to_state_dicts
 
 __all__ = ["load", "load_state_dict"]
-
-
-def _reader(checkpoint_id, storage_reader):
-    if storage_reader is None:
-        if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if "
-                               "storage_reader/storage_writer is None.")
-        return FileSystemReader(checkpoint_id)
-    if checkpoint_id is not None:
-        storage_reader.reset(checkpoint_id)
-    return storage_reader
 
 
 def _load(state_dict, reader, planner, coord):
@@ -48,7 +37,7 @@ def load(state_dict, *, checkpoint_id=None, storage_reader=None, planner=None,
     raises (CheckpointException naming it); keys only the checkpoint has
     are skipped.  A top-level Stateful value loads its ``state_dict()``,
     then takes it back through ``load_state_dict``."""
-    reader = _reader(checkpoint_id, storage_reader)
+    reader = storage_for(checkpoint_id, storage_reader, FileSystemReader)
     planner = DefaultLoadPlanner() if planner is None else planner
     loaded = to_state_dicts(state_dict)
     _load(loaded, reader, planner, Coordinator(process_group, _use_dist(no_dist)))

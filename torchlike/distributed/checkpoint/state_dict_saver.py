@@ -19,23 +19,12 @@ from .. import _shard_spec
 from ._coordinate import Coordinator
 from .api import CheckpointException, _Failure
 from .default_planner import DefaultSavePlanner
-from .filesystem import FileSystemWriter
+from .filesystem import FileSystemWriter, storage_for
 from .metadata import MetadataIndex, _StorageInfo
 from .stateful import to_state_dicts
 from .storage import WriteResult
 
 __all__ = ["save", "async_save", "save_state_dict"]
-
-
-def _writer(checkpoint_id, storage_writer):
-    if storage_writer is None:
-        if checkpoint_id is None:
-            raise RuntimeError("`checkpoint_id` must be specified if "
-                               "storage_reader/storage_writer is None.")
-        return FileSystemWriter(checkpoint_id)
-    if checkpoint_id is not None:
-        storage_writer.reset(checkpoint_id)
-    return storage_writer
 
 
 def _use_dist(no_dist):
@@ -74,7 +63,7 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
     written as its piece; a top-level value with ``state_dict()`` and
     ``load_state_dict()`` (a module, an optimizer: Stateful) is saved as its
     ``state_dict()``.  Returns the Metadata."""
-    writer = _writer(checkpoint_id, storage_writer)
+    writer = storage_for(checkpoint_id, storage_writer, FileSystemWriter)
     planner = DefaultSavePlanner() if planner is None else planner
     coord = Coordinator(process_group, _use_dist(no_dist))
     central, metadata = _plan(to_state_dicts(state_dict), writer, planner, coord)
@@ -176,7 +165,7 @@ def async_save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=N
     Only FileSystemWriter is supported; training may change the state dict
     as soon as this returns."""
     from concurrent.futures import Future
-    writer = _writer(checkpoint_id, storage_writer)
+    writer = storage_for(checkpoint_id, storage_writer, FileSystemWriter)
     if not isinstance(writer, FileSystemWriter):
         raise NotImplementedError("async_save supports FileSystemWriter only")
     planner = DefaultSavePlanner() if planner is None else planner
