@@ -231,6 +231,16 @@ def test_creation_shapes():
         np.ones((-1, 2))
 
 
+def test_asarray_of_a_tensor():
+    t = np.ones((2, 3))
+    assert np.asarray(t) is t and np.asarray(t, copy=False) is t
+    assert np.asarray(t, copy=True) is not t and np.asarray(t, copy=True).data_ptr() != \
+        t.data_ptr()
+    assert np.asarray(t, dtype=numpy.float32).dtype == tl.float32
+    with pytest.raises(ValueError):
+        np.asarray(t, dtype=numpy.float32, copy=False)
+
+
 @pytest.mark.parametrize("obj", [[1, 2, 3], [[1.5, 2], [3, 4]], [True, False], [1 + 2j], [],
                                  [[1], [2]], [2 ** 63]])
 def test_asarray_of_lists(obj):

@@ -137,6 +137,8 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
 
     Tensors and ndarrays are taken without a copy when ``copy`` is not True and
     neither dtype nor device changes; ``copy=False`` refuses to copy."""
+    if type(obj) is Tensor and dtype is None and device is None and not copy:
+        return obj  # the most common call of all: np.asarray(x) of a tensor
     if type(obj) is list and dtype is None and device is None and copy is not False and \
             not has_tensor(obj):  # the common call, short: a new array of host numbers
         a = np.asarray(obj)
