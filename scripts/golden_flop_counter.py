@@ -112,6 +112,11 @@ PROGRAMS = {
                  "v = torch.randn(2, 3, 5, 8, requires_grad=True)",
         "run": "F.scaled_dot_product_attention(q, k, v).sum().backward()",
     },
+    "mha_fwd_bwd": {  # torchlike's in-projection is addmm where PyTorch's is mm
+        "setup": "m = nn.MultiheadAttention(8, 2, batch_first=True)\n"
+                 "x = torch.randn(2, 4, 8, requires_grad=True)",
+        "run": "m(x, x, x)[0].sum().backward()",
+    },
     "no_flops": {
         "setup": "x = torch.randn(4, 4)",
         "run": "(x + 1).relu().sum()",

@@ -436,9 +436,10 @@ class FlopCounterMode:
         name = self._name(module)
         self._mark("exit", name)
         tensors = self._grad_tensors(output)
-        if tensors:  # and begins when its outputs' gradients are all there
+        if tensors:  # and begins with the first gradient of its outputs ("any": an
+            # output the loss does not reach, as attention's weights, gets none)
             self._handles.append(register_multi_grad_hook(
-                tensors, lambda grads, name=name: self._mark("bw_enter", name)))
+                tensors, lambda grad, name=name: self._mark("bw_enter", name), mode="any"))
 
     # ---- counting ----
     def _call_of(self, event):
