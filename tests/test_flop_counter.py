@@ -190,3 +190,28 @@ def test_exception_in_block_releases_recorder():
     assert counter.get_total_flops() == 16
     with profile():
         pass
+
+
+def test_profiler_concrete_inputs():
+    # what the counter reads a convolution's stride, padding and dilation from
+    x, w = torch.randn(1, 3, 6, 6), torch.randn(4, 3, 3, 3)
+    with profile(record_shapes=True) as prof:
+        F.conv2d(x, w, stride=2, padding=1)
+    conv = [e for e in prof.events() if e.name == "aten::convolution"]
+    # as passed: PyTorch's lists are per dimension where torchlike's F.conv2d
+    # passes a single int on
+    got = [[v, v] if isinstance(v, int) and i in (3, 4, 5, 7) else v
+           for i, v in enumerate(conv[0].concrete_inputs)]
+    assert got == GOLDEN["conv_concrete_inputs"]
+    assert conv[0].concrete_inputs[3] == 2
+
+
+def test_counts_inside_the_block():
+    a, b = torch.randn(2, 3), torch.randn(3, 4)
+    with FlopCounterMode(display=False) as counter:
+        torch.mm(a, b)
+        assert counter.get_total_flops() == 48
+        lin = nn.Linear(4, 5)
+        lin(torch.mm(a, b)).sum()
+        assert counter.get_flop_counts()["Linear"] == {torch.ops.aten.addmm: 80}
+    assert counter.get_total_flops() == 48 + 48 + 80

@@ -56,7 +56,8 @@ def _stop(base_ns, with_flops=False):
         if inputs is not None:
             shapes = [list(s) for s, _, _ in inputs]
             dtypes = [d for _, d, _ in inputs]
-            concrete = [v for _, _, v in inputs]
+            # int lists come as tuples (a copy); PyTorch lists them as lists
+            concrete = [list(v) if isinstance(v, tuple) else v for _, _, v in inputs]
         dev_type = DeviceType.CUDA if device.startswith("cuda") else DeviceType.CPU
         e = FunctionEvent(i + 1, full, tid, (start - base_ns) / 1e3, (end - base_ns) / 1e3,
                           input_shapes=shapes, input_dtypes=dtypes, stack=[],

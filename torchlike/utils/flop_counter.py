@@ -290,9 +290,10 @@ class FlopCounterMode:
 
     Modules are named as PyTorch names them: the outermost one by its class
     name, its children by ``parent.child``.  ``mods`` is accepted and ignored
-    (as in PyTorch, with a warning).  The counts are made when the block
-    exits; the counter uses the profiler's recorder, so it cannot run while
-    a torchlike profiler records (RuntimeError)."""
+    (as in PyTorch, with a warning).  The counter uses the profiler's
+    recorder, so it cannot run while a torchlike profiler records
+    (RuntimeError); the record is counted when the block exits or when the
+    counts are read inside it (the recorder stops and starts again)."""
 
     def __init__(self, mods=None, depth=2, display=True, custom_mapping=None,
                  skip_unsupported=False):
@@ -319,7 +320,15 @@ class FlopCounterMode:
         self._unsupported = Counter()
 
     # ---- results ----
+    def _flush(self):
+        """Inside the block: count what was recorded so far and record on."""
+        if self._active:
+            events = _recorder._stop(self._base)
+            self._base = _recorder._start(True)
+            self._count(events)
+
     def get_total_flops(self):
+        self._flush()
         return sum(self.flop_counts["Global"].values())
 
     def get_unsupported_ops(self):
@@ -328,6 +337,7 @@ class FlopCounterMode:
 
     def get_flop_counts(self):
         """{module name or "Global": {op packet: flops}}."""
+        self._flush()
         return {k: dict(v) for k, v in self.flop_counts.items()}
 
     def get_table(self, depth=None):
@@ -379,6 +389,7 @@ class FlopCounterMode:
         self.flop_counts.clear()
         self._unsupported.clear()
         self._marks, self._names, self._modules = [], {}, []
+        self._parents, self._in_backward = {"Global"}, False
         from torchlike.nn.modules import module as nn_module
         self._handles = [nn_module.register_module_forward_pre_hook(self._pre_hook),
                          nn_module.register_module_forward_hook(self._post_hook)]
@@ -466,8 +477,7 @@ class FlopCounterMode:
         return packet, args, None
 
     def _count(self, events):
-        parents = {"Global"}
-        in_backward = False
+        parents, in_backward = self._parents, self._in_backward
         counted = set()  # ids of events counted: what runs inside them is not counted again
         for e in events:
             if e.name.startswith(_MARK):
@@ -498,6 +508,7 @@ class FlopCounterMode:
             counted.add(id(e))
             for par in parents:
                 self.flop_counts[par][packet] += flops
+        self._parents, self._in_backward = parents, in_backward
 
 
 # ---- the table ------------------------------------------------------------------------
