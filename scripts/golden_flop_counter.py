@@ -12,6 +12,8 @@ FlopCounterMode(display=False)),
           them, so the oracle needs no tabulate;
   tables: get_table(depth) text for each depth, when the tabulate package can
           be imported (PYTHONPATH to a `pip install --target` of it will do).
+  conv_concrete_inputs: the profiler's concrete_inputs of one convolution;
+  naming: module names one counter reports over three blocks.
 Flop counts depend on shapes only, so the programs use random values."""
 import json
 import os
@@ -175,9 +177,19 @@ def main():
     with torch.profiler.profile(record_shapes=True) as prof:
         F.conv2d(torch.randn(1, 3, 6, 6), torch.randn(4, 3, 3, 3), stride=2, padding=1)
     concrete = [e.concrete_inputs for e in prof.events() if e.name == "aten::convolution"][0]
+    # module names across blocks of one counter: a grandchild called alone, the
+    # outer module, the grandchild alone again
+    inner = nn.Sequential(nn.Linear(3, 3))
+    outer = nn.Sequential(nn.Sequential(inner))
+    counter = FlopCounterMode(display=False)
+    naming = []
+    for call in (outer[0][0][0], outer, outer[0][0]):
+        with counter:
+            call(torch.randn(2, 3))
+        naming.append(sorted(counter.get_flop_counts()))
     with open(OUT, "w") as f:
-        json.dump({"programs": PROGRAMS, "results": out, "conv_concrete_inputs": concrete}, f,
-                  indent=1, sort_keys=True)
+        json.dump({"programs": PROGRAMS, "results": out, "conv_concrete_inputs": concrete,
+                   "naming": naming}, f, indent=1, sort_keys=True)
         f.write("\n")
 
 

@@ -215,3 +215,17 @@ def test_counts_inside_the_block():
         lin(torch.mm(a, b)).sum()
         assert counter.get_flop_counts()["Linear"] == {torch.ops.aten.addmm: 80}
     assert counter.get_total_flops() == 48 + 48 + 80
+
+
+def test_module_names_kept_by_the_counter():
+    # a module is named on first sight and names its descendants then
+    # (renaming one seen alone before); the names last for the counter's life
+    inner = nn.Sequential(nn.Linear(3, 3))
+    outer = nn.Sequential(nn.Sequential(inner))
+    counter = FlopCounterMode(display=False)
+    naming = []
+    for call in (outer[0][0][0], outer, outer[0][0]):
+        with counter:
+            call(torch.randn(2, 3))
+        naming.append(sorted(counter.get_flop_counts()))
+    assert naming == GOLDEN["naming"]

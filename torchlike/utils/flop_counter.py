@@ -14,6 +14,7 @@ forward hooks and gradient hooks, which drop markers into the same record
 (see docs/profiler.md, "Counting FLOPs")."""
 import math
 import warnings
+import weakref
 from collections import Counter, defaultdict
 
 import torchlike
@@ -315,8 +316,9 @@ class FlopCounterMode:
         self._active = False
         self._marks = []
         self._handles = []
-        self._names = {}      # id(module) -> name, for the modules seen in this block
-        self._modules = []    # keeps those modules alive while their ids are keys
+        # module -> name, kept for the counter's life as PyTorch's tracker does
+        self._names = weakref.WeakKeyDictionary()
+        self._seen = weakref.WeakSet()  # modules whose children are named
         self._unsupported = Counter()
 
     # ---- results ----
@@ -388,7 +390,7 @@ class FlopCounterMode:
                 "use profile(with_flops=True) for the matrix products' FLOPs")
         self.flop_counts.clear()
         self._unsupported.clear()
-        self._marks, self._names, self._modules = [], {}, []
+        self._marks = []
         self._parents, self._in_backward = {"Global"}, False
         from torchlike.nn.modules import module as nn_module
         self._handles = [nn_module.register_module_forward_pre_hook(self._pre_hook),
@@ -406,7 +408,7 @@ class FlopCounterMode:
                 h.remove()
             self._handles = []
         self._count(events)
-        self._marks, self._names, self._modules = [], {}, []
+        self._marks = []
         if self.display:
             print(self.get_table(self.depth))
         return False
@@ -419,15 +421,14 @@ class FlopCounterMode:
         _C._profiler_pop(_C._profiler_push(f"{_MARK}{len(self._marks) - 1}"))
 
     def _name(self, module):
-        key = id(module)
-        if key not in self._names:
-            self._names[key] = type(module).__name__
-            self._modules.append(module)
-        name = self._names[key]
-        for child_name, child in module.named_children():
-            if id(child) not in self._names:
-                self._names[id(child)] = f"{name}.{child_name}"
-                self._modules.append(child)
+        if module not in self._names:
+            self._names[module] = type(module).__name__
+        name = self._names[module]
+        if module not in self._seen:  # names every descendant on first sight
+            for child_name, child in module.named_children():
+                self._names[child] = f"{name}.{child_name}"
+                self._name(child)
+            self._seen.add(module)
         return name
 
     def _grad_tensors(self, value):
