@@ -36,9 +36,15 @@ class record_function(contextlib.ContextDecorator):
         return False
 
 
+# who holds the recorder when it is not a profiler (FlopCounterMode says so
+# here), for the error of a profiler started meanwhile
+_holder = None
+
+
 def _start(record_shapes):
     if _C._profiler_enabled():
-        raise RuntimeError("Profiler is already enabled on this thread")
+        raise RuntimeError("Profiler is already enabled on this thread" +
+                           (f" ({_holder})" if _holder else ""))
     _C._profiler_enable(bool(record_shapes))
     return time.monotonic_ns()
 

@@ -396,6 +396,8 @@ class FlopCounterMode:
         self._handles = [nn_module.register_module_forward_pre_hook(self._pre_hook),
                          nn_module.register_module_forward_hook(self._post_hook)]
         self._base = _recorder._start(True)
+        _recorder._holder = ("a FlopCounterMode block is counting with it: there is one "
+                             "recorder per process")
         self._active = True
         return self
 
@@ -403,6 +405,7 @@ class FlopCounterMode:
         try:
             events = _recorder._stop(self._base)
         finally:
+            _recorder._holder = None
             self._active = False
             for h in self._handles:
                 h.remove()
