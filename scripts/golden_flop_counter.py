@@ -100,6 +100,14 @@ PROGRAMS = {
                 "torch.einsum('bij,bjk->bik', a, b)\ntorch.mm(a[0], b[0])\n"
                 "torch.addmm(c[0], a[0], b[0])\nv @ b[0]\nv @ b\na[0] @ v\nv @ v"),
     },
+    "other_products": {
+        "setup": "m = torch.randn(4, 5)\nv = torch.randn(5)\nt = torch.randn(2, 3, 5)",
+        "run": ("torch.inner(m, torch.randn(6, 5))\ntorch.inner(v, m)\ntorch.inner(m, v)\n"
+                "torch.inner(t, m)\ntorch.inner(v, v)\ntorch.inner(torch.tensor(2.0), m)\n"
+                "torch.mv(m, v)\ntorch.dot(v, v)\ntorch.outer(v, v)\n"
+                "torch.addbmm(torch.randn(3, 4), torch.randn(2, 3, 5), torch.randn(2, 5, 4))\n"
+                "torch.linalg.matmul(m, torch.randn(5, 2))"),
+    },
     "products_bwd": {
         "setup": ("a = torch.randn(3, 4, 5, requires_grad=True)\n"
                   "b = torch.randn(3, 5, 6, requires_grad=True)\n"

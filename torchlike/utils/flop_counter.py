@@ -243,6 +243,22 @@ def _matmul_call(args):
                           torchlike.Size([batch, b[-2], b[-1]])]
 
 
+def _inner_call(args):
+    """inner(a, b) contracts the last dimensions: PyTorch runs it as mm of the
+    flattened leading dimensions (dot for two vectors, mul for a scalar: not
+    counted)."""
+    a, b = args[0], args[1]
+    if not isinstance(a, torchlike.Size) or not isinstance(b, torchlike.Size):
+        return None
+    if len(a) == 0 or len(b) == 0 or (len(a) == 1 and len(b) == 1):
+        return None
+    return _aten("mm"), [torchlike.Size([math.prod(a[:-1]), a[-1]]),
+                         torchlike.Size([b[-1], math.prod(b[:-1])])]
+
+
+_DECOMPOSED = {"aten::matmul": _matmul_call, "aten::inner": _inner_call}
+
+
 def _conv_backward_call(node):
     """convolution_backward's arguments and output shapes rebuilt from what ConvolutionBackward0
     ran: an input-gradient convolution (grad_out, weight, None, stride,
@@ -468,8 +484,8 @@ class FlopCounterMode:
         if not name.startswith("aten::") or not event.input_shapes:
             return None
         args = _args(event)
-        if name == "aten::matmul":
-            call = _matmul_call(args)
+        if name in _DECOMPOSED:
+            call = _DECOMPOSED[name](args)
             if call is None or call[0] not in self.flop_registry:
                 return None
             return call[0], call[1], None
