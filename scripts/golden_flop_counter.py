@@ -13,7 +13,8 @@ FlopCounterMode(display=False)),
   tables: get_table(depth) text for each depth, when the tabulate package can
           be imported (PYTHONPATH to a `pip install --target` of it will do).
   conv_concrete_inputs: the profiler's concrete_inputs of one convolution;
-  naming: module names one counter reports over three blocks.
+  naming: module names one counter reports over three blocks;
+  helpers: the formula helpers' results on fixed shapes (HELPER_CALLS);
 Flop counts depend on shapes only, so the programs use random values."""
 import json
 import os
@@ -23,6 +24,7 @@ import types
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.utils import flop_counter
 from torch.utils.flop_counter import FlopCounterMode
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden",
@@ -134,6 +136,30 @@ PROGRAMS = {
 }
 
 
+HELPER_CALLS = [
+    ("mm_flop", [[2, 3], [3, 4]], None),
+    ("addmm_flop", [[4], [2, 3], [3, 4]], None),
+    ("bmm_flop", [[5, 2, 3], [5, 3, 4]], None),
+    ("baddbmm_flop", [[5, 2, 4], [5, 2, 3], [5, 3, 4]], None),
+    ("conv_flop_count", [[2, 3, 8, 8], [6, 3, 3, 3], [2, 6, 4, 4], False], None),
+    ("conv_flop_count", [[2, 3, 5], [3, 2, 3], [2, 4, 11], True], None),
+    ("conv_flop", [[2, 4, 8, 8], [6, 2, 3, 3], None, [2, 2], [1, 1], [1, 1], False, [0, 0], 2],
+     [2, 6, 4, 4]),
+    ("conv_backward_flop", [[2, 6, 4, 4], [2, 4, 8, 8], [6, 2, 3, 3], None, [2, 2], [1, 1],
+                            [1, 1], False, [0, 0], 2, [True, True, False]],
+     [[2, 4, 8, 8], [6, 2, 3, 3], None]),
+    ("conv_backward_flop", [[2, 4, 11], [2, 3, 5], [3, 2, 3], None, [2], [0], [1], True, [0],
+                            1, [False, True, True]],
+     [None, [3, 2, 3], [2]]),
+    ("sdpa_flop_count", [[1, 2, 4, 8], [1, 2, 5, 8], [1, 2, 5, 6]], None),
+    ("sdpa_flop", [[1, 2, 4, 8], [1, 2, 5, 8], [1, 2, 5, 6]], [1, 2, 4, 6]),
+    ("sdpa_backward_flop_count", [[1, 2, 4, 6], [1, 2, 4, 8], [1, 2, 5, 8], [1, 2, 5, 6]],
+     None),
+    ("sdpa_backward_flop", [[1, 2, 4, 6], [1, 2, 4, 8], [1, 2, 5, 8], [1, 2, 5, 6]],
+     [[1, 2, 4, 8], [1, 2, 5, 8], [1, 2, 5, 6]]),
+]
+
+
 class _RowRecorder(types.ModuleType):
     """Stands in for the tabulate package: keeps the rows PyTorch lays out."""
 
@@ -195,9 +221,16 @@ def main():
         with counter:
             call(torch.randn(2, 3))
         naming.append(sorted(counter.get_flop_counts()))
+    # the formula helpers on fixed shapes: [name, args, out_val, result]; the
+    # registered ones (not *_count) take out_val, as the counter calls them
+    helpers = []
+    for name, args, out_val in HELPER_CALLS:
+        fn = getattr(flop_counter, name)
+        result = fn(*args) if name.endswith("_count") else fn(*args, out_val=out_val)
+        helpers.append([name, args, out_val, result])
     with open(OUT, "w") as f:
         json.dump({"programs": PROGRAMS, "results": out, "conv_concrete_inputs": concrete,
-                   "naming": naming}, f, indent=1, sort_keys=True)
+                   "naming": naming, "helpers": helpers}, f, indent=1, sort_keys=True)
         f.write("\n")
 
 

@@ -134,6 +134,8 @@ def test_custom_mapping_and_register_flop_formula():
     def relu_flop(x_shape, *args, out_shape=None, **kw):
         return x_shape.numel()
 
+    assert relu_flop(torch.empty(2, 3)) == 6  # the decorator returns it taking tensors
+
     try:
         with FlopCounterMode(display=False) as c:
             F.relu(torch.randn(3, 5))
@@ -144,20 +146,23 @@ def test_custom_mapping_and_register_flop_formula():
         del flop_counter.flop_registry[torch.ops.aten.relu]
     with pytest.raises(NotImplementedError, match="get_raw"):
         flop_counter.register_flop_formula(torch.ops.aten.relu, get_raw=True)
+    with pytest.raises(ValueError, match="OpOverloadPacket"):
+        flop_counter.register_flop_formula(torch.ops.aten.relu.default)(relu_flop)
 
 
-def test_formula_helpers():
-    assert flop_counter.mm_flop((2, 3), (3, 4)) == 48
-    assert flop_counter.addmm_flop((4,), (2, 3), (3, 4)) == 48
-    assert flop_counter.bmm_flop((5, 2, 3), (5, 3, 4)) == 240
-    assert flop_counter.baddbmm_flop((5, 2, 4), (5, 2, 3), (5, 3, 4)) == 240
-    # 2 * batch 2 * 4x4 outputs * weight 6*3*3*3
-    assert flop_counter.conv_flop((2, 3, 8, 8), (6, 3, 3, 3), None, 1, 0, 1, False,
-                                  out_shape=(2, 6, 4, 4)) == 2 * 2 * 16 * 162
-    assert flop_counter.sdpa_flop((1, 2, 4, 8), (1, 2, 5, 8), (1, 2, 5, 6)) == \
-        2 * 2 * 4 * 5 * (8 + 6)
+@pytest.mark.parametrize("name,args,out_val,want", GOLDEN["helpers"])
+def test_formula_helpers(name, args, out_val, want):
+    fn = getattr(flop_counter, name)
+    assert (fn(*args) if name.endswith("_count") else fn(*args, out_val=out_val)) == want
+    if not name.endswith("_count"):  # registered formulas take a tensor for its shape
+        assert fn(torch.empty(args[0]), *args[1:], out_val=out_val) == want
+
+
+def test_formula_helper_errors():
     with pytest.raises(AssertionError, match="inner sizes"):
         flop_counter.mm_flop((2, 3), (4, 5))
+    with pytest.raises(AssertionError, match="sizes differ"):
+        flop_counter.bmm_flop((2, 2, 3), (3, 3, 4))
 
 
 def test_mods_is_ignored_with_warning():

@@ -12,6 +12,7 @@ attention kernels.  The ops backward nodes run are recorded too, so a
 backward inside the block is counted.  Module names come from global module
 forward hooks and gradient hooks, which drop markers into the same record
 (see docs/profiler.md, "Counting FLOPs")."""
+import functools
 import math
 import warnings
 import weakref
@@ -22,11 +23,9 @@ from torchlike import _C
 from torchlike._ops import OpOverloadPacket, ops
 from torchlike.autograd import profiler as _recorder
 from torchlike.autograd.graph import register_multi_grad_hook
+from torchlike.utils._pytree import tree_flatten, tree_map
 
-__all__ = ["FlopCounterMode", "register_flop_formula", "mm_flop", "addmm_flop", "bmm_flop",
-           "baddbmm_flop", "conv_flop_count", "conv_flop", "conv_backward_flop",
-           "sdpa_flop_count", "sdpa_flop", "sdpa_backward_flop_count", "sdpa_backward_flop",
-           "get_shape"]
+__all__ = ["FlopCounterMode", "register_flop_formula"]
 
 aten = ops.aten
 
@@ -53,6 +52,17 @@ def _aten(name):
 def get_shape(i):
     """A tensor's shape, anything else as it is (the formulas' argument form)."""
     return i.shape if isinstance(i, torchlike.Tensor) else i
+
+
+def shape_wrapper(f):
+    """The formula as the counter calls it: tensors anywhere in the arguments
+    become their shapes, and ``out_val`` (the output) arrives as ``out_shape``."""
+    @functools.wraps(f)
+    def wrapped(*args, out_val=None, **kwargs):
+        args, kwargs, out_shape = tree_map(get_shape, (args, kwargs, out_val))
+        return f(*args, out_shape=out_shape, **kwargs)
+
+    return wrapped
 
 
 # ---- formulas: shapes in, flops out ----------------------------------------------------
@@ -150,33 +160,42 @@ flop_registry = {}
 
 def register_flop_formula(targets, get_raw=False):
     """Decorator: use the function as the flop formula of the operator(s)
-    ``targets`` (ops.aten packets or overloads).  It is called with the
+    ``targets`` (ops.<ns>.<name> packets, one or a list).  It gets the
     recorded arguments, tensors as their shapes (torchlike.Size), numbers and
     int lists as their values, anything else as None, and ``out_shape`` (the
-    output's shape where the counter knows it, else None)."""
+    output's shape where the counter knows it, else None).  Returns the
+    formula wrapped as the counter calls it (tensors may be passed for
+    shapes, the output as ``out_val``)."""
     if get_raw:
         raise NotImplementedError(
             "register_flop_formula(get_raw=True): torchlike's counter reads the profiler's "
             "record (shapes and number arguments), not the tensors themselves")
 
     def register(formula):
-        for target in targets if isinstance(targets, (list, tuple)) else (targets,):
-            packet = getattr(target, "overloadpacket", target)
-            if packet in flop_registry:
-                raise RuntimeError(f"duplicate registrations for {packet}")
-            flop_registry[packet] = formula
+        formula = shape_wrapper(formula)
+        for target in tree_flatten(targets)[0]:
+            if not isinstance(target, OpOverloadPacket):
+                raise ValueError(f"register_flop_formula(targets): expected each target to be "
+                                 f"an OpOverloadPacket (i.e. torchlike.ops.mylib.foo), got "
+                                 f"{target} which is of type {type(target).__name__}")
+            if target in flop_registry:
+                raise RuntimeError(f"duplicate registrations for {target}")
+            flop_registry[target] = formula
         return formula
 
     return register
 
 
-for _name, _formula in (("mm", mm_flop), ("addmm", addmm_flop), ("bmm", bmm_flop),
-                        ("baddbmm", baddbmm_flop), ("convolution", conv_flop),
-                        ("convolution_backward", conv_backward_flop),
-                        ("_scaled_dot_product_flash_attention_for_cpu", sdpa_flop),
-                        ("_scaled_dot_product_flash_attention_for_cpu_backward",
-                         sdpa_backward_flop)):
-    flop_registry[_aten(_name)] = _formula
+mm_flop = register_flop_formula(_aten("mm"))(mm_flop)
+addmm_flop = register_flop_formula(_aten("addmm"))(addmm_flop)
+bmm_flop = register_flop_formula(_aten("bmm"))(bmm_flop)
+baddbmm_flop = register_flop_formula(_aten("baddbmm"))(baddbmm_flop)
+conv_flop = register_flop_formula(_aten("convolution"))(conv_flop)
+conv_backward_flop = register_flop_formula(_aten("convolution_backward"))(conv_backward_flop)
+sdpa_flop = register_flop_formula(
+    _aten("_scaled_dot_product_flash_attention_for_cpu"))(sdpa_flop)
+sdpa_backward_flop = register_flop_formula(
+    _aten("_scaled_dot_product_flash_attention_for_cpu_backward"))(sdpa_backward_flop)
 
 
 # ---- from recorded events to formula calls -------------------------------------------
@@ -326,7 +345,7 @@ class FlopCounterMode:
             if getattr(formula, "_get_raw", False):
                 raise NotImplementedError("FlopCounterMode: custom_mapping formulas get shapes; "
                                           "get_raw formulas are not supported")
-            self.flop_registry[getattr(target, "overloadpacket", target)] = formula
+            self.flop_registry[target] = shape_wrapper(formula)
         self._by_name = {f"aten::{p._name}": p for p in self.flop_registry
                          if isinstance(p, OpOverloadPacket) and p.namespace == "aten"}
         self._active = False
@@ -451,7 +470,6 @@ class FlopCounterMode:
         return name
 
     def _grad_tensors(self, value):
-        from torchlike.utils._pytree import tree_flatten
         return [t for t in tree_flatten(value)[0]
                 if isinstance(t, torchlike.Tensor) and t.requires_grad]
 
@@ -524,7 +542,7 @@ class FlopCounterMode:
             if call is None:
                 continue
             packet, args, out_shape = call
-            flops = self.flop_registry[packet](*args, out_shape=out_shape)
+            flops = self.flop_registry[packet](*args, out_val=out_shape)
             counted.add(id(e))
             for par in parents:
                 self.flop_counts[par][packet] += flops
