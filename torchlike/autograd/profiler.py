@@ -36,9 +36,15 @@ class record_function(contextlib.ContextDecorator):
         return False
 
 
+# who holds the recorder when it is not a profiler (FlopCounterMode says so
+# here), for the error of a profiler started meanwhile
+_holder = None
+
+
 def _start(record_shapes):
     if _C._profiler_enabled():
-        raise RuntimeError("Profiler is already enabled on this thread")
+        raise RuntimeError("Profiler is already enabled on this thread" +
+                           (f" ({_holder})" if _holder else ""))
     _C._profiler_enable(bool(record_shapes))
     return time.monotonic_ns()
 
@@ -52,16 +58,19 @@ def _stop(base_ns, with_flops=False):
         trace_name = full
         if kind == 1 and full.startswith("ProfilerStep#"):
             full = "ProfilerStep*"  # PyTorch's key for every step range
-        shapes, dtypes = [], []  # PyTorch's for ranges without recorded inputs
+        shapes, dtypes, concrete = [], [], []  # PyTorch's for ranges without recorded inputs
         if inputs is not None:
-            shapes = [list(s) for s, _ in inputs]
-            dtypes = [d for _, d in inputs]
+            shapes = [list(s) for s, _, _ in inputs]
+            dtypes = [d for _, d, _ in inputs]
+            # int lists come as tuples (a copy); PyTorch lists them as lists
+            concrete = [list(v) if isinstance(v, tuple) else v for _, _, v in inputs]
         dev_type = DeviceType.CUDA if device.startswith("cuda") else DeviceType.CPU
         e = FunctionEvent(i + 1, full, tid, (start - base_ns) / 1e3, (end - base_ns) / 1e3,
                           input_shapes=shapes, input_dtypes=dtypes, stack=[],
                           device_type=dev_type, trace_name=trace_name,
                           is_user_annotation=kind == 1, device=device,
-                          flops=_matmul_flops(full, shapes) if with_flops else None)
+                          flops=_matmul_flops(full, shapes) if with_flops else None,
+                          concrete_inputs=concrete)
         if parent >= 0:
             e.set_cpu_parent(events[parent])
             events[parent].append_cpu_child(e)

@@ -18,7 +18,7 @@ int tl_prof_on;
 
 typedef struct {
   PyObject *name;   /* owned */
-  PyObject *inputs; /* owned list of (shape, dtype) per argument, or NULL */
+  PyObject *inputs; /* owned list of (shape, dtype, value) per argument, or NULL */
   int64_t start, end;
   unsigned long tid;
   Py_ssize_t parent;
@@ -40,8 +40,26 @@ static int64_t now_ns(void)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* [shape, dtype] of a tensor argument, [] and None of anything else, as
- * PyTorch's input_shapes lists an empty shape for non-tensor arguments. */
+/* A non-tensor argument's value when it is a number or a list/tuple of
+ * ints (PyTorch's "Concrete Inputs"; the flop counter reads a convolution's
+ * stride, padding and dilation from them), else None.  Copied into a tuple
+ * so a list the caller mutates later does not change the record. */
+static PyObject *concrete_value(PyObject *arg)
+{
+  if (PyLong_Check(arg) || PyFloat_Check(arg))
+    return Py_NewRef(arg);
+  if (!PyTuple_Check(arg) && !PyList_Check(arg))
+    return Py_NewRef(Py_None);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(arg);
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!PyLong_Check(PySequence_Fast_GET_ITEM(arg, i)))
+      return Py_NewRef(Py_None);
+  return PySequence_Tuple(arg);
+}
+
+/* (shape, dtype, None) of a tensor argument, ([], None, value) of anything
+ * else, as PyTorch's input_shapes lists an empty shape for non-tensor
+ * arguments. */
 static PyObject *describe_inputs(PyObject *const *args, Py_ssize_t nargs)
 {
   PyObject *list = PyList_New(nargs);
@@ -52,9 +70,10 @@ static PyObject *describe_inputs(PyObject *const *args, Py_ssize_t nargs)
       PyObject *shape = PyList_New(t->ndim);
       for (int d = 0; shape && d < t->ndim; d++)
         PyList_SET_ITEM(shape, d, PyLong_FromLongLong(t->shape[d]));
-      item = shape ? Py_BuildValue("(Ns)", shape, tl_dtype_names[t->dtype]) : NULL;
+      item = shape ? Py_BuildValue("(NsO)", shape, tl_dtype_names[t->dtype], Py_None) : NULL;
     } else {
-      item = Py_BuildValue("([]O)", Py_None);
+      PyObject *value = concrete_value(args[i]);
+      item = value ? Py_BuildValue("([]ON)", Py_None, value) : NULL;
     }
     if (!item) {
       Py_CLEAR(list);
