@@ -217,12 +217,15 @@ PyObject *tl_py_impl_is_pinned(const char *name, const tl_py_args_is_pinned *a)
 
 /* ---- memory statistics of a device's pool --------------------------------------- */
 
-/* The pool of the device named by arg (None: cuda:0), or NULL with an exception. */
-static tl_alloc_pool *device_pool(PyObject *arg)
+/* The pool of the device named by arg (None: cuda:0), or NULL with an
+ * exception; *out (when given) is the device. */
+static tl_alloc_pool *device_pool_of(PyObject *arg, tl_device *out)
 {
   tl_device device = {TL_DEVICE_CUDA, 0};
   if (arg && arg != Py_None && tl_py_parse_device(arg, &device) < 0)
     return NULL;
+  if (out)
+    *out = device;
   const tl_backend *b = tl_backend_get(device);
   if (!b) {
     tl_py_raise();
@@ -236,6 +239,8 @@ static tl_alloc_pool *device_pool(PyObject *arg)
   }
   return pool;
 }
+
+static tl_alloc_pool *device_pool(PyObject *arg) { return device_pool_of(arg, NULL); }
 
 static int put_int(PyObject *dict, const char *key, int64_t v)
 {
@@ -396,6 +401,147 @@ static PyObject *alloc_sizes(PyObject *self, PyObject *arg)
     return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "size must be >= 0");
   size_t r = tl_alloc_round_size((size_t)n);
   return Py_BuildValue("nn", (Py_ssize_t)r, (Py_ssize_t)tl_alloc_segment_size(r));
+}
+
+/* ---- snapshot and history (torchlike.cuda.memory._snapshot) ------------------------ */
+
+/* torchlike.cuda.memory's recorder: called with no arguments, it stores the
+ * Python stack and returns its id (an int > 0).  One for every pool. */
+static PyObject *history_recorder;
+
+/* The pools' capture callback.  It may run where an exception is being
+ * raised (a tensor freed while unwinding), so that one is kept aside. */
+static uint64_t capture_python(void *arg)
+{
+  (void)arg;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  uint64_t id = 0;
+  PyObject *r = history_recorder ? PyObject_CallNoArgs(history_recorder) : NULL;
+  if (r)
+    id = PyLong_AsUnsignedLongLong(r);
+  if (PyErr_Occurred()) {
+    PyErr_WriteUnraisable(history_recorder);
+    id = 0;
+  }
+  Py_XDECREF(r);
+  PyErr_Restore(type, value, tb);
+  PyGILState_Release(gil);
+  return id;
+}
+
+/* _record_memory_history(device, record_state, record_trace, context_alloc,
+ *                        context_free, max_entries, clear, recorder) */
+static PyObject *record_memory_history(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev, *recorder;
+  int state, trace, ctx_alloc, ctx_free, clear;
+  Py_ssize_t max_entries;
+  if (!PyArg_ParseTuple(args, "OppppnpO:_record_memory_history", &dev, &state, &trace,
+                        &ctx_alloc, &ctx_free, &max_entries, &clear, &recorder))
+    return NULL;
+  if (max_entries < 0)
+    return PyErr_Format(PyExc_ValueError, "max_entries must be >= 0, got %zd", max_entries);
+  if (recorder != Py_None && !PyCallable_Check(recorder))
+    return PyErr_Format(PyExc_TypeError, "the recorder must be callable");
+  tl_alloc_pool *pool = device_pool(dev);
+  if (!pool)
+    return NULL;
+  if (recorder != Py_None)
+    Py_XSETREF(history_recorder, Py_NewRef(recorder));
+  tl_alloc_history h = {.record_state = state, .record_trace = trace, .context_alloc = ctx_alloc,
+                        .context_free = ctx_free, .clear = clear,
+                        .max_entries = (size_t)max_entries, .capture = capture_python};
+  if (tl_alloc_pool_set_history(pool, &h) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+static const char *const block_states[] = {"active_allocated", "active_pending_free", "inactive"};
+static const char *const trace_actions[] = {"alloc",         "free_requested", "free_completed",
+                                            "segment_alloc", "segment_free",   "segment_map",
+                                            "segment_unmap", "oom"};
+
+static PyObject *snapshot_segment(const tl_alloc_snapshot *snap, const tl_alloc_segment_info *g,
+                                  int device)
+{
+  PyObject *blocks = PyList_New((Py_ssize_t)g->nblocks), *seg = NULL;
+  for (size_t i = 0; blocks && i < g->nblocks; i++) {
+    const tl_alloc_block_info *k = &snap->blocks[g->first_block + i];
+    /* "frames" holds the context id; torchlike.cuda.memory swaps in the stack */
+    PyObject *d = Py_BuildValue("{s:n,s:n,s:K,s:s,s:K}", "size", (Py_ssize_t)k->size,
+                                "requested_size", (Py_ssize_t)k->requested, "address",
+                                (unsigned long long)k->address, "state", block_states[k->state],
+                                "frames", (unsigned long long)k->context);
+    if (!d)
+      Py_CLEAR(blocks);
+    else
+      PyList_SET_ITEM(blocks, (Py_ssize_t)i, d);
+  }
+  if (blocks)
+    seg = Py_BuildValue("{s:i,s:K,s:n,s:n,s:n,s:n,s:K,s:s,s:(ii),s:O,s:K,s:N}", "device", device,
+                        "address", (unsigned long long)g->address, "total_size",
+                        (Py_ssize_t)g->total_size, "allocated_size",
+                        (Py_ssize_t)g->allocated_size, "active_size", (Py_ssize_t)g->active_size,
+                        "requested_size", (Py_ssize_t)g->requested_size, "stream",
+                        (unsigned long long)(uintptr_t)g->stream, "segment_type",
+                        g->small ? "small" : "large", "segment_pool_id", 0, 0, "is_expandable",
+                        g->expandable ? Py_True : Py_False, "frames",
+                        (unsigned long long)g->context, "blocks", blocks);
+  else
+    Py_XDECREF(blocks);
+  return seg;
+}
+
+static PyObject *snapshot_trace_entry(const tl_alloc_trace_entry *e)
+{
+  PyObject *d = Py_BuildValue("{s:s,s:K,s:n,s:K,s:L,s:K}", "action", trace_actions[e->action],
+                              "addr", (unsigned long long)e->address, "size", (Py_ssize_t)e->size,
+                              "stream", (unsigned long long)(uintptr_t)e->stream, "time_us",
+                              (long long)e->time_us, "frames", (unsigned long long)e->context);
+  if (d && e->action == TL_TRACE_OOM && put_int(d, "device_free", (int64_t)e->device_free) < 0)
+    Py_CLEAR(d);
+  return d;
+}
+
+/* _memory_snapshot(device) -> (segments, trace): PyTorch's dicts, with
+ * context ids (0: none) where the frames go. */
+static PyObject *memory_snapshot(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_device device;
+  tl_alloc_snapshot snap;
+  PyObject *segs = NULL, *trace = NULL;
+  tl_alloc_pool *pool = device_pool_of(arg, &device);
+  if (!pool)
+    return NULL;
+  if (tl_alloc_pool_snapshot(pool, &snap) != TL_OK)
+    return tl_py_raise();
+  segs = PyList_New((Py_ssize_t)snap.nsegments);
+  trace = PyList_New((Py_ssize_t)snap.ntrace);
+  if (!segs || !trace)
+    goto fail;
+  for (size_t i = 0; i < snap.nsegments; i++) {
+    PyObject *g = snapshot_segment(&snap, &snap.segments[i], device.index < 0 ? 0 : device.index);
+    if (!g)
+      goto fail;
+    PyList_SET_ITEM(segs, (Py_ssize_t)i, g);
+  }
+  for (size_t i = 0; i < snap.ntrace; i++) {
+    PyObject *e = snapshot_trace_entry(&snap.trace[i]);
+    if (!e)
+      goto fail;
+    PyList_SET_ITEM(trace, (Py_ssize_t)i, e);
+  }
+  tl_alloc_snapshot_free(&snap);
+  return Py_BuildValue("NN", segs, trace);
+fail:
+  tl_alloc_snapshot_free(&snap);
+  Py_XDECREF(segs);
+  Py_XDECREF(trace);
+  return NULL;
 }
 
 /* ---- test hooks: the fake device ------------------------------------------------- */
@@ -740,6 +886,8 @@ static PyMethodDef backend_functions[] = {
     {"_set_memory_fraction", set_memory_fraction, METH_VARARGS, NULL},
     {"_alloc_config", alloc_config, METH_O, NULL},
     {"_alloc_sizes", alloc_sizes, METH_O, NULL},
+    {"_record_memory_history", record_memory_history, METH_VARARGS, NULL},
+    {"_memory_snapshot", memory_snapshot, METH_O, NULL},
     {"_fake_enable", fake_enable, METH_NOARGS, NULL},
     {"_fake_enabled", fake_enabled, METH_NOARGS, NULL},
     {"_fake_counters", fake_counters, METH_NOARGS, NULL},

@@ -16,9 +16,11 @@
  *     every byte outside them is mapped.
  * Every public function takes the pool's lock; the static ones assume it.  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ndcore/tensor/tl_alloc.h"
 
@@ -52,6 +54,14 @@ struct tl_alloc_pool {
   size_t limit;                      /* cap on reserved bytes (set_fraction), SIZE_MAX if none */
   bool vm_failed; /* the device reserved no address range: ordinary segments from then on */
   tl_alloc_stats stats;
+  /* history (_record_memory_history): the trace is a ring once it holds
+   * max_entries; context is the id captured for the call in progress */
+  tl_alloc_history history;
+  tl_alloc_trace_entry *trace;
+  size_t trace_len, trace_cap, trace_next;
+  uint64_t context;
+  /* read without the lock, to skip it when nothing is captured */
+  atomic_bool capture_alloc, capture_free;
 };
 
 size_t tl_alloc_round_size(size_t nbytes)
@@ -146,6 +156,48 @@ static void stat_update(tl_alloc_stat *stat, bool small, int64_t delta)
 {
   stat_move(&stat[TL_ALLOC_POOL_ALL], delta);
   stat_move(&stat[small ? TL_ALLOC_POOL_SMALL : TL_ALLOC_POOL_LARGE], delta);
+}
+
+/* ---- history ------------------------------------------------------------------- */
+
+/* Append an entry to the trace and return it; NULL when no trace is kept
+ * or there is no memory for it (dropped silently: the trace is a debugging
+ * aid, never a reason to fail). */
+static tl_alloc_trace_entry *trace_add(tl_alloc_pool *pool, int action, const void *address, size_t size,
+                      tl_stream stream)
+{
+  size_t max = pool->history.max_entries;
+  if (!pool->history.record_trace || !max)
+    return NULL;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tl_alloc_trace_entry e = {.action = action, .address = (uintptr_t)address, .size = size,
+                            .stream = stream, .context = pool->context,
+                            .time_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000};
+  if (pool->trace_len == max) { /* full: overwrite the oldest */
+    tl_alloc_trace_entry *slot = &pool->trace[pool->trace_next];
+    pool->trace_next = (pool->trace_next + 1) % max;
+    *slot = e;
+    return slot;
+  }
+  if (pool->trace_len == pool->trace_cap) {
+    size_t cap = pool->trace_cap ? pool->trace_cap * 2 : 256;
+    if (cap > max)
+      cap = max;
+    tl_alloc_trace_entry *t = realloc(pool->trace, cap * sizeof *t);
+    if (!t)
+      return NULL;
+    pool->trace = t;
+    pool->trace_cap = cap;
+  }
+  pool->trace[pool->trace_len] = e;
+  return &pool->trace[pool->trace_len++];
+}
+
+/* The trace's i-th entry, oldest first. */
+static const tl_alloc_trace_entry *trace_at(const tl_alloc_pool *pool, size_t i)
+{
+  return &pool->trace[(pool->trace_next + i) % pool->trace_len];
 }
 
 /* ---- free lists --------------------------------------------------------------- */
@@ -252,7 +304,9 @@ static tl_block *segment_new(tl_alloc_pool *pool, size_t size, bool small, tl_st
   b->small = small;
   b->stream = stream;
   b->segment_next = pool->segments;
+  b->segment_context = pool->context;
   pool->segments = b;
+  trace_add(pool, TL_TRACE_SEGMENT_ALLOC, b->ptr, size, stream);
   pool->stats.num_device_alloc++;
   stat_update(pool->stats.segment, small, 1);
   stat_update(pool->stats.reserved_bytes, small, (int64_t)size);
@@ -268,6 +322,7 @@ static void segment_replace(tl_alloc_pool *pool, tl_block *old, tl_block *b)
 {
   b->segment_size = old->segment_size;
   b->segment_next = old->segment_next;
+  b->segment_context = old->segment_context;
   for (tl_block **link = &pool->segments; *link; link = &(*link)->segment_next)
     if (*link == old) {
       *link = b;
@@ -301,6 +356,8 @@ static void block_release(tl_alloc_pool *pool, tl_block *b)
 {
   stat_update(pool->stats.active, b->small, -1);
   stat_update(pool->stats.active_bytes, b->small, -(int64_t)b->size);
+  trace_add(pool, TL_TRACE_FREE_COMPLETED, b->ptr, b->size, b->stream);
+  b->context = 0;
   b->nuses = 0;
   if (b->prev && b->prev->is_free)
     merge(pool, b, b->prev);
@@ -428,6 +485,7 @@ static tl_block *vm_map_block(tl_alloc_pool *pool, tl_block *u, size_t nbytes)
     rest->unmapped = true;
   }
   u->unmapped = false;
+  trace_add(pool, TL_TRACE_SEGMENT_MAP, u->ptr, nbytes, vm->stream);
   pool->stats.num_device_alloc += (int64_t)(nbytes / vm->page);
   if (!vm->mapped)
     stat_update(pool->stats.segment, vm->small, 1);
@@ -529,6 +587,7 @@ static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b, bool *waited)
   free_list_remove(pool, b);
   for (size_t off = first; off < last; off += vm->page)
     pool->raw.vm_unmap(pool->raw.ctx, vm->base, off, vm->page);
+  trace_add(pool, TL_TRACE_SEGMENT_UNMAP, vm->base + first, last - first, vm->stream);
   pool->stats.num_device_free += (int64_t)((last - first) / vm->page);
   stat_update(pool->stats.reserved_bytes, vm->small, -(int64_t)(last - first));
   vm->mapped -= last - first;
@@ -601,6 +660,7 @@ static void release_cached(tl_alloc_pool *pool)
     *link = b->segment_next;
     free_list_remove(pool, b);
     pool->raw.free(pool->raw.ctx, b->ptr, b->size);
+    trace_add(pool, TL_TRACE_SEGMENT_FREE, b->ptr, b->size, b->stream);
     pool->stats.num_device_free++;
     stat_update(pool->stats.segment, b->small, -1);
     stat_update(pool->stats.reserved_bytes, b->small, -(int64_t)b->size);
@@ -659,6 +719,7 @@ int tl_alloc_pool_delete(tl_alloc_pool *pool)
     block_delete(s);
   }
   pthread_mutex_destroy(&pool->lock);
+  free(pool->trace);
   free(pool);
   return leaked;
 }
@@ -699,6 +760,9 @@ static void set_oom_error(tl_alloc_pool *pool, size_t nbytes)
   size_t free_bytes = 0, total = 0;
   char req[32], tot[32], fr[32], al[32], un[32], lim[96] = "";
   pool->raw.mem_info(pool->raw.ctx, &free_bytes, &total);
+  tl_alloc_trace_entry *oom = trace_add(pool, TL_TRACE_OOM, NULL, nbytes, NULL);
+  if (oom)
+    oom->device_free = free_bytes;
   int64_t allocated = pool->stats.allocated_bytes[TL_ALLOC_POOL_ALL].current;
   int64_t reserved = pool->stats.reserved_bytes[TL_ALLOC_POOL_ALL].current;
   if (pool->limit != SIZE_MAX) {
@@ -783,6 +847,8 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
   }
   b->allocated = true;
   b->requested = nbytes;
+  b->context = pool->history.record_state ? pool->context : 0;
+  trace_add(pool, TL_TRACE_ALLOC, b->ptr, b->size, stream);
   stat_update(pool->stats.allocation, small, 1);
   stat_update(pool->stats.allocated_bytes, small, (int64_t)b->size);
   stat_update(pool->stats.requested_bytes, small, (int64_t)nbytes);
@@ -793,16 +859,35 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
   return b;
 }
 
+/* A context id for the call about to run, captured outside the lock (the
+ * capture may run Python, which may wait for a thread in this pool). */
+static uint64_t capture_context(tl_alloc_pool *pool, bool freeing)
+{
+  if (!atomic_load_explicit(freeing ? &pool->capture_free : &pool->capture_alloc,
+                            memory_order_relaxed))
+    return 0;
+  pthread_mutex_lock(&pool->lock);
+  uint64_t (*capture)(void *) = pool->history.capture;
+  void *arg = pool->history.arg;
+  bool on = freeing ? pool->history.context_free : pool->history.context_alloc;
+  pthread_mutex_unlock(&pool->lock);
+  return on && capture ? capture(arg) : 0;
+}
+
 tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
 {
+  uint64_t context = capture_context(pool, false);
   pthread_mutex_lock(&pool->lock);
+  pool->context = context;
   tl_block *b = pool_malloc(pool, nbytes, stream);
+  pool->context = 0;
   pthread_mutex_unlock(&pool->lock);
   return b;
 }
 
 static void pool_free(tl_alloc_pool *pool, tl_block *b)
 {
+  trace_add(pool, TL_TRACE_FREE_REQUESTED, b->ptr, b->size, b->stream);
   b->allocated = false;
   stat_update(pool->stats.allocation, b->small, -1);
   stat_update(pool->stats.allocated_bytes, b->small, -(int64_t)b->size);
@@ -832,8 +917,11 @@ static void pool_free(tl_alloc_pool *pool, tl_block *b)
 
 void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *b)
 {
+  uint64_t context = capture_context(pool, true);
   pthread_mutex_lock(&pool->lock);
+  pool->context = context;
   pool_free(pool, b);
+  pool->context = 0;
   pthread_mutex_unlock(&pool->lock);
 }
 
@@ -1037,4 +1125,111 @@ void tl_alloc_pool_summary(tl_alloc_pool *pool, char *buf, size_t size)
   TL_PUT("%s", rule);
 #undef TL_PUT
   buf[size - 1] = '\0';
+}
+
+/* ---- snapshot and history ------------------------------------------------------- */
+
+/* Keep the newest `keep` entries of the trace, oldest first from index 0. */
+static tl_status trace_linearize(tl_alloc_pool *pool, size_t keep)
+{
+  size_t n = pool->trace_len < keep ? pool->trace_len : keep;
+  tl_alloc_trace_entry *t = NULL;
+  if (n && !(t = malloc(n * sizeof *t)))
+    return tl_error_set(TL_ERR_MEMORY, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    t[i] = *trace_at(pool, pool->trace_len - n + i);
+  free(pool->trace);
+  pool->trace = t;
+  pool->trace_len = pool->trace_cap = n;
+  pool->trace_next = 0;
+  return TL_OK;
+}
+
+tl_status tl_alloc_pool_set_history(tl_alloc_pool *pool, const tl_alloc_history *history)
+{
+  tl_status s = TL_OK;
+  pthread_mutex_lock(&pool->lock);
+  s = trace_linearize(pool, history->clear ? 0 : history->max_entries);
+  if (s != TL_OK)
+    goto fail;
+  pool->history = *history;
+  bool on = history->record_state || history->record_trace;
+  atomic_store(&pool->capture_alloc, on && history->context_alloc && history->capture);
+  atomic_store(&pool->capture_free, on && history->context_free && history->capture);
+fail:
+  pthread_mutex_unlock(&pool->lock);
+  return s;
+}
+
+static int segment_by_address(const void *a, const void *b)
+{
+  uintptr_t x = ((const tl_alloc_segment_info *)a)->address;
+  uintptr_t y = ((const tl_alloc_segment_info *)b)->address;
+  return x < y ? -1 : x > y;
+}
+
+/* Add block b to the segment being listed, opening one when seg is NULL. */
+static tl_alloc_segment_info *snapshot_block(tl_alloc_snapshot *out, tl_alloc_segment_info *seg,
+                                             const tl_block *b, uint64_t segment_context)
+{
+  if (!seg) {
+    seg = &out->segments[out->nsegments++];
+    *seg = (tl_alloc_segment_info){.address = (uintptr_t)b->ptr, .stream = b->stream,
+                                   .small = b->small, .expandable = b->vm != NULL,
+                                   .context = segment_context, .first_block = out->nblocks};
+  }
+  int state = b->allocated ? TL_BLOCK_ACTIVE_ALLOCATED
+              : b->is_free ? TL_BLOCK_INACTIVE
+                           : TL_BLOCK_ACTIVE_PENDING_FREE;
+  bool active = state != TL_BLOCK_INACTIVE;
+  out->blocks[out->nblocks++] = (tl_alloc_block_info){
+      .address = (uintptr_t)b->ptr, .size = b->size, .requested = active ? b->requested : 0,
+      .state = state, .context = active ? b->context : 0};
+  seg->nblocks++;
+  seg->total_size += b->size;
+  seg->allocated_size += b->allocated ? b->size : 0;
+  seg->active_size += active ? b->size : 0;
+  seg->requested_size += active ? b->requested : 0;
+  return seg;
+}
+
+tl_status tl_alloc_pool_snapshot(tl_alloc_pool *pool, tl_alloc_snapshot *out)
+{
+  tl_status s = TL_OK;
+  size_t nblocks = 0;
+  *out = (tl_alloc_snapshot){0};
+  pthread_mutex_lock(&pool->lock);
+  /* an expandable segment lists a segment per run of mapped blocks: at
+   * most one per block, as many as blocks bound both counts */
+  for (tl_block *seg = pool->segments; seg; seg = seg->segment_next)
+    for (tl_block *b = seg; b; b = b->next)
+      nblocks++;
+  out->segments = malloc((nblocks + 1) * sizeof *out->segments);
+  out->blocks = malloc((nblocks + 1) * sizeof *out->blocks);
+  out->trace = malloc((pool->trace_len + 1) * sizeof *out->trace);
+  if (!out->segments || !out->blocks || !out->trace) {
+    s = tl_error_set(TL_ERR_MEMORY, "out of memory");
+    goto fail;
+  }
+  for (tl_block *first = pool->segments; first; first = first->segment_next) {
+    tl_alloc_segment_info *open = NULL;
+    for (tl_block *b = first; b; b = b->next)
+      open = b->unmapped ? NULL : snapshot_block(out, open, b, first->segment_context);
+  }
+  for (size_t i = 0; i < pool->trace_len; i++)
+    out->trace[out->ntrace++] = *trace_at(pool, i);
+  qsort(out->segments, out->nsegments, sizeof *out->segments, segment_by_address);
+fail:
+  pthread_mutex_unlock(&pool->lock);
+  if (s != TL_OK)
+    tl_alloc_snapshot_free(out);
+  return s;
+}
+
+void tl_alloc_snapshot_free(tl_alloc_snapshot *s)
+{
+  free(s->segments);
+  free(s->blocks);
+  free(s->trace);
+  *s = (tl_alloc_snapshot){0};
 }

@@ -139,6 +139,8 @@ typedef struct tl_block {
   struct tl_alloc_vm *vm; /* the expandable segment it lies in, or NULL */
   bool allocated, small, is_free, counted_split;
   bool unmapped; /* a range of an expandable segment with no memory behind it */
+  uint64_t context;         /* history: who allocated it (0: not recorded) */
+  uint64_t segment_context; /* history: who made the segment (on its first block) */
 } tl_block;
 
 tl_alloc_pool *tl_alloc_pool_new(const tl_alloc_raw *raw, const tl_alloc_config *config,
@@ -173,6 +175,71 @@ void tl_alloc_pool_reset_accumulated(tl_alloc_pool *pool);
 tl_status tl_alloc_pool_set_fraction(tl_alloc_pool *pool, double fraction);
 /* A readable table of the statistics, written into buf (always terminated). */
 void tl_alloc_pool_summary(tl_alloc_pool *pool, char *buf, size_t size);
+/* ---- snapshot and history ----------------------------------------------------
+ * What torch.cuda.memory._snapshot shows: every segment (sorted by address)
+ * with its blocks in address order, and, while history is recorded, a trace
+ * of what the pool did.  An expandable segment appears as one segment per
+ * run of mapped pages.  Contexts are the caller's ids (0: none): the pool
+ * asks history.capture for one before it takes its lock, so capture may run
+ * anything (Python, which needs the GIL) except this pool's functions.      */
+enum { TL_BLOCK_ACTIVE_ALLOCATED, TL_BLOCK_ACTIVE_PENDING_FREE, TL_BLOCK_INACTIVE };
+enum {
+  TL_TRACE_ALLOC, TL_TRACE_FREE_REQUESTED, TL_TRACE_FREE_COMPLETED, TL_TRACE_SEGMENT_ALLOC,
+  TL_TRACE_SEGMENT_FREE, TL_TRACE_SEGMENT_MAP, TL_TRACE_SEGMENT_UNMAP, TL_TRACE_OOM
+};
+
+typedef struct {
+  uintptr_t address;
+  size_t size, requested;
+  int state; /* TL_BLOCK_* */
+  uint64_t context;
+} tl_alloc_block_info;
+
+typedef struct {
+  uintptr_t address;
+  size_t total_size, allocated_size, active_size, requested_size;
+  tl_stream stream;
+  bool small, expandable;
+  uint64_t context;
+  size_t first_block, nblocks; /* its blocks in the snapshot's block array */
+} tl_alloc_segment_info;
+
+typedef struct {
+  int action; /* TL_TRACE_* */
+  uintptr_t address;
+  size_t size;      /* the block's or segment's bytes; the request for an OOM */
+  tl_stream stream;
+  uint64_t context;
+  int64_t time_us;  /* CLOCK_REALTIME */
+  size_t device_free; /* for an OOM: what the device reported free */
+} tl_alloc_trace_entry;
+
+typedef struct {
+  tl_alloc_segment_info *segments;
+  tl_alloc_block_info *blocks;
+  tl_alloc_trace_entry *trace; /* oldest first */
+  size_t nsegments, nblocks, ntrace;
+} tl_alloc_snapshot;
+
+typedef struct {
+  bool record_state;   /* keep each block's allocation context */
+  bool record_trace;   /* keep the trace (up to max_entries, the oldest dropped) */
+  bool context_alloc;  /* capture a context for allocations */
+  bool context_free;   /* ... and for frees */
+  bool clear;          /* drop the trace kept so far */
+  size_t max_entries;
+  uint64_t (*capture)(void *arg);
+  void *arg;
+} tl_alloc_history;
+
+/* Start, change or stop (record_state and record_trace false) the history;
+ * stopping keeps the trace unless clear.  TL_ERR_MEMORY on no memory. */
+tl_status tl_alloc_pool_set_history(tl_alloc_pool *pool, const tl_alloc_history *history);
+/* The pool's segments, blocks and trace, copied (out freed by
+ * tl_alloc_snapshot_free).  TL_ERR_MEMORY on no memory. */
+tl_status tl_alloc_pool_snapshot(tl_alloc_pool *pool, tl_alloc_snapshot *out);
+void tl_alloc_snapshot_free(tl_alloc_snapshot *s);
+
 /* Rounding and segment sizes, exposed for the tests. */
 size_t tl_alloc_round_size(size_t nbytes);
 size_t tl_alloc_segment_size(size_t rounded);
