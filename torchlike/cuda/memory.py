@@ -7,6 +7,8 @@ functions answer as PyTorch's do there: the statistics are empty or zero,
 ``empty_cache`` does nothing, and the functions that need a device raise."""
 import collections
 import os
+import pickle
+import sys
 import warnings
 
 from .. import _C
@@ -17,7 +19,8 @@ __all__ = ["OutOfMemoryError", "memory_stats", "memory_stats_as_nested_dict", "m
            "reset_accumulated_memory_stats", "memory_summary", "empty_cache",
            "set_per_process_memory_fraction", "get_per_process_memory_fraction", "mem_get_info",
            "get_allocator_backend", "memory_cached", "max_memory_cached",
-           "reset_max_memory_cached"]
+           "reset_max_memory_cached", "memory_snapshot", "caching_allocator_alloc",
+           "caching_allocator_delete", "host_memory_stats", "list_gpu_processes"]
 
 OutOfMemoryError = _C.OutOfMemoryError
 
@@ -156,6 +159,214 @@ def set_per_process_memory_fraction(fraction, device=None):
         raise RuntimeError(_NO_DRIVER)
     _C._set_memory_fraction(fraction, _device(device))
     _fractions[_device(device)] = fraction
+
+
+# ---- history and snapshots ---------------------------------------------------------------
+#
+# The pool (C) lists its segments and blocks and keeps the trace; what it
+# stores for a stack is an id that _record below hands out, and the stacks
+# themselves live here, in _frames.  Ids no block or trace entry of a
+# recording device mentions any more are dropped every _PRUNE_EVERY records.
+
+_frames = {}            # context id -> [{"filename", "line", "name"}], innermost first
+_next_id = 1
+_recording = set()      # device names whose history is on
+_PRUNE_EVERY = 4096
+
+
+def _record():
+    """The pools' capture callback: store the calling Python stack, return its id."""
+    global _next_id
+    frames = []
+    f = sys._getframe(1)  # the caller of the op that allocates or frees
+    while f is not None:
+        frames.append({"filename": f.f_code.co_filename, "line": f.f_lineno,
+                       "name": f.f_code.co_name})
+        f = f.f_back
+    cid = _next_id
+    _next_id += 1
+    _frames[cid] = frames
+    if cid % _PRUNE_EVERY == 0:
+        _prune()
+    return cid
+
+
+def _ids(obj, out):
+    for seg in obj[0]:
+        out.add(seg["frames"])
+        out.update(b["frames"] for b in seg["blocks"])
+    out.update(e["frames"] for e in obj[1])
+
+
+def _prune():
+    live = set()
+    for name in list(_recording):
+        _ids(_C._memory_snapshot(name), live)
+    for cid in [c for c in _frames if c not in live]:
+        del _frames[cid]
+
+
+def _history_device(device):
+    if device is None or str(device).startswith("cuda") or isinstance(device, int):
+        if not _available():
+            raise RuntimeError(_NO_DRIVER)
+    return _device(device)
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize,
+                           device=None, clear_history=False, compile_context=False,
+                           global_record_annotations=False, skip_actions=None,
+                           record_pinned_host_memory=False, record_cuda=True):
+    """Record what allocated each block, and (``enabled="all"``) a trace of the
+    caching allocator's actions, for :func:`_snapshot`.
+
+    enabled: ``"all"`` (block stacks and the trace), ``"state"`` (block stacks
+    only) or None (stop; the trace kept so far stays unless ``clear_history``).
+    context: ``"all"`` (stacks of allocations and frees), ``"alloc"``,
+    ``"state"`` (allocations only) or None (no stacks).  stacks: ``"python"``
+    or ``"all"``; torchlike records Python frames only, so both record the
+    same.  max_entries: the trace keeps the newest this many entries.
+    compile_context, global_record_annotations, skip_actions,
+    record_pinned_host_memory: accepted for PyTorch's signature; not recorded."""
+    if enabled not in ("all", "state", None):
+        raise ValueError(f"_record_memory_history: enabled must be 'all', 'state' or None, got "
+                         f"{enabled!r}")
+    if context not in ("all", "alloc", "state", None):
+        raise ValueError(f"_record_memory_history: context must be 'all', 'alloc', 'state' or "
+                         f"None, got {context!r}")
+    if stacks not in ("python", "all"):
+        raise ValueError(f"_record_memory_history: stacks must be 'python' or 'all', got "
+                         f"{stacks!r}")
+    if not isinstance(max_entries, int) or max_entries < 0:
+        raise ValueError(f"_record_memory_history: max_entries must be an int >= 0, got "
+                         f"{max_entries!r}")
+    if not record_cuda:
+        return
+    name = _history_device(device)
+    on = enabled is not None
+    _C._record_memory_history(name, on, enabled == "all", on and context is not None,
+                              on and context == "all", min(max_entries, sys.maxsize),
+                              bool(clear_history), _record)
+    (_recording.add if on else _recording.discard)(name)
+
+
+def _with_frames(obj):
+    """Swap the pool's context ids for the stacks they name."""
+    for item in obj:
+        item["frames"] = list(_frames.get(item["frames"], ()))
+    return obj
+
+
+def _snapshot(device=None, augment_with_fx_traces=False):
+    """The caching allocator's state: ``{"segments": [...], "device_traces":
+    [[...] per device], ...}`` as PyTorch's (see docs/gpu.md).  Segments are
+    sorted by address, each with its blocks in address order; a block's
+    ``frames`` (innermost first) are where it was allocated, while history is
+    recorded.  ``device``: None for every CUDA device; a device (the fake one
+    in tests) for that one only."""
+    if device is None:
+        names = [f"cuda:{i}" for i in range(_C._cuda_device_count())]
+    else:
+        names = [_device(device)]
+    segments, traces = [], []
+    for name in names:
+        segs, trace = _C._memory_snapshot(name)
+        for seg in _with_frames(segs):
+            _with_frames(seg["blocks"])
+        segments.extend(segs)
+        traces.append(_with_frames(trace))
+    conf = os.environ.get("TORCHLIKE_CUDA_ALLOC_CONF", "")
+    try:
+        settings = _C._alloc_config(conf or None)
+    except ValueError:
+        settings = _C._alloc_config(None)
+    return {"segments": segments, "device_traces": traces,
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": conf, **settings},
+            "external_annotations": [], "host_segments": [], "host_traces": []}
+
+
+def memory_snapshot(mempool_id=None, include_traces=True):
+    """The segments of :func:`_snapshot` (every CUDA device)."""
+    if mempool_id is not None:
+        raise NotImplementedError("memory_snapshot: torchlike has no private memory pools "
+                                  "(mempool_id must be None)")
+    return _snapshot()["segments"]
+
+
+def _dump_snapshot(filename="dump_snapshot.pickle", augment_with_fx_traces=False):
+    """Pickle :func:`_snapshot` into ``filename`` (PyTorch's memory_viz reads it)."""
+    with open(filename, "wb") as f:
+        pickle.dump(_snapshot(), f)
+
+
+# ---- raw blocks and the rest of torch.cuda's memory surface ----------------------------
+
+def _stream_handle(stream, device):
+    if stream is None:
+        if str(device).startswith("fake"):
+            return 0
+        return _C._cuda_current_stream(int(device.split(":")[1]))
+    if hasattr(stream, "cuda_stream"):
+        return stream.cuda_stream
+    if not isinstance(stream, int) or isinstance(stream, bool):
+        raise TypeError("Invalid type for stream argument, must be `torch.cuda.Stream` or `int` "
+                        "representing a pointer to an existing stream")
+    return stream
+
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    """``size`` bytes from the caching allocator of ``device`` for use on
+    ``stream`` (None: the current one); returns the address, an int.  Give it
+    back with :func:`caching_allocator_delete`."""
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"caching_allocator_alloc: size must be an int, got "
+                        f"{type(size).__name__}")
+    name = _history_device(device)
+    return _C._caching_allocator_alloc(name, size, _stream_handle(stream, name))
+
+
+def caching_allocator_delete(mem_ptr):
+    """Give back a block that :func:`caching_allocator_alloc` returned; an
+    address no CUDA device handed out does nothing, as in PyTorch."""
+    names = [f"cuda:{i}" for i in range(_C._cuda_device_count())]
+    if _C._fake_enabled():
+        names.append("fake")
+    for name in names:
+        if _C._caching_allocator_delete(name, int(mem_ptr)):
+            return
+
+
+def host_memory_stats():
+    """The pinned host allocator's statistics (PyTorch's keys: "allocations.current",
+    "allocated_bytes.peak", "segment.current", "reserved_bytes.current",
+    "num_host_alloc", "num_host_free" ...).  Empty without a GPU."""
+    if not _available():
+        return collections.OrderedDict()
+    return collections.OrderedDict(sorted(_C._host_memory_stats().items()))
+
+
+def list_gpu_processes(device=None):
+    """A readable list of the processes using ``device``, from NVML
+    (the ``pynvml`` module); a message saying so when it is not installed."""
+    try:
+        import pynvml
+    except ModuleNotFoundError:
+        return "pynvml module not found, please install nvidia-ml-py"
+    from pynvml import NVMLError_DriverNotLoaded
+    try:
+        pynvml.nvmlInit()
+    except NVMLError_DriverNotLoaded:
+        return "cuda driver can't be loaded, is cuda enabled?"
+    index = int(_device(device).split(":")[1])
+    handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+    procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+    lines = [f"GPU:{index}"]
+    if not procs:
+        lines.append("no processes are running")
+    for p in procs:
+        lines.append(f"process {p.pid:>10d} uses {p.usedGpuMemory / (1024 * 1024):>12.3f} MB "
+                     f"GPU memory")
+    return "\n".join(lines)
 
 
 def _check_config():

@@ -779,6 +779,91 @@ static PyObject *storage_block(PyObject *self, PyObject *arg)
   return b ? PyLong_FromVoidPtr(b->ptr) : Py_NewRef(Py_None);
 }
 
+/* ---- raw blocks (torchlike.cuda.caching_allocator_alloc/delete) ------------------- */
+
+/* _caching_allocator_alloc(device, nbytes, stream) -> the block's address.
+ * stream is the device's handle as an int (a fake stream: [0, 64)). */
+static PyObject *caching_allocator_alloc(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev, *stream_obj;
+  Py_ssize_t n;
+  tl_device device;
+  tl_stream stream = NULL;
+  if (!PyArg_ParseTuple(args, "OnO:_caching_allocator_alloc", &dev, &n, &stream_obj))
+    return NULL;
+  if (n < 0)
+    return PyErr_Format(PyExc_ValueError, "caching_allocator_alloc: size must be >= 0, got %zd",
+                        n);
+  tl_alloc_pool *pool = device_pool_of(dev, &device);
+  if (!pool)
+    return NULL;
+  if (device.type == TL_DEVICE_FAKE) {
+    if (stream_arg(stream_obj, &stream) < 0)
+      return NULL;
+  } else {
+    stream = PyLong_AsVoidPtr(stream_obj);
+    if (!stream && PyErr_Occurred())
+      return NULL;
+  }
+  /* PyTorch hands out no memory for 0 bytes and answers address 0 */
+  if (!n)
+    return PyLong_FromLong(0);
+  tl_block *b = tl_alloc_pool_malloc(pool, (size_t)n, stream);
+  if (!b)
+    return tl_py_raise();
+  return PyLong_FromVoidPtr(b->ptr);
+}
+
+/* _caching_allocator_delete(device, address) -> whether a block of that
+ * device's pool started there (it is freed then). */
+static PyObject *caching_allocator_delete(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev, *ptr_obj;
+  if (!PyArg_ParseTuple(args, "OO:_caching_allocator_delete", &dev, &ptr_obj))
+    return NULL;
+  void *ptr = PyLong_AsVoidPtr(ptr_obj);
+  if (!ptr && PyErr_Occurred())
+    return NULL;
+  tl_alloc_pool *pool = device_pool(dev);
+  if (!pool)
+    return NULL;
+  tl_block *b = ptr ? tl_alloc_pool_find(pool, ptr) : NULL;
+  if (b)
+    tl_alloc_pool_free(pool, b);
+  return PyBool_FromLong(b != NULL);
+}
+
+/* _host_memory_stats(device=None): PyTorch's host_memory_stats keys, from
+ * the pinned host pool (or, for tests, the pool of the device named). */
+static PyObject *host_memory_stats(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:_host_memory_stats", &dev))
+    return NULL;
+  const tl_backend *pinned = tl_backend_pinned();
+  tl_alloc_pool *pool = dev != Py_None               ? device_pool(dev)
+                        : pinned && pinned->pool ? pinned->pool(tl_device_cpu())
+                                                 : NULL;
+  if (!pool)
+    return PyErr_Occurred() ? NULL : PyDict_New();
+  tl_alloc_stats st;
+  tl_alloc_pool_stats(pool, &st);
+  PyObject *d = PyDict_New();
+  if (d && (put_stat(d, "allocations", &st.allocation[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_stat(d, "allocated_bytes", &st.allocated_bytes[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_stat(d, "active_requests", &st.active[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_stat(d, "active_bytes", &st.active_bytes[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_stat(d, "segment", &st.segment[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_stat(d, "reserved_bytes", &st.reserved_bytes[TL_ALLOC_POOL_ALL]) < 0 ||
+            put_int(d, "num_host_alloc", st.num_device_alloc) < 0 ||
+            put_int(d, "num_host_free", st.num_device_free) < 0))
+    Py_CLEAR(d);
+  return d;
+}
+
 /* ---- the CPU's memory, and the host block cache's test instance --------------------- */
 
 static PyObject *host_stats_dict(const tl_host_cache_stats *st)
@@ -888,6 +973,9 @@ static PyMethodDef backend_functions[] = {
     {"_alloc_sizes", alloc_sizes, METH_O, NULL},
     {"_record_memory_history", record_memory_history, METH_VARARGS, NULL},
     {"_memory_snapshot", memory_snapshot, METH_O, NULL},
+    {"_caching_allocator_alloc", caching_allocator_alloc, METH_VARARGS, NULL},
+    {"_caching_allocator_delete", caching_allocator_delete, METH_VARARGS, NULL},
+    {"_host_memory_stats", host_memory_stats, METH_VARARGS, NULL},
     {"_fake_enable", fake_enable, METH_NOARGS, NULL},
     {"_fake_enabled", fake_enabled, METH_NOARGS, NULL},
     {"_fake_counters", fake_counters, METH_NOARGS, NULL},
