@@ -3,6 +3,7 @@
 #define TL_GPU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "ndcore/tensor/tl_tensor.h"
 
@@ -23,5 +24,12 @@ bool tl_gpu_matmul_allow_tf32(void);
  * every op on the host (src/gpu/linalg/hosted.c). */
 void tl_gpu_linalg_register_hosted(tl_device_type type);
 void tl_gpu_set_matmul_allow_tf32(bool allow);
+/* NVTX ranges and marks (nvtx.c): NVTX3's calls with CUDA in the build,
+ * no-ops answering as NVTX does with no profiler attached without it. */
+int tl_gpu_nvtx_range_push(const char *message);
+int tl_gpu_nvtx_range_pop(void);
+void tl_gpu_nvtx_mark(const char *message);
+uint64_t tl_gpu_nvtx_range_start(const char *message);
+void tl_gpu_nvtx_range_end(uint64_t id);
 
 #endif

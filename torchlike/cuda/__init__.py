@@ -216,6 +216,40 @@ from .random import (  # noqa: E402,F401  (torch.cuda's seeding functions)
     get_rng_state_all, set_rng_state, set_rng_state_all)
 
 
+# ---- synchronization debugging, IPC -----------------------------------------------------
+
+def set_sync_debug_mode(debug_mode):
+    """Warn (1, "warn") or raise (2, "error") when the host waits for a
+    device to read its memory: ``item()``, ``bool()``, ``cpu()``, ``tolist()``,
+    a copy to the CPU, a strided write into a device view.  0 or "default":
+    nothing.  Checked where the core reads device memory on the host
+    (src/ndcore/tensor/backend.c), so the fake device checks it too.  Other
+    synchronizing calls (synchronize, the linear-algebra error checks) are not
+    covered, as PyTorch covers only some."""
+    _lazy_init()
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "
+                               "`error`")
+        debug_mode = modes[debug_mode]
+    _C._sync_debug_mode(int(debug_mode))
+
+
+def get_sync_debug_mode():
+    """The synchronization debug mode in force: 0, 1 (warn) or 2 (error)."""
+    _lazy_init()
+    return _C._sync_debug_mode()
+
+
+def ipc_collect():
+    """PyTorch frees here the memory of tensors shared with other processes
+    once they no longer use it.  torchlike keeps no such list (a shared block
+    is released by the process that owns it when its tensor dies), so there is
+    nothing to collect: this only checks that a GPU can be used."""
+    _lazy_init()
+
+
 def __getattr__(name):
     # made on first use (random.py): importing must not start the CUDA driver
     if name == "default_generators":
@@ -224,3 +258,4 @@ def __getattr__(name):
 
 from .memory import *  # noqa: E402,F401,F403  (torch.cuda's memory functions)
 from .memory import OutOfMemoryError  # noqa: E402,F401
+from . import nvtx  # noqa: E402,F401

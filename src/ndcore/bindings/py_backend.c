@@ -864,6 +864,78 @@ static PyObject *host_memory_stats(PyObject *self, PyObject *args)
   return d;
 }
 
+/* ---- synchronization debugging and NVTX ------------------------------------------ */
+
+/* Mode 1's warning (tl_backend_sync_point); any thread may read a device. */
+static int warn_sync(const char *message)
+{
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int r = PyErr_WarnEx(PyExc_UserWarning, message, 1);
+  if (r < 0)
+    PyErr_Clear(); /* the read fails with the core's RuntimeError instead */
+  PyGILState_Release(gil);
+  return r;
+}
+
+/* _sync_debug_mode(mode=None): sets the mode (0, 1, 2) when given; answers
+ * the mode in force. */
+static PyObject *sync_debug_mode(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *mode = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:_sync_debug_mode", &mode))
+    return NULL;
+  if (mode != Py_None) {
+    long m = PyLong_AsLong(mode);
+    if (m == -1 && PyErr_Occurred())
+      return NULL;
+    /* PyTorch treats any other number as 0 (no debugging) */
+    tl_backend_set_sync_warn(warn_sync);
+    tl_backend_set_sync_debug_mode(m == 1 || m == 2 ? (int)m : 0);
+  }
+  return PyLong_FromLong(tl_backend_sync_debug_mode());
+}
+
+static PyObject *nvtx_range_push(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const char *msg = PyUnicode_AsUTF8(arg);
+  return msg ? PyLong_FromLong(tl_gpu_nvtx_range_push(msg)) : NULL;
+}
+
+static PyObject *nvtx_range_pop(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  return PyLong_FromLong(tl_gpu_nvtx_range_pop());
+}
+
+static PyObject *nvtx_mark(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const char *msg = PyUnicode_AsUTF8(arg);
+  if (!msg)
+    return NULL;
+  tl_gpu_nvtx_mark(msg);
+  Py_RETURN_NONE;
+}
+
+static PyObject *nvtx_range_start(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const char *msg = PyUnicode_AsUTF8(arg);
+  return msg ? PyLong_FromUnsignedLongLong(tl_gpu_nvtx_range_start(msg)) : NULL;
+}
+
+static PyObject *nvtx_range_end(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+  if (id == (unsigned long long)-1 && PyErr_Occurred())
+    return NULL;
+  tl_gpu_nvtx_range_end(id);
+  Py_RETURN_NONE;
+}
+
 /* ---- the CPU's memory, and the host block cache's test instance --------------------- */
 
 static PyObject *host_stats_dict(const tl_host_cache_stats *st)
@@ -976,6 +1048,12 @@ static PyMethodDef backend_functions[] = {
     {"_caching_allocator_alloc", caching_allocator_alloc, METH_VARARGS, NULL},
     {"_caching_allocator_delete", caching_allocator_delete, METH_VARARGS, NULL},
     {"_host_memory_stats", host_memory_stats, METH_VARARGS, NULL},
+    {"_sync_debug_mode", sync_debug_mode, METH_VARARGS, NULL},
+    {"_nvtx_range_push", nvtx_range_push, METH_O, NULL},
+    {"_nvtx_range_pop", nvtx_range_pop, METH_NOARGS, NULL},
+    {"_nvtx_mark", nvtx_mark, METH_O, NULL},
+    {"_nvtx_range_start", nvtx_range_start, METH_O, NULL},
+    {"_nvtx_range_end", nvtx_range_end, METH_O, NULL},
     {"_fake_enable", fake_enable, METH_NOARGS, NULL},
     {"_fake_enabled", fake_enabled, METH_NOARGS, NULL},
     {"_fake_counters", fake_counters, METH_NOARGS, NULL},

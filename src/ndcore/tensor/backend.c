@@ -7,6 +7,7 @@
  * backend.  A view that is not contiguous on a device is moved as the span
  * of bytes it covers ([lo, hi) of its storage) and re-viewed on the host.   */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,12 +139,34 @@ static void view_span(const tl_tensor *t, int64_t *lo, int64_t *hi)
   *hi = (b + 1) * size;
 }
 
+/* ---- synchronization debugging ------------------------------------------------ */
+
+static atomic_int sync_debug_mode;
+static int (*sync_warn)(const char *message);
+
+void tl_backend_set_sync_debug_mode(int mode) { atomic_store(&sync_debug_mode, mode); }
+int tl_backend_sync_debug_mode(void) { return atomic_load(&sync_debug_mode); }
+void tl_backend_set_sync_warn(int (*warn)(const char *message)) { sync_warn = warn; }
+
+/* The host is about to wait for device: warn or fail as the mode says
+ * (PyTorch's words). */
+static tl_status sync_point(tl_device device)
+{
+  static const char message[] = "called a synchronizing CUDA operation";
+  int mode = atomic_load(&sync_debug_mode);
+  if (device.type == TL_DEVICE_CPU || !mode)
+    return TL_OK;
+  if (mode == 1 && (!sync_warn || sync_warn(message) == 0))
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "%s", message);
+}
+
 /* host = a CPU copy of the bytes t's view covers, viewed as t is. */
 static tl_status download(const tl_tensor *t, tl_tensor *host)
 {
   int64_t lo, hi;
   const tl_backend *b = tl_backend_get(tl_tensor_device(t));
-  if (!b)
+  if (!b || sync_point(tl_tensor_device(t)) != TL_OK)
     return tl_error_status();
   view_span(t, &lo, &hi);
   tl_storage *s = tl_storage_new(tl_device_cpu(), (size_t)(hi - lo));
@@ -299,7 +322,8 @@ tl_status tl_backend_read_scalar(const tl_tensor *t, tl_scalar *out)
     return TL_OK;
   }
   const tl_backend *b = tl_backend_get(device);
-  if (!b || b->copy_to_host(device, bytes, tl_tensor_data(t), tl_dtype_size(t->dtype), NULL,
+  if (!b || sync_point(device) != TL_OK ||
+      b->copy_to_host(device, bytes, tl_tensor_data(t), tl_dtype_size(t->dtype), NULL,
                             false) != TL_OK)
     return tl_error_status();
   *out = tl_scalar_load(t->dtype, bytes);

@@ -121,6 +121,17 @@ tl_status tl_backend_fake_reset_host_cache(size_t cap);
 tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, size_t nbytes);
 void tl_backend_pool_storage_free(tl_storage *s);
 
+/* ---- synchronization debugging (torchlike.cuda.set_sync_debug_mode) ------------- */
+/* At each blocking read of a device's memory by the host (item(), cpu(), a
+ * strided write into a device view: tl_backend_read_scalar and the download
+ * under tl_backend_tensor_copy), for every device but the CPU: mode 0 does
+ * nothing, 1 warns through the hook below, 2 fails with a RuntimeError. */
+void tl_backend_set_sync_debug_mode(int mode);
+int tl_backend_sync_debug_mode(void);
+/* Mode 1's warning: the Python layer's UserWarning; < 0 when the warning was
+ * turned into an error (the read then fails as in mode 2). */
+void tl_backend_set_sync_warn(int (*warn)(const char *message));
+
 /* ---- moving tensors between devices --------------------------------------------- */
 /* dst <- src (broadcast, cast) where either is off the CPU.  Crossing devices
  * goes through the host; on one device a plain byte copy (same dtype, one
