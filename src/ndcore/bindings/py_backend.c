@@ -487,7 +487,8 @@ static PyObject *snapshot_segment(const tl_alloc_snapshot *snap, const tl_alloc_
                         (Py_ssize_t)g->allocated_size, "active_size", (Py_ssize_t)g->active_size,
                         "requested_size", (Py_ssize_t)g->requested_size, "stream",
                         (unsigned long long)(uintptr_t)g->stream, "segment_type",
-                        g->small ? "small" : "large", "segment_pool_id", 0, 0, "is_expandable",
+                        g->small ? "small" : "large", "segment_pool_id", 0, (int)g->pool_id,
+                        "is_expandable",
                         g->expandable ? Py_True : Py_False, "frames",
                         (unsigned long long)g->context, "blocks", blocks);
   else
@@ -779,6 +780,41 @@ static PyObject *storage_block(PyObject *self, PyObject *arg)
   return b ? PyLong_FromVoidPtr(b->ptr) : Py_NewRef(Py_None);
 }
 
+/* ---- private pools (torchlike.cuda.MemPool) --------------------------------------- */
+
+/* _mem_pool_route(device, id): route this thread's requests on device to
+ * private pool id (0: back to the device's own blocks). */
+static PyObject *mem_pool_route(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev;
+  unsigned long long id;
+  if (!PyArg_ParseTuple(args, "OK:_mem_pool_route", &dev, &id))
+    return NULL;
+  tl_alloc_pool *pool = device_pool(dev);
+  if (!pool)
+    return NULL;
+  tl_alloc_pool_route(pool, id);
+  Py_RETURN_NONE;
+}
+
+/* _mem_pool_private(device, id, live): keep id's cache, or release it. */
+static PyObject *mem_pool_private(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *dev;
+  unsigned long long id;
+  int live;
+  if (!PyArg_ParseTuple(args, "OKp:_mem_pool_private", &dev, &id, &live))
+    return NULL;
+  tl_alloc_pool *pool = device_pool(dev);
+  if (!pool)
+    return NULL;
+  if (tl_alloc_pool_private(pool, id, live) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
 /* ---- raw blocks (torchlike.cuda.caching_allocator_alloc/delete) ------------------- */
 
 /* _caching_allocator_alloc(device, nbytes, stream) -> the block's address.
@@ -1049,6 +1085,8 @@ static PyMethodDef backend_functions[] = {
     {"_caching_allocator_delete", caching_allocator_delete, METH_VARARGS, NULL},
     {"_host_memory_stats", host_memory_stats, METH_VARARGS, NULL},
     {"_sync_debug_mode", sync_debug_mode, METH_VARARGS, NULL},
+    {"_mem_pool_route", mem_pool_route, METH_VARARGS, NULL},
+    {"_mem_pool_private", mem_pool_private, METH_VARARGS, NULL},
     {"_nvtx_range_push", nvtx_range_push, METH_O, NULL},
     {"_nvtx_range_pop", nvtx_range_pop, METH_NOARGS, NULL},
     {"_nvtx_mark", nvtx_mark, METH_O, NULL},

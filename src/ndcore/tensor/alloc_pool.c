@@ -62,7 +62,13 @@ struct tl_alloc_pool {
   uint64_t context;
   /* read without the lock, to skip it when nothing is captured */
   atomic_bool capture_alloc, capture_free;
+  uint64_t *live_ids; /* private pools whose cache empty_cache keeps */
+  size_t nlive;
 };
+
+/* The private pool the calling thread routes its requests to, and whose. */
+static _Thread_local const tl_alloc_pool *route_pool;
+static _Thread_local uint64_t route_id;
 
 size_t tl_alloc_round_size(size_t nbytes)
 {
@@ -204,6 +210,8 @@ static const tl_alloc_trace_entry *trace_at(const tl_alloc_pool *pool, size_t i)
 
 static bool block_less(const tl_block *a, const tl_block *b)
 {
+  if (a->pool_id != b->pool_id)
+    return a->pool_id < b->pool_id;
   if (a->stream != b->stream)
     return (uintptr_t)a->stream < (uintptr_t)b->stream;
   if (a->size != b->size)
@@ -272,7 +280,8 @@ static tl_block *block_new(void)
 static void split_after(tl_block *b, size_t size, tl_block *r)
 {
   *r = (tl_block){.ptr = (char *)b->ptr + size, .size = b->size - size, .small = b->small,
-                  .stream = b->stream, .vm = b->vm, .prev = b, .next = b->next};
+                  .stream = b->stream, .vm = b->vm, .prev = b, .next = b->next,
+                  .pool_id = b->pool_id};
   if (r->next)
     r->next->prev = r;
   b->next = r;
@@ -287,7 +296,8 @@ static void block_delete(tl_block *b)
 }
 
 /* A new segment of `size` bytes as one block, or NULL (no error set). */
-static tl_block *segment_new(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream)
+static tl_block *segment_new(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream,
+                             uint64_t pool_id)
 {
   size_t reserved = (size_t)pool->stats.reserved_bytes[TL_ALLOC_POOL_ALL].current;
   if (size > pool->limit || reserved > pool->limit - size)
@@ -303,6 +313,7 @@ static tl_block *segment_new(tl_alloc_pool *pool, size_t size, bool small, tl_st
   b->size = b->segment_size = size;
   b->small = small;
   b->stream = stream;
+  b->pool_id = pool_id;
   b->segment_next = pool->segments;
   b->segment_context = pool->context;
   pool->segments = b;
@@ -646,28 +657,51 @@ static bool vm_delete(tl_alloc_pool *pool, tl_block *s)
   return in_use;
 }
 
-/* Give every wholly free segment back to the raw allocator and unmap every
- * page of an expandable segment that no block uses. */
-static void release_cached(tl_alloc_pool *pool)
+/* Is id a private pool whose cache is kept? */
+static bool is_live(const tl_alloc_pool *pool, uint64_t id)
+{
+  for (size_t i = 0; id && i < pool->nlive; i++)
+    if (pool->live_ids[i] == id)
+      return true;
+  return false;
+}
+
+/* Give the wholly free ordinary segment b, unlinked by the caller, back to
+ * the raw allocator. */
+static void segment_release(tl_alloc_pool *pool, tl_block *b)
+{
+  free_list_remove(pool, b);
+  pool->raw.free(pool->raw.ctx, b->ptr, b->size);
+  trace_add(pool, TL_TRACE_SEGMENT_FREE, b->ptr, b->size, b->stream);
+  pool->stats.num_device_free++;
+  stat_update(pool->stats.segment, b->small, -1);
+  stat_update(pool->stats.reserved_bytes, b->small, -(int64_t)b->size);
+  if (b->size >= pool->config.max_split_size)
+    stat_move(&pool->stats.oversize_segments, -1);
+  block_delete(b);
+}
+
+/* Release the wholly free ordinary segments of private pool `id` (every
+ * one but the live private pools' when id is 0). */
+static void release_segments(tl_alloc_pool *pool, uint64_t id)
 {
   tl_block **link = &pool->segments;
   while (*link) {
     tl_block *b = *link;
-    if (b->vm || !b->is_free || b->next) {
+    if (b->vm || !b->is_free || b->next || (id ? b->pool_id != id : is_live(pool, b->pool_id))) {
       link = &b->segment_next;
       continue;
     }
     *link = b->segment_next;
-    free_list_remove(pool, b);
-    pool->raw.free(pool->raw.ctx, b->ptr, b->size);
-    trace_add(pool, TL_TRACE_SEGMENT_FREE, b->ptr, b->size, b->stream);
-    pool->stats.num_device_free++;
-    stat_update(pool->stats.segment, b->small, -1);
-    stat_update(pool->stats.reserved_bytes, b->small, -(int64_t)b->size);
-    if (b->size >= pool->config.max_split_size)
-      stat_move(&pool->stats.oversize_segments, -1);
-    block_delete(b);
+    segment_release(pool, b);
   }
+}
+
+/* Give every wholly free segment back to the raw allocator and unmap every
+ * page of an expandable segment that no block uses. */
+static void release_cached(tl_alloc_pool *pool)
+{
+  release_segments(pool, 0);
   for (tl_block *s = pool->segments, *next_segment; s; s = next_segment) {
     next_segment = s->segment_next; /* s itself may merge away below */
     bool waited = false;
@@ -720,15 +754,22 @@ int tl_alloc_pool_delete(tl_alloc_pool *pool)
   }
   pthread_mutex_destroy(&pool->lock);
   free(pool->trace);
+  free(pool->live_ids);
   free(pool);
   return leaked;
 }
 
 /* The best cached block for a request, or NULL. */
-static tl_block *find_free(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream)
+static tl_block *find_free(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream,
+                           uint64_t pool_id)
 {
   size_t max_split = pool->config.max_split_size;
   for (tl_block *b = *free_list(pool, small); b; b = b->free_next) {
+    if (b->pool_id != pool_id) { /* the list is sorted by pool first */
+      if (b->pool_id < pool_id)
+        continue;
+      return NULL;
+    }
     if ((uintptr_t)b->stream < (uintptr_t)stream || (b->stream == stream && b->size < size))
       continue;
     if (b->stream != stream)
@@ -784,17 +825,19 @@ static void set_oom_error(tl_alloc_pool *pool, size_t nbytes)
 /* New memory for a request of `size` bytes that no cached block serves:
  * pages mapped in an expandable segment, or a new segment; NULL when the
  * device has none left. */
-static tl_block *grow(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream)
+static tl_block *grow(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream,
+                      uint64_t pool_id)
 {
-  if (vm_available(pool)) {
+  if (!pool_id && vm_available(pool)) {
     tl_block *b = vm_grow(pool, size, small, stream);
     if (b || !pool->vm_failed)
       return b;
   }
-  return segment_new(pool, tl_alloc_segment_size(size), small, stream);
+  return segment_new(pool, tl_alloc_segment_size(size), small, stream, pool_id);
 }
 
-static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
+static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream,
+                             uint64_t pool_id)
 {
   if (nbytes > SIZE_MAX / 2) {
     pool->stats.num_ooms++;
@@ -804,7 +847,7 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
   size_t size = tl_alloc_round_size(nbytes);
   bool small = size <= TL_SMALL_SIZE;
   process_events(pool, false);
-  tl_block *b = find_free(pool, size, small, stream);
+  tl_block *b = find_free(pool, size, small, stream, pool_id);
   if (b)
     free_list_remove(pool, b);
   else {
@@ -814,16 +857,16 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
         (double)pool->stats.reserved_bytes[TL_ALLOC_POOL_ALL].current + (double)segment >
             gc * (double)pool->limit)
       release_cached(pool); /* over the threshold: reclaim before growing */
-    b = grow(pool, size, small, stream);
+    b = grow(pool, size, small, stream, pool_id);
     if (!b) { /* out of memory: give the cache back, wait for pending blocks, retry */
       pool->stats.num_alloc_retries++;
       process_events(pool, true);
-      b = find_free(pool, size, small, stream);
+      b = find_free(pool, size, small, stream, pool_id);
       if (b)
         free_list_remove(pool, b);
       else {
         release_cached(pool);
-        b = grow(pool, size, small, stream);
+        b = grow(pool, size, small, stream, pool_id);
       }
     }
     if (!b) {
@@ -877,9 +920,10 @@ static uint64_t capture_context(tl_alloc_pool *pool, bool freeing)
 tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
 {
   uint64_t context = capture_context(pool, false);
+  uint64_t pool_id = route_pool == pool ? route_id : 0;
   pthread_mutex_lock(&pool->lock);
   pool->context = context;
-  tl_block *b = pool_malloc(pool, nbytes, stream);
+  tl_block *b = pool_malloc(pool, nbytes, stream, pool_id);
   pool->context = 0;
   pthread_mutex_unlock(&pool->lock);
   return b;
@@ -1176,6 +1220,7 @@ static tl_alloc_segment_info *snapshot_block(tl_alloc_snapshot *out, tl_alloc_se
     seg = &out->segments[out->nsegments++];
     *seg = (tl_alloc_segment_info){.address = (uintptr_t)b->ptr, .stream = b->stream,
                                    .small = b->small, .expandable = b->vm != NULL,
+                                   .pool_id = b->pool_id,
                                    .context = segment_context, .first_block = out->nblocks};
   }
   int state = b->allocated ? TL_BLOCK_ACTIVE_ALLOCATED
@@ -1232,4 +1277,36 @@ void tl_alloc_snapshot_free(tl_alloc_snapshot *s)
   free(s->blocks);
   free(s->trace);
   *s = (tl_alloc_snapshot){0};
+}
+
+/* ---- private pools ---------------------------------------------------------------- */
+
+void tl_alloc_pool_route(tl_alloc_pool *pool, uint64_t id)
+{
+  route_pool = id ? pool : NULL;
+  route_id = id;
+}
+
+tl_status tl_alloc_pool_private(tl_alloc_pool *pool, uint64_t id, bool live)
+{
+  tl_status s = TL_OK;
+  pthread_mutex_lock(&pool->lock);
+  size_t i = 0;
+  while (i < pool->nlive && pool->live_ids[i] != id)
+    i++;
+  if (live && i == pool->nlive) {
+    uint64_t *ids = realloc(pool->live_ids, (pool->nlive + 1) * sizeof *ids);
+    if (!ids) {
+      s = tl_error_set(TL_ERR_MEMORY, "out of memory");
+      goto fail;
+    }
+    pool->live_ids = ids;
+    pool->live_ids[pool->nlive++] = id;
+  } else if (!live && i < pool->nlive) {
+    pool->live_ids[i] = pool->live_ids[--pool->nlive];
+    release_segments(pool, id); /* its wholly free segments go now */
+  }
+fail:
+  pthread_mutex_unlock(&pool->lock);
+  return s;
 }

@@ -139,6 +139,7 @@ typedef struct tl_block {
   struct tl_alloc_vm *vm; /* the expandable segment it lies in, or NULL */
   bool allocated, small, is_free, counted_split;
   bool unmapped; /* a range of an expandable segment with no memory behind it */
+  uint64_t pool_id;         /* the private pool (MemPool) its segment belongs to; 0: none */
   uint64_t context;         /* history: who allocated it (0: not recorded) */
   uint64_t segment_context; /* history: who made the segment (on its first block) */
 } tl_block;
@@ -201,6 +202,7 @@ typedef struct {
   tl_stream stream;
   bool small, expandable;
   uint64_t context;
+  uint64_t pool_id; /* its private pool, 0 for the device's own */
   size_t first_block, nblocks; /* its blocks in the snapshot's block array */
 } tl_alloc_segment_info;
 
@@ -239,6 +241,21 @@ tl_status tl_alloc_pool_set_history(tl_alloc_pool *pool, const tl_alloc_history 
  * tl_alloc_snapshot_free).  TL_ERR_MEMORY on no memory. */
 tl_status tl_alloc_pool_snapshot(tl_alloc_pool *pool, tl_alloc_snapshot *out);
 void tl_alloc_snapshot_free(tl_alloc_snapshot *s);
+
+/* ---- private pools (torch.cuda.MemPool) ----------------------------------------
+ * A private pool is an id (> 0) whose segments serve only the requests made
+ * while the calling thread routes to it: its free blocks sort apart from the
+ * device's own (the id leads the free lists' order, before the stream), so
+ * neither side ever takes the other's blocks.  A private pool makes ordinary
+ * segments even with expandable_segments.  While the id is live its cached
+ * segments survive empty_cache; when it dies its wholly free segments are
+ * released at once, and the rest as their blocks come back and the cache is
+ * emptied.                                                                   */
+/* Route the calling thread's requests to pool to private pool id (id 0, or
+ * another pool: the device's own blocks); one route per thread. */
+void tl_alloc_pool_route(tl_alloc_pool *pool, uint64_t id);
+/* Mark id live (its cache kept) or dead (released).  TL_ERR_MEMORY. */
+tl_status tl_alloc_pool_private(tl_alloc_pool *pool, uint64_t id, bool live);
 
 /* Rounding and segment sizes, exposed for the tests. */
 size_t tl_alloc_round_size(size_t nbytes);
