@@ -14,7 +14,8 @@ FUNCTIONS = ["memory._record_memory_history", "memory._snapshot", "memory._dump_
              "memory_snapshot", "caching_allocator_alloc", "caching_allocator_delete",
              "host_memory_stats", "list_gpu_processes", "set_sync_debug_mode",
              "get_sync_debug_mode", "ipc_collect", "nvtx.range_push", "nvtx.range_pop",
-             "nvtx.range_start", "nvtx.range_end", "nvtx.mark", "nvtx.range"]
+             "nvtx.range_start", "nvtx.range_end", "nvtx.mark", "nvtx.range", "MemPool",
+             "use_mem_pool", "MemPool.snapshot", "MemPool.use_count"]
 
 CALLS = (
     [f"params(T.cuda.{f})" for f in FUNCTIONS]
@@ -26,7 +27,8 @@ CALLS = (
        "T.cuda.nvtx.range_end(0)", "T.cuda.nvtx.mark('m')", "in_range(T, 'step {}', 3)",
        "T.cuda.caching_allocator_delete(0)", "T.cuda.caching_allocator_alloc(10)",
        "T.cuda.memory._record_memory_history()", "T.cuda.memory._record_memory_history(None)",
-       "T.cuda.ipc_collect()", "T.cuda.get_sync_debug_mode()", "T.cuda.set_sync_debug_mode(1)"]
+       "T.cuda.ipc_collect()", "T.cuda.get_sync_debug_mode()", "T.cuda.set_sync_debug_mode(1)", "T.cuda.MemPool()",
+       "T.cuda.memory_snapshot((0, 1))"]
 )
 
 

@@ -356,3 +356,39 @@ def test_cpu_only_answers_match_pytorch(call, want):
         assert got[1] in (want[1], "AssertionError")
     else:
         assert got == (want[:2] if want[0] == "raises" else want)
+
+
+# ---- private pools ----------------------------------------------------------------------------
+
+def test_mem_pool_owns_its_segments(monkeypatch):
+    monkeypatch.setattr(M, "_available", lambda: True)
+    take = M._snapshot
+    monkeypatch.setattr(M, "_snapshot", lambda *a, **k: take("fake"))
+    pool = torchlike.cuda.MemPool()
+    pid = pool.id
+    assert pid[0] == 0 and pid[1] > 0 and pool.use_count() == 1
+    a = malloc(1000)
+    with torchlike.cuda.use_mem_pool(pool, device="fake"):
+        assert pool.use_count() == 2
+        b = malloc(1000)
+        c = malloc(500)
+    assert pool.use_count() == 1
+    d = malloc(1000)  # back to the device's own blocks
+    assert d == a + 1024 and c == b + 1024
+    segs = {s["address"]: s for s in snapshot()["segments"]}
+    assert segs[b]["segment_pool_id"] == pid and segs[a]["segment_pool_id"] == (0, 0)
+    free(b)
+    assert malloc(1000) == a + 2048  # the pool's free block serves nobody outside it
+    with torchlike.cuda.use_mem_pool(pool, device="fake"):
+        assert malloc(700) == b  # ... and serves the pool again
+    [own] = pool.snapshot()
+    assert own["address"] == b and layout(own)[:2] == [(0, 1024, 700, "active_allocated"),
+                                                       (1024, 512, 500, "active_allocated")]
+    free(b)
+    free(c)
+    _C._pool_control("empty_cache", "fake")  # a live pool keeps its cache
+    assert [layout(s) for s in pool.snapshot()] == [[(0, 2 * MiB, 0, "inactive")]]
+    del pool  # its wholly free segments go at once
+    assert b not in {s["address"] for s in snapshot()["segments"]}
+    with pytest.raises(NotImplementedError):
+        torchlike.cuda.MemPool(use_on_oom=True)

@@ -6,9 +6,12 @@ cudaMalloc in src/gpu/backend_cuda.c).  On a machine without a GPU these
 functions answer as PyTorch's do there: the statistics are empty or zero,
 ``empty_cache`` does nothing, and the functions that need a device raise."""
 import collections
+import contextlib
+import itertools
 import os
 import pickle
 import sys
+import threading
 import warnings
 
 from .. import _C
@@ -20,7 +23,8 @@ __all__ = ["OutOfMemoryError", "memory_stats", "memory_stats_as_nested_dict", "m
            "set_per_process_memory_fraction", "get_per_process_memory_fraction", "mem_get_info",
            "get_allocator_backend", "memory_cached", "max_memory_cached",
            "reset_max_memory_cached", "memory_snapshot", "caching_allocator_alloc",
-           "caching_allocator_delete", "host_memory_stats", "list_gpu_processes"]
+           "caching_allocator_delete", "host_memory_stats", "list_gpu_processes", "MemPool",
+           "use_mem_pool"]
 
 OutOfMemoryError = _C.OutOfMemoryError
 
@@ -286,17 +290,87 @@ def _snapshot(device=None, augment_with_fx_traces=False):
 
 
 def memory_snapshot(mempool_id=None, include_traces=True):
-    """The segments of :func:`_snapshot` (every CUDA device)."""
+    """The segments of :func:`_snapshot` (every CUDA device); with
+    ``mempool_id`` (a MemPool's ``id``) those of that private pool only."""
+    segments = _snapshot()["segments"]
     if mempool_id is not None:
-        raise NotImplementedError("memory_snapshot: torchlike has no private memory pools "
-                                  "(mempool_id must be None)")
-    return _snapshot()["segments"]
+        segments = [s for s in segments if s["segment_pool_id"] == tuple(mempool_id)]
+    return segments
 
 
 def _dump_snapshot(filename="dump_snapshot.pickle", augment_with_fx_traces=False):
     """Pickle :func:`_snapshot` into ``filename`` (PyTorch's memory_viz reads it)."""
     with open(filename, "wb") as f:
         pickle.dump(_snapshot(), f)
+
+
+# ---- private pools -------------------------------------------------------------------------
+
+_pool_ids = itertools.count(1)
+_routes = threading.local()  # .stack: the (device, id) routes of this thread's use_mem_pool
+
+
+class MemPool:
+    """A private pool of the caching allocator: allocations made inside
+    ``use_mem_pool(pool)`` come from segments of its own, which serve no
+    other request and survive empty_cache while the pool lives; when it is
+    garbage collected its wholly free segments go back to the device.
+
+    ``allocator`` (a custom allocator), ``use_on_oom`` and ``no_split`` are
+    PyTorch's options torchlike does not have: only their defaults."""
+
+    def __init__(self, allocator=None, use_on_oom=False, no_split=False):
+        if allocator is not None or use_on_oom or no_split:
+            raise NotImplementedError("MemPool: torchlike supports neither a custom allocator "
+                                      "nor use_on_oom=True nor no_split=True")
+        if not _available():
+            raise RuntimeError(_NO_DRIVER)
+        self._id = (0, next(_pool_ids))
+        self._devices = set()  # the devices whose pools know the id
+        self._uses = 0
+
+    @property
+    def id(self):
+        """The pool's id, a tuple of two ints (``segment_pool_id`` in snapshots)."""
+        return self._id
+
+    def use_count(self):
+        """References to the pool: this object and each use_mem_pool open on it."""
+        return 1 + self._uses
+
+    def snapshot(self, include_traces=True):
+        """The segments of this pool (:func:`memory_snapshot` with its id)."""
+        return memory_snapshot(self._id, include_traces=include_traces)
+
+    def __del__(self):
+        for name in getattr(self, "_devices", ()):
+            try:
+                _C._mem_pool_private(name, self._id[1], False)
+            except Exception:  # noqa: BLE001 - the device may be gone at exit
+                pass
+
+
+@contextlib.contextmanager
+def use_mem_pool(pool, device=None):
+    """Route this thread's allocations on ``device`` (None: the current CUDA
+    device) to ``pool`` for the block.  One route per thread: an inner
+    use_mem_pool replaces the outer one until it exits."""
+    if not isinstance(pool, MemPool):
+        raise TypeError(f"use_mem_pool: expected a MemPool, got {type(pool).__name__}")
+    name = _device(device)
+    if name not in pool._devices:
+        _C._mem_pool_private(name, pool._id[1], True)
+        pool._devices.add(name)
+    stack = _routes.__dict__.setdefault("stack", [])
+    stack.append((name, pool._id[1]))
+    pool._uses += 1
+    _C._mem_pool_route(name, pool._id[1])
+    try:
+        yield
+    finally:
+        stack.pop()
+        pool._uses -= 1
+        _C._mem_pool_route(*(stack[-1] if stack else (name, 0)))
 
 
 # ---- raw blocks and the rest of torch.cuda's memory surface ----------------------------
