@@ -174,7 +174,7 @@ def set_per_process_memory_fraction(fraction, device=None):
 
 _frames = {}            # context id -> [{"filename", "line", "name"}], innermost first
 _next_id = 1
-_recording = set()      # device names whose history is on
+_recording = set()      # device names whose pools may hold context ids
 _PRUNE_EVERY = 4096
 
 
@@ -251,7 +251,10 @@ def _record_memory_history(enabled="all", context="all", stacks="all", max_entri
     _C._record_memory_history(name, on, enabled == "all", on and context is not None,
                               on and context == "all", min(max_entries, sys.maxsize),
                               bool(clear_history), _record)
-    (_recording.add if on else _recording.discard)(name)
+    if on:
+        _recording.add(name)
+    elif clear_history:  # a stopped device's trace keeps its stacks until cleared
+        _recording.discard(name)
 
 
 def _with_frames(obj):
