@@ -392,3 +392,16 @@ def test_mem_pool_owns_its_segments(monkeypatch):
     assert b not in {s["address"] for s in snapshot()["segments"]}
     with pytest.raises(NotImplementedError):
         torchlike.cuda.MemPool(use_on_oom=True)
+
+
+def test_allocation_traceback():
+    M._record_memory_history("state", device="fake")
+    a = malloc(1000)
+    frames = M._allocation_traceback(a, device="fake")
+    assert [f["name"] for f in frames[:2]] == ["malloc", "test_allocation_traceback"]
+    assert M._allocation_traceback(a + 512, device="fake") is None  # not a block's start
+    M._record_memory_history(None, device="fake")
+    b = malloc(1000)
+    assert M._allocation_traceback(b, device="fake") is None  # recorded with history off
+    free(a)
+    assert M._allocation_traceback(a, device="fake") is None  # freed

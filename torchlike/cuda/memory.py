@@ -292,6 +292,19 @@ def _snapshot(device=None, augment_with_fx_traces=False):
             "external_annotations": [], "host_segments": [], "host_traces": []}
 
 
+def _allocation_traceback(data_ptr, device=None):
+    """The frames (innermost first) that allocated the live block starting at
+    ``data_ptr``, or None when there is none or no stack was recorded
+    (history off, or context=None).  ``device``: None for every CUDA device."""
+    segments = _snapshot(device)["segments"]
+    for seg in segments:
+        if seg["address"] <= data_ptr < seg["address"] + seg["total_size"]:
+            for b in seg["blocks"]:
+                if b["address"] == data_ptr and b["state"] == "active_allocated":
+                    return b["frames"] or None
+    return None
+
+
 def memory_snapshot(mempool_id=None, include_traces=True):
     """The segments of :func:`_snapshot` (every CUDA device); with
     ``mempool_id`` (a MemPool's ``id``) those of that private pool only."""
