@@ -56,6 +56,10 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
         raise RuntimeError(f"batch_norm_gather_stats_with_counts: expected mean and invstd of "
                            f"shape (W, C) and W counts, got mean {list(mean.shape)}, invstd "
                            f"{list(invstd.shape)}, counts {list(counts.shape)}")
+    for t in (running_mean, running_var):
+        if t is not None and t.shape != (mean.shape[1],):
+            raise RuntimeError(f"batch_norm_gather_stats_with_counts: expected running "
+                               f"statistics of shape [{mean.shape[1]}], got {list(t.shape)}")
     c = counts.reshape(-1, 1).to(mean.dtype)                                    # (W, 1)
     n = c.sum()
     mean_all = (c * mean).sum(0) / n                                            # (C,)
@@ -136,6 +140,11 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
         if t is not None and t.dtype != input.dtype:
             raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
                                f"{_dtype_name(input.dtype)}")
+        # PyTorch does not check this (and writes past the end on CPU)
+        if t is not None and t.shape != (input.shape[1],):
+            raise RuntimeError(f"batch_norm_update_stats: expected running statistics of shape "
+                               f"[{input.shape[1]}] for input {list(input.shape)}, got "
+                               f"{list(t.shape)}")
     with no_grad():
         mean = input.mean(dims)
         var = input.var(dims, correction=0)
