@@ -23,6 +23,10 @@ def test_matches_pytorch(call, expected):
     check(_golden, call, expected, prefix=0 if call in _TYPE_ONLY else None)
 
 
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
 def _module_params(m):
     return [getattr(m, n) for n in m._flat_weights_names]
 
@@ -41,13 +45,13 @@ def test_same_as_module(kind, fn):
     want = (want_out,) + (tuple(want_h) if kind == "LSTM" else (want_h,))
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(_np(g), _np(w), rtol=1e-12, atol=1e-12)
     # packed: the module's PackedSequence path, hx in sorted order
     from torchlike.nn.utils.rnn import pack_padded_sequence
     packed = pack_padded_sequence(x, T.tensor([5, 3]), batch_first=True)
     want_out, want_h = m(packed, hx)
     got = fn(packed.data, packed.batch_sizes, hx, _module_params(m), True, 2, 0.0, False, True)
-    np.testing.assert_allclose(got[0].detach().numpy(), want_out.data.detach().numpy(),
+    np.testing.assert_allclose(_np(got[0]), _np(want_out.data),
                                rtol=1e-12, atol=1e-12)
 
 
@@ -55,8 +59,8 @@ def test_gradients_by_finite_differences():
     T.manual_seed(5)
     r = lambda *s: T.randn(*s, dtype=T.float64).mul_(0.5).requires_grad_()  # noqa: E731
     x, h, c = r(3, 2, 2), r(2, 2, 2), r(2, 2, 3)
-    ps = [r(12, 2), r(12, 2), r(12), r(12), r(2, 3)] * 1 + [r(12, 2), r(12, 2), r(12), r(12),
-                                                             r(2, 3)]
+    # one layer, two directions, proj_size 2 (h 2, c 3)
+    ps = [r(12, 2), r(12, 2), r(12), r(12), r(2, 3), r(12, 2), r(12, 2), r(12), r(12), r(2, 3)]
     assert gradcheck(lambda x, h, c, *ps: T.lstm(x, (h, c), list(ps), True, 1, 0.0, False,
                                                  True, False), (x, h, c, *ps))
     data, bs, hg = r(5, 2), T.tensor([2, 2, 1]), r(2, 2, 3)
@@ -71,10 +75,10 @@ def test_dropout_between_layers_only_when_training():
     ps = _module_params(T.nn.RNN(3, 3, num_layers=2))
     plain = T.rnn_relu(x, h, ps, True, 2, 0.0, False, False, False)[0]
     np.testing.assert_array_equal(
-        T.rnn_relu(x, h, ps, True, 2, 0.9, False, False, False)[0].detach().numpy(),
-        plain.detach().numpy())
+        _np(T.rnn_relu(x, h, ps, True, 2, 0.9, False, False, False)[0]),
+        _np(plain))
     dropped = T.rnn_relu(x, h, ps, True, 2, 0.9, True, False, False)[0]
-    assert not np.allclose(dropped.detach().numpy(), plain.detach().numpy())
+    assert not np.allclose(_np(dropped), _np(plain))
 
 
 # ---- batch-norm primitives (CUDA-only in PyTorch) against NumPy ----------
@@ -96,15 +100,15 @@ def test_batch_norm_stats_and_elemt(bn):
     x = bn["x"]
     mean, var, _ = _np_stats(x)
     m, iv = T.batch_norm_stats(T.tensor(x), 1e-3)
-    np.testing.assert_allclose(m.numpy(), mean, rtol=1e-12)
-    np.testing.assert_allclose(iv.numpy(), 1 / np.sqrt(var + 1e-3), rtol=1e-12)
-    y = T.batch_norm_elemt(T.tensor(x).transpose(0, 2).contiguous().transpose(0, 2), T.tensor(bn["w"]),
-                           T.tensor(bn["b"]), m, iv, 1e-3)
+    np.testing.assert_allclose(_np(m), mean, rtol=1e-12)
+    np.testing.assert_allclose(_np(iv), 1 / np.sqrt(var + 1e-3), rtol=1e-12)
+    strided = T.tensor(x).transpose(0, 2).contiguous().transpose(0, 2)   # not contiguous
+    y = T.batch_norm_elemt(strided, T.tensor(bn["w"]), T.tensor(bn["b"]), m, iv, 1e-3)
     s = (1, 3, 1)
     want = (x - mean.reshape(s)) / np.sqrt(var.reshape(s) + 1e-3) * bn["w"].reshape(s) + \
         bn["b"].reshape(s)
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(T.batch_norm_elemt(T.tensor(x), None, None, m, iv, 0.0).numpy(),
+    np.testing.assert_allclose(_np(y), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_np(T.batch_norm_elemt(T.tensor(x), None, None, m, iv, 0.0)),
                                (x - mean.reshape(s)) / np.sqrt(var.reshape(s) + 1e-3), rtol=1e-12)
     with pytest.raises(IndexError):
         T.batch_norm_stats(T.tensor(x[0, 0]), 1e-5)
@@ -128,10 +132,10 @@ def test_gather_stats_merges_ranks(bn, with_counts):
         m, iv = T.batch_norm_gather_stats(T.tensor(x), means, invstds, rm, rv, mom, eps, 12)
     mean, var, _ = _np_stats(x)
     n = x.shape[0] * x.shape[2]
-    np.testing.assert_allclose(m.numpy(), mean, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(iv.numpy(), 1 / np.sqrt(var + eps), rtol=1e-10)
-    np.testing.assert_allclose(rm.numpy(), 0.5 * (1 - mom) + mom * mean, rtol=1e-12)
-    np.testing.assert_allclose(rv.numpy(), 2.0 * (1 - mom) + mom * var * n / (n - 1), rtol=1e-10)
+    np.testing.assert_allclose(_np(m), mean, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(_np(iv), 1 / np.sqrt(var + eps), rtol=1e-10)
+    np.testing.assert_allclose(_np(rm), 0.5 * (1 - mom) + mom * mean, rtol=1e-12)
+    np.testing.assert_allclose(_np(rv), 2.0 * (1 - mom) + mom * var * n / (n - 1), rtol=1e-10)
 
 
 def test_backward_reduce_and_elemt_give_batch_norm_gradient(bn):
@@ -143,11 +147,11 @@ def test_backward_reduce_and_elemt_give_batch_norm_gradient(bn):
     sdy, sdyx, gw, gb = T.batch_norm_backward_reduce(T.tensor(dy), T.tensor(x), m_t, iv_t, w_t,
                                                      True, True, True)
     s = (1, 3, 1)
-    np.testing.assert_allclose(sdy.numpy(), dy.sum(dims), rtol=1e-12)
-    np.testing.assert_allclose(sdyx.numpy(), (dy * (x - mean.reshape(s))).sum(dims), rtol=1e-12)
-    np.testing.assert_allclose(gw.numpy(), (dy * (x - mean.reshape(s))).sum(dims) * invstd,
+    np.testing.assert_allclose(_np(sdy), dy.sum(dims), rtol=1e-12)
+    np.testing.assert_allclose(_np(sdyx), (dy * (x - mean.reshape(s))).sum(dims), rtol=1e-12)
+    np.testing.assert_allclose(_np(gw), (dy * (x - mean.reshape(s))).sum(dims) * invstd,
                                rtol=1e-12)
-    np.testing.assert_allclose(gb.numpy(), dy.sum(dims), rtol=1e-12)
+    np.testing.assert_allclose(_np(gb), dy.sum(dims), rtol=1e-12)
     assert T.batch_norm_backward_reduce(T.tensor(dy), T.tensor(x), m_t, iv_t, w_t,
                                         False, False, True)[:3] == (None, None, None)
     # two ranks: their sums all-reduced, each rank's rows of the whole gradient
@@ -162,7 +166,7 @@ def test_backward_reduce_and_elemt_give_batch_norm_gradient(bn):
     xt = T.tensor(x).requires_grad_()
     T.nn.functional.batch_norm(xt, None, None, T.tensor(w), None, True, 0.1, eps).backward(
         T.tensor(dy))
-    np.testing.assert_allclose(got.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_np(got), _np(xt.grad), rtol=1e-10, atol=1e-12)
 
 
 def test_batch_norm_update_stats_and_legit_float32(bn):
@@ -171,13 +175,13 @@ def test_batch_norm_update_stats_and_legit_float32(bn):
     mean, var = T.batch_norm_update_stats(T.tensor(x), rm, rv, 0.5)
     want_m, want_v, _ = _np_stats(x.astype(np.float64))
     assert mean.dtype == T.float32
-    np.testing.assert_allclose(mean.numpy(), want_m, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(var.numpy(), want_v, rtol=1e-5)
-    np.testing.assert_allclose(rv.numpy(), 0.5 + 0.5 * want_v * 24 / 23, rtol=1e-5)
+    np.testing.assert_allclose(_np(mean), want_m, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(var), want_v, rtol=1e-5)
+    np.testing.assert_allclose(_np(rv), 0.5 + 0.5 * want_v * 24 / 23, rtol=1e-5)
     with pytest.raises(RuntimeError):   # running statistics of another size
         T.batch_norm_update_stats(T.tensor(x), T.zeros(2), T.ones(2), 0.5)
     out, sm, si = T._native_batch_norm_legit_no_training(T.tensor(x), None, None, rm, rv, 0.1,
                                                          1e-5)
     assert sm.shape == si.shape == (0,)
-    np.testing.assert_allclose(out.numpy(), (x - rm.numpy().reshape(1, 3, 1))
-                               / np.sqrt(rv.numpy().reshape(1, 3, 1) + 1e-5), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(out), (x - _np(rm).reshape(1, 3, 1))
+                               / np.sqrt(_np(rv).reshape(1, 3, 1) + 1e-5), rtol=1e-5, atol=1e-6)
