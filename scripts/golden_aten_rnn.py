@@ -52,10 +52,10 @@ def inputs(T):
         loss = sum(o.sin().sum() for o in fn(*rebuilt))
         return tuple(T.autograd.grad(loss, flat))
 
-    def bn_stats(fn, *args):
+    def bn_stats(fn, *args, dtype=T.float64):
         """fn(*args, running_mean, running_var, ...) and the running
-        statistics after it."""
-        rm, rv = d64(3, s=0.2) * 0.1, d64(3, s=0.4).abs() + 0.5
+        statistics (of dtype) after it."""
+        rm, rv = (d64(3, s=0.2) * 0.1).to(dtype), (d64(3, s=0.4).abs() + 0.5).to(dtype)
         return tuple(fn(*args, rm, rv)) + (rm, rv)
 
     return {"T": T, "d64": d64, "P": P, "h": h, "grads": grads, "bn_stats": bn_stats,
@@ -90,6 +90,12 @@ CALLS = [
     "T.rnn_tanh(data, bs, h(2, 3, 4), P('RNN', 3, 4, 2, 1, False), False, 2, 0.0, False, False)",
     "T.rnn_relu(data, bs, h(2, 3, 4), P('RNN', 3, 4, 1, 2), True, 1, 0.0, False, True)",
     "T.gru(data[:5], T.tensor([2, 2, 1]), h(1, 2, 4), P('GRU', 3, 4), True, 1, 0.0, False, False)",
+    # keywords
+    "T.gru(input=x, hx=h(1, 2, 4), params=P('GRU', 3, 4), has_biases=True, num_layers=1, "
+    "dropout=0.0, train=False, bidirectional=False, batch_first=False)",
+    "T.rnn_tanh(xb, h(1, 2, 4), P('RNN', 3, 4), True, 1, 0.0, False, False, batch_first=True)",
+    f"{L}(data, bs, (h(1, 3, 4), h(1, 3, 4, s=0.2)), P('LSTM', 3, 4), True, 1, 0.0, False, "
+    f"bidirectional=False)",
     # gradients of sum(sin(outputs)) with respect to input, states and params
     f"grads(lambda x, hc, ps: {L}(x, hc, ps, True, 2, 0.0, False, True, False), x, "
     f"(h(4, 2, 2), h(4, 2, 3, s=0.2)), P('LSTM', 3, 3, 2, 2, True, 2))",
@@ -118,7 +124,8 @@ CALLS = [
 ]
 
 # checks whose type is PyTorch's but whose message is torchlike's own (the
-# shape and dtype messages of the layer op name what it found)
+# shape and dtype messages of the layer op name what it found; the argument
+# parser's)
 TYPE_ONLY = [
     f"{L}(x.float(), (h(1, 2, 4), h(1, 2, 4)), P('LSTM', 3, 4), True, 1, 0.0, False, False, False)",
     f"{L}(x[..., :2], (h(1, 2, 4), h(1, 2, 4)), P('LSTM', 3, 4), True, 1, 0.0, False, False, False)",
@@ -126,6 +133,10 @@ TYPE_ONLY = [
     "T.gru(x, h(1, 1, 4), P('GRU', 3, 4), True, 1, 0.0, False, False, False)",
     "T.rnn_tanh(x, h(1, 2, 4), P('GRU', 3, 4), True, 1, 0.0, False, False, False)",
     "T.gru(data[:7], bs, h(1, 3, 4), P('GRU', 3, 4), True, 1, 0.0, False, False)",
+    # too few, unknown, too many arguments: PyTorch's message lists its overloads
+    "T.gru(x, h(1, 2, 4), P('GRU', 3, 4), True, 1, 0.0, False, False)",
+    "T.gru(x, h(1, 2, 4), P('GRU', 3, 4), True, 1, 0.0, False, False, False, nope=1)",
+    "T.gru(x, h(1, 2, 4), P('GRU', 3, 4), True, 1, 0.0, False, False, False, False)",
 ]
 CALLS += TYPE_ONLY
 
@@ -139,6 +150,17 @@ CALLS += [
     "T.batch_norm_update_stats(xn[0, 0], None, None, 0.1)",
     "T.batch_norm_update_stats(xn.float(), d64(3), d64(3), 0.1)",
     "T.batch_norm_update_stats(xn.int(), None, None, 0.1)",
+    "T.batch_norm_update_stats(xn.half(), None, None, 0.1)",
+    "T.batch_norm_update_stats(xn.bfloat16(), None, None, 0.1)",
+    "bn_stats(lambda x, a, c: T.batch_norm_update_stats(x, a, c, 0.1), xn.half(), dtype=T.float32)",
+    "bn_stats(lambda x, a, c: T.batch_norm_update_stats(x, a, c, 0.1), xn.float(), dtype=T.float32)",
+    "T.batch_norm_update_stats(xn.half(), None, T.ones(3, dtype=T.float64), 0.1)",
+    "T._native_batch_norm_legit(xn.half(), None, None, True, 0.1, 1e-5)",
+    "T._native_batch_norm_legit(xn.float(), w.float(), None, True, 0.1, 1e-5)",
+    "bn_stats(lambda x, a, c: T._native_batch_norm_legit(x, None, None, a, c, False, 0.1, 1e-5), "
+    "xn.half(), dtype=T.float32)",
+    "bn_stats(lambda x, a, c: T._native_batch_norm_legit(x, None, None, a, c, True, 0.1, 1e-5), "
+    "xn.bfloat16(), dtype=T.float32)",
     "bn_stats(lambda x, a, c: T._native_batch_norm_legit(x, w, b + 1, a, c, True, 0.1, 1e-5), xn)",
     "bn_stats(lambda x, a, c: T._native_batch_norm_legit(x, w, b, a, c, False, 0.1, 1e-5), xn)",
     "bn_stats(lambda x, a, c: T._native_batch_norm_legit_no_training(x, w, b, a, c, 0.1, 1e-3), xn)",

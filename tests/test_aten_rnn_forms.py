@@ -20,7 +20,10 @@ _TYPE_ONLY = set(_golden.TYPE_ONLY)
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c[:80] for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
     # TYPE_ONLY: PyTorch's exception type, torchlike's own message
-    check(_golden, call, expected, prefix=0 if call in _TYPE_ONLY else None)
+    # float16/bfloat16 results: within one unit in the last place (torchlike
+    # rounds bfloat16 variances correctly where PyTorch's CPU kernel may not)
+    loose = (1e-2, 1e-3) if ".half()" in call or ".bfloat16()" in call else (2e-6, 1e-6)
+    check(_golden, call, expected, loose=loose, prefix=0 if call in _TYPE_ONLY else None)
 
 
 def _np(t):

@@ -33,11 +33,21 @@ def _channel_dims(name, x):
     return [0] + list(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
+_REDUCED = (_C.float16, _C.bfloat16)
+
+
+def _opmath(x):
+    """x in the dtype statistics are taken in: float32 for float16/bfloat16."""
+    return x.float() if x.dtype in _REDUCED else x
+
+
 def batch_norm_stats(input, eps):
-    """(mean, invstd), each (C,): this rank's batch statistics."""
+    """(mean, invstd), each (C,): this rank's batch statistics, float32 for
+    float16/bfloat16 input (as PyTorch's CUDA kernel)."""
     dims, _ = _channel_dims("batch_norm_stats", input)
-    mean = input.mean(dims)
-    var = input.var(dims, correction=0)
+    x = _opmath(input)
+    mean = x.mean(dims)
+    var = x.var(dims, correction=0)
     return mean, (var + eps).rsqrt()
 
 
@@ -47,7 +57,7 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
     invstds and their (W,) counts (Chan's merge: M2 = sum over ranks of
     count * (var + (mean_r - mean)^2)); running_mean and running_var (when
     given) move by momentum towards the mean and the unbiased variance.
-    input only names the dtype; ranks with count 0 are left out."""
+    The results are in mean's dtype; ranks with count 0 are left out."""
     _need_tensor("batch_norm_gather_stats_with_counts", "input", input, 1)
     for position, (n, t) in enumerate((("mean", mean), ("invstd", invstd)), 2):
         _need_tensor("batch_norm_gather_stats_with_counts", n, t, position)
@@ -73,7 +83,7 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
         if running_var is not None:
             unbiased = var * n / (n - 1)
             running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
-    return mean_all.to(input.dtype), (var + eps).rsqrt().to(input.dtype)
+    return mean_all, (var + eps).rsqrt()
 
 
 def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
@@ -131,30 +141,41 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
         * r(scale)
 
 
+def _mixed_ok(x, t):
+    """PyTorch's CPU rule for statistics beside the input: the input's dtype,
+    or float32 beside a float16/bfloat16 input."""
+    return t is None or t.dtype == x.dtype or (t.dtype == _C.float32 and x.dtype in _REDUCED)
+
+
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """(mean, biased var), each (C,), of input's batch; running_mean and
     running_var (when given) move by momentum towards the mean and the
-    unbiased variance, in place."""
+    unbiased variance, in place.  float16/bfloat16 input is reduced in
+    float32; the results are float32 beside float32 running statistics,
+    else in input's dtype (as PyTorch's CPU kernel)."""
     dims, _ = _channel_dims("batch_norm_update_stats_cpu", input)
     for t in (running_mean, running_var):
-        if t is not None and t.dtype != input.dtype:
+        if not _mixed_ok(input, t):
             raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                               f"{_dtype_name(input.dtype)}")
+                               f"{_dtype_name(_opmath(input[:0]).dtype)}")
         # PyTorch does not check this (and writes past the end on CPU)
         if t is not None and t.shape != (input.shape[1],):
             raise RuntimeError(f"batch_norm_update_stats: expected running statistics of shape "
                                f"[{input.shape[1]}] for input {list(input.shape)}, got "
                                f"{list(t.shape)}")
+    given = running_mean if running_mean is not None else running_var
+    out_dtype = given.dtype if given is not None else input.dtype
     with no_grad():
-        mean = input.mean(dims)
-        var = input.var(dims, correction=0)
+        x = _opmath(input)
+        mean = x.mean(dims)
+        var = x.var(dims, correction=0)
         n = input.numel() // input.shape[1] if input.shape[1] else 0
         if running_mean is not None:
-            running_mean.mul_(1 - momentum).add_(mean * momentum)
+            running_mean.mul_(1 - momentum).add_((mean * momentum).to(running_mean.dtype))
         if running_var is not None:
             unbiased = var * (n / (n - 1)) if n > 1 else var
-            running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    return mean, var
+            running_var.mul_(1 - momentum).add_((unbiased * momentum).to(running_var.dtype))
+    return mean.to(out_dtype), var.to(out_dtype)
 
 
 def _native_batch_norm_legit(input, weight, bias, *args):
@@ -176,7 +197,15 @@ def _native_batch_norm_legit(input, weight, bias, *args):
     out = _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                momentum, eps)
     if training:
-        return out
+        if input.dtype not in _REDUCED:
+            return out
+        # float16/bfloat16 input: statistics taken in float32, saved in the
+        # running statistics' dtype (float32 beside float32 ones), as PyTorch
+        dims, _ = _channel_dims("_native_batch_norm_legit", input)
+        x = _opmath(input.detach())
+        keep = running_mean.dtype if running_mean is not None else input.dtype
+        return (out[0], x.mean(dims).to(keep),
+                (x.var(dims, correction=0) + eps).rsqrt().to(keep))
     empty = _C.empty((0,), dtype=out[1].dtype, device=input.device)
     return out[0], empty, empty.clone()
 

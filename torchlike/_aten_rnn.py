@@ -86,15 +86,49 @@ def _states(name, mode, hx):
     return (hx,)
 
 
-def _forward(name, mode, a, b, c, *rest):
-    """Dispatch between the two overloads as PyTorch does: a Tensor second
-    argument with a 9-argument call (the packed form's batch_sizes) for
-    gru/rnn_*, a Tensor second argument for lstm (whose input form takes a
-    tuple of states)."""
-    if len(rest) == 6 and isinstance(b, _C.Tensor) and (mode == "LSTM" or isinstance(c, _C.Tensor)):
-        # packed: (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidi)
+_INPUT_ARGS = ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train",
+               "bidirectional", "batch_first")
+_DATA_ARGS = ("data", "batch_sizes", "hx", "params", "has_biases", "num_layers", "dropout",
+              "train", "bidirectional")
+
+
+def _bind(name, mode, args, kwargs):
+    """The call's 9 arguments in order and whether it is the packed form.
+    Positionally, as PyTorch tells the overloads apart: a Tensor second
+    argument is lstm's batch_sizes (its input form takes a sequence of
+    states); for gru/rnn_* a Tensor third argument (hx) makes it packed."""
+    if "data" in kwargs or "batch_sizes" in kwargs:
+        packed = True
+    elif "input" in kwargs or "batch_first" in kwargs:
+        packed = False
+    elif len(args) >= 2 and isinstance(args[1], _C.Tensor) and \
+            (mode == "LSTM" or len(args) >= 3 and isinstance(args[2], _C.Tensor)):
+        packed = True
+    else:
+        packed = False
+    names = _DATA_ARGS if packed else _INPUT_ARGS
+    if len(args) > len(names):
+        raise TypeError(f"{name}() takes 9 arguments: ({', '.join(_INPUT_ARGS)}) or "
+                        f"({', '.join(_DATA_ARGS)}); got {len(args) + len(kwargs)}")
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in bound:
+            raise TypeError(f"{name}() got an unexpected or repeated keyword argument '{k}'")
+        bound[k] = v
+    missing = [n for n in names if n not in bound]
+    if missing:
+        raise TypeError(f"{name}() missing required argument '{missing[0]}' (the "
+                        f"{'packed' if packed else 'input'} form takes ({', '.join(names)}))")
+    return [bound[n] for n in names], packed
+
+
+def _forward(name, mode, args, kwargs):
+    (a, b, c, *rest), packed = _bind(name, mode, args, kwargs)
+    if packed:
+        # (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidi)
         data, batch_sizes, hx, params = a, b, c, rest[0]
         _need_tensor(name, "data", data, 1)
+        _need_tensor(name, "batch_sizes", batch_sizes, 2)
         if batch_sizes.dtype != _C.int64:
             raise RuntimeError(f"expected scalar type Long but found "
                                f"{_dtype_name(batch_sizes.dtype)}")
@@ -108,11 +142,6 @@ def _forward(name, mode, a, b, c, *rest):
         hx = _states(name, mode, hx)
         out, finals = _stack(name, mode, data, batch_sizes.cpu(), hx, *rest)
         return (out,) + finals
-    if len(rest) != 6:
-        raise TypeError(f"{name}() takes 9 arguments: (input, hx, params, has_biases, num_layers, "
-                        f"dropout, train, bidirectional, batch_first) or (data, batch_sizes, hx, "
-                        f"params, has_biases, num_layers, dropout, train, bidirectional); got "
-                        f"{3 + len(rest)}")
     input, hx, params = a, b, c
     _need_tensor(name, "input", input, 1)
     has_biases, num_layers, dropout, train, bidirectional, batch_first = rest
@@ -131,25 +160,25 @@ def _forward(name, mode, a, b, c, *rest):
     return (out,) + finals
 
 
-def lstm(*args):
+def lstm(*args, **kwargs):
     """(output, h_n, c_n): an LSTM network over input (L, N, I) ((N, L, I)
     with batch_first) from hx = (h_0 (num_layers * D, N, P), c_0
     (num_layers * D, N, H)); or, packed, over data (R, I) with batch_sizes.
     With proj_size (P != H) each group of params ends with w_hr (P, H)."""
-    return _forward("lstm", "LSTM", *args)
+    return _forward("lstm", "LSTM", args, kwargs)
 
 
-def gru(*args):
+def gru(*args, **kwargs):
     """(output, h_n): a GRU network (input, hx (num_layers * D, N, H), ...);
     see lstm for the two forms."""
-    return _forward("gru", "GRU", *args)
+    return _forward("gru", "GRU", args, kwargs)
 
 
-def rnn_tanh(*args):
+def rnn_tanh(*args, **kwargs):
     """(output, h_n): an Elman network with tanh; see gru."""
-    return _forward("rnn_tanh", "RNN_TANH", *args)
+    return _forward("rnn_tanh", "RNN_TANH", args, kwargs)
 
 
-def rnn_relu(*args):
+def rnn_relu(*args, **kwargs):
     """(output, h_n): an Elman network with relu; see gru."""
-    return _forward("rnn_relu", "RNN_RELU", *args)
+    return _forward("rnn_relu", "RNN_RELU", args, kwargs)
