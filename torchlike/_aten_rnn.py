@@ -23,7 +23,7 @@ from .nn.modules._rnn_layer import MODES
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu"]
 
 
-def _split_params(name, params, has_biases, num_layers, D, proj):
+def _split_params(name, params, has_biases, proj):
     """params as one (w_ih, w_hh, b_ih, b_hh, w_hr) per layer and direction,
     with PyTorch's checks in PyTorch's order."""
     params = list(params)
@@ -47,8 +47,9 @@ def _stack(name, mode, input, batch_sizes, hx, params, has_biases, num_layers, d
     ((L, N, D * P) or (R, D * P)) and the stacked final states."""
     is_lstm = mode == "LSTM"
     D = 2 if bidirectional else 1
-    proj = is_lstm and hx[0].shape[-1] != hx[1].shape[-1]
-    groups = _split_params(name, params, has_biases, num_layers, D, proj)
+    # an LSTM with proj_size: h's last size (P) is not c's (H)
+    proj = is_lstm and hx[0].ndim > 0 and hx[1].ndim > 0 and hx[0].shape[-1] != hx[1].shape[-1]
+    groups = _split_params(name, params, has_biases, proj)
     if any(h.ndim != 3 or h.shape[0] != num_layers * D for h in hx) or num_layers < 1:
         raise RuntimeError("Expected more hidden states in stacked_rnn")
     if len(groups) != num_layers * D:
