@@ -81,6 +81,8 @@ from ._lowrank import vander, svd_lowrank, pca_lowrank  # noqa: F401
 from ._lobpcg import lobpcg  # noqa: F401
 from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
 from ._aten_forms import *  # noqa: F401,F403  (native_dropout, hash_tensor, ormqr ...)
+from ._aten_rnn import *  # noqa: F401,F403  (lstm, gru, rnn_tanh, rnn_relu)
+from ._aten_batch_norm import *  # noqa: F401,F403  (batch_norm_stats, batch_norm_elemt ...)
 from ._fake_quantize import *  # noqa: F401,F403  (fake_quantize_per_tensor_affine ...)
 from ._removed import *  # noqa: F401,F403  (solve, eig ...: raise, naming the replacement)
 # Sparse layouts (docs/sparse.md): the factories here, products and sums in torchlike.sparse.
