@@ -595,3 +595,23 @@ def test_flat_optimizer_layout_round_trips(tmp_path):
     dcp.load(target, checkpoint_id=tmp_path)
     sdmod.set_optimizer_state_dict(model2, opt2, target["optim"], options=flat_opts)
     _same_bits(opt2.state_dict(), opt.state_dict())
+
+
+@pytest.mark.parametrize("offsets", [
+    [0, 6],  # two chunks whose records are the same bytes of the data file
+    [0, 0],  # one chunk listed twice
+])
+def test_dcp_to_torch_save_allocates_only_bytes_the_files_hold(tmp_path, offsets):
+    """Chunks reading shared bytes would let a small hostile checkpoint make
+    dcp_to_torch_save allocate (and write) many times the size of its files."""
+    _saved(tmp_path)  # w: 6 float32 elements, one record
+    doc = json.loads((tmp_path / ".metadata").read_text())
+    w = next(e for e in doc["storage_data"] if e["fqn"] == "w")
+    doc["state_dict_metadata"]["w"].update(
+        size=[12], chunks=[{"offsets": [o], "sizes": [6]} for o in offsets])
+    doc["storage_data"] = [e for e in doc["storage_data"] if e["fqn"] != "w"] + \
+        [dict(w, offset=[o]) for o in offsets]
+    (tmp_path / ".metadata").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="not a valid distributed checkpoint"):
+        dcp_to_torch_save(tmp_path, tmp_path / "out.pt")
+    assert not (tmp_path / "out.pt").exists()
