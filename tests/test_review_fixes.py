@@ -33,3 +33,52 @@ def test_all_to_all_gradients_stay_on_the_inputs_device():
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+
+
+# ---- numpy.ma comparisons --------------------------------------------------------------
+import operator  # noqa: E402
+
+import numpy  # noqa: E402
+import pytest  # noqa: E402
+
+import torchlike  # noqa: E402
+import torchlike.numpy.ma as tma  # noqa: E402
+
+_COMPARISONS = [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
+
+
+def _pair(data, mask):
+    return (numpy.ma.masked_array(data, mask=mask),
+            tma.masked_array(torchlike.tensor(data), mask=torchlike.tensor(mask)))
+
+
+@pytest.mark.parametrize("op", _COMPARISONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("other", [4.0, "array"])
+def test_masked_comparisons_give_numpys_data_under_the_mask(op, other):
+    """NumPy compares the data under the mask too (the ufuncs' copy of the
+    first operand is not made for the operators), so ``x[x > t]`` leaves
+    masked elements out."""
+    data = numpy.array([[1.0, -2.0, 3.0], [5.0, 9.0, 4.0]]).T  # non-contiguous
+    mask = numpy.array([[False, True, False], [False, False, True]]).T
+    na, ta = _pair(data, mask)
+    if other == "array":
+        no, to = _pair(numpy.array([4.0, 4.0]), numpy.array([False, True]))
+    else:
+        no = to = other
+    expected, got = op(na, no), op(ta, to)
+    assert got.data.tolist() == expected.data.tolist()
+    assert tma.getmaskarray(got).tolist() == numpy.ma.getmaskarray(expected).tolist()
+    assert ta[op(ta, to)].data.tolist() == na[op(na, no)].data.tolist()
+
+
+@pytest.mark.parametrize("op", _COMPARISONS, ids=lambda f: f.__name__)
+def test_comparing_a_masked_element_leaves_the_masked_constant_alone(op):
+    """A masked 0-d comparison is the ``masked`` singleton: the comparison
+    must not write its data or fill value (it did: ``x[0] != 4`` made
+    ``ma.masked.data`` 1)."""
+    before = (tma.masked.data.tolist(), tma.masked._fill_value)
+    x = tma.masked_array(torchlike.tensor([5.0, 6.0]), mask=torchlike.tensor([True, False]))
+    assert op(x[0], 4.0) is tma.masked
+    assert op(x[0], x[0]) is tma.masked
+    assert (tma.masked.data.tolist(), tma.masked._fill_value) == before
+    assert tma.masked.data.tolist() == numpy.ma.masked.data.tolist()
