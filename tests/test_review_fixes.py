@@ -82,3 +82,20 @@ def test_comparing_a_masked_element_leaves_the_masked_constant_alone(op):
     assert op(x[0], x[0]) is tma.masked
     assert (tma.masked.data.tolist(), tma.masked._fill_value) == before
     assert tma.masked.data.tolist() == numpy.ma.masked.data.tolist()
+
+
+@pytest.mark.parametrize("op", _COMPARISONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("value", ["number", "masked array"])
+def test_writing_through_a_masked_condition_keeps_the_mask_as_numpy(op, value):
+    """``x[x > t] = v``: NumPy writes the data at the condition's data and,
+    for a value that is not a masked array, leaves the mask as it is (a
+    masked element stays masked); a masked array value brings its mask."""
+    data = numpy.array([[1.0, -2.0, 3.0], [5.0, 9.0, 4.0]]).T
+    mask = numpy.array([[False, True, False], [False, False, True]]).T
+    na, ta = _pair(data, mask)
+    nv, tv = (0.0, 0.0) if value == "number" else \
+        _pair(numpy.array([7.0]), numpy.array([True]))
+    na[op(na, 4.0)] = nv
+    ta[op(ta, 4.0)] = tv
+    assert ta.data.tolist() == na.data.tolist()
+    assert tma.getmaskarray(ta).tolist() == numpy.ma.getmaskarray(na).tolist()
