@@ -1,8 +1,15 @@
-"""Regression tests for bugs found in review of the namespace's short paths,
-distributed checkpoints and the autograd-aware collectives."""
+"""Regression tests for bugs found in review: the autograd-aware
+collectives' device, and numpy.ma's comparisons and writes through them."""
+import operator
 import subprocess
 import sys
 import textwrap
+
+import numpy
+import pytest
+
+import torchlike
+import torchlike.numpy.ma as tma
 
 
 def test_all_to_all_gradients_stay_on_the_inputs_device():
@@ -36,14 +43,6 @@ def test_all_to_all_gradients_stay_on_the_inputs_device():
 
 
 # ---- numpy.ma comparisons --------------------------------------------------------------
-import operator  # noqa: E402
-
-import numpy  # noqa: E402
-import pytest  # noqa: E402
-
-import torchlike  # noqa: E402
-import torchlike.numpy.ma as tma  # noqa: E402
-
 _COMPARISONS = [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
 
 
