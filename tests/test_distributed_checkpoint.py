@@ -417,6 +417,15 @@ def _edit_metadata(tmp_path, fn):
         json.dump(doc, f)
 
 
+def _overlapping_chunks(doc):
+    """w's 6 elements as chunks [0, 3) and [1, 4): six elements counted, yet
+    4 and 5 never read (a load left them as they were)."""
+    w = next(e for e in doc["storage_data"] if e["fqn"] == "w")
+    doc["state_dict_metadata"]["w"]["chunks"] = [{"offsets": [o], "sizes": [3]} for o in (0, 1)]
+    doc["storage_data"] = [e for e in doc["storage_data"] if e["fqn"] != "w"] + \
+        [dict(w, offset=[o], length=w["length"] // 2) for o in (0, 1)]
+
+
 def test_truncated_and_damaged_data_files(tmp_path):
     _saved(tmp_path)
     data = tmp_path / "__0_0.distcp"
@@ -443,6 +452,7 @@ def test_truncated_and_damaged_data_files(tmp_path):
     (lambda d: d.update(version=99), "format version 99"),
     (lambda d: d.update(format="pickle"), "not a torchlike checkpoint"),
     (lambda d: d["state_dict_metadata"].update(w={"type": 5}), "neither a tensor"),
+    (lambda d: _overlapping_chunks(d), "overlap"),
 ])
 def test_hostile_metadata_raises_a_clear_error(tmp_path, edit, match):
     _edit_metadata(tmp_path, edit)
