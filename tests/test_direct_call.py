@@ -277,3 +277,15 @@ def test_squeeze():
     for shape in [(1, 3, 1), (), (1,), (0, 1), (2, 3)]:
         a = numpy.zeros(shape)
         same(np.squeeze(np.asarray(a)), numpy.squeeze(a))
+
+
+def test_has_a_dict_as_the_function_had():
+    """vars(np.add) and functools.wraps(np.add) see the ufunc surface set on
+    the function (np.add.reduce, .ufunc ...), as when it was a Python function."""
+    import functools
+    assert vars(np.add)["ufunc"] is numpy.add and "reduce" in np.add.__dict__
+
+    @functools.wraps(np.add)
+    def mine(*args):
+        return np.add(*args)
+    assert mine.ufunc is numpy.add and mine.reduce is np.add.reduce

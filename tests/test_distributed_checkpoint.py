@@ -417,6 +417,15 @@ def _edit_metadata(tmp_path, fn):
         json.dump(doc, f)
 
 
+def _overlapping_chunks(doc):
+    """w's 6 elements as chunks [0, 3) and [1, 4): six elements counted, yet
+    4 and 5 never read (a load left them as they were)."""
+    w = next(e for e in doc["storage_data"] if e["fqn"] == "w")
+    doc["state_dict_metadata"]["w"]["chunks"] = [{"offsets": [o], "sizes": [3]} for o in (0, 1)]
+    doc["storage_data"] = [e for e in doc["storage_data"] if e["fqn"] != "w"] + \
+        [dict(w, offset=[o], length=w["length"] // 2) for o in (0, 1)]
+
+
 def test_truncated_and_damaged_data_files(tmp_path):
     _saved(tmp_path)
     data = tmp_path / "__0_0.distcp"
@@ -443,6 +452,7 @@ def test_truncated_and_damaged_data_files(tmp_path):
     (lambda d: d.update(version=99), "format version 99"),
     (lambda d: d.update(format="pickle"), "not a torchlike checkpoint"),
     (lambda d: d["state_dict_metadata"].update(w={"type": 5}), "neither a tensor"),
+    (lambda d: _overlapping_chunks(d), "overlap"),
 ])
 def test_hostile_metadata_raises_a_clear_error(tmp_path, edit, match):
     _edit_metadata(tmp_path, edit)
@@ -595,3 +605,23 @@ def test_flat_optimizer_layout_round_trips(tmp_path):
     dcp.load(target, checkpoint_id=tmp_path)
     sdmod.set_optimizer_state_dict(model2, opt2, target["optim"], options=flat_opts)
     _same_bits(opt2.state_dict(), opt.state_dict())
+
+
+@pytest.mark.parametrize("offsets", [
+    [0, 6],  # two chunks whose records are the same bytes of the data file
+    [0, 0],  # one chunk listed twice
+])
+def test_dcp_to_torch_save_allocates_only_bytes_the_files_hold(tmp_path, offsets):
+    """Chunks reading shared bytes would let a small hostile checkpoint make
+    dcp_to_torch_save allocate (and write) many times the size of its files."""
+    _saved(tmp_path)  # w: 6 float32 elements, one record
+    doc = json.loads((tmp_path / ".metadata").read_text())
+    w = next(e for e in doc["storage_data"] if e["fqn"] == "w")
+    doc["state_dict_metadata"]["w"].update(
+        size=[12], chunks=[{"offsets": [o], "sizes": [6]} for o in offsets])
+    doc["storage_data"] = [e for e in doc["storage_data"] if e["fqn"] != "w"] + \
+        [dict(w, offset=[o]) for o in offsets]
+    (tmp_path / ".metadata").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="not a valid distributed checkpoint"):
+        dcp_to_torch_save(tmp_path, tmp_path / "out.pt")
+    assert not (tmp_path / "out.pt").exists()

@@ -166,6 +166,13 @@ static PyObject *direct_call_repr(PyObject *self)
   return PyObject_Repr(((direct_call *)self)->function);
 }
 
+/* __dict__ as a function's: vars(np.add) and functools.wraps(np.add) see
+ * the attributes set on it (np.add.reduce, np.add.ufunc ...). */
+static PyGetSetDef direct_call_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef direct_call_methods[] = {
     {"__reduce__", direct_call_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -188,6 +195,7 @@ static PyTypeObject direct_call_type = {
     .tp_dictoffset = offsetof(direct_call, dict),
     .tp_repr = direct_call_repr,
     .tp_methods = direct_call_methods,
+    .tp_getset = direct_call_getset,
 };
 
 int tl_py_fastcall_init(PyObject *m)

@@ -68,8 +68,10 @@ def dcp_to_torch_save(dcp_checkpoint_dir, torch_save_path):
     reader = FileSystemReader(dcp_checkpoint_dir)
     md = reader.read_metadata()
     # allocate nothing the files do not back: every record inside its file,
-    # every tensor's chunks as many elements as the tensor
-    sizes = {}
+    # no two records sharing bytes, a tensor's chunks at distinct offsets and
+    # as many elements as the tensor (records read twice would let a small
+    # file stand for a tensor of any size)
+    sizes, extents = {}, {}
     for info in (md.storage_data or {}).values():
         if info.relative_path not in sizes:
             sizes[info.relative_path] = os.path.getsize(
@@ -77,8 +79,19 @@ def dcp_to_torch_save(dcp_checkpoint_dir, torch_save_path):
         if info.offset + info.length > sizes[info.relative_path]:
             raise ValueError(f"not a valid distributed checkpoint: a record lies outside "
                              f"{info.relative_path} (truncated?)")
+        extents.setdefault(info.relative_path, []).append(
+            (info.offset, info.offset + info.length))
+    for path, spans in extents.items():
+        spans.sort()
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            if start < end:
+                raise ValueError(f"not a valid distributed checkpoint: two records share "
+                                 f"bytes {start}..{end} of {path}")
     for key, m in md.state_dict_metadata.items():
         if isinstance(m, TensorStorageMetadata):
+            if len({tuple(c.offsets) for c in m.chunks}) != len(m.chunks):
+                raise ValueError(f"not a valid distributed checkpoint: {key!r} lists a chunk "
+                                 f"twice")
             have = sum(_numel(c.sizes) for c in m.chunks)
             if have != _numel(m.size):
                 raise ValueError(f"not a valid distributed checkpoint: the chunks of {key!r} "

@@ -93,6 +93,24 @@ class _StorageInfo:
     length: int
 
 
+def _overlapping(chunks):
+    """Two chunks sharing an element, or None.  (Overlapping chunks would let
+    a load count a tensor's elements whole while leaving some unread.)  Sorted
+    by first offset, a chunk is compared only with the earlier ones whose
+    first-dimension range reaches it, so dim-0 pieces cost a sort."""
+    live = sorted((c for c in chunks if len(c.sizes) and all(c.sizes)),
+                  key=lambda c: tuple(c.offsets))
+    active = []
+    for c in live:
+        active = [a for a in active if a.offsets[0] + a.sizes[0] > c.offsets[0]]
+        for a in active:
+            if all(ao < co + cn and co < ao + an
+                   for ao, an, co, cn in zip(a.offsets, a.sizes, c.offsets, c.sizes)):
+                return a, c
+        active.append(c)
+    return None
+
+
 @dataclass
 class Metadata:
     state_dict_metadata: Dict[str, Any]
@@ -167,6 +185,11 @@ class Metadata:
                     raise bad(f"a chunk of {fqn!r} (offsets {list(off)}, sizes {list(sz)}) "
                               f"lies outside its tensor of size {list(size)}")
                 chunks.append(ChunkStorageMetadata(_C.Size(off), _C.Size(sz)))
+            overlap = _overlapping(chunks)
+            if overlap:
+                a, b = overlap
+                raise bad(f"chunks of {fqn!r} overlap: offsets {list(a.offsets)} sizes "
+                          f"{list(a.sizes)} and offsets {list(b.offsets)} sizes {list(b.sizes)}")
             props = TensorProperties(dtype_of(m.get("dtype")), bool(m.get("requires_grad")))
             out[fqn] = TensorStorageMetadata(props, _C.Size(size), chunks)
         storage = {}

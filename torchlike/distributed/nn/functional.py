@@ -202,7 +202,10 @@ class _AllToAll(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        back = [_C.empty(shape, dtype=grads[0].dtype) for shape in ctx.shapes]
+        # the receive buffers live where the gradients do (the default device
+        # may be another)
+        back = [_C.empty(shape, dtype=grads[0].dtype, device=grads[0].device)
+                for shape in ctx.shapes]
         return (None, None) + _AllToAll.apply(ctx.group, back, *grads)
 
 
@@ -220,7 +223,7 @@ class _AllToAllSingle(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        back = _C.empty(ctx.input_shape, dtype=grad.dtype)
+        back = _C.empty(ctx.input_shape, dtype=grad.dtype, device=grad.device)
         return (None, None, None, None,
                 _AllToAllSingle.apply(ctx.group, back, ctx.back_out, ctx.back_in,
                                       grad.contiguous()))

@@ -571,6 +571,7 @@ class MaskedArray:
         return MaskedArray._new(d, m, self)
 
     def __setitem__(self, index, value):
+        masked_index = isinstance(index, MaskedArray)
         index = _plain_index(index)
         if value is masked or value is numpy.ma.masked:
             if self._m is nomask:
@@ -590,6 +591,8 @@ class MaskedArray:
             if mval is nomask:
                 return
             self._m = getmaskarray(self)
+        elif masked_index and not isinstance(value, (MaskedArray, numpy.ma.MaskedArray)):
+            return  # NumPy: x[x > t] = v writes the data only, the mask stays
         self._m[index] = mval if mval is not nomask else False
 
     def __setmask__(self, mask, copy=False):

@@ -402,7 +402,8 @@ def _compare(name):
         if isinstance(other, MaskedArray) or isinstance(other, (Tensor,) + _SCALARS) or \
                 isinstance(other, (list, tuple, numpy.ndarray, numpy.generic)):
             r = op(self, other)
-            if isinstance(r, MaskedArray):
+            # (a masked 0-d result is the ``masked`` singleton: never written)
+            if isinstance(r, MaskedArray) and r is not masked:
                 r._fill_value = None
                 if equality and r._m is not nomask:
                     # NumPy's == and != under the mask: two masked elements
@@ -411,6 +412,13 @@ def _compare(name):
                     mo = _mask_of(other, r._m)
                     cmp = _C.eq if name == "equal" else _C.ne
                     r._data = _C.where(r._m, cmp(_mask_of(self, r._m), mo), r._data)
+                elif r._m is not nomask:
+                    # NumPy's <, <=, >, >= under the mask: the comparison of
+                    # the data (op put the first operand's data there, as the
+                    # ufunc does), so x[x > t] leaves masked elements out
+                    plain = getdata(op(self._data, getdata(other) if isinstance(
+                        other, (MaskedArray, numpy.ma.MaskedArray)) else other))
+                    r._data = _C.where(r._m, plain, r._data)
             return r
         return NotImplemented
     return cmp
