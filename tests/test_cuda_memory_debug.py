@@ -17,6 +17,7 @@ import torchlike
 import torchlike.cuda.memory as M
 from torchlike import _C
 from oracle import golden_calls
+from test_alloc_pool import free, malloc, release_all
 
 _C._fake_enable()
 
@@ -27,9 +28,6 @@ SEGMENT_KEYS = {"device", "address", "total_size", "allocated_size", "active_siz
 BLOCK_KEYS = {"size", "requested_size", "address", "state", "frames"}
 TRACE_KEYS = {"action", "addr", "size", "stream", "time_us", "frames"}
 
-_live = set()
-
-
 @pytest.fixture(autouse=True)
 def fresh_pool(request):
     if request.node.name.startswith("test_cpu_only"):  # these touch no pool
@@ -38,26 +36,12 @@ def fresh_pool(request):
     _C._fake_set_total(0)
     _C._fake_reset_pool(None)
     yield
-    for p in list(_live):
-        free(p)
-    for s in range(64):
-        _C._fake_stream_finish(s)
+    release_all()
     _C._sync_debug_mode(0)
     M._recording.discard("fake")
     _C._fake_vm_control(False, 0, 0)
     _C._fake_set_total(0)
     _C._fake_reset_pool(None)
-
-
-def malloc(n, stream=0):
-    p = _C._pool_malloc(n, stream)
-    _live.add(p)
-    return p
-
-
-def free(p):
-    _live.discard(p)
-    _C._pool_free(p)
 
 
 def snapshot():
