@@ -123,6 +123,7 @@ class FileSystemReader(StorageReader):
     def __init__(self, path):
         self.path = os.fspath(path)
         self.storage_data = {}
+        self._sizes = {}
 
     @property
     def checkpoint_id(self):
@@ -132,6 +133,7 @@ class FileSystemReader(StorageReader):
         if checkpoint_id is not None:
             self.path = os.fspath(checkpoint_id)
         self.storage_data = {}
+        self._sizes = {}
 
     def read_metadata(self, *args, **kwargs):
         path = os.path.join(self.path, METADATA)
@@ -147,6 +149,7 @@ class FileSystemReader(StorageReader):
     def set_up_storage_reader(self, metadata, is_coordinator, *args, **kwargs):
         self.metadata = metadata
         self.storage_data = metadata.storage_data or {}
+        self._sizes = {}  # fqn -> {offsets: sizes}, made when a chunk of it is first read
 
     def prepare_local_plan(self, plan):
         return plan
@@ -183,7 +186,12 @@ class FileSystemReader(StorageReader):
         md = self.metadata.state_dict_metadata.get(index.fqn)
         if not isinstance(md, TensorStorageMetadata):
             raise ValueError(f"not a valid distributed checkpoint: {index.fqn!r} is not a tensor")
-        sizes = next((c.sizes for c in md.chunks if tuple(c.offsets) == index.offset), None)
+        # one dict per tensor: a tensor of many chunks is read in a pass over
+        # them, not a pass per chunk read
+        by_offsets = self._sizes.get(index.fqn)
+        if by_offsets is None:
+            by_offsets = self._sizes[index.fqn] = {tuple(c.offsets): c.sizes for c in md.chunks}
+        sizes = by_offsets.get(index.offset)
         if sizes is None:
             raise ValueError(f"not a valid distributed checkpoint: {index.fqn!r} has no chunk "
                              f"at offsets {index.offset}")
