@@ -40,7 +40,26 @@ def _tensor_bytes(t):
     return t.reshape(-1).view(_C.uint8).numpy()
 
 
-class FileSystemWriter(StorageWriter):
+class _Directory:
+    """A checkpoint directory's storage: its path is the checkpoint id, and
+    reset() may move it to another; _fresh() clears what one save or load
+    kept."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._fresh()
+
+    @property
+    def checkpoint_id(self):
+        return self.path
+
+    def reset(self, checkpoint_id=None):
+        if checkpoint_id is not None:
+            self.path = os.fspath(checkpoint_id)
+        self._fresh()
+
+
+class FileSystemWriter(_Directory, StorageWriter):
     """``FileSystemWriter(path, single_file_per_rank=True, sync_files=True,
     thread_count=1, per_thread_copy_ahead=10_000_000,
     cache_staged_state_dict=False, overwrite=True)``: each rank writes one
@@ -52,18 +71,11 @@ class FileSystemWriter(StorageWriter):
     def __init__(self, path, single_file_per_rank=True, sync_files=True, thread_count=1,
                  per_thread_copy_ahead=10_000_000, cache_staged_state_dict=False,
                  overwrite=True, **kwargs):
-        self.path = os.fspath(path)
+        _Directory.__init__(self, path)
         self.sync_files = sync_files
         self.overwrite = overwrite
-        self.save_id = uuid.uuid4().hex
 
-    @property
-    def checkpoint_id(self):
-        return self.path
-
-    def reset(self, checkpoint_id=None):
-        if checkpoint_id is not None:
-            self.path = os.fspath(checkpoint_id)
+    def _fresh(self):
         self.save_id = uuid.uuid4().hex
 
     def set_up_storage_writer(self, is_coordinator, *args, **kwargs):
@@ -117,21 +129,10 @@ class FileSystemWriter(StorageWriter):
         return isinstance(checkpoint_id, (str, os.PathLike))
 
 
-class FileSystemReader(StorageReader):
+class FileSystemReader(_Directory, StorageReader):
     """``FileSystemReader(path)``: reads what FileSystemWriter wrote."""
 
-    def __init__(self, path):
-        self.path = os.fspath(path)
-        self.storage_data = {}
-        self._sizes = {}
-
-    @property
-    def checkpoint_id(self):
-        return self.path
-
-    def reset(self, checkpoint_id=None):
-        if checkpoint_id is not None:
-            self.path = os.fspath(checkpoint_id)
+    def _fresh(self):
         self.storage_data = {}
         self._sizes = {}
 

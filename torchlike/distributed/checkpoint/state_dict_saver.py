@@ -64,14 +64,8 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
     ``load_state_dict()`` (a module, an optimizer: Stateful) is saved as its
     ``state_dict()``.  Returns the Metadata."""
     writer = storage_for(checkpoint_id, storage_writer, FileSystemWriter)
-    planner = DefaultSavePlanner() if planner is None else planner
-    coord = Coordinator(process_group, _use_dist(no_dist))
-    central, metadata = _plan(to_state_dicts(state_dict), writer, planner, coord)
-
-    def finish(results):
-        writer.finish(metadata=metadata, results=results)
-        return metadata
-    return coord.all_reduce("write", lambda: _write(writer, planner, central), finish)
+    return _save(to_state_dicts(state_dict), writer, planner,
+                 Coordinator(process_group, _use_dist(no_dist)))
 
 
 def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_rank=0,
@@ -80,14 +74,20 @@ def save_state_dict(state_dict, storage_writer, process_group=None, coordinator_
     warnings.warn("'save_state_dict' is deprecated and will be removed in future versions. "
                   "Please use 'save' instead.", FutureWarning, stacklevel=2)
     storage_writer.reset()
+    return _save(state_dict, storage_writer, planner,
+                 Coordinator(process_group, _use_dist(no_dist), coordinator_rank))
+
+
+def _save(state_dict, writer, planner, coord):
+    """Plan, write, and let the coordinator finish the checkpoint (its
+    metadata); returns the Metadata."""
     planner = DefaultSavePlanner() if planner is None else planner
-    coord = Coordinator(process_group, _use_dist(no_dist), coordinator_rank)
-    central, metadata = _plan(state_dict, storage_writer, planner, coord)
+    central, metadata = _plan(state_dict, writer, planner, coord)
 
     def finish(results):
-        storage_writer.finish(metadata=metadata, results=results)
+        writer.finish(metadata=metadata, results=results)
         return metadata
-    return coord.all_reduce("write", lambda: _write(storage_writer, planner, central), finish)
+    return coord.all_reduce("write", lambda: _write(writer, planner, central), finish)
 
 
 def _stage(obj):
