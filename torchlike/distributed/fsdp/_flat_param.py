@@ -27,6 +27,7 @@ from ... import _C
 from ... import distributed as dist
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import saved_tensors_hooks
 from ...nn.parameter import Parameter
 from ...utils._pytree import tree_map
 
@@ -320,6 +321,21 @@ def pack(t):
 
 def unpack(x):
     return x.materialize() if isinstance(x, _Saved) else x
+
+
+def run_unit(unit, frees, run, /, *args, **kwargs):
+    """``run(*args, **kwargs)``, a unit's forward.  When the unit frees its
+    whole parameters after forward (``frees``), it is live meanwhile and the
+    activations saved for backward that are views of them are packed as
+    tokens, which backward gathers again."""
+    if not frees:
+        return run(*args, **kwargs)
+    LIVE.append(unit)
+    try:
+        with saved_tensors_hooks(pack, unpack):
+            return run(*args, **kwargs)
+    finally:
+        LIVE.remove(unit)
 
 
 def cast_floating(tree, dtype):

@@ -33,7 +33,6 @@ from ... import _C
 from ... import distributed as dist
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ...autograd.graph import saved_tensors_hooks
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
 from .. import _shard_spec
@@ -271,15 +270,7 @@ class FSDPModule:
         state.set_views(full)
         frees = recorded and state.reshard_after_forward
         try:
-            if frees:
-                fp.LIVE.append(state)
-                try:
-                    with saved_tensors_hooks(fp.pack, fp.unpack):
-                        out = run(*args, **kwargs)
-                finally:
-                    fp.LIVE.remove(state)
-            else:
-                out = run(*args, **kwargs)
+            out = fp.run_unit(state, frees, run, *args, **kwargs)
         finally:
             state.clear_views()
             if frees or not recorded:

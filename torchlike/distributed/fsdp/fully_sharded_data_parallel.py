@@ -27,7 +27,6 @@ from collections import OrderedDict
 
 from ... import _C
 from ... import distributed as dist
-from ...autograd.graph import saved_tensors_hooks
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
@@ -247,15 +246,7 @@ class FullyShardedDataParallel(Module):
         h.unshard()
         frees = recorded and h.reshard_after_forward
         try:
-            if frees:
-                fp.LIVE.append(h)
-                try:
-                    with saved_tensors_hooks(fp.pack, fp.unpack):
-                        out = self._fsdp_wrapped_module(*args, **kwargs)
-                finally:
-                    fp.LIVE.remove(h)
-            else:
-                out = self._fsdp_wrapped_module(*args, **kwargs)
+            out = fp.run_unit(h, frees, self._fsdp_wrapped_module, *args, **kwargs)
         finally:
             h.after_forward(recorded)
         if recorded:
