@@ -8,17 +8,11 @@ libraries start from the same bits."""
 import copy
 import importlib
 
+from distributed_cases import _run  # an outcome: ["OK", value] or [error type, message]
+
 
 def _mod(lib, name):
     return importlib.import_module(f"{lib.__name__}.{name}")
-
-
-def _run(fn):
-    try:
-        out = fn()
-    except Exception as e:
-        return [type(e).__name__, str(e).replace("torchlike.", "torch.")]
-    return ["OK", out]
 
 
 def vals(lib, n, k=3, off=0):
