@@ -2,7 +2,7 @@
 records tests/golden/device_mesh.json) and under torchlike
 (tests/test_device_mesh.py compares).  ``lib`` is torch or torchlike, ``dist``
 its distributed package, ``dm`` its distributed.device_mesh module."""
-import math
+from fsdp_cases import batch  # 8 rows of (x, target), and a part's share
 
 WORLD = 4
 
@@ -213,18 +213,6 @@ def make_model(lib):
             vals = [((i * 0.37 + k * 0.11) % 1.0) - 0.5 for i in range(p.numel())]
             p.copy_(lib.tensor(vals, dtype=lib.float64).reshape(p.shape))
     return model
-
-
-def batch(lib, part=None, parts=1):
-    """8 rows of (x, target); ``part`` of ``parts`` takes its equal share."""
-    x = lib.tensor([[math.cos(i * 4 + j) for j in range(4)] for i in range(8)],
-                   dtype=lib.float64)
-    y = lib.tensor([[math.sin(i * 2 + j) for j in range(2)] for i in range(8)],
-                   dtype=lib.float64)
-    if part is None:
-        return x, y
-    n = 8 // parts
-    return x[n * part:n * part + n], y[n * part:n * part + n]
 
 
 def _vals(t):

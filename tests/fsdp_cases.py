@@ -29,15 +29,17 @@ def make_model(lib):
     return model, Block
 
 
-def batch(lib, rank=None):
-    """8 rows of (x, target); ``rank`` of 2 takes its 4 rows."""
+def batch(lib, part=None, parts=2):
+    """8 rows of (x, target); ``part`` of ``parts`` (a rank of 2 by default)
+    takes its equal share."""
     x = lib.tensor([[math.cos(i * 4 + j) for j in range(4)] for i in range(8)],
                    dtype=lib.float64)
     y = lib.tensor([[math.sin(i * 2 + j) for j in range(2)] for i in range(8)],
                    dtype=lib.float64)
-    if rank is None:
+    if part is None:
         return x, y
-    return x[4 * rank:4 * rank + 4], y[4 * rank:4 * rank + 4]
+    n = 8 // parts
+    return x[n * part:n * part + n], y[n * part:n * part + n]
 
 
 def wrap_config(lib, fsdp, wrap, name, Block):
