@@ -55,10 +55,11 @@ def test_split_files_and_allowed_skips(tmp_path):
         "test_bad_test_a.log", "test_bad_test_b.log", "test_gpu_skip.log"]
 
 
-@pytest.mark.parametrize("flag", ["--timeout", "--deadline"])
-def test_a_hang_costs_its_file_only(tmp_path, flag):
-    # 12 s: time enough for a good file's pytest to start on a busy machine
-    p, v = run(tmp_path, "--jobs", "1", flag, "12", "--serial", "test_good.py", "--",
+@pytest.mark.parametrize("flag, seconds", [("--timeout", "12"), ("--deadline", "4")])
+def test_a_hang_costs_its_file_only(tmp_path, flag, seconds):
+    # --timeout 12 s: time enough for the good file's pytest to start on a busy
+    # machine; under --deadline the good file never starts, so any limit will do
+    p, v = run(tmp_path, "--jobs", "1", flag, seconds, "--serial", "test_good.py", "--",
                "test_slow.py", "test_good.py")
     # serial files run after the others: with --deadline nothing is left for them
     expected = {"test_slow.py": "timed out"}
