@@ -16,9 +16,10 @@ backward, exchanging activations and gradients point to point::
     opt.step()
 
 See docs/distributed.md (Pipeline parallelism)."""
+from ._IR import Pipe, SplitPoint, pipe_split, pipeline  # noqa: F401
 from .schedules import (PipelineScheduleMulti, PipelineScheduleSingle,  # noqa: F401
                         Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, ScheduleLoopedBFS)
 from .stage import PipelineStage, build_stage  # noqa: F401
 
-__all__ = ["PipelineStage", "build_stage",
+__all__ = ["Pipe", "pipe_split", "SplitPoint", "pipeline", "PipelineStage", "build_stage",
            "Schedule1F1B", "ScheduleGPipe", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS"]
