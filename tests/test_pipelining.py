@@ -61,6 +61,26 @@ def _step(sch, rank, last, x, y, losses=None):
     return sch.step()
 
 
+def _check_local_errors(rank, group):
+    """Misuse caught on each rank alone, before any message."""
+    dev = torchlike.device("cpu")
+    lin = torchlike.nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="Pipeline group size 2 cannot be larger than "
+                                           "number of stages 1"):
+        pp.PipelineStage(lin, 0, 1, dev, group=group)
+    with pytest.raises(ValueError, match="Stage index -1 is out of range of 2"):
+        pp.PipelineStage(lin, -1, 2, dev, group=group)
+    with pytest.raises(ValueError, match="ScheduleGPipe runs one stage per rank: the pipeline "
+                                         "has 4 stages for a group of 2 ranks"):
+        pp.ScheduleGPipe(pp.PipelineStage(lin, rank, 4, dev, group=group), 4)
+    wrong = [pp.PipelineStage(lin, 1 - rank, 4, dev, group=group)]
+    with pytest.raises(ValueError, match=rf"rank {rank} of a pipeline group of 2 must hold "
+                                         rf"stages \[{rank}, {rank + 2}\]"):
+        pp.ScheduleInterleaved1F1B(wrong, 4)
+    with pytest.raises(TypeError, match="input_args must be a tensor or a tuple of tensors"):
+        pp.PipelineStage(lin, rank, 2, dev, input_args=[3], group=group)
+
+
 def _check_pair_failures(rank, group):
     """On a pair: stage 1 declares inputs of the wrong shape; a batch whose
     microbatches differ in shape from the agreed ones; inputs given to the
@@ -170,6 +190,7 @@ def _main(rank, ws, init, outdir):
            "2": {"schedules": run_schedules(torchlike, pp, r2, 2, group),
                  "pipe": run_pipe(torchlike, pp, r2, 2, group),
                  "errors": run_errors(torchlike, pp, r2, 2, group)}}
+    _check_local_errors(r2, group)
     _check_pair_failures(r2, group)
     _check_chain_failure(rank)
     put(outdir, rank, out)
@@ -315,3 +336,14 @@ def test_pipeline_passes_values_through_stages():
         pp.pipeline(net, (x,), split_spec={"zz": pp.SplitPoint.END})
     with pytest.raises(NotImplementedError, match="split_policy"):
         pp.pipeline(net, (x,), split_policy=lambda gm: gm)
+
+
+def test_get_schedule_class():
+    """PyTorch's names, any case; an unknown one lists the valid ones."""
+    assert S.get_schedule_class("1f1b") is pp.Schedule1F1B
+    assert S.get_schedule_class("GPipe") is pp.ScheduleGPipe
+    assert S.get_schedule_class("interleaved1F1B") is pp.ScheduleInterleaved1F1B
+    assert S.get_schedule_class("LoopedBFS") is pp.ScheduleLoopedBFS
+    with pytest.raises(ValueError, match=r"Unknown schedule name 'ZB'. The valid options are "
+                                         r"\['1F1B', 'Interleaved1F1B', 'GPipe'"):
+        S.get_schedule_class("ZB")

@@ -19,6 +19,7 @@ See docs/distributed.md (Pipeline parallelism)."""
 from ._IR import Pipe, SplitPoint, pipe_split, pipeline  # noqa: F401
 from .schedules import (PipelineScheduleMulti, PipelineScheduleSingle,  # noqa: F401
                         Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, ScheduleLoopedBFS)
+from . import microbatch, schedules, stage  # noqa: F401
 from .stage import PipelineStage, build_stage  # noqa: F401
 
 __all__ = ["Pipe", "pipe_split", "SplitPoint", "pipeline", "PipelineStage", "build_stage",

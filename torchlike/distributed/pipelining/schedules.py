@@ -52,7 +52,8 @@ from .microbatch import TensorChunkSpec, _split_tensor, merge_chunks, \
 from .stage import PipelineStage
 
 __all__ = ["PipelineScheduleSingle", "PipelineScheduleMulti", "ScheduleGPipe",
-           "Schedule1F1B", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS"]
+           "Schedule1F1B", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS",
+           "get_schedule_class"]
 
 _TARGET_SPEC = TensorChunkSpec(0)
 _TAG_BASE = 0x5050 << 36            # pipelining's tags, far from the user's
@@ -179,7 +180,7 @@ class _Runner:
             st = self.stages[s]
             if not st.is_first and st.inputs_meta is None and self._remote(s - 1):
                 ops.append(("meta_recv", s))
-            if not st.is_last and not getattr(st, "_meta_sent", False) and self._remote(s + 1):
+            if not st.is_last and not st._meta_sent and self._remote(s + 1):
                 ops.append(("meta_send", s))
         for kind, s, i in self.order:
             st = self.stages[s]
@@ -204,7 +205,7 @@ class _Runner:
         """The metadata of the tensors an op moves (None: not agreed yet)."""
         st = self.stages[op[1]]
         if op[0] in ("fwd_send", "bwd_recv"):
-            meta = st.outputs_meta if getattr(st, "_meta_sent", False) else None
+            meta = st.outputs_meta if st._meta_sent else None
         else:
             meta = st.inputs_meta
         if meta is not None and op[0] in ("bwd_recv", "bwd_send"):
@@ -275,7 +276,7 @@ class _Runner:
         for s in sorted(self.stages):
             st = self.stages[s]
             if st.outputs_meta is not None and (st.is_last or not self._remote(s + 1)
-                                                or getattr(st, "_meta_sent", False)):
+                                                or st._meta_sent):
                 continue
             if st.outputs_meta is None:
                 if st.is_first:
@@ -621,3 +622,18 @@ class ScheduleLoopedBFS(PipelineScheduleMulti):
     def _backward_order(self):
         return _looped_bfs_order(self.rank, self.pp_group_size, self.n_local_stages,
                                  self._n_microbatches)
+
+
+def get_schedule_class(schedule_name):
+    """The schedule class of that name, case-insensitively: "1F1B",
+    "Interleaved1F1B", "GPipe", "LoopedBFS", "PipelineScheduleSingle",
+    "PipelineScheduleMulti"."""
+    classes = {"1F1B": Schedule1F1B, "Interleaved1F1B": ScheduleInterleaved1F1B,
+               "GPipe": ScheduleGPipe, "LoopedBFS": ScheduleLoopedBFS,
+               "PipelineScheduleSingle": PipelineScheduleSingle,
+               "PipelineScheduleMulti": PipelineScheduleMulti}
+    for name, cls in classes.items():
+        if name.lower() == str(schedule_name).lower():
+            return cls
+    raise ValueError(f"Unknown schedule name '{schedule_name}'. The valid options are "
+                     f"{list(classes)}")

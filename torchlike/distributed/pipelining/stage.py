@@ -34,7 +34,8 @@ class PipelineStage:
     """One stage of a pipeline (see the module docstring)."""
 
     def __init__(self, submodule, stage_index, num_stages, device, input_args=None,
-                 output_args=None, group=None, dw_builder=None):
+                 output_args=None, output_grads=None, input_grads=None, group=None,
+                 dw_builder=None):
         if not isinstance(num_stages, int) or num_stages < 1:
             raise ValueError(f"num_stages must be a positive int, got {num_stages!r}")
         if not isinstance(stage_index, int) or not 0 <= stage_index < num_stages:
@@ -54,10 +55,14 @@ class PipelineStage:
             raise RuntimeError(f"Pipeline group size {self.group_size} cannot be larger than "
                                f"number of stages {num_stages}")
         self.stage_index_to_group_rank = {i: i % self.group_size for i in range(num_stages)}
+        # gradients have their tensors' shapes: given ones are checked as those
         self._user_inputs = self._user_meta(input_args, "input_args")
         self._user_outputs = self._user_meta(output_args, "output_args")
+        self._user_input_grads = self._user_meta(input_grads, "input_grads")
+        self._user_output_grads = self._user_meta(output_grads, "output_grads")
         self.inputs_meta = None   # tuple of TensorMeta once agreed
         self.outputs_meta = None
+        self._meta_sent = False   # outputs_meta went to the next stage's rank
         self.has_backward = False
         self.output_chunks = []   # the last stage's outputs, one per microbatch
         self._chunk_pos = {}      # microbatch -> its place in output_chunks
@@ -107,6 +112,9 @@ class PipelineStage:
                              for m in inputs_meta)
         if self._user_inputs is not None:
             check_metas(f"Stage {self.stage_index} input", self._user_inputs, inputs_meta)
+        if self._user_input_grads is not None and not self.is_first:
+            check_metas(f"Stage {self.stage_index} input_grad", self._user_input_grads,
+                        tuple(m for m in inputs_meta if m.requires_grad))
         buffers = [(b, b.detach().clone()) for b in self.submod.buffers()]
         try:
             with torchlike.random.fork_rng(devices=[]), torchlike.enable_grad():
@@ -128,6 +136,9 @@ class PipelineStage:
         outputs_meta = tuple(TensorMeta.of(o) for o in outs if _is_tensor(o))
         if self._user_outputs is not None:
             check_metas(f"Stage {self.stage_index} output", self._user_outputs, outputs_meta)
+        if self._user_output_grads is not None and not self.is_last:
+            check_metas(f"Stage {self.stage_index} output_grad", self._user_output_grads,
+                        tuple(m for m in outputs_meta if m.requires_grad))
         self.inputs_meta = inputs_meta
         self.outputs_meta = outputs_meta
         return outputs_meta
