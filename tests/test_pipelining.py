@@ -115,6 +115,12 @@ def _check_pair_failures(rank, group):
                     "Stage 1: the activations of microbatch 0 from stage 0")
             assert want in str(e.value), str(e.value)
             opt.zero_grad()
+        if k == 2:  # the first stage's rank forgets its inputs
+            with pytest.raises((ValueError, PipeliningMetadataError)) as e:
+                sch.step() if rank == 0 else sch.step(target=y)
+            want = ("Stage 0 is on this rank: step() needs the batch's inputs" if rank == 0
+                    else "Stage 1: the activations of microbatch 0 from stage 0 (rank")
+            assert want in str(e.value), str(e.value)
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             ret = sch.step(x, target=y, losses=losses)  # x is ignored on rank 1

@@ -37,7 +37,7 @@ class TensorMeta:
     def from_json(cls, j):
         return cls(j[0], getattr(torchlike, j[1]), j[2])
 
-    def empty(self, device=None):
+    def empty(self):
         return torchlike.empty(self.shape, dtype=self.dtype)
 
     def describe(self):

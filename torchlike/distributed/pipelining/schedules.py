@@ -234,7 +234,9 @@ class _Runner:
             try:
                 dist.recv(t, src=peer, group=self.group, tag=tag)
             except dist.DistBackendError as e:
-                if "bytes of" not in str(e):  # a timeout or a lost peer
+                # a message of another size or dtype (the transport's words);
+                # anything else is a timeout or a lost peer
+                if "bytes of" not in str(e):
                     raise
                 failed = e
             out.append(t)
@@ -473,12 +475,15 @@ class _PipelineSchedule:
         try:
             arg_mbs, kwarg_mbs, target_mbs = self._microbatches(
                 args, kwargs, target, arg_mbs, kwarg_mbs, target_mbs)
+            if any(s.is_first for s in stages) and not arg_mbs[0] and not kwarg_mbs[0]:
+                raise ValueError("Stage 0 is on this rank: step() needs the batch's inputs "
+                                 "here (step(x))")
             last = [s for s in stages if s.is_last]
             if last and self._has_backward and target_mbs is None:
                 raise ValueError(f"Stage {last[0].stage_index} is the last stage and the "
                                  f"schedule has a loss_fn: step() needs target= there")
             runner.run(arg_mbs, kwarg_mbs, target_mbs, loss_kwargs)
-        except BaseException:
+        except Exception:  # (an interrupt leaves at once: no settling that could wait)
             for st in stages:
                 st._clear()
             self._internal_losses = []
