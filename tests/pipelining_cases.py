@@ -185,6 +185,11 @@ def run_errors(lib, pp, rank, ws, group=None):
                           N_MB)
     ret = ev.step(x) if rank == 0 else ev.step()
     out["forward_only"] = None if ret is None else [ret.tolist(), bool(ret.requires_grad)]
+    fo = pp._ScheduleForwardOnly(
+        pp.PipelineStage(blocks(lib, ws)[rank], rank, ws, dev, group=group), N_MB)
+    out["forward_only_losses"] = err(lambda: fo.step(x, losses=[]))
+    ret = fo.step(x) if rank == 0 else fo.step()
+    out["forward_only_cls"] = None if ret is None else [ret.tolist(), bool(ret.requires_grad)]
     losses = []
     ret = sch.eval(x) if rank == 0 else sch.eval(target=y, losses=losses)
     out["eval"] = [None if ret is None else [ret.tolist(), bool(ret.requires_grad)],

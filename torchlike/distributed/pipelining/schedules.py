@@ -541,6 +541,23 @@ class PipelineScheduleSingle(_PipelineSchedule):
         return [self._stage]
 
 
+class _ScheduleForwardOnly(PipelineScheduleSingle):
+    """Forwards only, without a loss."""
+
+    def step(self, *args, target=None, losses=None, **kwargs):
+        if target is not None or losses is not None:
+            raise RuntimeError("Forward-only schedule does not support loss computation")
+        saved = self._has_backward
+        self._has_backward = False
+        try:
+            return super().step(*args, **kwargs)
+        finally:
+            self._has_backward = saved
+
+    def _order(self):
+        return [("F", self._stage.stage_index, i) for i in range(self._n_microbatches)]
+
+
 class ScheduleGPipe(PipelineScheduleSingle):
     """All forwards, then all backwards."""
 
