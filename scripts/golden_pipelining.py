@@ -14,14 +14,16 @@ import torch.distributed.pipelining.microbatch as mb
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "pipelining.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from pipelining_cases import run_errors, run_microbatch, run_pipe, run_schedules  # noqa: E402
+from pipelining_cases import (run_errors, run_inputs, run_microbatch, run_pipe,  # noqa: E402
+                              run_schedules)
 from golden_ranks import run_ranks, write_golden  # noqa: E402
 
 
 def _cases(rank, ws):
     return {"schedules": run_schedules(torch, pp, rank, ws),
             "pipe": run_pipe(torch, pp, rank, ws),
-            "errors": run_errors(torch, pp, rank, ws)}
+            "errors": run_errors(torch, pp, rank, ws),
+            "inputs": run_inputs(torch, pp, rank, ws)}
 
 
 def main():

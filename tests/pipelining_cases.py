@@ -161,6 +161,58 @@ def run_pipe(lib, pp, rank, ws, group=None):
     return out
 
 
+def _scaled(lib):
+    class Scaled(lib.nn.Module):
+        """A block whose output is scaled row by row by a keyword input."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x, scale=None):
+            return self.inner(x) * scale
+    return Scaled
+
+
+def run_inputs(lib, pp, rank, ws, group=None):
+    """Keyword inputs (cut into microbatches, given to every stage), and
+    pre-split microbatches (arg_mbs / kwarg_mbs / target_mbs)."""
+    F = lib.nn.functional
+    x, y = batch(lib)
+    scale = (lib.arange(8, dtype=lib.float64) * 0.25 + 0.5).reshape(8, 1)
+    model = blocks(lib, ws)
+    mod = _scaled(lib)(model[rank])
+    sch = pp.ScheduleGPipe(pp.PipelineStage(mod, rank, ws, lib.device("cpu"), group=group),
+                           N_MB, loss_fn=F.mse_loss)
+    out = {}
+    for way in ("kwargs", "pre_split"):
+        losses = []
+        if way == "kwargs":
+            kw = {"scale": scale}
+            if rank == 0:
+                ret = sch.step(x, **kw)
+            elif rank == ws - 1:
+                ret = sch.step(target=y, losses=losses, **kw)
+            else:
+                ret = sch.step(**kw)
+        else:
+            kws = [{"scale": s} for s in scale.tensor_split(N_MB)]
+            if rank == 0:
+                ret = sch.step(arg_mbs=[(a,) for a in x.tensor_split(N_MB)], kwarg_mbs=kws)
+            elif rank == ws - 1:
+                ret = sch.step(target_mbs=list(y.tensor_split(N_MB)), losses=losses,
+                               kwarg_mbs=kws)
+            else:
+                ret = sch.step(kwarg_mbs=kws)
+        out[way] = [None if ret is None else ret.tolist(), _losses(losses),
+                    [v for p in mod.parameters() for v in p.grad.reshape(-1).tolist()]]
+        for p in mod.parameters():
+            p.grad = None
+    out["mixed"] = err(lambda: sch.step(x, arg_mbs=[(x,)] * N_MB))
+    out["bad_arg_mbs"] = err(lambda: sch.step(arg_mbs=(x,) * N_MB))
+    return out
+
+
 def run_errors(lib, pp, rank, ws, group=None):
     """Errors every rank raises before any message (so that the world stays
     usable), and the eval() of a trained schedule."""

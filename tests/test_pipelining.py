@@ -22,8 +22,8 @@ import torchlike.distributed.pipelining.microbatch as mb
 from torchlike.distributed.pipelining import schedules as S
 from torchlike.distributed.pipelining._utils import PipeliningMetadataError
 from dist_helpers import close_tree, put, results, spawn_world
-from pipelining_cases import (LR, N_MB, STEPS, batch, blocks, run_errors, run_microbatch,
-                              run_pipe, run_schedules)
+from pipelining_cases import (LR, N_MB, STEPS, batch, blocks, run_errors, run_inputs,
+                              run_microbatch, run_pipe, run_schedules)
 
 WORLD = 4
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "pipelining.json")
@@ -192,10 +192,12 @@ def _main(rank, ws, init, outdir):
     group, r2 = pairs[rank // 2], rank % 2
     out = {"4": {"schedules": run_schedules(torchlike, pp, rank, ws),
                  "pipe": run_pipe(torchlike, pp, rank, ws),
-                 "errors": run_errors(torchlike, pp, rank, ws)},
+                 "errors": run_errors(torchlike, pp, rank, ws),
+                 "inputs": run_inputs(torchlike, pp, rank, ws)},
            "2": {"schedules": run_schedules(torchlike, pp, r2, 2, group),
                  "pipe": run_pipe(torchlike, pp, r2, 2, group),
-                 "errors": run_errors(torchlike, pp, r2, 2, group)}}
+                 "errors": run_errors(torchlike, pp, r2, 2, group),
+                 "inputs": run_inputs(torchlike, pp, r2, 2, group)}}
     _check_local_errors(r2, group)
     _check_pair_failures(r2, group)
     _check_chain_failure(rank)
@@ -273,6 +275,15 @@ def test_errors_match_pytorch(world, ws):
             kind, msg = got.pop("few_rows")
             assert kind == "ValueError" and msg.startswith(want.pop("few_rows")[1]), msg
         close_tree(got, want, f"rank{r}.errors")
+
+
+@pytest.mark.parametrize("ws", ["2", "4"])
+def test_inputs_match_pytorch(world, ws):
+    """Keyword inputs cut into microbatches and given to every stage, the
+    same step from pre-split microbatches (returns, losses, gradients), and
+    the errors of mixing the two or passing a tuple."""
+    for r, got, want in _per_rank(world, ws):
+        close_tree(got["inputs"], want["inputs"], f"rank{r}.inputs")
 
 
 def test_microbatch_matches_pytorch():

@@ -420,10 +420,18 @@ class _PipelineSchedule:
 
     def _microbatches(self, args, kwargs, target, arg_mbs, kwarg_mbs, target_mbs):
         n = self._n_microbatches
-        if any(m is not None for m in (arg_mbs, kwarg_mbs, target_mbs)):
-            if args or kwargs or target is not None:
-                raise ValueError("When using pre-split inputs, pass them through arg_mbs=..., "
-                                 "kwarg_mbs=... and target_mbs=... only")
+        pre_split = any(m is not None for m in (arg_mbs, kwarg_mbs, target_mbs))
+        if pre_split:
+            if args:
+                raise ValueError("When using pre-split inputs, pass pre-split positional "
+                                 "inputs through arg_mbs=... instead of positional args.")
+            if kwargs:
+                raise ValueError(f"Unexpected keyword arguments with pre-split inputs: "
+                                 f"{', '.join(sorted(kwargs))}. Pass pre-split keyword "
+                                 f"inputs through kwarg_mbs=...")
+            if target is not None:
+                raise ValueError("When using pre-split inputs, pass pre-split targets through "
+                                 "target_mbs=... instead of target=...")
         else:
             if args or kwargs:
                 arg_mbs, kwarg_mbs = split_args_kwargs_into_chunks(
@@ -439,6 +447,14 @@ class _PipelineSchedule:
                     raise ValueError(f"Expecting {n} {name} but got {len(mbs)}")
         arg_mbs = arg_mbs if arg_mbs is not None else [()] * n
         kwarg_mbs = kwarg_mbs if kwarg_mbs is not None else [{}] * n
+        if pre_split:
+            for i, (a, k) in enumerate(zip(arg_mbs, kwarg_mbs)):
+                if not isinstance(a, tuple):
+                    raise TypeError(f"arg_mbs must be a list of tuples, but arg_mbs[{i}] is a "
+                                    f"{type(a)}")
+                if not isinstance(k, dict):
+                    raise TypeError(f"kwarg_mbs must be a list of dicts, but kwarg_mbs[{i}] is "
+                                    f"a {type(k)}")
         return arg_mbs, kwarg_mbs, target_mbs
 
     def _local_stages(self):
