@@ -464,14 +464,16 @@ class _PipelineSchedule:
         raise NotImplementedError
 
     def step(self, *args, target=None, losses=None, return_outputs=True, loss_kwargs=None,
-             arg_mbs=None, kwarg_mbs=None, target_mbs=None, **kwargs):
+             arg_mbs=None, kwarg_mbs=None, target_mbs=None, finalize_gradients=True, **kwargs):
         """One training iteration over the microbatches of a batch.
 
         ``args`` / ``kwargs``: the whole batch's inputs, on the rank of the
         first stage (kwargs go to every local stage); ``target`` and
         ``losses`` (a list, filled with one loss per microbatch) on the rank
         of the last stage.  Returns the merged output of the last stage on its
-        rank, None elsewhere.  Gradients accumulate in the stages' modules."""
+        rank, None elsewhere.  Gradients accumulate in the stages' modules.
+        ``finalize_gradients`` concerns FSDP stage modules (not supported)
+        and changes nothing."""
         if self._has_backward and not torchlike.is_grad_enabled():
             raise RuntimeError("step() requires gradients to be enabled for backward "
                                "computation; it should not be used under torch.no_grad() "

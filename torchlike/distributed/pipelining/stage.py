@@ -160,8 +160,9 @@ class PipelineStage:
 
     # ---- compute ---------------------------------------------------------------------
     def _forward(self, mb, args, kwargs):
-        """Run microbatch ``mb``: the outputs as a tuple (the last stage: the
-        module's output as it is, also kept in ``output_chunks``)."""
+        """Run microbatch ``mb``; the module's output as it is (the last
+        stage also keeps it in ``output_chunks``; with a backward to come,
+        the outputs and the inputs that require grad are kept for it)."""
         try:
             out = self.submod(*args, **(kwargs or {}))
         except Exception as e:
