@@ -244,6 +244,7 @@ class DTensor(Tensor):
     __str__ = __repr__
 
     _tl_refuse_buffer = True
+    _tl_param_keeps_type = True  # nn.Parameter(dtensor) is the DTensor, marked _is_param
 
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError(".numpy() is not supported for DTensor: call full_tensor() or "
