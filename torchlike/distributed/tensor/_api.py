@@ -222,11 +222,10 @@ class DTensor(Tensor):
             raise RuntimeError("placements is needed for redistribute!")
         placements = check_placements(placements, mesh, len(spec.shape))
         for p, q in zip(spec.placements, placements):
-            if isinstance(q, Partial) and not isinstance(p, (Partial, Replicate)):
-                raise RuntimeError(f"redistribute from {spec.placements} to {placements}: "
-                                   f"cannot move {p} to {q}")
-            if isinstance(p, Partial) and isinstance(q, Partial) and p != q:
-                raise RuntimeError(f"redistribute from {p} to {q} is not supported")
+            if q.is_partial() and p != q and not (isinstance(p, Shard) and
+                                                  q.reduce_op == "sum"):
+                raise RuntimeError(f"Can not redistribute from {p} to {q}, only Shard to "
+                                   f"Partial(sum) redistribution is supported!")
         local = local_for_op(self)
         if forward_dtype is not None:
             local = local.to(forward_dtype)

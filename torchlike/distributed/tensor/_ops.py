@@ -93,8 +93,8 @@ def _mesh_of(func, args, kwargs, strict=True):
     mesh = dts[0]._spec.mesh
     for d in dts[1:]:
         if d._spec.mesh != mesh:
-            raise NotImplementedError(f"DTensor does not support cross-mesh operation on "
-                                      f"{_qual(func)}! Got meshes: {mesh} {d._spec.mesh}")
+            raise RuntimeError(f"Cannot run {_qual(func)} on inputs with different meshes: "
+                               f"got {mesh} and {d._spec.mesh}")
     if strict:
         def visit(a):
             if isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0:
@@ -365,6 +365,25 @@ def _like(func, name, args, kwargs):
     return wrap(out, spec.mesh, R.grad_layout(spec.placements), spec.shape)
 
 
+def _new_factory(func, name, args, kwargs):
+    """``new_zeros(size)`` ...: of the input's global shape, the input's
+    layout (Partial read as Replicate), as PyTorch keeps it; otherwise a
+    replicated tensor."""
+    self = args[0]
+    spec = self._spec
+    rest = list(args[1:])
+    size = rest.pop(0) if rest else kwargs.pop("size")
+    if isinstance(size, int):
+        size = (size,) + tuple(a for a in rest if isinstance(a, int))
+        rest = [a for a in rest if not isinstance(a, int)]
+    size = tuple(size)
+    pl = R.grad_layout(spec.placements) if size == spec.shape else \
+        _replicate_all(spec.mesh)
+    lshape = R.local_shape_and_offset(size, spec.mesh, pl)[0]
+    out = _call(func, (plain(self).detach(), lshape) + tuple(rest), kwargs)
+    return wrap(out, spec.mesh, pl, size)
+
+
 # ---- matmul -----------------------------------------------------------------------------------
 
 def _contract_rule(pa, pb, na, nb):
@@ -542,16 +561,21 @@ def _reduction(func, name, args, kwargs):
         if keepdim and not full else tuple(n for i, n in enumerate(spec.shape) if i not in dims)
     if keepdim and full:
         out_shape = tuple(1 for _ in spec.shape)
+    # mean over a sharded dim: PyTorch's Partial(avg) of the local means
+    # when the pieces are even, else Partial(sum) of local sums / the count
+    even = all(spec.shape[p.dim] % spec.mesh.size(k) == 0
+               for k, p in enumerate(spec.placements) if isinstance(p, Shard) and p.dim in dims)
+    reduced = "avg" if name == "mean" and even else "sum"
     targets, out_pl, partial_sum = [], [], False
     for p in spec.placements:
         if isinstance(p, Shard) and p.dim in dims:
             targets.append(p)
-            out_pl.append(Partial())
-            partial_sum = True
+            out_pl.append(Partial(reduced))
+            partial_sum = reduced == "sum"
         elif isinstance(p, Shard):
             targets.append(p)
             out_pl.append(p if keepdim else Shard(p.dim - sum(1 for d in dims if d < p.dim)))
-        elif isinstance(p, Partial) and p.reduce_op == "sum":
+        elif isinstance(p, Partial) and p.reduce_op in ("sum", "avg"):
             targets.append(p)
             out_pl.append(p)
         else:
@@ -830,6 +854,8 @@ _RULES = {
     "softmax": _softmax, "log_softmax": _softmax, "layer_norm": _norm, "rms_norm": _norm,
     "zeros_like": _like, "ones_like": _like, "empty_like": _like, "full_like": _like,
     "rand_like": _like, "randn_like": _like,
+    "new_zeros": _new_factory, "new_ones": _new_factory, "new_empty": _new_factory,
+    "new_full": _new_factory,
 }
 for _n in ("get:dtype", "get:device", "get:requires_grad", "get:is_leaf", "get:grad_fn",
            "get:is_cuda", "get:layout", "element_size", "get:itemsize", "is_floating_point",

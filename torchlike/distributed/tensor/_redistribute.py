@@ -191,11 +191,16 @@ def transform(x, mesh, src, dst, shape, zero=False):
         if isinstance(a, Partial) and isinstance(b, Shard):
             return _reduce_scatter(x, b.dim, level_size(shape, mesh, src, b.dim, k),
                                    a.reduce_op, mesh, k)
-        if isinstance(a, Shard) and isinstance(b, Partial) and zero:
+        if isinstance(a, Shard) and isinstance(b, Partial):
             return _embed(x, a.dim, level_size(shape, mesh, src, a.dim, k), mesh, k)
     cur = list(src)
     for k in sorted(changed, reverse=True):
         p = cur[k]
+        if isinstance(p, Shard) and isinstance(dst[k], Partial):
+            # the piece in zeros of the whole: a Partial value, no communication
+            x = _embed(x, p.dim, level_size(shape, mesh, cur, p.dim, k), mesh, k)
+            cur[k] = dst[k]
+            continue
         if isinstance(p, Shard):
             x = _all_gather(x, p.dim, level_size(shape, mesh, cur, p.dim, k), mesh, k)
         elif isinstance(p, Partial):
@@ -203,6 +208,8 @@ def transform(x, mesh, src, dst, shape, zero=False):
         cur[k] = Replicate()
     for k in sorted(changed):
         q = dst[k]
+        if cur[k] == q:
+            continue
         if isinstance(q, Shard):
             x = _chunk(x, q.dim, level_size(shape, mesh, cur, q.dim, k), mesh, k)
         elif isinstance(q, Partial):
@@ -226,6 +233,10 @@ class Redistribute(Function):
     @staticmethod
     def backward(ctx, grad):
         g = transform(grad, ctx.mesh, adjoint(ctx.dst), adjoint(ctx.src), ctx.shape, zero=True)
+        # each addend of a Partial(avg) counts 1/n of the value
+        for k, (p, q) in enumerate(zip(ctx.src, ctx.dst)):
+            if p != q and p.is_partial("avg"):
+                g = g / ctx.mesh.size(k)
         return g, None, None, None, None
 
 

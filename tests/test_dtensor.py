@@ -1,0 +1,199 @@
+"""torchlike.distributed.tensor (DTensor) and .tensor.parallel over 4 real
+processes (one world for the module): the local pieces of uneven Shard on
+1-D meshes of 4 and 2 ranks and a 2x2 mesh, every redistribution, the
+placements and values of op results, gradients through from_local /
+to_local / redistribute, errors and parallelize_module match PyTorch's
+(tests/golden/dtensor.json, recorded by scripts/golden_dtensor.py from the
+cases in tests/dtensor_cases.py); a colwise + rowwise MLP trains as the
+unparallelised one on 4 and on 2 ranks."""
+import datetime
+import json
+import os
+
+import numpy as np
+import pytest
+
+import torchlike
+import torchlike.distributed as dist
+import torchlike.distributed.tensor as dt
+import torchlike.distributed.tensor.parallel as tp
+from dist_helpers import put, results, spawn_world
+from dtensor_cases import WORLD, base, make_mlp, meshes, run_all
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "dtensor.json")
+
+# where torchlike deliberately differs (docs/distributed.md, DTensor)
+_OWN_ERRORS = {
+    # PyTorch: an IndexError from inside / no error at all (zip truncates)
+    "from_local_too_long": "ValueError",
+    "redistribute_too_long": "ValueError",
+}
+
+
+def _golden():
+    with open(GOLDEN) as f:
+        return json.load(f)
+
+
+def _close(got, want, path):
+    """got equals want (trees of dicts and lists), floats to 1e-12 relative;
+    errors compare by exception type."""
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want), (path, sorted(got), sorted(want))
+        for k in want:
+            _close(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list) and len(want) == 2 and isinstance(want[0], str) and \
+            want[0].endswith(("Error", "Exception")) and isinstance(want[1], str):
+        assert isinstance(got, list) and got[0] == want[0], (path, got, want)
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (path, got, want)
+        for i, (a, b) in enumerate(zip(got, want)):
+            _close(a, b, f"{path}[{i}]")
+    elif isinstance(want, float):
+        assert abs(got - want) <= 1e-12 + 1e-12 * abs(want), (path, got, want)
+    else:
+        assert got == want, (path, got, want)
+
+
+# ---- checks run inside the world (torchlike only) -------------------------------------------
+
+def _train_mlp(mesh, rank):
+    """3 SGD steps of a colwise + rowwise MLP equal those of the plain MLP:
+    outputs, gathered gradients and parameters."""
+    ref, par = make_mlp(torchlike, 8), make_mlp(torchlike, 8)
+    tp.parallelize_module(par, mesh, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+    o_ref = torchlike.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
+    o_par = torchlike.optim.SGD(par.parameters(), lr=0.05, momentum=0.9)
+    x = base(torchlike, (4, 6)).sin()
+    for _ in range(3):
+        o_ref.zero_grad()
+        o_par.zero_grad()
+        y_ref, y_par = ref(x), par(x)
+        assert type(y_par) is torchlike.Tensor
+        np.testing.assert_allclose(y_par.detach().numpy(), y_ref.detach().numpy(),
+                                   rtol=1e-12, atol=1e-13)
+        (y_ref ** 2).mean().backward()
+        (y_par ** 2).mean().backward()
+        for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+            assert isinstance(b, dt.DTensor) and isinstance(b.grad, dt.DTensor), name
+            np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(),
+                                       rtol=1e-12, atol=1e-13, err_msg=name)
+        o_ref.step()
+        o_par.step()
+    for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+        np.testing.assert_allclose(b.full_tensor().detach().numpy(), a.detach().numpy(),
+                                   rtol=1e-12, atol=1e-13, err_msg=name)
+
+
+def _train_2d(m22, rank):
+    """On the 2x2 mesh: parameters Shard over "tp" and replicated over
+    "dp"; each "dp" row gets its half of the batch through a
+    [Shard(0), Replicate] input; the gradients equal the whole batch's."""
+    ref = make_mlp(torchlike, 8)
+    w1 = dt.distribute_tensor(ref[0].weight.detach(), m22, [dt.Replicate(), dt.Shard(0)])
+    b1 = dt.distribute_tensor(ref[0].bias.detach(), m22, [dt.Replicate(), dt.Shard(0)])
+    w2 = dt.distribute_tensor(ref[2].weight.detach(), m22, [dt.Replicate(), dt.Shard(1)])
+    for t in (w1, b1, w2):
+        t.requires_grad_()
+    x = base(torchlike, (4, 6)).cos()
+    xd = dt.distribute_tensor(x, m22, [dt.Shard(0), dt.Replicate()])
+    h = torchlike.relu(torchlike.nn.functional.linear(xd, w1, b1))
+    assert h.placements == (dt.Shard(0), dt.Shard(1))
+    y = torchlike.nn.functional.linear(h, w2)
+    assert y.placements == (dt.Shard(0), dt.Partial())
+    loss = (y ** 2).sum()
+    loss.full_tensor().backward()
+    (ref(x)[:, :] - ref[2].bias).pow(2).sum().backward()
+    for t, p in ((w1, ref[0].weight), (b1, ref[0].bias), (w2, ref[2].weight)):
+        np.testing.assert_allclose(t.grad.full_tensor().numpy(), p.grad.numpy(), rtol=1e-12,
+                                   atol=1e-13)
+
+
+def _check_values(ms, rank):
+    """Values against NumPy: uneven pieces put back together, random
+    factories the same whole tensor on every rank, in-place ops."""
+    m4 = ms["m4"]
+    x = base(torchlike, (7, 5))
+    want = x.numpy()
+    for pl in ([dt.Shard(0)], [dt.Shard(1)], [dt.Replicate()]):
+        d = dt.distribute_tensor(x, m4, pl)
+        np.testing.assert_array_equal(d.full_tensor().numpy(), want)
+        np.testing.assert_allclose((d * d).sum().full_tensor().numpy(), (want * want).sum())
+    torchlike.manual_seed(5)
+    r = dt.randn(6, 4, device_mesh=m4, placements=[dt.Shard(0)])
+    torchlike.manual_seed(5)
+    np.testing.assert_array_equal(r.full_tensor().numpy(), torchlike.randn(6, 4).numpy())
+    d = dt.distribute_tensor(x, m4, [dt.Shard(1)])
+    d.mul_(2).add_(1)
+    d[0, 0] = 100.0  # the fallback's in-place path writes back into the piece
+    w = want * 2 + 1
+    w[0, 0] = 100.0
+    np.testing.assert_array_equal(d.full_tensor().numpy(), w)
+    assert d.placements == (dt.Shard(1),)
+    assert np.asarray(d.to_local()).shape == (7, [2, 2, 1, 0][rank])
+
+
+def _main(rank, ws, init, outdir):
+    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
+                            timeout=datetime.timedelta(seconds=120))  # fail, never hang
+    golden = run_all(torchlike, rank)
+    ms = meshes(torchlike)
+    _train_mlp(ms["m4"], rank)
+    _train_mlp(ms["m2"], rank)
+    _train_2d(ms["m22"], rank)
+    _check_values(ms, rank)
+    put(outdir, rank, golden)
+    dist.destroy_process_group()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The ranks' case results, once every in-world check passed on every rank."""
+    outdir = spawn_world(_main, WORLD, tmp_path_factory.mktemp("dtensor"))
+    return results(outdir, WORLD)
+
+
+@pytest.mark.parametrize("part", ["layouts", "redistribute", "ops", "grads"])
+def test_matches_pytorch(world, part):
+    """Local shapes and values per rank, placements, global shapes and
+    gradients, as PyTorch's on each of the 4 ranks."""
+    for rank in range(WORLD):
+        _close(world[rank][part], _golden()["ranks"][rank][part], f"rank{rank}.{part}")
+
+
+def test_errors_match_pytorch(world):
+    for rank in range(WORLD):
+        got, want = dict(world[rank]["errors"]), dict(_golden()["ranks"][rank]["errors"])
+        for key, typ in _OWN_ERRORS.items():
+            assert got.pop(key)[0] == typ, key
+            want.pop(key)
+        _close(got, want, f"rank{rank}.errors")
+
+
+def test_parallelize_module_matches_pytorch(world):
+    """Parameter placements and shapes, output types and values of
+    colwise / rowwise / sequence parallel modules."""
+    for rank in range(WORLD):
+        want = json.loads(json.dumps(_golden()["ranks"][rank]["parallel"]).replace(
+            "AsyncCollectiveTensor", "Tensor"))
+        _close(world[rank]["parallel"], want, f"rank{rank}.parallel")
+
+
+def test_placements_outside_a_world():
+    """Placements, reprs and argument errors need no process group."""
+    assert dt.Shard(1) == dt.Shard(1) and dt.Shard(0) != dt.Shard(1)
+    assert dt.Replicate() == dt.Replicate() and dt.Partial() == dt.Partial("sum")
+    assert {dt.Shard(0), dt.Shard(0), dt.Replicate()} == {dt.Shard(0), dt.Replicate()}
+    assert dt.Partial().is_partial() and dt.Shard(2).is_shard(2) and not dt.Shard(2).is_shard(1)
+    with pytest.raises(ValueError, match="reduce_op"):
+        dt.Partial("mean")
+    with pytest.raises(TypeError, match="dim must be an int"):
+        dt.Shard(0.5)
+    from torchlike.distributed.tensor.placement_types import chunk_sizes
+    for n, parts in ((5, 4), (3, 4), (0, 2), (8, 4), (1, 4), (7, 3)):
+        want = [len(c) for c in np.array_split(np.arange(n), n)] if False else None
+        got = chunk_sizes(n, parts)
+        # torch.chunk's cut: pieces of ceil(n / parts), the last ones shorter or empty
+        pieces = [c.shape[0] for c in torchlike.arange(n).chunk(parts)] if n else []
+        assert got[:len(pieces)] == pieces and sum(got) == n and len(got) == parts, (n, parts)
+        assert want is None
