@@ -295,6 +295,15 @@ def run_grads(lib, rank):
     (leaf.exp() * 0.5).full_tensor().sum().backward()
     out["leaf_S1"] = {"placements": [repr(p) for p in leaf.grad.placements],
                       "local": _g(leaf.grad.to_local())}
+    # mean over an evenly sharded dim (Partial(avg)) and Shard -> Partial
+    t = base(lib, (8, 4)).chunk(WORLD, 1)[rank].clone().requires_grad_()
+    s = dt.DTensor.from_local(t, m, [S1]).mean(1)
+    (s.full_tensor() * base(lib, (8,))).sum().backward()
+    out["mean_avg"] = {"s": [repr(p) for p in s.placements], "grad": _g(t.grad)}
+    t = base(lib, (8, 4)).chunk(WORLD, 0)[rank].clone().requires_grad_()
+    s = dt.DTensor.from_local(t, m, [S0]).redistribute(m, [P])
+    (s.full_tensor() * base(lib, (8, 4))).sum().backward()
+    out["shard_to_partial"] = {"local": _g(s.to_local()), "grad": _g(t.grad)}
     leaf = dt.distribute_tensor(base(lib, (5, 6)), m, [R]).requires_grad_()
     d = leaf.redistribute(m, [S0])
     (d.to_local() ** 2).sum().backward()
@@ -374,11 +383,14 @@ def run_parallel(lib, rank):
                               "y_local": y.to_local().detach().tolist()}
     norm = lib.nn.LayerNorm(6).double()
     tp.parallelize_module(norm, ms["m4"], tp.SequenceParallel(sequence_dim=0))
-    xs = base(lib, (8, 6)).chunk(WORLD, 0)[rank]
+    xs = base(lib, (8, 6)).chunk(WORLD, 0)[rank].clone().requires_grad_()
     y = norm(xs)
+    (y.to_local() * base(lib, tuple(y.to_local().shape)).cos()).sum().backward()
     out["sequence_parallel"] = {"y": [repr(p) for p in y.placements], "shape": list(y.shape),
                                 "local": y.to_local().detach().tolist(),
-                                "weight": [repr(p) for p in norm.weight.placements]}
+                                "weight": [repr(p) for p in norm.weight.placements],
+                                "x_grad": _g(xs.grad),
+                                "weight_grad": _g(norm.weight.grad.full_tensor())}
     emb = lib.nn.Embedding(8, 4).double()
     tp.parallelize_module(emb, ms["m4"], tp.ColwiseParallel())
     out["embedding_colwise"] = [repr(p) for p in emb.weight.placements]
