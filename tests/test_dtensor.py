@@ -6,6 +6,7 @@ to_local / redistribute, errors and parallelize_module match PyTorch's
 (tests/golden/dtensor.json, recorded by scripts/golden_dtensor.py from the
 cases in tests/dtensor_cases.py); a colwise + rowwise MLP trains as the
 unparallelised one on 4 and on 2 ranks."""
+import copy
 import datetime
 import json
 import os
@@ -57,13 +58,13 @@ def _close(got, want, path):
 
 # ---- checks run inside the world (torchlike only) -------------------------------------------
 
-def _train_mlp(mesh, rank):
-    """3 SGD steps of a colwise + rowwise MLP equal those of the plain MLP:
-    outputs, gathered gradients and parameters."""
+def _train_mlp(mesh, rank, opt):
+    """3 optimizer steps of a colwise + rowwise MLP equal those of the plain
+    MLP: outputs, gathered gradients and parameters (with gradient
+    clipping for Adam)."""
     ref, par = make_mlp(torchlike, 8), make_mlp(torchlike, 8)
     tp.parallelize_module(par, mesh, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
-    o_ref = torchlike.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
-    o_par = torchlike.optim.SGD(par.parameters(), lr=0.05, momentum=0.9)
+    o_ref, o_par = opt(ref.parameters()), opt(par.parameters())
     x = base(torchlike, (4, 6)).sin()
     for _ in range(3):
         o_ref.zero_grad()
@@ -78,11 +79,23 @@ def _train_mlp(mesh, rank):
             assert isinstance(b, dt.DTensor) and isinstance(b.grad, dt.DTensor), name
             np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(),
                                        rtol=1e-12, atol=1e-13, err_msg=name)
+        if isinstance(o_ref, torchlike.optim.AdamW):
+            n_ref = torchlike.nn.utils.clip_grad_norm_(ref.parameters(), 0.1)
+            n_par = torchlike.nn.utils.clip_grad_norm_(par.parameters(), 0.1)
+            np.testing.assert_allclose(float(n_par), float(n_ref), rtol=1e-12)
         o_ref.step()
         o_par.step()
     for (name, a), b in zip(ref.named_parameters(), par.parameters()):
         np.testing.assert_allclose(b.full_tensor().detach().numpy(), a.detach().numpy(),
                                    rtol=1e-12, atol=1e-13, err_msg=name)
+    # the state dict holds the DTensors; a deep copy keeps them parameters
+    sd = par.state_dict()
+    assert all(isinstance(v, dt.DTensor) for v in sd.values())
+    assert tuple(sd["0.weight"].shape) == (8, 6)
+    twin = copy.deepcopy(par)
+    assert isinstance(twin[0].weight, torchlike.nn.Parameter)
+    assert twin[0].weight.placements == (dt.Shard(0),)
+    np.testing.assert_array_equal(twin(x).detach().numpy(), par(x).detach().numpy())
 
 
 def _train_2d(m22, rank):
@@ -131,6 +144,22 @@ def _check_values(ms, rank):
     np.testing.assert_array_equal(d.full_tensor().numpy(), w)
     assert d.placements == (dt.Shard(1),)
     assert np.asarray(d.to_local()).shape == (7, [2, 2, 1, 0][rank])
+    assert repr(d).startswith("DTensor(local_tensor=tensor(") and "Shard(dim=1)" in repr(d)
+    with m4:  # the mesh of the innermost with-block is the default
+        assert dt.distribute_tensor(x, placements=[dt.Shard(0)]).device_mesh is m4
+    with pytest.raises(RuntimeError, match="full_tensor"):
+        np.asarray(d)
+    # embeddings parallelised either way look up the same rows (colwise:
+    # this rank's column of them)
+    ids = torchlike.tensor([[0, 3, 7], [5, 5, 1]])
+    for style, cols in ((tp.ColwiseParallel(), slice(rank, rank + 1)),
+                        (tp.RowwiseParallel(input_layouts=dt.Replicate()), slice(None))):
+        torchlike.manual_seed(2)
+        ref = torchlike.nn.Embedding(8, 4)
+        emb = copy.deepcopy(ref)
+        tp.parallelize_module(emb, m4, style)
+        np.testing.assert_array_equal(emb(ids).detach().numpy(),
+                                      ref(ids).detach().numpy()[..., cols])
 
 
 def _main(rank, ws, init, outdir):
@@ -138,8 +167,8 @@ def _main(rank, ws, init, outdir):
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
     golden = run_all(torchlike, rank)
     ms = meshes(torchlike)
-    _train_mlp(ms["m4"], rank)
-    _train_mlp(ms["m2"], rank)
+    _train_mlp(ms["m4"], rank, lambda p: torchlike.optim.SGD(p, lr=0.05, momentum=0.9))
+    _train_mlp(ms["m2"], rank, lambda p: torchlike.optim.AdamW(p, lr=0.01))
     _train_2d(ms["m22"], rank)
     _check_values(ms, rank)
     put(outdir, rank, golden)
