@@ -98,6 +98,33 @@ def _train_mlp(mesh, rank, opt):
     np.testing.assert_array_equal(twin(x).detach().numpy(), par(x).detach().numpy())
 
 
+def _check_sequence_parallel(mesh, rank):
+    """torchtitan's block: LayerNorm under SequenceParallel (sequence dim
+    sharded), a colwise Linear gathering the sequence, a rowwise Linear
+    reduce-scattering it back; outputs and gathered gradients equal the
+    plain block's."""
+    def block():
+        torchlike.manual_seed(4)
+        return torchlike.nn.Sequential(torchlike.nn.LayerNorm(6), torchlike.nn.Linear(6, 8),
+                                       torchlike.nn.GELU(), torchlike.nn.Linear(8, 6)).double()
+    ref, par = block(), block()
+    tp.parallelize_module(par, mesh, {
+        "0": tp.SequenceParallel(),
+        "1": tp.ColwiseParallel(input_layouts=dt.Shard(1)),
+        "3": tp.RowwiseParallel(output_layouts=dt.Shard(1), use_local_output=False)})
+    x = base(torchlike, (2, 8, 6)).cos()
+    y = par(x.chunk(WORLD, 1)[rank])
+    assert y.placements == (dt.Shard(1),) and tuple(y.shape) == (2, 8, 6)
+    y_ref = ref(x)
+    np.testing.assert_allclose(y.full_tensor().detach().numpy(), y_ref.detach().numpy(),
+                               rtol=1e-12, atol=1e-13)
+    (y ** 2).sum().full_tensor().backward()
+    (y_ref ** 2).sum().backward()
+    for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+        np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(), rtol=1e-11,
+                                   atol=1e-12, err_msg=name)
+
+
 def _train_2d(m22, rank):
     """On the 2x2 mesh: parameters Shard over "tp" and replicated over
     "dp"; each "dp" row gets its half of the batch through a
@@ -169,6 +196,7 @@ def _main(rank, ws, init, outdir):
     ms = meshes(torchlike)
     _train_mlp(ms["m4"], rank, lambda p: torchlike.optim.SGD(p, lr=0.05, momentum=0.9))
     _train_mlp(ms["m2"], rank, lambda p: torchlike.optim.AdamW(p, lr=0.01))
+    _check_sequence_parallel(ms["m4"], rank)
     _train_2d(ms["m22"], rank)
     _check_values(ms, rank)
     put(outdir, rank, golden)

@@ -26,9 +26,10 @@ class _ParameterMeta(type):
     # Parameter.__new__) is marked ``_is_param`` and counts as a Parameter,
     # as in PyTorch
     def __instancecheck__(cls, instance):
-        if cls is Parameter and getattr(instance, "_is_param", False):
+        if super().__instancecheck__(instance):
             return True
-        return super().__instancecheck__(instance)
+        return cls is Parameter and isinstance(instance, Tensor) and \
+            getattr(instance, "_is_param", False) is True
 
 
 class Parameter(Tensor, metaclass=_ParameterMeta):
