@@ -9,12 +9,10 @@ ops through the propagation rules of ``_ops.py`` on the local tensors.
 
 Autograd records the ranks' local computations; ``_redistribute.py`` says
 in which layout gradients travel and where they are converted."""
-import math
-
 from ... import _C
 from ..._C import DisableTorchFunctionSubclass
 from ...autograd.grad_mode import no_grad
-from ..device_mesh import DeviceMesh, _MESH_STACK
+from ..device_mesh import _MESH_STACK
 from . import _redistribute as R
 from .placement_types import Partial, Placement, Replicate, Shard
 
@@ -154,9 +152,9 @@ class DTensor(Tensor):
         read as laid out by ``grad_placements`` (default: the placements,
         Partial read as Replicate)."""
         spec = self._spec
-        local = local_for_op(self) if _C.is_grad_enabled() else plain(self)
         if not _C.is_grad_enabled():
-            return local
+            return plain(self)
+        local = local_for_op(self)
         g = R.grad_layout(spec.placements) if grad_placements is None else \
             check_placements(grad_placements, spec.mesh, len(spec.shape), "grad_placements")
         out = R.convert_grad(local, spec.mesh, g, R.adjoint(spec.placements), spec.shape)

@@ -43,7 +43,7 @@ from ..._C import DisableTorchFunctionSubclass
 from ...autograd.grad_mode import no_grad
 from ...overrides import resolve_name, short_name
 from . import _redistribute as R
-from ._api import DTensor, Spec, local_for_op, plain, wrap
+from ._api import DTensor, local_for_op, plain, wrap
 from .placement_types import Partial, Replicate, Shard
 
 Tensor = _C.Tensor
@@ -65,11 +65,6 @@ def _norm_dim(d, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
                          f"{ndim - 1}], but got {d})")
     return d + ndim if d < 0 else d
-
-
-def _is_scalar(a):
-    return isinstance(a, (int, float, complex, bool)) or (
-        isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim == 0)
 
 
 def _dtensors(args, kwargs):
@@ -148,7 +143,7 @@ def _replicate_all(mesh):
 # ---- metadata ---------------------------------------------------------------------------------
 
 def _shape(func, name, args, kwargs):
-    return _C.Size(args[0]._spec.shape) if hasattr(_C, "Size") else args[0]._spec.shape
+    return _C.Size(args[0]._spec.shape)
 
 
 def _size(func, name, args, kwargs):
@@ -244,7 +239,7 @@ angle conj real imag threshold __neg__ __abs__ __invert__ __pos__ float double h
 int long short bool byte char to type cpu cuda contiguous clone detach requires_grad_
 float_power""".split())
 _BINARY = set("""add sub subtract rsub mul multiply div divide true_divide floor_divide remainder
-fmod pow maximum minimum fmax fmin atan2 hypot eq ne lt le gt ge equal_ logical_and logical_or
+fmod pow maximum minimum fmax fmin atan2 hypot eq ne lt le gt ge logical_and logical_or
 logical_xor bitwise_and bitwise_or bitwise_xor where lerp addcmul addcdiv copysign xlogy
 type_as masked_fill __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__
 __rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __eq__ __ne__
@@ -309,8 +304,6 @@ def _pointwise(func, name, args, kwargs, base=None, inplace=False):
             return i if 0 <= i < len(s) and not (s[i] == 1 and out_shape[od] != 1) else None
         if inplace:
             choice = self._spec.placements[k]
-            if isinstance(choice, Shard):
-                choice = Shard(choice.dim + 0)
         else:
             choice = None
             for d in dts:
@@ -350,12 +343,6 @@ def _pointwise(func, name, args, kwargs, base=None, inplace=False):
     if inplace:
         return self
     return _wrap_all(out, mesh, lambda o: (tuple(out_pl), out_shape))
-
-
-def _inplace_pointwise(base):
-    def rule(func, name, args, kwargs):
-        return _pointwise(func, name, args, kwargs, base=base, inplace=True)
-    return rule
 
 
 def _like(func, name, args, kwargs):
@@ -704,7 +691,7 @@ def _reshape(func, name, args, kwargs):
         shape = tuple(args[1:])
     else:
         shape = args[1] if len(args) > 1 else kwargs.get("shape", kwargs.get("size"))
-    if name == "view" and isinstance(shape, _C.dtype if hasattr(_C, "dtype") else ()):
+    if not isinstance(shape, (tuple, list)):  # view(dtype)
         return _fallback(func, name, args, kwargs)
     out_shape = _resolve_shape(tuple(shape), math.prod(spec.shape))
     targets, out_pl = [], []

@@ -15,9 +15,9 @@ torch.distributed.tensor.parallel.style.
 
 ``use_local_output``: hand the next module plain local tensors
 (``to_local()``) instead of DTensors."""
-from ....nn import Embedding, Linear, Module, Parameter
+from ....nn import Embedding, Linear, Parameter
 from .._api import DTensor, distribute_module, distribute_tensor
-from ..placement_types import Placement, Replicate, Shard
+from ..placement_types import Replicate, Shard
 
 __all__ = ["ParallelStyle", "ColwiseParallel", "RowwiseParallel", "SequenceParallel",
            "PrepareModuleInput", "PrepareModuleOutput", "PrepareModuleInputOutput"]
