@@ -125,6 +125,43 @@ def _check_sequence_parallel(mesh, rank):
                                    atol=1e-12, err_msg=name)
 
 
+def _check_checkpoint(ms, rank, outdir):
+    """dcp.save of a tensor-parallel model writes each DTensor's pieces as
+    chunks of the global tensor; they load into another parallelised model
+    (4 ranks, or 2 on a mesh slice), into plain modules, and a plain
+    model's checkpoint loads into DTensor parameters."""
+    import torchlike.distributed.checkpoint as dcp
+
+    def par(mesh, hidden=8):
+        m = make_mlp(torchlike, hidden)
+        return tp.parallelize_module(m, mesh, {"0": tp.ColwiseParallel(),
+                                               "2": tp.RowwiseParallel()})
+    ref = make_mlp(torchlike, 8)
+    src = par(ms["m4"])
+    path = os.path.join(outdir, "tp_ckpt")
+    dcp.save({"model": src.state_dict()}, checkpoint_id=path)
+    for target in (par(ms["m4"]), par(ms["m2"]), make_mlp(torchlike, 8)):
+        with torchlike.no_grad():
+            for p in target.parameters():
+                p.zero_()
+        sd = target.state_dict()
+        dcp.load({"model": sd}, checkpoint_id=path)
+        for (name, a), b in zip(ref.named_parameters(), target.parameters()):
+            got = b.full_tensor() if isinstance(b, dt.DTensor) else b
+            np.testing.assert_array_equal(got.detach().numpy(), a.detach().numpy(), name)
+    plain_path = os.path.join(outdir, "plain_ckpt")
+    with torchlike.no_grad():
+        for p in ref.parameters():
+            p.mul_(-2.0)
+    dcp.save({"model": ref.state_dict()}, checkpoint_id=plain_path)
+    target = par(ms["m2"])
+    dcp.load({"model": target.state_dict()}, checkpoint_id=plain_path)
+    for (name, a), b in zip(ref.named_parameters(), target.parameters()):
+        np.testing.assert_array_equal(b.full_tensor().detach().numpy(), a.detach().numpy(),
+                                      name)
+    assert isinstance(target[0].weight, dt.DTensor)
+
+
 def _train_2d(m22, rank):
     """On the 2x2 mesh: parameters Shard over "tp" and replicated over
     "dp"; each "dp" row gets its half of the batch through a
@@ -199,6 +236,7 @@ def _main(rank, ws, init, outdir):
     _check_sequence_parallel(ms["m4"], rank)
     _train_2d(ms["m22"], rank)
     _check_values(ms, rank)
+    _check_checkpoint(ms, rank, outdir)
     put(outdir, rank, golden)
     dist.destroy_process_group()
 

@@ -247,6 +247,25 @@ class DTensor(Tensor):
         raise RuntimeError(".numpy() is not supported for DTensor: call full_tensor() or "
                            "to_local() first")
 
+    def _tl_dcp_piece(self, for_load):
+        """For distributed checkpoints: this rank's piece, a plain tensor
+        sharing the local storage, recorded as the chunk of the global
+        tensor it is (replicated pieces are written once).  A Partial
+        DTensor is summed first when saving; it cannot be loaded into."""
+        from .._shard_spec import tag
+        spec = self._spec
+        dt = self
+        if any(p.is_partial() for p in spec.placements):
+            if for_load:
+                raise ValueError(f"cannot load a checkpoint into a DTensor with placements "
+                                 f"{spec.placements}: Partial values have no piece to "
+                                 f"hold; redistribute it first")
+            with no_grad():
+                dt = self.redistribute(placements=R.grad_layout(spec.placements))
+        local = plain(dt).detach()
+        _, offsets = R.local_shape_and_offset(spec.shape, spec.mesh, dt._spec.placements)
+        return tag(local, spec.shape, offsets)
+
     def __deepcopy__(self, memo):
         spec = self._spec
         out = _leaf(plain(self).detach().clone(), Spec(spec.mesh, spec.placements, spec.shape,
