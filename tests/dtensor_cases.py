@@ -212,7 +212,12 @@ def _factories(lib, dt, m):
                      ("ones", lambda: dt.ones((3, 5), device_mesh=m, placements=[dt.Shard(1)])),
                      ("full", lambda: dt.full((2, 5), 7.0, device_mesh=m,
                                               placements=[dt.Replicate()])),
-                     ("empty", lambda: dt.empty(6, 2, device_mesh=m, placements=[dt.Shard(0)]))):
+                     ("empty", lambda: dt.empty(6, 2, device_mesh=m, placements=[dt.Shard(0)])),
+                     ("linspace", lambda: dt.linspace(-1.0, 2.0, 10, dtype=lib.float64,
+                                                      device_mesh=m, placements=[dt.Shard(0)])),
+                     ("logspace", lambda: dt.logspace(0.0, 1.0, 6, 2.0, dtype=lib.float64,
+                                                      device_mesh=m,
+                                                      placements=[dt.Replicate()]))):
         d = fn()
         rec = {"placements": [repr(p) for p in d.placements], "shape": list(d.shape),
                "local_shape": list(d.to_local().shape), "dtype": str(d.dtype).split(".")[-1]}

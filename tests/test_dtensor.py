@@ -284,6 +284,9 @@ def test_placements_outside_a_world():
         dt.Partial("mean")
     with pytest.raises(TypeError, match="dim must be an int"):
         dt.Shard(0.5)
+    from torchlike.distributed._tensor import DTensor as OldPath
+    from torchlike.distributed._tensor.placement_types import Shard as OldShard
+    assert OldPath is dt.DTensor and OldShard is dt.Shard  # PyTorch's old import path
     from torchlike.distributed.tensor.placement_types import chunk_sizes
     for n, parts in ((5, 4), (3, 4), (0, 2), (8, 4), (1, 4), (7, 3), (10, 4)):
         got = chunk_sizes(n, parts)

@@ -4,7 +4,7 @@ as torch.distributed.tensor (docs/distributed.md, "DTensor").
 ``distribute_tensor``, ``DTensor.from_local``, ``to_local``,
 ``full_tensor``, ``redistribute``; the placements ``Shard``, ``Replicate``,
 ``Partial``; ``distribute_module``; and the factories ``zeros``, ``ones``,
-``empty``, ``full``, ``rand``, ``randn`` (``device_mesh=``,
+``empty``, ``full``, ``rand``, ``randn``, ``linspace``, ``logspace`` (``device_mesh=``,
 ``placements=``)."""
 from ... import _C
 from ..device_mesh import DeviceMesh, init_device_mesh
@@ -15,7 +15,7 @@ from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = ["DTensor", "DeviceMesh", "distribute_tensor", "distribute_module",
            "init_device_mesh", "Shard", "Replicate", "Partial", "Placement", "zeros", "ones",
-           "empty", "full", "rand", "randn"]
+           "empty", "full", "rand", "randn", "linspace", "logspace"]
 
 
 def _size(size):
@@ -83,3 +83,25 @@ def randn(*size, requires_grad=False, dtype=None, layout=None, device_mesh=None,
     """Standard normal values of global shape ``size`` (drawn as ``rand``'s)."""
     return _factory(lambda s, **kw: _C.randn(s, **kw), size, device_mesh, placements,
                     requires_grad, whole=True, dtype=dtype)
+
+
+def _scalar(v):
+    return v.full_tensor().item() if isinstance(v, DTensor) else v
+
+
+def linspace(start, end, steps, *, dtype=None, layout=None, requires_grad=False,
+             device_mesh=None, placements=None):
+    """``steps`` evenly spaced values from ``start`` to ``end`` (numbers or
+    0-d DTensors), laid out by ``placements``."""
+    start, end = _scalar(start), _scalar(end)
+    return _factory(lambda s, **kw: _C.linspace(start, end, s[0], **kw), (steps,),
+                    device_mesh, placements, requires_grad, whole=True, dtype=dtype)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, requires_grad=False,
+             device_mesh=None, placements=None):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly
+    spaced on a logarithmic scale, laid out by ``placements``."""
+    start, end = _scalar(start), _scalar(end)
+    return _factory(lambda s, **kw: _C.logspace(start, end, s[0], base, **kw), (steps,),
+                    device_mesh, placements, requires_grad, whole=True, dtype=dtype)
