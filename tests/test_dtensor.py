@@ -213,6 +213,18 @@ def _check_values(ms, rank):
         assert dt.distribute_tensor(x, placements=[dt.Shard(0)]).device_mesh is m4
     with pytest.raises(RuntimeError, match="full_tensor"):
         np.asarray(d)
+    # run_check makes replicated pieces the first rank's; the gradient of a
+    # replicated from_local input is whole on every rank
+    mine = (base(torchlike, (3, 2)) * (rank + 1)).requires_grad_()
+    r = dt.DTensor.from_local(mine, m4, [dt.Replicate()], run_check=True)
+    np.testing.assert_array_equal(r.to_local().detach().numpy(), want_r := base(
+        torchlike, (3, 2)).numpy())
+    h = r * r
+    h.retain_grad()
+    (h.sum() * 3).full_tensor().backward()
+    np.testing.assert_allclose(mine.grad.numpy(), 6 * want_r)
+    assert h.grad.placements == (dt.Partial(),)  # a non-leaf's gradient: the adjoint layout
+    np.testing.assert_array_equal(h.grad.full_tensor().numpy(), np.full((3, 2), 3.0))
     # embeddings parallelised either way look up the same rows (colwise:
     # this rank's column of them)
     ids = torchlike.tensor([[0, 3, 7], [5, 5, 1]])

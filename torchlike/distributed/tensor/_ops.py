@@ -188,8 +188,13 @@ def _grad(func, name, args, kwargs):
     g = _call(func, args, kwargs)
     if g is None or isinstance(g, DTensor):
         return g
-    spec = args[0]._spec
-    return wrap(g, spec.mesh, R.grad_layout(spec.placements), spec.shape, spec.stride)
+    self = args[0]
+    spec = self._spec
+    # a leaf's gradient was given PyTorch's layout on its way in
+    # (local_for_op); a retained non-leaf gradient is in the adjoint one
+    pl = R.grad_layout(spec.placements) if _call(Tensor.is_leaf.__get__, (self,), {}) else \
+        R.adjoint(spec.placements)
+    return wrap(g, spec.mesh, pl, spec.shape, spec.stride)
 
 
 def _data(func, name, args, kwargs):
