@@ -94,8 +94,10 @@ def local_for_op(dt):
     """A DTensor's local tensor for an op: a leaf's (a parameter's)
     gradient leaves in PyTorch's layout (a replicated leaf's partial
     gradients are all-reduced)."""
-    local = plain(dt)
-    if dt.requires_grad and dt.is_leaf:
+    with DisableTorchFunctionSubclass():
+        leaf = dt.requires_grad and dt.is_leaf
+        local = Tensor.as_subclass(dt, Tensor)
+    if leaf:
         spec = dt._spec
         local = R.convert_grad(local, spec.mesh, R.adjoint(spec.placements),
                                R.grad_layout(spec.placements), spec.shape)

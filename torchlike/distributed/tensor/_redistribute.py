@@ -179,6 +179,10 @@ def transform(x, mesh, src, dst, shape, zero=False):
     ``zero``: Replicate -> Partial keeps the value on the first rank (for
     gradients) instead of PyTorch's share."""
     src, dst = list(src), list(dst)
+    for k in range(len(src)):
+        # one rank along k: its piece is the whole, its share the value
+        if mesh.size(k) == 1:
+            src[k] = dst[k] = Replicate()
     changed = _changed(src, dst)
     if not changed:
         return x
