@@ -10,6 +10,7 @@ import copy
 import datetime
 import json
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -213,6 +214,11 @@ def _check_values(ms, rank):
         assert dt.distribute_tensor(x, placements=[dt.Shard(0)]).device_mesh is m4
     with pytest.raises(RuntimeError, match="full_tensor"):
         np.asarray(d)
+    with pytest.raises(RuntimeError, match="full_tensor"):
+        d.numpy()
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(d)
+    assert d.sum().item() == pytest.approx(float(w.sum()))  # item() of the whole value
     # run_check makes replicated pieces the first rank's; the gradient of a
     # replicated from_local input is whole on every rank
     mine = (base(torchlike, (3, 2)) * (rank + 1)).requires_grad_()

@@ -249,6 +249,16 @@ class DTensor(Tensor):
         raise RuntimeError(".numpy() is not supported for DTensor: call full_tensor() or "
                            "to_local() first")
 
+    def numpy(self, *, force=False):
+        raise RuntimeError(".numpy() is not supported for DTensor: call full_tensor() or "
+                           "to_local() first")
+
+    def __reduce_ex__(self, protocol):
+        # its mesh holds process groups, which do not pickle
+        raise TypeError("a DTensor cannot be pickled (its device mesh holds process groups): "
+                        "save it with torchlike.distributed.checkpoint, or pickle "
+                        "full_tensor() / to_local()")
+
     def _tl_dcp_piece(self, for_load):
         """For distributed checkpoints: this rank's piece, a plain tensor
         sharing the local storage, recorded as the chunk of the global

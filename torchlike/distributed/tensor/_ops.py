@@ -855,7 +855,7 @@ for _n in ("get:dtype", "get:device", "get:requires_grad", "get:is_leaf", "get:g
            "get:is_nested", "get:output_nr", "is_contiguous", "set:requires_grad",
            "set:grad", "register_hook", "data_ptr", "get:is_mkldnn", "get:names",
            "__hash__", "get:_base", "register_post_accumulate_grad_hook", "get:is_cpu",
-           "get_device", "get:nbytes", "is_set_to", "__reduce_ex__"):
+           "get_device", "get:nbytes", "is_set_to"):
     _RULES[_n] = _local_meta
 
 
