@@ -187,6 +187,62 @@ def _train_2d(m22, rank):
                                    atol=1e-13)
 
 
+def _rep(mesh, t):
+    return dt.distribute_tensor(t, mesh, [dt.Replicate()] * mesh.ndim)
+
+
+# op -> f(t, other): run on a DTensor (other: a maker of DTensors) and on the
+# plain tensor (other: identity); the whole values must agree
+_OPS_VS_PLAIN = {
+    "squeeze": lambda t, o: t.unsqueeze(0).squeeze(0),
+    "squeeze_all": lambda t, o: t.unsqueeze(2).squeeze(),
+    "flatten": lambda t, o: t.flatten(1), "flatten_all": lambda t, o: t.flatten(),
+    "permute": lambda t, o: t.permute((2, 0, 1)), "mT": lambda t, o: t.transpose(-1, -2),
+    "softmax": lambda t, o: torchlike.softmax(t, -1),
+    "log_softmax_sharded_dim": lambda t, o: torchlike.nn.functional.log_softmax(t, dim=1),
+    "layer_norm": lambda t, o: torchlike.nn.functional.layer_norm(t, (4,)),
+    "new_zeros": lambda t, o: t.new_zeros(t.shape) + t, "new_ones": lambda t, o: t.new_ones((5,)),
+    "cat": lambda t, o: torchlike.cat([t, t], 1),
+    "where": lambda t, o: torchlike.where(t > 3, t, t * 2),
+    "clamp": lambda t, o: t.clamp(2, 10), "sum_dtype": lambda t, o: t.sum(1, dtype=torchlike.float64),
+    "mean_keep": lambda t, o: t.mean((1, 2), keepdim=True), "mean_all": lambda t, o: t.mean(),
+    "rpow": lambda t, o: 2 ** t, "abs": lambda t, o: abs(t - 5), "getitem": lambda t, o: t[:, 1],
+    "max": lambda t, o: t.max(), "max_dim": lambda t, o: t.max(1).values,
+    "to": lambda t, o: t.to(torchlike.float64), "view": lambda t, o: t.view(6, 4),
+    "reshape_m1": lambda t, o: t.reshape(2, -1),
+    "matmul_vec": lambda t, o: t @ o(torchlike.ones(4)),
+    "bmm": lambda t, o: torchlike.bmm(t, o(torchlike.ones(2, 4, 5))),
+    "add_broadcast": lambda t, o: t + o(torchlike.arange(4.0)),
+    "mul_broadcast_mid": lambda t, o: t * o(torchlike.arange(3.0).reshape(3, 1)),
+    "eq": lambda t, o: (t == t), "expand": lambda t, o: t[:, :1].expand(2, 3, 4),
+    "norm": lambda t, o: t.norm(), "cumsum": lambda t, o: t.cumsum(1), "T": lambda t, o: t[0].T,
+}
+
+
+def _check_ops_vs_plain(mesh):
+    """Ops on a tensor sharded unevenly along dim 1 (3 over 4 ranks: 1, 1,
+    1, 0) give the plain tensor's values, in place ones too."""
+    x = torchlike.arange(24.0).reshape(2, 3, 4)
+    for pl in ([dt.Shard(1)], [dt.Shard(2)]):
+        d = dt.distribute_tensor(x, mesh, pl)
+        for name, f in _OPS_VS_PLAIN.items():
+            got, want = f(d, lambda t: _rep(mesh, t)), f(x, lambda t: t)
+            if isinstance(got, dt.DTensor):
+                assert tuple(got.shape) == tuple(want.shape), name
+                got = got.full_tensor()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, err_msg=name)
+        for name, f in {"add_": lambda t, o: t.add_(1), "clamp_": lambda t, o: t.clamp_(0, 5),
+                        "zero_": lambda t, o: t.zero_(), "fill_": lambda t, o: t.fill_(3.0),
+                        "setitem": lambda t, o: t.__setitem__((0, 1), 7.0),
+                        "iadd": lambda t, o: t.__iadd__(o(torchlike.ones(4))),
+                        "copy_": lambda t, o: t.copy_(o(torchlike.ones(2, 3, 4)))}.items():
+            a, b = x.clone(), dt.distribute_tensor(x, mesh, pl)
+            f(a, lambda t: t)
+            assert f(b, lambda t: _rep(mesh, t)) is b or name == "setitem", name
+            assert b.placements == tuple(pl), name
+            np.testing.assert_array_equal(b.full_tensor().numpy(), a.numpy(), err_msg=name)
+
+
 def _check_values(ms, rank):
     """Values against NumPy: uneven pieces put back together, random
     factories the same whole tensor on every rank, in-place ops."""
@@ -254,6 +310,7 @@ def _main(rank, ws, init, outdir):
     _check_sequence_parallel(ms["m4"], rank)
     _train_2d(ms["m22"], rank)
     _check_values(ms, rank)
+    _check_ops_vs_plain(ms["m4"])
     _check_checkpoint(ms, rank, outdir)
     put(outdir, rank, golden)
     dist.destroy_process_group()

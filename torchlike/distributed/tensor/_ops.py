@@ -132,7 +132,10 @@ def _wrap_all(out, mesh, placements_for):
         return wrap(out, mesh, pl, shape)
     if isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out):
         items = [_wrap_all(o, mesh, placements_for) for o in out]
-        return type(out)(items) if type(out) in (tuple, list) else type(out)(*items)
+        if type(out) in (tuple, list):
+            return type(out)(items)
+        # a namedtuple takes the fields, a struct sequence (return_types) the sequence
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
     return out
 
 
@@ -331,7 +334,8 @@ def _pointwise(func, name, args, kwargs, base=None, inplace=False):
             for d in dts:
                 targets[id(d)][k] = op  # a replicated addend / factor becomes a share
                 if base in _MULS or base in _DIVS:
-                    targets[id(d)][k] = op if d in partials else Replicate()
+                    # (identity: ``in`` would compare DTensors elementwise)
+                    targets[id(d)][k] = op if any(d is q for q in partials) else Replicate()
             out_pl.append(op)
             continue
         if inplace and choice.is_partial():
