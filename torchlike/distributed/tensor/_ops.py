@@ -607,7 +607,7 @@ def _permuted(func, perm, args, kwargs, out_shape=None):
     spec = self._spec
     out_pl = tuple(Shard(perm.index(p.dim)) if isinstance(p, Shard) else p
                    for p in spec.placements)
-    out = _call(func, (plain(self),) + tuple(args[1:]), kwargs)
+    out = _call(func, (local_for_op(self),) + tuple(args[1:]), kwargs)
     shape = tuple(spec.shape[i] for i in perm)
     return wrap(out, spec.mesh, out_pl, shape)
 
@@ -744,7 +744,7 @@ def _unsqueeze(func, name, args, kwargs):
     perm_shape.insert(d, 1)
     out_pl = tuple(Shard(p.dim + (p.dim >= d)) if isinstance(p, Shard) else p
                    for p in self._spec.placements)
-    out = _call(func, (plain(self),) + tuple(args[1:]), kwargs)
+    out = _call(func, (local_for_op(self),) + tuple(args[1:]), kwargs)
     return wrap(out, self._spec.mesh, out_pl, tuple(perm_shape))
 
 
@@ -818,9 +818,6 @@ def _fallback(func, name, args, kwargs):
     inplace = name.endswith("_") and not name.startswith("__") or name in (
         "__setitem__",) or name in _INPLACE_DUNDER
     self = args[0] if inplace and args and isinstance(args[0], DTensor) else None
-    if self is not None:
-        moved[id(self)] = moved[id(self)].detach().clone() if \
-            moved[id(self)] is plain(self) else moved[id(self)]
     largs, lkwargs = _map_args(args, kwargs, lambda d: moved[id(d)])
     out = _call(func, largs, lkwargs)
     if self is not None:
