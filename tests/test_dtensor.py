@@ -276,6 +276,13 @@ def _check_values(ms, rank):
         d = dt.distribute_tensor(x, m4, pl)
         np.testing.assert_array_equal(d.full_tensor().numpy(), want)
         np.testing.assert_allclose((d * d).sum().full_tensor().numpy(), (want * want).sum())
+    mine = x * (rank + 1)
+    np.testing.assert_array_equal(  # the values of the rank given, or each its own
+        dt.distribute_tensor(mine, m4, [dt.Shard(0)], src_data_rank=2).full_tensor().numpy(),
+        want * 3)
+    np.testing.assert_array_equal(
+        dt.distribute_tensor(mine, m4, [dt.Replicate()], src_data_rank=None).to_local()
+        .numpy(), want * (rank + 1))
     torchlike.manual_seed(5)
     r = dt.randn(6, 4, device_mesh=m4, placements=[dt.Shard(0)])
     torchlike.manual_seed(5)

@@ -309,11 +309,12 @@ def _check_meta(local, mesh, check_shape):
                          "ranks.")
 
 
-def _broadcast_on(local, mesh, k):
-    """``local`` as held by the first rank along mesh dimension k."""
+def _broadcast_on(local, mesh, k, src=0):
+    """``local`` as held by the rank of coordinate ``src`` along mesh
+    dimension k."""
     from .. import collectives as C
     from ..nn import functional as dfn
-    root = _line_ranks(mesh, k)[0]
+    root = _line_ranks(mesh, k)[src]
     if local.requires_grad and _C.is_grad_enabled():
         return dfn.broadcast(local.contiguous(), root, group=mesh.get_group(k))
     out = local.detach().contiguous().clone()
@@ -337,9 +338,10 @@ def _line_ranks(mesh, k):
 
 def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_rank=0):
     """A leaf DTensor laid out by ``placements`` from ``tensor``, the whole
-    value.  With ``src_data_rank`` (default 0) the values of that rank are
-    used (broadcast / scattered from it); with None every rank's own tensor
-    is cut locally (no communication)."""
+    value.  With ``src_data_rank`` (default 0) the values of the rank of
+    that coordinate along each mesh dimension are used (broadcast from
+    it); with None every rank's own tensor is cut locally (no
+    communication)."""
     mesh = current_mesh(device_mesh)
     if isinstance(tensor, DTensor):
         if tensor.device_mesh != mesh:
@@ -360,7 +362,11 @@ def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_ran
         if src_data_rank is not None:
             full = full.contiguous().clone()
             for k in range(mesh.ndim):
-                full = _broadcast_on(full, mesh, k) if mesh.size(k) > 1 else full
+                if mesh.size(k) > 1:
+                    if not 0 <= src_data_rank < mesh.size(k):
+                        raise ValueError(f"src_data_rank={src_data_rank} is not a rank of "
+                                         f"mesh dimension {k} (size {mesh.size(k)})")
+                    full = _broadcast_on(full, mesh, k, src_data_rank)
         rep = tuple(Replicate() for _ in placements)
         local = R.transform(full, mesh, rep, placements, tuple(full.shape))
         if local is full:
