@@ -305,6 +305,13 @@ def _check_values(ms, rank):
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(d)
     assert d.sum().item() == pytest.approx(float(w.sum()))  # item() of the whole value
+    from torchlike.distributed.tensor.experimental import implicit_replication
+    with pytest.raises(RuntimeError, match="mixed torch.Tensor and DTensor"):
+        dt.distribute_tensor(x, m4, [dt.Shard(0)]) + x
+    with implicit_replication():  # the plain tensor is taken as replicated
+        s = dt.distribute_tensor(x, m4, [dt.Shard(0)]) + x
+    assert s.placements == (dt.Shard(0),)
+    np.testing.assert_array_equal(s.full_tensor().numpy(), 2 * want)
     # run_check makes replicated pieces the first rank's; the gradient of a
     # replicated from_local input is whole on every rank
     mine = (base(torchlike, (3, 2)) * (rank + 1)).requires_grad_()

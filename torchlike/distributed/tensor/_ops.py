@@ -860,8 +860,32 @@ for _n in ("get:dtype", "get:device", "get:requires_grad", "get:is_leaf", "get:g
     _RULES[_n] = _local_meta
 
 
+# set by experimental.implicit_replication(): plain tensors mixed with
+# DTensors are taken as replicated on their mesh
+IMPLICIT_REPLICATION = [False]
+
+
+def _replicate_plain(args, kwargs):
+    dts = _dtensors(args, kwargs)
+    if not dts:
+        return args, kwargs
+    mesh = dts[0]._spec.mesh
+
+    def m(a):
+        if isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0:
+            return DTensor.from_local(a, mesh, [Replicate()] * mesh.ndim)
+        if isinstance(a, list):
+            return [m(b) for b in a]
+        if isinstance(a, tuple):
+            return tuple(m(b) for b in a)
+        return a
+    return tuple(m(a) for a in args), {k: m(v) for k, v in kwargs.items()}
+
+
 def dispatch(func, args, kwargs):
     name = short_name(func)
+    if IMPLICIT_REPLICATION[0] and not name.startswith(("get:", "set:")):
+        args, kwargs = _replicate_plain(args, kwargs)
     rule = _RULES.get(name)
     if rule is not None:
         return rule(func, name, args, kwargs)
