@@ -242,6 +242,14 @@ class DTensor(Tensor):
 
     __str__ = __repr__
 
+    def __format__(self, format_spec):
+        # as Tensor.__format__: a 0-d tensor formats its value (gathered when
+        # it is not replicated), others their repr (this rank's piece: no
+        # communication, so one rank may print alone)
+        if len(self._spec.shape) == 0:
+            return format(self.full_tensor().item(), format_spec)
+        return object.__format__(self, format_spec)
+
     _tl_refuse_buffer = True
     _tl_param_keeps_type = True  # nn.Parameter(dtensor) is the DTensor, marked _is_param
 
