@@ -328,16 +328,21 @@ def _check_values(ms, rank):
     assert h.grad.placements == (dt.Partial(),)  # a non-leaf's gradient: the adjoint layout
     np.testing.assert_array_equal(h.grad.full_tensor().numpy(), np.full((3, 2), 3.0))
     # embeddings parallelised either way look up the same rows (colwise:
-    # this rank's column of them)
-    ids = torchlike.tensor([[0, 3, 7], [5, 5, 1]])
+    # this rank's column of them) and get the same gradients; 10 rows over
+    # 4 ranks are 3, 3, 3, 1
+    ids = torchlike.tensor([[0, 3, 9], [5, 5, 1]])
     for style, cols in ((tp.ColwiseParallel(), slice(rank, rank + 1)),
                         (tp.RowwiseParallel(input_layouts=dt.Replicate()), slice(None))):
         torchlike.manual_seed(2)
-        ref = torchlike.nn.Embedding(8, 4)
+        ref = torchlike.nn.Embedding(10, 4).double()
         emb = copy.deepcopy(ref)
         tp.parallelize_module(emb, m4, style)
-        np.testing.assert_array_equal(emb(ids).detach().numpy(),
-                                      ref(ids).detach().numpy()[..., cols])
+        got, want = emb(ids), ref(ids)[..., cols]
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        (got * got).sum().backward()
+        (want * want).sum().backward()
+        g = emb.weight.grad.full_tensor().numpy()[:, cols]
+        np.testing.assert_allclose(g, ref.weight.grad.numpy()[:, cols], rtol=1e-12)
 
 
 def _main(rank, ws, init, outdir):

@@ -804,6 +804,60 @@ def _norm(func, name, args, kwargs):
     return _along(func, name, args, kwargs, set(range(nd - k, nd)))
 
 
+def _embedding(func, name, args, kwargs):
+    """Lookups in a weight sharded on its columns (Colwise) give output
+    sharded on its last dim; in a weight sharded on its rows (Rowwise) each
+    rank looks up the ids it holds (zeros for the others): a Partial sum,
+    as PyTorch's masked partial.  Ids keep their sharding."""
+    ids = args[0]
+    weight = args[1] if len(args) > 1 else kwargs.get("weight")
+    rest = dict(kwargs)
+    rest.pop("weight", None)
+    if len(args) > 2 or any(rest.get(k) not in (None, False) for k in
+                            ("max_norm", "scale_grad_by_freq", "sparse")) or \
+            not isinstance(weight, DTensor) or weight.ndim != 2:
+        return _fallback(func, name, args, kwargs)
+    mesh = _mesh_of(func, args, kwargs)
+    wspec = weight._spec
+    ids_pl = ids._spec.placements if isinstance(ids, DTensor) else _replicate_all(mesh)
+    ids_shape = tuple(ids._spec.shape if isinstance(ids, DTensor) else ids.shape)
+    out_nd = len(ids_shape) + 1
+    w_t, i_t, out_pl, row_dims = [], [], [], []
+    for k, (pw, pi) in enumerate(zip(wspec.placements, ids_pl)):
+        if isinstance(pi, Partial):
+            pi = Replicate()
+        if isinstance(pw, Shard) and pw.dim == 1:
+            w_t.append(pw)
+            i_t.append(Replicate())
+            out_pl.append(Shard(out_nd - 1))
+        elif isinstance(pw, Shard) and pw.dim == 0 and rest.get("padding_idx") is None:
+            w_t.append(pw)
+            i_t.append(Replicate())
+            out_pl.append(Partial())
+            row_dims.append(k)
+        else:
+            w_t.append(Replicate())
+            i_t.append(pi)
+            out_pl.append(pi)
+    if len(row_dims) > 1:
+        return _fallback(func, name, args, kwargs)
+    lw = _move(weight, tuple(w_t))
+    lids = _move(ids, tuple(i_t)) if isinstance(ids, DTensor) else ids
+    if row_dims:
+        _, offsets = R.local_shape_and_offset(wspec.shape, mesh, w_t)
+        rows = _call(Tensor.size, (lw, 0), {})
+        with DisableTorchFunctionSubclass():
+            shifted = lids - offsets[0]
+            mine = (shifted >= 0) & (shifted < rows)
+            # (no rows here: zeros, still on the tape of the empty piece)
+            out = func(shifted.clamp(0, max(rows - 1, 0)), lw, **rest) if rows else \
+                _C.zeros(tuple(lids.shape) + (lw.shape[1],), dtype=lw.dtype) + lw.sum() * 0
+            out = out * mine.unsqueeze(-1).to(out.dtype)
+    else:
+        out = _call(func, (lids, lw), rest)
+    return wrap(out, mesh, tuple(out_pl), ids_shape + (wspec.shape[1],))
+
+
 # ---- the fallback -----------------------------------------------------------------------------
 
 def _fallback(func, name, args, kwargs):
@@ -844,6 +898,7 @@ _RULES = {
     "transpose": _transpose, "swapaxes": _transpose, "swapdims": _transpose, "t": _transpose,
     "get:T": _transpose, "permute": _permute, "view": _reshape, "reshape": _reshape,
     "flatten": _flatten, "unsqueeze": _unsqueeze, "squeeze": _squeeze,
+    "embedding": _embedding,
     "softmax": _softmax, "log_softmax": _softmax, "layer_norm": _norm, "rms_norm": _norm,
     "zeros_like": _like, "ones_like": _like, "empty_like": _like, "full_like": _like,
     "rand_like": _like, "randn_like": _like,
