@@ -308,6 +308,10 @@ def _check_values(ms, rank):
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(d)
     assert d.sum().item() == pytest.approx(float(w.sum()))  # item() of the whole value
+    drop = torchlike.nn.functional.dropout(d, 0.5, training=True)  # on each piece
+    assert drop.placements == d.placements and tuple(drop.shape) == tuple(d.shape)
+    kept = drop.to_local().numpy() != 0
+    np.testing.assert_allclose(drop.to_local().numpy()[kept], 2 * d.to_local().numpy()[kept])
     from torchlike.distributed.tensor.experimental import implicit_replication
     with pytest.raises(RuntimeError, match="mixed torch.Tensor and DTensor"):
         dt.distribute_tensor(x, m4, [dt.Shard(0)]) + x

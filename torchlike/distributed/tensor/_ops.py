@@ -245,7 +245,7 @@ square reciprocal sign sgn floor ceil round trunc frac erf erfc erfinv logit nan
 clamp clip clamp_min clamp_max positive logical_not bitwise_not isnan isinf isfinite signbit
 angle conj real imag threshold __neg__ __abs__ __invert__ __pos__ float double half bfloat16
 int long short bool byte char to type cpu cuda contiguous clone detach requires_grad_
-float_power""".split())
+float_power dropout alpha_dropout feature_alpha_dropout""".split())
 _BINARY = set("""add sub subtract rsub mul multiply div divide true_divide floor_divide remainder
 fmod pow maximum minimum fmax fmin atan2 hypot eq ne lt le gt ge logical_and logical_or
 logical_xor bitwise_and bitwise_or bitwise_xor where lerp addcmul addcdiv copysign xlogy
