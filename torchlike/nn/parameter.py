@@ -21,7 +21,18 @@ def _detached_subclass(cls, data, requires_grad):
     return self
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    # a tensor subclass that stays itself as a parameter (a DTensor: see
+    # Parameter.__new__) is marked ``_is_param`` and counts as a Parameter,
+    # as in PyTorch
+    def __instancecheck__(cls, instance):
+        if super().__instancecheck__(instance):
+            return True
+        return cls is Parameter and isinstance(instance, Tensor) and \
+            getattr(instance, "_is_param", False) is True
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     r"""A Tensor that is a module parameter.
 
     Args:
@@ -34,6 +45,12 @@ class Parameter(Tensor):
             data = _C.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, not {type(data).__name__}")
+        if cls is Parameter and getattr(type(data), "_tl_param_keeps_type", False):
+            # a DTensor stays a DTensor (its layout lives in its type), detached
+            # and marked as a parameter, as PyTorch does for such subclasses
+            t = data.detach().requires_grad_(requires_grad)
+            t._is_param = True
+            return t
         return _detached_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):

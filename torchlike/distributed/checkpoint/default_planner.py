@@ -62,6 +62,15 @@ def set_element(root, path, value):
     root[path[-1]] = value
 
 
+def _pieces(flat, for_load):
+    """The flat state dict with each DTensor as its local piece (sharing
+    its storage), recorded as a piece of the global tensor."""
+    if not any(getattr(type(v), "_tl_dcp_piece", None) for v in flat.values()):
+        return flat
+    return {k: v._tl_dcp_piece(for_load) if getattr(type(v), "_tl_dcp_piece", None) else v
+            for k, v in flat.items()}
+
+
 def _chunk_of(t):
     """(offsets, global size) of the part of its global tensor ``t`` holds."""
     spec = _shard_spec.spec_of(t)
@@ -192,7 +201,7 @@ class DefaultSavePlanner(SavePlanner):
             state_dict, self.mappings = flatten_state_dict(state_dict)
         elif not isinstance(state_dict, Mapping):
             raise TypeError(f"a state dict must be a dict, got {type(state_dict).__name__}")
-        self.state_dict = dict(state_dict)
+        self.state_dict = _pieces(dict(state_dict), for_load=False)
         self.is_coordinator = is_coordinator
         self.storage_meta = storage_meta
 
@@ -303,7 +312,7 @@ class DefaultLoadPlanner(LoadPlanner):
             state_dict, self.mappings = flatten_state_dict(state_dict)
         elif not isinstance(state_dict, Mapping):
             raise TypeError(f"a state dict must be a dict, got {type(state_dict).__name__}")
-        self.state_dict = state_dict
+        self.state_dict = _pieces(state_dict, for_load=True)
         self.metadata = metadata
         self.is_coordinator = is_coordinator
 

@@ -1,0 +1,421 @@
+"""torchlike.distributed.tensor (DTensor) and .tensor.parallel over 4 real
+processes (one world for the module): the local pieces of uneven Shard on
+1-D meshes of 4 and 2 ranks and a 2x2 mesh, every redistribution, the
+placements and values of op results, gradients through from_local /
+to_local / redistribute, errors and parallelize_module match PyTorch's
+(tests/golden/dtensor.json, recorded by scripts/golden_dtensor.py from the
+cases in tests/dtensor_cases.py); a colwise + rowwise MLP trains as the
+unparallelised one on 4 and on 2 ranks."""
+import copy
+import datetime
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import torchlike
+import torchlike.distributed as dist
+import torchlike.distributed.tensor as dt
+import torchlike.distributed.tensor.parallel as tp
+from dist_helpers import put, results, spawn_world
+from dtensor_cases import WORLD, base, make_mlp, meshes, run_all
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "dtensor.json")
+
+# where torchlike deliberately differs (docs/distributed.md, DTensor)
+_OWN_ERRORS = {
+    # PyTorch: an IndexError from inside / no error at all (zip truncates)
+    "from_local_too_long": "ValueError",
+    "redistribute_too_long": "ValueError",
+}
+
+
+def _golden():
+    with open(GOLDEN) as f:
+        return json.load(f)
+
+
+def _close(got, want, path):
+    """got equals want (trees of dicts and lists), floats to 1e-12 relative;
+    errors compare by exception type."""
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want), (path, sorted(got), sorted(want))
+        for k in want:
+            _close(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list) and len(want) == 2 and isinstance(want[0], str) and \
+            want[0].endswith(("Error", "Exception")) and isinstance(want[1], str):
+        assert isinstance(got, list) and got[0] == want[0], (path, got, want)
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (path, got, want)
+        for i, (a, b) in enumerate(zip(got, want)):
+            _close(a, b, f"{path}[{i}]")
+    elif isinstance(want, float):
+        assert abs(got - want) <= 1e-12 + 1e-12 * abs(want), (path, got, want)
+    else:
+        assert got == want, (path, got, want)
+
+
+# ---- checks run inside the world (torchlike only) -------------------------------------------
+
+def _train_mlp(mesh, rank, opt):
+    """3 optimizer steps of a colwise + rowwise MLP equal those of the plain
+    MLP: outputs, gathered gradients and parameters (with gradient
+    clipping for Adam)."""
+    ref, par = make_mlp(torchlike, 8), make_mlp(torchlike, 8)
+    tp.parallelize_module(par, mesh, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+    o_ref, o_par = opt(ref.parameters()), opt(par.parameters())
+    x = base(torchlike, (4, 6)).sin()
+    for _ in range(3):
+        o_ref.zero_grad()
+        o_par.zero_grad()
+        y_ref, y_par = ref(x), par(x)
+        assert type(y_par) is torchlike.Tensor
+        np.testing.assert_allclose(y_par.detach().numpy(), y_ref.detach().numpy(),
+                                   rtol=1e-12, atol=1e-13)
+        (y_ref ** 2).mean().backward()
+        (y_par ** 2).mean().backward()
+        for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+            assert isinstance(b, dt.DTensor) and isinstance(b.grad, dt.DTensor), name
+            np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(),
+                                       rtol=1e-12, atol=1e-13, err_msg=name)
+        if isinstance(o_ref, torchlike.optim.AdamW):
+            n_ref = torchlike.nn.utils.clip_grad_norm_(ref.parameters(), 0.1)
+            n_par = torchlike.nn.utils.clip_grad_norm_(par.parameters(), 0.1)
+            np.testing.assert_allclose(float(n_par), float(n_ref), rtol=1e-12)
+        o_ref.step()
+        o_par.step()
+    for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+        np.testing.assert_allclose(b.full_tensor().detach().numpy(), a.detach().numpy(),
+                                   rtol=1e-12, atol=1e-13, err_msg=name)
+    # the state dict holds the DTensors; a deep copy keeps them parameters
+    sd = par.state_dict()
+    assert all(isinstance(v, dt.DTensor) for v in sd.values())
+    assert tuple(sd["0.weight"].shape) == (8, 6)
+    twin = copy.deepcopy(par)
+    assert isinstance(twin[0].weight, torchlike.nn.Parameter)
+    assert twin[0].weight.placements == (dt.Shard(0),)
+    np.testing.assert_array_equal(twin(x).detach().numpy(), par(x).detach().numpy())
+
+
+def _check_sequence_parallel(mesh, rank):
+    """torchtitan's block: LayerNorm under SequenceParallel (sequence dim
+    sharded), a colwise Linear gathering the sequence, a rowwise Linear
+    reduce-scattering it back; outputs and gathered gradients equal the
+    plain block's."""
+    def block():
+        torchlike.manual_seed(4)
+        return torchlike.nn.Sequential(torchlike.nn.LayerNorm(6), torchlike.nn.Linear(6, 8),
+                                       torchlike.nn.GELU(), torchlike.nn.Linear(8, 6)).double()
+    ref, par = block(), block()
+    tp.parallelize_module(par, mesh, {
+        "0": tp.SequenceParallel(),
+        "1": tp.ColwiseParallel(input_layouts=dt.Shard(1)),
+        "3": tp.RowwiseParallel(output_layouts=dt.Shard(1), use_local_output=False)})
+    x = base(torchlike, (2, 8, 6)).cos()
+    y = par(x.chunk(WORLD, 1)[rank])
+    assert y.placements == (dt.Shard(1),) and tuple(y.shape) == (2, 8, 6)
+    y_ref = ref(x)
+    np.testing.assert_allclose(y.full_tensor().detach().numpy(), y_ref.detach().numpy(),
+                               rtol=1e-12, atol=1e-13)
+    (y ** 2).sum().full_tensor().backward()
+    (y_ref ** 2).sum().backward()
+    for (name, a), b in zip(ref.named_parameters(), par.parameters()):
+        np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(), rtol=1e-11,
+                                   atol=1e-12, err_msg=name)
+
+
+def _check_checkpoint(ms, rank, outdir):
+    """dcp.save of a tensor-parallel model writes each DTensor's pieces as
+    chunks of the global tensor; they load into another parallelised model
+    (4 ranks, or 2 on a mesh slice), into plain modules, and a plain
+    model's checkpoint loads into DTensor parameters."""
+    import torchlike.distributed.checkpoint as dcp
+
+    def par(mesh, hidden=8):
+        m = make_mlp(torchlike, hidden)
+        return tp.parallelize_module(m, mesh, {"0": tp.ColwiseParallel(),
+                                               "2": tp.RowwiseParallel()})
+    ref = make_mlp(torchlike, 8)
+    src = par(ms["m4"])
+    path = os.path.join(outdir, "tp_ckpt")
+    dcp.save({"model": src.state_dict()}, checkpoint_id=path)
+    for target in (par(ms["m4"]), par(ms["m2"]), make_mlp(torchlike, 8)):
+        with torchlike.no_grad():
+            for p in target.parameters():
+                p.zero_()
+        sd = target.state_dict()
+        dcp.load({"model": sd}, checkpoint_id=path)
+        for (name, a), b in zip(ref.named_parameters(), target.parameters()):
+            got = b.full_tensor() if isinstance(b, dt.DTensor) else b
+            np.testing.assert_array_equal(got.detach().numpy(), a.detach().numpy(), name)
+    plain_path = os.path.join(outdir, "plain_ckpt")
+    with torchlike.no_grad():
+        for p in ref.parameters():
+            p.mul_(-2.0)
+    dcp.save({"model": ref.state_dict()}, checkpoint_id=plain_path)
+    target = par(ms["m2"])
+    dcp.load({"model": target.state_dict()}, checkpoint_id=plain_path)
+    for (name, a), b in zip(ref.named_parameters(), target.parameters()):
+        np.testing.assert_array_equal(b.full_tensor().detach().numpy(), a.detach().numpy(),
+                                      name)
+    assert isinstance(target[0].weight, dt.DTensor)
+
+
+def _train_2d(m22, rank):
+    """On the 2x2 mesh: parameters Shard over "tp" and replicated over
+    "dp"; each "dp" row gets its half of the batch through a
+    [Shard(0), Replicate] input; the gradients equal the whole batch's."""
+    ref = make_mlp(torchlike, 8)
+    w1 = dt.distribute_tensor(ref[0].weight.detach(), m22, [dt.Replicate(), dt.Shard(0)])
+    b1 = dt.distribute_tensor(ref[0].bias.detach(), m22, [dt.Replicate(), dt.Shard(0)])
+    w2 = dt.distribute_tensor(ref[2].weight.detach(), m22, [dt.Replicate(), dt.Shard(1)])
+    for t in (w1, b1, w2):
+        t.requires_grad_()
+    x = base(torchlike, (4, 6)).cos()
+    xd = dt.distribute_tensor(x, m22, [dt.Shard(0), dt.Replicate()])
+    h = torchlike.relu(torchlike.nn.functional.linear(xd, w1, b1))
+    assert h.placements == (dt.Shard(0), dt.Shard(1))
+    y = torchlike.nn.functional.linear(h, w2)
+    assert y.placements == (dt.Shard(0), dt.Partial())
+    loss = (y ** 2).sum()
+    loss.full_tensor().backward()
+    (ref(x)[:, :] - ref[2].bias).pow(2).sum().backward()
+    for t, p in ((w1, ref[0].weight), (b1, ref[0].bias), (w2, ref[2].weight)):
+        np.testing.assert_allclose(t.grad.full_tensor().numpy(), p.grad.numpy(), rtol=1e-12,
+                                   atol=1e-13)
+
+
+def _rep(mesh, t):
+    return dt.distribute_tensor(t, mesh, [dt.Replicate()] * mesh.ndim)
+
+
+# op -> f(t, other): run on a DTensor (other: a maker of DTensors) and on the
+# plain tensor (other: identity); the whole values must agree
+_OPS_VS_PLAIN = {
+    "squeeze": lambda t, o: t.unsqueeze(0).squeeze(0),
+    "squeeze_all": lambda t, o: t.unsqueeze(2).squeeze(),
+    "flatten": lambda t, o: t.flatten(1), "flatten_all": lambda t, o: t.flatten(),
+    "permute": lambda t, o: t.permute((2, 0, 1)), "mT": lambda t, o: t.transpose(-1, -2),
+    "softmax": lambda t, o: torchlike.softmax(t, -1),
+    "log_softmax_sharded_dim": lambda t, o: torchlike.nn.functional.log_softmax(t, dim=1),
+    "layer_norm": lambda t, o: torchlike.nn.functional.layer_norm(t, (4,)),
+    "new_zeros": lambda t, o: t.new_zeros(t.shape) + t, "new_ones": lambda t, o: t.new_ones((5,)),
+    "cat": lambda t, o: torchlike.cat([t, t], 1),
+    "where": lambda t, o: torchlike.where(t > 3, t, t * 2),
+    "clamp": lambda t, o: t.clamp(2, 10), "sum_dtype": lambda t, o: t.sum(1, dtype=torchlike.float64),
+    "mean_keep": lambda t, o: t.mean((1, 2), keepdim=True), "mean_all": lambda t, o: t.mean(),
+    "rpow": lambda t, o: 2 ** t, "abs": lambda t, o: abs(t - 5), "getitem": lambda t, o: t[:, 1],
+    "max": lambda t, o: t.max(), "max_dim": lambda t, o: t.max(1).values,
+    "to": lambda t, o: t.to(torchlike.float64), "view": lambda t, o: t.view(6, 4),
+    "reshape_m1": lambda t, o: t.reshape(2, -1),
+    "matmul_vec": lambda t, o: t @ o(torchlike.ones(4)),
+    "bmm": lambda t, o: torchlike.bmm(t, o(torchlike.ones(2, 4, 5))),
+    "add_broadcast": lambda t, o: t + o(torchlike.arange(4.0)),
+    "mul_broadcast_mid": lambda t, o: t * o(torchlike.arange(3.0).reshape(3, 1)),
+    "eq": lambda t, o: (t == t), "expand": lambda t, o: t[:, :1].expand(2, 3, 4),
+    "norm": lambda t, o: t.norm(), "cumsum": lambda t, o: t.cumsum(1), "T": lambda t, o: t[0].T,
+}
+
+
+def _check_ops_vs_plain(mesh):
+    """Ops on a tensor sharded unevenly along dim 1 (3 over 4 ranks: 1, 1,
+    1, 0) give the plain tensor's values, in place ones too."""
+    x = torchlike.arange(24.0).reshape(2, 3, 4)
+    for pl in ([dt.Shard(1)], [dt.Shard(2)]):
+        d = dt.distribute_tensor(x, mesh, pl)
+        for name, f in _OPS_VS_PLAIN.items():
+            got, want = f(d, lambda t: _rep(mesh, t)), f(x, lambda t: t)
+            if isinstance(got, dt.DTensor):
+                assert tuple(got.shape) == tuple(want.shape), name
+                got = got.full_tensor()
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, err_msg=name)
+        for name, f in {"add_": lambda t, o: t.add_(1), "clamp_": lambda t, o: t.clamp_(0, 5),
+                        "zero_": lambda t, o: t.zero_(), "fill_": lambda t, o: t.fill_(3.0),
+                        "setitem": lambda t, o: t.__setitem__((0, 1), 7.0),
+                        "iadd": lambda t, o: t.__iadd__(o(torchlike.ones(4))),
+                        "copy_": lambda t, o: t.copy_(o(torchlike.ones(2, 3, 4)))}.items():
+            a, b = x.clone(), dt.distribute_tensor(x, mesh, pl)
+            f(a, lambda t: t)
+            assert f(b, lambda t: _rep(mesh, t)) is b or name == "setitem", name
+            assert b.placements == tuple(pl), name
+            np.testing.assert_array_equal(b.full_tensor().numpy(), a.numpy(), err_msg=name)
+
+
+_NO_GRAD = {"eq", "new_ones", "max_dim"}
+
+
+def _check_grads_vs_plain(mesh):
+    """The gradients of those ops (a leaf sharded unevenly; the loss a
+    weighted sum of the gathered result) are the plain tensor's."""
+    x = (torchlike.arange(24.0, dtype=torchlike.float64).reshape(2, 3, 4) * 0.37).sin()
+    for pl in ([dt.Shard(1)], [dt.Shard(2)], [dt.Replicate()]):
+        for name, f in _OPS_VS_PLAIN.items():
+            if name in _NO_GRAD:
+                continue
+            a = x.clone().requires_grad_()
+            want = f(a, lambda t: t.double())
+            (want * want.detach().cos()).sum().backward()
+            leaf = dt.distribute_tensor(x, mesh, pl).requires_grad_()
+            got = f(leaf, lambda t: _rep(mesh, t.double()))
+            full = got.full_tensor() if isinstance(got, dt.DTensor) else got
+            (full * full.detach().cos()).sum().backward()
+            assert leaf.grad.placements == tuple(pl), name
+            np.testing.assert_allclose(leaf.grad.full_tensor().numpy(), a.grad.numpy(),
+                                       rtol=1e-10, atol=1e-12, err_msg=f"{name} {pl}")
+
+
+def _check_values(ms, rank):
+    """Values against NumPy: uneven pieces put back together, random
+    factories the same whole tensor on every rank, in-place ops."""
+    m4 = ms["m4"]
+    x = base(torchlike, (7, 5))
+    want = x.numpy()
+    for pl in ([dt.Shard(0)], [dt.Shard(1)], [dt.Replicate()]):
+        d = dt.distribute_tensor(x, m4, pl)
+        np.testing.assert_array_equal(d.full_tensor().numpy(), want)
+        np.testing.assert_allclose((d * d).sum().full_tensor().numpy(), (want * want).sum())
+    mine = x * (rank + 1)
+    np.testing.assert_array_equal(  # the values of the rank given, or each its own
+        dt.distribute_tensor(mine, m4, [dt.Shard(0)], src_data_rank=2).full_tensor().numpy(),
+        want * 3)
+    np.testing.assert_array_equal(
+        dt.distribute_tensor(mine, m4, [dt.Replicate()], src_data_rank=None).to_local()
+        .numpy(), want * (rank + 1))
+    torchlike.manual_seed(5)
+    r = dt.randn(6, 4, device_mesh=m4, placements=[dt.Shard(0)])
+    torchlike.manual_seed(5)
+    np.testing.assert_array_equal(r.full_tensor().numpy(), torchlike.randn(6, 4).numpy())
+    d = dt.distribute_tensor(x, m4, [dt.Shard(1)])
+    d.mul_(2).add_(1)
+    d[0, 0] = 100.0  # the fallback's in-place path writes back into the piece
+    w = want * 2 + 1
+    w[0, 0] = 100.0
+    np.testing.assert_array_equal(d.full_tensor().numpy(), w)
+    assert d.placements == (dt.Shard(1),)
+    assert np.asarray(d.to_local()).shape == (7, [2, 2, 1, 0][rank])
+    assert repr(d).startswith("DTensor(local_tensor=tensor(") and "Shard(dim=1)" in repr(d)
+    if rank == 0:  # printing is local: one rank alone may do it
+        assert f"{d}" == repr(d)
+    assert f"{d.sum():.1f}" == f"{float(w.sum()):.1f}"
+    with m4:  # the mesh of the innermost with-block is the default
+        assert dt.distribute_tensor(x, placements=[dt.Shard(0)]).device_mesh is m4
+    with pytest.raises(RuntimeError, match="full_tensor"):
+        np.asarray(d)
+    with pytest.raises(RuntimeError, match="full_tensor"):
+        d.numpy()
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(d)
+    assert d.sum().item() == pytest.approx(float(w.sum()))  # item() of the whole value
+    drop = torchlike.nn.functional.dropout(d, 0.5, training=True)  # on each piece
+    assert drop.placements == d.placements and tuple(drop.shape) == tuple(d.shape)
+    kept = drop.to_local().numpy() != 0
+    np.testing.assert_allclose(drop.to_local().numpy()[kept], 2 * d.to_local().numpy()[kept])
+    from torchlike.distributed.tensor.experimental import implicit_replication
+    with pytest.raises(RuntimeError, match="mixed torch.Tensor and DTensor"):
+        dt.distribute_tensor(x, m4, [dt.Shard(0)]) + x
+    with implicit_replication():  # the plain tensor is taken as replicated
+        s = dt.distribute_tensor(x, m4, [dt.Shard(0)]) + x
+    assert s.placements == (dt.Shard(0),)
+    np.testing.assert_array_equal(s.full_tensor().numpy(), 2 * want)
+    # run_check makes replicated pieces the first rank's; the gradient of a
+    # replicated from_local input is whole on every rank
+    mine = (base(torchlike, (3, 2)) * (rank + 1)).requires_grad_()
+    r = dt.DTensor.from_local(mine, m4, [dt.Replicate()], run_check=True)
+    np.testing.assert_array_equal(r.to_local().detach().numpy(), want_r := base(
+        torchlike, (3, 2)).numpy())
+    h = r * r
+    h.retain_grad()
+    (h.sum() * 3).full_tensor().backward()
+    np.testing.assert_allclose(mine.grad.numpy(), 6 * want_r)
+    assert h.grad.placements == (dt.Partial(),)  # a non-leaf's gradient: the adjoint layout
+    np.testing.assert_array_equal(h.grad.full_tensor().numpy(), np.full((3, 2), 3.0))
+    # embeddings parallelised either way look up the same rows (colwise:
+    # this rank's column of them) and get the same gradients; 10 rows over
+    # 4 ranks are 3, 3, 3, 1
+    ids = torchlike.tensor([[0, 3, 9], [5, 5, 1]])
+    for style, cols in ((tp.ColwiseParallel(), slice(rank, rank + 1)),
+                        (tp.RowwiseParallel(input_layouts=dt.Replicate()), slice(None))):
+        torchlike.manual_seed(2)
+        ref = torchlike.nn.Embedding(10, 4).double()
+        emb = copy.deepcopy(ref)
+        tp.parallelize_module(emb, m4, style)
+        got, want = emb(ids), ref(ids)[..., cols]
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        (got * got).sum().backward()
+        (want * want).sum().backward()
+        g = emb.weight.grad.full_tensor().numpy()[:, cols]
+        np.testing.assert_allclose(g, ref.weight.grad.numpy()[:, cols], rtol=1e-12)
+
+
+def _main(rank, ws, init, outdir):
+    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
+                            timeout=datetime.timedelta(seconds=120))  # fail, never hang
+    golden = run_all(torchlike, rank)
+    ms = meshes(torchlike)
+    _train_mlp(ms["m4"], rank, lambda p: torchlike.optim.SGD(p, lr=0.05, momentum=0.9))
+    _train_mlp(ms["m2"], rank, lambda p: torchlike.optim.AdamW(p, lr=0.01))
+    _check_sequence_parallel(ms["m4"], rank)
+    _train_2d(ms["m22"], rank)
+    _check_values(ms, rank)
+    _check_ops_vs_plain(ms["m4"])
+    _check_grads_vs_plain(ms["m4"])
+    _check_checkpoint(ms, rank, outdir)
+    put(outdir, rank, golden)
+    dist.destroy_process_group()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The ranks' case results, once every in-world check passed on every rank."""
+    outdir = spawn_world(_main, WORLD, tmp_path_factory.mktemp("dtensor"))
+    return results(outdir, WORLD)
+
+
+@pytest.mark.parametrize("part", ["layouts", "redistribute", "ops", "grads"])
+def test_matches_pytorch(world, part):
+    """Local shapes and values per rank, placements, global shapes and
+    gradients, as PyTorch's on each of the 4 ranks."""
+    for rank in range(WORLD):
+        _close(world[rank][part], _golden()["ranks"][rank][part], f"rank{rank}.{part}")
+
+
+def test_errors_match_pytorch(world):
+    for rank in range(WORLD):
+        got, want = dict(world[rank]["errors"]), dict(_golden()["ranks"][rank]["errors"])
+        for key, typ in _OWN_ERRORS.items():
+            assert got.pop(key)[0] == typ, key
+            want.pop(key)
+        _close(got, want, f"rank{rank}.errors")
+
+
+def test_parallelize_module_matches_pytorch(world):
+    """Parameter placements and shapes, output types and values of
+    colwise / rowwise / sequence parallel modules."""
+    for rank in range(WORLD):
+        want = json.loads(json.dumps(_golden()["ranks"][rank]["parallel"]).replace(
+            "AsyncCollectiveTensor", "Tensor"))
+        _close(world[rank]["parallel"], want, f"rank{rank}.parallel")
+
+
+def test_placements_outside_a_world():
+    """Placements, reprs and argument errors need no process group."""
+    assert dt.Shard(1) == dt.Shard(1) and dt.Shard(0) != dt.Shard(1)
+    assert dt.Replicate() == dt.Replicate() and dt.Partial() == dt.Partial("sum")
+    assert {dt.Shard(0), dt.Shard(0), dt.Replicate()} == {dt.Shard(0), dt.Replicate()}
+    assert dt.Partial().is_partial() and dt.Shard(2).is_shard(2) and not dt.Shard(2).is_shard(1)
+    with pytest.raises(ValueError, match="reduce_op"):
+        dt.Partial("mean")
+    with pytest.raises(TypeError, match="dim must be an int"):
+        dt.Shard(0.5)
+    from torchlike.distributed._tensor import DTensor as OldPath
+    from torchlike.distributed._tensor.placement_types import Shard as OldShard
+    assert OldPath is dt.DTensor and OldShard is dt.Shard  # PyTorch's old import path
+    from torchlike.distributed.tensor.placement_types import chunk_sizes
+    for n, parts in ((5, 4), (3, 4), (0, 2), (8, 4), (1, 4), (7, 3), (10, 4)):
+        got = chunk_sizes(n, parts)
+        # torch.chunk's cut: pieces of ceil(n / parts), the last ones shorter or empty
+        pieces = [c.shape[0] for c in torchlike.arange(n).chunk(parts)] if n else []
+        assert got[:len(pieces)] == pieces and sum(got) == n and len(got) == parts, (n, parts)
+        assert all(s == 0 for s in got[len(pieces):]), (n, parts)
