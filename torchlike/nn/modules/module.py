@@ -552,6 +552,13 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's gradient: to None, or to zeros in place."""
+        if getattr(self, "_is_replica", False):
+            warnings.warn(
+                "Calling .zero_grad() from a module created with nn.DataParallel() has no "
+                "effect. The parameters are copied (in a differentiable manner) from the "
+                "original module. This means they are not leaf nodes in autograd and so don't "
+                "accumulate gradients. If you need gradients in your forward method, consider "
+                "using autograd.grad instead.", stacklevel=2)
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -730,6 +737,18 @@ class Module:
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it
         may edit the key lists in place."""
         return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    def _replicate_for_data_parallel(self):
+        """A shallow copy for ``nn.parallel.replicate``: the same attributes and
+        hooks, its own (empty) parameter dict and its own buffer and child
+        dicts, which replicate then fills with the copies for one device."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = OrderedDict()
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
 
     def compile(self, *args, **kwargs):
         """PyTorch compiles this module's ``__call__`` with ``torch.compile``;
