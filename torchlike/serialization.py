@@ -313,6 +313,9 @@ def _rebuild_from_type(cls, args, state):
 
 
 def _tensor_reduce_ex(self, protocol):
+    if self.requires_grad:
+        from .utils.hooks import warn_if_has_hooks
+        warn_if_has_hooks(self)  # a gradient hook is not saved with the tensor
     args = (self.untyped_storage(), self.dtype, self.storage_offset(), tuple(self.shape),
             self.stride(), self.requires_grad)
     state = self.__dict__
