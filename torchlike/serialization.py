@@ -671,6 +671,9 @@ class _CheckpointPickler(pickle._Pickler):
                 data = (obj._cidx, obj._pidx, obj._vals.detach(), _C.Size(obj._size))
             return (_torch_name("torch._utils", "_rebuild_sparse_tensor"),
                     (_Call(layout, (f"torch.{obj._layout._name}",)), data))
+        if obj.requires_grad:
+            from .utils.hooks import warn_if_has_hooks
+            warn_if_has_hooks(obj)  # a gradient hook is not saved with the tensor
         rebuild = self._rebuild_name(obj)
         state = dict(obj.__dict__)
         param = _parameter_class()

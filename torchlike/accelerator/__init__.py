@@ -17,8 +17,8 @@ from .memory import (  # noqa: F401
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "current_stream", "device_count", "device_index", "is_available", "set_device_idx",
            "set_device_index", "set_stream", "synchronize", "empty_cache", "empty_host_cache",
-           "get_device_capability", "get_memory_info", "max_memory_allocated", "max_memory_reserved", "memory_allocated",
-           "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
+           "get_device_capability", "get_memory_info", "max_memory_allocated",
+           "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
            "reset_peak_memory_stats"]
 
 

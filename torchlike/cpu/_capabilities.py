@@ -6,8 +6,8 @@ and cache sizes the OS reports.
 
 PyTorch asks the cpuinfo library; the names here are its names.  Where the
 two may differ: ``cpu_name`` is the OS's model string shortened by a simpler
-rule than cpuinfo's (trademarks, "Processor", "CPU" and the clock dropped); off x86 only ``architecture`` and the
-counts are given."""
+rule than cpuinfo's (trademarks, "Processor", "CPU" and the clock dropped);
+off x86 only ``architecture``, the counts and the cache sizes are given."""
 import os
 import platform
 

@@ -17,8 +17,8 @@ from ._functionalize import functionalize, replace_all_batch_norm_modules_
 from . import _batched
 from .. import _C
 
-__all__ = ["debug_unwrap", "functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
-           "jacfwd", "hessian", "vmap", "stack_module_state", "functionalize",
+__all__ = ["debug_unwrap", "functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize",
+           "jacrev", "jacfwd", "hessian", "vmap", "stack_module_state", "functionalize",
            "replace_all_batch_norm_modules_"]
 
 

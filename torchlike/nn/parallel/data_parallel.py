@@ -99,15 +99,16 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
     ``output_device`` (``device_ids[0]`` by default; -1 or "cpu": the host)."""
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
-    if device_ids is None:
-        if not cuda.is_available():
-            raise RuntimeError("device type could not be determined")
-        device_ids = list(range(cuda.device_count()))
-    elif not device_ids:
-        raise RuntimeError("no available devices were found")
-    targets = [_target_device(d) for d in device_ids]
-    if targets[0].type == "cuda" and not cuda.is_available():
+    # the device type: CUDA's when a GPU is there, else that of devices of
+    # another type named explicitly (the fake test device)
+    named = [_target_device(d) for d in device_ids or ()]
+    if not cuda.is_available() and not (named and named[0].type not in ("cuda", "cpu")):
         raise RuntimeError("device type could not be determined")
+    if device_ids is None:
+        named = [_target_device(d) for d in range(cuda.device_count())]
+    if not named:
+        raise RuntimeError("no available devices were found")
+    targets = named
     if output_device is None:
         output_device = targets[0]
     _check_module_device(module, targets[0])

@@ -53,6 +53,8 @@ def _gather_target(d):
 
 
 def _scatter_tensor(t, devices, dim):
+    if not devices:
+        raise RuntimeError("Expected at least one device to scatter to")
     # torch.chunk's split: ceil(n / len(devices)) per chunk, so fewer chunks
     # than devices when the dimension is short (PyTorch's Scatter does this).
     chunks = t.chunk(len(devices), dim)
