@@ -88,7 +88,7 @@ CALLS = [f"params({f})" for f in SIGNATURES] + [
     "warned(T, lambda: T.save(hooked(T), io.BytesIO()))",
     "warned(T, lambda: pickle.dumps(hooked(T)))",
     "backward_hook_direct(T)", "backward_hook_no_input_grad(T)", "hook_registered_late(T)",
-    "backward_hook_bad_count(T)",
+    "backward_hook_bad_count(T)", "module_hook_mixed(T)",
     # func, accelerator, random
     "unwrap_shapes(T)", "T.func.debug_unwrap(T.ones(2)).shape",
     "T.accelerator.get_device_capability()", "T.accelerator.get_device_capability('cpu')",
@@ -357,6 +357,25 @@ def hook_registered_late(T):
     out.sum().backward()
     m(det(T, 2, 2).requires_grad_()).sum().backward()
     return calls
+
+
+def module_hook_mixed(T):
+    """A module of (tensor requiring grad, constant tensor, float) returning
+    (used, unused, int): None for the unused output and the float, zeros
+    for the constant tensor."""
+    class M(T.nn.Module):
+        def forward(self, x, y, z):
+            return x * y, x * 2, 5
+
+    m, log = M(), []
+    m.register_full_backward_pre_hook(lambda mod, go: log.append(["pre", _rounded(go)]))
+    m.register_full_backward_hook(lambda mod, gi, go: log.append(["hook", _rounded(gi),
+                                                                  _rounded(go)]))
+    x = det(T, 2).requires_grad_()
+    a, b, c = m(x, T.full((2,), 3.0), 1.0)
+    seen = [x.requires_grad, b.requires_grad, c]
+    a.sum().backward()
+    return log + [seen, _rounded([x.grad])]
 
 
 def backward_hook_bad_count(T):

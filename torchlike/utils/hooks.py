@@ -87,8 +87,11 @@ def _hook_function():
             def forward(ctx, hook, is_output, *tensors):
                 ctx.hook, ctx.is_output = hook, is_output
                 ctx.set_materialize_grads(False)  # unused outputs: None, as in PyTorch
-                ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
-                return tuple(t.view_as(t) for t in tensors)
+                outs = tuple(t.view_as(t) for t in tensors)
+                # a tensor that did not require grad still does not
+                ctx.mark_non_differentiable(*[o for o, t in zip(outs, tensors)
+                                              if not t.requires_grad])
+                return outs
 
             @staticmethod
             def backward(ctx, *grads):
@@ -119,6 +122,7 @@ class BackwardHook:
         self.output_tensors_index = None
         self.n_inputs = -1
         self.input_tensors_index = None
+        self._constant_inputs = {}  # position -> (shape, dtype, device): no grad required
 
     @staticmethod
     def _pack_with_none(indices, values, size):
@@ -143,6 +147,9 @@ class BackwardHook:
         return (tuple(items) if type(args) is tuple else type(args)(*items)), idx
 
     def setup_input_hook(self, args):
+        from .. import _C
+        self._constant_inputs = {i: (a.shape, a.dtype, a.device) for i, a in enumerate(args)
+                                 if isinstance(a, _C.Tensor) and not a.requires_grad}
         res, idx = self._apply_on_tensors(False, args)
         self.n_inputs = len(args)
         self.input_tensors_index = idx
@@ -192,6 +199,14 @@ class BackwardHook:
         if self.grad_outputs is None:  # the outputs' node did not run (or ran alone)
             return grads
         res = self._pack_with_none(self.input_tensors_index, grads, self.n_inputs)
+        if self._constant_inputs:
+            # an input tensor that does not require grad gets zeros, as in PyTorch
+            from .. import _C
+            res = list(res)
+            for i, (shape, dtype, device) in self._constant_inputs.items():
+                if res[i] is None:
+                    res[i] = _C.zeros(tuple(shape), dtype=dtype, device=device)
+            res = tuple(res)
         for hook in self.user_hooks:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:
