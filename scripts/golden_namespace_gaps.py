@@ -79,6 +79,9 @@ CALLS = [f"params({f})" for f in SIGNATURES] + [
     "T.autograd.graph.queue_callback(lambda: None)",
     "T.autograd.Variable._execution_engine.queue_callback(lambda: None)",
     "callback_order(T)", "callback_after_error(T)",
+    "creation_names(T)", "creation_nested(T)", "creation_inside_hook(T)",
+    "creation_function_and_double_backward(T)", "creation_prehooks(T)",
+    "params(T.autograd.graph.node_creation_hook)",
     # utils.hooks
     "sorted(T.utils.hooks.__all__)", "T.utils.hooks.unserializable_hook(F1) is F1",
     "T.utils.hooks.unserializable_hook(F1).__torch_unserializable__",
@@ -285,6 +288,78 @@ def callback_after_error(T):
     except ValueError:
         log.append("raised")
     return log
+
+
+def _name(node):
+    return node.name().replace("torch::autograd::", "")
+
+
+def creation_names(T):
+    """Every node made in the block, in order, AccumulateGrad included; none after."""
+    a = det(T, 3).requires_grad_()
+    log = []
+    with T.autograd.graph.node_creation_hook(lambda n: log.append(_name(n))):
+        b = a * 2
+        c = (b.exp() + a).sum()
+    c2 = c * 2
+    return log + [len(log), c2.grad_fn.name()]
+
+
+def creation_nested(T):
+    a = det(T, 3).requires_grad_()
+    keep = a * 1  # a's AccumulateGrad exists: not made again below
+    log = []
+    g = T.autograd.graph
+    with g.node_creation_hook(lambda n: log.append(["outer", _name(n)])):
+        # the node is complete: its edges lead to a's AccumulateGrad
+        with g.node_creation_hook(lambda n: log.append(["inner", _name(n),
+                                                        _name(n.next_functions[0][0])])):
+            a * 3
+        a * 4
+    return log + [keep.grad_fn.name()]
+
+
+def creation_inside_hook(T):
+    a = det(T, 3).requires_grad_()
+    with T.autograd.graph.node_creation_hook(lambda n: a * 5):
+        a * 4
+
+
+def creation_function_and_double_backward(T):
+    class Sq(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    a = det(T, 3).requires_grad_()
+    keep = a * 1
+    log = []
+    with T.autograd.graph.node_creation_hook(lambda n: log.append(_name(n))):
+        Sq.apply(a)
+        gr, = T.autograd.grad((a * a).sum(), a, create_graph=True)
+    # the create_graph backward's own nodes are made in the block too
+    return log[:3] + [len(log) > 3, keep is not None]
+
+
+def creation_prehooks(T):
+    """A hook registers a pre-hook on each node: backward runs them in
+    reverse order of creation."""
+    a = det(T, 3).requires_grad_()
+    keep = a * 1
+    order = []
+
+    def hook(node):
+        name = _name(node)
+        node.register_prehook(lambda grads: order.append(name))
+
+    with T.autograd.graph.node_creation_hook(hook):
+        out = (a.sin() * 3).sum()
+    out.backward()
+    return order + [keep is not None]
 
 
 def F1(grad):  # noqa: N802 -- a fixed hook for the marker tests

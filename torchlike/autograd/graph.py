@@ -17,7 +17,7 @@ from collections import defaultdict
 from .. import _C
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
-           "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "GradientEdge",
+           "node_creation_hook", "register_multi_grad_hook", "allow_mutation_on_saved_tensors", "GradientEdge",
            "get_gradient_edge", "increment_version", "queue_callback"]
 
 Node = _C.Node
@@ -90,6 +90,41 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc):
         _state.disabled = self.prev
+
+
+class _CreationHooks(threading.local):
+    def __init__(self):
+        self.hooks = []  # the list the C side calls, outermost first
+
+
+_creation = _CreationHooks()
+
+
+class node_creation_hook:
+    """Context manager: ``hook(node)`` is called with every graph node made
+    in the block (this thread's, backward's own with ``create_graph`` too),
+    once the node is complete: its ``next_functions``, outputs and saved
+    values are in place.  Nested blocks call every active hook, outermost
+    first.  A leaf's AccumulateGrad node counts when it is made, which is
+    the first time the leaf enters a graph while no earlier one is alive.
+    A hook may look at the node, register hooks on it or keep it; making
+    another node inside a hook raises RuntimeError (src/grad/py_node.c)."""
+
+    def __init__(self, hook):
+        self.hook = hook
+
+    def __enter__(self):
+        hooks = _creation.hooks
+        hooks.append(self.hook)
+        _C._set_node_creation_hooks(hooks)
+
+    def __exit__(self, *exc):
+        hooks = _creation.hooks
+        for i in range(len(hooks) - 1, -1, -1):
+            if hooks[i] is self.hook:
+                del hooks[i]
+                break
+        _C._set_node_creation_hooks(hooks if hooks else None)
 
 
 class GradientEdge(tuple):
