@@ -14,7 +14,21 @@ get_rng_state = _C.get_rng_state
 set_rng_state = _C.set_rng_state
 
 __all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-           "fork_rng", "default_generator"]
+           "fork_rng", "default_generator", "thread_safe_generator"]
+
+
+def thread_safe_generator():
+    """The generator of the DataLoader thread worker calling it, or None (the
+    default generator then serves the caller), as PyTorch's.  DataLoader
+    workers here are processes (as PyTorch 2.15's are: its WorkerInfo only
+    names a "thread" method), so this is None everywhere today; a transform
+    can pass it as ``generator=`` unconditionally."""
+    from .utils.data import get_worker_info
+    info = get_worker_info()
+    if (info is not None and getattr(info, "worker_method", None) == "thread"
+            and getattr(info, "rng", None) is not None):
+        return info.rng.torch_generator
+    return None
 
 
 @contextlib.contextmanager

@@ -313,6 +313,9 @@ def _rebuild_from_type(cls, args, state):
 
 
 def _tensor_reduce_ex(self, protocol):
+    if self.requires_grad:
+        from .utils.hooks import warn_if_has_hooks
+        warn_if_has_hooks(self)  # a gradient hook is not saved with the tensor
     args = (self.untyped_storage(), self.dtype, self.storage_offset(), tuple(self.shape),
             self.stride(), self.requires_grad)
     state = self.__dict__
@@ -668,6 +671,9 @@ class _CheckpointPickler(pickle._Pickler):
                 data = (obj._cidx, obj._pidx, obj._vals.detach(), _C.Size(obj._size))
             return (_torch_name("torch._utils", "_rebuild_sparse_tensor"),
                     (_Call(layout, (f"torch.{obj._layout._name}",)), data))
+        if obj.requires_grad:
+            from .utils.hooks import warn_if_has_hooks
+            warn_if_has_hooks(obj)  # a gradient hook is not saved with the tensor
         rebuild = self._rebuild_name(obj)
         state = dict(obj.__dict__)
         param = _parameter_class()

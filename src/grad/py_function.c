@@ -60,6 +60,8 @@ static PyObject *py_function_record(PyObject *self, PyObject *args)
     tl_grad_set_history(o, node, (int)i);
     tl_grad_view_of_function(o);
   }
+  if (tl_py_node_created(node) < 0)
+    goto fail;
   Py_DECREF(node);
   Py_RETURN_NONE;
 fail:

@@ -92,6 +92,9 @@ int tl_py_node_init(PyObject *module);
 tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name);
 /* The AccumulateGrad node of a leaf that requires grad (made on first use). */
 tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf);
+/* node_creation_hook: call this thread's hooks with a node that is complete
+ * (edges, outputs and saved values in place); -1 with the hook's error. */
+int tl_py_node_created(tl_py_node *node);
 /* Free what the node saved; later use raises the "backward a second time" error. */
 void tl_py_node_release(tl_py_node *node);
 /* The edge a gradient for tensor t follows (fn NULL when t needs none); fn

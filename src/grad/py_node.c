@@ -14,6 +14,12 @@
 PyTypeObject *tl_py_node_type;
 static uint64_t next_seq;
 
+/* torch.autograd.graph.node_creation_hook: this thread's hooks (a list,
+ * outermost first; NULL when none), and whether one of them is running (a
+ * hook may only look at its node: making another one then is refused). */
+static _Thread_local PyObject *creation_hooks;
+static _Thread_local bool in_creation_hook;
+
 PyObject *tl_py_node_name(const char *op_name)
 {
   char buf[128];
@@ -33,6 +39,13 @@ PyObject *tl_py_node_name(const char *op_name)
 
 tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name)
 {
+  if (in_creation_hook) {
+    PyErr_Format(PyExc_RuntimeError, "Creating a new autograd node from inside a node creation "
+                 "hook is not supported. Node creation hooks should only observe the node (e.g. "
+                 "record it, stash metadata, or register backward hooks on it); got a new node "
+                 "of type %U while a hook was running.", name);
+    return NULL;
+  }
   tl_py_node *node = PyObject_GC_New(tl_py_node, tl_py_node_type);
   if (!node)
     return NULL;
@@ -59,8 +72,50 @@ tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf)
     return NULL;
   node->ctx = Py_NewRef(leaf);
   leaf->grad_acc = (PyObject *)node; /* borrowed: cleared when the node goes */
+  if (tl_py_node_created(node) < 0)
+    Py_CLEAR(node);
   return node;
 }
+
+int tl_py_node_created(tl_py_node *node)
+{
+  if (!creation_hooks || PyList_GET_SIZE(creation_hooks) == 0)
+    return 0;
+  /* a copy: a hook that enters or leaves a node_creation_hook block does not
+   * change the list being walked */
+  PyObject *hooks = PyList_GetSlice(creation_hooks, 0, PyList_GET_SIZE(creation_hooks));
+  int r = -1;
+  if (!hooks)
+    return -1;
+  in_creation_hook = true;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); i++) {
+    PyObject *out = PyObject_CallOneArg(PyList_GET_ITEM(hooks, i), (PyObject *)node);
+    if (!out)
+      goto done;
+    Py_DECREF(out);
+  }
+  r = 0;
+done:
+  in_creation_hook = false;
+  Py_DECREF(hooks);
+  return r;
+}
+
+/* _set_node_creation_hooks(list or None): this thread's hooks (graph.py). */
+static PyObject *py_set_node_creation_hooks(PyObject *self, PyObject *hooks)
+{
+  (void)self;
+  if (hooks != Py_None && !PyList_CheckExact(hooks))
+    return PyErr_Format(PyExc_TypeError, "_set_node_creation_hooks: expected a list or None, "
+                        "not %s", Py_TYPE(hooks)->tp_name);
+  Py_XSETREF(creation_hooks, hooks == Py_None ? NULL : Py_NewRef(hooks));
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef node_functions[] = {
+    {"_set_node_creation_hooks", py_set_node_creation_hooks, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
 
 tl_edge tl_py_tensor_edge(tl_py_tensor *t)
 {
@@ -295,5 +350,7 @@ int tl_py_node_init(PyObject *module)
   tl_py_node_type = (PyTypeObject *)PyType_FromSpec(&node_spec);
   if (!tl_py_node_type)
     return -1;
-  return PyModule_AddObjectRef(module, "Node", (PyObject *)tl_py_node_type);
+  if (PyModule_AddObjectRef(module, "Node", (PyObject *)tl_py_node_type) < 0)
+    return -1;
+  return PyModule_AddFunctions(module, node_functions);
 }

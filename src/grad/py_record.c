@@ -133,6 +133,8 @@ static tl_py_node *geometry_node(int formula, PyObject *name, PyObject **args, i
   for (int i = 0; i < ninputs; i++, node->ninputs++)
     if (tl_py_saved_input_init(&node->inputs[i], node->args[i], sources[i]) < 0)
       goto fail;
+  if (tl_py_node_created(node) < 0)
+    goto fail;
   return node;
 fail:
   for (int i = 0; i < nargs; i++)
@@ -753,6 +755,8 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   if (tl_saved_hooks && tl_grad_pack_node(node, outs) < 0)
     goto fail;
   if (target && ((tl_py_tensor *)target)->base && copy_slices(target) < 0)
+    goto fail;
+  if (tl_py_node_created(node) < 0)
     goto fail;
 done:
   Py_XDECREF(node);

@@ -17,8 +17,8 @@ from .memory import (  # noqa: F401
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "current_stream", "device_count", "device_index", "is_available", "set_device_idx",
            "set_device_index", "set_stream", "synchronize", "empty_cache", "empty_host_cache",
-           "get_memory_info", "max_memory_allocated", "max_memory_reserved", "memory_allocated",
-           "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
+           "get_device_capability", "get_memory_info", "max_memory_allocated",
+           "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
            "reset_peak_memory_stats"]
 
 
@@ -99,3 +99,20 @@ def set_stream(stream):
     _need()
     _cuda.set_device(stream.device_index)
     _cuda.set_stream(stream)
+
+
+def get_device_capability(device=None, /):
+    """What the accelerator device (the current one by default) supports:
+    ``{"supported_dtypes": set of dtypes}``, the dtypes tensors can be made
+    in and converted between there (every torchlike dtype: the CUDA copy
+    kernels convert between all of them)."""
+    _need()
+    from ..cuda._lazy import _get_device_index, _lazy_init
+    index = _index(device)
+    _lazy_init()
+    index = _get_device_index(index, optional=True)
+    if not 0 <= index < _cuda.device_count():
+        raise RuntimeError(f"device index {index} is out of range: "
+                           f"{_cuda.device_count()} CUDA device(s) available")
+    from .._dtype_names import SCALAR_NAMES
+    return {"supported_dtypes": {dtype for _, dtype in SCALAR_NAMES}}

@@ -93,7 +93,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grad_tensors)
     # the engine runs its own ops with __torch_function__ off (they are not the
     # user's calls) and hooks and custom backwards in the caller's state
-    _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
+    graph._engine_run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs,
+                               False)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -123,8 +124,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = tuple(_batched.match_cotangent(g, o)
                              for g, o in zip(grad_outputs, outputs))
         grads = _make_grads(outputs, grad_outputs)
-        result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
-                                  inputs_tuple, True)
+        result = graph._engine_run_backward(outputs, grads, bool(retain_graph),
+                                            bool(create_graph), inputs_tuple, True)
         result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
     if not allow_unused and any(r is None for r in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used "

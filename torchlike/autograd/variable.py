@@ -2,10 +2,13 @@
 
 ``Variable(tensor, requires_grad=False)`` returns a new tensor sharing
 tensor's data, with no history (a leaf) and the given ``requires_grad``;
-``isinstance(t, Variable)`` is true for every tensor, as in PyTorch."""
+``isinstance(t, Variable)`` is true for every tensor, as in PyTorch, and
+``Variable._execution_engine`` is the engine (``queue_callback``,
+``run_backward``)."""
 import warnings
 
 from .. import _C
+from .graph import _ImperativeEngine
 
 __all__ = ["Variable"]
 
@@ -16,6 +19,8 @@ class VariableMeta(type):
 
 
 class Variable(metaclass=VariableMeta):
+    _execution_engine = _ImperativeEngine()  # queue_callback, run_backward
+
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with "

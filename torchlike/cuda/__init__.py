@@ -259,3 +259,4 @@ def __getattr__(name):
 from .memory import *  # noqa: E402,F401,F403  (torch.cuda's memory functions)
 from .memory import OutOfMemoryError  # noqa: E402,F401
 from . import nvtx  # noqa: E402,F401
+from ._queries import *  # noqa: E402,F401,F403  (peer access, error codes, NVML queries)

@@ -38,6 +38,7 @@ import threading
 from .. import _C
 from .. import autograd
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import _engine_run_backward
 from . import _batched
 from ._pytree import tree_flatten, tree_unflatten
 
@@ -543,7 +544,7 @@ def _batched_vjp(outs, outs2, own2, cts, keep):
     # a cotangent batched at more levels than its output gives up (Abandon)
     grads = [_batched.match_cotangent(g, o) for g, o in zip(grads, roots)]
     with _C.DisableTorchFunction():
-        found = _C._run_backward(tuple(roots), tuple(grads), True, keep, tuple(own2), True) \
+        found = _engine_run_backward(tuple(roots), tuple(grads), True, keep, tuple(own2), True) \
             if roots else [None] * len(own2)
         return [_batched.wrap(x.new_zeros(x.shape) if g is None else g, levels_of(x))
                 for g, x in zip(found, own2)]

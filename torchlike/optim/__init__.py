@@ -21,8 +21,9 @@ from .adafactor import Adafactor  # noqa: F401
 from .muon import Muon  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad",
            "Adadelta", "RMSprop", "Rprop", "ASGD", "SparseAdam", "LBFGS",
            "Adafactor", "Muon",
-           "lr_scheduler", "swa_utils"]
+           "lr_scheduler", "swa_utils", "swap_in_optimizer_params_and_state"]

@@ -218,6 +218,17 @@ tl_status tl_gpu_device_synchronize(int device)
   return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
+tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)
+{
+  int v = 0;
+  *can = false;
+  if (check_device(device) != TL_OK || check_device(peer) != TL_OK ||
+      check(cudaDeviceCanAccessPeer(&v, device, peer), "cudaDeviceCanAccessPeer") != TL_OK)
+    return tl_error_status();
+  *can = v != 0;
+  return TL_OK;
+}
+
 tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
 {
   struct cudaDeviceProp prop;
@@ -323,6 +334,12 @@ tl_status tl_gpu_device_synchronize(int device) { return check_device(device); }
 tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
 {
   memset(p, 0, sizeof *p);
+  return check_device(device);
+}
+tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)
+{
+  (void)peer;
+  *can = false;
   return check_device(device);
 }
 #endif

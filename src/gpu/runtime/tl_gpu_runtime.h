@@ -68,6 +68,10 @@ typedef struct {
 } tl_gpu_properties;
 tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p);
 
+/* Whether `device` can map `peer`'s memory (cudaDeviceCanAccessPeer); both
+ * must be valid device indices. */
+tl_status tl_gpu_can_access_peer(int device, int peer, bool *can);
+
 /* Tell t's storage's caching pool that `stream` uses it (Tensor.record_stream):
  * its block is not reused before that stream's work queued so far is done.
  * Any device with a pool (CUDA, the fake device); a no-op for storages

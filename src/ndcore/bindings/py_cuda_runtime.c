@@ -267,6 +267,19 @@ static PyObject *py_properties(PyObject *self, PyObject *arg)
                        "L2_cache_size", (unsigned long long)p.l2_cache_size, "uuid", p.uuid);
 }
 
+/* _cuda_can_access_peer(device, peer) -> bool */
+static PyObject *py_can_access_peer(PyObject *self, PyObject *args)
+{
+  (void)self;
+  int d, peer;
+  bool can;
+  if (!PyArg_ParseTuple(args, "ii:_cuda_can_access_peer", &d, &peer))
+    return NULL;
+  if (tl_gpu_can_access_peer(d, peer, &can) != TL_OK)
+    return tl_py_raise();
+  return PyBool_FromLong(can);
+}
+
 /* _tensor_record_stream(tensor, handle): the fake device's streams are the
  * ints its tests use; CUDA's are cudaStream_t handles. */
 static PyObject *py_record_stream(PyObject *self, PyObject *args)
@@ -305,6 +318,7 @@ PyMethodDef tl_py_cuda_runtime_functions[] = {
     {"_cuda_event_elapsed", py_event_elapsed, METH_VARARGS, NULL},
     {"_cuda_synchronize", py_synchronize, METH_O, NULL},
     {"_cuda_device_properties", py_properties, METH_O, NULL},
+    {"_cuda_can_access_peer", py_can_access_peer, METH_VARARGS, NULL},
     {"_tensor_record_stream", py_record_stream, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -11,8 +11,7 @@ import itertools
 import warnings
 
 from ... import _C, _layout
-from ...autograd.function import Function
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter, Buffer, is_lazy
 
 Tensor = _C.Tensor
@@ -140,95 +139,6 @@ def _addindent(text, spaces):
     if len(lines) == 1:
         return text
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
-
-
-# ---- backward hooks ---------------------------------------------------------------
-# Full backward hooks see the gradients w.r.t. a module's inputs and outputs.
-# The module's tensor inputs and outputs are passed through an identity Function
-# each: the outputs' node sees grad_output (and runs the pre-hooks, which may
-# replace it), the inputs' node sees grad_input and runs the hooks.
-
-class _BackwardHookIdentity(Function):
-    @staticmethod
-    def forward(ctx, state, is_output, *tensors):
-        ctx.state = state
-        ctx.is_output = is_output
-        return tuple(t.view_as(t) for t in tensors)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        state = ctx.state
-        if ctx.is_output:
-            grads = state.output_grads(grads)
-        else:
-            grads = state.input_grads(grads)
-        return (None, None) + tuple(grads)
-
-
-class _BackwardHookState:
-    def __init__(self, module, n_inputs_with_grad, n_inputs=1):
-        self.module = module
-        self.grad_output = None
-        self.inputs_hooked = n_inputs_with_grad > 0
-        self.n_inputs = n_inputs  # positional arguments: the length of grad_input
-        self.input_index = ()     # the positions of the hooked (grad-requiring) tensors
-
-    def output_grads(self, grads):
-        for hook in itertools.chain(_global_backward_pre_hooks.values(),
-                                    self.module._backward_pre_hooks.values()):
-            result = hook(self.module, grads)
-            if result is not None:
-                grads = tuple(result)
-        self.grad_output = grads
-        if not self.inputs_hooked and (_global_backward_hooks or self.module._backward_hooks):
-            # no input requires grad: the hooks fire here, with a grad_input of
-            # Nones, and PyTorch says so
-            warnings.warn("Full backward hook is firing when gradients are computed with respect "
-                          "to module outputs since no inputs require gradients. See "
-                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
-                          "#torch.nn.Module.register_full_backward_hook for more details.",
-                          stacklevel=2)
-            result = self._call_hooks((None,) * self.n_inputs)
-            if result is not None and any(g is not None for g in result):
-                raise RuntimeError("Backward hook for Modules where no input requires gradient "
-                                   "should always return None or None for all gradients.")
-        return grads
-
-    def input_grads(self, grads):
-        # grad_input has one entry per positional argument, as in PyTorch:
-        # None where the argument is no tensor requiring grad
-        full = [None] * self.n_inputs
-        for i, g in zip(self.input_index, grads):
-            full[i] = g
-        result = self._call_hooks(tuple(full))
-        if len(result) != self.n_inputs:
-            raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                               f"{len(result)}, but expected {self.n_inputs}")
-        return tuple(result[i] for i in self.input_index)
-
-    def _call_hooks(self, grad_input):
-        for hook in itertools.chain(_global_backward_hooks.values(),
-                                    self.module._backward_hooks.values()):
-            result = hook(self.module, grad_input, self.grad_output)
-            if result is not None:
-                grad_input = tuple(result)
-        return grad_input
-
-
-def _replace_tensors(args, fn):
-    """Apply ``fn`` to the tuple of the tensors requiring grad in ``args`` (a tuple
-    of arguments, or a single output), putting the results back in place; also
-    the positions of those tensors."""
-    single = not isinstance(args, tuple)
-    items = (args,) if single else args
-    idx = [i for i, a in enumerate(items) if isinstance(a, Tensor) and a.requires_grad]
-    if not idx:
-        return args, idx
-    new = fn(tuple(items[i] for i in idx))
-    items = list(items)
-    for i, t in zip(idx, new):
-        items[i] = t
-    return (items[0] if single else tuple(items)), idx
 
 
 class Module:
@@ -552,6 +462,13 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's gradient: to None, or to zeros in place."""
+        if getattr(self, "_is_replica", False):
+            warnings.warn(
+                "Calling .zero_grad() from a module created with nn.DataParallel() has no "
+                "effect. The parameters are copied (in a differentiable manner) from the "
+                "original module. This means they are not leaf nodes in autograd and so don't "
+                "accumulate gradients. If you need gradients in your forward method, consider "
+                "using autograd.grad instead.", stacklevel=2)
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -731,6 +648,18 @@ class Module:
         may edit the key lists in place."""
         return self._add_hook(self._load_state_dict_post_hooks, hook)
 
+    def _replicate_for_data_parallel(self):
+        """A shallow copy for ``nn.parallel.replicate``: the same attributes and
+        hooks, its own (empty) parameter dict and its own buffer and child
+        dicts, which replicate then fills with the copies for one device."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = OrderedDict()
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def compile(self, *args, **kwargs):
         """PyTorch compiles this module's ``__call__`` with ``torch.compile``;
         torchlike executes eagerly (``torchlike.compile`` returns its callable
@@ -763,14 +692,14 @@ class Module:
                     result = hook(self, args)
                     if result is not None:
                         args = result if isinstance(result, tuple) else (result,)
-            state = None
+            bw_hook = None
             if ((self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
                  or _global_backward_pre_hooks) and _C.is_grad_enabled()):
-                state = _BackwardHookState(self, 0, len(args))
-                args, idx = _replace_tensors(
-                    args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
-                state.inputs_hooked = bool(idx)
-                state.input_index = idx
+                # the hooks registered now are the ones this call runs, as in PyTorch
+                bw_hook = BackwardHook(
+                    self, [*_global_backward_hooks.values(), *self._backward_hooks.values()],
+                    [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()])
+                args = bw_hook.setup_input_hook(args)
             output = self.forward(*args, **kwargs)
             for hook_id, hook in self._forward_hooks_in_order():
                 if hook_id in self._forward_hooks_always_called or \
@@ -779,9 +708,12 @@ class Module:
                 result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
                 if result is not None:
                     output = result
-            if state is not None:
-                output, _ = _replace_tensors(
-                    output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
+            if bw_hook is not None:
+                if not isinstance(output, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(output)}",
+                                  stacklevel=2)
+                output = bw_hook.setup_output_hook(output)
             return output
         except Exception:
             # the always_call hooks that have not run yet run now (with the
