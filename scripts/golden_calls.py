@@ -16,6 +16,16 @@ def det(T, *shape, s=0.3, dtype=None):
     return T.sin(T.arange(n, dtype=dtype or T.float32) * s + 0.1).reshape(shape)
 
 
+def describe_plain(r):
+    """A JSON form of a call's result for the calls whose answers are plain
+    values, sequences of them, or objects known by their repr."""
+    if isinstance(r, (tuple, list)):
+        return ["list", [describe_plain(x) for x in r]]
+    if r is None or isinstance(r, (bool, int, float, str)):
+        return ["value", r]
+    return ["repr", repr(r)]
+
+
 def record(calls, make_env, describe, name, messages=False):
     """Evaluate each call in a fresh make_env() under PyTorch and write
     [call, outcome] pairs; messages: keep an exception's first line too."""

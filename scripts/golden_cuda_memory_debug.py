@@ -8,7 +8,7 @@ writes tests/golden/cuda_memory_debug.json: [call, outcome] pairs, the call
 a Python expression over T (the library) and the helpers inputs() gives."""
 import inspect
 
-from golden_calls import record
+from golden_calls import describe_plain as describe, record
 
 FUNCTIONS = ["memory._record_memory_history", "memory._snapshot", "memory._dump_snapshot",
              "memory_snapshot", "caching_allocator_alloc", "caching_allocator_delete",
@@ -45,15 +45,6 @@ def in_range(T, msg, *args):
 
 def inputs(T):
     return {"T": T, "params": params, "in_range": in_range}
-
-
-def describe(r):
-    """A JSON form of a call's result, for PyTorch's and torchlike's alike."""
-    if isinstance(r, (tuple, list)):
-        return ["list", [describe(x) for x in r]]
-    if r is None or isinstance(r, (bool, int, float, str)):
-        return ["value", r]
-    return ["repr", repr(r)]
 
 
 def main():

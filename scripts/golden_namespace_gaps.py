@@ -16,7 +16,7 @@ import io
 import pickle
 import warnings
 
-from golden_calls import det, record
+from golden_calls import describe_plain as describe, det, record
 
 P = "T.nn.parallel."
 SIGNATURES = [P + f for f in ("replicate", "scatter", "gather", "parallel_apply", "data_parallel",
@@ -531,15 +531,6 @@ def inputs(T):
     env = {name: obj for name, obj in globals().items() if callable(obj) or name == "Pt"}
     env.update(T=T, X=det(T, 5, 2), io=io, pickle=pickle)
     return env
-
-
-def describe(r):
-    """A JSON form of a call's result, for PyTorch's and torchlike's alike."""
-    if isinstance(r, (tuple, list)):
-        return ["list", [describe(x) for x in r]]
-    if r is None or isinstance(r, (bool, int, float, str)):
-        return ["value", r]
-    return ["repr", repr(r)]
 
 
 def main():

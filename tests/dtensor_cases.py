@@ -6,18 +6,13 @@ Meshes: ``m4`` (1-D, the 4 ranks), ``m22`` (2x2, names "dp", "tp") and its
 slice ``m22["tp"]`` (1-D, 2 ranks).  Every case returns plain data (local
 shapes, local values as lists, placements as reprs, error types)."""
 
+from device_mesh_cases import err  # [type name, message] of what fn() raises, or "OK"
+
 WORLD = 4
 
 SHAPES = [(5, 6), (3, 7), (1, 4), (0, 3), (8, 4)]
 
 
-def err(fn):
-    """``[type name, message]`` of what ``fn()`` raises, or "OK"."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the exception is the result
-        return [type(e).__name__, str(e)]
-    return "OK"
 
 
 def meshes(lib):

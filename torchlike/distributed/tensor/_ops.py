@@ -113,9 +113,11 @@ def _move(dt, placements):
                                 spec.shape)
 
 
-def _map_args(args, kwargs, fn):
+def _map_args(args, kwargs, fn, takes=lambda a: isinstance(a, DTensor)):
+    """args and kwargs with fn(a) for each `a` that takes(a) accepts, through
+    lists and tuples."""
     def m(a):
-        if isinstance(a, DTensor):
+        if takes(a):
             return fn(a)
         if isinstance(a, list):
             return [m(b) for b in a]
@@ -925,16 +927,9 @@ def _replicate_plain(args, kwargs):
     if not dts:
         return args, kwargs
     mesh = dts[0]._spec.mesh
-
-    def m(a):
-        if isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0:
-            return DTensor.from_local(a, mesh, [Replicate()] * mesh.ndim)
-        if isinstance(a, list):
-            return [m(b) for b in a]
-        if isinstance(a, tuple):
-            return tuple(m(b) for b in a)
-        return a
-    return tuple(m(a) for a in args), {k: m(v) for k, v in kwargs.items()}
+    return _map_args(args, kwargs,
+                     lambda a: DTensor.from_local(a, mesh, [Replicate()] * mesh.ndim),
+                     lambda a: isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0)
 
 
 def dispatch(func, args, kwargs):
