@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _C, _ufunc
 from .._array_function import (
-    MaskedOperand, as_tensor, integer_clip_bounds, masked_call, np_dtype, tl_dtype)
+    MaskedOperand, as_tensor, can_cast_dtypes, integer_clip_bounds, masked_call, np_dtype,
+    tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -303,15 +304,11 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
+    x = _clip_operand(x, lo, hi)
     lo, hi = integer_clip_bounds(x, lo, hi)
-    if not (x.is_floating_point() or x.is_complex()):
-        lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
-        bounds = [b for b in (lo, hi) if b is not None]
-        if any(isinstance(b, (float, complex)) or
-               (isinstance(b, Tensor) and (b.is_floating_point() or b.is_complex()))
-               for b in bounds):
-            x = x.to(tl_dtype(np.result_type(
-                np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b for b in bounds])))
+    if out is not None:
+        _check_out_cast("clip", x.dtype, out)
     if not (x.is_complex() or x.dtype == _C.bool) and (lo is not None or hi is not None):
         # one pass, and NumPy's NaN bounds (a NaN bound makes every element NaN)
         lo, hi = (None if b is None else _bound(b, x) for b in (lo, hi))
@@ -321,8 +318,12 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
             out.copy_(result)
             return out
         return result
+    if x.is_complex():  # NumPy's complex order; a NaN bound (either part) gives NaN, as NumPy's
+        result = x if lo is None else maximum(x, _bound(lo, x))
+        result = result if hi is None else minimum(result, _bound(hi, x))
+        return _finish_clip(x if result is x else result, x, out)
     result = x
-    below, above = (less, greater) if x.is_complex() else (_C.lt, _C.gt)  # NumPy's complex order
+    below, above = _C.lt, _C.gt
     if lo is not None:
         lo = _bound(lo, x)
         result = _C.where(below(result, lo), lo, result) if not isinstance(lo, Tensor) \
@@ -331,6 +332,10 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         hi = _bound(hi, x)
         result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
             else _C.where(above(result, hi), hi.to(x.dtype), result)
+    return _finish_clip(result, x, out)
+
+
+def _finish_clip(result, x, out):
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:
@@ -339,6 +344,29 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         out.copy_(result)
         return out
     return result
+
+
+def _clip_operand(x, lo, hi):
+    """x in NumPy's result dtype of clip: x's promoted with the bounds' (array
+    bounds as arrays, Python numbers weak), so a wider bound is not cast into
+    x's dtype (a uint32 bound of 70000 on uint16 data wrapped to 4464).  With
+    bounds of x's dtype (the Array API's case) x stays as it is."""
+    bounds = [b for b in (lo, hi) if b is not None]
+    if all(isinstance(b, Tensor) and b.dtype == x.dtype for b in bounds) or \
+            _C.bfloat16 in [x.dtype] + [b.dtype for b in bounds if isinstance(b, Tensor)]:
+        return x
+    dtype = tl_dtype(np.result_type(np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b
+                                                   for b in bounds]))
+    return x if dtype == x.dtype else x.to(dtype)
+
+
+def _check_out_cast(name, dtype, out):
+    """NumPy's ufunc rule for out=: the result must cast to out's dtype under
+    "same_kind" (a float result into an int or bool out is a TypeError)."""
+    target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+    if not can_cast_dtypes(dtype, target, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from dtype('{dtype.name}') to "
+                        f"dtype('{target.name}') with casting rule 'same_kind'")
 
 
 def _plain_bound(b):
