@@ -179,8 +179,13 @@ def _complex_ordered(op, kind):
 _COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
                     "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
 
+def _square(x, **kwargs):
+    """x * x; bools square as int8, NumPy's loop for them (PyTorch keeps bool)."""
+    return _C.square(x.to(_C.int8) if x.dtype == _C.bool else x, **kwargs)
+
+
 for _name, _op in UNARY.items():
-    globals()[_name] = _unary(getattr(_C, _op), _name)
+    globals()[_name] = _unary(_square if _op == "square" else getattr(_C, _op), _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
@@ -220,8 +225,12 @@ def rint(x, /, *rest, **kwargs):
 
 
 def sign(x, /, **kwargs):
-    """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``."""
+    """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
+    sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
+    if x.dtype == _C.bool:
+        raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
+                        "<class 'numpy.dtypes.BoolDType'> -> None")
     return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
 
 
@@ -256,8 +265,13 @@ around = round
 
 
 def conj(x, /):
+    """The complex conjugate, a new array as NumPy's ufunc gives (of real data
+    too: the input itself would let a write through the result change it);
+    bools conjugate as int8, NumPy's loop for them."""
     x = _arg(x)
-    return _C.conj_physical(x) if x.is_complex() else x
+    if x.is_complex():
+        return _C.conj_physical(x)
+    return x.to(_C.int8) if x.dtype == _C.bool else x.clone()
 
 
 conjugate = conj
