@@ -450,7 +450,7 @@ def c_ufunc(g, name):
                                       layout=False)
         except Exception:
             pass
-    return fn_of(name), ops, kw, {"ufunc": name}
+    return fn_of(name), ops, kw, {"ufunc": name, "share": True}
 
 
 REDUCTIONS = ["sum", "mean", "max", "min", "argmax", "any", "all", "prod"]

@@ -158,8 +158,14 @@ def _is_complex(x):
 def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
-        if not (_is_complex(x1) or _is_complex(x2)) or kwargs and set(kwargs) - {"out"}:
+        dtype = kwargs.get("dtype")
+        if not (_is_complex(x1) or _is_complex(x2) or
+                dtype is not None and tl_dtype(dtype).is_complex) or \
+                kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
             return op(x1, x2, **kwargs)
+        if dtype is not None:  # the loop dtype= selects: both operands in it
+            dtype = tl_dtype(dtype)
+            x1, x2 = (x.to(dtype) if isinstance(x, Tensor) else x for x in (x1, x2))
         a, b = _complex_pair(x1, x2)
         if kind in ("lt", "le", "gt", "ge"):
             result = _lex(kind, a, b)
@@ -167,11 +173,7 @@ def _complex_ordered(op, kind):
             first = _lex("ge" if kind in ("maximum", "fmax") else "le", a, b)
             first = first | (_is_nan(a) if kind in ("maximum", "minimum") else _is_nan(b))
             result = _C.where(first, a, b)
-        out = kwargs.get("out")
-        if out is None:
-            return result
-        out.copy_(result)
-        return out
+        return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
     run.__name__ = op.__name__
     return run
 
@@ -441,11 +443,31 @@ def _float_loop(x1, x2):
     return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
 
 
-def heaviside(x1, x2, /):
+def heaviside(x1, x2, /, *rest, out=None, where=True, dtype=None, casting="same_kind"):
     x1, x2 = _float_loop(x1, x2)
+    if dtype is not None:  # the loop NumPy's dtype= selects
+        x1, x2 = (_arg(x).to(tl_dtype(dtype)) if not isinstance(x, _SCALARS) else x
+                  for x in (x1, x2))
     if isinstance(x1, _SCALARS):
         x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
-    return _C.heaviside(x1, x2)
+    if isinstance(x2, _SCALARS):
+        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+    if x1.dtype != x2.dtype:  # the core's heaviside wants one dtype
+        x1, x2 = (x.to(_C.promote_types(x1.dtype, x2.dtype)) for x in (x1, x2))
+    out = _out_given("heaviside", 2, rest, {"out": out} if out is not None else {}).get("out")
+    return _into_out(_C.heaviside(x1, x2), out, where)
+
+
+def _into_out(result, out, where=True):
+    """result written into out (None: returned) where ``where`` holds, as a
+    ufunc's out=/where= write it."""
+    if out is None:
+        return result
+    if where is True:
+        out.copy_(result)
+    else:
+        out.copy_(_C.where(_arg(where), result.to(out.dtype), out))
+    return out
 
 
 def nextafter(x1, x2, /, *rest, **kwargs):
@@ -588,6 +610,8 @@ def _with_ufunc_keywords(fn, ufunc):
             if any(o is not None for o in outs):
                 outs = outs + (None,) * (ufunc.nout - len(outs))
                 kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
+        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
+            _check_ufunc_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
@@ -598,6 +622,30 @@ def _with_ufunc_keywords(fn, ufunc):
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+def _check_ufunc_out(fn, ufunc, args, kwargs):
+    """NumPy's casting rule for a ufunc's out= (``casting=``, "same_kind" by
+    default): a result that cannot be cast so into out's dtype is a TypeError
+    before anything is written (a float result into an int or bool out).  The
+    result's dtype is found by calling fn on empty operands of the same dtypes."""
+    casting = kwargs.get("casting", "same_kind")
+    out = kwargs["out"]
+    if casting == "unsafe" or not hasattr(out, "dtype") or isinstance(out, tuple):
+        return
+    try:
+        probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
+                 else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
+        extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
+        dtype = fn(*probe, **extra).dtype
+        target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+    except Exception:  # noqa: BLE001 - the call itself raises what it must
+        return
+    if not can_cast_dtypes(dtype, target, casting if casting in ("no", "equiv", "safe",
+                                                                  "same_kind") else "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
+                        f"dtype('{dtype.name}') to dtype('{target.name}') with casting rule "
+                        f"{casting!r}")
 
 
 def _give_ufunc_surface(name):
