@@ -167,9 +167,8 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                 not hasattr(obj, "__array_interface__") and not _is_buffer(obj):
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         if isinstance(obj, (list, tuple)) and has_tensor(obj):
-            if dtype is not None and not (dtype.is_floating_point or dtype.is_complex or
-                                          dtype == _C.bool):
-                _check_ints_fit(obj, dtype)  # as NumPy's conversion does (NEP 50)
+            if dtype is not None and not dtype.is_complex:
+                _check_items(obj, dtype)  # as NumPy's conversion does
             result = as_tensor(obj)
         else:
             a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
@@ -196,12 +195,18 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
     return result
 
 
-def _check_ints_fit(obj, dtype):
-    """Every Python int in the nested lists and tuples obj fits dtype."""
+def _check_items(obj, dtype):
+    """The Python numbers in the nested lists and tuples obj convert to dtype
+    (real, not complex) as NumPy converts them: no complex number, and an int
+    that fits an integer dtype (NEP 50)."""
+    exact = not (dtype.is_floating_point or dtype == _C.bool)
     for item in obj:
         if isinstance(item, (list, tuple)):
-            _check_ints_fit(item, dtype)
-        else:
+            _check_items(item, dtype)
+        elif isinstance(item, complex):
+            raise TypeError(f"{'int' if exact else 'float'}() argument must be a string or a "
+                            f"real number, not 'complex'")
+        elif exact:
             _check_int_fits(item, dtype)
 
 

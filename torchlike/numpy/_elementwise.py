@@ -218,11 +218,7 @@ def rint(x, /, *rest, **kwargs):
     kwargs = _out_given("rint", 1, rest, kwargs)
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
-        out = kwargs.get("out")
-        if out is None:
-            return result
-        out.copy_(result)
-        return out
+        return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
     return _C.round(x, **kwargs)
 
 
@@ -436,8 +432,17 @@ def _float_loop(x1, x2):
     """The float dtype NumPy's float-only binary ufuncs (heaviside,
     nextafter) compute two operands in: their promoted dtype (a Python
     number weak), integers going to the float that holds them."""
-    dtype = tl_dtype(np.result_type(*[x if isinstance(x, _SCALARS) else np_dtype(_arg(x))
-                                      for x in (x1, x2)]))
+    arrays = [np_dtype(_arg(x)) for x in (x1, x2) if not isinstance(x, _SCALARS)]
+    promoted = np.result_type(*arrays, *[x for x in (x1, x2) if isinstance(x, _SCALARS)])
+    if promoted.kind in "biu":
+        # NumPy's loop search: each array operand in the smallest float that
+        # holds it (uint16 with int16 computes in float32, not float64), a
+        # Python int in the float holding the promoted integer
+        floats = [np.promote_types(d, np.float16) for d in arrays]
+        if len(arrays) < 2:
+            floats.append(np.promote_types(promoted, np.float16))
+        promoted = np.result_type(*floats)
+    dtype = tl_dtype(promoted)
     if not (dtype.is_floating_point or dtype.is_complex):
         dtype = _float(_C.zeros((), dtype=dtype)).dtype
     return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
@@ -449,13 +454,21 @@ def heaviside(x1, x2, /, *rest, out=None, where=True, dtype=None, casting="same_
         x1, x2 = (_arg(x).to(tl_dtype(dtype)) if not isinstance(x, _SCALARS) else x
                   for x in (x1, x2))
     if isinstance(x1, _SCALARS):
-        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
+        x1 = _scalar_in(x1, x2)
     if isinstance(x2, _SCALARS):
-        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        x2 = _scalar_in(x2, x1)
     if x1.dtype != x2.dtype:  # the core's heaviside wants one dtype
         x1, x2 = (x.to(_C.promote_types(x1.dtype, x2.dtype)) for x in (x1, x2))
     out = _out_given("heaviside", 2, rest, {"out": out} if out is not None else {}).get("out")
     return _into_out(_C.heaviside(x1, x2), out, where)
+
+
+def _scalar_in(x, other):
+    """A Python number as a 0-d tensor of other's dtype, cast as NumPy casts a
+    weak scalar (through float64: an int past float16's range is inf)."""
+    wide = _C.complex128 if isinstance(x, complex) else _C.float64
+    value = float(x) if isinstance(x, int) else x
+    return _C.full((), value, dtype=wide, device=other.device).to(other.dtype)
 
 
 def _into_out(result, out, where=True):
