@@ -114,6 +114,33 @@ def test_array_of_tensors_and_big_ints():
          numpy.array([73, 1, 127], dtype=numpy.int8))
 
 
+# ---- joins --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.concatenate([a, b], casting="no"),
+    lambda ns, a, b: ns.concatenate((a, b), axis=-1, casting="equiv"),
+    lambda ns, a, b: ns.stack([a, b], casting="no"),
+    lambda ns, a, b: ns.vstack([a, b], casting="equiv"),
+    lambda ns, a, b: ns.hstack([a, b], casting="no"),
+])
+def test_join_casting_without_dtype(fn):
+    # under "no"/"equiv" two dtypes are refused even with no dtype= given
+    raises_as_numpy(fn, numpy.array([1.5, 2.0], numpy.float32), numpy.array([82, 1], numpy.int32))
+    want, got = both(fn, numpy.array([1, 2], numpy.int32), numpy.array([3, 4], numpy.int32))
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.hstack([a, b], dtype="int16", casting="no"),
+    lambda ns, a, b: ns.vstack([a, b], dtype=bool),
+    lambda ns, a, b: ns.concatenate([a, b], dtype="int8", casting="same_kind"),
+    lambda ns, a, b: ns.stack([a, b], axis=5, dtype="uint8"),
+])
+def test_join_shapes_checked_before_casting(fn):
+    # NumPy reports the shape (or axis) error, not the refused cast
+    raises_as_numpy(fn, numpy.ones((2, 1), numpy.float16), numpy.ones(3, numpy.float16))
+
+
 # ---- clip -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("x, lo, hi", [
