@@ -114,6 +114,23 @@ def test_array_of_tensors_and_big_ints():
          numpy.array([73, 1, 127], dtype=numpy.int8))
 
 
+@pytest.mark.parametrize("args, dtype", [
+    ((-0.8, 4), "uint64"), ((2147483647, 2147483646.25, -0.25), "int32"), ((0.5, 3.7), "int8"),
+    ((-2.5, 3, 1.5), "int16"), ((5.1, 0, -0.25), "uint16"), ((-2, -3.4), "uint64"),
+    ((2,), bool), ((1.5, 3), bool), ((0,), bool),
+])
+def test_arange_integer_and_bool_dtype(args, dtype):
+    # NumPy's rule: the first two values converted to the dtype, their
+    # difference repeated; bool at most two values
+    want, got = both(lambda ns: ns.arange(*args, dtype=dtype))
+    same(got, want)
+
+
+@pytest.mark.parametrize("args, dtype", [((0, 3), bool), ((-3.3, 6), "uint8"), ((-4, 2.4), "uint32")])
+def test_arange_refusals(args, dtype):
+    raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
+
+
 # ---- joins --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", [

@@ -385,13 +385,27 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
-    if dtype != _C.bool:  # NumPy converts the first two values to the dtype
-        _check_int_fits(start, dtype)
-        if n > 1:
-            _check_int_fits(start + step, dtype)
-    if start == 0 and step == 1:
+    if dtype == _C.bool:  # NumPy's: the first two values, no more
+        if n > 2:
+            raise TypeError("arange() is only supported for booleans when the result has at "
+                            "most length 2.")
+        return _C.tensor([builtins.bool(start), builtins.bool(start + step)][:n], dtype=dtype,
+                         device=device)
+    # NumPy converts the first two values to the dtype (a float truncated, an
+    # int that must fit) and repeats their difference: arange(-0.8, 4,
+    # dtype=uint64) is five zeros, arange(0.5, 3.7, dtype=int8) 0 1 2 3
+    if n == 0:  # nothing converted: no value to refuse
+        return _C.empty((0,), dtype=dtype, device=device)
+    first = int(start)
+    _check_int_fits(first, dtype)
+    delta = 1
+    if n > 1:
+        second = int(start + step)
+        _check_int_fits(second, dtype)
+        delta = second - first
+    if first == 0 and delta == 1:
         return _C.arange(n, dtype=dtype, device=device)
-    return _C.arange(n, dtype=_C.int64, device=device).mul_(int(step)).add_(int(start)).to(dtype)
+    return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).add_(first).to(dtype)
 
 
 _SHORT = 1 << 62
