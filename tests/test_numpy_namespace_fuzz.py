@@ -294,6 +294,30 @@ def test_complex_order_with_keywords(fn):
     same(got, want)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda ns, x: ns.isnan(x, dtype=bool),
+    lambda ns, x: ns.equal(x, 1.5, dtype=bool),
+    lambda ns, x: ns.less(x, 2.0, dtype=bool),
+    lambda ns, x: ns.add(x, 1, dtype="float32"),
+    lambda ns, x: ns.multiply(x, 2, dtype=numpy.complex128),
+])
+def test_ufunc_dtype_loops(fn):
+    # dtype= names the output: a predicate's bool loop computes on the
+    # inputs as they are (isnan(x, dtype=bool) cast x to bool first: all False)
+    want, got = both(fn, numpy.array([1.5, numpy.nan, -2.0]))
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, x: ns.isnan(x, dtype=numpy.int8),  # no loop gives int8
+    lambda ns, x: ns.less(x, 2.0, dtype="float64"),  # nor float64, for a comparison
+    lambda ns, x: ns.add(x, 1, dtype=numpy.uint8),  # float64 -> uint8 is not same_kind
+    lambda ns, x: ns.sqrt(x, dtype="float32", casting="no"),
+])
+def test_ufunc_dtype_refusals(fn):
+    raises_as_numpy(fn, numpy.array([1.5, numpy.nan, -2.0]))
+
+
 def test_heaviside_keywords_and_two_dtypes():
     x, h = numpy.array([-1.7, 0.0, 2.0], numpy.float32), numpy.array([82, 82, 82], numpy.uint16)
     want, got = both(lambda ns, x, h, o: ns.heaviside(x, h, out=o), x, h,

@@ -623,6 +623,17 @@ def _with_ufunc_keywords(fn, ufunc):
             if any(o is not None for o in outs):
                 outs = outs + (None,) * (ufunc.nout - len(outs))
                 kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
+        if kwargs.get("dtype") is not None and len(args) == ufunc.nin and \
+                not _check_ufunc_dtype(ufunc, args, kwargs["dtype"],
+                                       kwargs.get("casting", "same_kind")):
+            # the loop NumPy takes computes in the inputs' dtypes and gives
+            # dtype= only as its output (np.isnan(x, dtype=bool), np.equal(x,
+            # 1, dtype=bool)): the op must not cast the inputs to it
+            want = tl_dtype(kwargs["dtype"])
+            kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
+            result = call(*args, **kwargs)
+            return result if kwargs.get("out") is not None or result.dtype == want else \
+                result.to(want)
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
         try:
@@ -635,6 +646,54 @@ def _with_ufunc_keywords(fn, ufunc):
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+# the kinds of NumPy loop input a Python number casts to (NEP 50: weak)
+_WEAK_KINDS = {builtins.bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
+def _check_ufunc_dtype(ufunc, args, dtype, casting):
+    """NumPy's refusals of a ufunc's ``dtype=`` (the output's dtype): a
+    TypeError when the ufunc has no loop giving that dtype (np.isnan(x,
+    dtype=np.int8)), or when no such loop takes every input under ``casting``
+    (np.add(float_array, 1, dtype=np.uint8) under "same_kind").  True when
+    the loop is dtype's own (inputs in it too, as the op computes with
+    dtype=), False when its inputs are other dtypes (a predicate's bool)."""
+    try:
+        want = np_dtype(tl_dtype(dtype))
+    except (TypeError, AttributeError):  # bfloat16, which NumPy lacks
+        return True
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        return True
+    loops = []
+    for types in ufunc.types:
+        ins, _, outs = types.partition("->")
+        if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
+            loops.append([np.dtype(c) for c in ins])
+    if not loops:
+        raise TypeError(f"No loop matching the specified signature and casting was found for "
+                        f"ufunc {ufunc.__name__}")
+    first_refusal = None
+    for loop in loops:
+        for i, (a, loop_in) in enumerate(zip(args, loop)):
+            if isinstance(a, _SCALARS):
+                ok = loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
+            else:
+                try:
+                    src = np_dtype(_arg(a))
+                except (TypeError, AttributeError):
+                    return True
+                ok = np.can_cast(src, loop_in, casting)
+            if not ok:
+                first_refusal = first_refusal or (i, a, loop_in)
+                break
+        else:  # the first loop that takes them all: is it dtype's own?
+            return all(d == want for d in loop)
+    i, a, loop_in = first_refusal
+    src = f"dtype('{np_dtype(_arg(a)).name}')" if not isinstance(a, _SCALARS) else \
+        f"<class '{type(a).__name__}'>"
+    raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from {src} to "
+                    f"dtype('{loop_in.name}') with casting rule '{casting}'")
 
 
 def _check_ufunc_out(fn, ufunc, args, kwargs):
