@@ -318,6 +318,15 @@ def test_ufunc_dtype_refusals(fn):
     raises_as_numpy(fn, numpy.array([1.5, numpy.nan, -2.0]))
 
 
+@pytest.mark.parametrize("name, dtype", [("rint", "int64"), ("fabs", "int16"), ("rint", "bool")])
+def test_default_casting_keyword_changes_nothing(name, dtype):
+    # casting="same_kind" given explicitly took NumPy's own ufunc on the
+    # tensors, which kept integers integer where the namespace gives floats
+    want, got = both(lambda ns, x: getattr(ns, name)(x, casting="same_kind"),
+                     numpy.array([-81, 2], dtype))
+    same(got, want)
+
+
 def test_heaviside_keywords_and_two_dtypes():
     x, h = numpy.array([-1.7, 0.0, 2.0], numpy.float32), numpy.array([82, 82, 82], numpy.uint16)
     want, got = both(lambda ns, x, h, o: ns.heaviside(x, h, out=o), x, h,

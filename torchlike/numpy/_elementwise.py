@@ -617,6 +617,8 @@ def _ufunc_method(ufunc, method):
 
 def _with_ufunc_keywords(fn, ufunc):
     def call(*args, **kwargs):
+        if kwargs.get("casting") == "same_kind":  # the default: nothing to pass on
+            kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
         if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:
             # NumPy's out arrays given by position (None: no out)
             outs, args = args[ufunc.nin:], args[:ufunc.nin]
