@@ -20,8 +20,10 @@ reversed, broadcast) for torchlike.numpy -- runs both and compares:
 The calls are the namespace's short paths (zeros/ones/empty/full, *_like,
 arange, asarray/array, concatenate/stack/vstack/hstack, dot, clip,
 ndarray.copy/astype) and their neighbours, the elementwise ufuncs with mixed
-array / Python-number operands (NEP 50's weak scalars), and the reductions
-sum/mean/max/min/argmax/any/all/prod with axis/keepdims/dtype/out/where.
+array / Python-number operands (NEP 50's weak scalars), the reductions
+sum/mean/max/min/argmax/any/all/prod with axis/keepdims/dtype/out/where, and
+bfloat16 tensors (which NumPy lacks) against NumPy computing on the same
+values in float32, whose float32 results must be bfloat16 ones here.
 
 Deliberate differences documented in docs/numpy.md are not reported; each
 skip below names the paragraph.  Exit status 1 when a discrepancy was found;
@@ -493,6 +495,45 @@ def c_reduce(g, name):
     return fn_of(name), [x], kw, {"reduce": True}
 
 
+BF16_UNARY = ["negative", "absolute", "exp", "sqrt", "sin", "floor", "ceil", "trunc", "isnan",
+              "isfinite", "signbit", "square", "sign"]
+BF16_BINARY = ["add", "multiply", "subtract", "maximum", "minimum", "less", "equal", "fmax"]
+
+
+@case("bfloat16")
+def c_bfloat16(g, name):
+    """torchlike's bfloat16, which NumPy lacks: the tensor holds bfloat16
+    values, NumPy computes on the same values in float32, and a float32
+    result of NumPy's must be a bfloat16 one here (the other dtypes equal)."""
+    def bf16(shape=None):
+        p = g.array(dtype="float32", shape=shape)
+        t = p.t.astype(tnp.bfloat16)
+        p.n, p.t = N.asarray(t), t  # NumPy gets the values bfloat16 holds
+        return p
+    kind = g.pick(["unary", "binary", "reduce", "like", "copy", "astype"])
+    x = bf16()
+    if kind == "unary":
+        return fn_of(g.pick(BF16_UNARY)), [x], {}, {"bf16": True}
+    if kind == "binary":
+        other = g.pick([g.scalar("f"), g.scalar("i"), bf16(x.n.shape), bf16(x.n.shape[-1:])])
+        ops = [x, other] if g.chance(0.5) else [other, x]
+        return fn_of(g.pick(BF16_BINARY)), ops, {}, {"bf16": True}
+    if kind == "reduce":
+        kw = {"axis": g.axis(x.n.ndim)} if g.chance(0.7) else {}
+        if g.chance(0.3):
+            kw["keepdims"] = True
+        return fn_of(g.pick(["sum", "mean", "max", "min", "argmax", "any"])), [x], kw, \
+            {"bf16": True, "reduce": True}
+    if kind == "like":
+        like = g.pick(["zeros_like", "ones_like", "full_like"])
+        args = [x] + ([g.scalar("f")] if like == "full_like" else [])
+        return fn_of(like), args, {}, {"bf16": True}
+    if kind == "copy":
+        return (lambda ns, a: a.copy()), [x], {}, {"bf16": True}
+    dtype = g.pick(["float64", "int32", "bool", "float16"])
+    return (lambda ns, a, d: a.astype(d)), [x, dtype], {}, {"bf16": True, "cast": True}
+
+
 # ---- comparison ------------------------------------------------------------------------------
 
 class Mismatch(Exception):
@@ -532,14 +573,15 @@ def shares(a, b, is_tensor):
 
 
 def tolerance(dtype, opts):
-    base = {"float16": 2e-3, "complex64": 2e-6, "float32": 2e-6}.get(dtype, 1e-12)
+    base = {"bfloat16": 1e-2, "float16": 2e-3, "complex64": 2e-6, "float32": 2e-6}.get(
+        dtype, 1e-12)
     return base * (10 if opts.get("reduce") else 1)
 
 
 def compare_values(want, got, opts, dtype):
     if want.shape != got.shape:
         raise Mismatch(f"shape {got.shape} != NumPy's {want.shape}")
-    if want.dtype.kind in "biu" or dtype in ("bool",) or N.dtype(dtype).kind in "biu":
+    if want.dtype.kind in "biu" or dtype != "bfloat16" and N.dtype(dtype).kind in "biu":
         if opts.get("cast_undefined"):
             return
         if not N.array_equal(want, got):
@@ -662,7 +704,10 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
         raise Mismatch("out= given: NumPy returns the out array, torchlike another object")
     want = N.asarray(n_res)
     tdt = tl_dtype_name(t_res)
-    if tdt != want.dtype.name:
+    expected = want.dtype.name
+    if opts.get("bf16") and expected == "float32":
+        expected = "bfloat16"  # NumPy's float32 stands for bfloat16
+    if tdt != expected:
         raise Mismatch(f"dtype {tdt} != NumPy's {want.dtype.name}")
     got = host(t_res)
     cast_undefined, tol_dtype = False, want.dtype.name
@@ -684,17 +729,19 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
             # Promotion (by design)), then cast to out's or dtype='s
             small = any(p.n.dtype == N.float16 for p in g.arrays)
             tol_dtype = "float16" if small else "float32"
+        if opts.get("bf16") and tdt == "bfloat16":
+            tol_dtype = "bfloat16"
         compare_values(want, got, dict(opts, cast_undefined=cast_undefined), tol_dtype)
     if "out" in nkw and not complex_nonfinite:
         compare_values(N.asarray(nkw["out"]), host(tkw["out"]),
                        dict(opts, cast_undefined=cast_undefined), tol_dtype)
-    if opts.get("share") or "out" in nkw:
+    if (opts.get("share") or "out" in nkw) and not opts.get("bf16"):
         for p in g.arrays:
             ns, ts = shares(n_res, p.n, False), shares(t_res, p.t, True)
             if ns != ts:
                 raise Mismatch(f"shares memory with an input: torchlike {ts}, NumPy {ns}")
     order = opts.get("order")
-    if order and isinstance(n_res, N.ndarray) and isinstance(t_res, torchlike.Tensor):
+    if order and not opts.get("bf16") and isinstance(n_res, N.ndarray) and isinstance(t_res, torchlike.Tensor):
         dense_in = all(p.n.flags.c_contiguous or p.n.flags.f_contiguous for p in g.arrays)
         if order in ("C", "F") or dense_in:
             for flag in ("c_contiguous", "f_contiguous"):
@@ -736,7 +783,7 @@ def describe(x):
 # differ in corners (docs/numpy.md).
 SETTLED = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
            "full_like", "asarray", "array", "concatenate", "stack", "vstack", "hstack", "dot",
-           "clip", "copy", "astype"] + \
+           "clip", "copy", "astype", "bfloat16"] + \
     UNARY + BINARY + REDUCTIONS
 
 
