@@ -32,6 +32,7 @@ each is printed with the seed and case number that replays it
 """
 import argparse
 import math
+import os
 import random
 import sys
 import time
@@ -40,7 +41,7 @@ import warnings
 
 import numpy
 
-ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
@@ -53,7 +54,8 @@ DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"
 INTS = [d for d in DTYPES if d[0] in "iu"]
 SHAPES = [(), (0,), (1,), (3,), (4,), (2, 3), (3, 1), (1, 3), (0, 3), (2, 0), (2, 3, 2), (1, 2, 1)]
 BIG_INTS = [127, 128, -128, -129, 255, 256, 300, -1, 2 ** 15, 2 ** 16, 2 ** 31 - 1, 2 ** 31,
-            2 ** 32, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, -2 ** 63, -2 ** 63 - 1, 2 ** 64 - 1, 2 ** 64]
+            2 ** 32, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, -2 ** 63, -2 ** 63 - 1, 2 ** 64 - 1,
+            2 ** 64]
 # Python ints past int64 and uint64 (2**64, -2**63 - 1) are left out of the
 # settled runs: as operands torchlike refuses them (OverflowError) where NumPy
 # converts them for a float loop, and NumPy's own bool loops refuse some.
@@ -113,7 +115,8 @@ class Gen:
             return N.array([self.chance(0.5) for _ in range(n)], dtype=d)
         if d.kind in "iu":
             info = N.iinfo(d)
-            lo, hi = (max(info.min, -4), min(info.max, 4)) if tame else (max(info.min, -100), min(info.max, 100))
+            span = 4 if tame else 100
+            lo, hi = max(info.min, -span), min(info.max, span)
             vals = [self.r.randint(lo, hi) for _ in range(n)]
             if not tame:
                 vals = [self.pick([info.min, info.max, 0]) if self.chance(0.1) else v for v in vals]
@@ -123,8 +126,8 @@ class Gen:
             vals = [self.r.randint(-8, 8) / 2 if not self.chance(0.05) else self.pick(
                 [float("nan"), float("inf"), -float("inf")]) for _ in range(2 * n)]
         else:
-            vals = [self.pick(SPECIAL_FLOATS) if self.chance(0.15) else round(self.r.uniform(-5, 5), 3)
-                    for _ in range(2 * n)]
+            vals = [self.pick(SPECIAL_FLOATS) if self.chance(0.15) else
+                    round(self.r.uniform(-5, 5), 3) for _ in range(2 * n)]
         with N.errstate(all="ignore"):
             if d.kind == "c":
                 return (N.array(vals[:n], real) + 1j * N.array(vals[n:], real)).astype(d)
@@ -164,7 +167,9 @@ class Gen:
             big = BIG_INTS if self.ufunc_keywords else WHOLE_INTS
             return self.pick(big) if self.chance(0.4) else self.r.randint(-5, 5)
         if kind == "f":
-            return self.pick(SPECIAL_FLOATS) if self.chance(0.3) else round(self.r.uniform(-5, 5), 2)
+            if self.chance(0.3):
+                return self.pick(SPECIAL_FLOATS)
+            return round(self.r.uniform(-5, 5), 2)
         if kind == "c":
             return complex(round(self.r.uniform(-3, 3), 2), self.pick([0.0, 1.5, -2.0]))
         return self.chance(0.5)
@@ -374,7 +379,8 @@ def c_clip(g, name):
             return None
         if r < 0.7:
             return g.scalar(g.pick("iff"))
-        return g.array(dtype=g.pick([x.n.dtype.name, g.dtype()]), shape=g.pick([(), x.n.shape[-1:]]))
+        return g.array(dtype=g.pick([x.n.dtype.name, g.dtype()]),
+                       shape=g.pick([(), x.n.shape[-1:]]))
     lo, hi = bound(), bound()
     kw = {}
     args = [x, lo, hi]
@@ -546,7 +552,9 @@ def builtin_bases(exc_type):
 
 
 def tl_dtype_name(t):
-    return str(t.dtype).rsplit(".", 1)[-1] if isinstance(t, torchlike.Tensor) else N.asarray(t).dtype.name
+    if isinstance(t, torchlike.Tensor):
+        return str(t.dtype).rsplit(".", 1)[-1]
+    return N.asarray(t).dtype.name
 
 
 def host(t):
@@ -592,7 +600,8 @@ def compare_values(want, got, opts, dtype):
     h = got.astype(w.dtype)
     same_nan = N.isnan(w) == N.isnan(h)
     with N.errstate(all="ignore"):
-        close = (w == h) | (N.abs(w - h) <= tol * N.maximum(1.0, N.abs(w))) | (N.isnan(w) & N.isnan(h))
+        close = (w == h) | (N.abs(w - h) <= tol * N.maximum(1.0, N.abs(w))) | \
+            (N.isnan(w) & N.isnan(h))
     if not (same_nan.all() and close.all()):
         raise Mismatch(f"values differ (tol {tol}):\n  torchlike {got!r}\n  NumPy     {want!r}")
 
@@ -689,8 +698,9 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
     if n_exc is not None or t_exc is not None:
         if t_exc is None:
             lenient = opts.get("ufunc") and ("dtype" in nkw or "casting" in nkw)
-            raise Mismatch(("lenient: " if lenient else "") + f"NumPy raised {type(n_exc).__name__}: {n_exc}; torchlike returned "
-                           f"{t_res!r}")
+            raise Mismatch(("lenient: " if lenient else "") +
+                           f"NumPy raised {type(n_exc).__name__}: {n_exc}; torchlike "
+                           f"returned {t_res!r}")
         if n_exc is None:
             raise Mismatch(f"torchlike raised {type(t_exc).__name__}: {t_exc}\n"
                            + "".join(traceback.format_exception(t_exc)[-4:])
@@ -741,7 +751,8 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
             if ns != ts:
                 raise Mismatch(f"shares memory with an input: torchlike {ts}, NumPy {ns}")
     order = opts.get("order")
-    if order and not opts.get("bf16") and isinstance(n_res, N.ndarray) and isinstance(t_res, torchlike.Tensor):
+    if order and not opts.get("bf16") and isinstance(n_res, N.ndarray) and \
+            isinstance(t_res, torchlike.Tensor):
         dense_in = all(p.n.flags.c_contiguous or p.n.flags.f_contiguous for p in g.arrays)
         if order in ("C", "F") or dense_in:
             for flag in ("c_contiguous", "f_contiguous"):
@@ -817,7 +828,8 @@ def main():
     p.add_argument("--max-failures", type=int, default=20)
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--settled", action="store_true",
-                   help="only the calls the test suite runs (SETTLED), ufuncs without dtype=/casting=")
+                   help="only the calls the test suite runs (SETTLED), ufuncs without "
+                        "dtype=/casting=")
     p.add_argument("--strict", action="store_true",
                    help="fail on the 'lenient' kind too (a ufunc's dtype=/casting= NumPy refuses)")
     o = p.parse_args()

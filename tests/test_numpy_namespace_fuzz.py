@@ -126,7 +126,8 @@ def test_arange_integer_and_bool_dtype(args, dtype):
     same(got, want)
 
 
-@pytest.mark.parametrize("args, dtype", [((0, 3), bool), ((-3.3, 6), "uint8"), ((-4, 2.4), "uint32")])
+@pytest.mark.parametrize("args, dtype", [((0, 3), bool), ((-3.3, 6), "uint8"),
+                                         ((-4, 2.4), "uint32")])
 def test_arange_refusals(args, dtype):
     raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
 
