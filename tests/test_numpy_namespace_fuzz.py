@@ -235,6 +235,33 @@ def test_initial_past_dtype(name, initial):
                     numpy.array([4, 4, 3], numpy.uint32))
 
 
+@pytest.mark.parametrize("out_dtype", ["uint64", "float32", "int32"])
+def test_argmax_out_dtype(out_dtype):
+    fn = lambda ns, a, o: ns.argmax(a, axis=1, out=o)  # noqa: E731
+    a, out = numpy.array([[1.0, 3.0], [2.0, -1.0]]), numpy.zeros(2, out_dtype)
+    if numpy.can_cast(out.dtype, numpy.int64, "safe"):
+        want, got = both(fn, a, out)
+        same(got, want)
+    else:
+        raises_as_numpy(fn, a, out)
+
+
+def test_mean_zero_d_axis_with_where():
+    # NumPy counts where='s elements with a ufunc reduction, which takes axis 0
+    want, got = both(lambda ns, a: ns.mean(a, axis=0, where=ns.asarray(True)), numpy.array(4.0))
+    same(got, want)
+    raises_as_numpy(lambda ns, a: ns.mean(a, axis=0), numpy.array(4.0))
+
+
+def test_clip_of_bools_without_bounds():
+    raises_as_numpy(lambda ns, a: ns.clip(a, None, None), numpy.array([True, False]))
+
+
+def test_full_checks_the_shape_before_the_fill():
+    raises_as_numpy(lambda ns: ns.full((2, -1), -5, dtype="uint32", order="F"))
+    raises_as_numpy(lambda ns: ns.full(3, -5, dtype="uint32"))
+
+
 def test_empty_complex_extreme_along_a_full_axis():
     for axis, keep in ((0, False), ((0, 2), True)):
         want, got = both(lambda ns, a: ns.max(a, axis=axis, keepdims=keep),
@@ -372,8 +399,8 @@ def test_fuzzer_short_run():
     ufuncs (without dtype=/casting=, whose refusals are not all NumPy's yet:
     docs/numpy.md): every case agrees with NumPy."""
     fuzz = _fuzzer()
-    failures, n = fuzz.fuzz(seed=3, cases=150, only=fuzz.SETTLED, ufunc_keywords=False)
-    assert n == 150
+    failures, n = fuzz.fuzz(seed=3, cases=800, only=fuzz.SETTLED, ufunc_keywords=False)
+    assert n == 800
     assert failures == [], "\n".join(f"case {i}: {d}\n{m}" for _, i, d, m in failures)
 
 

@@ -323,7 +323,12 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
             order = _c_or_f(order)
         layout = _ordered(lambda s: _C.empty(s, dtype=dtype, device=filled.device), shape, order)
         return _place(layout.copy_(filled), device)
-    fill_value = _scalar_fill(fill_value, dtype)
+    try:
+        fill_value = _scalar_fill(fill_value, dtype)
+    except OverflowError:
+        if any(s < 0 for s in _shape(shape)):  # NumPy checks the shape first
+            raise ValueError("negative dimensions are not allowed") from None
+        raise
     return _created(lambda s, dtype, device: _C.full(s, fill_value, dtype=dtype, device=device),
                     shape, dtype, order, device)
 

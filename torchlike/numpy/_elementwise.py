@@ -316,6 +316,9 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    if lo is None and hi is None and x.dtype == _C.bool:  # NumPy's clip is then positive()
+        raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
+                        "<class 'numpy.dtypes.BoolDType'> -> None")
     lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
     x = _clip_operand(x, lo, hi)
     lo, hi = integer_clip_bounds(x, lo, hi)

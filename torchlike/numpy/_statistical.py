@@ -127,7 +127,9 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue
 def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
     a = as_tensor(a)
     mask = _where_mask(a, where)
-    a, axes, keep = _reduce_args(a, axis, keepdims)
+    # NumPy's mean counts a where= mask's elements with a ufunc reduction,
+    # which takes axis 0/-1 of a 0-d array; without where= it refuses them
+    a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=where is not NoValue)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
@@ -311,6 +313,11 @@ def _arg_extreme(name):
         keep = keepdims is True
         if a.ndim == 0:
             axis = _zero_d_axis(axis)
+        if out is not None:  # NumPy's rule: out must take int64 indices ('safe')
+            target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+            if target != _C.bfloat16 and not np.can_cast(np_dtype(target), np.int64, "safe"):
+                raise TypeError(f"Cannot cast array data from dtype('{target.name}') to "
+                                f"dtype('int64') according to the rule 'safe'")
         if (a.numel() == 0 if axis is None else a.shape[norm_axis(axis, a.ndim)] == 0):
             raise ValueError(f"attempt to get {name} of an empty sequence")
         if a.is_complex():  # NumPy's lexicographic order (see _complex_winner)
