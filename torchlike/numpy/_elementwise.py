@@ -710,6 +710,46 @@ def _check_ufunc_out(fn, ufunc, args, kwargs):
     out = kwargs["out"]
     if casting == "unsafe" or not hasattr(out, "dtype") or isinstance(out, tuple):
         return
+    # the verdict depends on dtypes only: kept per call signature (the probe
+    # costs more than a small op, and out= is how hot loops avoid allocations)
+    key = None
+    if type(out) is Tensor:
+        key = [ufunc, casting, out.dtype, kwargs.get("dtype")]
+        for a in args:
+            if type(a) is Tensor:
+                key.append(a.dtype)
+            elif type(a) in _SCALAR_TYPES:
+                key.append(type(a))
+            else:
+                key = None
+                break
+    if key is not None:
+        key = tuple(key)
+        try:
+            refusal = _OUT_VERDICTS[key]
+        except (KeyError, TypeError):  # not seen, or a dtype= spelling not hashable
+            pass
+        else:
+            if refusal:
+                raise TypeError(refusal)
+            return
+    refusal = _out_refusal(fn, ufunc, args, kwargs, casting, out)
+    if key is not None and len(_OUT_VERDICTS) < 4096:
+        try:
+            _OUT_VERDICTS[key] = refusal
+        except TypeError:
+            pass
+    if refusal:
+        raise TypeError(refusal)
+
+
+_OUT_VERDICTS = {}
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _out_refusal(fn, ufunc, args, kwargs, casting, out):
+    """The TypeError message for a result fn's operands give that out cannot
+    take under casting, or None."""
     try:
         probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
                  else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
@@ -717,12 +757,12 @@ def _check_ufunc_out(fn, ufunc, args, kwargs):
         dtype = fn(*probe, **extra).dtype
         target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
     except Exception:  # noqa: BLE001 - the call itself raises what it must
-        return
-    if not can_cast_dtypes(dtype, target, casting if casting in ("no", "equiv", "safe",
-                                                                  "same_kind") else "same_kind"):
-        raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
-                        f"dtype('{dtype.name}') to dtype('{target.name}') with casting rule "
-                        f"{casting!r}")
+        return None
+    if can_cast_dtypes(dtype, target, casting if casting in ("no", "equiv", "safe", "same_kind")
+                       else "same_kind"):
+        return None
+    return (f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{dtype.name}') to "
+            f"dtype('{target.name}') with casting rule {casting!r}")
 
 
 def _give_ufunc_surface(name):
