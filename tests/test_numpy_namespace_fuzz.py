@@ -299,6 +299,20 @@ def test_ufunc_out_casting(fn):
     assert not t_out.any()  # refused before anything was written
 
 
+def test_ufunc_out_stricter_casting_judged_by_kind():
+    # uint8's sin is float32 here (the default float) and float16 in NumPy:
+    # casting="safe" into a float16 out is NumPy's valid call, not refused
+    want, got = both(lambda ns, x, o: ns.sin(x, casting="safe", out=o),
+                     numpy.array([59, 17], numpy.uint8), numpy.zeros(2, numpy.float16))
+    same(got, want)
+
+
+def test_rint_dtype():
+    for a in (numpy.array([82, -93], numpy.int32), numpy.array([0.423 + 2.495j])):
+        want, got = both(lambda ns, x: ns.rint(x, dtype="complex64"), a)
+        same(got, want)
+
+
 def test_ufunc_out_same_kind_allowed():
     want, got = both(lambda ns, x, o: ns.add(x, 1, out=o), numpy.array([1.5, -2.0]),
                      numpy.zeros(2, numpy.float16))

@@ -216,6 +216,8 @@ def rint(x, /, *rest, **kwargs):
     loops: integers become floats, complex numbers round each part)."""
     x = _float(x)
     kwargs = _out_given("rint", 1, rest, kwargs)
+    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
+        x = x.to(tl_dtype(kwargs.pop("dtype")))
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
         return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
@@ -758,8 +760,10 @@ def _out_refusal(fn, ufunc, args, kwargs, casting, out):
         target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
     except Exception:  # noqa: BLE001 - the call itself raises what it must
         return None
-    if can_cast_dtypes(dtype, target, casting if casting in ("no", "equiv", "safe", "same_kind")
-                       else "same_kind"):
+    # by kind only: the result's dtype here may be PyTorch's promotion
+    # (float32 for uint8's sin, where NumPy's is float16), so a stricter rule
+    # ("safe", "no") would refuse what NumPy takes
+    if can_cast_dtypes(dtype, target, "same_kind"):
         return None
     return (f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{dtype.name}') to "
             f"dtype('{target.name}') with casting rule {casting!r}")
