@@ -307,6 +307,17 @@ def test_ufunc_out_stricter_casting_judged_by_kind():
     same(got, want)
 
 
+@pytest.mark.parametrize("fn, a", [
+    (lambda ns, x: ns.sign(x, dtype="float32"), numpy.array([True, False])),
+    (lambda ns, x: ns.sign(x, dtype="complex128"), numpy.array([-34, 0, 5], numpy.int8)),
+    (lambda ns, x: ns.fmax(3.18, x, dtype="int16", casting="unsafe"),
+     numpy.array([40, 1], numpy.uint64)),
+])
+def test_dtype_selects_the_loop(fn, a):
+    want, got = both(fn, a)
+    same(got, want)
+
+
 def test_rint_dtype():
     for a in (numpy.array([82, -93], numpy.int32), numpy.array([0.423 + 2.495j])):
         want, got = both(lambda ns, x: ns.rint(x, dtype="complex64"), a)

@@ -228,6 +228,8 @@ def sign(x, /, **kwargs):
     """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
     sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
+    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
+        x = x.to(tl_dtype(kwargs.pop("dtype")))
     if x.dtype == _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
@@ -684,7 +686,8 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
     for loop in loops:
         for i, (a, loop_in) in enumerate(zip(args, loop)):
             if isinstance(a, _SCALARS):
-                ok = loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
+                ok = casting == "unsafe" or \
+                    loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
             else:
                 try:
                     src = np_dtype(_arg(a))
