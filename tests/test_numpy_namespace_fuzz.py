@@ -380,6 +380,14 @@ def test_default_casting_keyword_changes_nothing(name, dtype):
     same(got, want)
 
 
+def test_ufunc_dtype_python_int_checked_first():
+    # NumPy converts a Python int to dtype= before it looks for a loop
+    raises_as_numpy(lambda ns, x: ns.maximum(x, -4, dtype="uint32"),
+                    numpy.array([1.5 + 1j, 2 + 0j], numpy.complex64))
+    raises_as_numpy(lambda ns, x: ns.remainder(2 ** 63, x, dtype="uint32"),
+                    numpy.array([-10, 19]))
+
+
 def test_heaviside_keywords_and_two_dtypes():
     x, h = numpy.array([-1.7, 0.0, 2.0], numpy.float32), numpy.array([82, 82, 82], numpy.uint16)
     want, got = both(lambda ns, x, h, o: ns.heaviside(x, h, out=o), x, h,

@@ -674,6 +674,11 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         return True
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return True
+    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
+        info = np.iinfo(want)
+        for a in args:
+            if type(a) is int and not info.min <= a <= info.max:
+                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
     loops = []
     for types in ufunc.types:
         ins, _, outs = types.partition("->")
