@@ -72,12 +72,17 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
-    if isinstance(fill_value, Tensor):  # a recorded copy (C order)
+    if isinstance(fill_value, Tensor):  # a recorded copy, in the order asked
         try:
-            return fill_value.to(dtype).expand(*shape).clone()
+            filled = fill_value.to(dtype).expand(*shape)
         except RuntimeError:  # NumPy's class and words
             raise ValueError(f"could not broadcast input array from shape "
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
+        if order == "C" or len(shape) < 2:
+            return filled.clone(memory_format=contiguous_format)
+        return _ordered(lambda s: _C.empty(s, dtype=dtype, device=filled.device), shape,
+                        order).copy_(filled)
+    fill_value = _scalar_fill(fill_value, dtype)
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
 
@@ -136,7 +141,15 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
     """An array from a tensor, an ndarray, a buffer or nested Python sequences.
 
     Tensors and ndarrays are taken without a copy when ``copy`` is not True and
-    neither dtype nor device changes; ``copy=False`` refuses to copy."""
+    neither dtype nor device changes; ``copy=False`` refuses to copy.  ``order``
+    "C"/"F" lays the result out so (a copy when it is not), "A" keeps a
+    Fortran-ordered input Fortran-ordered, "K" (and None) keeps the layout."""
+    if order is not None and order not in ("K", "k"):
+        result = asarray(obj, dtype, device=device, copy=copy)
+        laid = _in_order(result, order)
+        if laid is not result and copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return laid
     if type(obj) is Tensor and dtype is None and device is None and not copy:
         return obj  # the most common call of all: np.asarray(x) of a tensor
     if type(obj) is list and dtype is None and device is None and copy is not False and \
@@ -154,6 +167,8 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                 not hasattr(obj, "__array_interface__") and not _is_buffer(obj):
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         if isinstance(obj, (list, tuple)) and has_tensor(obj):
+            if dtype is not None and not dtype.is_complex:
+                _check_items(obj, dtype)  # as NumPy's conversion does
             result = as_tensor(obj)
         else:
             a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
@@ -180,6 +195,43 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
     return result
 
 
+def _check_items(obj, dtype):
+    """The Python numbers in the nested lists and tuples obj convert to dtype
+    (real, not complex) as NumPy converts them: no complex number, and an int
+    that fits an integer dtype (NEP 50)."""
+    exact = not (dtype.is_floating_point or dtype == _C.bool)
+    for item in obj:
+        if isinstance(item, (list, tuple)):
+            _check_items(item, dtype)
+        elif isinstance(item, complex):
+            raise TypeError(f"{'int' if exact else 'float'}() argument must be a string or a "
+                            f"real number, not 'complex'")
+        elif exact:
+            _check_int_fits(item, dtype)
+
+
+def _fortran(t):
+    return t.ndim > 1 and t.permute(*reversed(range(t.ndim))).is_contiguous()
+
+
+def _in_order(result, order):
+    """result laid out in NumPy's ``order`` of asarray/array: "C" and "F" copy
+    a result of another layout (``copy=False`` refuses to), "A" and "K" keep
+    it (a copy made for another reason keeps the input's layout already)."""
+    order = order.upper() if isinstance(order, str) else order
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order in ("A", "K"):
+        return result
+    if result.is_contiguous() if order == "C" or result.ndim < 2 else _fortran(result):
+        return result
+    if order == "C" or result.ndim < 2:
+        return result.clone(memory_format=contiguous_format)
+    layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
+                      tuple(result.shape), "F")
+    return layout.copy_(result)
+
+
 def _is_buffer(obj):
     try:
         memoryview(obj)
@@ -198,14 +250,12 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
     result = asarray(object, dtype, device=device, copy=copy)
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
-    if order == "F" and result.ndim > 1 and \
-            not result.permute(*reversed(range(result.ndim))).is_contiguous():
-        if copy is False:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
-                          tuple(result.shape), "F")
-        result = layout.copy_(result)
-    return result
+    if order is None or order in ("K", "k"):
+        return result
+    laid = _in_order(result, order)
+    if laid is not result and copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return laid
 
 
 def _ordered(make, shape, order):
@@ -228,7 +278,20 @@ def _created(make, shape, dtype, order, device):
     if order == "C":
         return make(shape if type(shape) is tuple else _shape(shape), dtype=dtype,
                     device=device)
-    return _ordered(lambda s: make(s, dtype=dtype, device=device), shape, order)
+    shape = _shape(shape)  # NumPy checks the shape before the order
+    return _ordered(lambda s: make(s, dtype=dtype, device=device), shape, _c_or_f(order))
+
+
+def _c_or_f(order):
+    """The order of zeros/ones/empty/full: "C" or "F" in either case, None for
+    "C"; NumPy refuses "A" and "K" there, which only the *_like take."""
+    if order is None:
+        return "C"
+    if isinstance(order, str) and order.upper() in ("C", "F"):
+        return order.upper()
+    if isinstance(order, str) and order.upper() in ("A", "K"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
@@ -247,19 +310,52 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
-    if type(fill_value) is int and not (dtype.is_floating_point or dtype.is_complex or
-                                        dtype == _C.bool):
-        _check_int_fits(fill_value, dtype)
     if isinstance(fill_value, Tensor):
         shape = _shape(shape)
+        if any(s < 0 for s in shape):
+            raise ValueError("negative dimensions are not allowed")
         try:
             filled = _C.broadcast_to(fill_value.to(dtype), shape)
         except RuntimeError:  # NumPy's class and words
             raise ValueError(f"could not broadcast input array from shape "
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
-        return _place(filled.clone(), device)
+        if order != "C":
+            order = _c_or_f(order)
+        layout = _ordered(lambda s: _C.empty(s, dtype=dtype, device=filled.device), shape, order)
+        return _place(layout.copy_(filled), device)
+    try:
+        fill_value = _scalar_fill(fill_value, dtype)
+    except OverflowError:
+        if any(s < 0 for s in _shape(shape)):  # NumPy checks the shape first
+            raise ValueError("negative dimensions are not allowed") from None
+        raise
     return _created(lambda s, dtype, device: _C.full(s, fill_value, dtype=dtype, device=device),
                     shape, dtype, order, device)
+
+
+def _scalar_fill(value, dtype):
+    """A Python number to fill a dtype with, as NumPy's full/full_like fill it:
+    an int must fit an integer dtype (NEP 50); a float or complex is cast to
+    a dtype of a lower kind as NumPy's copyto(casting="unsafe") casts it (the
+    imaginary part dropped, a float truncated into an integer dtype, NaN and
+    values out of range as NumPy's cast makes them, where the core would
+    refuse them)."""
+    if type(value) is int and not (dtype.is_floating_point or dtype.is_complex or
+                                   dtype == _C.bool):
+        _check_int_fits(value, dtype)
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            (dtype.is_floating_point or dtype.is_complex):
+        value = float(value)  # beyond int64 too, as NumPy converts it
+    if not isinstance(value, (float, complex)) or dtype.is_complex:
+        return value
+    if dtype == _C.bool:
+        return bool(value)
+    if isinstance(value, complex):
+        value = value.real
+    with np.errstate(all="ignore"):  # NumPy's cast: inf past a float's range
+        cast = np.float32 if dtype == _C.bfloat16 else np_dtype(dtype)
+        return np.array(value, dtype=np.float64).astype(cast).item()
 
 
 def _bound_number(v):
@@ -294,13 +390,27 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
-    if dtype != _C.bool:  # NumPy converts the first two values to the dtype
-        _check_int_fits(start, dtype)
-        if n > 1:
-            _check_int_fits(start + step, dtype)
-    if start == 0 and step == 1:
+    if dtype == _C.bool:  # NumPy's: the first two values, no more
+        if n > 2:
+            raise TypeError("arange() is only supported for booleans when the result has at "
+                            "most length 2.")
+        return _C.tensor([builtins.bool(start), builtins.bool(start + step)][:n], dtype=dtype,
+                         device=device)
+    # NumPy converts the first two values to the dtype (a float truncated, an
+    # int that must fit) and repeats their difference: arange(-0.8, 4,
+    # dtype=uint64) is five zeros, arange(0.5, 3.7, dtype=int8) 0 1 2 3
+    if n == 0:  # nothing converted: no value to refuse
+        return _C.empty((0,), dtype=dtype, device=device)
+    first = int(start)
+    _check_int_fits(first, dtype)
+    delta = 1
+    if n > 1:
+        second = int(start + step)
+        _check_int_fits(second, dtype)
+        delta = second - first
+    if first == 0 and delta == 1:
         return _C.arange(n, dtype=dtype, device=device)
-    return _C.arange(n, dtype=_C.int64, device=device).mul_(int(step)).add_(int(start)).to(dtype)
+    return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).add_(first).to(dtype)
 
 
 _SHORT = 1 << 62

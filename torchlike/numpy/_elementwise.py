@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _C, _ufunc
 from .._array_function import (
-    MaskedOperand, as_tensor, integer_clip_bounds, masked_call, np_dtype, tl_dtype)
+    MaskedOperand, as_tensor, can_cast_dtypes, integer_clip_bounds, masked_call, np_dtype,
+    tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -157,8 +158,14 @@ def _is_complex(x):
 def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
-        if not (_is_complex(x1) or _is_complex(x2)) or kwargs and set(kwargs) - {"out"}:
+        dtype = kwargs.get("dtype")
+        if not (_is_complex(x1) or _is_complex(x2) or
+                dtype is not None and tl_dtype(dtype).is_complex) or \
+                kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
             return op(x1, x2, **kwargs)
+        if dtype is not None:  # the loop dtype= selects: both operands in it
+            dtype = tl_dtype(dtype)
+            x1, x2 = (x.to(dtype) if isinstance(x, Tensor) else x for x in (x1, x2))
         a, b = _complex_pair(x1, x2)
         if kind in ("lt", "le", "gt", "ge"):
             result = _lex(kind, a, b)
@@ -166,11 +173,7 @@ def _complex_ordered(op, kind):
             first = _lex("ge" if kind in ("maximum", "fmax") else "le", a, b)
             first = first | (_is_nan(a) if kind in ("maximum", "minimum") else _is_nan(b))
             result = _C.where(first, a, b)
-        out = kwargs.get("out")
-        if out is None:
-            return result
-        out.copy_(result)
-        return out
+        return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
     run.__name__ = op.__name__
     return run
 
@@ -178,8 +181,13 @@ def _complex_ordered(op, kind):
 _COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
                     "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
 
+def _square(x, **kwargs):
+    """x * x; bools square as int8, NumPy's loop for them (PyTorch keeps bool)."""
+    return _C.square(x.to(_C.int8) if x.dtype == _C.bool else x, **kwargs)
+
+
 for _name, _op in UNARY.items():
-    globals()[_name] = _unary(getattr(_C, _op), _name)
+    globals()[_name] = _unary(_square if _op == "square" else getattr(_C, _op), _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
@@ -208,19 +216,23 @@ def rint(x, /, *rest, **kwargs):
     loops: integers become floats, complex numbers round each part)."""
     x = _float(x)
     kwargs = _out_given("rint", 1, rest, kwargs)
+    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
+        x = x.to(tl_dtype(kwargs.pop("dtype")))
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
-        out = kwargs.get("out")
-        if out is None:
-            return result
-        out.copy_(result)
-        return out
+        return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
     return _C.round(x, **kwargs)
 
 
 def sign(x, /, **kwargs):
-    """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``."""
+    """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
+    sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
+    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
+        x = x.to(tl_dtype(kwargs.pop("dtype")))
+    if x.dtype == _C.bool:
+        raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
+                        "<class 'numpy.dtypes.BoolDType'> -> None")
     return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
 
 
@@ -255,8 +267,13 @@ around = round
 
 
 def conj(x, /):
+    """The complex conjugate, a new array as NumPy's ufunc gives (of real data
+    too: the input itself would let a write through the result change it);
+    bools conjugate as int8, NumPy's loop for them."""
     x = _arg(x)
-    return _C.conj_physical(x) if x.is_complex() else x
+    if x.is_complex():
+        return _C.conj_physical(x)
+    return x.to(_C.int8) if x.dtype == _C.bool else x.clone()
 
 
 conjugate = conj
@@ -303,15 +320,14 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    if lo is None and hi is None and x.dtype == _C.bool:  # NumPy's clip is then positive()
+        raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
+                        "<class 'numpy.dtypes.BoolDType'> -> None")
+    lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
+    x = _clip_operand(x, lo, hi)
     lo, hi = integer_clip_bounds(x, lo, hi)
-    if not (x.is_floating_point() or x.is_complex()):
-        lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
-        bounds = [b for b in (lo, hi) if b is not None]
-        if any(isinstance(b, (float, complex)) or
-               (isinstance(b, Tensor) and (b.is_floating_point() or b.is_complex()))
-               for b in bounds):
-            x = x.to(tl_dtype(np.result_type(
-                np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b for b in bounds])))
+    if out is not None:
+        _check_out_cast("clip", x.dtype, out)
     if not (x.is_complex() or x.dtype == _C.bool) and (lo is not None or hi is not None):
         # one pass, and NumPy's NaN bounds (a NaN bound makes every element NaN)
         lo, hi = (None if b is None else _bound(b, x) for b in (lo, hi))
@@ -321,8 +337,12 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
             out.copy_(result)
             return out
         return result
+    if x.is_complex():  # NumPy's complex order; a NaN bound (either part) gives NaN, as NumPy's
+        result = x if lo is None else maximum(x, _bound(lo, x))
+        result = result if hi is None else minimum(result, _bound(hi, x))
+        return _finish_clip(x if result is x else result, x, out)
     result = x
-    below, above = (less, greater) if x.is_complex() else (_C.lt, _C.gt)  # NumPy's complex order
+    below, above = _C.lt, _C.gt
     if lo is not None:
         lo = _bound(lo, x)
         result = _C.where(below(result, lo), lo, result) if not isinstance(lo, Tensor) \
@@ -331,6 +351,10 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         hi = _bound(hi, x)
         result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
             else _C.where(above(result, hi), hi.to(x.dtype), result)
+    return _finish_clip(result, x, out)
+
+
+def _finish_clip(result, x, out):
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:
@@ -339,6 +363,29 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         out.copy_(result)
         return out
     return result
+
+
+def _clip_operand(x, lo, hi):
+    """x in NumPy's result dtype of clip: x's promoted with the bounds' (array
+    bounds as arrays, Python numbers weak), so a wider bound is not cast into
+    x's dtype (a uint32 bound of 70000 on uint16 data wrapped to 4464).  With
+    bounds of x's dtype (the Array API's case) x stays as it is."""
+    bounds = [b for b in (lo, hi) if b is not None]
+    if all(isinstance(b, Tensor) and b.dtype == x.dtype for b in bounds) or \
+            _C.bfloat16 in [x.dtype] + [b.dtype for b in bounds if isinstance(b, Tensor)]:
+        return x
+    dtype = tl_dtype(np.result_type(np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b
+                                                   for b in bounds]))
+    return x if dtype == x.dtype else x.to(dtype)
+
+
+def _check_out_cast(name, dtype, out):
+    """NumPy's ufunc rule for out=: the result must cast to out's dtype under
+    "same_kind" (a float result into an int or bool out is a TypeError)."""
+    target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+    if not can_cast_dtypes(dtype, target, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from dtype('{dtype.name}') to "
+                        f"dtype('{target.name}') with casting rule 'same_kind'")
 
 
 def _plain_bound(b):
@@ -392,18 +439,55 @@ def _float_loop(x1, x2):
     """The float dtype NumPy's float-only binary ufuncs (heaviside,
     nextafter) compute two operands in: their promoted dtype (a Python
     number weak), integers going to the float that holds them."""
-    dtype = tl_dtype(np.result_type(*[x if isinstance(x, _SCALARS) else np_dtype(_arg(x))
-                                      for x in (x1, x2)]))
+    arrays = [np_dtype(_arg(x)) for x in (x1, x2) if not isinstance(x, _SCALARS)]
+    promoted = np.result_type(*arrays, *[x for x in (x1, x2) if isinstance(x, _SCALARS)])
+    if promoted.kind in "biu":
+        # NumPy's loop search: each array operand in the smallest float that
+        # holds it (uint16 with int16 computes in float32, not float64), a
+        # Python int in the float holding the promoted integer
+        floats = [np.promote_types(d, np.float16) for d in arrays]
+        if len(arrays) < 2:
+            floats.append(np.promote_types(promoted, np.float16))
+        promoted = np.result_type(*floats)
+    dtype = tl_dtype(promoted)
     if not (dtype.is_floating_point or dtype.is_complex):
         dtype = _float(_C.zeros((), dtype=dtype)).dtype
     return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
 
 
-def heaviside(x1, x2, /):
+def heaviside(x1, x2, /, *rest, out=None, where=True, dtype=None, casting="same_kind"):
     x1, x2 = _float_loop(x1, x2)
+    if dtype is not None:  # the loop NumPy's dtype= selects
+        x1, x2 = (_arg(x).to(tl_dtype(dtype)) if not isinstance(x, _SCALARS) else x
+                  for x in (x1, x2))
     if isinstance(x1, _SCALARS):
-        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
-    return _C.heaviside(x1, x2)
+        x1 = _scalar_in(x1, x2)
+    if isinstance(x2, _SCALARS):
+        x2 = _scalar_in(x2, x1)
+    if x1.dtype != x2.dtype:  # the core's heaviside wants one dtype
+        x1, x2 = (x.to(_C.promote_types(x1.dtype, x2.dtype)) for x in (x1, x2))
+    out = _out_given("heaviside", 2, rest, {"out": out} if out is not None else {}).get("out")
+    return _into_out(_C.heaviside(x1, x2), out, where)
+
+
+def _scalar_in(x, other):
+    """A Python number as a 0-d tensor of other's dtype, cast as NumPy casts a
+    weak scalar (through float64: an int past float16's range is inf)."""
+    wide = _C.complex128 if isinstance(x, complex) else _C.float64
+    value = float(x) if isinstance(x, int) else x
+    return _C.full((), value, dtype=wide, device=other.device).to(other.dtype)
+
+
+def _into_out(result, out, where=True):
+    """result written into out (None: returned) where ``where`` holds, as a
+    ufunc's out=/where= write it."""
+    if out is None:
+        return result
+    if where is True:
+        out.copy_(result)
+    else:
+        out.copy_(_C.where(_arg(where), result.to(out.dtype), out))
+    return out
 
 
 def nextafter(x1, x2, /, *rest, **kwargs):
@@ -540,12 +624,27 @@ def _ufunc_method(ufunc, method):
 
 def _with_ufunc_keywords(fn, ufunc):
     def call(*args, **kwargs):
+        if kwargs.get("casting") == "same_kind":  # the default: nothing to pass on
+            kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
         if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:
             # NumPy's out arrays given by position (None: no out)
             outs, args = args[ufunc.nin:], args[:ufunc.nin]
             if any(o is not None for o in outs):
                 outs = outs + (None,) * (ufunc.nout - len(outs))
                 kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
+        if kwargs.get("dtype") is not None and len(args) == ufunc.nin and \
+                not _check_ufunc_dtype(ufunc, args, kwargs["dtype"],
+                                       kwargs.get("casting", "same_kind")):
+            # the loop NumPy takes computes in the inputs' dtypes and gives
+            # dtype= only as its output (np.isnan(x, dtype=bool), np.equal(x,
+            # 1, dtype=bool)): the op must not cast the inputs to it
+            want = tl_dtype(kwargs["dtype"])
+            kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
+            result = call(*args, **kwargs)
+            return result if kwargs.get("out") is not None or result.dtype == want else \
+                result.to(want)
+        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
+            _check_ufunc_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
@@ -556,6 +655,126 @@ def _with_ufunc_keywords(fn, ufunc):
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+# the kinds of NumPy loop input a Python number casts to (NEP 50: weak)
+_WEAK_KINDS = {builtins.bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
+def _check_ufunc_dtype(ufunc, args, dtype, casting):
+    """NumPy's refusals of a ufunc's ``dtype=`` (the output's dtype): a
+    TypeError when the ufunc has no loop giving that dtype (np.isnan(x,
+    dtype=np.int8)), or when no such loop takes every input under ``casting``
+    (np.add(float_array, 1, dtype=np.uint8) under "same_kind").  True when
+    the loop is dtype's own (inputs in it too, as the op computes with
+    dtype=), False when its inputs are other dtypes (a predicate's bool)."""
+    try:
+        want = np_dtype(tl_dtype(dtype))
+    except (TypeError, AttributeError):  # bfloat16, which NumPy lacks
+        return True
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        return True
+    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
+        info = np.iinfo(want)
+        for a in args:
+            if type(a) is int and not info.min <= a <= info.max:
+                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
+    loops = []
+    for types in ufunc.types:
+        ins, _, outs = types.partition("->")
+        if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
+            loops.append([np.dtype(c) for c in ins])
+    if not loops:
+        raise TypeError(f"No loop matching the specified signature and casting was found for "
+                        f"ufunc {ufunc.__name__}")
+    first_refusal = None
+    for loop in loops:
+        for i, (a, loop_in) in enumerate(zip(args, loop)):
+            if isinstance(a, _SCALARS):
+                ok = casting == "unsafe" or \
+                    loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
+            else:
+                try:
+                    src = np_dtype(_arg(a))
+                except Exception:  # noqa: BLE001 - a masked array, bfloat16: the op decides
+                    return True
+                ok = np.can_cast(src, loop_in, casting)
+            if not ok:
+                first_refusal = first_refusal or (i, a, loop_in)
+                break
+        else:  # the first loop that takes them all: is it dtype's own?
+            return all(d == want for d in loop)
+    i, a, loop_in = first_refusal
+    src = f"dtype('{np_dtype(_arg(a)).name}')" if not isinstance(a, _SCALARS) else \
+        f"<class '{type(a).__name__}'>"
+    raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from {src} to "
+                    f"dtype('{loop_in.name}') with casting rule '{casting}'")
+
+
+def _check_ufunc_out(fn, ufunc, args, kwargs):
+    """NumPy's casting rule for a ufunc's out= (``casting=``, "same_kind" by
+    default): a result that cannot be cast so into out's dtype is a TypeError
+    before anything is written (a float result into an int or bool out).  The
+    result's dtype is found by calling fn on empty operands of the same dtypes."""
+    casting = kwargs.get("casting", "same_kind")
+    out = kwargs["out"]
+    if casting == "unsafe" or not hasattr(out, "dtype") or isinstance(out, tuple):
+        return
+    # the verdict depends on dtypes only: kept per call signature (the probe
+    # costs more than a small op, and out= is how hot loops avoid allocations)
+    key = None
+    if type(out) is Tensor:
+        key = [ufunc, casting, out.dtype, kwargs.get("dtype")]
+        for a in args:
+            if type(a) is Tensor:
+                key.append(a.dtype)
+            elif type(a) in _SCALAR_TYPES:
+                key.append(type(a))
+            else:
+                key = None
+                break
+    if key is not None:
+        key = tuple(key)
+        try:
+            refusal = _OUT_VERDICTS[key]
+        except (KeyError, TypeError):  # not seen, or a dtype= spelling not hashable
+            pass
+        else:
+            if refusal:
+                raise TypeError(refusal)
+            return
+    refusal = _out_refusal(fn, ufunc, args, kwargs, casting, out)
+    if key is not None and len(_OUT_VERDICTS) < 4096:
+        try:
+            _OUT_VERDICTS[key] = refusal
+        except TypeError:
+            pass
+    if refusal:
+        raise TypeError(refusal)
+
+
+_OUT_VERDICTS = {}
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _out_refusal(fn, ufunc, args, kwargs, casting, out):
+    """The TypeError message for a result fn's operands give that out cannot
+    take under casting, or None."""
+    try:
+        probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
+                 else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
+        extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
+        dtype = fn(*probe, **extra).dtype
+        target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+    except Exception:  # noqa: BLE001 - the call itself raises what it must
+        return None
+    # by kind only: the result's dtype here may be PyTorch's promotion
+    # (float32 for uint8's sin, where NumPy's is float16), so a stricter rule
+    # ("safe", "no") would refuse what NumPy takes
+    if can_cast_dtypes(dtype, target, "same_kind"):
+        return None
+    return (f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{dtype.name}') to "
+            f"dtype('{target.name}') with casting rule {casting!r}")
 
 
 def _give_ufunc_surface(name):

@@ -6,6 +6,7 @@ Each is registered for ``Tensor.__array_function__`` and is also the
 recorded on the autograd tape."""
 
 import contextlib
+import functools
 
 import operator
 
@@ -137,10 +138,19 @@ def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
     if len(arrays) > _MAX_JOIN:  # before a list of that many is made: NumPy's check
         raise ValueError(f"{name}() only supports up to {_MAX_JOIN} arrays but got "
                          f"{len(arrays)}.")
-    tensors = [as_tensor(a) for a in arrays]
+    return [as_tensor(a) for a in arrays]
+
+
+def _join_dtype(tensors, out, dtype, casting):
+    """The tensors of a join cast to ``dtype``, after NumPy's casting check of
+    each into the result dtype (``dtype``, out's, or -- under "no" and "equiv",
+    which refuse any change -- their common dtype).  Called once the shapes
+    are checked: NumPy reports a shape mismatch before a cast it refuses."""
     target = tl_dtype(dtype) if dtype is not None else \
         (out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)) if out is not None \
         else None
+    if target is None and casting in ("no", "equiv") and tensors:
+        target = functools.reduce(_C.promote_types, (t.dtype for t in tensors))
     if target is not None:
         for t in tensors:
             if not _can_cast(t.dtype, target, casting):
@@ -195,6 +205,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     axis = norm_axis(axis, tensors[0].ndim)
     _check_concatenable(tensors, axis)
+    tensors = _join_dtype(tensors, out, dtype, casting)
     return finish(_C.cat(list(promote(*tensors)), axis), out)
 
 
@@ -214,11 +225,13 @@ def _check_concatenable(tensors, axis):
                                  f"array at index {i} has size {t.shape[d]}")
 
 
-def _cat(tensors, axis):
-    """Concatenation of non-empty ``tensors`` with NumPy's errors and promotion."""
+def _cat(tensors, axis, dtype=None, casting="same_kind"):
+    """Concatenation of non-empty ``tensors`` with NumPy's errors and promotion
+    (``dtype``/``casting`` checked and applied once the shapes line up)."""
     if not tensors:
         raise ValueError("need at least one array to concatenate")
     _check_concatenable(tensors, axis)
+    tensors = _join_dtype(tensors, None, dtype, casting)
     return _C.cat(list(promote(*tensors)), axis)
 
 
@@ -234,6 +247,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if len({tuple(t.shape) for t in tensors}) != 1:
         raise ValueError("all input arrays must have the same shape")
     axis = norm_axis(axis, tensors[0].ndim + 1)
+    tensors = _join_dtype(tensors, out, dtype, casting)
     return finish(_C.stack(list(promote(*tensors)), axis), out)
 
 
@@ -244,7 +258,7 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
         if result is not None:
             return result
     tensors = _join_inputs("vstack", tup, None, dtype, casting, stack_error=True)
-    return _cat([atleast_2d(t) for t in tensors], 0)
+    return _cat([atleast_2d(t) for t in tensors], 0, dtype, casting)
 
 
 @implements(np.hstack)
@@ -256,7 +270,7 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
             return result
     tensors = [atleast_1d(t) for t in
                _join_inputs("hstack", tup, None, dtype, casting, stack_error=True)]
-    return _cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    return _cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, dtype, casting)
 
 
 @implements(np.dstack)

@@ -16,15 +16,48 @@ from .._array_function import (
 Tensor = _C.Tensor
 
 
-def _reduce_args(a, axis, keepdims):
+def _reduce_args(a, axis, keepdims, ufunc=False):
     """(tensor, axes to reduce, keepdim).  ``axis=()`` reduces over no axis:
     each element alone, done as a reduction over a new length-1 last axis
-    (torchlike's ops read an empty dim list as "all dims")."""
+    (torchlike's ops read an empty dim list as "all dims").  ``ufunc``: the
+    reductions of NumPy's ufuncs (sum, prod, max, min, all, any), which take
+    an int axis 0 or -1 for a 0-d array."""
     a = as_tensor(a)
+    if ufunc and a.ndim == 0:
+        axis = _zero_d_axis(axis)
     axes = norm_axes(axis, a.ndim)
     if axes == ():
         return a.reshape(*a.shape, 1), (a.ndim,), False
     return a, (all_axes(a) if axes is None else axes), builtins.bool(keepdims is True)
+
+
+def _zero_d_axis(axis):
+    """NumPy's reductions of a 0-d array by a ufunc, or its argmax/argmin,
+    take axis 0 or -1 (an int, not a tuple) as the whole array: None then."""
+    if not isinstance(axis, (builtins.bool, tuple, list)) and hasattr(axis, "__index__") and \
+            axis.__index__() in (0, -1):
+        return None
+    return axis
+
+
+def _initial(initial, dtype, device):
+    """``initial=`` as NumPy puts it in the result's dtype (0-d): an integer
+    dtype takes ``int(initial)`` (a float truncated, a complex refused), which
+    must fit it (NumPy's OverflowError); a float dtype the value as NumPy casts
+    it (inf past float16's range; a float64 value kept whole, where a tensor
+    made of it first would have been float32)."""
+    if dtype.is_floating_point or dtype.is_complex:
+        wide = _C.complex128 if dtype.is_complex or isinstance(initial, complex) else _C.float64
+        if isinstance(initial, int):  # beyond int64 too: NumPy converts it
+            initial = float(initial)
+        return _C.full((), initial, dtype=wide, device=device).to(dtype)
+    if dtype == _C.bool:
+        return _C.full((), builtins.bool(initial), dtype=dtype, device=device)
+    value = int(initial)
+    info = np.iinfo(np_dtype(dtype))
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
+    return _C.full((), value, dtype=dtype, device=device)
 
 
 def _where_mask(a, where):
@@ -62,14 +95,14 @@ def _reduction(name):
     def impl(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
              where=NoValue):
         a = _masked(as_tensor(a), where, identity)
-        a, axes, keep = _reduce_args(a, axis, keepdims)
+        a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         dtype = tl_dtype(dtype)
         if name in ("sum", "prod", "nansum") and dtype is None:
             dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
         result = op(a, axes, keepdim=keep, **kw)
         if initial is not NoValue:  # NumPy casts it to the result's dtype (0.5 -> 0 for ints)
-            start = _C.tensor(initial, device=result.device).to(result.dtype)
+            start = _initial(initial, result.dtype, result.device)
             result = result * start if name == "prod" else result + start
         return finish(result, out)
     impl.__name__ = name
@@ -94,11 +127,21 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue
 def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
     a = as_tensor(a)
     mask = _where_mask(a, where)
-    a, axes, keep = _reduce_args(a, axis, keepdims)
+    # NumPy's mean counts a where= mask's elements with a ufunc reduction,
+    # which takes axis 0/-1 of a 0-d array; without where= it refuses them
+    a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=where is not NoValue)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
     a = cast(a, dtype)
+    if dtype in _EXACT:  # NumPy's: the sum in dtype, divided, truncated back to dtype
+        if mask is not None:
+            mask = mask.reshape(tuple(a.shape))
+            a = _C.where(mask, a, _C.zeros((), dtype=a.dtype, device=a.device))
+        count = _C.sum(mask, axes, keepdim=keep) if mask is not None else \
+            _C.prod(_C.tensor([a.shape[d] for d in axes] or [1], device=a.device))
+        total = _C.sum(a, axes, keepdim=keep, dtype=dtype)
+        return finish((total.to(_C.float64) / count.to(_C.float64)).to(dtype), out)
     if mask is not None:
         return finish(_masked_mean(a, mask, axes, keep), out)
     return finish(_C.mean(a, axes, keepdim=keep), out)
@@ -194,10 +237,10 @@ def _extreme(name):
             # NOTE: the masked-out elements become `initial`, and the result
             # is at least `initial`: the gradient goes to the winning element
             # unless `initial` wins
-            start = _C.tensor(initial, device=a.device).to(a.dtype)
+            start = _initial(initial, a.dtype, a.device)
             mask = _where_mask(a, where)
             a = a if mask is None else _C.where(mask, a, start)
-            a, axes, keep = _reduce_args(a, axis, keepdims)
+            a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
             if a.numel() == 0:
                 shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape)) if keep \
                     else tuple(n for d, n in enumerate(a.shape) if d not in axes)
@@ -207,7 +250,7 @@ def _extreme(name):
         if where is not NoValue and where is not True:
             raise ValueError(f"reduction operation '{name[1:]}imum' does not have an identity, "
                              f"so to use a where mask one has to specify 'initial'")
-        a, axes, keep = _reduce_args(a, axis, keepdims)
+        a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         if a.numel() == 0 and any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(f"zero-size array to reduction operation {name[1:]}imum which "
                              f"has no identity")
@@ -238,7 +281,12 @@ def _complex_extreme(op, a, axes, keep):
     is gathered -- so the selected element gets the gradient."""
     axes = list(axes) if axes else list(range(a.ndim))
     kept = [d for d in range(a.ndim) if d not in axes]
-    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+    reduced = 1
+    for d in axes:
+        reduced *= a.shape[d]
+    # the reduced length named, not -1: with a kept length 0 (a (2, 0) array
+    # reduced along axis 0) -1 is ambiguous to reshape
+    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], reduced)
     index = _complex_winner(op, flat)
     best = _C.gather(flat, -1, index).reshape(*[a.shape[d] for d in kept])
     if keep:
@@ -263,6 +311,13 @@ def _arg_extreme(name):
     def impl(a, axis=None, out=None, *, keepdims=NoValue):
         a = as_tensor(a)
         keep = keepdims is True
+        if a.ndim == 0:
+            axis = _zero_d_axis(axis)
+        if out is not None:  # NumPy's rule: out must take int64 indices ('safe')
+            target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+            if target != _C.bfloat16 and not np.can_cast(np_dtype(target), np.int64, "safe"):
+                raise TypeError(f"Cannot cast array data from dtype('{target.name}') to "
+                                f"dtype('int64') according to the rule 'safe'")
         if (a.numel() == 0 if axis is None else a.shape[norm_axis(axis, a.ndim)] == 0):
             raise ValueError(f"attempt to get {name} of an empty sequence")
         if a.is_complex():  # NumPy's lexicographic order (see _complex_winner)
@@ -292,7 +347,7 @@ def _logical_reduction(name):
 
     def impl(a, axis=None, out=None, keepdims=NoValue, *, where=NoValue):
         a = _masked(as_tensor(a), where, name == "all")  # the identity: True for all
-        a, axes, keep = _reduce_args(a, axis, keepdims)
+        a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         result = op(a, axes, keepdim=keep)
         if result.dtype != _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
             result = result.to(_C.bool)

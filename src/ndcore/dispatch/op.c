@@ -78,6 +78,12 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
       continue;
     tl_scalar s = tl_scalar_load(sd, tl_tensor_data(in[i].t));
     tl_dtype_rule rule = tl_op_infos[op].rule;
+    /* An op that computes integers in a float or in bool (arctan2, true
+     * division, copysign, logical_and ...) takes any int, as NumPy's float and
+     * bool loops do: np.arctan2(uint8_array, -5), np.logical_and(-2, uint8). */
+    if (rule == TL_RULE_FLOAT || rule == TL_RULE_FLOAT_REAL || rule == TL_RULE_MEAN ||
+        rule == TL_RULE_ABS_FLOAT || rule == TL_RULE_DOUBLE || rule == TL_RULE_LOGICAL)
+      continue;
     if (!tl_scalar_fits(s, p) && (rule == TL_RULE_COMPARE || rule == TL_RULE_COMPARE_ORDER)) {
       /* uint8 < 300 is simply true, as in NumPy and PyTorch: compare in a
        * type holding both (float64 for uint64 with a negative number, or
