@@ -20,7 +20,7 @@ with the output's placements and global shape:
   product only copies and casts; otherwise inputs are replicated;
 * ``mm``, ``matmul``, ``bmm``, ``linear``, ``addmm``: Replicate x Shard(n)
   -> Shard(-1); Shard(rows) x Replicate -> Shard(rows); Shard(k) x
-  Shard(k) -> Partial; Partial x Replicate -> Partial; other combinations
+  Shard(k) -> Partial; Partial(sum/avg) x Replicate -> Partial; other combinations
   are first moved to the nearest of these;
 * ``sum`` / ``mean`` (``dim``, ``keepdim``): a reduced sharded dimension
   becomes Partial (``mean`` divides by the global count), others keep
@@ -424,9 +424,11 @@ def _contract_rule(pa, pb, na, nb):
         if pb.dim == nbcol:
             return Shard(out_nd - 1)
         return Shard(pb.dim + out_nd - nb)  # a batch dim of b
-    if isinstance(pa, Partial) and isinstance(pb, Replicate):
+    # a product with a replicated factor is linear: it commutes with sum and
+    # avg, not with max / min / product (a negative entry flips the order)
+    if isinstance(pa, Partial) and isinstance(pb, Replicate) and pa.reduce_op in ("sum", "avg"):
         return pa
-    if isinstance(pa, Replicate) and isinstance(pb, Partial):
+    if isinstance(pa, Replicate) and isinstance(pb, Partial) and pb.reduce_op in ("sum", "avg"):
         return pb
     return None
 
