@@ -349,6 +349,31 @@ def _check_values(ms, rank):
         np.testing.assert_allclose(g, ref.weight.grad.numpy()[:, cols], rtol=1e-12)
 
 
+def _check_partial_max_min(m4, rank):
+    """Partial(max / min / product) meets only maps that commute with its
+    reduction: negation, scaling, differences and sums of two such Partials
+    give the value of the op on the reduced value (NumPy), not the
+    reduction of the op on the pieces; so does a matmul by a replicated
+    factor."""
+    x = np.arange(6.0) - 10.0
+    pieces = np.stack([x * (r + 1) for r in range(m4.size())])
+    reduce = {"max": pieces.max(0), "min": pieces.min(0), "product": pieces.prod(0)}
+    for op, val in reduce.items():
+        def p():
+            return dt.DTensor.from_local(torchlike.tensor(x * (rank + 1)), m4, [dt.Partial(op)])
+        r = dt.distribute_tensor(torchlike.tensor(-x), m4, [dt.Replicate()])
+        for got, want in [(-p(), -val), (p() * -2.0, val * -2.0), (p() + p(), 2 * val),
+                          (p() - r, val + x), (r - p(), -x - val), (p() * r, val * -x),
+                          (p() + r, val - x), (p().clone(), val)]:
+            np.testing.assert_allclose(got.full_tensor().numpy(), want, rtol=1e-12, err_msg=op)
+        # a replicated factor with negative entries: (max of pieces) @ w
+        w = np.array([[1.0, -2.0], [-0.5, 3.0], [2.0, -1.0]])
+        rw = dt.distribute_tensor(torchlike.tensor(w), m4, [dt.Replicate()])
+        got = p().reshape(2, 3) @ rw
+        np.testing.assert_allclose(got.full_tensor().numpy(), val.reshape(2, 3) @ w,
+                                   rtol=1e-12, err_msg=op)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
@@ -360,6 +385,7 @@ def _main(rank, ws, init, outdir):
     _train_2d(ms["m22"], rank)
     _check_values(ms, rank)
     _check_ops_vs_plain(ms["m4"])
+    _check_partial_max_min(ms["m4"], rank)
     _check_grads_vs_plain(ms["m4"])
     _check_checkpoint(ms, rank, outdir)
     put(outdir, rank, golden)

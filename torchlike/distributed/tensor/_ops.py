@@ -14,10 +14,13 @@ with the output's placements and global shape:
   broadcast along keeps it, the other inputs are sharded alike (a
   broadcast input replicated); Partial survives linear ops (negation,
   scaling by a number or a replicated tensor, sums of Partials, a
-  replicated addend becoming a share); otherwise inputs are replicated;
+  replicated addend becoming a share) when it is a sum or avg; a
+  Partial max / min keeps only copies, casts and a replicated addend
+  (negation, scaling and sums of two do not commute with max), a Partial
+  product only copies and casts; otherwise inputs are replicated;
 * ``mm``, ``matmul``, ``bmm``, ``linear``, ``addmm``: Replicate x Shard(n)
   -> Shard(-1); Shard(rows) x Replicate -> Shard(rows); Shard(k) x
-  Shard(k) -> Partial; Partial x Replicate -> Partial; other combinations
+  Shard(k) -> Partial; Partial(sum/avg) x Replicate -> Partial; other combinations
   are first moved to the nearest of these;
 * ``sum`` / ``mean`` (``dim``, ``keepdim``): a reduced sharded dimension
   becomes Partial (``mean`` divides by the global count), others keep
@@ -261,6 +264,8 @@ _INPLACE_DUNDER = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul",
 _LINEAR_UNARY = {"neg", "negative", "__neg__", "positive", "__pos__", "clone", "contiguous",
                  "detach", "float", "double", "half", "bfloat16", "to", "type", "cpu", "cuda",
                  "requires_grad_", "real", "imag", "conj"}
+# linear maps that do not keep order or value: not through max / min / product
+_SIGN_UNARY = {"neg", "negative", "__neg__", "real", "imag", "conj"}
 _ADDS = {"add", "__add__", "__radd__", "sub", "subtract", "__sub__", "__rsub__", "rsub"}
 _MULS = {"mul", "multiply", "__mul__", "__rmul__"}
 _DIVS = {"div", "divide", "true_divide", "__truediv__"}
@@ -280,9 +285,21 @@ def _broadcast_shape(shapes):
     return tuple(out)
 
 
-def _partial_ok(base, dts, args, out_partials):
+def _partial_ok(base, dts, args, out_partials, k):
     """Whether Partial may pass through op ``base`` when the DTensor
     arguments ``dts`` are laid out as now (all other mesh dims agreed)."""
+    ops = {d._spec.placements[k].reduce_op for d in out_partials}
+    if ops - {"sum", "avg"}:
+        # max / min / product: only order- and value-keeping maps commute
+        # with the reduction (-max(a) is min(-a), max(a) + max(b) is not
+        # max(a + b)); a replicated addend commutes with max / min
+        if base in _LINEAR_UNARY:
+            return len(dts) == 1 and base not in _SIGN_UNARY
+        if base in _ADDS and base not in ("sub", "subtract", "__sub__", "__rsub__", "rsub"):
+            return ops <= {"max", "min"} and len(out_partials) == 1 and \
+                not any(isinstance(a, (int, float, complex)) or isinstance(a, Tensor)
+                        for a in args if not isinstance(a, DTensor))
+        return False
     if base in _LINEAR_UNARY:
         return len(dts) == 1
     others = [a for a in args if not isinstance(a, DTensor)]
@@ -331,7 +348,7 @@ def _pointwise(func, name, args, kwargs, base=None, inplace=False):
             continue
         partials = [d for d in dts if d._spec.placements[k].is_partial()]
         if partials and (inplace and choice.is_partial() or not inplace) and \
-                _partial_ok(base, dts, args, partials):
+                _partial_ok(base, dts, args, partials, k):
             op = partials[0]._spec.placements[k]
             for d in dts:
                 targets[id(d)][k] = op  # a replicated addend / factor becomes a share
@@ -407,9 +424,11 @@ def _contract_rule(pa, pb, na, nb):
         if pb.dim == nbcol:
             return Shard(out_nd - 1)
         return Shard(pb.dim + out_nd - nb)  # a batch dim of b
-    if isinstance(pa, Partial) and isinstance(pb, Replicate):
+    # a product with a replicated factor is linear: it commutes with sum and
+    # avg, not with max / min / product (a negative entry flips the order)
+    if isinstance(pa, Partial) and isinstance(pb, Replicate) and pa.reduce_op in ("sum", "avg"):
         return pa
-    if isinstance(pa, Replicate) and isinstance(pb, Partial):
+    if isinstance(pa, Replicate) and isinstance(pb, Partial) and pb.reduce_op in ("sum", "avg"):
         return pb
     return None
 
