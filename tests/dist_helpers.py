@@ -34,18 +34,23 @@ def results(outdir, nprocs):
     return out
 
 
-def close_tree(got, want, path):
-    """got equals want, a tree of dicts and lists, floats to 1e-9 relative;
-    a failure names the path of the first difference."""
+def close_tree(got, want, path, tol=1e-9, errors_by_type=False):
+    """got equals want, a tree of dicts and lists, floats to `tol` relative;
+    errors_by_type: an ``[exception name, message]`` pair compares by the
+    name alone.  A failure names the path of the first difference."""
     if isinstance(want, dict):
-        assert sorted(got) == sorted(want), path
+        assert sorted(got) == sorted(want), (path, sorted(got), sorted(want))
         for k in want:
-            close_tree(got[k], want[k], f"{path}.{k}")
+            close_tree(got[k], want[k], f"{path}.{k}", tol, errors_by_type)
+    elif errors_by_type and isinstance(want, list) and len(want) == 2 and \
+            isinstance(want[0], str) and want[0].endswith(("Error", "Exception")) and \
+            isinstance(want[1], str):
+        assert isinstance(got, list) and got[0] == want[0], (path, got, want)
     elif isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want), (path, got, want)
         for i, (a, b) in enumerate(zip(got, want)):
-            close_tree(a, b, f"{path}[{i}]")
+            close_tree(a, b, f"{path}[{i}]", tol, errors_by_type)
     elif isinstance(want, float):
-        assert abs(got - want) <= 1e-9 + 1e-9 * abs(want), (path, got, want)
+        assert abs(got - want) <= tol + tol * abs(want), (path, got, want)
     else:
         assert got == want, (path, got, want)

@@ -19,7 +19,7 @@ import torchlike
 import torchlike.distributed as dist
 import torchlike.distributed.tensor as dt
 import torchlike.distributed.tensor.parallel as tp
-from dist_helpers import put, results, spawn_world
+from dist_helpers import close_tree, put, results, spawn_world
 from dtensor_cases import WORLD, base, make_mlp, meshes, run_all
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "dtensor.json")
@@ -40,21 +40,7 @@ def _golden():
 def _close(got, want, path):
     """got equals want (trees of dicts and lists), floats to 1e-12 relative;
     errors compare by exception type."""
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want), (path, sorted(got), sorted(want))
-        for k in want:
-            _close(got[k], want[k], f"{path}.{k}")
-    elif isinstance(want, list) and len(want) == 2 and isinstance(want[0], str) and \
-            want[0].endswith(("Error", "Exception")) and isinstance(want[1], str):
-        assert isinstance(got, list) and got[0] == want[0], (path, got, want)
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), (path, got, want)
-        for i, (a, b) in enumerate(zip(got, want)):
-            _close(a, b, f"{path}[{i}]")
-    elif isinstance(want, float):
-        assert abs(got - want) <= 1e-12 + 1e-12 * abs(want), (path, got, want)
-    else:
-        assert got == want, (path, got, want)
+    close_tree(got, want, path, tol=1e-12, errors_by_type=True)
 
 
 # ---- checks run inside the world (torchlike only) -------------------------------------------

@@ -70,20 +70,30 @@ def _norm_dim(d, ndim):
     return d + ndim if d < 0 else d
 
 
-def _dtensors(args, kwargs):
-    out = []
+def _is_dtensor(a):
+    return isinstance(a, DTensor)
 
+
+def _is_plain(a):
+    """A plain tensor that takes part in an op beside DTensors (0-d ones are
+    taken as scalars)."""
+    return isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0
+
+
+def _leaves(args, kwargs, takes):
+    """The arguments that takes(a) accepts, through lists and tuples, in order."""
     def visit(a):
-        if isinstance(a, DTensor):
-            out.append(a)
+        if takes(a):
+            yield a
         elif isinstance(a, (list, tuple)):
             for b in a:
-                visit(b)
-    for a in args:
-        visit(a)
-    for a in kwargs.values():
-        visit(a)
-    return out
+                yield from visit(b)
+    for a in (*args, *kwargs.values()):
+        yield from visit(a)
+
+
+def _dtensors(args, kwargs):
+    return list(_leaves(args, kwargs, _is_dtensor))
 
 
 def _mesh_of(func, args, kwargs, strict=True):
@@ -93,19 +103,10 @@ def _mesh_of(func, args, kwargs, strict=True):
         if d._spec.mesh != mesh:
             raise RuntimeError(f"Cannot run {_qual(func)} on inputs with different meshes: "
                                f"got {mesh} and {d._spec.mesh}")
-    if strict:
-        def visit(a):
-            if isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0:
-                raise RuntimeError(f"{_qual(func)}: got mixed torch.Tensor and DTensor, need "
-                                   f"to convert all torch.Tensor to DTensor before calling "
-                                   f"distributed operators!")
-            if isinstance(a, (list, tuple)):
-                for b in a:
-                    visit(b)
-        for a in args:
-            visit(a)
-        for a in kwargs.values():
-            visit(a)
+    if strict and next(_leaves(args, kwargs, _is_plain), None) is not None:
+        raise RuntimeError(f"{_qual(func)}: got mixed torch.Tensor and DTensor, need "
+                           f"to convert all torch.Tensor to DTensor before calling "
+                           f"distributed operators!")
     return mesh
 
 
@@ -116,7 +117,7 @@ def _move(dt, placements):
                                 spec.shape)
 
 
-def _map_args(args, kwargs, fn, takes=lambda a: isinstance(a, DTensor)):
+def _map_args(args, kwargs, fn, takes=_is_dtensor):
     """args and kwargs with fn(a) for each `a` that takes(a) accepts, through
     lists and tuples."""
     def m(a):
@@ -948,7 +949,7 @@ def _replicate_plain(args, kwargs):
     mesh = dts[0]._spec.mesh
     return _map_args(args, kwargs,
                      lambda a: DTensor.from_local(a, mesh, [Replicate()] * mesh.ndim),
-                     lambda a: isinstance(a, Tensor) and not isinstance(a, DTensor) and a.ndim > 0)
+                     _is_plain)
 
 
 def dispatch(func, args, kwargs):
