@@ -211,13 +211,18 @@ def fabs(x, /, *rest, **kwargs):
     return _C.abs(_float(x), **_out_given("fabs", 1, rest, kwargs))
 
 
+def _in_loop_dtype(x, kwargs):
+    """x in the loop a ufunc's dtype= selects (taken out of kwargs), else x."""
+    dtype = kwargs.pop("dtype", None)
+    return x if dtype is None else x.to(tl_dtype(dtype))
+
+
 def rint(x, /, *rest, **kwargs):
     """Round half to even, as floats (NumPy's rint has float and complex
     loops: integers become floats, complex numbers round each part)."""
     x = _float(x)
     kwargs = _out_given("rint", 1, rest, kwargs)
-    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
-        x = x.to(tl_dtype(kwargs.pop("dtype")))
+    x = _in_loop_dtype(x, kwargs)
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
         return _into_out(result, kwargs.get("out"), kwargs.get("where", True))
@@ -228,8 +233,7 @@ def sign(x, /, **kwargs):
     """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
     sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
-    if kwargs.get("dtype") is not None:  # the loop dtype= selects: x in it
-        x = x.to(tl_dtype(kwargs.pop("dtype")))
+    x = _in_loop_dtype(x, kwargs)
     if x.dtype == _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
