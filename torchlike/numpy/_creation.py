@@ -78,10 +78,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         except RuntimeError:  # NumPy's class and words
             raise ValueError(f"could not broadcast input array from shape "
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
-        if order == "C" or len(shape) < 2:
-            return filled.clone(memory_format=contiguous_format)
-        return _ordered(lambda s: _C.empty(s, dtype=dtype, device=filled.device), shape,
-                        order).copy_(filled)
+        return _copy_in_order(filled, order)
     fill_value = _scalar_fill(fill_value, dtype)
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
@@ -145,11 +142,7 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
     "C"/"F" lays the result out so (a copy when it is not), "A" keeps a
     Fortran-ordered input Fortran-ordered, "K" (and None) keeps the layout."""
     if order is not None and order not in ("K", "k"):
-        result = asarray(obj, dtype, device=device, copy=copy)
-        laid = _in_order(result, order)
-        if laid is not result and copy is False:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        return laid
+        return _in_order(asarray(obj, dtype, device=device, copy=copy), order, copy)
     if type(obj) is Tensor and dtype is None and device is None and not copy:
         return obj  # the most common call of all: np.asarray(x) of a tensor
     if type(obj) is list and dtype is None and device is None and copy is not False and \
@@ -214,22 +207,28 @@ def _fortran(t):
     return t.ndim > 1 and t.permute(*reversed(range(t.ndim))).is_contiguous()
 
 
-def _in_order(result, order):
+def _in_order(result, order, copy):
     """result laid out in NumPy's ``order`` of asarray/array: "C" and "F" copy
-    a result of another layout (``copy=False`` refuses to), "A" and "K" keep
-    it (a copy made for another reason keeps the input's layout already)."""
+    a result of another layout (``copy=False`` refuses to), "A", "K" and None
+    keep it (a copy made for another reason keeps the input's layout already)."""
     order = order.upper() if isinstance(order, str) else order
-    if order not in ("C", "F", "A", "K"):
+    if order not in ("C", "F", "A", "K", None):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    if order in ("A", "K"):
+    if order in ("A", "K", None) or \
+            (result.is_contiguous() if order == "C" or result.ndim < 2 else _fortran(result)):
         return result
-    if result.is_contiguous() if order == "C" or result.ndim < 2 else _fortran(result):
-        return result
-    if order == "C" or result.ndim < 2:
-        return result.clone(memory_format=contiguous_format)
-    layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
-                      tuple(result.shape), "F")
-    return layout.copy_(result)
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return _copy_in_order(result, order)
+
+
+def _copy_in_order(src, order):
+    """A copy of src laid out in ``order``, "C" or "F"."""
+    if order == "C" or src.ndim < 2:
+        return src.clone(memory_format=contiguous_format)
+    layout = _ordered(lambda s: _C.empty(s, dtype=src.dtype, device=src.device),
+                      tuple(src.shape), order)
+    return layout.copy_(src)
 
 
 def _is_buffer(obj):
@@ -250,12 +249,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
     result = asarray(object, dtype, device=device, copy=copy)
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
-    if order is None or order in ("K", "k"):
-        return result
-    laid = _in_order(result, order)
-    if laid is not result and copy is False:
-        raise ValueError("Unable to avoid copy while creating an array as requested.")
-    return laid
+    return _in_order(result, order, copy)
 
 
 def _ordered(make, shape, order):
@@ -319,10 +313,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
         except RuntimeError:  # NumPy's class and words
             raise ValueError(f"could not broadcast input array from shape "
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
-        if order != "C":
-            order = _c_or_f(order)
-        layout = _ordered(lambda s: _C.empty(s, dtype=dtype, device=filled.device), shape, order)
-        return _place(layout.copy_(filled), device)
+        return _place(_copy_in_order(filled, _c_or_f(order)), device)
     try:
         fill_value = _scalar_fill(fill_value, dtype)
     except OverflowError:
