@@ -1,6 +1,9 @@
 """Record PyTorch's results for gcd, lcm, heaviside, sinc, ldexp and frexp at
 their edges (sign conventions, integer extremes, zeros, infinities, NaN,
-subnormals, dtypes, refusals) into tests/golden/ufunc_ops.json.  Run with an
+subnormals, dtypes, refusals), and for float16/bfloat16 tensors with a Python
+scalar on either side (the scalar rounded to the half dtype first, except
+where PyTorch's kernel reads its full value: x * s, x / s, x // s), into
+tests/golden/ufunc_ops.json.  Run with an
 interpreter that has PyTorch:
 
     python scripts/golden_ufunc_ops.py
@@ -61,6 +64,26 @@ CALLS += [
     "torch.frexp(torch.tensor([3.0, -0.75]), out=(torch.empty(2), torch.empty(2, dtype=torch.int32)))",
 ]
 
+# A float16/bfloat16 tensor with a Python scalar: values where rounding the
+# scalar to the half dtype first changes the answer (2.77 is 2.7695 in
+# float16; 70000.0 is inf there), on both sides of each op that takes it.
+# Left out, as torchlike differs on purpose (docs/elementwise.md): s / x
+# (PyTorch multiplies s by x's reciprocal, torchlike divides), alpha= (its
+# product with the scalar is rounded to the half dtype or not, by the
+# element's place in PyTorch's vector loop), x ** n (PyTorch refuses an
+# exponent past float16's range, and cubes bfloat16 by rounded products), and
+# a zero remainder (its sign is the divisor's, as NumPy's).
+HALF = "[4.58203125, -4.25, 3.072265625, 1.0, -0.7, 1000.0]"
+for dtype in ("float16", "bfloat16"):
+    x = f"torch.tensor({HALF}, dtype=torch.{dtype})"
+    for s in ("2.77", "1e-4", "70000.0", "3", "100001"):
+        CALLS += [f"{x} + {s}", f"{s} + {x}", f"{x} - {s}", f"{s} - {x}", f"{x} * {s}",
+                  f"{s} * {x}", f"torch.mul({s}, {x})", f"{x} / {s}", f"{x} // {s}",
+                  f"{s} // {x}", f"{x} % {s}", f"{s} % {x}", f"torch.fmod({x}, {s})",
+                  f"torch.remainder({s}, {x})", f"torch.div({x}, {s}, rounding_mode='trunc')",
+                  f"torch.copysign({x}, -{s})", f"{x} < {s}", f"{x} == {s}", f"{s} >= {x}"]
+        if "." in s and s != "70000.0":
+            CALLS += [f"{x} ** {s}", f"{s} ** {x}"]
 
 def describe(result):
     """A tensor (or a tuple of them) as dtype, shape and exact values (floats as

@@ -540,6 +540,12 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
   tl_py_error_fresh();
   if (tl_py_tf_wanted(operands, 2))
     return operator_dispatch(op, a, b, inplace);
+  if (op == TL_OP_MUL && !tl_py_is_tensor(a) && tl_py_is_tensor(b)) {
+    /* 2.77 * x is x * 2.77, as PyTorch's __rmul__: the scalar second, where
+     * a half-precision product reads its full value (op.c, keeps_scalar) */
+    operands[0] = b;
+    operands[1] = a;
+  }
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
   tl_prof_mark m = {.index = -1};
   if (TL_PROF_UNLIKELY(tl_prof_on))

@@ -357,6 +357,18 @@ static tl_op pow_shortcut(tl_op op, int nin, const tl_arg *in, const tl_tensor *
   return v == 2.0 ? TL_OP_SQUARE : v == 0.5 ? TL_OP_SQRT : v == -1.0 ? TL_OP_RECIPROCAL : op;
 }
 
+/* Whether PyTorch's half-precision kernel of op reads the Python scalar at
+ * input i with its full value rather than rounded: on the CPU, a product or
+ * quotient by a scalar (x * 0.1, x / 3, x // 0.7); on CUDA, sums and
+ * products on either side (its kernels "with scalars"). */
+static bool keeps_scalar(tl_op op, int i, tl_device device)
+{
+  if (device.type == TL_DEVICE_CPU)
+    return i == 1 && (op == TL_OP_MUL || op == TL_OP_DIV || op == TL_OP_TRUNC_DIVIDE ||
+                      op == TL_OP_FLOOR_DIVIDE);
+  return op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL || op == TL_OP_DIV;
+}
+
 /* The elementwise path of every op; a new result is row-major, or laid out
  * as its operands are (keep_layout). */
 static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
@@ -398,14 +410,17 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_dtype loop = compute;
   if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
     loop = TL_DTYPE_F32;
-  /* PyTorch's CPU add/sub in float16/bfloat16 round a Python-scalar operand
-   * and alpha to that dtype before computing in float (its CUDA kernels keep
-   * both in float): the same bits in a half-precision training step. */
+  /* A float16/bfloat16 op computed in float takes a Python-scalar operand
+   * rounded to the half dtype first, as PyTorch (whose iterator casts it to
+   * the common dtype) and NumPy (NEP 50: np.float16(x) % 2.77 uses
+   * float16(2.77)) do: remainder(x, 2.77) and 70000.0 % x give their bits.
+   * PyTorch's kernels that read the scalar's original value are the
+   * exceptions (keeps_scalar), and CPU add/sub round alpha too. */
   tl_op_params rounded;
-  const bool round_half = (op == TL_OP_ADD || op == TL_OP_SUB) && loop != compute &&
-                          (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16) &&
-                          device.type == TL_DEVICE_CPU;
-  if (round_half && p) {
+  const bool round_half = loop != compute &&
+                          (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16);
+  if (round_half && p && (op == TL_OP_ADD || op == TL_OP_SUB) &&
+      device.type == TL_DEVICE_CPU) {
     _Alignas(16) char half[16];
     rounded = *p;
     tl_scalar_store(p->s[0], compute, half);
@@ -455,7 +470,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
       /* Cast a single element once, not once per buffer chunk; a CPU scalar
        * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
-      if (round_half && in[i].weak) {
+      if (round_half && in[i].weak && !keeps_scalar(op, i, device)) {
         tl_scalar_store(s, compute, scalar_bytes[i]);
         s = tl_scalar_load(compute, scalar_bytes[i]);
       }
