@@ -84,6 +84,12 @@ for dtype in ("float16", "bfloat16"):
                   f"torch.copysign({x}, -{s})", f"{x} < {s}", f"{x} == {s}", f"{s} >= {x}"]
         if "." in s and s != "70000.0":
             CALLS += [f"{x} ** {s}", f"{s} ** {x}"]
+    # integers (a tensor, a 0-d tensor) meet half data rounded to it as well,
+    # but a 0-d one multiplying or dividing from the right keeps its value
+    ints = "torch.tensor([257, 1023, 4097, 65535, -3, 2049], dtype=torch.int32)"
+    for i in (ints, "torch.tensor(257)"):
+        CALLS += [f"{x} * {i}", f"{i} * {x}", f"{x} + {i}", f"{x} / {i}", f"{i} / {x}",
+                  f"torch.remainder({i}, {x})", f"torch.remainder({x}, {i})", f"{x} < {i}"]
 
 def describe(result):
     """A tensor (or a tuple of them) as dtype, shape and exact values (floats as

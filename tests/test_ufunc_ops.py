@@ -211,9 +211,22 @@ def test_frexp_refuses_integers():
 
 
 def test_golden_pytorch_edges():
+    _check_golden(lambda expr: golden_module().HALF not in expr)
+
+
+@pytest.mark.host_only  # on CUDA, PyTorch's add/sub read the scalar's full value
+def test_golden_half_precision_with_python_scalars():
+    _check_golden(lambda expr: golden_module().HALF in expr)
+
+
+def golden_module():
+    return golden_calls("ufunc_ops")[1]
+
+
+def _check_golden(chosen):
     calls, golden = golden_calls("ufunc_ops")
     env = {"torch": tl, "math": math}
-    for expr, want in calls:
+    for expr, want in filter(lambda call: chosen(call[0]), calls):
         got = golden.outcome(expr, env)
         if "error" in want:
             assert "error" in got, (expr, got)

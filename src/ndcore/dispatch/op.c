@@ -308,7 +308,10 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
 {
   tl_kind k = tl_dtype_kind(compute);
   bool integral = k == TL_KIND_INT || k == TL_KIND_UINT, negative = false, zero = false;
-  if (op == TL_OP_POW && nin == 2 && integral && holds(in[1].t, false, &negative) != TL_OK)
+  /* (an empty result raises nothing, as in NumPy's loop) */
+  bool empty = nin == 2 && (tl_tensor_numel(in[0].t) == 0 || tl_tensor_numel(in[1].t) == 0);
+  if (op == TL_OP_POW && nin == 2 && integral && !empty &&
+      holds(in[1].t, false, &negative) != TL_OK)
     return tl_error_status();
   if (negative)
     return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
@@ -410,12 +413,13 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_dtype loop = compute;
   if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
     loop = TL_DTYPE_F32;
-  /* A float16/bfloat16 op computed in float takes a Python-scalar operand
-   * rounded to the half dtype first, as PyTorch (whose iterator casts it to
-   * the common dtype) and NumPy (NEP 50: np.float16(x) % 2.77 uses
-   * float16(2.77)) do: remainder(x, 2.77) and 70000.0 % x give their bits.
-   * PyTorch's kernels that read the scalar's original value are the
-   * exceptions (keeps_scalar), and CPU add/sub round alpha too. */
+  /* A float16/bfloat16 op computed in float takes an operand of another
+   * dtype (a Python scalar, integers) rounded to the half dtype first, as
+   * PyTorch (whose iterator casts it to the common dtype) and NumPy (NEP 50:
+   * np.float16(x) % 2.77 uses float16(2.77)) do: remainder(x, 2.77) and
+   * 70000.0 % x give their bits.  PyTorch's kernels that read a scalar's
+   * original value are the exceptions (keeps_scalar), and CPU add/sub round
+   * alpha too. */
   tl_op_params rounded;
   const bool round_half = loop != compute &&
                           (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16);
@@ -464,13 +468,17 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   for (int i = 0; i < nin; i++) {
     const tl_tensor *t = in[i].t;
     tl_dtype want = tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0 ? TL_DTYPE_BOOL : loop;
+    /* an operand of another dtype (a Python number, integers) meets
+     * half-precision data computed in float: rounded to the half dtype
+     * first, as PyTorch's iterator casts it to the common dtype */
+    const bool through_half = round_half && want == loop && t->dtype != compute;
     if (t->storage && (t->dtype != want || !tl_device_eq(tl_tensor_device(t), device)) &&
         tl_tensor_numel(t) == 1 &&
         (tl_tensor_device(t).type == TL_DEVICE_CPU || tl_dispatch_host_memory(device))) {
       /* Cast a single element once, not once per buffer chunk; a CPU scalar
        * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
-      if (round_half && in[i].weak && !keeps_scalar(op, i, device)) {
+      if (through_half && !keeps_scalar(op, i, device)) {
         tl_scalar_store(s, compute, scalar_bytes[i]);
         s = tl_scalar_load(compute, scalar_bytes[i]);
       }
@@ -484,12 +492,23 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
       local[i].offset = 0;
       local[i].dtype = want;
       t = &local[i];
-    } else if ((!allocated && partial_overlap(out, t)) || (!host && t->dtype != want)) {
-      if (tl_tensor_to_dtype(&local[i], t, want) != TL_OK) {
+    } else if ((!allocated && partial_overlap(out, t)) || (!host && t->dtype != want) ||
+               through_half) {
+      const tl_dtype first = through_half ? compute : want;
+      if (tl_tensor_to_dtype(&local[i], t, first) != TL_OK) {
         status = tl_error_status();
         goto done;
       }
       local_owned[i] = true;
+      if (first != want && !host) { /* a device kernel reads want's dtype only */
+        tl_tensor wide;
+        status = tl_tensor_to_dtype(&wide, &local[i], want);
+        tl_tensor_release(&local[i]);
+        local[i] = wide;
+        local_owned[i] = status == TL_OK;
+        if (status != TL_OK)
+          goto done;
+      }
       t = &local[i];
     }
     ops[i + 1] = t;

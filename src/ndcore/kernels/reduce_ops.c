@@ -203,10 +203,21 @@ static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
     kind = TL_RK_COUNT; /* a count of the trues: its bool loop sums bytes */
     loop = TL_DTYPE_BOOL;
   }
+  tl_tensor as_bool = {0};
+  if (result == TL_DTYPE_BOOL && d != TL_DTYPE_BOOL) {
+    /* dtype=bool reads each element as a bool (nonzero), as a cast does,
+     * not through the int64 loop, where 0.5 would count as 0 */
+    if (tl_tensor_to_dtype(&as_bool, in, TL_DTYPE_BOOL) != TL_OK)
+      return tl_error_status();
+    in = &as_bool;
+  }
   tl_tensor acc;
-  if (pass_new(&acc, kind, in, mask, loop, NULL, NULL) != TL_OK)
-    return tl_error_status();
-  return deliver(name, &acc, mask, a->keepdim, result, out);
+  tl_status status = pass_new(&acc, kind, in, mask, loop, NULL, NULL);
+  if (status == TL_OK)
+    status = deliver(name, &acc, mask, a->keepdim, result, out);
+  if (as_bool.storage)
+    tl_tensor_release(&as_bool);
+  return status;
 }
 
 static int64_t reduced_count(const tl_tensor *in, uint64_t mask)
