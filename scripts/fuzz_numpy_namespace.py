@@ -525,6 +525,9 @@ def c_bfloat16(g, name):
         return fn_of(g.pick(BF16_UNARY)), [x], {}, {"bf16": True}
     if kind == "binary":
         other = g.pick([g.scalar("f"), g.scalar("i"), bf16(x.n.shape), bf16(x.n.shape[-1:])])
+        if type(other) in (int, float):  # rounded to bfloat16 first, as NumPy would (NEP 50)
+            number = float(torchlike.tensor(float(other)).to(torchlike.bfloat16))
+            other = Pair(number, other)
         ops = [x, other] if g.chance(0.5) else [other, x]
         return fn_of(g.pick(BF16_BINARY)), ops, {}, {"bf16": True}
     if kind == "reduce":
@@ -615,7 +618,7 @@ DEFAULT_FLOATS = {"float32": "float", "complex64": "complex"}
 KINDS = "biufc"
 
 
-def pytorch_promotion(g, args, want, name=None):
+def pytorch_promotion(g, args, want, name=None, inputs=None):
     """The dtype torchlike's documented rule gives where NumPy's result is
     ``want`` (a float or complex dtype): the promotion of the inputs of the
     highest kind, or the default float when every input is exact.  dot takes
@@ -623,7 +626,8 @@ def pytorch_promotion(g, args, want, name=None):
     asarray makes it."""
     if want.kind not in "fc":
         return None
-    arrays = [p.n.dtype for p in g.arrays if p.n.dtype.kind in KINDS]
+    arrays = [p.n.dtype for p in (g.arrays if inputs is None else inputs)
+              if p.n.dtype.kind in KINDS]
     if name == "dot":
         arrays += [N.asarray(a).dtype for a in args if isinstance(a, (int, float, complex))]
         args = [a for a in args if not isinstance(a, (int, float, complex))]
@@ -650,6 +654,19 @@ def skip_reason(name, kw, n_exc, n_res, t_exc, t_res, g, args):
             # float16 is float16), and float functions of integers, integers with
             # Python floats, give the default float (float32/complex64)
             return "promotion: PyTorch's rule across kinds (docs/numpy.md)"
+    if name in ("multiply", "divide", "true_divide", "floor_divide") and len(args) == 2 and \
+            isinstance(args[0], N.ndarray) and args[0].dtype == N.float16 and \
+            type(args[1]) in (int, float) and abs(args[1]) > 65504:
+        # x * s, x / s, x // s of float16 read the scalar's full value, as
+        # PyTorch's kernels do, where NumPy rounds it to float16 first
+        # (docs/elementwise.md): past float16's range it is inf there
+        return "a float16 array by a Python scalar's full value (docs/elementwise.md)"
+    if name == "dot" and any(isinstance(a, (int, float, complex)) or
+                             isinstance(a, N.ndarray) and a.ndim == 0 for a in args) and \
+            not all(N.isfinite(a).all() for a in args if isinstance(a, N.ndarray)):
+        # NumPy's dot by a 0-d array is BLAS's axpy, which skips a zero
+        # factor: 0 times NaN is 0 there, NaN here (IEEE, as np.multiply)
+        return "NumPy's dot by a 0-d zero skips NaN (BLAS axpy)"
     if n_exc is None and isinstance(n_res, N.ndarray) and n_res.dtype.kind in "OUSVMm":
         # "`import torchlike.numpy as np`": no object/string dtypes; a TypeError names it
         return "no object dtype (docs/numpy.md, NumPy's scalar types torchlike lacks)"
@@ -679,15 +696,29 @@ def run_case(rng, names, verbose=False, ufunc_keywords=True):
     desc = f"{name}({describe(nargs)}, {describe(nkw)})"
     if verbose:
         print(desc)
-    results = []
-    for ns, a, k in ((N, nargs, nkw), (tnp, targs, tkw)):
-        with warnings.catch_warnings(), N.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                results.append((fn(ns, *a, **k), None))
-            except Exception as e:  # noqa: BLE001 - the exception is what is compared
-                results.append((None, e))
+    out0 = nkw["out"].copy() if isinstance(nkw.get("out"), N.ndarray) else None
+    results = [attempt(fn, ns, a, k) for ns, a, k in ((N, nargs, nkw), (tnp, targs, tkw))]
     (n_res, n_exc), (t_res, t_exc) = results
+    if out0 is not None and opts.get("ufunc") and n_exc is None and t_exc is None:
+        loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
+        if loop is not None:
+            # out= hides the loop's dtype, which torchlike's promotion picks
+            # (docs/numpy.md, Promotion (by design)): NumPy in that loop is
+            # the oracle, into the out array as it was
+            nargs = [a.astype(loop) if isinstance(a, N.ndarray) else a for a in nargs]
+            nkw["out"][...] = out0
+            n_res, n_exc = attempt(fn, N, nargs, nkw)
+    if opts.get("ufunc") in COMPARISONS and n_exc is None and t_exc is None and \
+            "dtype" not in nkw:
+        loop = compared_in(nargs, targs)
+        if loop is not None:
+            # the operands meet in the dtype of torchlike's promotion (int32
+            # with float16 is float16; docs/numpy.md, Promotion (by design)),
+            # NumPy's is wider: NumPy in that dtype is the oracle
+            nargs = [a.astype(loop) if isinstance(a, N.ndarray) else a for a in nargs]
+            if out0 is not None:
+                nkw["out"][...] = out0
+            n_res, n_exc = attempt(fn, N, nargs, nkw)
     why = skip_reason(name, nkw, n_exc, n_res, t_exc, t_res, g, nargs)
     if why:
         return desc, None
@@ -696,6 +727,44 @@ def run_case(rng, names, verbose=False, ufunc_keywords=True):
     except Mismatch as m:
         return desc, str(m)
     return desc, None
+
+
+def attempt(fn, ns, args, kwargs):
+    """(result, None) or (None, the exception) of one call, warnings off."""
+    with warnings.catch_warnings(), N.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(ns, *args, **kwargs), None
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return None, e
+
+
+def promoted_loop(fn, g, name, nargs, nkw, targs, tkw):
+    """For a ufunc call with out= (no dtype=): torchlike's loop dtype when it
+    is the documented promotion where NumPy's differs, else None."""
+    if "dtype" in nkw:
+        return None
+    plain = ("out", "where")
+    n_plain, n_exc = attempt(fn, N, nargs, {k: v for k, v in nkw.items() if k not in plain})
+    t_plain, t_exc = attempt(fn, tnp, targs, {k: v for k, v in tkw.items() if k not in plain})
+    if n_exc or t_exc or not isinstance(t_plain, torchlike.Tensor):
+        return None
+    got, want = tl_dtype_name(t_plain), N.asarray(n_plain).dtype
+    inputs = [p for p in g.arrays if any(p.n is a for a in nargs)]  # not out=
+    if got != want.name and got == pytorch_promotion(g, nargs, want, name, inputs):
+        return got
+    return None
+
+
+def compared_in(nargs, targs):
+    """The dtype a comparison's operands meet in under torchlike's promotion,
+    where it differs from NumPy's; else None."""
+    try:
+        ours = str(torchlike.result_type(*targs)).rsplit(".", 1)[-1] if len(targs) == 2 else None
+        theirs = N.result_type(*nargs).name
+    except Exception:  # noqa: BLE001 - a refused pair: compared as it is
+        return None
+    return ours if ours not in (None, theirs, "bfloat16") else None
 
 
 def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
@@ -728,8 +797,10 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
     # Complex infinities and NaNs: products, quotients and sign of them follow
     # C99's corner rules in NumPy, plain formulas here (docs/numpy.md, the
     # fuzzer's paragraph); the values of such calls are not compared.
-    complex_nonfinite = any(p.n.dtype.kind == "c" and not N.isfinite(p.n).all()
-                            for p in g.arrays)
+    complex_result = want.dtype.kind == "c"
+    complex_nonfinite = any((p.n.dtype.kind == "c" or complex_result) and
+                            not N.isfinite(p.n).all() for p in g.arrays) or \
+        complex_result and not N.isfinite(want).all()  # an overflow: an infinity
     # An integer array against a Python float compares in the default float
     # (float32: docs/numpy.md, Promotion (by design)), NumPy in float64: the
     # answers differ where float32 rounds (-1e-300 == 0)
@@ -741,7 +812,8 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
                                 or "dtype" in nkw or "out" in nkw):
             cast_undefined = True  # float -> int of NaN/inf/out-of-range: C leaves it undefined
         if cast_undefined and want.dtype.kind in "iub":
-            cast_undefined = not all_float_inputs_castable(g, want.dtype)
+            cast_undefined = not all_float_inputs_castable(g, want.dtype) or \
+                reduced_in_float(opts, nkw, g)
         tol_dtype = want.dtype.name
         if ("out" in nkw or "dtype" in nkw) and want.dtype.kind in "fc":
             # computed in the dtype of torchlike's promotion (docs/numpy.md,
@@ -759,7 +831,7 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
         if opts.get("bf16") and tdt == "bfloat16":
             tol_dtype = "bfloat16"
         compare_values(want, got, dict(opts, cast_undefined=cast_undefined), tol_dtype)
-    if "out" in nkw and not complex_nonfinite:
+    if "out" in nkw and not complex_nonfinite and not float32_compare:
         compare_values(N.asarray(nkw["out"]), host(tkw["out"]),
                        dict(opts, cast_undefined=cast_undefined), tol_dtype)
     if (opts.get("share") or "out" in nkw) and not opts.get("bf16"):
@@ -777,6 +849,19 @@ def check(name, opts, g, nkw, tkw, n_res, n_exc, t_res, t_exc):
                 if nf != tf:
                     raise Mismatch(f"order={order!r}: {flag} torchlike {tf}, NumPy {nf} "
                                    f"(strides {t_res.strides} vs {n_res.strides})")
+
+
+def reduced_in_float(opts, nkw, g):
+    """A reduction into an integer out= whose loop (dtype=, or out's dtype
+    with the data's) is a float one (uint64 with int16): its result may lie
+    past out's range, a cast C leaves undefined."""
+    out = nkw.get("out")
+    if not (opts.get("reduce") and isinstance(out, N.ndarray)):
+        return False
+    if nkw.get("dtype") is not None:  # dtype= is the loop
+        return N.dtype(nkw["dtype"]).kind in "fc"
+    return any(N.promote_types(out.dtype, p.n.dtype).kind == "f" for p in g.arrays
+               if p.n is not out)
 
 
 def all_float_inputs_castable(g, dtype):

@@ -417,6 +417,152 @@ def test_python_int_past_dtype_still_overflows():
     raises_as_numpy(lambda ns, a: ns.multiply(a, -1), numpy.array([1], numpy.uint32))
 
 
+# ---- out= of another dtype, half precision with Python numbers, lists of 0-d arrays --------
+
+@pytest.mark.parametrize("name, a, out_dtype, kw", [
+    ("sum", numpy.array([1.5, 1.6]), "int32", {}),  # float64 loop, cast once: 3
+    ("prod", numpy.array([1.5, 1.6]), "int32", {}),
+    ("sum", numpy.array([1.5, 1.6], numpy.float32), "float64", {}),  # float64 accumulation
+    ("sum", numpy.array([1.5, 1.6]), "int32", {"initial": 0.5}),
+    ("min", numpy.array([[-2], [2], [3]], numpy.int16), "uint32", {"axis": 0}),  # first via out
+    ("max", numpy.array([-2, 2, 3], numpy.int16), "uint32", {}),
+    ("min", numpy.array([[-2, 5], [3, -1]], numpy.int16), "uint32", {"axis": 1}),
+    ("max", numpy.array([1, 2], numpy.int16), "uint16", {"initial": 70000}),
+    ("max", numpy.array([1, 2], numpy.int16), "uint16", {"initial": -5}),
+    ("max", numpy.array([-7, -9], numpy.int16), "uint32",
+     {"initial": -5, "where": numpy.array([True, False])}),
+    ("min", numpy.array([[[False], [True]]]), "float32", {"axis": -1, "initial": -4.08}),
+    ("min", numpy.array([[False, True, False]]), "complex128",
+     {"axis": 0, "initial": -2, "where": numpy.array([False, True, False])}),
+    ("max", numpy.array([1, 5, 3]), "complex128", {}),
+    ("mean", numpy.array([[2, -3], [-4, 2]], numpy.int16), "uint64",
+     {"axis": (0, 1), "keepdims": True}),  # the sum wraps in out, then divides
+    ("mean", numpy.array([100, 100]), "int8", {}),
+    ("mean", numpy.array([1, 2, 4], numpy.float16), "float16", {}),
+    ("mean", numpy.array([1.0, 2, 4], numpy.float32), "float64",
+     {"where": numpy.array([True, False, True])}),
+])
+def test_reduction_into_out_of_another_dtype(name, a, out_dtype, kw):
+    # NumPy reduces in the loop of out's dtype with the data's, starting from
+    # the first element (or initial=) as stored into out
+    shape = numpy.sum(a, axis=kw.get("axis"), keepdims=kw.get("keepdims", False)).shape
+    want, got = numpy.zeros(shape, out_dtype), np.zeros(shape, dtype=out_dtype)
+    t_kw = {k: np.asarray(v) if isinstance(v, numpy.ndarray) else v for k, v in kw.items()}
+    assert getattr(numpy, name)(a, out=want, **kw) is want
+    assert getattr(np, name)(np.asarray(a), out=got, **t_kw) is got
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, x: ns.negative(x, out=ns.asarray(numpy.array([1, 2, 3], numpy.int16)),
+                              where=ns.asarray(numpy.array([True, False, True]))),
+    lambda ns, x: ns.square(x, out=ns.asarray(numpy.full(3, 2 ** 63 - 1)),
+                            where=ns.asarray(numpy.array(False))),
+    lambda ns, x: ns.fabs(ns.negative(x.astype("int16") + 32744),  # -32768: fabs 32768.0
+                          out=ns.asarray(numpy.zeros(3, "float32")),
+                          where=ns.asarray(numpy.array([True, True, False]))),
+    lambda ns, x: ns.rint(x.astype("int16"), out=ns.asarray(numpy.zeros(3, "float32")),
+                          where=ns.asarray(numpy.array([True, False, True]))),
+])
+def test_where_keeps_out_in_its_dtype(fn):
+    # the result is cast to out's dtype before the select (uint64 with int16
+    # promoted to float and lost the values)
+    want, got = both(fn, numpy.array([24, 9, 43], numpy.uint64))
+    same(got, want)
+
+
+def test_join_into_out_casts_each_input():
+    # each array goes straight into out's dtype, as NumPy: no float16 on the way
+    arrays = [numpy.array([-74, 73]), numpy.array([2.5, 3.0], numpy.float16),
+              numpy.array([2 ** 64 - 1, 40], numpy.uint64)]
+    for join in ("stack", "concatenate"):
+        want = getattr(numpy, join)(arrays, out=numpy.zeros(6 if join == "concatenate" else
+                                                            (3, 2)))
+        out = np.zeros(want.shape, dtype=np.float64)
+        getattr(np, join)([np.asarray(a) for a in arrays], out=out)
+        same(out, want)
+
+
+@pytest.mark.parametrize("items, dtype", [
+    ([numpy.array(1 + 1j, numpy.complex64), 3], None),  # complex128: 3 counts as int64
+    ([numpy.array(1, numpy.float32), 3], None),  # float64
+    ([numpy.array(1, numpy.int8), numpy.array(1, numpy.uint8)], None),  # int16
+    ([numpy.array(79, numpy.int64), 1.7], "uint32"),  # int(1.7)
+    ([numpy.array(-128, numpy.int8), 0.05 + 1.5j, 0j], bool),  # bool(z)
+])
+def test_list_of_zero_d_arrays_as_numpy(items, dtype):
+    want = numpy.array([items], dtype=dtype)
+    same(np.array([[np.asarray(i) if isinstance(i, numpy.ndarray) else i for i in items]],
+                  dtype=dtype), want)
+
+
+@pytest.mark.parametrize("items", [
+    [numpy.array(92, numpy.uint64), -1.04],  # int(-1.04) = -1: OverflowError for uint32
+    [numpy.array(79, numpy.int64), float("nan")],  # ValueError
+    [numpy.array(79, numpy.int64), float("inf")],  # OverflowError
+])
+def test_list_of_zero_d_arrays_refuses_as_numpy(items):
+    raises_as_numpy(lambda ns, a: ns.asarray([a, items[1]], dtype="uint32"), items[0])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, x: ns.remainder(x, 2.77),  # 2.77 is 2.7695 in float16
+    lambda ns, x: ns.fmod(70000.0, x),  # inf in float16: NaN
+    lambda ns, x: ns.subtract(x, 1e-4),
+    lambda ns, x: ns.power(x, 2.77),
+    lambda ns, x: ns.less(x, 3.0727),
+])
+def test_half_precision_rounds_the_other_operand(fn):
+    # the Python number is rounded to float16 first, as NumPy (NEP 50) and
+    # PyTorch's iterator do (an integer array too: tests/golden/ufunc_ops.json)
+    want, got = both(fn, numpy.array([4.58203125, -4.25, 3.072265625], numpy.float16))
+    same(got, want)
+
+
+def test_bool_reduction_dtype_reads_nonzero():
+    # dtype=bool reads 0.5 as True (a cast), not through an int64 loop
+    a = numpy.array([[-1.0, 4.0, 0.5]], numpy.float32)
+    for name in ("prod", "sum"):
+        want, got = both(lambda ns, x: getattr(ns, name)(x, axis=0, dtype=bool), a)
+        same(got, want)
+
+
+@pytest.mark.parametrize("fn, arrays", [
+    (lambda ns, a, b: ns.power(a, b), [numpy.array([], numpy.int8), numpy.array(-19, numpy.int16)]),
+    (lambda ns, a: ns.power(a, -4), [numpy.zeros((2, 0), numpy.int32)]),
+    (lambda ns, a: ns.fmax(1e300, a), [numpy.array(-0.016 + 3j, numpy.complex64)]),
+    (lambda ns, a: ns.full_like(a, 1e300, dtype="complex64"), [numpy.zeros(2)]),
+    (lambda ns, a: ns.clip(a, 1e300, 255), [numpy.array([0, 31], numpy.uint8)]),
+])
+def test_edges_computed_as_numpy(fn, arrays):
+    want, got = both(fn, *arrays)
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn, arrays", [
+    (lambda ns, a: ns.max(a, axis=3, initial=2 ** 31 - 1), [numpy.zeros((1, 2, 1), numpy.uint8)]),
+    (lambda ns, a, b: ns.clip(a, -5, b), [numpy.array([False]), numpy.array([98], numpy.uint8)]),
+    (lambda ns, a: ns.full(a.shape, 2 ** 63 - 1, dtype="uint32", order="K"), [numpy.zeros(2)]),
+])
+def test_refusals_as_numpy(fn, arrays):
+    raises_as_numpy(fn, *arrays)
+
+
+@pytest.mark.parametrize("a, order", [
+    (numpy.lib.stride_tricks.as_strided(numpy.array([67], numpy.uint16), (3,), (0,)), "F"),
+    (numpy.arange(6, dtype=numpy.uint64).reshape(3, 2).T, "A"),
+    (numpy.arange(3, dtype=numpy.int32)[::-1], "F"),
+    (numpy.arange(3, dtype=numpy.float32).reshape(3, 1), "F"),
+])
+def test_astype_copy_false_shares_exactly_when_numpy_does(a, order):
+    t = np.asarray(a)
+    r, tr = a.astype(a.dtype, order=order, copy=False), t.astype(t.dtype, order=order, copy=False)
+    assert (tr is t) == numpy.shares_memory(r, a)
+    assert tr.flags.c_contiguous == r.flags.c_contiguous
+    assert tr.flags.f_contiguous == r.flags.f_contiguous
+    same(tr, r)
+
+
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():

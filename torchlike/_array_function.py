@@ -211,7 +211,7 @@ def as_tensor(x):
 
 def _host_tensor(x):
     if isinstance(x, (list, tuple)) and has_tensor(x):
-        return _C.stack(promote(*[as_tensor(e) for e in x]))
+        return _C.stack(_numpy_common([as_tensor(e) for e in x]))
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
         raise no_dtype(a.dtype)
@@ -319,10 +319,11 @@ class value_errors:
         return False
 
 
-def integer_clip_bounds(x, lo, hi):
+def integer_clip_bounds(x, lo, hi, open_ends=True):
     """NumPy's rule for Python-int clip bounds of an integer array ``x``: a
-    lower bound below the dtype's range (an upper one above it) bounds
-    nothing and becomes None; one on the other side is NEP 50's
+    lower bound at or below the dtype's least value (an upper one at or
+    above its greatest) bounds nothing and becomes None (``open_ends``,
+    open_clip_bounds); any other outside the range is NEP 50's
     OverflowError.  A float array's int bounds become floats (any size
     converts, as NumPy's weak scalars do); the rest come back as they are."""
     if x.is_floating_point() or x.is_complex():
@@ -330,16 +331,28 @@ def integer_clip_bounds(x, lo, hi):
                      for b in (lo, hi))
     if x.dtype == _C.bool:
         return lo, hi
+    if open_ends:
+        lo, hi = open_clip_bounds(x.dtype, lo, hi)
     info = np.iinfo(np_dtype(x.dtype))
+    for value in (lo, hi):
+        if isinstance(value, int) and not isinstance(value, builtins.bool) and \
+                not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
+    return lo, hi
 
-    def check(value, open_side):
-        if not isinstance(value, int) or isinstance(value, builtins.bool) or \
-                info.min <= value <= info.max:
-            return value
-        if open_side(value):
-            return None
-        raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
-    return check(lo, lambda v: v < info.min), check(hi, lambda v: v > info.max)
+
+def open_clip_bounds(dtype, lo, hi):
+    """NumPy's _clip for integer data of ``dtype``: a Python-int lower bound
+    at or below the dtype's least value, or an upper one at or above its
+    greatest, bounds nothing (None)."""
+    if dtype == _C.bool or dtype.is_floating_point or dtype.is_complex:
+        return lo, hi
+    info = np.iinfo(np_dtype(dtype))
+
+    def plain(v):
+        return isinstance(v, int) and not isinstance(v, builtins.bool)
+    return (None if plain(lo) and lo <= info.min else lo,
+            None if plain(hi) and hi >= info.max else hi)
 
 
 def refuse(**values):
@@ -363,6 +376,19 @@ def promote(*tensors):
     else:
         return list(tensors)
     dtype = functools.reduce(_C.promote_types, (t.dtype for t in tensors))
+    return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
+
+
+def _numpy_common(tensors):
+    """The items of a nested list cast to NumPy's common dtype for them: its
+    promotion, not PyTorch's across kinds (np.array([f32_scalar, 3]) is
+    float64, a Python number in a list counting as int64/float64/complex128);
+    bfloat16, which NumPy lacks, by torchlike's rule."""
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) < 2:
+        return tensors
+    dtype = functools.reduce(_C.promote_types, dtypes) if _C.bfloat16 in dtypes else \
+        tl_dtype(np.result_type(*[np_dtype(d) for d in dtypes]))
     return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
 
 
@@ -624,14 +650,13 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     result = cast(self, target)
     order = order.upper() if isinstance(order, str) else "K"
     if order == "A":
-        reverse = self.permute(*builtins.range(self.ndim - 1, -1, -1))
-        order = "F" if not self.is_contiguous() and reverse.is_contiguous() else "C"
-    if order == "F" and self.ndim > 1:
-        return result.copy(order="F")
-    if order == "C" and not result.is_contiguous():
-        return result.contiguous()
+        order = "F" if self.flags.f_contiguous else "C"
+    if order in ("C", "F"):  # laid out so, by NumPy's flags (size-1 dims free, a step 0 not)
+        flags = result.flags
+        if not (flags.c_contiguous if order == "C" else flags.f_contiguous):
+            return result.copy(order=order)
     if copy and result is self:
-        return self.clone()
+        return result.copy(order=order) if order in ("C", "F") else self.clone()
     return result
 
 

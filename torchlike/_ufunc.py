@@ -23,8 +23,8 @@ from ._special import is_special, special_op
 # ufunc name -> torchlike function name, where they are spelled differently.
 _RENAMED = {
     "equal": "eq", "not_equal": "ne", "invert": "bitwise_not", "bitwise_invert": "bitwise_not",
-    "conjugate": "conj_physical", "conj": "conj_physical", "fabs": "abs", "mod": "remainder",
-    "power": "pow", "rint": "round", "left_shift": "bitwise_left_shift",
+    "conjugate": "conj_physical", "conj": "conj_physical", "mod": "remainder",
+    "power": "pow", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "radians": "deg2rad", "degrees": "rad2deg",
 }
 # ufunc.reduce / ufunc.accumulate -> the NumPy reduction (whose torchlike.numpy
@@ -32,8 +32,11 @@ _RENAMED = {
 _REDUCTIONS = {"add": np.sum, "multiply": np.prod, "maximum": np.max, "minimum": np.min,
                "logical_and": np.all, "logical_or": np.any}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
-# Product ufuncs answered by torchlike.numpy's functions of the same name.
-_NUMPY_PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
+# Ufuncs answered by torchlike.numpy's functions of the same name: the
+# products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
+# whose NumPy loops are float ones (integers become floats first, where
+# torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0).
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint"}
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -152,7 +155,7 @@ def _op_for(ufunc):
         return _COMPOSITES[ufunc.__name__]
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
         return special_op(ufunc)
-    if ufunc.__name__ in _NUMPY_PRODUCTS:  # torchlike's take one dtype; NumPy's promote
+    if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
@@ -181,6 +184,13 @@ def _single_out(out):
     return target
 
 
+def write_where(target, result, mask):
+    """result written into target where mask (None: everywhere) holds, as a
+    ufunc's out=/where= write it: cast to target's dtype before the select,
+    which would otherwise promote the two (uint64 with int16 is float)."""
+    target.copy_(result if mask is None else _C.where(mask, result.to(target.dtype), target))
+
+
 def _call_pair(ufunc, inputs, kwargs):
     """divmod, modf, frexp: both results computed, then written into out=
     (a pair of tensors, or of ndarrays on the host) where where= allows."""
@@ -206,7 +216,7 @@ def _call_pair(ufunc, inputs, kwargs):
             continue
         refuse_host_out(result, target, f"numpy.{ufunc.__name__}")
         view = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
-        view.copy_(result if mask is None else _C.where(mask, result, view))
+        write_where(view, result, mask)
         outs.append(target)
     return tuple(outs)
 
@@ -243,8 +253,7 @@ def _call(ufunc, inputs, kwargs):
         if out is None:
             return result
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
-        mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
-        out.copy_(_C.where(mask, result, out))
+        write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
         return given_out[0]
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
         op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|

@@ -190,17 +190,19 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
 
 def _check_items(obj, dtype):
     """The Python numbers in the nested lists and tuples obj convert to dtype
-    (real, not complex) as NumPy converts them: no complex number, and an int
-    that fits an integer dtype (NEP 50)."""
+    (real, not complex) as NumPy converts them: no complex number (but into
+    bool), and into
+    an integer dtype as int() makes them (a NaN raises ValueError, an
+    infinity OverflowError), fitting it (NEP 50)."""
     exact = not (dtype.is_floating_point or dtype == _C.bool)
     for item in obj:
         if isinstance(item, (list, tuple)):
             _check_items(item, dtype)
-        elif isinstance(item, complex):
+        elif isinstance(item, complex) and dtype != _C.bool:  # bool(z): z != 0
             raise TypeError(f"{'int' if exact else 'float'}() argument must be a string or a "
                             f"real number, not 'complex'")
         elif exact:
-            _check_int_fits(item, dtype)
+            _check_int_fits(int(item) if type(item) is float else item, dtype)
 
 
 def _fortran(t):
@@ -317,8 +319,9 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     try:
         fill_value = _scalar_fill(fill_value, dtype)
     except OverflowError:
-        if any(s < 0 for s in _shape(shape)):  # NumPy checks the shape first
+        if any(s < 0 for s in _shape(shape)):  # NumPy checks the shape and order first
             raise ValueError("negative dimensions are not allowed") from None
+        _c_or_f(order)
         raise
     return _created(lambda s, dtype, device: _C.full(s, fill_value, dtype=dtype, device=device),
                     shape, dtype, order, device)
@@ -338,15 +341,15 @@ def _scalar_fill(value, dtype):
     if isinstance(value, int) and not isinstance(value, bool) and \
             (dtype.is_floating_point or dtype.is_complex):
         value = float(value)  # beyond int64 too, as NumPy converts it
-    if not isinstance(value, (float, complex)) or dtype.is_complex:
+    if not isinstance(value, (float, complex)) or dtype == _C.complex128:
         return value
     if dtype == _C.bool:
         return bool(value)
-    if isinstance(value, complex):
+    if isinstance(value, complex) and not dtype.is_complex:
         value = value.real
     with np.errstate(all="ignore"):  # NumPy's cast: inf past a float's range
         cast = np.float32 if dtype == _C.bfloat16 else np_dtype(dtype)
-        return np.array(value, dtype=np.float64).astype(cast).item()
+        return np.array(value).astype(cast).item()
 
 
 def _bound_number(v):

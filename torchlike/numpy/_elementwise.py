@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C, _ufunc
 from .._array_function import (
     MaskedOperand, as_tensor, can_cast_dtypes, integer_clip_bounds, masked_call, np_dtype,
-    tl_dtype)
+    open_clip_bounds, tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -130,10 +130,12 @@ __all__ = list(UNARY) + list(BINARY) + [
 # maximum/minimum propagate a NaN operand, fmax/fmin take the other one.
 
 def _complex_pair(x1, x2):
+    # a Python number goes through complex128, so one past complex64's range
+    # becomes inf there (NumPy's cast) instead of raising
     dtype = _C.result_type(x1, x2)
     device = (x1 if isinstance(x1, Tensor) else x2).device
-    a, b = (x.to(dtype) if isinstance(x, Tensor) else _C.full((), x, dtype=dtype, device=device)
-            for x in (x1, x2))
+    a, b = (x.to(dtype) if isinstance(x, Tensor) else
+            _C.full((), x, dtype=_C.complex128, device=device).to(dtype) for x in (x1, x2))
     return _C.broadcast_tensors(a, b)
 
 
@@ -328,8 +330,12 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
     lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
+    # NumPy's _clip drops the open-ended bounds by the data's own dtype, then
+    # its promotion checks the rest (NEP 50): -5 with bool data and a uint8
+    # bound is an OverflowError, 255 with uint8 data bounds nothing
+    lo, hi = open_clip_bounds(x.dtype, lo, hi)
     x = _clip_operand(x, lo, hi)
-    lo, hi = integer_clip_bounds(x, lo, hi)
+    lo, hi = integer_clip_bounds(x, lo, hi, open_ends=False)
     if out is not None:
         _check_out_cast("clip", x.dtype, out)
     if not (x.is_complex() or x.dtype == _C.bool) and (lo is not None or hi is not None):
@@ -485,13 +491,10 @@ def _scalar_in(x, other):
 def _into_out(result, out, where=True):
     """result written into out (None: returned) where ``where`` holds, as a
     ufunc's out=/where= write it."""
-    if out is None:
-        return result
-    if where is True:
-        out.copy_(result)
-    else:
-        out.copy_(_C.where(_arg(where), result.to(out.dtype), out))
-    return out
+    if out is not None:
+        _ufunc.write_where(out, result, None if where is True else _arg(where))
+        return out
+    return result
 
 
 def nextafter(x1, x2, /, *rest, **kwargs):

@@ -142,9 +142,9 @@ def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
 
 
 def _join_dtype(tensors, out, dtype, casting):
-    """The tensors of a join cast to ``dtype``, after NumPy's casting check of
-    each into the result dtype (``dtype``, out's, or -- under "no" and "equiv",
-    which refuse any change -- their common dtype).  Called once the shapes
+    """The tensors of a join cast to ``dtype`` or out's, after NumPy's casting
+    check of each into the result dtype (``dtype``, out's, or -- under "no"
+    and "equiv", which refuse any change -- their common dtype).  Called once the shapes
     are checked: NumPy reports a shape mismatch before a cast it refuses."""
     target = tl_dtype(dtype) if dtype is not None else \
         (out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)) if out is not None \
@@ -156,8 +156,8 @@ def _join_dtype(tensors, out, dtype, casting):
             if not _can_cast(t.dtype, target, casting):
                 raise TypeError(f"Cannot cast array data from dtype('{t.dtype.name}') to "
                                 f"dtype('{target.name}') according to the rule {casting!r}")
-    if dtype is not None:
-        tensors = [cast(t, target) for t in tensors]
+    if dtype is not None or out is not None:  # each straight into out's dtype, as NumPy
+        tensors = [cast(t, target) for t in tensors]  # (no common dtype on the way)
     return tensors
 
 

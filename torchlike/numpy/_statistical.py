@@ -87,6 +87,48 @@ def _masked(a, where, fill):
     return _C.where(mask, a, _C.full((), fill, dtype=a.dtype, device=a.device))
 
 
+# ---- out= of another dtype ------------------------------------------------------
+# NumPy's reductions accumulate in out's array: the loop is the ufunc's for
+# out's dtype with the data's (np.min(int16, out=uint32) compares in int64),
+# and what starts the reduction -- initial=, or else the first element along
+# the reduced axes -- is first written into out, in out's dtype.
+
+def _out_dtype(out):
+    if isinstance(out, tuple):
+        out = out[0] if len(out) == 1 else None
+    if out is None:
+        return None
+    return out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
+
+
+def _out_loop(a, out):
+    """The dtype NumPy reduces a in when writing into out (None: a's own, or
+    no out=).  Real data into a complex out reduce in the real dtype of that
+    loop: the same values, and max/min have no complex kernel."""
+    target = _out_dtype(out)
+    if target is None or target == a.dtype or a.is_complex() or _C.bfloat16 in (target, a.dtype):
+        return None
+    loop = tl_dtype(np.promote_types(np_dtype(target), np_dtype(a)))
+    return loop.to_real() if loop.is_complex else loop
+
+
+def _via_out(x, out, loop):
+    """x (in the loop's dtype) as it reads back after a store into out (a
+    complex out keeps a real loop's values)."""
+    target = _out_dtype(out)
+    return x if target.is_complex else x.to(target).to(loop)
+
+
+def _first_via_out(a, axes, out, loop):
+    """a in the loop's dtype, its first element along the reduced axes
+    passed through out's dtype: the value NumPy's reduction without an
+    identity starts from."""
+    b = a.to(loop) if a.dtype != loop else a.clone()
+    first = tuple(0 if d in axes else slice(None) for d in range(b.ndim))
+    b[first] = _via_out(b[first], out, loop)
+    return b
+
+
 def _reduction(name):
     op = getattr(_C, name)
 
@@ -97,12 +139,17 @@ def _reduction(name):
         a = _masked(as_tensor(a), where, identity)
         a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         dtype = tl_dtype(dtype)
-        if name in ("sum", "prod", "nansum") and dtype is None:
+        loop = _out_loop(a, out) if dtype is None else None
+        if loop is not None:
+            dtype = loop
+        elif name in ("sum", "prod", "nansum") and dtype is None:
             dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
         result = op(a, axes, keepdim=keep, **kw)
         if initial is not NoValue:  # NumPy casts it to the result's dtype (0.5 -> 0 for ints)
             start = _initial(initial, result.dtype, result.device)
+            if loop is not None:  # the loop's value, as stored into out
+                start = _via_out(start, out, loop)
             result = result * start if name == "prod" else result + start
         return finish(result, out)
     impl.__name__ = name
@@ -131,20 +178,46 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue)
     # which takes axis 0/-1 of a 0-d array; without where= it refuses them
     a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=where is not NoValue)
     dtype = tl_dtype(dtype)
+    if out is not None:
+        return _mean_into(a, axes, keep, dtype, mask, out)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
     a = cast(a, dtype)
     if dtype in _EXACT:  # NumPy's: the sum in dtype, divided, truncated back to dtype
-        if mask is not None:
-            mask = mask.reshape(tuple(a.shape))
-            a = _C.where(mask, a, _C.zeros((), dtype=a.dtype, device=a.device))
-        count = _C.sum(mask, axes, keepdim=keep) if mask is not None else \
-            _C.prod(_C.tensor([a.shape[d] for d in axes] or [1], device=a.device))
-        total = _C.sum(a, axes, keepdim=keep, dtype=dtype)
+        total, count = _sum_count(a, axes, keep, dtype, mask)
         return finish((total.to(_C.float64) / count.to(_C.float64)).to(dtype), out)
     if mask is not None:
         return finish(_masked_mean(a, mask, axes, keep), out)
     return finish(_C.mean(a, axes, keepdim=keep), out)
+
+
+def _sum_count(a, axes, keep, dtype, mask):
+    """The sum (in dtype) of the elements mask keeps, and their count."""
+    if mask is not None:
+        mask = mask.reshape(tuple(a.shape))
+        a = _C.where(mask, a, _C.zeros((), dtype=a.dtype, device=a.device))
+    count = _C.sum(mask, axes, keepdim=keep) if mask is not None else \
+        _C.prod(_C.tensor([a.shape[d] for d in axes] or [1], device=a.device))
+    return _C.sum(a, axes, keepdim=keep, dtype=dtype), count
+
+
+def _mean_into(a, axes, keep, dtype, mask, out):
+    """NumPy's mean with out=: the sum is written into out (an integer out
+    holds it truncated, wrapped), then divided there by the count, in float64
+    for an integer out."""
+    if dtype is None and not (a.is_floating_point() or a.is_complex()):
+        dtype = _C.float64
+    elif dtype is None:  # float16 sums in float32; others in the loop of out's dtype
+        dtype = _C.float32 if a.dtype == _C.float16 else _out_loop(a, out)
+    total, count = _sum_count(a, axes, keep, dtype, mask)
+    finish(total, out)
+    target = out[0] if isinstance(out, tuple) else out
+    target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
+    exact = target.dtype in _EXACT
+    count = count.to(target.device)  # an ndarray out of device data: on the host
+    quotient = (target.to(_C.float64) if exact else target) / \
+        count.to(_C.float64 if exact or target.is_complex() else target.dtype)
+    return finish(quotient, out)
 
 
 def _masked_mean(a, mask, axes, keep):
@@ -233,13 +306,18 @@ def _extreme(name):
 
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
         a = as_tensor(a)
+        loop = _out_loop(a, out)
         if initial is not NoValue:
+            _reduce_args(a, axis, keepdims, ufunc=True)  # a bad axis before a bad initial
             if a.is_complex():
                 raise Unsupported(f"{name}: 'initial' of a complex tensor")
             # NOTE: the masked-out elements become `initial`, and the result
             # is at least `initial`: the gradient goes to the winning element
             # unless `initial` wins
-            start = _initial(initial, a.dtype, a.device)
+            if loop is None:
+                start = _initial(initial, a.dtype, a.device)
+            else:
+                a, start = a.to(loop), _via_out(_initial(initial, loop, a.device), out, loop)
             mask = _where_mask(a, where)
             a = a if mask is None else _C.where(mask, a, start)
             a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
@@ -258,6 +336,8 @@ def _extreme(name):
                              f"has no identity")
         if a.is_complex():
             return finish(_complex_extreme(op, a, axes, keep), out)
+        if loop is not None:
+            a = _first_via_out(a, axes, out, loop)
         return finish(op(a, axes, keepdim=keep), out)
     impl.__name__ = name
     return impl
