@@ -87,6 +87,12 @@ def _masked(a, where, fill):
     return _C.where(mask, a, _C.full((), fill, dtype=a.dtype, device=a.device))
 
 
+def _plain_axis(axis, ndim):
+    """axis=None, or one int axis of an array with dims: what the short paths
+    of the reductions take (the rest goes through _reduce_args)."""
+    return axis is None or type(axis) is int and -ndim <= axis < ndim
+
+
 # ---- out= of another dtype ------------------------------------------------------
 # NumPy's reductions accumulate in out's array: the loop is the ufunc's for
 # out's dtype with the data's (np.min(int16, out=uint32) compares in int64),
@@ -136,6 +142,15 @@ def _reduction(name):
 
     def impl(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
              where=NoValue):
+        if type(a) is Tensor and dtype is None and out is None and initial is NoValue and \
+                where is NoValue and _plain_axis(axis, a.ndim):
+            # the common calls, short: np.sum(x), np.sum(x, axis=0, keepdims=True)
+            wide = accumulator_dtype(a.dtype)
+            if axis is None and keepdims is not True:
+                return op(a) if wide is None else op(a, dtype=wide)
+            dims = () if axis is None else (axis % a.ndim,)  # () is every dim
+            return op(a, dims, keepdims is True) if wide is None else \
+                op(a, dims, keepdims is True, dtype=wide)
         a = _masked(as_tensor(a), where, identity)
         a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         dtype = tl_dtype(dtype)
@@ -305,6 +320,12 @@ def _extreme(name):
     op = getattr(_C, name)
 
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
+        if type(a) is Tensor and out is None and initial is NoValue and where is NoValue and \
+                _plain_axis(axis, a.ndim) and a.numel() and not a.is_complex():
+            # the common calls, short: np.max(x), np.max(x, axis=1)
+            if axis is None and keepdims is not True:
+                return op(a)
+            return op(a, () if axis is None else (axis % a.ndim,), keepdim=keepdims is True)
         a = as_tensor(a)
         loop = _out_loop(a, out)
         if initial is not NoValue:
