@@ -229,16 +229,9 @@ _NATIVE = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float
            "float64", "complex64", "complex128", "uint16", "uint32", "uint64"}
 
 
-def has_tensor(seq):
-    """Whether a (nested) list or tuple holds a tensor.  A loop, not a
-    generator over flat(): asarray asks it of every list it is given."""
-    for e in seq:
-        if type(e) is list or type(e) is tuple:
-            if has_tensor(e):
-                return True
-        elif isinstance(e, Tensor):
-            return True
-    return False
+# Whether a (nested) list or tuple holds a tensor: asked of every list
+# asarray is given, so in C (0.2 us as a Python loop over three floats).
+has_tensor = _C._has_tensor
 
 
 def flat(seq):

@@ -195,6 +195,33 @@ static PyObject *blas_threads(PyObject *self, PyObject *unused)
   return PyLong_FromLong(tl_linalg_blas_threads());
 }
 
+/* Whether nested lists and tuples hold a tensor: NumPy code hands torchlike
+ * lists of numbers far more often than lists of tensors, and asks this of
+ * each (np.asarray([1.0, 2.0]) must not let NumPy read tensors, which would
+ * drop their autograd history and cannot read device memory). */
+static bool holds_tensor(PyObject *seq, int depth)
+{
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject **items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *e = items[i];
+    if (tl_py_is_tensor(e))
+      return true;
+    if ((PyList_CheckExact(e) || PyTuple_CheckExact(e)) && depth < 64 && holds_tensor(e, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+static PyObject *has_tensor(PyObject *self, PyObject *seq)
+{
+  (void)self;
+  if (!PyList_Check(seq) && !PyTuple_Check(seq))
+    return PyErr_Format(PyExc_TypeError, "has_tensor() takes a list or a tuple, not %s",
+                        Py_TYPE(seq)->tp_name);
+  return PyBool_FromLong(holds_tensor(seq, 0));
+}
+
 static PyMethodDef module_functions[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
@@ -209,6 +236,7 @@ static PyMethodDef module_functions[] = {
     {"_gemm_single_thread", gemm_single_thread, METH_VARARGS,
      "(M, N, K): whether such a product runs on one BLAS thread"},
     {"_blas_threads", blas_threads, METH_NOARGS, "OpenBLAS's thread count now"},
+    {"_has_tensor", has_tensor, METH_O, "whether nested lists/tuples hold a tensor"},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
     {NULL, NULL, 0, NULL},
