@@ -625,3 +625,30 @@ def test_dcp_to_torch_save_allocates_only_bytes_the_files_hold(tmp_path, offsets
     with pytest.raises(ValueError, match="not a valid distributed checkpoint"):
         dcp_to_torch_save(tmp_path, tmp_path / "out.pt")
     assert not (tmp_path / "out.pt").exists()
+
+
+def _row_pieces(rows, extra=()):
+    """Save plans of one (rows, 4) tensor, a rank per row piece, plus extra
+    (offsets, sizes) pieces."""
+    from torchlike.distributed.checkpoint.metadata import (
+        ChunkStorageMetadata, MetadataIndex, TensorProperties)
+    from torchlike.distributed.checkpoint.planner import (
+        SavePlan, TensorWriteData, WriteItem, WriteItemType)
+    pieces = [((r, 0), (1, 4)) for r in range(rows)] + list(extra)
+    return [SavePlan([WriteItem(MetadataIndex("w", offsets), WriteItemType.SHARD,
+                                TensorWriteData(ChunkStorageMetadata(offsets, sizes),
+                                                TensorProperties(torchlike.float32), (rows, 4)))])
+            for offsets, sizes in pieces]
+
+
+def test_save_plan_refuses_overlapping_pieces():
+    # the global plan checks the pieces with the load's sweep (sorted by
+    # offset), not all pairs: 20000 row pieces are checked in one pass
+    from torchlike.distributed.checkpoint.default_planner import create_default_global_save_plan
+    _, md = create_default_global_save_plan(_row_pieces(20000))
+    assert len(md.state_dict_metadata["w"].chunks) == 20000
+    with pytest.raises(ValueError, match=r"the pieces of 'w' overlap: offsets \[7, 0\] sizes "
+                                         r"\[1, 4\] and offsets \[7, 2\] sizes \[2, 1\]"):
+        create_default_global_save_plan(_row_pieces(20, extra=[((7, 2), (2, 1))]))
+    # an empty piece overlaps nothing
+    create_default_global_save_plan(_row_pieces(20, extra=[((7, 2), (0, 1))]))

@@ -15,7 +15,7 @@ from dataclasses import replace
 from ... import _C
 from .. import _shard_spec
 from .metadata import (BytesStorageMetadata, ChunkStorageMetadata, Metadata, MetadataIndex,
-                       TensorProperties, TensorStorageMetadata)
+                       TensorProperties, TensorStorageMetadata, _overlapping)
 from .planner import (LoadItemType, LoadPlan, LoadPlanner, ReadItem, SavePlan, SavePlanner,
                       TensorWriteData, WriteItem, WriteItemType)
 
@@ -174,14 +174,12 @@ def create_default_global_save_plan(all_plans):
     for fqn, m in md.items():
         if not isinstance(m, TensorStorageMetadata):
             continue
-        cs = [c for c in m.chunks if all(int(s) for s in c.sizes) or not len(c.sizes)]
-        for i in range(len(cs)):
-            for j in range(i):
-                if len(cs[i].sizes) and _overlap(cs[i].offsets, cs[i].sizes, cs[j].offsets,
-                                                 cs[j].sizes):
-                    raise ValueError(f"the pieces of {fqn!r} overlap: offsets "
-                                     f"{list(cs[j].offsets)} sizes {list(cs[j].sizes)} and "
-                                     f"offsets {list(cs[i].offsets)} sizes {list(cs[i].sizes)}")
+        pair = _overlapping(m.chunks)  # the sweep a load's check uses: no all-pairs loop
+        if pair:
+            a, b = pair
+            raise ValueError(f"the pieces of {fqn!r} overlap: offsets {list(a.offsets)} sizes "
+                             f"{list(a.sizes)} and offsets {list(b.offsets)} sizes "
+                             f"{list(b.sizes)}")
     return all_plans, Metadata(md, planner_data=planner_data)
 
 
