@@ -13,6 +13,7 @@ import collections
 import copy
 import inspect
 import io
+import math
 import pickle
 import warnings
 
@@ -527,9 +528,31 @@ def swap_in_bad(T, how):
         pass
 
 
+# the sym_* helpers (eager answers) and the old build flags
+SYM = ["T.sym_int(3.7)", "T.sym_int(-3.7)", "T.sym_int(5)", "T.sym_int(True)", "T.sym_int('3')",
+       "T.sym_int(float('inf'))", "T.sym_int(T.tensor(2.5))", "T.sym_float(3)",
+       "T.sym_float('2.5')", "T.sym_float(T.tensor(2))", "T.sym_max(2, 3.5)", "T.sym_max(2.0, 3)",
+       "T.sym_max(4, 3)", "T.sym_max(True, 0)", "math.isnan(T.sym_max(float('nan'), 1))",
+       "T.sym_max(T.tensor(2), 3)", "T.sym_max(2, 'a')", "T.sym_min(2, 3.5)", "T.sym_min(2.5, 3)",
+       "T.sym_min(1, float('nan'))", "T.sym_not(True)", "T.sym_not(0)", "T.sym_not('')",
+       "T.sym_not(T.tensor(True))", "T.sym_ite(True, 1, 2)", "T.sym_ite(False, 'a', 'b')",
+       "T.sym_ite(0, 1, 2)", "T.sym_ite(True, 1, 2.0)", "T.sym_sum([1, 2, 3])",
+       "T.sym_sum([1, 2.5])", "T.sym_sum([])", "T.sym_sum()", "T.sym_sum(5)", "T.sym_sum(1, 2)",
+       "T.sym_sum((1, 2))", "T.sym_sum([1, 2], [3])", "T.sym_sum(x for x in [1, 2])",
+       "T.sym_sum([True, True])", "T.sym_sqrt(4)", "T.sym_sqrt(2.0)", "T.sym_sqrt(-1)",
+       "T.sym_fresh_size(3)", "T.sym_fresh_size(2.5)", "T.sym_constrain_range(3)",
+       "T.sym_constrain_range(3, min=0, max=5)", "T.sym_constrain_range(3, min=4, max=5)",
+       "T.sym_constrain_range(3, max=2)", "T.sym_constrain_range(size=3, min=0)",
+       "T.sym_constrain_range(2.5, min=0, max=5)", "T.sym_constrain_range_for_size(3)",
+       "T.sym_constrain_range_for_size(-1)", "T.sym_constrain_range_for_size(3, min=5)",
+       "[T.has_lapack, T.has_mkl, T.has_openmp, T.has_spectral]",
+       "T.compiled_with_cxx11_abi()", "T.init_num_threads()"]
+CALLS += SYM
+
+
 def inputs(T):
     env = {name: obj for name, obj in globals().items() if callable(obj) or name == "Pt"}
-    env.update(T=T, X=det(T, 5, 2), io=io, pickle=pickle)
+    env.update(T=T, X=det(T, 5, 2), io=io, pickle=pickle, math=math)
     return env
 
 

@@ -85,6 +85,7 @@ from ._aten_rnn import *  # noqa: F401,F403  (lstm, gru, rnn_tanh, rnn_relu)
 from ._aten_batch_norm import *  # noqa: F401,F403  (batch_norm_stats, batch_norm_elemt ...)
 from ._fake_quantize import *  # noqa: F401,F403  (fake_quantize_per_tensor_affine ...)
 from ._removed import *  # noqa: F401,F403  (solve, eig ...: raise, naming the replacement)
+from ._sym import *  # noqa: F401,F403  (sym_int, sym_max ...: their eager answers; build flags)
 # Sparse layouts (docs/sparse.md): the factories here, products and sums in torchlike.sparse.
 from ._sparse import (sparse_coo_tensor, sparse_compressed_tensor, sparse_csr_tensor,  # noqa: F401
                       sparse_csc_tensor, sparse_bsr_tensor, sparse_bsc_tensor)
