@@ -463,6 +463,48 @@ def _check_loss_parallel(ms, rank):
                                rtol=1e-13)
 
 
+def _check_input_reshard(ms, rank):
+    """input_reshard on an activation-checkpointed colwise + rowwise block:
+    outputs and gradients are the plain block's; with the reentrant
+    checkpoint the saved input is kept as this rank's piece (4 rows over
+    4 ranks, or 3: 1, 1, 1, 0) and all-gathered in the backward, which
+    CommDebugMode sees; with None nothing is gathered."""
+    from torchlike.distributed.tensor.debug import CommDebugMode
+    from torchlike.distributed.tensor.parallel.input_reshard import input_reshard
+    from torchlike.utils.checkpoint import checkpoint
+    m4 = ms["m4"]
+    gather = torchlike.ops.c10d_functional.all_gather_into_tensor
+    for rows, reentrant, dim in ((4, True, 0), (3, True, -2), (4, True, None), (4, False, 1)):
+        ref, blk = make_mlp(torchlike, 8), make_mlp(torchlike, 8)
+        tp.parallelize_module(blk, m4, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+
+        class Wrapped(torchlike.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blk = blk
+
+            def forward(self, x):
+                return checkpoint(self.blk, x, use_reentrant=reentrant)
+        model = input_reshard(Wrapped(), m4, dim)
+        x = (base(torchlike, (rows, 6)) * 0.3).sin()
+        xr, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+        want = ref(xr)
+        (want ** 2).sum().backward()
+        got = model(xp)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+        mode = CommDebugMode()
+        with mode:
+            (got ** 2).sum().backward()
+        gathered = mode.get_comm_counts().get(gather, 0)
+        assert gathered == (1 if reentrant and dim is not None else 0), (rows, dim, gathered)
+        np.testing.assert_allclose(xp.grad.numpy(), xr.grad.numpy(), rtol=1e-12, atol=1e-14)
+        for (name, a), b in zip(ref.named_parameters(), blk.parameters()):
+            np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(),
+                                       rtol=1e-12, atol=1e-14, err_msg=name)
+    with pytest.raises(ValueError, match="1-D tensor-parallel mesh"):
+        input_reshard(torchlike.nn.Linear(2, 2), ms["m22"], 0)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
@@ -478,6 +520,7 @@ def _main(rank, ws, init, outdir):
     _check_grads_vs_plain(ms["m4"])
     _check_checkpoint(ms, rank, outdir)
     _check_loss_parallel(ms, rank)
+    _check_input_reshard(ms, rank)
     put(outdir, rank, golden)
     dist.destroy_process_group()
 
