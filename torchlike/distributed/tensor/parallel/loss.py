@@ -273,7 +273,8 @@ def _loss(func, name, args, kwargs):
 
 
 def _log_softmax_args(input, dim=None, _stacklevel=3, dtype=None):
-    return input, dim, dtype
+    # Tensor.log_softmax(dim, dtype) gives the dtype second
+    return input, dim, dtype if isinstance(_stacklevel, int) else _stacklevel
 
 
 def _log_softmax(func, name, args, kwargs):
