@@ -583,6 +583,14 @@ def run_comm_counts(lib, rank):
     out["mlp_forward"] = _counts(lib, lambda: model(x))
     y = model(x)
     out["mlp_backward"] = _counts(lib, lambda: y.sum().backward())
+    mode = lib.distributed.tensor.debug.CommDebugMode()
+    with mode:
+        model(x)
+    out["mlp_parameter_info"] = {
+        m: {n: [[repr(q) for q in p.placements], list(p.to_local().shape)]
+            for n, p in ps.items()} for m, ps in mode.get_parameter_info().items()}
+    out["mlp_sharding_info"] = {k: [repr(q) for q in v]
+                                for k, v in mode.get_sharding_info().items()}
 
     logits = dt.distribute_tensor(_loss_inputs(lib)[0], m4, [dt.Shard(1)]).requires_grad_()
     with tp.loss_parallel():

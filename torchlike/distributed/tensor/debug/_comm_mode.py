@@ -63,13 +63,44 @@ class CommDebugMode:
             y = model(x)
         mode.get_total_counts()              # 1
         mode.get_comm_counts()               # {c10d_functional.all_reduce: 1}
-    """
+        mode.get_sharding_info()             # {"Sequential.0.weight": (Shard(dim=0),), ...}
+
+    ``get_parameter_info()`` / ``get_sharding_info()`` give the DTensor
+    parameters of the modules whose forward ran inside the mode, named as
+    PyTorch's ModTracker names modules.  Per-module counts and the tracing
+    table are not kept."""
 
     def __init__(self):
         self.comm_counts = defaultdict(int)
+        self._names = {}        # module -> its name, as PyTorch's ModTracker gives it
+        self._params = {}       # module name -> {parameter name: DTensor}
+        self._hook = None
 
     def _note(self, name):
         self.comm_counts[key(name)] += 1
+
+    def _seen(self, mod, inputs):
+        """A module's forward begins: name it and its children (the first
+        module met is named by its class, a child "parent.child"), and keep
+        its DTensor parameters."""
+        from .._api import DTensor
+        name = self._names.setdefault(mod, type(mod).__name__)
+        for child_name, child in mod.named_children():
+            self._names.setdefault(child, f"{name}.{child_name}")
+        params = {n: p for n, p in mod.named_parameters(recurse=False)
+                  if isinstance(p, DTensor)}
+        if params:
+            self._params.setdefault(name, {}).update(params)
+
+    def get_parameter_info(self):
+        """{module name: {parameter name: DTensor}} for the modules whose
+        forward ran inside the mode and hold DTensor parameters."""
+        return self._params
+
+    def get_sharding_info(self):
+        """{"module.parameter": placements} of those parameters."""
+        return {f"{m}.{n}": p.placements for m, ps in self._params.items()
+                for n, p in ps.items()}
 
     def get_total_counts(self):
         """The number of collectives counted."""
@@ -80,11 +111,17 @@ class CommDebugMode:
         return self.comm_counts
 
     def __enter__(self):
+        from ....nn.modules.module import register_module_forward_pre_hook
         self.comm_counts.clear()
+        self._names, self._params = {}, {}
+        self._hook = register_module_forward_pre_hook(self._seen)
         R.COMM_MODES.append(self)
         return self
 
     def __exit__(self, *exc):
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
         # the innermost mode is this one unless modes were left out of order
         for i in range(len(R.COMM_MODES) - 1, -1, -1):
             if R.COMM_MODES[i] is self:
