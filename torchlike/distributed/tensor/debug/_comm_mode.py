@@ -9,9 +9,10 @@ The counts are keyed as PyTorch's are, by the functional collective:
 ``distribute_tensor``.  The keys are names only: torchlike has no
 functional collective operators, so calling one raises.
 
-What is counted is what DTensor itself sends (the sites in
-``_redistribute.py``, ``_api.py`` and ``parallel/loss.py`` call
-``note``); collectives called directly (``dist.all_reduce``) are not."""
+What is counted is what DTensor itself sends: the collectives of
+``_redistribute.py`` (which loss_parallel and input_reshard send through
+too) and ``distribute_tensor``'s broadcast call ``note``; collectives
+called directly (``dist.all_reduce``) are not."""
 from collections import defaultdict
 
 from ...._ops import OpOverloadPacket, ops
