@@ -19,6 +19,7 @@ from golden_ranks import run_ranks, write_golden  # noqa: E402
 def _cases(rank, ws):
     import torch.distributed.tensor  # noqa: F401
     import torch.distributed.tensor.parallel  # noqa: F401
+    import torch.distributed.tensor.debug  # noqa: F401
     return run_all(torch, rank)
 
 

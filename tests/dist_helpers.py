@@ -51,6 +51,7 @@ def close_tree(got, want, path, tol=1e-9, errors_by_type=False):
         for i, (a, b) in enumerate(zip(got, want)):
             close_tree(a, b, f"{path}[{i}]", tol, errors_by_type)
     elif isinstance(want, float):
-        assert abs(got - want) <= tol + tol * abs(want), (path, got, want)
+        assert abs(got - want) <= tol + tol * abs(want) or want != want and got != got, \
+            (path, got, want)
     else:
         assert got == want, (path, got, want)

@@ -409,4 +409,200 @@ def run_parallel(lib, rank):
 def run_all(lib, rank):
     return {"layouts": run_layouts(lib, rank), "redistribute": run_redistribute(lib, rank),
             "ops": run_ops(lib, rank), "grads": run_grads(lib, rank),
-            "errors": run_errors(lib, rank), "parallel": run_parallel(lib, rank)}
+            "errors": run_errors(lib, rank), "parallel": run_parallel(lib, rank),
+            "loss": run_loss_parallel(lib, rank), "comm": run_comm_counts(lib, rank)}
+
+
+# ---- loss_parallel and CommDebugMode (appended: run_all's "loss" and "comm" parts) -----------
+
+def _loss_inputs(lib):
+    x = (lib.arange(50, dtype=lib.float64).reshape(5, 10) * 0.37).sin() * 3.0
+    return x, lib.tensor([1, 9, 0, 3, 7])
+
+
+def _round(v, digits):
+    if isinstance(v, list):
+        return [_round(a, digits) for a in v]
+    return v if digits is None else round(v, digits)
+
+
+def _loss_case(lib, make_logits, target, digits=None, **kw):
+    """cross_entropy inside loss_parallel on the logits make_logits() gives
+    (a leaf DTensor): the loss's placements, shape and local value, the
+    logits gradient's placements and local value (rounded to ``digits``
+    places: float32 sums differ in their last bits)."""
+    F = lib.nn.functional
+    lp = lib.distributed.tensor.parallel.loss_parallel
+    d = make_logits()
+    with lp():
+        loss = F.cross_entropy(d, target, **kw)
+        (loss.sum() if loss.ndim else loss).backward()
+    return {"placements": [repr(p) for p in loss.placements], "shape": list(loss.shape),
+            "dtype": str(loss.dtype).split(".")[-1],
+            "local": _round(loss.to_local().detach().tolist(), digits),
+            "grad_placements": [repr(p) for p in d.grad.placements],
+            "grad_local": _round(d.grad.to_local().tolist(), digits)}
+
+
+def run_loss_parallel(lib, rank):
+    """loss_parallel(): cross_entropy (and CrossEntropyLoss, log_softmax,
+    nll_loss) on logits sharded on the class dim, on 4 ranks (10 classes:
+    pieces of 3, 3, 3, 1) and on the 2x2 mesh; and its refusals."""
+    dt = lib.distributed.tensor
+    tp = lib.distributed.tensor.parallel
+    F = lib.nn.functional
+    ms = meshes(lib)
+    m4, m22 = ms["m4"], ms["m22"]
+    x, t = _loss_inputs(lib)
+    S0, S1, R = dt.Shard(0), dt.Shard(1), dt.Replicate()
+    w = lib.arange(1, 11, dtype=lib.float64) * 0.25
+
+    def logits(mesh=m4, pl=(S1,), value=x):
+        return lambda: dt.distribute_tensor(value, mesh, list(pl)).requires_grad_()
+    x3 = (lib.arange(60, dtype=lib.float64).reshape(2, 10, 3) * 0.3).cos() * 2.0
+    t3 = lib.tensor([[1, 9, 0], [3, 7, 7]])
+    out = {}
+    for red in ("mean", "sum", "none"):
+        out[red] = _loss_case(lib, logits(), t, reduction=red)
+        out["weight_ignore_" + red] = _loss_case(lib, logits(), t, weight=w, ignore_index=9,
+                                                 reduction=red)
+        out["3d_" + red] = _loss_case(lib, logits(pl=(S1,), value=x3), t3, reduction=red)
+    out["ignore"] = _loss_case(lib, logits(), t, ignore_index=3)
+    out["all_ignored"] = _loss_case(lib, logits(), lib.full((5,), -100))
+    out["weight_dtensor"] = _loss_case(lib, logits(), t, weight=dt.distribute_tensor(w, m4, [R]))
+    out["target_dtensor"] = _loss_case(lib, logits(), dt.distribute_tensor(t, m4, [R]))
+    out["1d"] = _loss_case(lib, logits(pl=(S0,), value=x[2]), lib.tensor(4))
+    out["float32"] = _loss_case(lib, logits(value=x.float()), t, digits=4)
+    # the 2x2 mesh: batch sharded over "dp", classes over "tp" (any position)
+    tdp = dt.distribute_tensor(lib.tensor([1, 9, 0, 3]), m22, [S0, R])
+    x4 = x[:4]
+    out["2d_sum"] = _loss_case(lib, logits(m22, (S0, S1), x4), tdp, reduction="sum")
+    out["2d_none"] = _loss_case(lib, logits(m22, (S0, S1), x4), tdp, reduction="none")
+    out["2d_tp_first"] = _loss_case(lib, logits(m22, (S1, S0), x4),
+                                    dt.distribute_tensor(lib.tensor([1, 9, 0, 3]), m22, [R, S0]),
+                                    reduction="sum")
+    out["2d_replicated_dp"] = _loss_case(lib, logits(m22, (R, S1), x4), t[:4], reduction="sum")
+
+    # CrossEntropyLoss, and log_softmax + nll_loss written out
+    d = logits()()
+    with tp.loss_parallel():
+        loss = lib.nn.CrossEntropyLoss(reduction="sum")(d, t)
+        lsm = F.log_softmax(d, 1)
+    out["module"] = {"placements": [repr(p) for p in loss.placements],
+                     "local": loss.to_local().detach().tolist()}
+    out["log_softmax"] = dict(desc(lsm))
+    d = logits()()
+    with tp.loss_parallel():
+        loss = F.nll_loss(F.log_softmax(d, 1), t, weight=w)
+        loss.backward()
+    out["nll_log_softmax"] = {"placements": [repr(p) for p in loss.placements],
+                              "local": loss.to_local().detach().tolist(),
+                              "grad_local": d.grad.to_local().tolist()}
+
+    # a ColwiseParallel lm head keeping its DTensor output
+    head = lib.nn.Linear(6, 10).double()
+    with lib.no_grad():
+        head.weight.copy_((base(lib, (10, 6)) * 0.21).sin())
+        head.bias.copy_((base(lib, (10,)) * 0.5).cos())
+    tp.parallelize_module(head, m4, tp.ColwiseParallel(use_local_output=False))
+    h = (base(lib, (2, 3, 6)) * 0.1).requires_grad_()
+    logit3 = head(h)
+    with tp.loss_parallel():
+        loss = F.cross_entropy(logit3.flatten(0, 1), lib.tensor([0, 9, 4, 2, 2, 8]))
+        loss.backward()
+    out["lm_head"] = {"logits": [repr(p) for p in logit3.placements],
+                      "loss": loss.to_local().detach().tolist(), "h_grad": _g(h.grad),
+                      "weight_grad": _g(head.weight.grad.to_local()),
+                      "bias_grad": _g(head.bias.grad.to_local())}
+
+    def ce(pl=(S1,), mesh=m4, target=t, value=x, **kw):
+        def f():
+            with tp.loss_parallel():
+                return F.cross_entropy(dt.distribute_tensor(value, mesh, list(pl)), target, **kw)
+        return err(f)
+    out["errors"] = {
+        "shard_batch_dim": ce(pl=(S0,)),
+        "replicated": ce(pl=(R,)),
+        "target_wrong_placements": ce(target=dt.distribute_tensor(t, m4, [S0])),
+        "weight_wrong_placements": ce(weight=dt.distribute_tensor(w, m4, [S0])),
+        "label_smoothing": ce(label_smoothing=0.1),
+        "probabilities": ce(target=F.softmax(x, 1)),
+        "bad_reduction": ce(reduction="avg"),
+        "2d_mean": ce(pl=(S0, S1), mesh=m22, target=tdp, value=x4),
+        "2d_plain_target": ce(pl=(S0, S1), mesh=m22, target=t[:4], value=x4, reduction="sum"),
+        "2d_two_tp_dims": ce(pl=(S1, S1), mesh=m22, target=t[:4], value=x4, reduction="sum"),
+        "log_softmax_other_dim": err(lambda: _in_lp(
+            tp, lambda: F.log_softmax(dt.distribute_tensor(x, m4, [S1]), 0))),
+    }
+    return out
+
+
+def _in_lp(tp, fn):
+    with tp.loss_parallel():
+        return fn()
+
+
+def _counts(lib, fn):
+    """The collectives CommDebugMode counts while fn() runs: {name: count}
+    and the total."""
+    mode = lib.distributed.tensor.debug.CommDebugMode()
+    with mode:
+        fn()
+    return {"counts": {str(k): v for k, v in mode.get_comm_counts().items()},
+            "total": mode.get_total_counts()}
+
+
+def run_comm_counts(lib, rank):
+    """CommDebugMode's counts for redistributions, ops, a colwise + rowwise
+    MLP forward and backward, a sequence-parallel block and loss_parallel."""
+    dt = lib.distributed.tensor
+    tp = lib.distributed.tensor.parallel
+    F = lib.nn.functional
+    ms = meshes(lib)
+    m4, m22 = ms["m4"], ms["m22"]
+    out = {}
+    for a, b in (("S0", "R"), ("P", "R"), ("P", "S0"), ("S0", "S1"), ("R", "S0"),
+                 ("S0", "P"), ("R", "R")):
+        d = _make(lib, dt, m4, (5, 6), [a], rank)
+        out[f"{a}->{b}"] = _counts(lib, lambda: d.redistribute(m4, _pl(dt, [b])))
+    for a, b in (("S0S1", "RR"), ("PP", "S0R"), ("S1S0", "S0S1")):
+        d = _make(lib, dt, m22, (5, 6), _names(a), rank)
+        out[f"m22.{a}->{b}"] = _counts(lib, lambda: d.redistribute(m22, _pl(dt, _names(b))))
+    d = _make(lib, dt, m4, (5, 6), ["S1"], rank)
+    out["full_tensor"] = _counts(lib, lambda: d.full_tensor())
+    out["pointwise"] = _counts(lib, lambda: (d * 2 + d).exp())
+    out["sum_full"] = _counts(lib, lambda: d.sum().full_tensor())
+    a, b = _make(lib, dt, m4, (5, 8), ["S1"], rank), _make(lib, dt, m4, (8, 6), ["S0"], rank)
+    out["mm_partial"] = _counts(lib, lambda: lib.mm(a, b))
+    for pl in ("S0", "R"):
+        out["distribute_" + pl] = _counts(
+            lib, lambda: dt.distribute_tensor(base(lib, (5, 6)), m4, _pl(dt, [pl])))
+    model = make_mlp(lib, 8)
+    tp.parallelize_module(model, m4, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+    x = base(lib, (3, 6)) * 0.1
+    out["mlp_forward"] = _counts(lib, lambda: model(x))
+    y = model(x)
+    out["mlp_backward"] = _counts(lib, lambda: y.sum().backward())
+    mode = lib.distributed.tensor.debug.CommDebugMode()
+    with mode:
+        model(x)
+    out["mlp_parameter_info"] = {
+        m: {n: [[repr(q) for q in p.placements], list(p.to_local().shape)]
+            for n, p in ps.items()} for m, ps in mode.get_parameter_info().items()}
+    out["mlp_sharding_info"] = {k: [repr(q) for q in v]
+                                for k, v in mode.get_sharding_info().items()}
+
+    logits = dt.distribute_tensor(_loss_inputs(lib)[0], m4, [dt.Shard(1)]).requires_grad_()
+    with tp.loss_parallel():
+        out["loss_parallel_forward"] = _counts(
+            lib, lambda: out.__setitem__("_loss", F.cross_entropy(logits, _loss_inputs(lib)[1])))
+        out["loss_parallel_backward"] = _counts(lib, lambda: out.pop("_loss").backward())
+        out["log_softmax"] = _counts(lib, lambda: F.log_softmax(logits.detach(), -1))
+    # nested modes each count what runs inside them
+    outer = lib.distributed.tensor.debug.CommDebugMode()
+    with outer:
+        d.full_tensor()
+        out["nested_inner"] = _counts(lib, lambda: d.redistribute(m4, [dt.Shard(0)]))
+    out["nested_outer"] = {"counts": {str(k): v for k, v in outer.get_comm_counts().items()},
+                           "total": outer.get_total_counts()}
+    return out

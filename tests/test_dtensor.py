@@ -18,6 +18,7 @@ import pytest
 import torchlike
 import torchlike.distributed as dist
 import torchlike.distributed.tensor as dt
+import torchlike.distributed.tensor.debug  # noqa: F401  (CommDebugMode, for the cases)
 import torchlike.distributed.tensor.parallel as tp
 from dist_helpers import close_tree, put, results, spawn_world
 from dtensor_cases import WORLD, base, make_mlp, meshes, run_all
@@ -29,6 +30,25 @@ _OWN_ERRORS = {
     # PyTorch: an IndexError from inside / no error at all (zip truncates)
     "from_local_too_long": "ValueError",
     "redistribute_too_long": "ValueError",
+}
+
+
+_F = "c10d_functional."
+# CommDebugMode counts where torchlike deliberately sends other collectives
+# (docs/distributed.md, DTensor): {case: (torchlike's counts, PyTorch's)}
+_OWN_COMM = {
+    # PyTorch's CPU (gloo) path gathers and cuts; it sends all_to_all_single on CUDA
+    "S0->S1": ({_F + "all_to_all_single": 1}, {_F + "all_gather_into_tensor": 1}),
+    "nested_inner": ({_F + "all_to_all_single": 1}, {_F + "all_gather_into_tensor": 1}),
+    "nested_outer": ({_F + "all_gather_into_tensor": 1, _F + "all_to_all_single": 1},
+                     {_F + "all_gather_into_tensor": 2}),
+    # distribute_tensor broadcasts the whole tensor and cuts it (PyTorch scatters pieces)
+    "distribute_S0": ({"c10d.broadcast_": 1}, {"c10d.scatter_": 1}),
+    # the gradient of a replicated output arrives as partial sums (the adjoint
+    # layout): the rowwise all_reduce's backward and the replicated bias
+    # reduce it; PyTorch keeps such gradients replicated / Partial
+    "mlp_backward": ({_F + "all_reduce": 2}, {}),
+    "loss_parallel_backward": ({_F + "all_reduce": 1}, {}),
 }
 
 
@@ -360,6 +380,131 @@ def _check_partial_max_min(m4, rank):
                                    rtol=1e-12, err_msg=op)
 
 
+def _check_loss_parallel(ms, rank):
+    """loss_parallel's losses and logits gradients equal the unsharded
+    cross_entropy's (float64): uneven class pieces (10 classes: 3, 3, 3, 1;
+    3 classes: 1, 1, 1 and an empty piece), every reduction, ignore_index,
+    weight, (N, C, d) logits, the 2x2 mesh with the batch sharded over
+    "dp"; log_softmax alone (its own backward, which PyTorch leaves to
+    nll_loss) and nll_loss on it; outside the context the ops are
+    unchanged (the logits gathered)."""
+    F = torchlike.nn.functional
+    m4, m22 = ms["m4"], ms["m22"]
+    S0, S1, R = dt.Shard(0), dt.Shard(1), dt.Replicate()
+
+    def both(x, t, mesh, pl, target=None, **kw):
+        ref = x.clone().requires_grad_()
+        want = F.cross_entropy(ref, t, **kw)
+        gw = (want.detach() * 0 + 1).cumsum(0) if want.ndim else 1.0  # one per row
+        (want * gw).sum().backward()
+        d = dt.distribute_tensor(x, mesh, pl).requires_grad_()
+        with tp.loss_parallel():
+            got = F.cross_entropy(d, t if target is None else target, **kw)
+        assert isinstance(got, dt.DTensor) and tuple(got.shape) == tuple(want.shape), kw
+        (got.full_tensor() * gw).sum().backward()
+        np.testing.assert_allclose(got.full_tensor().detach().numpy(), want.detach().numpy(),
+                                   rtol=1e-13, atol=1e-14, err_msg=str(kw))
+        assert d.grad.placements == tuple(pl), kw
+        np.testing.assert_allclose(d.grad.full_tensor().numpy(), ref.grad.numpy(),
+                                   rtol=1e-12, atol=1e-14, err_msg=str(kw))
+
+    x = (base(torchlike, (6, 10)) * 0.73).sin() * 4.0
+    t = torchlike.tensor([1, 9, 0, 3, 7, 9])
+    w = torchlike.linspace(0.5, 2.0, 10, dtype=torchlike.float64)
+    for kw in ({}, {"reduction": "sum"}, {"reduction": "none"}, {"ignore_index": 9},
+               {"weight": w, "reduction": "mean"}, {"weight": w, "ignore_index": 3,
+                                                    "reduction": "none"}):
+        both(x, t, m4, [S1], **kw)
+    both(x[:, :3], torchlike.tensor([0, 2, 1, 1, 0, 2]), m4, [S1])   # a rank holds no class
+    both(x[:, :3], torchlike.tensor([0, 2, 1, 1, 0, 2]), m4, [S1], reduction="none")
+    both(x * 50, t, m4, [S1])  # large logits: the shift by the global max keeps them finite
+    x3 = (base(torchlike, (2, 10, 3)) * 0.41).cos()
+    both(x3, torchlike.tensor([[1, 9, 0], [3, 7, -100]]), m4, [S1], reduction="none")
+    both(x3, torchlike.tensor([[1, 9, 0], [3, 7, -100]]), m4, [S1])
+    both(x[0], torchlike.tensor(6), m4, [S0])
+    tdp = dt.distribute_tensor(t[:4], m22, [S0, R])
+    both(x[:4], t[:4], m22, [S0, S1], target=tdp, reduction="sum")
+    both(x[:4], t[:4], m22, [S1, S0], target=dt.distribute_tensor(t[:4], m22, [R, S0]),
+         reduction="sum")
+    both(x[:4], t[:4], m22, [R, S1], reduction="sum")
+
+    # log_softmax alone: a backward of its own (one all_reduce), right for
+    # any downstream gradient; nll_loss on it
+    ref = x.float().double().requires_grad_()
+    g = (base(torchlike, (6, 10)) * 0.3).cos()
+    (F.log_softmax(ref, 1) * g).sum().backward()
+    d = dt.distribute_tensor(x.float(), m4, [S1]).requires_grad_()
+    with tp.loss_parallel():
+        y = d.log_softmax(1, torchlike.float64)  # the method, its dtype given second
+        assert y.placements == (S1,) and y.dtype == torchlike.float64
+        (y * dt.distribute_tensor(g, m4, [S1])).sum().full_tensor().backward()
+    np.testing.assert_allclose(y.full_tensor().detach().numpy(),
+                               F.log_softmax(x.float().double(), 1).numpy(), rtol=1e-13)
+    np.testing.assert_allclose(d.grad.full_tensor().numpy(), ref.grad.numpy(),
+                               rtol=1e-6, atol=1e-7)
+    ref = x.clone().requires_grad_()
+    F.nll_loss(F.log_softmax(ref, 1), t, weight=w, reduction="sum").backward()
+    d = dt.distribute_tensor(x, m4, [S1]).requires_grad_()
+    with tp.loss_parallel():
+        got = F.nll_loss(F.log_softmax(d, 1), t, weight=w, reduction="sum")
+    got.backward()  # outside the context too (PyTorch refuses it there)
+    np.testing.assert_allclose(d.grad.full_tensor().numpy(), ref.grad.numpy(), rtol=1e-12,
+                               atol=1e-14)
+    # a target out of range names it
+    with tp.loss_parallel(), pytest.raises(IndexError, match="Target 10 is out of bounds"):
+        F.cross_entropy(dt.distribute_tensor(x, m4, [S1]), t + 1)
+    # outside: unchanged (PyTorch's mixed-tensor refusal; with a DTensor
+    # target the logits are gathered, and the value is the same)
+    with pytest.raises(RuntimeError, match="mixed torch.Tensor and DTensor"):
+        F.cross_entropy(dt.distribute_tensor(x, m4, [S1]), t)
+    plain_ce = F.cross_entropy(dt.distribute_tensor(x, m4, [S1]),
+                               dt.distribute_tensor(t, m4, [R]))
+    np.testing.assert_allclose(plain_ce.full_tensor().numpy(), F.cross_entropy(x, t).numpy(),
+                               rtol=1e-13)
+
+
+def _check_input_reshard(ms, rank):
+    """input_reshard on an activation-checkpointed colwise + rowwise block:
+    outputs and gradients are the plain block's; with the reentrant
+    checkpoint the saved input is kept as this rank's piece (4 rows over
+    4 ranks, or 3: 1, 1, 1, 0) and all-gathered in the backward, which
+    CommDebugMode sees; with None nothing is gathered."""
+    from torchlike.distributed.tensor.debug import CommDebugMode
+    from torchlike.distributed.tensor.parallel.input_reshard import input_reshard
+    from torchlike.utils.checkpoint import checkpoint
+    m4 = ms["m4"]
+    gather = torchlike.ops.c10d_functional.all_gather_into_tensor
+    for rows, reentrant, dim in ((4, True, 0), (3, True, -2), (4, True, None), (4, False, 1)):
+        ref, blk = make_mlp(torchlike, 8), make_mlp(torchlike, 8)
+        tp.parallelize_module(blk, m4, {"0": tp.ColwiseParallel(), "2": tp.RowwiseParallel()})
+
+        class Wrapped(torchlike.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blk = blk
+
+            def forward(self, x):
+                return checkpoint(self.blk, x, use_reentrant=reentrant)
+        model = input_reshard(Wrapped(), m4, dim)
+        x = (base(torchlike, (rows, 6)) * 0.3).sin()
+        xr, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+        want = ref(xr)
+        (want ** 2).sum().backward()
+        got = model(xp)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+        mode = CommDebugMode()
+        with mode:
+            (got ** 2).sum().backward()
+        gathered = mode.get_comm_counts().get(gather, 0)
+        assert gathered == (1 if reentrant and dim is not None else 0), (rows, dim, gathered)
+        np.testing.assert_allclose(xp.grad.numpy(), xr.grad.numpy(), rtol=1e-12, atol=1e-14)
+        for (name, a), b in zip(ref.named_parameters(), blk.parameters()):
+            np.testing.assert_allclose(b.grad.full_tensor().numpy(), a.grad.numpy(),
+                                       rtol=1e-12, atol=1e-14, err_msg=name)
+    with pytest.raises(ValueError, match="1-D tensor-parallel mesh"):
+        input_reshard(torchlike.nn.Linear(2, 2), ms["m22"], 0)
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=120))  # fail, never hang
@@ -374,6 +519,8 @@ def _main(rank, ws, init, outdir):
     _check_partial_max_min(ms["m4"], rank)
     _check_grads_vs_plain(ms["m4"])
     _check_checkpoint(ms, rank, outdir)
+    _check_loss_parallel(ms, rank)
+    _check_input_reshard(ms, rank)
     put(outdir, rank, golden)
     dist.destroy_process_group()
 
@@ -385,7 +532,7 @@ def world(tmp_path_factory):
     return results(outdir, WORLD)
 
 
-@pytest.mark.parametrize("part", ["layouts", "redistribute", "ops", "grads"])
+@pytest.mark.parametrize("part", ["layouts", "redistribute", "ops", "grads", "loss"])
 def test_matches_pytorch(world, part):
     """Local shapes and values per rank, placements, global shapes and
     gradients, as PyTorch's on each of the 4 ranks."""
@@ -400,6 +547,35 @@ def test_errors_match_pytorch(world):
             assert got.pop(key)[0] == typ, key
             want.pop(key)
         _close(got, want, f"rank{rank}.errors")
+
+
+def test_comm_counts_match_pytorch(world):
+    """CommDebugMode counts the collectives of moves, ops, a parallel MLP,
+    loss_parallel and nested modes as PyTorch's does, but where
+    torchlike's deliberately differ (_OWN_COMM: asserted both ways)."""
+    for rank in range(WORLD):
+        got, want = dict(world[rank]["comm"]), dict(_golden()["ranks"][rank]["comm"])
+        for key, (ours, theirs) in _OWN_COMM.items():
+            g, w = got.pop(key), want.pop(key)
+            assert (g["counts"], g["total"]) == (ours, sum(ours.values())), (rank, key, g)
+            assert (w["counts"], w["total"]) == (theirs, sum(theirs.values())), (rank, key, w)
+        _close(got, want, f"rank{rank}.comm")
+
+
+def test_comm_debug_mode_keys():
+    """The count keys are torchlike.ops packets printed as PyTorch's; they
+    name collectives and refuse to run."""
+    from torchlike.distributed.tensor.debug import CommDebugMode
+    key = torchlike.ops.c10d_functional.all_reduce
+    assert str(key) == "c10d_functional.all_reduce" and key is \
+        torchlike.ops.c10d_functional.all_reduce
+    assert str(torchlike.ops.c10d.broadcast_) == "c10d.broadcast_"
+    with pytest.raises(NotImplementedError, match="CommDebugMode"):
+        key(torchlike.ones(2), "sum", "0")
+    mode = CommDebugMode()
+    with mode:
+        torchlike.ones(3).sum()
+    assert mode.get_total_counts() == 0 and dict(mode.get_comm_counts()) == {}
 
 
 def test_parallelize_module_matches_pytorch(world):

@@ -111,6 +111,10 @@ class _OpNamespace(types.ModuleType):
                 setattr(self, op_name, packet)   # fixed: found directly from now on
         else:
             packet = _custom_packet(self.name, op_name)
+            if packet is None and self.name in ("c10d_functional", "c10d"):
+                # the collectives' names CommDebugMode counts by, made there
+                from .distributed.tensor.debug import _comm_mode  # noqa: F401
+                packet = self.__dict__.get(op_name)
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute "
                                  f"'{op_name}'")

@@ -323,6 +323,7 @@ def _broadcast_on(local, mesh, k, src=0):
     from .. import collectives as C
     from ..nn import functional as dfn
     root = _line_ranks(mesh, k)[src]
+    R.note("c10d.broadcast_")
     if local.requires_grad and _C.is_grad_enabled():
         return dfn.broadcast(local.contiguous(), root, group=mesh.get_group(k))
     out = local.detach().contiguous().clone()

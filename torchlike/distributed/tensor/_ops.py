@@ -919,7 +919,8 @@ _RULES = {
     "sum": _reduction, "mean": _reduction,
     "transpose": _transpose, "swapaxes": _transpose, "swapdims": _transpose, "t": _transpose,
     "get:T": _transpose, "permute": _permute, "view": _reshape, "reshape": _reshape,
-    "flatten": _flatten, "unsqueeze": _unsqueeze, "squeeze": _squeeze,
+    "flatten": _flatten, "_flatten_by_position": _flatten, "unsqueeze": _unsqueeze,
+    "squeeze": _squeeze,
     "embedding": _embedding,
     "softmax": _softmax, "log_softmax": _softmax, "layer_norm": _norm, "rms_norm": _norm,
     "zeros_like": _like, "ones_like": _like, "empty_like": _like, "full_like": _like,
@@ -952,8 +953,16 @@ def _replicate_plain(args, kwargs):
                      _is_plain)
 
 
+# loss_parallel(): how many of its contexts are open; the rules it adds
+# (parallel/loss.py) take precedence over _RULES while one is
+LOSS_PARALLEL = [0]
+LOSS_RULES = {}
+
+
 def dispatch(func, args, kwargs):
     name = short_name(func)
+    if LOSS_PARALLEL[0] and name in LOSS_RULES:
+        return LOSS_RULES[name](func, name, args, kwargs)
     if IMPLICIT_REPLICATION[0] and not name.startswith(("get:", "set:")):
         args, kwargs = _replicate_plain(args, kwargs)
     rule = _RULES.get(name)

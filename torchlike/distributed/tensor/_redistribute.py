@@ -30,6 +30,18 @@ from .. import collectives as C
 from ..constants import ReduceOp
 from .placement_types import Partial, Replicate, Shard, chunk_offsets, chunk_sizes
 
+# the CommDebugModes active now (debug/_comm_mode.py): each counts every
+# collective a DTensor move, op or loss issues, by PyTorch's functional name
+COMM_MODES = []
+
+
+def note(name):
+    """Count one collective ``name`` ("all_reduce", "c10d.broadcast_", ...) in
+    the active CommDebugModes."""
+    for mode in COMM_MODES:
+        mode._note(name)
+
+
 _OPS = {"sum": ReduceOp.SUM, "avg": ReduceOp.AVG, "max": ReduceOp.MAX, "min": ReduceOp.MIN,
         "product": ReduceOp.PRODUCT}
 
@@ -88,6 +100,7 @@ def _all_gather(x, dim, level, mesh, k):
         return x.contiguous()
     mine = _pad(x, dim, full)
     bufs = [_C.empty_like(mine) for _ in sizes]
+    note("all_gather_into_tensor")
     C.all_gather(bufs, mine, group=mesh.get_group(k))
     return _C.cat([b.narrow(dim, 0, s) for b, s in zip(bufs, sizes)], dim)
 
@@ -100,6 +113,7 @@ def _reduce_scatter(x, dim, level, op, mesh, k):
         return x.narrow(dim, 0, 0).contiguous()
     pieces = [_pad(x.narrow(dim, o, s), dim, full) for o, s in zip(offs, sizes)]
     out = _C.empty_like(pieces[0])
+    note("reduce_scatter_tensor")
     C.reduce_scatter(out, pieces, op=_OPS[op], group=mesh.get_group(k))
     return out.narrow(dim, 0, sizes[c]).contiguous()
 
@@ -114,12 +128,14 @@ def _all_to_all(x, src_dim, src_level, dst_dim, dst_level, mesh, k):
         shape = list(x.shape)
         shape[src_dim], shape[dst_dim] = src_sizes[j], dst_sizes[c]
         outs.append(_C.empty(shape, dtype=x.dtype, device=x.device))
+    note("all_to_all_single")
     C.all_to_all(outs, ins, group=mesh.get_group(k))
     return _C.cat(outs, src_dim)
 
 
 def _all_reduce(x, op, mesh, k):
     out = x.contiguous().clone()
+    note("all_reduce")
     C.all_reduce(out, op=_OPS[op], group=mesh.get_group(k))
     return out
 
@@ -198,8 +214,18 @@ def transform(x, mesh, src, dst, shape, zero=False):
         if isinstance(a, Shard) and isinstance(b, Partial):
             return _embed(x, a.dim, level_size(shape, mesh, src, a.dim, k), mesh, k)
     cur = list(src)
+    first = min(changed)
     for k in sorted(changed, reverse=True):
         p = cur[k]
+        if k == first and isinstance(p, Partial) and isinstance(dst[k], Shard):
+            # the last one undone: reduce and cut in one reduce_scatter (the
+            # mesh dims before it are as dst has them, those after are
+            # replicated now and redone after it)
+            q = dst[k]
+            x = _reduce_scatter(x, q.dim, level_size(shape, mesh, cur, q.dim, k),
+                                p.reduce_op, mesh, k)
+            cur[k] = q
+            continue
         if isinstance(p, Shard) and isinstance(dst[k], Partial):
             # the piece in zeros of the whole: a Partial value, no communication
             x = _embed(x, p.dim, level_size(shape, mesh, cur, p.dim, k), mesh, k)
