@@ -6,7 +6,9 @@ pipeline() and the errors match PyTorch's (tests/golden/pipelining.json,
 scripts/golden_pipelining.py) and the parameters match the whole model
 trained in one process.  In the same world: failures on one rank (a shape
 that differs from the agreed metadata, a module that raises) make every
-rank of the pipeline raise a clear error, and the group runs the next step."""
+rank of the pipeline raise a clear error, and the group runs the next step
+(GPipe and 1F1B, and ZB-V with its V placement); a stage's split backward
+gives a plain backward's gradients bit for bit."""
 import datetime
 import json
 import os
@@ -226,6 +228,58 @@ def _check_split_backward(rank, group):
     np.testing.assert_array_equal(inp.grad.numpy(), grads[True][-1])
 
 
+def _check_zbv_failure(rank, group):
+    """On a pair, ZB-V (stages r and 3 - r; the loss on rank 0): stage 2's
+    module raises in the second step, both ranks raise, and the third step
+    trains as if the second had not happened; eval() then gives the whole
+    model's output and losses."""
+    x, y = batch(torchlike)
+    model = blocks(torchlike, 4)
+    mods = {s: _Boom(model[s]) for s in (rank, 3 - rank)}
+    stages = [pp.PipelineStage(mods[s], s, 4, torchlike.device("cpu"), group=group)
+              for s in (rank, 3 - rank)]
+    sch = pp.ScheduleZBVZeroBubble(stages, N_MB, loss_fn=F.mse_loss)
+    opt = torchlike.optim.SGD([p for m in mods.values() for p in m.parameters()], lr=LR)
+    ref, ref_losses = _reference(4, 2)
+    for k in range(3):
+        opt.zero_grad()
+        losses = []
+        if k == 1:
+            mods[3 - rank].armed = rank == 1
+            with pytest.raises(RuntimeError) as e:
+                sch.step(x, target=y, losses=losses) if rank == 0 else sch.step()
+            msg = str(e.value)
+            if rank == 1:
+                assert "[Stage 2] failed to run forward on microbatch 0: boom" in msg, msg
+            else:
+                assert isinstance(e.value, PipeliningMetadataError), msg
+                assert "did not arrive as agreed" in msg, msg
+            mods[3 - rank].armed = False
+            continue
+        sch.step(x, target=y, losses=losses) if rank == 0 else sch.step()
+        if rank == 0:
+            np.testing.assert_allclose([float(v) for v in losses], ref_losses[min(k, 1)],
+                                       rtol=1e-12)
+            assert not any(v.requires_grad for v in losses)
+        opt.step()
+    for s in (rank, 3 - rank):
+        for a, b in zip(model[s].parameters(), ref[s].parameters()):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                       atol=1e-14)
+    losses = []
+    out = sch.eval(x, target=y, losses=losses) if rank == 0 else sch.eval()
+    if rank == 0:
+        with torchlike.no_grad():
+            want = ref(x)
+        np.testing.assert_allclose(out.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose([float(v) for v in losses],
+                                   [float(F.mse_loss(a, b)) for a, b in
+                                    zip(want.tensor_split(N_MB), y.tensor_split(N_MB))],
+                                   rtol=1e-12)
+    else:
+        assert out is None
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=60))  # fail, never hang
@@ -244,6 +298,7 @@ def _main(rank, ws, init, outdir):
     _check_local_errors(r2, group)
     _check_split_backward(r2, group)
     _check_pair_failures(r2, group)
+    _check_zbv_failure(r2, group)
     _check_chain_failure(rank)
     put(outdir, rank, out)
     dist.destroy_process_group()
