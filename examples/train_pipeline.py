@@ -1,20 +1,23 @@
 """Pipeline-parallel training on the CPU with torchlike.distributed.pipelining,
 PyTorch-style.
 
-The model is cut into one stage per process by ``pipeline()`` at its
-``pipe_split()`` calls (through torchlike.fx tracing); each process keeps
-its stage's module and optimizer, and the schedule sends activations
-forward and gradients back between the processes, microbatch by
-microbatch.  The first process feeds the batches, the last one computes
-the loss.  The data is synthetic (a noisy map), so it needs nothing else
-installed.
+The model is cut into stages by ``pipeline()`` at its ``pipe_split()``
+calls (through torchlike.fx tracing): one per process for GPipe and 1F1B,
+two per process for the multi-stage schedules (Interleaved1F1B, LoopedBFS,
+InterleavedZeroBubble: process ``r`` keeps stages ``r`` and ``r + P``;
+ZBVZeroBubble, DualPipeV: stages ``r`` and ``2P - 1 - r``, a V).  Each
+process keeps its stages' modules and one optimizer, and the schedule sends
+activations forward and gradients back between the processes, microbatch
+by microbatch.  The process with the first stage feeds the batches, the
+one with the last stage computes the loss.  The data is synthetic (a noisy
+map), so it needs nothing else installed.
 
     python -m torchlike.distributed.run --nproc-per-node=2 examples/train_pipeline.py \
-        [--schedule 1F1B] [--steps 20]
+        [--schedule 1F1B|ZBVZeroBubble|...] [--steps 20]
 
-With ``--check``, the last process also trains the whole model on the
-whole batches in one process and prints the largest difference between
-its losses and the pipeline's.
+With ``--check``, the process with the last stage also trains the whole
+model on the whole batches in one process and prints the largest
+difference between its losses and the pipeline's.
 """
 import argparse
 
@@ -22,7 +25,9 @@ import torchlike as torch
 import torchlike.distributed as dist
 import torchlike.nn as nn
 from torchlike.distributed.pipelining import pipe_split, pipeline
-from torchlike.distributed.pipelining.schedules import get_schedule_class
+from torchlike.distributed.pipelining.schedules import PipelineScheduleMulti, get_schedule_class
+
+V_SHAPED = ("zbvzerobubble", "dualpipev")
 
 
 class Net(nn.Module):
@@ -56,7 +61,9 @@ def batches(steps, batch_size, seed=0):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--schedule", default="GPipe", help="GPipe, 1F1B")
+    ap.add_argument("--schedule", default="GPipe",
+                    help="GPipe, 1F1B, Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, "
+                         "ZBVZeroBubble, DualPipeV")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--microbatches", type=int, default=4)
@@ -65,33 +72,41 @@ def main():
 
     dist.init_process_group("gloo")  # RANK, WORLD_SIZE, MASTER_* from the launcher
     rank, world = dist.get_rank(), dist.get_world_size()
-    torch.manual_seed(0)  # every process builds the same model, then keeps its stage
-    model = Net(world)
+    cls = get_schedule_class(args.schedule)
+    n_stages = 2 * world if issubclass(cls, PipelineScheduleMulti) else world
+    if n_stages == world:
+        mine = [rank]
+    elif args.schedule.lower() in V_SHAPED:
+        mine = [rank, 2 * world - 1 - rank]
+    else:
+        mine = [rank, rank + world]
+    torch.manual_seed(0)  # every process builds the same model, then keeps its stages
+    model = Net(n_stages)
     x0 = torch.zeros(args.batch_size // args.microbatches, 16)
     pipe = pipeline(model, (x0,))
-    stage = pipe.build_stage(rank, torch.device("cpu"))
+    stages = [pipe.build_stage(s, torch.device("cpu")) for s in mine]
     loss_fn = nn.functional.mse_loss
-    schedule = get_schedule_class(args.schedule)(stage, args.microbatches, loss_fn=loss_fn)
-    opt = torch.optim.SGD(stage.submod.parameters(), lr=0.05, momentum=0.9)
+    schedule = cls(stages if n_stages > world else stages[0], args.microbatches,
+                   loss_fn=loss_fn)
+    opt = torch.optim.SGD([p for st in stages for p in st.submod.parameters()], lr=0.05,
+                          momentum=0.9)
+    first, last = 0 in mine, n_stages - 1 in mine
 
     history = []
     for step, (x, y) in enumerate(batches(args.steps, args.batch_size)):
         opt.zero_grad()
-        if rank == 0:
-            schedule.step(x)
-        elif rank == world - 1:
-            losses = []
-            schedule.step(target=y, losses=losses)
+        losses = []
+        kwargs = {"target": y, "losses": losses} if last else {}
+        schedule.step(x, **kwargs) if first else schedule.step(**kwargs)
+        if last:
             history.append(sum(float(v.detach()) for v in losses) / len(losses))
             if step % 5 == 0 or step == args.steps - 1:
                 print(f"step {step:3d}  loss {history[-1]:.5f}", flush=True)
-        else:
-            schedule.step()
         opt.step()
 
-    if args.check and rank == world - 1:
+    if args.check and last:
         torch.manual_seed(0)
-        whole = Net(world)
+        whole = Net(n_stages)
         opt = torch.optim.SGD(whole.parameters(), lr=0.05, momentum=0.9)
         diff = 0.0
         for got, (x, y) in zip(history, batches(args.steps, args.batch_size)):

@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "pipelining.json")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from pipelining_cases import (run_errors, run_inputs, run_microbatch, run_pipe,  # noqa: E402
-                              run_schedules)
+                              run_schedules, run_zero_bubble)
 from golden_ranks import run_ranks, write_golden  # noqa: E402
 
 
@@ -23,7 +23,8 @@ def _cases(rank, ws):
     return {"schedules": run_schedules(torch, pp, rank, ws),
             "pipe": run_pipe(torch, pp, rank, ws),
             "errors": run_errors(torch, pp, rank, ws),
-            "inputs": run_inputs(torch, pp, rank, ws)}
+            "inputs": run_inputs(torch, pp, rank, ws),
+            "zero_bubble": run_zero_bubble(torch, pp, rank, ws)}
 
 
 def main():

@@ -8,6 +8,10 @@ block a Linear alone) with weights set from a formula (no random numbers,
 so both libraries start equal), in float64; stage ``k`` is block ``k``."""
 N_MB = 4
 STEPS = 3
+SCHEDULES = ("ScheduleGPipe", "Schedule1F1B", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS",
+             "ScheduleInterleavedZeroBubble", "ScheduleZBVZeroBubble", "ScheduleDualPipeV")
+LOOPED = ("ScheduleInterleaved1F1B", "ScheduleLoopedBFS", "ScheduleInterleavedZeroBubble")
+V_SHAPED = ("ScheduleZBVZeroBubble", "ScheduleDualPipeV")
 LR = 0.1
 WIDTH = 5
 
@@ -51,18 +55,29 @@ def _losses(ls):
             [bool(v.requires_grad) for v in ls]]
 
 
+def layout(name, rank, ws):
+    """(number of stages, this rank's stages, microbatches) of schedule
+    ``name`` on ``ws`` ranks: one stage per rank, looped (r, r + ws) or V
+    (r, 2 ws - 1 - r); DualPipeV needs as many microbatches as stages."""
+    if name in LOOPED:
+        return 2 * ws, [rank, rank + ws], N_MB
+    if name in V_SHAPED:
+        return 2 * ws, [rank, 2 * ws - 1 - rank], max(N_MB, 2 * ws) \
+            if name == "ScheduleDualPipeV" else N_MB
+    return ws, [rank], N_MB
+
+
 def train(lib, pp, rank, ws, name, steps=STEPS, group=None):
     """Train ``blocks`` pipelined under schedule ``name`` for ``steps`` SGD
     steps: what this rank sees (step's return, losses, its parameters)."""
     F = lib.nn.functional
-    multi = name in ("ScheduleInterleaved1F1B", "ScheduleLoopedBFS")
-    n_stages = 2 * ws if multi else ws
+    n_stages, mine, n_mb = layout(name, rank, ws)
+    multi = len(mine) > 1
     model = blocks(lib, n_stages)
-    mine = list(range(rank, n_stages, ws))
     dev = lib.device("cpu")
     stages = [pp.PipelineStage(model[s], s, n_stages, dev, group=group) for s in mine]
     cls = getattr(pp, name)
-    sch = cls(stages if multi else stages[0], N_MB, loss_fn=F.mse_loss)
+    sch = cls(stages if multi else stages[0], n_mb, loss_fn=F.mse_loss)
     params = [p for s in mine for p in model[s].parameters()]
     opt = lib.optim.SGD(params, lr=LR)
     x, y = batch(lib)
@@ -88,9 +103,7 @@ def train(lib, pp, rank, ws, name, steps=STEPS, group=None):
 
 def run_schedules(lib, pp, rank, ws, group=None):
     """Each schedule over ``ws`` ranks (``rank``: the rank in ``group``)."""
-    return {name: train(lib, pp, rank, ws, name, group=group)
-            for name in ("ScheduleGPipe", "Schedule1F1B", "ScheduleInterleaved1F1B",
-                         "ScheduleLoopedBFS")}
+    return {name: train(lib, pp, rank, ws, name, group=group) for name in SCHEDULES}
 
 
 def _split_model(lib, pipe_split):
@@ -268,4 +281,60 @@ def run_microbatch(lib, mb):
     out["spec_str"] = [str(mb.TensorChunkSpec(1)), repr(mb.TensorChunkSpec(2)).replace(
         "torchlike", "torch")]
     out["from_tuple"] = [s.split_dim for s in mb.TensorChunkSpec.from_tuple((0, 1))]
+    return out
+
+
+def run_zero_bubble(lib, pp, rank, ws, group=None):
+    """The zero-bubble schedules' refusals (wrong number of stages per rank,
+    microbatches, placement: PyTorch builds a schedule from misplaced stages
+    and fails in step(), torchlike refuses at once) and a ZB-V step whose
+    stages have a dw_builder (how often it and its runners are called, the
+    gradients)."""
+    F = lib.nn.functional
+    dev = lib.device("cpu")
+    model = blocks(lib, 3 * ws)
+
+    def st(i, n=2 * ws, **kw):
+        return pp.PipelineStage(model[i], i, n, dev, group=group, **kw)
+
+    def make(name, idx, n_mb=N_MB, n=2 * ws, **kw):
+        return lambda: getattr(pp, name)([st(i, n) for i in idx], n_mb, loss_fn=F.mse_loss,
+                                         **kw)
+    v = [rank, 2 * ws - 1 - rank]
+    out = {"zbv_one": err(make("ScheduleZBVZeroBubble", [rank], n=ws)),
+           "zbv_three": err(make("ScheduleZBVZeroBubble", [rank, rank + ws, rank + 2 * ws],
+                                 n=3 * ws)),
+           "zbv_swapped": err(make("ScheduleZBVZeroBubble", v[::-1])),
+           "zbv_looped": err(make("ScheduleZBVZeroBubble", [rank, rank + ws])),
+           "izb_v": err(make("ScheduleInterleavedZeroBubble", v)),
+           "izb_one": err(make("ScheduleInterleavedZeroBubble", [rank], n=ws)),
+           "izb_rounds": err(make("ScheduleInterleavedZeroBubble", [rank, rank + ws],
+                                  n_mb=2 * ws + 1)),
+           "izb_sends": err(make("ScheduleInterleavedZeroBubble", [rank, rank + ws],
+                                 max_outstanding_sends=-1)),
+           "dpv_one": err(make("ScheduleDualPipeV", [rank], n=ws)),
+           "dpv_few": err(make("ScheduleDualPipeV", v, n_mb=2 * ws - 1))}
+    model = blocks(lib, 2 * ws)
+    calls = {s: [0, 0] for s in v}
+
+    def builder(s):
+        def build():
+            calls[s][0] += 1
+
+            def run():
+                calls[s][1] += 1
+            return run
+        return build
+    stages = [pp.PipelineStage(model[s], s, 2 * ws, dev, group=group, dw_builder=builder(s))
+              for s in v]
+    sch = pp.ScheduleZBVZeroBubble(stages, N_MB, loss_fn=F.mse_loss)
+    x, y = batch(lib)
+    losses = []
+    if rank == 0:
+        sch.step(x, target=y, losses=losses)
+    else:
+        sch.step()
+    out["dw_builder"] = {"calls": {str(s): calls[s] for s in v}, "losses": _losses(losses),
+                         "grads": {str(s): [g for p in model[s].parameters()
+                                            for g in p.grad.reshape(-1).tolist()] for s in v}}
     return out

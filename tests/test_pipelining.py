@@ -6,7 +6,9 @@ pipeline() and the errors match PyTorch's (tests/golden/pipelining.json,
 scripts/golden_pipelining.py) and the parameters match the whole model
 trained in one process.  In the same world: failures on one rank (a shape
 that differs from the agreed metadata, a module that raises) make every
-rank of the pipeline raise a clear error, and the group runs the next step."""
+rank of the pipeline raise a clear error, and the group runs the next step
+(GPipe and 1F1B, and ZB-V with its V placement); a stage's split backward
+gives a plain backward's gradients bit for bit."""
 import datetime
 import json
 import os
@@ -22,13 +24,13 @@ import torchlike.distributed.pipelining.microbatch as mb
 from torchlike.distributed.pipelining import schedules as S
 from torchlike.distributed.pipelining._utils import PipeliningMetadataError
 from dist_helpers import close_tree, put, results, spawn_world
-from pipelining_cases import (LR, N_MB, STEPS, batch, blocks, run_errors, run_inputs,
-                              run_microbatch, run_pipe, run_schedules)
+from pipelining_cases import (LR, N_MB, SCHEDULES, STEPS, batch, blocks, layout, run_errors,
+                              run_inputs, run_microbatch, run_pipe, run_schedules,
+                              run_zero_bubble)
 
 WORLD = 4
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "pipelining.json")
 F = torchlike.nn.functional
-SCHEDULES = ["ScheduleGPipe", "Schedule1F1B", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS"]
 
 
 def _golden():
@@ -36,7 +38,7 @@ def _golden():
         return json.load(f)
 
 
-def _reference(n_stages, steps):
+def _reference(n_stages, steps, n_mb=N_MB):
     """The whole model after ``steps`` SGD steps on the whole batch (mean
     loss), and the per-microbatch losses before each step."""
     model = blocks(torchlike, n_stages)
@@ -46,7 +48,7 @@ def _reference(n_stages, steps):
     for _ in range(steps):
         with torchlike.no_grad():
             losses.append([float(F.mse_loss(model(a), b)) for a, b in
-                           zip(x.tensor_split(N_MB), y.tensor_split(N_MB))])
+                           zip(x.tensor_split(n_mb), y.tensor_split(n_mb))])
         opt.zero_grad()
         F.mse_loss(model(x), y).backward()
         opt.step()
@@ -77,6 +79,12 @@ def _check_local_errors(rank, group):
     with pytest.raises(ValueError, match=rf"rank {rank} of a pipeline group of 2 must hold "
                                          rf"stages \[{rank}, {rank + 2}\]"):
         pp.ScheduleInterleaved1F1B(wrong, 4)
+    looped = [pp.PipelineStage(lin, s, 4, dev, group=group) for s in (rank, rank + 2)]
+    with pytest.raises(ValueError, match=rf"rank {rank} of a pipeline group of 2 must hold "
+                                         rf"stages \[{rank}, {3 - rank}\] \(V placement"):
+        pp.ScheduleZBVZeroBubble(looped, 4)
+    with pytest.raises(TypeError, match="dw_builder must be callable, got int"):
+        pp.PipelineStage(lin, rank, 2, dev, group=group, dw_builder=3)
     with pytest.raises(TypeError, match="input_args must be a tensor or a tuple of tensors"):
         pp.PipelineStage(lin, rank, 2, dev, input_args=[3], group=group)
 
@@ -185,6 +193,93 @@ def _check_chain_failure(rank):
                                    atol=1e-14)
 
 
+def _check_split_backward(rank, group):
+    """A stage's input step then weight step give the parameters bit for bit
+    the gradients of one plain backward, and the inputs' gradients too; the
+    first stage's W backpropagates into an input that requires grad; a W
+    without its I is refused."""
+    dev = torchlike.device("cpu")
+    x = torchlike.cos(torchlike.arange(12, dtype=torchlike.float64)).reshape(3, 4)
+    g = torchlike.sin(torchlike.arange(15, dtype=torchlike.float64)).reshape(3, 5)
+    grads = {}
+    for full in (True, False):
+        mod = blocks(torchlike, 3)[0]
+        st = pp.PipelineStage(mod, 1, 2, dev, group=group)
+        st.has_backward = True
+        inp = x.detach().requires_grad_(True)
+        st._forward(0, (inp,), {})
+        in_grads = st._backward(0, output_grads=[g], full=full)
+        assert all(p.grad is None for p in mod.parameters()) != full
+        if not full:
+            st._backward_weight(0)
+            with pytest.raises(RuntimeError, match="without first running its input backward"):
+                st._backward_weight(0)
+        grads[full] = [p.grad.numpy().copy() for p in mod.parameters()] + [in_grads[0].numpy()]
+    for a, b in zip(grads[True], grads[False]):
+        np.testing.assert_array_equal(a, b)
+    mod = blocks(torchlike, 3)[0]
+    st = pp.PipelineStage(mod, 0, 2, dev, group=group)
+    st.has_backward = True
+    inp = x.detach().requires_grad_(True)
+    st._forward(0, (inp,), {})
+    st._backward(0, output_grads=[g], full=False)
+    assert inp.grad is None
+    st._backward_weight(0)
+    np.testing.assert_array_equal(inp.grad.numpy(), grads[True][-1])
+
+
+def _check_zbv_failure(rank, group):
+    """On a pair, ZB-V (stages r and 3 - r; the loss on rank 0): stage 2's
+    module raises in the second step, both ranks raise, and the third step
+    trains as if the second had not happened; eval() then gives the whole
+    model's output and losses."""
+    x, y = batch(torchlike)
+    model = blocks(torchlike, 4)
+    mods = {s: _Boom(model[s]) for s in (rank, 3 - rank)}
+    stages = [pp.PipelineStage(mods[s], s, 4, torchlike.device("cpu"), group=group)
+              for s in (rank, 3 - rank)]
+    sch = pp.ScheduleZBVZeroBubble(stages, N_MB, loss_fn=F.mse_loss)
+    opt = torchlike.optim.SGD([p for m in mods.values() for p in m.parameters()], lr=LR)
+    ref, ref_losses = _reference(4, 2)
+    for k in range(3):
+        opt.zero_grad()
+        losses = []
+        if k == 1:
+            mods[3 - rank].armed = rank == 1
+            with pytest.raises(RuntimeError) as e:
+                sch.step(x, target=y, losses=losses) if rank == 0 else sch.step()
+            msg = str(e.value)
+            if rank == 1:
+                assert "[Stage 2] failed to run forward on microbatch 0: boom" in msg, msg
+            else:
+                assert isinstance(e.value, PipeliningMetadataError), msg
+                assert "did not arrive as agreed" in msg, msg
+            mods[3 - rank].armed = False
+            continue
+        sch.step(x, target=y, losses=losses) if rank == 0 else sch.step()
+        if rank == 0:
+            np.testing.assert_allclose([float(v) for v in losses], ref_losses[min(k, 1)],
+                                       rtol=1e-12)
+            assert not any(v.requires_grad for v in losses)
+        opt.step()
+    for s in (rank, 3 - rank):
+        for a, b in zip(model[s].parameters(), ref[s].parameters()):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                       atol=1e-14)
+    losses = []
+    out = sch.eval(x, target=y, losses=losses) if rank == 0 else sch.eval()
+    if rank == 0:
+        with torchlike.no_grad():
+            want = ref(x)
+        np.testing.assert_allclose(out.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose([float(v) for v in losses],
+                                   [float(F.mse_loss(a, b)) for a, b in
+                                    zip(want.tensor_split(N_MB), y.tensor_split(N_MB))],
+                                   rtol=1e-12)
+    else:
+        assert out is None
+
+
 def _main(rank, ws, init, outdir):
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
                             timeout=datetime.timedelta(seconds=60))  # fail, never hang
@@ -193,13 +288,17 @@ def _main(rank, ws, init, outdir):
     out = {"4": {"schedules": run_schedules(torchlike, pp, rank, ws),
                  "pipe": run_pipe(torchlike, pp, rank, ws),
                  "errors": run_errors(torchlike, pp, rank, ws),
-                 "inputs": run_inputs(torchlike, pp, rank, ws)},
+                 "inputs": run_inputs(torchlike, pp, rank, ws),
+                 "zero_bubble": run_zero_bubble(torchlike, pp, rank, ws)},
            "2": {"schedules": run_schedules(torchlike, pp, r2, 2, group),
                  "pipe": run_pipe(torchlike, pp, r2, 2, group),
                  "errors": run_errors(torchlike, pp, r2, 2, group),
-                 "inputs": run_inputs(torchlike, pp, r2, 2, group)}}
+                 "inputs": run_inputs(torchlike, pp, r2, 2, group),
+                 "zero_bubble": run_zero_bubble(torchlike, pp, r2, 2, group)}}
     _check_local_errors(r2, group)
+    _check_split_backward(r2, group)
     _check_pair_failures(r2, group)
+    _check_zbv_failure(r2, group)
     _check_chain_failure(rank)
     put(outdir, rank, out)
     dist.destroy_process_group()
@@ -238,8 +337,8 @@ def test_schedules_train_as_one_process(world, ws, name):
     """Each stage's parameters after 3 pipelined steps equal the whole
     model's after 3 steps on the whole batch with the mean loss; the last
     stage's losses are the microbatches' losses."""
-    n_stages = int(ws) * (2 if "Interleaved" in name or "Looped" in name else 1)
-    ref, ref_losses = _reference(n_stages, STEPS)
+    n_stages, _, n_mb = layout(name, 0, int(ws))
+    ref, ref_losses = _reference(n_stages, STEPS, n_mb)
     seen = set()
     for r, got, _ in _per_rank(world, ws):
         for s, flat in got["schedules"][name]["params"].items():
@@ -247,7 +346,7 @@ def test_schedules_train_as_one_process(world, ws, name):
                                    for p in ref[int(s)].parameters()])
             np.testing.assert_allclose(flat, want, rtol=1e-12, atol=1e-14, err_msg=s)
             seen.add(int(s))
-        if r == int(ws) - 1:
+        if str(n_stages - 1) in got["schedules"][name]["params"]:  # the last stage's rank
             got_losses = [step[0] for step in got["schedules"][name]["losses"]]
             np.testing.assert_allclose(got_losses, ref_losses, rtol=1e-12)
     assert seen == set(range(n_stages))
@@ -286,6 +385,24 @@ def test_inputs_match_pytorch(world, ws):
         close_tree(got["inputs"], want["inputs"], f"rank{r}.inputs")
 
 
+@pytest.mark.parametrize("ws", ["2", "4"])
+def test_zero_bubble_matches_pytorch(world, ws):
+    """The zero-bubble schedules' refusals carry PyTorch's words (2 stages
+    per rank for ZB-V and DualPipeV, the rounds of microbatches, DualPipeV's
+    microbatches); stages in a placement the schedule does not use are
+    refused at construction, where PyTorch builds the schedule and its
+    step() then fails on one rank and waits forever on the other; a
+    dw_builder is built at each I and its runner called at each W, and the
+    gradients are PyTorch's."""
+    for r, got, want in _per_rank(world, ws):
+        got, want = dict(got["zero_bubble"]), dict(want["zero_bubble"])
+        for key in ("zbv_looped", "izb_v"):
+            assert want.pop(key) == ["OK", None]
+            kind, msg = got.pop(key)
+            assert kind == "ValueError" and "placement" in msg, msg
+        close_tree(got, want, f"rank{r}.zero_bubble", tol=1e-12)
+
+
 def test_microbatch_matches_pytorch():
     """split_args_kwargs_into_chunks (specs per kwarg, replicated values,
     fewer chunks than asked for a short tensor) and merge_chunks."""
@@ -311,10 +428,56 @@ def test_multi_stage_orders_complete(P, v, n):
         assert S._simulate({r: S._gpipe_order(r, n) for r in range(stages)}, stages)
 
 
+_ZB_GRID = [(P, v, n, placement) for P, v, n in [(2, 2, 1), (2, 2, 4), (4, 2, 4), (4, 2, 8),
+                                                   (3, 3, 6), (4, 1, 4), (4, 2, 3)]
+            for placement in ("loop", "v") if placement == "loop" or v == 2]
+
+
+@pytest.mark.parametrize("P,v,n,placement", _ZB_GRID)
+@pytest.mark.parametrize("dual", [False, True])
+def test_zero_bubble_orders_complete(P, v, n, placement, dual):
+    """The zero-bubble orders: each rank's stages are the placement's, every
+    F once, every backward once as a B or as an I followed later by its W,
+    and the lists run to the end with waiting receives."""
+    rank_of = S._stage_to_rank(P, P * v, placement)
+    orders = S._greedy_order(rank_of, P, P * v, n,
+                             (lambda r, s, i, f: f > 0 and i % 2 == 0) if dual else None)
+    for r, acts in orders.items():
+        mine = [s for s in range(P * v) if rank_of[s] == r]
+        assert sorted((s, i) for k, s, i in acts if k == "F") == \
+            [(s, i) for s in mine for i in range(n)]
+        assert sorted((s, i) for k, s, i in acts if k in "BI") == \
+            [(s, i) for s in mine for i in range(n)]
+        for k, s, i in acts:
+            if k == "W":
+                assert acts.index(("I", s, i)) < acts.index(("W", s, i))
+        assert {i for k, s, i in acts if k == "I"} == {i for k, s, i in acts if k == "W"}
+        assert dual or not any(k == "B" for k, _, _ in acts)
+    assert S._simulate(orders, P * v), (P, v, n, placement)
+    assert rank_of == {s: (s % P if placement == "loop" or (s // P) % 2 == 0
+                           else P - 1 - s % P) for s in range(P * v)}
+
+
+def test_v_placement_matches_pytorch():
+    """V placement: rank r holds stages r and 2P - 1 - r (PyTorch's mapping
+    for 2 stages per rank; beyond, down and up again)."""
+    assert S._stage_to_rank(4, 8, "v") == {0: 0, 1: 1, 2: 2, 3: 3, 4: 3, 5: 2, 6: 1, 7: 0}
+    assert S._stage_to_rank(2, 6, "v") == {0: 0, 1: 1, 2: 1, 3: 0, 4: 0, 5: 1}
+    with pytest.raises(ValueError, match="num_stages 5 must be evenly divisible by pp_size 2 "
+                                         "for V schedules"):
+        S._stage_to_rank(2, 5, "v")
+
+
 def test_simulate_finds_a_deadlock():
     """The check itself: backwards before forwards on the last stage never run."""
     orders = {0: S._gpipe_order(0, 2), 1: [("B", 1, 0), ("F", 1, 0), ("F", 1, 1), ("B", 1, 1)]}
     assert not S._simulate(orders, 2)
+    # a W before its own I, and an I upstream before the I downstream it needs
+    orders = {0: [("F", 0, 0), ("I", 0, 0), ("W", 0, 0)],
+              1: [("F", 1, 0), ("W", 1, 0), ("I", 1, 0)]}
+    assert not S._simulate(orders, 2)
+    orders[1] = [("F", 1, 0), ("I", 1, 0), ("W", 1, 0)]
+    assert S._simulate(orders, 2)
 
 
 def test_pipeline_passes_values_through_stages():
@@ -361,6 +524,12 @@ def test_get_schedule_class():
     assert S.get_schedule_class("GPipe") is pp.ScheduleGPipe
     assert S.get_schedule_class("interleaved1F1B") is pp.ScheduleInterleaved1F1B
     assert S.get_schedule_class("LoopedBFS") is pp.ScheduleLoopedBFS
+    assert S.get_schedule_class("zbvzerobubble") is pp.ScheduleZBVZeroBubble
+    assert S.get_schedule_class("InterleavedZeroBubble") is pp.ScheduleInterleavedZeroBubble
+    assert S.get_schedule_class("DualPipeV") is pp.ScheduleDualPipeV
     with pytest.raises(ValueError, match=r"Unknown schedule name 'ZB'. The valid options are "
-                                         r"\['1F1B', 'Interleaved1F1B', 'GPipe'"):
+                                         r"\['1F1B', 'Interleaved1F1B', 'GPipe', 'LoopedBFS', "
+                                         r"'InterleavedZeroBubble', 'PipelineScheduleSingle', "
+                                         r"'PipelineScheduleMulti', 'ZBVZeroBubble', "
+                                         r"'DualPipeV'\]"):
         S.get_schedule_class("ZB")

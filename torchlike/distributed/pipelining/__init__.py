@@ -18,10 +18,12 @@ backward, exchanging activations and gradients point to point::
 See docs/distributed.md (Pipeline parallelism)."""
 from ._IR import Pipe, SplitPoint, pipe_split, pipeline  # noqa: F401
 from .schedules import (PipelineScheduleMulti, PipelineScheduleSingle,  # noqa: F401
-                        Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, ScheduleLoopedBFS,
+                        Schedule1F1B, ScheduleDualPipeV, ScheduleGPipe, ScheduleInterleaved1F1B,
+                        ScheduleInterleavedZeroBubble, ScheduleLoopedBFS, ScheduleZBVZeroBubble,
                         _ScheduleForwardOnly)
 from . import microbatch, schedules, stage  # noqa: F401
 from .stage import PipelineStage, build_stage  # noqa: F401
 
 __all__ = ["Pipe", "pipe_split", "SplitPoint", "pipeline", "PipelineStage", "build_stage",
-           "Schedule1F1B", "ScheduleGPipe", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS"]
+           "Schedule1F1B", "ScheduleGPipe", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS",
+           "ScheduleInterleavedZeroBubble", "ScheduleZBVZeroBubble", "ScheduleDualPipeV"]

@@ -18,6 +18,29 @@ Multi-stage schedules (``PipelineScheduleMulti``; rank ``r`` holds stages
 * ``ScheduleLoopedBFS``: all microbatches through each local stage in turn,
   then the backwards, last stage first and last microbatch first.
 
+Zero-bubble schedules (Qi et al., 2023) split each backward into I, the
+gradients of the stage's inputs (sent upstream at once), and W, the
+gradients of its parameters, which can wait and fill the time a rank would
+otherwise spend waiting (stage.py):
+
+* ``ScheduleInterleavedZeroBubble``: looped placement as above.
+* ``ScheduleZBVZeroBubble``: exactly 2 stages per rank in a V: rank ``r``
+  holds stages ``r`` and ``2P - 1 - r`` (the first and the last stage on
+  rank 0, so the loss is computed where the batch enters).
+* ``ScheduleDualPipeV``: the V placement too, with full backwards in the
+  steady state and split ones in the warm-up and cooldown (DualPipe's
+  choice, which decides which losses come back detached);
+  ``n_microbatches >= num_stages``.  The F/B overlap of DualPipe (one
+  microbatch's forward computed while another's backward communicates)
+  is not modelled: actions run one after another.
+
+Their orders are torchlike's own (``_greedy_order``): every rank's actions
+are simulated in unit time steps, each rank taking, of what is ready, the
+oldest microbatch's I (or B), else its oldest F, else a deferred W; a
+stage keeps at most ``num_stages - stage + 1`` microbatches between F and
+W (1F1B's count plus one).  PyTorch derives its own lists from the paper
+and DeepSeek's code; the actions differ in order, not in what is computed.
+
 The runtime.  Stage ``s``'s outputs go to stage ``s + 1`` and the gradients
 of its inputs to stage ``s - 1``: a function call when both stages are on
 this rank, else point-to-point messages with tags of their own (one per
@@ -53,6 +76,7 @@ from .stage import PipelineStage
 
 __all__ = ["PipelineScheduleSingle", "PipelineScheduleMulti", "ScheduleGPipe",
            "Schedule1F1B", "ScheduleInterleaved1F1B", "ScheduleLoopedBFS",
+           "ScheduleInterleavedZeroBubble", "ScheduleZBVZeroBubble", "ScheduleDualPipeV",
            "get_schedule_class"]
 
 _TARGET_SPEC = TensorChunkSpec(0)
@@ -124,9 +148,85 @@ def _looped_bfs_order(rank, P, v, n):
     return order
 
 
+def _stage_to_rank(P, S, style):
+    """PyTorch's placements: "loop" (stage ``s`` on rank ``s % P``) or "v"
+    (down the ranks and back: 0, 1, .., P - 1, P - 1, .., 0, 0, ..)."""
+    if style == "loop":
+        return {s: s % P for s in range(S)}
+    if S % P:
+        raise ValueError(f"num_stages {S} must be evenly divisible by pp_size {P} for V "
+                         f"schedules")
+    return {s: (s % P if (s // P) % 2 == 0 else P - 1 - s % P) for s in range(S)}
+
+
+def _greedy_order(rank_of, P, S, n, full_backward=None):
+    """Zero-bubble orders ({rank: [actions]}) by simulating the pipeline in
+    unit time steps (F, I, W and B one step each, messages free).  At each
+    step each rank runs one ready action: the oldest microbatch's I (latest
+    stage first on a tie), else its oldest F (latest stage first: the
+    microbatch reaches the loss sooner), else the oldest deferred W.  An F
+    waits while its stage holds ``S - s + 1`` microbatches not yet through W.
+    ``full_backward(rank, stage, mb, f_left)``, when given, says whether a
+    backward is a full B instead of an I then a W (``f_left``: forwards the
+    rank still has).
+    Some action is always ready (the oldest unfinished microbatch's next F,
+    I or W has everything it needs), so this ends; the lists are in the
+    order of a timed run, so they cannot deadlock."""
+    INF = float("inf")
+    local = {r: [s for s in range(S) if rank_of[s] == r] for r in range(P)}
+    f_next, g_next, w_next = [0] * S, [0] * S, [0] * S
+    finished = {}                      # (kind, stage, mb) -> step it finished; kind F or G
+    deferred = {r: [] for r in range(P)}
+    orders = {r: [] for r in range(P)}
+    left = 2 * S * n
+    t = 0
+    while left:
+        picks = {}
+        for r in range(P):
+            ready_b = [(g_next[s], -s) for s in local[r]
+                       if g_next[s] < f_next[s] and finished[("F", s, g_next[s])] <= t
+                       and (s == S - 1 or finished.get(("G", s + 1, g_next[s]), INF) <= t)]
+            ready_f = [(f_next[s], -s) for s in local[r]
+                       if f_next[s] < n and f_next[s] - w_next[s] < S - s + 1
+                       and (s == 0 or finished.get(("F", s - 1, f_next[s]), INF) <= t)]
+            if ready_b:
+                mb, s = min(ready_b)
+                f_left = sum(n - f_next[k] for k in local[r])
+                full = full_backward is not None and full_backward(r, -s, mb, f_left)
+                picks[r] = ("B" if full else "I", -s, mb)
+            elif ready_f:
+                mb, s = min(ready_f)
+                picks[r] = ("F", -s, mb)
+            elif deferred[r]:
+                picks[r] = ("W",) + deferred[r].pop(0)
+        if not picks:
+            raise RuntimeError("pipeline order: no action is ready (a bug in _greedy_order)")
+        for r, (kind, s, mb) in picks.items():
+            orders[r].append((kind, s, mb))
+            if kind == "F":
+                f_next[s] += 1
+                finished[("F", s, mb)] = t + 1
+                left -= 1
+            elif kind in ("B", "I"):
+                g_next[s] += 1
+                finished[("G", s, mb)] = t + 1
+                left -= 1
+                if kind == "B":
+                    w_next[s] += 1
+                else:
+                    deferred[r].append((s, mb))
+            else:
+                w_next[s] += 1
+        t += 1
+    for r in range(P):  # what no bubble took
+        orders[r] += [("W", s, mb) for s, mb in deferred[r]]
+    return orders
+
+
 def _simulate(orders, num_stages, has_backward=True):
     """Run the per-rank ``orders`` ({rank: [actions]}) with sends that never
-    wait and receives that do; True when every action completes."""
+    wait and receives that do; True when every action completes.  Actions:
+    F, B (full backward), I (input gradients) and W (weights, after I)."""
     P = len(orders)
     done = set()
     pos = {r: 0 for r in orders}
@@ -138,12 +238,16 @@ def _simulate(orders, num_stages, has_backward=True):
                 kind, s, i = acts[pos[r]]
                 if kind == "F":
                     ready = s == 0 or ("F", s - 1, i) in done
+                elif kind == "W":
+                    ready = ("I", s, i) in done
                 else:
                     ready = ("F", s, i) in done and (s == num_stages - 1 or
-                                                     ("B", s + 1, i) in done)
+                                                     ("G", s + 1, i) in done)
                 if not ready:
                     break
                 done.add((kind, s, i))
+                if kind in ("B", "I"):
+                    done.add(("G", s, i))
                 pos[r] += 1
                 progress = True
     return all(pos[r] == len(orders[r]) for r in orders) and P > 0
@@ -189,7 +293,7 @@ class _Runner:
                     ops.append(("fwd_recv", s, i))
                 if not st.is_last and self._remote(s + 1):
                     ops.append(("fwd_send", s, i))
-            else:
+            elif kind in ("B", "I"):
                 if not st.is_last and self._remote(s + 1):
                     ops.append(("bwd_recv", s, i))
                 if not st.is_first and self._remote(s - 1):
@@ -271,8 +375,10 @@ class _Runner:
             st = self.stages[s]
             if kind == "F":
                 self._run_forward(st, i, arg_mbs, kwarg_mbs, target_mbs, loss_kwargs)
+            elif kind == "W":
+                st._backward_weight(i)
             else:
-                self._run_backward(st, i)
+                self._run_backward(st, i, full=kind == "B")
 
     def _init_meta(self, arg_mbs, kwarg_mbs):
         for s in sorted(self.stages):
@@ -340,10 +446,12 @@ class _Runner:
         else:
             self.local_out[(s, i)] = outs
 
-    def _run_backward(self, st, i):
+    def _run_backward(self, st, i, full=True):
+        """B (``full``) or I of microbatch ``i``: its input gradients go
+        upstream at once."""
         s = st.stage_index
         if st.is_last:
-            grads = st._backward(i, loss=self.sch._internal_losses[i])
+            grads = st._backward(i, loss=self.sch._internal_losses[i], full=full)
         else:
             if self._remote(s + 1):
                 op = ("bwd_recv", s, i)
@@ -357,7 +465,7 @@ class _Runner:
                         f"failed ({e})") from None
             else:
                 got = self.local_grad.pop((s + 1, i))
-            grads = st._backward(i, output_grads=got)
+            grads = st._backward(i, output_grads=got, full=full)
         if st.is_first:
             return
         if self._remote(s - 1):
@@ -604,7 +712,11 @@ class Schedule1F1B(PipelineScheduleSingle):
 
 class PipelineScheduleMulti(_PipelineSchedule):
     """A schedule of several stages per rank: rank ``r`` of ``P`` holds stages
-    ``r, r + P, ...`` (``stages``, in increasing order)."""
+    ``r, r + P, ...`` (``stages``, in any order), or for the V schedules
+    ``r`` and ``2P - 1 - r``."""
+
+    _placement = "loop"       # or "v"
+    _stages_per_rank = None   # a number the schedule requires
 
     def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
                  kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True):
@@ -616,12 +728,21 @@ class PipelineScheduleMulti(_PipelineSchedule):
         P, r, S = stages[0].group_size, stages[0].group_rank, stages[0].num_stages
         if any(s.num_stages != S for s in stages):
             raise ValueError("the stages disagree on num_stages")
-        if S % P:
+        if self._placement == "loop" and S % P:
             raise ValueError(f"{S} stages cannot be spread over a group of {P} ranks evenly")
-        want = list(range(r, S, P))
+        rank_of = _stage_to_rank(P, S, self._placement)
+        if self._stages_per_rank is not None and len(stages) != self._stages_per_rank:
+            raise ValueError(f"ZBV requires exactly {self._stages_per_rank} stages per rank, "
+                             f"but got {len(stages)}.")
+        want = [s for s in range(S) if rank_of[s] == r]
         if [s.stage_index for s in stages] != want:
+            where = ("looped placement" if self._placement == "loop" else
+                     f"V placement: stages r and {2 * P - 1} - r")
             raise ValueError(f"rank {r} of a pipeline group of {P} must hold stages {want} "
-                             f"(looped placement), got {[s.stage_index for s in stages]}")
+                             f"({where}), got {[s.stage_index for s in stages]}")
+        for st in stages:  # where each stage's peers are
+            st.stage_index_to_group_rank = dict(rank_of)
+        self.stage_index_to_group_rank = rank_of
         self._stages = stages
         self._num_stages = S
         self.pp_group_size = P
@@ -664,14 +785,113 @@ class ScheduleLoopedBFS(PipelineScheduleMulti):
                                  self._n_microbatches)
 
 
+class _ZeroBubble(PipelineScheduleMulti):
+    """The zero-bubble schedules' constructor: PyTorch's arguments (the
+    FSDP and transport knobs are accepted and change nothing here)."""
+
+    def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
+                 kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True,
+                 backward_requires_autograd=True, defer_pp_recv=False, max_active_stages=3,
+                 unshard_lookahead="full", *, defer_reduce_grad_wait=False,
+                 max_outstanding_sends=None):
+        if max_outstanding_sends is not None and (not isinstance(max_outstanding_sends, int)
+                                                  or max_outstanding_sends < 0):
+            raise ValueError("max_outstanding_sends must be a non-negative integer")
+        super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
+                         output_merge_spec, scale_grads)
+        self._backward_requires_autograd = backward_requires_autograd
+        self._orders = None
+
+    def _backward_order(self):
+        if self._orders is None:
+            self._orders = _greedy_order(self.stage_index_to_group_rank, self.pp_group_size,
+                                         self._num_stages, self._n_microbatches,
+                                         self._full_backward())
+        return self._orders[self.rank]
+
+    def _full_backward(self):
+        return None
+
+
+class ScheduleInterleavedZeroBubble(_ZeroBubble):
+    """Zero bubble (ZB1P) over looped stages: rank ``r`` of ``P`` holds stages
+    ``r, r + P, ...``; backwards split into I and W."""
+
+    def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
+                 kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True,
+                 backward_requires_autograd=True, defer_pp_recv=False, max_active_stages=3,
+                 unshard_lookahead="full", *, defer_reduce_grad_wait=False,
+                 max_outstanding_sends=None):
+        super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
+                         output_merge_spec, scale_grads, backward_requires_autograd,
+                         defer_pp_recv, max_active_stages, unshard_lookahead,
+                         defer_reduce_grad_wait=defer_reduce_grad_wait,
+                         max_outstanding_sends=max_outstanding_sends)
+        rounds = max(1, n_microbatches // self.pp_group_size)
+        if n_microbatches % rounds:
+            raise ValueError("Zero bubble requires the number of microbatches to be a "
+                             f"multiple of the number of rounds ({rounds}), "
+                             f"but got {n_microbatches}.")
+
+
+class ScheduleZBVZeroBubble(_ZeroBubble):
+    """Zero bubble in a V (ZB-V): exactly 2 stages per rank, rank ``r`` holding
+    stages ``r`` and ``2P - 1 - r``; backwards split into I and W."""
+
+    _placement = "v"
+    _stages_per_rank = 2
+
+
+class ScheduleDualPipeV(_ZeroBubble):
+    """DualPipeV (DeepSeek-V3's DualPipe folded into a V): the V placement of
+    ZB-V, full backwards while the rank still has forwards to run, split ones
+    (I, then W in the bubbles) in the cooldown; ``n_microbatches >=
+    num_stages``."""
+
+    _placement = "v"
+    _stages_per_rank = 2
+
+    def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
+                 kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True,
+                 backward_requires_autograd=True, defer_pp_recv=False, max_active_stages=3,
+                 unshard_lookahead="full", *, defer_reduce_grad_wait=False,
+                 max_outstanding_sends=None):
+        super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
+                         output_merge_spec, scale_grads, backward_requires_autograd,
+                         defer_pp_recv, max_active_stages, unshard_lookahead,
+                         defer_reduce_grad_wait=defer_reduce_grad_wait,
+                         max_outstanding_sends=max_outstanding_sends)
+        if n_microbatches < self._num_stages:
+            raise ValueError("DualPipeV requires at least as many microbatches as stages, but "
+                             f"got {n_microbatches} microbatches and {self._num_stages} "
+                             f"stages.")
+
+    def _full_backward(self):
+        """DualPipe's split backwards: on a rank's second stage (``s >= P``)
+        those of its first ``P - 1 - r`` microbatches (warm-up) and of its last
+        ``(r + 1) // 2`` (cooldown), as PyTorch's (so the losses of the first
+        ``P - 1`` microbatches come back detached, the others with their
+        graph); on its first stage those it runs once its forwards are done."""
+        P, n = self.pp_group_size, self._n_microbatches
+
+        def full(rank, stage, mb, forwards_left):
+            if stage >= P:
+                return P - 1 - rank <= mb < n - (rank + 1) // 2
+            return forwards_left > 0
+        return full
+
+
 def get_schedule_class(schedule_name):
     """The schedule class of that name, case-insensitively: "1F1B",
-    "Interleaved1F1B", "GPipe", "LoopedBFS", "PipelineScheduleSingle",
-    "PipelineScheduleMulti"."""
+    "Interleaved1F1B", "GPipe", "LoopedBFS", "InterleavedZeroBubble",
+    "PipelineScheduleSingle", "PipelineScheduleMulti", "ZBVZeroBubble",
+    "DualPipeV"."""
     classes = {"1F1B": Schedule1F1B, "Interleaved1F1B": ScheduleInterleaved1F1B,
                "GPipe": ScheduleGPipe, "LoopedBFS": ScheduleLoopedBFS,
+               "InterleavedZeroBubble": ScheduleInterleavedZeroBubble,
                "PipelineScheduleSingle": PipelineScheduleSingle,
-               "PipelineScheduleMulti": PipelineScheduleMulti}
+               "PipelineScheduleMulti": PipelineScheduleMulti,
+               "ZBVZeroBubble": ScheduleZBVZeroBubble, "DualPipeV": ScheduleDualPipeV}
     for name, cls in classes.items():
         if name.lower() == str(schedule_name).lower():
             return cls

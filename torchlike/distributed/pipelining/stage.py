@@ -16,7 +16,23 @@ learnt (PipeliningMetadataError).  Every later microbatch is checked against
 the same metadata before it is sent.
 
 The schedules (schedules.py) drive a stage with ``_forward`` and
-``_backward`` per microbatch; the messages are theirs."""
+``_backward`` per microbatch; the messages are theirs.
+
+Split backward (the zero-bubble schedules).  ``_backward(..., full=False)``
+is the input step (I): the gradients of the stage's inputs only
+(``autograd.grad`` on the retained graph), which go upstream at once; the
+parameters' gradients wait for ``_backward_weight`` (W), which runs the
+same backward from the same roots and output gradients with ``inputs=`` the
+parameters, accumulating into ``.grad`` exactly what a plain backward
+would.  NOTE: W walks the graph again (PyTorch resumes from the gradients
+I left at the nodes that feed the weights; torchlike's engine takes
+tensors, not graph edges, as roots), so a split backward costs one more
+backward pass and the graph lives until W.  The first stage, which sends
+no gradients upstream, does all its backward in W (as PyTorch's).
+
+``dw_builder`` (PyTorch's): a callable returning a callable.  With it, the
+I step is a full backward and the built runner is called at W; a full
+backward builds and calls it at once."""
 import torchlike
 import torchlike.distributed as dist
 from torchlike.utils._pytree import tree_map
@@ -40,8 +56,8 @@ class PipelineStage:
             raise ValueError(f"num_stages must be a positive int, got {num_stages!r}")
         if not isinstance(stage_index, int) or not 0 <= stage_index < num_stages:
             raise ValueError(f"Stage index {stage_index} is out of range of {num_stages}")
-        if dw_builder is not None:
-            raise NotImplementedError("dw_builder (zero-bubble schedules) is not supported")
+        if dw_builder is not None and not callable(dw_builder):
+            raise TypeError(f"dw_builder must be callable, got {type(dw_builder).__name__}")
         self.submod = submodule
         self.stage_index = stage_index
         self.num_stages = num_stages
@@ -67,6 +83,8 @@ class PipelineStage:
         self.output_chunks = []   # the last stage's outputs, one per microbatch
         self._chunk_pos = {}      # microbatch -> its place in output_chunks
         self._cache = {}          # microbatch -> (outputs tuple, input tensors)
+        self.dw_builder = dw_builder
+        self._pending_w = {}      # microbatch -> what its W step needs (split backward)
 
     @staticmethod
     def _user_meta(args, what):
@@ -176,10 +194,11 @@ class PipelineStage:
             self._cache[mb] = (as_tuple(out), inputs)
         return out
 
-    def _backward(self, mb, loss=None, output_grads=None):
+    def _backward(self, mb, loss=None, output_grads=None, full=True):
         """Backward of microbatch ``mb`` from ``loss`` (the last stage) or from
         the gradients of the outputs that require grad; the gradients of the
-        inputs that require grad (zeros for one the outputs do not use)."""
+        inputs that require grad (zeros for one the outputs do not use).
+        ``full=False``: the input step only; ``_backward_weight(mb)`` follows."""
         outputs, inputs = self._cache.pop(mb)
         if loss is not None:
             roots, grads = [loss], None
@@ -188,13 +207,51 @@ class PipelineStage:
                                             output_grads)]
             roots = [o for o, _ in pairs]
             grads = [g for _, g in pairs]
-        if roots:
-            torchlike.autograd.backward(roots, grads)
         if self.is_last and mb in self._chunk_pos:  # kept for the caller, without its graph
             pos = self._chunk_pos[mb]
             self.output_chunks[pos] = tree_map(
                 lambda t: t.detach() if _is_tensor(t) else t, self.output_chunks[pos])
-        return [i.grad if i.grad is not None else torchlike.zeros_like(i) for i in inputs]
+        if full or self.dw_builder is not None:
+            if roots:
+                torchlike.autograd.backward(roots, grads)
+            in_grads = [i.grad for i in inputs]
+            if self.dw_builder is not None:
+                runner = self.dw_builder()
+                if full:
+                    runner()
+                else:
+                    self._pending_w[mb] = runner
+        else:
+            in_grads = [None] * len(inputs)
+            if roots and inputs and not self.is_first:
+                in_grads = list(torchlike.autograd.grad(roots, inputs, grads, retain_graph=True,
+                                                        allow_unused=True))
+            self._pending_w[mb] = (roots, grads)
+        return [g if g is not None else torchlike.zeros_like(i)
+                for g, i in zip(in_grads, inputs)]
+
+    def _backward_weight(self, mb):
+        """The W step of microbatch ``mb``: its parameters' gradients, from
+        the roots its input step kept (or its dw_builder's runner)."""
+        if mb not in self._pending_w:
+            raise RuntimeError(f"[Stage {self.stage_index}] Attempted to run the weight "
+                               f"backward of microbatch {mb} without first running its input "
+                               f"backward (full_backward=False)")
+        work = self._pending_w.pop(mb)
+        if callable(work):
+            work()
+            return
+        roots, grads = work
+        if self.is_first:  # all of it, as a plain backward (inputs the user made require grad too)
+            if roots:
+                torchlike.autograd.backward(roots, grads)
+        else:
+            params = [p for p in self.submod.parameters() if p.requires_grad]
+            if roots and params:
+                torchlike.autograd.backward(roots, grads, inputs=params)
+        if self.is_last:  # the loss, done with: PyTorch's losses list holds it detached
+            for r in roots:
+                r.detach_()
 
     def _scale_grads(self, factor):
         if factor != 1:
@@ -207,6 +264,7 @@ class PipelineStage:
         self.output_chunks = []
         self._chunk_pos = {}
         self._cache = {}
+        self._pending_w = {}
 
 
 def build_stage(stage_module, stage_index, pipe_info, device, group=None):
