@@ -1,0 +1,103 @@
+"""torchlike's PyTorch API against PyTorch's recorded outcomes.
+
+tests/golden/torch_api_fuzz.json holds fixed-seed cases of
+scripts/fuzz_torch_api.py (elementwise ops in every form, operators,
+in-place, out=, alpha=, rounding_mode=, every CPU dtype pair, Python
+scalars, 0-d/empty/broadcast/non-contiguous tensors, reductions, a few shape
+ops) with PyTorch 2.15's outcome of each, written by the script's --record
+mode under PyTorch; here they are replayed on torchlike alone.
+"""
+import importlib.util
+import json
+import os
+
+import numpy
+import pytest
+
+import torchlike as tl
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _fuzzer():
+    spec = importlib.util.spec_from_file_location(
+        "fuzz_torch_api", os.path.join(ROOT, "scripts", "fuzz_torch_api.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FUZZ = _fuzzer()
+with open(FUZZ.GOLDEN) as f:
+    GOLDEN = json.load(f)["cases"]
+
+
+def replay(cases):
+    failures = []
+    for case in cases:
+        got = FUZZ.run(case["spec"], tl)
+        try:
+            FUZZ.compare(case["want"], got, case["spec"])
+        except FUZZ.Mismatch as m:
+            failures.append(f"case {case['id']}: {FUZZ.describe(case['spec'])}\n{m}")
+    return failures
+
+
+def test_golden_cases_agree_with_pytorch():
+    assert len(GOLDEN) >= 300
+    failures = replay(GOLDEN)
+    assert not failures, "\n".join(failures[:10])
+
+
+def test_golden_cases_cover_the_forms():
+    forms = {c["spec"]["form"] for c in GOLDEN}
+    assert forms >= {"fn", "method", "inplace", "out", "op", "rop", "iop"}
+    ops = {c["spec"]["op"] for c in GOLDEN}
+    assert ops >= {"add", "sub", "div", "sum", "max", "cat", "where", "gather"}
+    assert any("exc" in c["want"] for c in GOLDEN)  # refusals are replayed too
+
+
+def test_a_planted_difference_is_caught(monkeypatch):
+    """The comparison is live: a sum that adds one more, a sum of another
+    dtype, and a refusal where PyTorch computes are each reported."""
+    real_sum = tl.sum
+    sums = [c for c in GOLDEN if c["spec"]["op"] == "sum" and c["spec"]["form"] == "fn"
+            and "exc" not in c["want"]]
+    assert sums and not replay(sums)
+    monkeypatch.setattr(tl, "sum", lambda *a, **k: real_sum(*a, **k) + 1)
+    assert any("values differ" in m for m in replay(sums))
+    monkeypatch.setattr(tl, "sum", lambda *a, **k: real_sum(*a, **k).to(tl.complex128))
+    assert all("dtype complex128" in m for m in replay(sums))
+    monkeypatch.setattr(tl, "sum", lambda *a, **k: 1 / 0)
+    assert all("torchlike raised ZeroDivisionError" in m for m in replay(sums))
+
+
+def test_compare_is_exact_for_integers_and_zero_signs():
+    spec = {"op": "neg", "form": "fn", "args": [], "kw": {}}
+    rec = {"dtype": "int64", "shape": [2], "vals": [1, 2]}
+    with pytest.raises(FUZZ.Mismatch, match="values differ"):
+        FUZZ.compare({"res": rec}, {"res": dict(rec, vals=[1, 3])}, spec)
+    frec = {"dtype": "float32", "shape": [1], "vals": [0.0]}
+    with pytest.raises(FUZZ.Mismatch, match="signs of zeros"):
+        FUZZ.compare({"res": frec}, {"res": dict(frec, vals=[-0.0])}, spec)
+    FUZZ.compare({"res": dict(frec, vals=[float("nan")])},
+                 {"res": dict(frec, vals=[float("nan")])}, spec)
+
+
+# ---- regressions: findings of the fuzzer -----------------------------------------------------
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod"])
+@pytest.mark.parametrize("dtype", [tl.int16, tl.uint8, tl.int64])
+def test_integer_division_by_a_false_bool_raises(op, dtype):
+    # int16 // tensor([False]) divided by zero silently (0); PyTorch's CPU
+    # raises RuntimeError: ZeroDivisionError, as for an integer zero
+    x = tl.tensor([-25, 51, 70], dtype=dtype)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        getattr(tl, op)(x, tl.tensor([True, False, True])[1:2])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        x.clone().__ifloordiv__(tl.tensor(False)) if op == "floor_divide" else \
+            getattr(x.clone(), op + "_")(tl.tensor([False]))
+    # a True divisor divides by one, NumPy's answer
+    got = getattr(tl, op)(x, tl.tensor([True]))
+    want = getattr(numpy, op)(numpy.asarray(x), numpy.array([1], dtype=numpy.asarray(x).dtype))
+    assert got.dtype == dtype and numpy.array_equal(numpy.asarray(got), want)
