@@ -101,3 +101,63 @@ def test_integer_division_by_a_false_bool_raises(op, dtype):
     got = getattr(tl, op)(x, tl.tensor([True]))
     want = getattr(numpy, op)(numpy.asarray(x), numpy.array([1], dtype=numpy.asarray(x).dtype))
     assert got.dtype == dtype and numpy.array_equal(numpy.asarray(got), want)
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder"])
+def test_integer_division_of_an_empty_tensor_by_zero_raises_nothing(op):
+    # PyTorch divides nothing and raises nothing; torchlike raised
+    x = tl.zeros((2, 0), dtype=tl.int32)
+    got = getattr(tl, op)(x, 0)
+    assert got.shape == (2, 0) and got.dtype == tl.int32
+    assert getattr(x, op + "_")(tl.tensor([False])) is x
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        getattr(tl, op)(tl.zeros(1, dtype=tl.int32), 0)  # not empty: refused
+
+
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16, tl.float32])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_bool_alpha_of_a_half_tensor_is_refused(dtype, op):
+    # float16/bfloat16 rounded alpha to the half dtype before its kind was
+    # checked: add_(2, alpha=True) was accepted (PyTorch: RuntimeError)
+    x = tl.ones(2, dtype=dtype)
+    for call in (lambda: getattr(tl, op)(x, 2, alpha=True),
+                 lambda: getattr(x, op + "_")(tl.tensor([1.5], dtype=dtype), alpha=True)):
+        with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
+            call()
+    assert x.tolist() == [1.0, 1.0]
+    got = getattr(tl, op)(x, 2, alpha=3)  # an int alpha is taken
+    assert got.tolist() == ([7.0, 7.0] if op == "add" else [-5.0, -5.0])
+
+
+@pytest.mark.parametrize("a,b,dtype", [(2j, True, tl.complex64), (2j, 1, tl.complex64),
+                                       (2j, 1.5, tl.complex64), (1.5, True, tl.float32),
+                                       (1, 2, tl.int64), (True, False, tl.bool)])
+def test_where_of_two_python_scalars_takes_the_default_dtypes(a, b, dtype):
+    # a Python complex was complex128 here; PyTorch's is the default complex
+    c = tl.tensor([True, False])
+    got = tl.where(c, a, b)
+    assert got.dtype == dtype
+    assert numpy.array_equal(numpy.asarray(got), numpy.where([True, False], a, b).astype(
+        numpy.asarray(got).dtype))
+    old = tl.get_default_dtype()
+    tl.set_default_dtype(tl.float64)  # the default float's complex: complex128
+    try:
+        assert tl.where(c, a, b).dtype == {tl.complex64: tl.complex128,
+                                           tl.float32: tl.float64}.get(dtype, dtype)
+    finally:
+        tl.set_default_dtype(old)
+
+
+@pytest.mark.parametrize("src,out", [(tl.float16, tl.bool), (tl.float32, tl.int32),
+                                     (tl.int32, tl.bool), (tl.complex64, tl.float32)])
+def test_cat_into_an_out_of_a_lower_kind_is_refused(src, out):
+    # cat/stack cast floats into a bool or int out= silently; PyTorch refuses
+    x = tl.tensor([0, 2]).to(src)
+    o = tl.zeros(2, dtype=out)
+    with pytest.raises(TypeError, match="can't be cast to the desired output type"):
+        tl.cat([x], out=o)
+    with pytest.raises(TypeError, match="can't be cast to the desired output type"):
+        tl.stack([x], out=tl.zeros((1, 2), dtype=out))
+    assert o.tolist() == [0, 0] or o.tolist() == [False, False]
+    wide = tl.zeros(2, dtype=tl.complex128)  # a higher kind is fine
+    assert tl.cat([x], out=wide) is wide and wide.real.tolist() == [0.0, 2.0]
