@@ -161,3 +161,18 @@ def test_cat_into_an_out_of_a_lower_kind_is_refused(src, out):
     assert o.tolist() == [0, 0] or o.tolist() == [False, False]
     wide = tl.zeros(2, dtype=tl.complex128)  # a higher kind is fine
     assert tl.cat([x], out=wide) is wide and wide.real.tolist() == [0.0, 2.0]
+
+
+@pytest.mark.parametrize("bounds", [dict(min=32768, max=2.68), dict(min=4.22, max=-2 ** 63),
+                                    dict(min=-2 ** 40, max=tl.tensor(50.0))])
+def test_clamp_int_bound_past_the_dtype_with_a_float_bound(bounds):
+    # the int bound was checked against int8's range although the float bound
+    # makes the result float32 (PyTorch computes it); NumPy's clip is the oracle
+    x = tl.tensor([-87, 5, 100], dtype=tl.int8)
+    got = tl.clamp(x, **bounds)
+    lo, hi = (float(b) for b in bounds.values())
+    assert got.dtype == tl.float32
+    assert numpy.array_equal(numpy.asarray(got), numpy.minimum(numpy.maximum(
+        numpy.asarray(x).astype(numpy.float32), numpy.float32(lo)), numpy.float32(hi)))
+    with pytest.raises(RuntimeError, match="outside the representable range"):
+        tl.clamp(x, min=300)  # an integer result: still refused
