@@ -216,10 +216,8 @@ def gen_elementwise(g, op):
         forms.remove("inplace")
     form = g.pick(forms)
     kw = {}
-    if form == "rop":
+    if form == "rop":  # a Python number on the left: the reflected operator
         args = [g.scalar(), args[0]]
-        if not isinstance(args[0], (int, float, dict)) and args[0] is not None:
-            pass
     if op in ("add", "sub") and form in ("fn", "method", "inplace", "out") and g.chance(0.3):
         kw["alpha"] = g.scalar(g.pick("iifb"))
     if op == "div" and form in ("fn", "method", "inplace", "out") and g.chance(0.5):
