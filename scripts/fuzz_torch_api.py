@@ -675,7 +675,8 @@ LENIENT = ["not implemented for", "must be Tensor, not", "invalid combination of
            # bitwise_not, ...): torchlike casts into out as for any other op
            "but expected",
            # a Python bool or a bool tensor in sub with a non-bool: NumPy's meaning
-           # (np.subtract(True, x)); bool - bool is refused as in PyTorch
+           # (docs/elementwise.md, Dtypes: "a bool with a number of another kind
+           # subtracts as in NumPy"); bool - bool is refused as in PyTorch
            "Subtraction, the `-` operator, with a bool tensor",
            # a Python bound past float16 (clamp(x, max=-2**63)): rounded to -inf here
            "cannot be converted to type",
