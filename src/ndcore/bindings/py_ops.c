@@ -273,6 +273,18 @@ static int clamp_bound(PyObject *input, PyObject *bound, int which, PyObject **e
   return *edge ? 0 : -1;
 }
 
+/* Whether a clamp bound makes an integer input's result a float (a Python
+ * float or complex, a floating tensor): then an int bound has no range to
+ * fit (clamp(int8_t, min=32768, max=2.5) is float32, as in PyTorch). */
+static bool floating_bound(PyObject *b)
+{
+  if (!b || b == Py_None)
+    return false;
+  if (tl_py_is_tensor(b))
+    return !tl_dtype_is_integral(tl_py_t(b)->dtype) && tl_py_t(b)->dtype != TL_DTYPE_BOOL;
+  return PyFloat_Check(b) || PyComplex_Check(b);
+}
+
 /* clamp(input, min=None, max=None): either bound a scalar or a tensor.  An
  * absent bound's operand is the input itself, flagged unused in params. */
 static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t nargs,
@@ -296,10 +308,11 @@ static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t n
     return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
   tl_op_params p = {.i = 0};
   PyObject *edges[3] = {NULL}, *r = NULL;
+  const bool to_float = floating_bound(operands[1]) || floating_bound(operands[2]);
   for (int i = 1; i < 3; i++) {
     if (operands[i] && operands[i] != Py_None) {
       p.i |= i; /* bit 0: min, bit 1: max */
-      if (clamp_bound(operands[0], operands[i], i, &edges[i]) < 0)
+      if (!to_float && clamp_bound(operands[0], operands[i], i, &edges[i]) < 0)
         goto done;
       operands[i] = edges[i] ? edges[i] : operands[i];
     } else {

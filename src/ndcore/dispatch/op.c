@@ -68,9 +68,14 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
     if (!in[i].weak || (tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
       continue;
     tl_dtype scalar_dtype = in[i].t->dtype;
+    /* scalars only (where(c, 2j, 1)): a Python float or complex is the
+     * default float or its complex, as PyTorch's wrapped numbers */
+    if (scalar_dtype == TL_DTYPE_F64)
+      scalar_dtype = tl_dtype_default_float();
+    else if (scalar_dtype == TL_DTYPE_C128)
+      scalar_dtype = tl_dtype_to_complex(tl_dtype_default_float());
     p = first >= 0 ? tl_promote_weak(p, tl_dtype_kind(scalar_dtype))
-                   : tl_promote_types(p, scalar_dtype == TL_DTYPE_F64 ? tl_dtype_default_float()
-                                                                        : scalar_dtype);
+                   : tl_promote_types(p, scalar_dtype);
   }
   for (int i = 0; i < nin; i++) {
     tl_dtype sd = in[i].t->dtype; /* int64, or uint64 past int64's range */
@@ -248,6 +253,7 @@ static void find_int_loop(char **args, int64_t n, const int64_t *steps, void *da
     const char *x = args[0] + i * steps[0];
     int64_t v = 1;
     switch (search->dtype) {
+    case TL_DTYPE_BOOL: v = *(const uint8_t *)x != 0; break;
     case TL_DTYPE_U8: v = *(const uint8_t *)x; break;
     case TL_DTYPE_U16: v = tl_load_U16(x); break;
     case TL_DTYPE_U32: v = tl_load_U32(x); break;
@@ -265,6 +271,7 @@ static void find_int_loop(char **args, int64_t n, const int64_t *steps, void *da
 }
 
 /* Does t (of any dtype) hold an integer zero (zero) or a negative integer?
+ * A bool divisor counts (int // False divides by zero: PyTorch raises).
  * A device's memory is read through a host copy: one sync, where the answer
  * decides whether the op raises (reading it in place would dereference
  * device memory). */
@@ -276,7 +283,7 @@ static tl_status holds(const tl_tensor *t, bool zero, bool *found)
   tl_status st = TL_OK;
   tl_kind k = tl_dtype_kind(t->dtype);
   *found = false;
-  if (k != TL_KIND_INT && k != TL_KIND_UINT)
+  if (k != TL_KIND_INT && k != TL_KIND_UINT && k != TL_KIND_BOOL)
     return TL_OK;
   if ((st = tl_dispatch_host_view(&host, t)) != TL_OK)
     return st;
@@ -297,7 +304,8 @@ static bool integer_division(tl_op op)
 
 /* pow: integers to negative integer powers are refused, as in NumPy (the
  * answer would be a fraction).  Integer division and remainder by zero raise
- * PyTorch's CPU error; a divisor on a device is not looked at (a sync per
+ * PyTorch's CPU error (not for an empty result: there is no division, as in
+ * PyTorch); a divisor on a device is not looked at (a sync per
  * division), as PyTorch's CUDA does not, and NumPy's rule (0 and a warning)
  * is torchlike.numpy's (_numpy_division.py).  add/sub: alpha must fit the
  * compute kind, as in PyTorch.  heaviside: two tensors must share a dtype, as
@@ -315,7 +323,7 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
     return tl_error_status();
   if (negative)
     return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
-  if (integer_division(op) && nin == 2 && integral &&
+  if (integer_division(op) && nin == 2 && integral && !empty &&
       tl_dispatch_host_memory(tl_tensor_device(in[1].t)) && holds(in[1].t, true, &zero) != TL_OK)
     return tl_error_status();
   if (zero)
@@ -421,6 +429,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
    * original value are the exceptions (keeps_scalar), and CPU add/sub round
    * alpha too. */
   tl_op_params rounded;
+  const tl_op_params *given = p; /* alpha's checks read its kind as given (True stays bool) */
   const bool round_half = loop != compute &&
                           (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16);
   if (round_half && p && (op == TL_OP_ADD || op == TL_OP_SUB) &&
@@ -437,7 +446,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (!kernel)
     return tl_error_status();
   bool host = tl_dispatch_host_memory(device);
-  if (check_elementwise_args(op, nin, in, compute, p) != TL_OK)
+  if (check_elementwise_args(op, nin, in, compute, given) != TL_OK)
     return tl_error_status();
 
   int ndim = 0;
