@@ -30,14 +30,19 @@ DIFFERENT = {
     # nothing captures CUDA graphs in torchlike; PyTorch's raised the same driver error
     "T.cuda.is_current_stream_capturing()": ["value", False],
     "T.cuda.has_magma": ["value", False],  # cuSOLVER, no MAGMA
+    # what PyTorch's sym_* helpers assert is a TypeError here (its words)
+    "T.sym_max(T.tensor(2), 3)": ["raises", "TypeError"],
+    "T.sym_max(2, 'a')": ["raises", "TypeError"],
+    "T.sym_ite(0, 1, 2)": ["raises", "TypeError", "expected SymBool or bool, got <class 'int'>"],
+    "T.sym_ite(True, 1, 2.0)": ["raises", "TypeError",
+                                "type mismatch: <class 'int'> vs <class 'float'>"],
 }
 # PyTorch's Scatter backward gathers on the host and refuses; ours flows (the
 # values are checked against NumPy below)
 FLOWS = {"scatter_grad(T)"}
 FLOW_HEAD = [["value", "T"], ["list", [["value", 5], ["value", 2]]], ["value", "cpu"]]
 # exceptions whose type is PyTorch's but whose words are torchlike's
-OWN_WORDS = {"mutation_outside(T)", "mutation_none(T)",
-             "T.sym_max(T.tensor(2), 3)"}  # (its words name torch.Tensor)
+OWN_WORDS = {"mutation_outside(T)", "mutation_none(T)"}
 # the recording machine's own answers
 X86_64 = {"cap_types(T)", "T.cpu.get_capabilities()['architecture']"}
 

@@ -4,7 +4,8 @@ helpers for code that must run both traced (symbolic sizes) and eagerly.
 Nothing here is symbolic, so they are the plain Python operations with
 PyTorch's eager results: sym_max of an int and a float is a float, sym_ite
 wants a bool and two values of one type, the range checks raise as
-PyTorch's.  Also the old build flags (has_lapack ...), which PyTorch still
+PyTorch's; what PyTorch asserts (a tensor given to sym_max) is a TypeError
+with its words.  Also the old build flags (has_lapack ...), which PyTorch still
 answers."""
 import builtins
 import math
@@ -33,8 +34,8 @@ def sym_float(a):
 
 
 def _number(x):
-    if not isinstance(x, _NUMBERS):
-        raise AssertionError(f"expected {_NUMBERS}, got {type(x)}")
+    if not isinstance(x, _NUMBERS):  # (PyTorch's assert: an AssertionError there)
+        raise TypeError(f"expected {_NUMBERS}, got {type(x)}")
 
 
 def _extreme(pick, a, b):
@@ -60,10 +61,10 @@ def sym_not(a):
 
 def sym_ite(b, t, f):
     """t if b else f, for a bool b and values of one type."""
-    if not isinstance(b, builtins.bool):
-        raise AssertionError(f"expected SymBool or bool, got {type(b)}")
+    if not isinstance(b, builtins.bool):  # (PyTorch asserts: AssertionErrors there)
+        raise TypeError(f"expected SymBool or bool, got {type(b)}")
     if type(t) is not type(f):
-        raise AssertionError(f"type mismatch: {type(t)} vs {type(f)}")
+        raise TypeError(f"type mismatch: {type(t)} vs {type(f)}")
     return t if b else f
 
 
