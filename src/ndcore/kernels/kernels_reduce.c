@@ -206,6 +206,7 @@ tl_dtype tl_reduce_acc_dtype(tl_rkind kind, tl_dtype loop)
   case TL_RK_SUM:
   case TL_RK_NANSUM:
   case TL_RK_PROD:
+  case TL_RK_SUMPROD:
     return loop == TL_DTYPE_I64 ? TL_DTYPE_I64 : tl_dtype_is_complex(loop) ? TL_DTYPE_C128 : TL_DTYPE_F64;
   case TL_RK_MAX:
   case TL_RK_MIN:
@@ -303,9 +304,89 @@ TL_REDUCE_CLONES static void count_bool_bytes(char **args, int64_t n, const int6
   *(int64_t *)args[0] += total;
 }
 
+/* ---- einsum's sum of products (TL_RK_SUMPROD) ----------------------------------
+ *
+ * acc += x * y with y in args[3]: the product is formed in the accumulator's
+ * type and never stored.  A row folded into one accumulator runs in lanes
+ * and pairwise blocks as the sums above (a dot product); a row of
+ * accumulators takes one product each (einsum 'ij,ij->j').  Complex
+ * products are written out on the parts: C's `*` on complex values calls a
+ * library routine per element to sort out infinities, which NumPy's einsum
+ * and matmul do not do either. */
+/* PROD(T, x, y): the product of two inputs in accumulator type T. */
+#define P_MUL(T, x, y) ((T)(x) * (T)(y))
+#define P_IMUL(T, x, y) TL_IMUL(x, y)
+#define P_CMUL(T, x, y)                                                                    \
+  CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y))
+
+/* NAME: loop name, ROW: its row helper's; TI input, TA accumulator type. */
+#define TL_SUMPROD_LOOP(NAME, ROW, TI, TA, PROD, ADD)                                      \
+  TL_REDUCE_CLONES static TA ROW(const char *x, int64_t sx, const char *y, int64_t sy,     \
+                                 int64_t n)                                                \
+  {                                                                                        \
+    if (n > TL_REDUCE_BLOCK) {                                                             \
+      int64_t h = (n / 2) & ~(int64_t)(TL_REDUCE_LANES - 1);                               \
+      TA a = ROW(x, sx, y, sy, h);                                                         \
+      TA b = ROW(x + h * sx, sx, y + h * sy, sy, n - h);                                   \
+      return ADD(a, b);                                                                    \
+    }                                                                                      \
+    TA lane[TL_REDUCE_LANES];                                                              \
+    for (int j = 0; j < TL_REDUCE_LANES; j++)                                              \
+      lane[j] = 0;                                                                         \
+    int64_t i = 0;                                                                         \
+    if (sx == (int64_t)sizeof(TI) && sy == (int64_t)sizeof(TI)) {                          \
+      const TI *p = (const TI *)x, *q = (const TI *)y;                                     \
+      for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
+        for (int j = 0; j < TL_REDUCE_LANES; j++)                                          \
+          lane[j] = ADD(lane[j], PROD(TA, p[i + j], q[i + j]));                            \
+    } else {                                                                               \
+      for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
+        for (int j = 0; j < TL_REDUCE_LANES; j++)                                          \
+          lane[j] = ADD(lane[j], PROD(TA, *(const TI *)(x + (i + j) * sx),                 \
+                                      *(const TI *)(y + (i + j) * sy)));                   \
+    }                                                                                      \
+    for (int j = 0; i < n; i++, j++)                                                       \
+      lane[j] = ADD(lane[j], PROD(TA, *(const TI *)(x + i * sx), *(const TI *)(y + i * sy))); \
+    for (int w = TL_REDUCE_LANES / 2; w > 0; w /= 2)                                       \
+      for (int j = 0; j < w; j++)                                                          \
+        lane[j] = ADD(lane[j], lane[j + w]);                                               \
+    return lane[0];                                                                        \
+  }                                                                                        \
+  TL_REDUCE_CLONES static void NAME(char **args, int64_t n, const int64_t *steps, void *data) \
+  {                                                                                        \
+    (void)data;                                                                            \
+    TA *acc = (TA *)args[0];                                                               \
+    if (steps[0] == 0) {                                                                   \
+      *acc = ADD(*acc, ROW(args[1], steps[1], args[3], steps[3], n));                      \
+      return;                                                                              \
+    }                                                                                      \
+    if (steps[0] == sizeof(TA) && steps[1] == sizeof(TI) && steps[3] == sizeof(TI)) {      \
+      const TI *x = (const TI *)args[1], *y = (const TI *)args[3];                         \
+      for (int64_t i = 0; i < n; i++)                                                      \
+        acc[i] = ADD(acc[i], PROD(TA, x[i], y[i]));                                        \
+      return;                                                                              \
+    }                                                                                      \
+    for (int64_t i = 0; i < n; i++) {                                                      \
+      TA *a = (TA *)(args[0] + i * steps[0]);                                              \
+      *a = ADD(*a, PROD(TA, *(const TI *)(args[1] + i * steps[1]),                         \
+                        *(const TI *)(args[3] + i * steps[3])));                           \
+    }                                                                                      \
+  }
+
+TL_SUMPROD_LOOP(sumprod_i64, sumprod_i64_row, int64_t, int64_t, P_IMUL, TL_IADD)
+TL_SUMPROD_LOOP(sumprod_f32, sumprod_f32_row, float, double, P_MUL, TL_ADD)
+TL_SUMPROD_LOOP(sumprod_f64, sumprod_f64_row, double, double, P_MUL, TL_ADD)
+TL_SUMPROD_LOOP(sumprod_c64, sumprod_c64_row, cfloat, cdouble, P_CMUL, TL_ADD)
+TL_SUMPROD_LOOP(sumprod_c128, sumprod_c128_row, cdouble, cdouble, P_CMUL, TL_ADD)
+
 void tl_cpu_reduce_kernels_init(void)
 {
   for (size_t i = 0; i < sizeof reduce_loops / sizeof *reduce_loops; i++)
     tl_reduce_loops[reduce_loops[i].kind][reduce_loops[i].dtype] = reduce_loops[i].loop;
   tl_reduce_loops[TL_RK_COUNT][TL_DTYPE_BOOL] = count_bool_bytes;
+  tl_reduce_loops[TL_RK_SUMPROD][TL_DTYPE_I64] = sumprod_i64;
+  tl_reduce_loops[TL_RK_SUMPROD][TL_DTYPE_F32] = sumprod_f32;
+  tl_reduce_loops[TL_RK_SUMPROD][TL_DTYPE_F64] = sumprod_f64;
+  tl_reduce_loops[TL_RK_SUMPROD][TL_DTYPE_C64] = sumprod_c64;
+  tl_reduce_loops[TL_RK_SUMPROD][TL_DTYPE_C128] = sumprod_c128;
 }
