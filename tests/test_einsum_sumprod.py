@@ -144,3 +144,17 @@ def test_sumprod_refuses_mismatched_operands():
         tl._C._sumprod(a, tl.ones(3), [0])
     with pytest.raises(RuntimeError, match="size"):  # einsum names the label
         tl.einsum("ij,ij->i", tl.ones(2, 3), tl.ones(2, 4))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "uint8", "float32"])
+def test_unfused_path_agrees(dtype, monkeypatch):
+    """The path devices and recorded gradients take (a product, then a sum
+    in the operands' dtype, or a matmul) gives the fused path's dtypes and
+    NumPy's values."""
+    from torchlike import _einsum
+    monkeypatch.setattr(_einsum, "_fusable", lambda a, b: False)
+    a = random_array((4, 6), dtype, np.random.default_rng(9))
+    b = random_array((4, 6), dtype, np.random.default_rng(10))
+    for eq in ("ij,ij->j", "ij,ij->i", "ij,ij->"):
+        got = tl.einsum(eq, to_tensor(a), to_tensor(b))
+        assert_close(got, np.einsum(eq, a, b), dtype=dtype, rtol=1e-5, atol=1e-5)
