@@ -27,6 +27,8 @@ CASES = [
     # long rows: several pairwise blocks, and enough work for the threads
     ("ij,ij->i", (3, 5000), (3, 5000)), ("ij,ij->j", (300, 130), (300, 130)),
     ("ij,ij->", (300, 130), (300, 130)),
+    # rows strided in one operand: element-wise gathered vectors, pairwise
+    ("ij,ji->i", (3, 3000), (3000, 3)), ("bij,bji->b", (2, 40, 50), (2, 50, 40)),
 ]
 
 

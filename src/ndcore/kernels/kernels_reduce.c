@@ -379,12 +379,13 @@ TL_SUMPROD_LOOP(sumprod_f64_generic, sumprod_f64_row, double, double, P_MUL, TL_
 TL_SUMPROD_LOOP(sumprod_c64, sumprod_c64_row, cfloat, cdouble, P_CMUL, TL_ADD)
 TL_SUMPROD_LOOP(sumprod_c128, sumprod_c128_row, cdouble, cdouble, P_CMUL, TL_ADD)
 
-/* Real dot products of contiguous rows (einsum 'ij,ij->i', 'i,i->') on GCC
+/* Real dot products of rows (einsum 'ij,ij->i', 'i,i->', 'bij,bji->b') on GCC
  * vector extensions: 16 double lanes as four vectors of four, pairwise
  * above TL_REDUCE_BLOCK, the lanes merged in registers.  The generic row's
  * lanes go through the stack for their final tree, and the stores that
  * feed narrower loads stall: on 200-element rows that cost as much as the
- * products.  The last n % 16 products sum apart and join at the end. */
+ * products.  Strided rows gather their vectors element by element.  The
+ * last n % 16 products sum apart and join at the end. */
 /* Four inputs as doubles into *v (an out-parameter: a vector returned by
  * value changes the ABI between the clones). */
 static inline __attribute__((always_inline)) void load4_f64(tl_vf64 *v, const double *p)
@@ -400,32 +401,46 @@ static inline __attribute__((always_inline)) void load4_f32(tl_vf64 *v, const fl
 /* NAME: the dot's name, GENERIC: the TL_SUMPROD_LOOP for the other cases,
  * LOOP: the loop's name; TI input type, LOAD(&v, p): four inputs as doubles. */
 #define TL_SUMPROD_DOT_LOOP(LOOP, NAME, GENERIC, TI, LOAD)                                 \
-  TL_REDUCE_CLONES static double NAME(const TI *p, const TI *q, int64_t n)                 \
+  TL_REDUCE_CLONES static double NAME(const TI *p, int64_t sp, const TI *q, int64_t sq,    \
+                                      int64_t n)                                           \
   {                                                                                        \
     if (n > TL_REDUCE_BLOCK) {                                                             \
       int64_t h = (n / 2) & ~(int64_t)(TL_REDUCE_LANES - 1);                               \
-      double a = NAME(p, q, h);                                                            \
-      return a + NAME(p + h, q + h, n - h);                                                \
+      double a = NAME(p, sp, q, sq, h);                                                    \
+      return a + NAME(p + h * sp, sp, q + h * sq, sq, n - h);                              \
     }                                                                                      \
     tl_vf64 v[4] = {{0}};                                                                  \
     int64_t i = 0;                                                                         \
-    for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                                 \
-      for (int k = 0; k < 4; k++) {                                                        \
-        tl_vf64 x, y;                                                                      \
-        LOAD(&x, p + i + 4 * k);                                                           \
-        LOAD(&y, q + i + 4 * k);                                                           \
-        v[k] += x * y;                                                                     \
-      }                                                                                    \
+    if (sp == 1 && sq == 1) {                                                              \
+      for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
+        for (int k = 0; k < 4; k++) {                                                      \
+          tl_vf64 x, y;                                                                    \
+          LOAD(&x, p + i + 4 * k);                                                         \
+          LOAD(&y, q + i + 4 * k);                                                         \
+          v[k] += x * y;                                                                   \
+        }                                                                                  \
+    } else {                                                                               \
+      for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
+        for (int k = 0; k < 4; k++) {                                                      \
+          const TI *a = p + (i + 4 * k) * sp, *b = q + (i + 4 * k) * sq;                   \
+          tl_vf64 x = {a[0], a[sp], a[2 * sp], a[3 * sp]};                                 \
+          tl_vf64 y = {b[0], b[sq], b[2 * sq], b[3 * sq]};                                 \
+          v[k] += x * y;                                                                   \
+        }                                                                                  \
+    }                                                                                      \
     double tail = 0;                                                                       \
     for (; i < n; i++)                                                                     \
-      tail += (double)p[i] * (double)q[i];                                                 \
+      tail += (double)p[i * sp] * (double)q[i * sq];                                       \
     tl_vf64 u = (v[0] + v[2]) + (v[1] + v[3]);                                             \
     return ((u[0] + u[2]) + (u[1] + u[3])) + tail;                                         \
   }                                                                                        \
   TL_REDUCE_CLONES static void LOOP(char **args, int64_t n, const int64_t *steps, void *data) \
   {                                                                                        \
-    if (steps[0] == 0 && steps[1] == sizeof(TI) && steps[3] == sizeof(TI)) {               \
-      *(double *)args[0] += NAME((const TI *)args[1], (const TI *)args[3], n);             \
+    /* element strides (the engine's are whole elements, 0 for broadcast) */               \
+    if (steps[0] == 0 && steps[1] % (int64_t)sizeof(TI) == 0 &&                            \
+        steps[3] % (int64_t)sizeof(TI) == 0) {                                             \
+      *(double *)args[0] += NAME((const TI *)args[1], steps[1] / (int64_t)sizeof(TI),      \
+                                 (const TI *)args[3], steps[3] / (int64_t)sizeof(TI), n);  \
       return;                                                                              \
     }                                                                                      \
     GENERIC(args, n, steps, data);                                                         \
