@@ -98,8 +98,8 @@ def test_same_bits_whatever_the_thread_count(eq, shape):
 
 
 def test_float32_sums_in_double():
-    """A float32 result is the double-precision sum rounded once: exact
-    where a float32 running sum is not."""
+    """float32 products (exact here) are summed in double and rounded
+    once: exact where a float32 running sum is not."""
     a = np.full(1 << 18, 1.0, np.float32)
     b = np.full(1 << 18, 1.0 + 2.0 ** -20, np.float32)
     got = tl.einsum("i,i->", to_tensor(a), to_tensor(b))

@@ -307,7 +307,8 @@ TL_REDUCE_CLONES static void count_bool_bytes(char **args, int64_t n, const int6
 /* ---- einsum's sum of products (TL_RK_SUMPROD) ----------------------------------
  *
  * acc += x * y with y in args[3]: the product is formed in the accumulator's
- * type and never stored.  A row folded into one accumulator runs in lanes
+ * type (float32's in float32, as the elementwise product rounds it, then
+ * widened: the conversions bound the loop) and never stored.  A row folded into one accumulator runs in lanes
  * and pairwise blocks as the sums above (a dot product); a row of
  * accumulators takes one product each (einsum 'ij,ij->j').  Complex
  * products are written out on the parts: C's `*` on complex values calls a
@@ -316,6 +317,8 @@ TL_REDUCE_CLONES static void count_bool_bytes(char **args, int64_t n, const int6
 /* PROD(T, x, y): the product of two inputs in accumulator type T. */
 #define P_MUL(T, x, y) ((T)(x) * (T)(y))
 #define P_IMUL(T, x, y) TL_IMUL(x, y)
+/* float32: the product rounded to float32, as the elementwise product's */
+#define P_MULF(T, x, y) ((T)((x) * (y)))
 #define P_CMUL(T, x, y)                                                                    \
   CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y))
 
@@ -374,7 +377,7 @@ TL_REDUCE_CLONES static void count_bool_bytes(char **args, int64_t n, const int6
   }
 
 TL_SUMPROD_LOOP(sumprod_i64, sumprod_i64_row, int64_t, int64_t, P_IMUL, TL_IADD)
-TL_SUMPROD_LOOP(sumprod_f32_generic, sumprod_f32_row, float, double, P_MUL, TL_ADD)
+TL_SUMPROD_LOOP(sumprod_f32_generic, sumprod_f32_row, float, double, P_MULF, TL_ADD)
 TL_SUMPROD_LOOP(sumprod_f64_generic, sumprod_f64_row, double, double, P_MUL, TL_ADD)
 TL_SUMPROD_LOOP(sumprod_c64, sumprod_c64_row, cfloat, cdouble, P_CMUL, TL_ADD)
 TL_SUMPROD_LOOP(sumprod_c128, sumprod_c128_row, cdouble, cdouble, P_CMUL, TL_ADD)
@@ -386,21 +389,35 @@ TL_SUMPROD_LOOP(sumprod_c128, sumprod_c128_row, cdouble, cdouble, P_CMUL, TL_ADD
  * feed narrower loads stall: on 200-element rows that cost as much as the
  * products.  Strided rows gather their vectors element by element.  The
  * last n % 16 products sum apart and join at the end. */
-/* Four inputs as doubles into *v (an out-parameter: a vector returned by
- * value changes the ABI between the clones). */
-static inline __attribute__((always_inline)) void load4_f64(tl_vf64 *v, const double *p)
+/* Four products as doubles into *v (an out-parameter: a vector returned by
+ * value changes the ABI between the clones).  float32 products are rounded
+ * to float32, as the elementwise product's, then widened: one conversion
+ * per four products rather than two per four inputs, which bound the loop. */
+typedef float tl_vf32x4 __attribute__((vector_size(16)));
+
+static inline __attribute__((always_inline)) void prod4_f64(tl_vf64 *v, const double *a,
+                                                             const double *b)
 {
-  memcpy(v, p, sizeof *v);
+  tl_vf64 x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  *v = x * y;
 }
 
-static inline __attribute__((always_inline)) void load4_f32(tl_vf64 *v, const float *p)
+static inline __attribute__((always_inline)) void prod4_f32(tl_vf64 *v, const float *a,
+                                                             const float *b)
 {
-  *v = (tl_vf64){p[0], p[1], p[2], p[3]};
+  tl_vf32x4 x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  tl_vf32x4 m = x * y;
+  *v = (tl_vf64){m[0], m[1], m[2], m[3]}; /* __builtin_convertvector splits in halves */
 }
 
 /* NAME: the dot's name, GENERIC: the TL_SUMPROD_LOOP for the other cases,
- * LOOP: the loop's name; TI input type, LOAD(&v, p): four inputs as doubles. */
-#define TL_SUMPROD_DOT_LOOP(LOOP, NAME, GENERIC, TI, LOAD)                                 \
+ * LOOP: the loop's name; TI input type, PROD4(&v, a, b): four products of
+ * contiguous inputs as doubles. */
+#define TL_SUMPROD_DOT_LOOP(LOOP, NAME, GENERIC, TI, PROD4)                                \
   TL_REDUCE_CLONES static double NAME(const TI *p, int64_t sp, const TI *q, int64_t sq,    \
                                       int64_t n)                                           \
   {                                                                                        \
@@ -414,23 +431,24 @@ static inline __attribute__((always_inline)) void load4_f32(tl_vf64 *v, const fl
     if (sp == 1 && sq == 1) {                                                              \
       for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
         for (int k = 0; k < 4; k++) {                                                      \
-          tl_vf64 x, y;                                                                    \
-          LOAD(&x, p + i + 4 * k);                                                         \
-          LOAD(&y, q + i + 4 * k);                                                         \
-          v[k] += x * y;                                                                   \
+          tl_vf64 m;                                                                       \
+          PROD4(&m, p + i + 4 * k, q + i + 4 * k);                                         \
+          v[k] += m;                                                                       \
         }                                                                                  \
     } else {                                                                               \
       for (; i + TL_REDUCE_LANES <= n; i += TL_REDUCE_LANES)                               \
         for (int k = 0; k < 4; k++) {                                                      \
           const TI *a = p + (i + 4 * k) * sp, *b = q + (i + 4 * k) * sq;                   \
-          tl_vf64 x = {a[0], a[sp], a[2 * sp], a[3 * sp]};                                 \
-          tl_vf64 y = {b[0], b[sq], b[2 * sq], b[3 * sq]};                                 \
-          v[k] += x * y;                                                                   \
+          TI x[4] = {a[0], a[sp], a[2 * sp], a[3 * sp]};                                   \
+          TI y[4] = {b[0], b[sq], b[2 * sq], b[3 * sq]};                                   \
+          tl_vf64 m;                                                                       \
+          PROD4(&m, x, y);                                                                 \
+          v[k] += m;                                                                       \
         }                                                                                  \
     }                                                                                      \
     double tail = 0;                                                                       \
     for (; i < n; i++)                                                                     \
-      tail += (double)p[i * sp] * (double)q[i * sq];                                       \
+      tail += (double)(p[i * sp] * q[i * sq]);                                             \
     tl_vf64 u = (v[0] + v[2]) + (v[1] + v[3]);                                             \
     return ((u[0] + u[2]) + (u[1] + u[3])) + tail;                                         \
   }                                                                                        \
@@ -446,8 +464,8 @@ static inline __attribute__((always_inline)) void load4_f32(tl_vf64 *v, const fl
     GENERIC(args, n, steps, data);                                                         \
   }
 
-TL_SUMPROD_DOT_LOOP(sumprod_f32, dot_f32, sumprod_f32_generic, float, load4_f32)
-TL_SUMPROD_DOT_LOOP(sumprod_f64, dot_f64, sumprod_f64_generic, double, load4_f64)
+TL_SUMPROD_DOT_LOOP(sumprod_f32, dot_f32, sumprod_f32_generic, float, prod4_f32)
+TL_SUMPROD_DOT_LOOP(sumprod_f64, dot_f64, sumprod_f64_generic, double, prod4_f64)
 
 void tl_cpu_reduce_kernels_init(void)
 {
