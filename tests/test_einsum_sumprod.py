@@ -160,3 +160,18 @@ def test_unfused_path_agrees(dtype, monkeypatch):
     for eq in ("ij,ij->j", "ij,ij->i", "ij,ij->"):
         got = tl.einsum(eq, to_tensor(a), to_tensor(b))
         assert_close(got, np.einsum(eq, a, b), dtype=dtype, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_long_reversed_and_strided_rows(dtype):
+    """Rows past the 16 lanes and the pairwise block read through negative
+    and non-unit strides (the vector dot gathers them)."""
+    a = random_array((3, 6000), dtype, np.random.default_rng(11))
+    b = random_array((3, 6000), dtype, np.random.default_rng(12))
+    ta, tb = to_tensor(a), to_tensor(b)
+    wide = np.float64
+    for x, y, xs, ys in [(ta[:, ::-1], tb, a[:, ::-1], b),
+                         (ta[::-1, ::-3], tb[:, ::3], a[::-1, ::-3], b[:, ::3])]:
+        got = tl.einsum("ij,ij->i", x, y)
+        want = np.einsum("ij,ij->i", xs.astype(wide), ys.astype(wide)).astype(dtype)
+        assert_close(got, want, dtype=dtype, rtol=_tol(dtype), atol=_tol(dtype) * 100)
