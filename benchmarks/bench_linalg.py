@@ -10,6 +10,21 @@ import numpy as np
 import torchlike as tl
 
 
+def _shape_name(x):
+    return "x".join(str(n) for n in x.shape)
+
+
+def _sumprod_cases(rng):
+    """(equation, x, y) of einsum's fused sum of products beyond the 1000x1000
+    float64 rows."""
+    f1, f2 = (rng.standard_normal((1000, 1000), dtype=np.float32) for _ in range(2))
+    b1, b2 = rng.standard_normal((100, 100, 100)), rng.standard_normal((100, 100, 100))
+    v1, v2 = rng.standard_normal(1 << 20), rng.standard_normal(1 << 20)
+    s1, s2 = rng.standard_normal((200, 200)), rng.standard_normal((200, 200))
+    return [("ij,ij->i", f1, f2), ("ij,ij->j", f1, f2), ("bij,bji->b", b1, b2),
+            ("bij,bij->b", b1, b2), ("i,i->", v1, v2), ("ij,ij->i", s1, s2), ("ij,ij->j", s1, s2)]
+
+
 def cases():
     rng = np.random.default_rng(0)
     for n in (1024, 4096):
@@ -50,12 +65,31 @@ def cases():
     for eq in ("ij,ij->i", "ij,ij->j", "ij,ij->ij", "ij,ij->"):
         yield f"einsum {eq} 1000x1000 float64", (lambda eq=eq: tl.einsum(eq, u1, u2)), \
             (lambda eq=eq: np.einsum(eq, d1, d2)), "numpy"
+    # the fused sum of products (_C._sumprod) on other shapes and dtypes:
+    # float32, a batch of transposed pairs, one long dot, a small (cache-
+    # resident) matrix where the call's overhead shows
+    for eq, x, y in _sumprod_cases(rng):
+        yield f"einsum {eq} {_shape_name(x)} {x.dtype}", \
+            (lambda eq=eq, tx=tl.from_numpy(x), ty=tl.from_numpy(y): tl.einsum(eq, tx, ty)), \
+            (lambda eq=eq, x=x, y=y: np.einsum(eq, x, y)), "numpy"
     yield "vecdot 1000x1000 float64", lambda: tl.linalg.vecdot(u1, u2), \
         lambda: np.vecdot(d1, d2), "numpy"
     try:
         import torch
     except ImportError:  # the PyTorch rows are skipped
         return
+    torch.set_num_threads(tl.get_num_threads())  # as many threads as torchlike (BENCH_THREADS)
+    # the same contractions against PyTorch's einsum (which lowers them onto
+    # bmm or a product and a sum)
+    for eq in ("ij,ij->i", "ij,ij->j", "ij,ij->"):
+        yield f"einsum {eq} 1000x1000 float64 (torch)", (lambda eq=eq: tl.einsum(eq, u1, u2)), \
+            (lambda eq=eq, p1=torch.from_numpy(d1), p2=torch.from_numpy(d2):
+             torch.einsum(eq, p1, p2)), "torch"
+    for eq, x, y in _sumprod_cases(np.random.default_rng(0)):
+        yield f"einsum {eq} {_shape_name(x)} {x.dtype} (torch)", \
+            (lambda eq=eq, tx=tl.from_numpy(x), ty=tl.from_numpy(y): tl.einsum(eq, tx, ty)), \
+            (lambda eq=eq, px=torch.from_numpy(x), py=torch.from_numpy(y): torch.einsum(eq, px, py)), \
+            "torch"
     rows = rng.standard_normal((2000, 2000))
     t_rows, p_rows = tl.from_numpy(rows), torch.from_numpy(rows)
     yield "linalg.vector_norm dim=1 of 2000x2000 float64", \

@@ -128,10 +128,24 @@ def _contract(a, la, b, lb, keep):
     b_only = [lab for lab in lb if lab not in sa]
     for lab in contracted:
         if sa[lab] != sb[lab]:
-            raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: "
-                               f"subscript {lab} has size {sa[lab]} and {sb[lab]}")
+            if 1 not in (sa[lab], sb[lab]):
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: "
+                                   f"subscript {lab} has size {sa[lab]} and {sb[lab]}")
+            # a size-1 dim broadcasts against the other operand's, as in
+            # NumPy and PyTorch
+            if sa[lab] == 1:
+                a = a.expand(*[sb[lab] if x == lab else -1 for x in la])
+                sa[lab] = sb[lab]
+            else:
+                b = b.expand(*[sa[lab] if x == lab else -1 for x in lb])
+                sb[lab] = sa[lab]
     pa = [la.index(lab) for lab in batch + a_only + contracted]
     pb = [lb.index(lab) for lab in batch + contracted + b_only]
+    if contracted and not a_only and not b_only and _fusable(a, b):
+        # products summed over the contracted labels in one pass, nothing
+        # materialised: [batch, contracted] x [batch, contracted] -> [batch]
+        dims = list(range(len(batch), len(batch) + len(contracted)))
+        return _C._sumprod(_permuted(a, pa), _permuted(b, pb), dims), batch
     if not contracted or (not a_only and not b_only and not _unit_stride(a, la, b, lb, contracted)):
         return _product_sum(a, pa, b, pb, len(batch), len(a_only), len(contracted)), \
             batch + a_only + b_only
@@ -143,6 +157,15 @@ def _contract(a, la, b, lb, keep):
     r = _C.matmul(ma, mb)
     shape = list(r.shape[:len(batch)]) + [sa[lab] for lab in a_only] + [sb[lab] for lab in b_only]
     return r.reshape(shape), batch + a_only + b_only
+
+
+def _fusable(a, b):
+    """Whether the pair may take the fused sum of products (_C._sumprod):
+    host memory, and no gradient to record (it has no tape node; the
+    product-and-sum and matmul paths carry the derivative formulas)."""
+    if not (a.is_cpu and b.is_cpu):
+        return False
+    return not (_C.is_grad_enabled() and (a.requires_grad or b.requires_grad))
 
 
 def _permuted(t, perm):
@@ -177,9 +200,35 @@ def _product_sum(a, pa, b, pb, nbatch, na, nk):
     av = av.reshape(*av.shape, *([1] * nb_only))
     bv = bv.reshape(*bv.shape[:nbatch], *([1] * na), *bv.shape[nbatch:])
     r = _C.mul(av, bv)
-    if nk:
-        r = r.sum(tuple(range(nbatch + na, nbatch + na + nk)))
+    if nk:  # in the operands' dtype: sum() alone widens integers to int64
+        r = r.sum(tuple(range(nbatch + na, nbatch + na + nk)), dtype=r.dtype)
     return r
+
+
+@functools.lru_cache(maxsize=256)
+def _pair_plan(equation, shapes):
+    """The fused lowering of a two-operand einsum whose operands carry the
+    same labels, each once, some of them summed ('ij,ij->j', 'bij,bji->b',
+    'i,i->'): (perm of a, perm of b, summed dims, perm of the result), with
+    None for an identity perm; None when the equation is of another kind.
+    Both operands are permuted to [kept..., summed...] in a's label order;
+    sizes of 1 broadcast (_C._sumprod checks the rest)."""
+    (la, lb), out = _parse_shapes(equation, shapes)
+    if len(set(la)) != len(la) or len(set(lb)) != len(lb) or set(la) != set(lb):
+        return None
+    kept = [lab for lab in la if lab in out]
+    summed = [lab for lab in la if lab not in out]
+    if not summed or len(kept) != len(out):
+        return None
+    sa, sb = dict(zip(la, shapes[0])), dict(zip(lb, shapes[1]))
+    if any(sa[lab] != sb[lab] and 1 not in (sa[lab], sb[lab]) for lab in la):
+        return None  # the general path raises, naming the label
+
+    def perm(labels, order):
+        p = tuple(labels.index(lab) for lab in order)
+        return None if p == tuple(range(len(p))) else p
+    return (perm(la, kept + summed), perm(lb, kept + summed),
+            tuple(range(len(kept), len(la))), perm(kept, out))
 
 
 def einsum(equation, *operands):
@@ -192,6 +241,14 @@ def einsum(equation, *operands):
     operands = [t if isinstance(t, _C.Tensor) else _C.tensor(t) for t in operands]
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
+    if len(operands) == 2:
+        a, b = operands
+        plan = _pair_plan(equation, (tuple(a.shape), tuple(b.shape)))
+        if plan is not None and _fusable(a, b):
+            pa, pb, dims, pr = plan
+            r = _C._sumprod(a if pa is None else a.permute(pa),
+                            b if pb is None else b.permute(pb), dims)
+            return r if pr is None else r.permute(pr)
     parsed, out = _parse(equation, operands)
     ops = []
     for t, labels in zip(operands, parsed):

@@ -25,7 +25,9 @@ _Static_assert((int)TL_GPU_RK_SUM == (int)TL_RK_SUM && (int)TL_GPU_RK_NANSUM == 
                    (int)TL_GPU_RK_ABSSUM == (int)TL_RK_ABSSUM && (int)TL_GPU_RK_SQSUM == (int)TL_RK_SQSUM &&
                    (int)TL_GPU_RK_ABSMAX == (int)TL_RK_ABSMAX && (int)TL_GPU_RK_ABSMIN == (int)TL_RK_ABSMIN &&
                    (int)TL_GPU_RK_NONZERO == (int)TL_RK_NONZERO &&
-                   (int)TL_GPU_RK_POWSUM == (int)TL_RK_POWSUM && (int)TL_GPU_RK_ARGMAX == (int)TL_RK_COUNT_,
+                   (int)TL_GPU_RK_POWSUM == (int)TL_RK_POWSUM &&
+                   (int)TL_GPU_RK_SUMPROD == (int)TL_RK_SUMPROD &&
+                   (int)TL_GPU_RK_ARGMAX == (int)TL_RK_COUNT_,
                "tl_gpu_reduce.h's pass kinds are tl_rkind's, then the index kinds");
 
 /* The split of a long reduced range (tl_gpu_reduce_plan.chunks): pieces of at

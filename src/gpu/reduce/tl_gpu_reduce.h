@@ -66,6 +66,7 @@ enum {
   TL_GPU_RK_ABSMIN,
   TL_GPU_RK_NONZERO,
   TL_GPU_RK_POWSUM,
+  TL_GPU_RK_SUMPROD, /* einsum's sum of products: host only, no kernel here */
   TL_GPU_RK_ARGMAX, /* the first NaN, else the first index of the max */
   TL_GPU_RK_ARGMIN,
 };

@@ -273,6 +273,7 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_cuda_runtime_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_generated_linalg_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_generated_fft_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_generated_reduce_functions) < 0 ||
       tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
       tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0 ||
       tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0 || tl_py_fastcall_init(m) < 0 ||

@@ -14,10 +14,13 @@
  *   norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)
  *   max/min(input) | (input, dim, keepdim=False, *, out) -> (values, indices)
  *          | (input, other, *, out) -> elementwise maximum/minimum
+ *   _C._sumprod(a, b, dim): (a * b).sum(dim) in a's dtype, in one pass
+ *          (einsum's fused contraction, torchlike/_einsum.py; no tape)
  * dim=() or dim=[] means every dim, as in PyTorch.                        */
 #include <math.h>
 
 #include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/kernels/tl_reduce.h"
 
 /* Run the core reduction into a new tensor or into out. */
 static PyObject *run_reduce(tl_op op, PyObject *input, const tl_reduce_args *a, PyObject *out)
@@ -238,3 +241,21 @@ PyObject *tl_py_impl_scan(tl_op op, const tl_py_args_scan *a)
   }
   return (PyObject *)r;
 }
+
+PyObject *tl_py_impl_sumprod(const char *name, const tl_py_args_sumprod *a)
+{
+  (void)name;
+  const tl_tensor *x = tl_py_t(a->a);
+  uint64_t mask = 0;
+  if (tl_py_ints_dims(&a->dim, x->ndim, &mask) < 0)
+    return NULL;
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_reduce_sumprod(x, tl_py_t(a->b), mask, &r->t) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
+}
+

@@ -22,6 +22,11 @@
  *  3. Inputs whose dtype is not the pass's loop dtype are cast through
  *     small buffers, chunk by chunk.
  *
+ * A sum of products (TL_RK_SUMPROD, einsum's fused contraction) is the
+ * same pass with a second input in a fourth slot, shaped and typed as the
+ * first: the plan orders dims by both inputs' strides, merges dims only
+ * where both stay contiguous, and casts both through buffers.
+ *
  * An op (tl_op_reduce) is one or two passes, then an elementwise finish on
  * acc (divide by the count, sqrt, log ...), then a cast into the result.
  * Accumulators: int64 for integers, double for real floats (float32 and the
@@ -40,15 +45,16 @@
 #define TL_REDUCE_MIN_STRIP 16     /* elements of a kept inner dim per piece, at least */
 #define TL_REDUCE_MIN_OUTPUTS 16   /* outputs from which kept dims are split */
 #define TL_REDUCE_BUF 1024         /* elements per cast buffer */
+#define TL_REDUCE_SLOTS 4          /* acc, input, aux, input2 (TL_RK_SUMPROD's y) */
 
 /* ---- the plan --------------------------------------------------------------- */
 
 typedef struct {
   int nd;
   int64_t shape[TL_MAX_DIMS];
-  int64_t strides[3][TL_MAX_DIMS]; /* bytes: acc, input, aux */
+  int64_t strides[TL_REDUCE_SLOTS][TL_MAX_DIMS]; /* bytes: acc, input, aux, input2 */
   bool reduced[TL_MAX_DIMS];
-  char *data[3];
+  char *data[TL_REDUCE_SLOTS];
   tl_dtype in_dtype, loop_dtype;
   tl_loop_fn loop;
   void *params;
@@ -62,7 +68,7 @@ static void plan_swap(reduce_plan *p, int a, int b)
   bool r = p->reduced[a];
   p->reduced[a] = p->reduced[b];
   p->reduced[b] = r;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < TL_REDUCE_SLOTS; k++) {
     int64_t t = p->strides[k][a];
     p->strides[k][a] = p->strides[k][b];
     p->strides[k][b] = t;
@@ -71,8 +77,16 @@ static void plan_swap(reduce_plan *p, int a, int b)
 
 static int64_t iabs64(int64_t x) { return x < 0 ? -x : x; }
 
+/* The walking order's key: the inputs' bytes per step along a dim. */
+static int64_t plan_key(const reduce_plan *p, int i)
+{
+  return iabs64(p->strides[1][i]) + iabs64(p->strides[3][i]);
+}
+
+/* in2 (NULL but for TL_RK_SUMPROD) has in's shape and dtype; it moves along
+ * reduced dims as in does. */
 static void plan_init(reduce_plan *p, const tl_tensor *in, uint64_t mask, const tl_tensor *acc,
-                      const tl_tensor *aux)
+                      const tl_tensor *aux, const tl_tensor *in2)
 {
   int64_t in_size = (int64_t)tl_dtype_size(in->dtype);
   int64_t acc_size = (int64_t)tl_dtype_size(acc->dtype);
@@ -87,28 +101,30 @@ static void plan_init(reduce_plan *p, const tl_tensor *in, uint64_t mask, const 
     p->strides[0][nd] = red ? 0 : acc->strides[i] * acc_size;
     p->strides[1][nd] = in->strides[i] * in_size;
     p->strides[2][nd] = red || !aux ? 0 : aux->strides[i] * aux_size;
+    p->strides[3][nd] = in2 ? in2->strides[i] * in_size : 0;
     nd++;
   }
   p->nd = nd;
-  /* Insertion sort by |input stride|, descending: innermost last. */
+  /* Insertion sort by |input stride| (both inputs' for a sum of products),
+   * descending: innermost last. */
   for (int i = 1; i < nd; i++)
-    for (int j = i; j > 0 && iabs64(p->strides[1][j - 1]) < iabs64(p->strides[1][j]); j--)
+    for (int j = i; j > 0 && plan_key(p, j - 1) < plan_key(p, j); j--)
       plan_swap(p, j, j - 1);
   int m = 0;
   for (int i = 0; i < nd; i++) {
     bool merge = m > 0 && p->reduced[m - 1] == p->reduced[i];
-    for (int k = 0; merge && k < 3; k++)
+    for (int k = 0; merge && k < TL_REDUCE_SLOTS; k++)
       merge = p->strides[k][m - 1] == p->strides[k][i] * p->shape[i];
     if (merge) {
       p->shape[m - 1] *= p->shape[i];
-      for (int k = 0; k < 3; k++)
+      for (int k = 0; k < TL_REDUCE_SLOTS; k++)
         p->strides[k][m - 1] = p->strides[k][i];
       continue;
     }
     if (m != i) {
       p->shape[m] = p->shape[i];
       p->reduced[m] = p->reduced[i];
-      for (int k = 0; k < 3; k++)
+      for (int k = 0; k < TL_REDUCE_SLOTS; k++)
         p->strides[k][m] = p->strides[k][i];
     }
     m++;
@@ -116,7 +132,7 @@ static void plan_init(reduce_plan *p, const tl_tensor *in, uint64_t mask, const 
   if (m == 0) { /* a single element */
     p->shape[0] = 1;
     p->reduced[0] = false;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < TL_REDUCE_SLOTS; k++)
       p->strides[k][0] = 0;
     m = 1;
   }
@@ -134,27 +150,38 @@ static void plan_init(reduce_plan *p, const tl_tensor *in, uint64_t mask, const 
   p->data[0] = tl_tensor_data(acc);
   p->data[1] = tl_tensor_data(in);
   p->data[2] = aux ? tl_tensor_data(aux) : NULL;
+  p->data[3] = in2 ? tl_tensor_data(in2) : NULL;
 }
 
-/* One inner row, through cast buffers when the input needs converting. */
+/* One inner row, through cast buffers when the inputs need converting. */
 static void run_inner(const reduce_plan *p, char **ptrs, int64_t n)
 {
   const int last = p->nd - 1;
-  int64_t steps[3] = {p->strides[0][last], p->strides[1][last], p->strides[2][last]};
+  int64_t steps[TL_REDUCE_SLOTS];
+  for (int k = 0; k < TL_REDUCE_SLOTS; k++)
+    steps[k] = p->strides[k][last];
   if (p->in_dtype == p->loop_dtype) {
     p->loop(ptrs, n, steps, p->params);
     return;
   }
-  _Alignas(64) char buf[TL_REDUCE_BUF * 16];
+  _Alignas(64) char buf[2][TL_REDUCE_BUF * 16];
   tl_loop_fn cast = tl_cast_loop(p->in_dtype, p->loop_dtype);
   int64_t lsize = (int64_t)tl_dtype_size(p->loop_dtype);
   for (int64_t done = 0; done < n; done += TL_REDUCE_BUF) {
     int64_t m = n - done < TL_REDUCE_BUF ? n - done : TL_REDUCE_BUF;
-    char *cargs[2] = {buf, ptrs[1] + done * steps[1]};
     int64_t csteps[2] = {lsize, steps[1]};
+    char *cargs[2] = {buf[0], ptrs[1] + done * steps[1]};
     cast(cargs, m, csteps, NULL);
-    char *args[3] = {ptrs[0] + done * steps[0], buf, ptrs[2] ? ptrs[2] + done * steps[2] : NULL};
-    int64_t lsteps[3] = {steps[0], lsize, steps[2]};
+    if (ptrs[3]) {
+      csteps[1] = steps[3];
+      cargs[0] = buf[1];
+      cargs[1] = ptrs[3] + done * steps[3];
+      cast(cargs, m, csteps, NULL);
+    }
+    char *args[TL_REDUCE_SLOTS] = {ptrs[0] + done * steps[0], buf[0],
+                                   ptrs[2] ? ptrs[2] + done * steps[2] : NULL,
+                                   ptrs[3] ? buf[1] : NULL};
+    int64_t lsteps[TL_REDUCE_SLOTS] = {steps[0], lsize, steps[2], lsize};
     p->loop(args, m, lsteps, p->params);
   }
 }
@@ -168,8 +195,8 @@ static void walk(const reduce_plan *p, const int64_t *shape, char *const *data)
     if (shape[i] == 0)
       return;
   for (;;) {
-    char *ptrs[3];
-    for (int k = 0; k < 3; k++) {
+    char *ptrs[TL_REDUCE_SLOTS];
+    for (int k = 0; k < TL_REDUCE_SLOTS; k++) {
       char *q = data[k];
       for (int i = 0; q && i < nd - 1; i++)
         q += idx[i] * p->strides[k][i];
@@ -204,10 +231,10 @@ static void kept_piece(const split_job *job, int64_t c)
   const int64_t len = p->shape[job->dim];
   int64_t begin = c * len / job->kept_chunks, end = (c + 1) * len / job->kept_chunks;
   int64_t shape[TL_MAX_DIMS];
-  char *data[3];
+  char *data[TL_REDUCE_SLOTS];
   memcpy(shape, p->shape, sizeof shape);
   shape[job->dim] = end - begin;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < TL_REDUCE_SLOTS; k++)
     data[k] = p->data[k] ? p->data[k] + begin * p->strides[k][job->dim] : NULL;
   walk(p, shape, data);
 }
@@ -221,9 +248,10 @@ static void reduced_piece(const split_job *job, int64_t c)
   int64_t shape[TL_MAX_DIMS];
   memcpy(shape, p->shape, sizeof shape);
   shape[job->dim] = hi - lo;
-  /* acc and aux have stride 0 along a reduced dim: only the input moves. */
-  char *data[3] = {job->parts + c * job->acc_bytes, p->data[1] + lo * p->strides[1][job->dim],
-                   p->data[2]};
+  /* acc and aux have stride 0 along a reduced dim: only the inputs move. */
+  char *data[TL_REDUCE_SLOTS] = {job->parts + c * job->acc_bytes,
+                                 p->data[1] + lo * p->strides[1][job->dim], p->data[2],
+                                 p->data[3] ? p->data[3] + lo * p->strides[3][job->dim] : NULL};
   walk(p, shape, data);
 }
 
@@ -256,8 +284,13 @@ static void fill_identity(tl_rkind kind, tl_tensor *acc)
   if (n == 0)
     return;
   tl_reduce_identity(kind, acc->dtype, d);
-  for (int64_t i = 1; i < n; i++)
-    memcpy(d + i * (int64_t)size, d, size);
+  /* Doubling copies: one memcpy per element cost more than a 200 x 200
+   * sum's reading (a `rep movs` start-up each). */
+  for (int64_t have = 1; have < n;) {
+    int64_t k = have < n - have ? have : n - have;
+    memcpy(d + have * (int64_t)size, d, (size_t)(k * (int64_t)size));
+    have += k;
+  }
 }
 
 /* How many pieces the kept dim `dim` is cut into; any number gives the same
@@ -279,16 +312,10 @@ static int64_t kept_pieces(const reduce_plan *p, int dim)
 
 tl_reduce_pass_fn tl_reduce_device_pass[TL_DEVICE_COUNT];
 
-tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
-                         tl_tensor *acc, const tl_tensor *aux, void *data)
+/* A pass over host memory: in2 is NULL but for TL_RK_SUMPROD. */
+static tl_status host_pass(tl_rkind kind, const tl_tensor *in, const tl_tensor *in2, uint64_t mask,
+                           tl_dtype loop, tl_tensor *acc, const tl_tensor *aux, void *data)
 {
-  tl_device device = tl_tensor_device(in);
-  if (!tl_dispatch_host_memory(device)) {
-    tl_reduce_pass_fn pass = tl_reduce_device_pass[device.type];
-    if (!pass)
-      return tl_dispatch_no_kernel("reduction", device, loop);
-    return pass(kind, in, mask, loop, acc, aux, data);
-  }
   reduce_plan p;
   p.loop = tl_reduce_loops[kind][loop];
   if (!p.loop)
@@ -301,7 +328,7 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
   int64_t total = tl_tensor_numel(in), outputs = tl_tensor_numel(acc);
   if (total == 0 || outputs == 0)
     return TL_OK;
-  plan_init(&p, in, mask, acc, aux);
+  plan_init(&p, in, mask, acc, aux, in2);
 
   int kept = -1, red = -1;
   for (int i = 0; i < p.nd; i++) {
@@ -349,4 +376,26 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
   }
   free(job.parts);
   return TL_OK;
+}
+
+tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
+                         tl_tensor *acc, const tl_tensor *aux, void *data)
+{
+  tl_device device = tl_tensor_device(in);
+  if (!tl_dispatch_host_memory(device)) {
+    tl_reduce_pass_fn pass = tl_reduce_device_pass[device.type];
+    if (!pass)
+      return tl_dispatch_no_kernel("reduction", device, loop);
+    return pass(kind, in, mask, loop, acc, aux, data);
+  }
+  return host_pass(kind, in, NULL, mask, loop, acc, aux, data);
+}
+
+tl_status tl_reduce_sumprod_pass(const tl_tensor *a, const tl_tensor *b, uint64_t mask,
+                                 tl_dtype loop, tl_tensor *acc)
+{
+  tl_device device = tl_tensor_device(a);
+  if (!tl_dispatch_host_memory(device) || !tl_dispatch_host_memory(tl_tensor_device(b)))
+    return tl_dispatch_no_kernel("sum of products", device, loop);
+  return host_pass(TL_RK_SUMPROD, a, b, mask, loop, acc, NULL, NULL);
 }

@@ -567,3 +567,45 @@ tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() is not a reduction", tl_op_infos[op].name);
   }
 }
+
+/* ---- einsum's fused contraction --------------------------------------------------- */
+
+tl_status tl_reduce_sumprod(const tl_tensor *a, const tl_tensor *b, uint64_t mask, tl_tensor *out)
+{
+  char sa[256], sb[256];
+  if (a->dtype != b->dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "einsum(): expected operands of one dtype, got %s and %s",
+                        tl_dtype_names[a->dtype], tl_dtype_names[b->dtype]);
+  tl_shape_str(sa, sizeof sa, a->ndim, a->shape);
+  tl_shape_str(sb, sizeof sb, b->ndim, b->shape);
+  if (a->ndim != b->ndim || (a->ndim < 64 && mask >> a->ndim))
+    return tl_error_set(TL_ERR_RUNTIME, "einsum(): operands of shapes %s and %s do not line up "
+                                        "dim for dim", sa, sb);
+  /* Views of the common shape: a size-1 dim broadcasts with stride 0 (the
+   * caller's labels are aligned, so this is NumPy's broadcasting of them). */
+  tl_tensor va = *a, vb = *b;
+  for (int i = 0; i < a->ndim; i++) {
+    if (a->shape[i] == b->shape[i])
+      continue;
+    if (a->shape[i] != 1 && b->shape[i] != 1)
+      return tl_error_set(TL_ERR_RUNTIME, "einsum(): operands of shapes %s and %s do not "
+                                          "broadcast in dim %d", sa, sb, i);
+    tl_tensor *one = a->shape[i] == 1 ? &va : &vb;
+    one->shape[i] = a->shape[i] == 1 ? b->shape[i] : a->shape[i];
+    one->strides[i] = 0;
+  }
+  tl_dtype loop = loop_for(a->dtype);
+  int64_t shape[TL_MAX_DIMS];
+  keep_shape(&va, mask, shape);
+  tl_tensor acc;
+  if (tl_tensor_empty(&acc, tl_reduce_acc_dtype(TL_RK_SUMPROD, loop), va.ndim, shape,
+                      tl_tensor_device(a)) != TL_OK)
+    return tl_error_status();
+  tl_status status = tl_reduce_sumprod_pass(&va, &vb, mask, loop, &acc);
+  if (status != TL_OK) {
+    tl_tensor_release(&acc);
+    return status;
+  }
+  return deliver("einsum", &acc, mask, false, a->dtype, out);
+}
+

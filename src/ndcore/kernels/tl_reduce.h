@@ -5,7 +5,8 @@
  * like the output with keepdim (contiguous), with stride 0 along the reduced
  * dims.  Its inner loops have the elementwise signature (tl_iter.h):
  *
- *   args[0] acc, args[1] input (in the pass's loop dtype), args[2] aux
+ *   args[0] acc, args[1] input (in the pass's loop dtype), args[2] aux,
+ *   args[3] the second input of TL_RK_SUMPROD (input's layout and dtype)
  *   steps[0] == 0   the whole row folds into the one accumulator *args[0]
  *   steps[0] != 0   accumulators advance with the input: acc[i] op= x[i]
  *
@@ -36,6 +37,7 @@ typedef enum {
   TL_RK_ABSMIN,       /* min |x|         (-inf-norm) */
   TL_RK_NONZERO,      /* acc += x != 0   (0-norm, as a float) */
   TL_RK_POWSUM,       /* acc += |x|^p    (p-norm; data -> double p) */
+  TL_RK_SUMPROD,      /* acc += x * y    (einsum; y is args[3], tl_reduce_sumprod) */
   TL_RK_COUNT_
 } tl_rkind;
 
@@ -57,6 +59,21 @@ tl_rkind tl_reduce_merge_kind(tl_rkind kind);
  * be NULL.  Threads: see reduce.c. */
 tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
                          tl_tensor *acc, const tl_tensor *aux, void *data);
+
+/* One TL_RK_SUMPROD pass on the host: acc (as tl_reduce_pass's, shaped
+ * like `a` with the dims in `mask` at 1) += the products a * b summed over
+ * those dims, in one pass with no product materialised.  a and b have one
+ * shape (broadcast views with stride 0 welcome) and one dtype, read as
+ * `loop` through cast buffers when it differs.  Same plan and threads as
+ * tl_reduce_pass: the result does not depend on the thread count. */
+tl_status tl_reduce_sumprod_pass(const tl_tensor *a, const tl_tensor *b, uint64_t mask,
+                                 tl_dtype loop, tl_tensor *acc);
+
+/* einsum's fused contraction (reduce_ops.c): out = (a * b).sum(dims in
+ * mask), in a's dtype, for a and b of one dtype and rank whose dims are
+ * equal or 1 (broadcast).  Accumulates as sum() does (int64, double,
+ * complex128) and casts once; integers wrap.  Host memory only. */
+tl_status tl_reduce_sumprod(const tl_tensor *a, const tl_tensor *b, uint64_t mask, tl_tensor *out);
 
 /* A device's pass, for inputs host code cannot read: tl_reduce_pass hands
  * them to tl_reduce_device_pass[device type], which the device's kernel

@@ -115,4 +115,13 @@ typedef struct {
 } tl_py_args_scan;
 PyObject *tl_py_impl_scan(tl_op op, const tl_py_args_scan *a);
 
+/* _sumprod(Tensor a, Tensor b, int[] dim) */
+typedef struct {
+  PyObject *a; /* borrowed */
+  PyObject *b; /* borrowed */
+  tl_py_ints dim;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_sumprod;
+PyObject *tl_py_impl_sumprod(const char *name, const tl_py_args_sumprod *a);
+
 #endif

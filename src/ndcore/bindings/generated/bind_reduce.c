@@ -188,3 +188,21 @@ PyObject *tl_py_binder_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
     return NULL;
   return tl_py_impl_scan(op, &a);
 }
+
+PyObject *tl_py_binder__sumprod(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  tl_py_error_fresh();
+  static const char *const names[] = {"a", "b", "dim", NULL};
+  const char *func = "_sumprod";
+  PyObject *v[3];
+  tl_py_args_sumprod a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "a", v[0], false, &a.a) < 0 ||
+      tl_py_arg_tensor(func, "b", v[1], false, &a.b) < 0 ||
+      tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_sumprod(func, &a);
+}

@@ -27,6 +27,8 @@ PyObject *tl_py_binder_max_min(tl_op op, PyObject *const *args, Py_ssize_t nargs
                                PyObject *kwnames);
 PyObject *tl_py_binder_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
+PyObject *tl_py_binder__sumprod(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
 PyObject *tl_py_binder_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 PyObject *tl_py_binder_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,

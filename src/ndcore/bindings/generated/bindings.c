@@ -262,6 +262,11 @@ PyMethodDef tl_py_generated_method_only[] = {
     {NULL, NULL, 0, NULL},
 };
 
+PyMethodDef tl_py_generated_reduce_functions[] = {
+    {"_sumprod", (PyCFunction)(void (*)(void))tl_py_binder__sumprod, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 PyMethodDef tl_py_generated_linalg_functions[] = {
     {"_linalg_inv_ex", (PyCFunction)(void (*)(void))tl_py_binder__linalg_inv_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"_linalg_cholesky_ex", (PyCFunction)(void (*)(void))tl_py_binder__linalg_cholesky_ex, METH_FASTCALL | METH_KEYWORDS, NULL},

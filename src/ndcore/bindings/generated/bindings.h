@@ -35,6 +35,7 @@ extern PyMethodDef tl_py_generated_methods[];
 /* Tensor methods only (@method). */
 extern PyMethodDef tl_py_generated_method_only[];
 /* Module functions only (@function), by family. */
+extern PyMethodDef tl_py_generated_reduce_functions[];
 extern PyMethodDef tl_py_generated_linalg_functions[];
 extern PyMethodDef tl_py_generated_fft_functions[];
 extern PyMethodDef tl_py_generated_shape_functions[];

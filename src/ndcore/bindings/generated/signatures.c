@@ -153,6 +153,12 @@ static const tl_py_param params_cumprod[] = {
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params__sumprod[] = {
+    {"a", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"b", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params_sort[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, 0, "-1"},
@@ -2354,6 +2360,8 @@ const tl_py_sig tl_py_sigs[] = {
      "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
     {"cumprod", "reduce", params_cumprod, 4, 2,
      "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
+    {"_sumprod", "reduce", params__sumprod, 3, 3,
+     "_sumprod(Tensor a, Tensor b, int[] dim)"},
     {"sort", "sort", params_sort, 5, 4,
      "sort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None)"},
     {"argsort", "sort", params_argsort, 5, 4,
@@ -2949,4 +2957,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 317;
+const int tl_py_sig_count = 318;
