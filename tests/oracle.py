@@ -233,16 +233,22 @@ def golden_calls(name):
     """The [call, outcome] pairs that scripts/golden_<name>.py recorded from
     PyTorch into tests/golden/<name>.json, and that script as a module (its
     describe() puts torchlike's results in the same form)."""
-    import importlib
     import json
-    import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "tests", "golden", name + ".json")) as f:
         calls = json.load(f)["calls"]
-    scripts = os.path.join(root, "scripts")
+    return calls, script("golden_" + name)
+
+
+def script(name):
+    """scripts/<name>.py as a module (the golden recorders, the fuzzers)."""
+    import importlib
+    import sys
+    scripts = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "scripts")
     if scripts not in sys.path:
         sys.path.append(scripts)
-    return calls, importlib.import_module("golden_" + name)
+    return importlib.import_module(name)
 
 
 def _nan_equal(d):

@@ -1,17 +1,13 @@
 """What scripts/fuzz_numpy_namespace.py found where torchlike.numpy differed
 from NumPy, each minimised to one call and checked against NumPy itself,
 and a short fixed-seed run of the fuzzer."""
-import importlib.util
-import os
 import warnings
 
 import numpy
 import pytest
 
 import torchlike.numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+from oracle import script
 
 def same(got, want):
     """got (a tensor) has want's (NumPy's) dtype, shape and values."""
@@ -566,11 +562,7 @@ def test_astype_copy_false_shares_exactly_when_numpy_does(a, order):
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_numpy_namespace", os.path.join(ROOT, "scripts", "fuzz_numpy_namespace.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script("fuzz_numpy_namespace")
 
 
 def test_fuzzer_short_run():

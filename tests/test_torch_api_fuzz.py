@@ -7,24 +7,16 @@ scalars, 0-d/empty/broadcast/non-contiguous tensors, reductions, a few shape
 ops) with PyTorch 2.15's outcome of each, written by the script's --record
 mode under PyTorch; here they are replayed on torchlike alone.
 """
-import importlib.util
 import json
-import os
 
 import numpy
 import pytest
 
 import torchlike as tl
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+from oracle import script
 
 def _fuzzer():
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_torch_api", os.path.join(ROOT, "scripts", "fuzz_torch_api.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script("fuzz_torch_api")
 
 
 FUZZ = _fuzzer()

@@ -799,8 +799,12 @@ class _ZeroBubble(PipelineScheduleMulti):
             raise ValueError("max_outstanding_sends must be a non-negative integer")
         super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
                          output_merge_spec, scale_grads)
+        self._check_microbatches(n_microbatches)
         self._backward_requires_autograd = backward_requires_autograd
         self._orders = None
+
+    def _check_microbatches(self, n_microbatches):
+        """Each schedule's own rule on the number of microbatches."""
 
     def _backward_order(self):
         if self._orders is None:
@@ -817,16 +821,7 @@ class ScheduleInterleavedZeroBubble(_ZeroBubble):
     """Zero bubble (ZB1P) over looped stages: rank ``r`` of ``P`` holds stages
     ``r, r + P, ...``; backwards split into I and W."""
 
-    def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
-                 kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True,
-                 backward_requires_autograd=True, defer_pp_recv=False, max_active_stages=3,
-                 unshard_lookahead="full", *, defer_reduce_grad_wait=False,
-                 max_outstanding_sends=None):
-        super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
-                         output_merge_spec, scale_grads, backward_requires_autograd,
-                         defer_pp_recv, max_active_stages, unshard_lookahead,
-                         defer_reduce_grad_wait=defer_reduce_grad_wait,
-                         max_outstanding_sends=max_outstanding_sends)
+    def _check_microbatches(self, n_microbatches):
         rounds = max(1, n_microbatches // self.pp_group_size)
         if n_microbatches % rounds:
             raise ValueError("Zero bubble requires the number of microbatches to be a "
@@ -851,16 +846,7 @@ class ScheduleDualPipeV(_ZeroBubble):
     _placement = "v"
     _stages_per_rank = 2
 
-    def __init__(self, stages, n_microbatches, loss_fn=None, args_chunk_spec=None,
-                 kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True,
-                 backward_requires_autograd=True, defer_pp_recv=False, max_active_stages=3,
-                 unshard_lookahead="full", *, defer_reduce_grad_wait=False,
-                 max_outstanding_sends=None):
-        super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
-                         output_merge_spec, scale_grads, backward_requires_autograd,
-                         defer_pp_recv, max_active_stages, unshard_lookahead,
-                         defer_reduce_grad_wait=defer_reduce_grad_wait,
-                         max_outstanding_sends=max_outstanding_sends)
+    def _check_microbatches(self, n_microbatches):
         if n_microbatches < self._num_stages:
             raise ValueError("DualPipeV requires at least as many microbatches as stages, but "
                              f"got {n_microbatches} microbatches and {self._num_stages} "
