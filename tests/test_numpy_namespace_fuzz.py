@@ -9,6 +9,7 @@ import pytest
 import torchlike.numpy as np
 from oracle import script
 
+
 def same(got, want):
     """got (a tensor) has want's (NumPy's) dtype, shape and values."""
     want = numpy.asarray(want)

@@ -15,6 +15,7 @@ import pytest
 import torchlike as tl
 from oracle import script
 
+
 def _fuzzer():
     return script("fuzz_torch_api")
 
