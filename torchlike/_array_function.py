@@ -360,8 +360,8 @@ def refuse(**values):
 
 
 def cast(x, dtype):
-    dtype = tl_dtype(dtype)
-    return x if dtype is None or x.dtype == dtype else x.to(dtype)
+    dtype = tl_dtype(dtype)  # a singleton: `is`, not the NumPy-aware __eq__
+    return x if dtype is None or x.dtype is dtype else x.to(dtype)
 
 
 def promote(*tensors):
