@@ -759,6 +759,15 @@ class PipelineScheduleMulti(_PipelineSchedule):
         return self._backward_order()
 
 
+def _check_rounds(name, n_microbatches, group_size):
+    """The looped schedules run microbatches in rounds of the group's size:
+    their number must be a multiple of the number of rounds."""
+    rounds = max(1, n_microbatches // group_size)
+    if n_microbatches % rounds:
+        raise ValueError(f"{name} requires the number of microbatches to be a multiple of the "
+                         f"number of rounds ({rounds}), but got {n_microbatches}.")
+
+
 class ScheduleInterleaved1F1B(PipelineScheduleMulti):
     """Interleaved 1F1B (Narayanan et al., 2021), looped stages."""
 
@@ -766,11 +775,7 @@ class ScheduleInterleaved1F1B(PipelineScheduleMulti):
                  kwargs_chunk_spec=None, output_merge_spec=None, scale_grads=True):
         super().__init__(stages, n_microbatches, loss_fn, args_chunk_spec, kwargs_chunk_spec,
                          output_merge_spec, scale_grads)
-        rounds = max(1, n_microbatches // self.pp_group_size)
-        if n_microbatches % rounds:
-            raise ValueError("Interleaved 1F1B requires the number of microbatches to be a "
-                             f"multiple of the number of rounds ({rounds}), "
-                             f"but got {n_microbatches}.")
+        _check_rounds("Interleaved 1F1B", n_microbatches, self.pp_group_size)
 
     def _backward_order(self):
         return _interleaved_order(self.rank, self.pp_group_size, self.n_local_stages,
@@ -822,11 +827,7 @@ class ScheduleInterleavedZeroBubble(_ZeroBubble):
     ``r, r + P, ...``; backwards split into I and W."""
 
     def _check_microbatches(self, n_microbatches):
-        rounds = max(1, n_microbatches // self.pp_group_size)
-        if n_microbatches % rounds:
-            raise ValueError("Zero bubble requires the number of microbatches to be a "
-                             f"multiple of the number of rounds ({rounds}), "
-                             f"but got {n_microbatches}.")
+        _check_rounds("Zero bubble", n_microbatches, self.pp_group_size)
 
 
 class ScheduleZBVZeroBubble(_ZeroBubble):

@@ -690,29 +690,31 @@ def _view_dim(ins, outs, d, n):
         return None
     if outs[o] == ins[d]:
         return o
-    in_pieces = chunk = None
     from .placement_types import chunk_sizes
     if outs[o] > ins[d]:  # merged with the next input dims
-        j, prod = d, 1
-        while j < len(ins) and prod < outs[o]:
-            prod *= ins[j]
-            j += 1
-        if prod != outs[o]:
+        if _leading_product(ins, d, outs[o]) != outs[o]:
             return None
-        tail = prod // ins[d]
+        tail = outs[o] // ins[d]
         in_pieces = [s * tail for s in chunk_sizes(ins[d], n)]
         chunk = chunk_sizes(outs[o], n)
     else:  # split into outs[o], outs[o+1], ...
-        j, prod = o, 1
-        while j < len(outs) and prod < ins[d]:
-            prod *= outs[j]
-            j += 1
-        if prod != ins[d]:
+        if _leading_product(outs, o, ins[d]) != ins[d]:
             return None
-        tail = prod // outs[o]
+        tail = ins[d] // outs[o]
         in_pieces = chunk_sizes(ins[d], n)
         chunk = [s * tail for s in chunk_sizes(outs[o], n)]
     return o if in_pieces == chunk else None
+
+
+def _leading_product(sizes, start, target):
+    """The product of sizes[start], sizes[start + 1] ... up to the first that
+    reaches target (equal to it when those dims make exactly target)."""
+    prod = 1
+    for size in sizes[start:]:
+        if prod >= target:
+            break
+        prod *= size
+    return prod
 
 
 def _reshape(func, name, args, kwargs):
