@@ -699,26 +699,16 @@ def run_case(rng, names, verbose=False, ufunc_keywords=True):
     out0 = nkw["out"].copy() if isinstance(nkw.get("out"), N.ndarray) else None
     results = [attempt(fn, ns, a, k) for ns, a, k in ((N, nargs, nkw), (tnp, targs, tkw))]
     (n_res, n_exc), (t_res, t_exc) = results
-    if out0 is not None and opts.get("ufunc") and n_exc is None and t_exc is None:
-        loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
-        if loop is not None:
-            # out= hides the loop's dtype, which torchlike's promotion picks
-            # (docs/numpy.md, Promotion (by design)): NumPy in that loop is
-            # the oracle, into the out array as it was
-            nargs = [a.astype(loop) if isinstance(a, N.ndarray) else a for a in nargs]
+    loop = documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0) \
+        if n_exc is None and t_exc is None else None
+    if loop is not None:
+        # the dtype torchlike's promotion computes in (docs/numpy.md, Promotion
+        # (by design)) where NumPy's differs and the result does not show it:
+        # NumPy in that dtype is the oracle, into the out array as it was
+        nargs = [a.astype(loop) if isinstance(a, N.ndarray) else a for a in nargs]
+        if out0 is not None:
             nkw["out"][...] = out0
-            n_res, n_exc = attempt(fn, N, nargs, nkw)
-    if opts.get("ufunc") in COMPARISONS and n_exc is None and t_exc is None and \
-            "dtype" not in nkw:
-        loop = compared_in(nargs, targs)
-        if loop is not None:
-            # the operands meet in the dtype of torchlike's promotion (int32
-            # with float16 is float16; docs/numpy.md, Promotion (by design)),
-            # NumPy's is wider: NumPy in that dtype is the oracle
-            nargs = [a.astype(loop) if isinstance(a, N.ndarray) else a for a in nargs]
-            if out0 is not None:
-                nkw["out"][...] = out0
-            n_res, n_exc = attempt(fn, N, nargs, nkw)
+        n_res, n_exc = attempt(fn, N, nargs, nkw)
     why = skip_reason(name, nkw, n_exc, n_res, t_exc, t_res, g, nargs)
     if why:
         return desc, None
@@ -754,6 +744,19 @@ def promoted_loop(fn, g, name, nargs, nkw, targs, tkw):
     if got != want.name and got == pytorch_promotion(g, nargs, want, name, inputs):
         return got
     return None
+
+
+def documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0):
+    """The loop dtype torchlike's documented promotion picks where it is
+    hidden from the comparison -- by out= (exp(uint32) into a float64 out
+    runs in float32), or by a comparison's bool result (int32 with float16
+    meets in float16) -- and differs from NumPy's; else None."""
+    loop = None
+    if out0 is not None and opts.get("ufunc"):
+        loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
+    if loop is None and opts.get("ufunc") in COMPARISONS and "dtype" not in nkw:
+        loop = compared_in(nargs, targs)
+    return loop
 
 
 def compared_in(nargs, targs):
