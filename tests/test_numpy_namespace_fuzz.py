@@ -516,6 +516,16 @@ def test_half_precision_rounds_the_other_operand(fn):
     same(got, want)
 
 
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod"])
+def test_integer_division_by_a_false_bool_keeps_the_dtype(name):
+    # NumPy's 0 where the divisor is False, in the integer's dtype (the
+    # zeros replaced by a weak 1 made the divisor, and the result, int64)
+    want, got = both(lambda ns, a, b: getattr(ns, name)(a, b),
+                     numpy.array([-37, 87, -5, 71], numpy.int16),
+                     numpy.array([False, True, False, True]))
+    same(got, want)
+
+
 def test_bool_reduction_dtype_reads_nonzero():
     # dtype=bool reads 0.5 as True (a cast), not through an int64 loop
     a = numpy.array([[-1.0, 4.0, 0.5]], numpy.float32)

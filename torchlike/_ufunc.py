@@ -94,7 +94,11 @@ def numpy_division(op):
             if str(error) != "ZeroDivisionError":
                 raise
         zero = _C.eq(b, 0) if isinstance(b, _C.Tensor) else _C.tensor(True)
-        result = _C.where(zero, 0, op(a, _C.where(zero, 1, b) if isinstance(b, _C.Tensor) else 1))
+        # the zeros replaced by a one of b's own dtype (a bool False by True:
+        # a weak 1 would make the divisor, and the result, int64)
+        safe = _C.where(zero, _C.ones((), dtype=b.dtype, device=b.device), b) \
+            if isinstance(b, _C.Tensor) else 1
+        result = _C.where(zero, 0, op(a, safe))
         _divide_by_zero(op.__name__)
         if out is None:
             return result
