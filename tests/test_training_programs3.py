@@ -223,9 +223,10 @@ def test_grad_of_a_non_leaf_warns_as_pytorch():
 
 
 def test_deprecated_defaults_warn_once_per_process():
-    """meshgrid without indexing, cross without dim and stft without a
-    window warn the first time only, as PyTorch's TORCH_WARN_ONCE; run in a
-    fresh process, since the first call may have come earlier here."""
+    """meshgrid without indexing, cross without dim, stft without a window
+    and float() of a tensor that requires grad warn the first time only, as
+    PyTorch's TORCH_WARN_ONCE; run in a fresh process, since the first call
+    may have come earlier here."""
     import subprocess
     import sys
     code = ("import warnings, torchlike as T\n"
@@ -238,10 +239,13 @@ def test_deprecated_defaults_warn_once_per_process():
             "        T.meshgrid(T.ones(2), indexing='xy')\n"
             "        T.cross(T.ones(3, 3), T.ones(3, 3), dim=0)\n"
             "        T.stft(T.ones(64), 16, window=T.ones(16), return_complex=True)\n"
+            "        x = T.ones((), requires_grad=True)\n"
+            "        float(x.detach()), int(x), x.item(), bool(x), float(x * 2), float(x)\n"
             "print([str(m.message).split(':')[0][:30] for m in w])\n")
     import os
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=root).stdout
     assert out.strip() == str(["torch.meshgrid", "Using torch.cross without spec",
-                               "A window was not provided. A r"])
+                               "A window was not provided. A r",
+                               "Converting a tensor with requi"])

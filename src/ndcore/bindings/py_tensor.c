@@ -729,10 +729,25 @@ static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject 
   return r;
 }
 
+/* float(loss) on a tensor with a history drops the history: PyTorch says so
+ * once per process (only float(), not int(), item() or bool()). */
+static int warn_float_of_grad(PyObject *self)
+{
+  static bool warned;
+  if (warned || !((tl_py_tensor *)self)->requires_grad)
+    return 0;
+  warned = true;
+  return PyErr_WarnEx(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a "
+                      "scalar may lead to unexpected behavior.\nConsider using tensor.detach() "
+                      "first.", 1);
+}
+
 static PyObject *tensor_float(PyObject *self)
 {
   if (tl_py_tf_wanted(&self, 1))
     return tl_py_tf_dispatch_attr("__float__", &self, 1);
+  if (warn_float_of_grad(self) < 0)
+    return NULL;
   return tensor_scalar_as(self, PyNumber_Float);
 }
 static PyObject *tensor_int(PyObject *self)
