@@ -280,7 +280,7 @@ def test_grad_fn_names_and_next_functions():
     assert a.name() == "AddBackward0"
     (m, _), (acc_x, _) = a.next_functions
     assert m.name() == "MulBackward0"
-    assert acc_x.name() == "AccumulateGrad" and acc_x.variable is x
+    assert acc_x.name() == "torch::autograd::AccumulateGrad" and acc_x.variable is x
     (acc_x2, _), (acc_w, _) = m.next_functions
     assert acc_x2 is acc_x and acc_w.variable is w
     c = torch.tensor([1.0], dtype=torch.float64)

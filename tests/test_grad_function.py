@@ -99,7 +99,7 @@ def test_next_functions_point_at_inputs():
     assert p.grad_fn is s.grad_fn
     (a, _), (b, _) = p.grad_fn.next_functions
     assert a.name() == "MulBackward0"
-    assert b.name() == "AccumulateGrad" and b.variable is w
+    assert b.name() == "torch::autograd::AccumulateGrad" and b.variable is w
 
 
 def test_gradcheck_cube_and_exp():

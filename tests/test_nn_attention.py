@@ -453,7 +453,7 @@ def test_self_attention_saves_one_projection_and_no_copy_of_its_input():
     mha = T.nn.MultiheadAttention(E, H, batch_first=True)
     x = T.randn(N, L, E, requires_grad=True)
     out, _ = mha(x, x, x, need_weights=False)
-    sdpa = _node(out, "scaledDotProductFlashAttentionForCpuBackward0")
+    sdpa = _node(out, "ScaledDotProductFlashAttentionForCpuBackward0")
     q, k, v = sdpa._saved_tensors[:3]
     # q, k and v are views of the one (E -> 3E) in-projection, not copies
     assert q.untyped_storage().data_ptr() == k.untyped_storage().data_ptr() \

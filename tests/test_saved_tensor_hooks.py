@@ -280,7 +280,7 @@ def test_node_class_and_gradient_edge():
     edge = get_gradient_edge(y)
     assert edge.node is y.grad_fn and edge.output_nr == 0
     leaf_edge = get_gradient_edge(x)
-    assert leaf_edge.node.name() == "AccumulateGrad" and leaf_edge.node.variable is x
+    assert leaf_edge.node.name() == "torch::autograd::AccumulateGrad" and leaf_edge.node.variable is x
     with pytest.raises(RuntimeError, match="does not require gradients"):
         get_gradient_edge(torch.ones(2))
     v = x.detach()

@@ -448,6 +448,8 @@ def _complex_view(r):
 class _ViewAsReal(Function):
     """The dtype view with its gradient viewed back (Tensor.view(dtype) is not
     differentiable, as in PyTorch; view_as_real is)."""
+    _backward_name = "ViewAsRealBackward0"
+
     @staticmethod
     def forward(ctx, z):
         return _real_view(z)
@@ -458,6 +460,8 @@ class _ViewAsReal(Function):
 
 
 class _ViewAsComplex(Function):
+    _backward_name = "ViewAsComplexBackward0"
+
     @staticmethod
     def forward(ctx, r):
         return _complex_view(r)

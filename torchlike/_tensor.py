@@ -24,7 +24,7 @@ def _repr(self):
                        default_float=_C.get_default_dtype().name,
                        device=str(self.device),
                        requires_grad=self.requires_grad and grad_fn is None,
-                       grad_fn_name=None if grad_fn is None else grad_fn.name())
+                       grad_fn_name=None if grad_fn is None else type(grad_fn).__name__)
 
 
 def _format(self, spec):

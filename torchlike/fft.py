@@ -94,6 +94,8 @@ def _scaled(y, scale):
 
 
 class _C2C(Function):
+    _backward_name = "FftC2CBackward0"
+
     @staticmethod
     def forward(ctx, x, dims, inverse, scale):
         ctx.dims, ctx.inverse, ctx.scale = dims, inverse, scale
@@ -105,6 +107,8 @@ class _C2C(Function):
 
 
 class _R2C(Function):
+    _backward_name = "FftR2CBackward0"
+
     @staticmethod
     def forward(ctx, x, dims, scale):
         ctx.dims, ctx.scale, ctx.n = dims, scale, x.shape[dims[-1]]
@@ -118,6 +122,8 @@ class _R2C(Function):
 
 
 class _C2R(Function):
+    _backward_name = "FftC2RBackward0"
+
     @staticmethod
     def forward(ctx, x, dims, n, scale):
         ctx.dims, ctx.scale = dims, scale

@@ -317,6 +317,37 @@ static void block_diag(tl_grad_ctx *c, PyObject *g)
   }
 }
 
+/* cartesian_prod(x0, ..., xn-1): column i of the (N, n) result is xi laid
+ * along dim i of an n0 x ... x nn-1 grid; its gradient is that column's
+ * grid summed over the other dims.  One input comes back as itself. */
+static void cartesian_prod(tl_grad_ctx *c, PyObject *g)
+{
+  PyObject *xs = tensor_args(c);
+  Py_ssize_t n = xs ? PyTuple_GET_SIZE(xs) : 0;
+  PyObject *grid = n > 1 ? tl_grad_keep(c, PyTuple_New(n)) : NULL;
+  for (Py_ssize_t i = 0; grid && i < n; i++)
+    PyTuple_SET_ITEM(grid, i, PyLong_FromLongLong(tl_py_t(PyTuple_GET_ITEM(xs, i))->shape[0]));
+  for (Py_ssize_t i = 0; xs && i < n && !PyErr_Occurred(); i++) {
+    PyObject *x = PyTuple_GET_ITEM(xs, i);
+    if (!NEEDS(x))
+      continue;
+    if (n == 1) {
+      SEND(x, g);
+      continue;
+    }
+    PyObject *others = tl_grad_keep(c, PyList_New(0));
+    for (Py_ssize_t d = 0; others && d < n; d++) {
+      PyObject *v = d == i ? NULL : PyLong_FromSsize_t(d);
+      if (v && PyList_Append(others, v) < 0)
+        others = NULL;
+      Py_XDECREF(v);
+    }
+    PyObject *column = CALL("select", "OLL", g, 1LL, (long long)i);
+    column = CALL("reshape", "OO", column, grid);
+    SEND(x, CALL("sum", "O|{s:O}", column, "dim", others));
+  }
+}
+
 /* The largest storage position a non-empty view reaches. */
 static int64_t last_position(int nd, const int64_t *shape, const int64_t *strides, int64_t offset)
 {
@@ -625,6 +656,9 @@ static void backward(tl_grad_ctx *c)
   case TL_GRAD_BLOCK_DIAG:
     block_diag(c, G(0));
     break;
+  case TL_GRAD_CARTESIAN_PROD:
+    cartesian_prod(c, G(0));
+    break;
   case TL_GRAD_PAD:
     pad(c, x, G(0));
     break;
@@ -646,7 +680,7 @@ void tl_grad_formulas_shape_init(void)
       TL_GRAD_COLUMN_STACK, TL_GRAD_FLIP, TL_GRAD_FLIPLR, TL_GRAD_FLIPUD, TL_GRAD_ROLL,
       TL_GRAD_ROT90, TL_GRAD_REPEAT, TL_GRAD_TILE, TL_GRAD_REPEAT_INTERLEAVE, TL_GRAD_TRIL,
       TL_GRAD_TRIU, TL_GRAD_DIAG, TL_GRAD_DIAG_EMBED, TL_GRAD_DIAGFLAT, TL_GRAD_NARROW_COPY,
-      TL_GRAD_MESHGRID, TL_GRAD_BLOCK_DIAG, TL_GRAD_PAD, TL_GRAD_SELECT_SCATTER,
+      TL_GRAD_MESHGRID, TL_GRAD_BLOCK_DIAG, TL_GRAD_CARTESIAN_PROD, TL_GRAD_PAD, TL_GRAD_SELECT_SCATTER,
       TL_GRAD_SLICE_SCATTER, TL_GRAD_DIAGONAL_SCATTER,
   };
   /* these read tensors of the call other than x (a repeats or indices

@@ -103,8 +103,14 @@ tl_edge tl_py_tensor_edge(tl_py_tensor *t);
 /* Save `obj` (source itself, or its stub or copy) as an input whose gradient
  * goes where source's does. */
 int tl_py_saved_input_init(tl_saved_input *in, PyObject *obj, tl_py_tensor *source);
-/* "MulBackward0" from "mul". */
+/* node_names.c: "MulBackward0" from "mul"; the name PyTorch gives the node of
+ * a call of `formula` (its overload: SumBackward1 for sum(dim)), result the
+ * call's result; and the class of the nodes of a name (a new reference is
+ * not returned: the class lives as long as the process). */
 PyObject *tl_py_node_name(const char *op_name);
+PyObject *tl_grad_node_name(int formula, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, PyObject *result);
+PyTypeObject *tl_py_node_class(PyObject *name);
 
 /* ---- recording ---- */
 /* Run impl(args) with grad mode off and record the call as formula `formula`.

@@ -20,23 +20,6 @@ static uint64_t next_seq;
 static _Thread_local PyObject *creation_hooks;
 static _Thread_local bool in_creation_hook;
 
-PyObject *tl_py_node_name(const char *op_name)
-{
-  char buf[128];
-  size_t n = 0;
-  bool upper = true;
-  for (const char *p = op_name; *p && n < sizeof buf - 16; p++) {
-    if (*p == '_') {
-      upper = n > 0;
-      continue;
-    }
-    buf[n++] = upper && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
-    upper = false;
-  }
-  buf[n] = '\0';
-  return PyUnicode_FromFormat("%sBackward0", buf);
-}
-
 tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name)
 {
   if (in_creation_hook) {
@@ -46,7 +29,10 @@ tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name)
                  "of type %U while a hook was running.", name);
     return NULL;
   }
-  tl_py_node *node = PyObject_GC_New(tl_py_node, tl_py_node_type);
+  PyTypeObject *cls = tl_py_node_class(name);
+  if (!cls)
+    return NULL;
+  tl_py_node *node = PyObject_GC_New(tl_py_node, cls);
   if (!node)
     return NULL;
   memset((char *)node + sizeof(PyObject), 0, sizeof *node - sizeof(PyObject));
@@ -65,7 +51,7 @@ tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf)
   if (leaf->grad_acc)
     return (tl_py_node *)Py_NewRef(leaf->grad_acc);
   static PyObject *name;
-  if (!name && !(name = PyUnicode_InternFromString("AccumulateGrad")))
+  if (!name && !(name = PyUnicode_InternFromString("torch::autograd::AccumulateGrad")))
     return NULL;
   tl_py_node *node = tl_py_node_new(TL_NODE_ACCUMULATE, -1, name);
   if (!node)
@@ -212,7 +198,7 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg)
 
 static PyObject *node_repr(PyObject *self)
 {
-  return PyUnicode_FromFormat("<%U object at %p>", ((tl_py_node *)self)->name, self);
+  return PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self)->tp_name, self);
 }
 
 static PyObject *node_name_method(PyObject *self, PyObject *unused)
@@ -341,7 +327,8 @@ static PyType_Slot node_slots[] = {
 static PyType_Spec node_spec = {
     .name = "torchlike._C.Node",
     .basicsize = sizeof(tl_py_node),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE |
+             Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = node_slots,
 };
 

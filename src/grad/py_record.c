@@ -230,7 +230,7 @@ static int copy_slices(PyObject *view)
 {
   tl_py_tensor *v = (tl_py_tensor *)view, *b = (tl_py_tensor *)v->base;
   static PyObject *name;
-  if (!name && !(name = PyUnicode_InternFromString("CopySlices")))
+  if (!name && !(name = PyUnicode_InternFromString("torch::autograd::CopySlices")))
     return -1;
   PyObject *args[5] = {stub_of((PyObject *)b), stub_of(view), /* the formula reads shapes only */
                        tl_py_size_new(v->t.ndim, v->t.shape), int_tuple(v->t.ndim, v->t.strides),
@@ -400,14 +400,8 @@ static bool differentiable(PyObject *o)
 static PyObject *formula_node_name(int formula)
 {
   static PyObject *names[TL_GRAD_COUNT];
-  if (!names[formula]) {
-    const char *n = tl_grad_formula_name(formula);
-    if (!strcmp(n, "__getitem__"))
-      n = "index";
-    else if (!strcmp(n, "__setitem__"))
-      n = "index_put";
-    names[formula] = tl_py_node_name(n);
-  }
+  if (!names[formula])
+    names[formula] = tl_grad_node_name(formula, NULL, 0, NULL, NULL);
   return names[formula];
 }
 
@@ -741,7 +735,10 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     any |= differentiable(PyTuple_GET_ITEM(outs, i));
   if (!any && !target)
     goto done; /* comparisons, argmax, integer results: no graph */
-  if (!(node = tl_py_node_new(TL_NODE_FORMULA, formula, formula_node_name(formula))))
+  PyObject *name = tl_grad_node_name(formula, args, nargs, kwnames, result);
+  node = name ? tl_py_node_new(TL_NODE_FORMULA, formula, name) : NULL;
+  Py_XDECREF(name);
+  if (!node)
     goto fail;
   if (save_call(node, args, nargs, kwnames, target, old, flags) < 0)
     goto fail;

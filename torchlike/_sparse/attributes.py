@@ -258,7 +258,7 @@ def _repr(s, *, tensor_contents=None):
         for name, t in parts)
     gf = s._vals.grad_fn
     if gf is not None:
-        suffixes.append(f"grad_fn=<{gf.name()}>")
+        suffixes.append(f"grad_fn=<{type(gf).__name__}>")
     elif s._vals.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes("tensor(" + body, suffixes, indent, s._layout is sparse_coo)

@@ -180,10 +180,13 @@ def _expandable(shape, target):
 
 
 class _FunctionMeta(type):
-    """Gives each Function subclass its node name, as PyTorch does."""
+    """Gives each Function subclass its node name, as PyTorch does (the
+    library's own Functions that stand for a PyTorch op name theirs as that
+    op's node, in ``_backward_name``)."""
 
     def __init__(cls, name, bases, attrs):
-        cls._backward_name = name + "Backward"
+        if "_backward_name" not in attrs:
+            cls._backward_name = name + "Backward"
         super().__init__(name, bases, attrs)
 
 

@@ -916,7 +916,7 @@ def _repr(nt):
         lines.append("\n".join("  " + line for line in repr(shown).split("\n")))
     tail = ""
     if grad:
-        tail = ", requires_grad=True" if _is_leaf(nt) else f", grad_fn=<{_grad_fn(nt).name()}>"
+        tail = ", requires_grad=True" if _is_leaf(nt) else f", grad_fn=<{type(_grad_fn(nt)).__name__}>"
     return "nested_tensor([\n" + ",\n".join(lines) + "\n]" + tail + ")"
 
 
