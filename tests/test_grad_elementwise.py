@@ -33,7 +33,7 @@ GRADCHECKED = {
 # Outputs of these never carry history.
 NON_DIFFERENTIABLE = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "nextafter",
+    "logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
     "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
     "bitwise_right_shift",
 }
@@ -542,7 +542,6 @@ def test_non_differentiable_outputs_have_no_history():
         "logical_xor": tl.logical_xor(x, y), "logical_not": tl.logical_not(x),
         "isnan": tl.isnan(x), "isinf": x.isinf(), "isfinite": tl.isfinite(x),
         "isposinf": tl.isposinf(x), "isneginf": tl.isneginf(x), "signbit": tl.signbit(x),
-        "nextafter": tl.nextafter(x, y),
         "bitwise_not": tl.bitwise_not(x > 0), "bitwise_and": (x > 0) & (y > 0),
         "bitwise_or": tl.bitwise_or(x > 0, y > 0), "bitwise_xor": (x > 0) ^ (y < 0),
         "bitwise_left_shift": tl.bitwise_left_shift((x > 0).int(), 1),
@@ -551,7 +550,8 @@ def test_non_differentiable_outputs_have_no_history():
     assert set(outs) == NON_DIFFERENTIABLE
     for name, out in outs.items():
         assert out.grad_fn is None and not out.requires_grad, name
-    assert_close(tl.nextafter(x, y), np.nextafter(x.detach().cpu().numpy(), y.detach().cpu().numpy()))
+    assert_close(tl.nextafter(x, y).detach(),
+                 np.nextafter(x.detach().cpu().numpy(), y.detach().cpu().numpy()))
     names = tl._C._grad_formulas()
     for name in NON_DIFFERENTIABLE:
         assert names[name] is False, name
@@ -621,9 +621,15 @@ def test_saved_tensor_modified_in_place():
     assert_close(x.grad, np.cos(x.detach().cpu().numpy()))
 
 
-def test_nextafter_inplace_on_history_raises_at_backward():
+def test_nextafter_passes_the_gradient_to_x_and_zeros_to_y():
+    """PyTorch's formula: one ulp towards y moves with x (d/dx = 1) and does
+    not depend on y (zeros), out of place and in place."""
     x, y = leaf(values((3,), 0.5, 2)), leaf(values((3,), 0.5, 2))
-    t = x * 1
+    assert tl.autograd.gradcheck(lambda a: tl.nextafter(a, y.detach()), (x,))
+    tl.nextafter(x, y).sum().backward()
+    assert x.grad.tolist() == [1.0] * 3 and y.grad.tolist() == [0.0] * 3
+    x.grad = y.grad = None
+    t = x * 2
     t.nextafter_(y)
-    with pytest.raises(NotImplementedError, match="nextafter"):
-        t.sum().backward()
+    (t * 3).sum().backward()
+    assert x.grad.tolist() == [6.0] * 3 and y.grad.tolist() == [0.0] * 3

@@ -507,6 +507,12 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
     if (NEEDS(y))
       SEND(y, zeros(c, g));
     break;
+  case TL_OP_NEXTAFTER: /* one step towards y: PyTorch passes g to x and zeros to y */
+    if (NEEDS(x))
+      SEND(x, g);
+    if (NEEDS(y))
+      SEND(y, zeros(c, g));
+    break;
   case TL_OP_LDEXP: /* x * 2^y: 2^y for x, r ln 2 for y */
     if (NEEDS(x))
       SEND(x, CALL("mul", "OO", g, CALL("exp2", "O", X(1, "other"))));
@@ -629,7 +635,7 @@ void tl_grad_formulas_elementwise_init(void)
       TL_OP_ADD, TL_OP_SUB, TL_OP_MUL, TL_OP_DIV, TL_OP_TRUNC_DIVIDE, TL_OP_FLOOR_DIVIDE,
       TL_OP_REMAINDER, TL_OP_FMOD, TL_OP_POW, TL_OP_FLOAT_POWER, TL_OP_ATAN2, TL_OP_HYPOT,
       TL_OP_LOGADDEXP, TL_OP_LOGADDEXP2, TL_OP_COPYSIGN, TL_OP_XLOGY, TL_OP_MINIMUM,
-      TL_OP_MAXIMUM, TL_OP_FMIN, TL_OP_FMAX, TL_OP_POLYGAMMA, TL_OP_LDEXP,
+      TL_OP_MAXIMUM, TL_OP_FMIN, TL_OP_FMAX, TL_OP_POLYGAMMA, TL_OP_LDEXP, TL_OP_NEXTAFTER,
       /* where, clamp */
       TL_OP_WHERE, TL_OP_CLAMP,
       /* copies and casts */
@@ -637,7 +643,6 @@ void tl_grad_formulas_elementwise_init(void)
       TL_GRAD_HALF, TL_GRAD_BFLOAT16, TL_GRAD_CFLOAT, TL_GRAD_CDOUBLE, TL_GRAD_COPY_,
       TL_GRAD_FILL_, TL_GRAD_ZERO_, TL_GRAD_REAL, TL_GRAD_IMAG};
   TL_GRAD_REGISTER(ids, backward, 0);
-  tl_grad_nondifferentiable[TL_OP_NEXTAFTER] = true;
 
   /* What each formula never reads back: the node keeps only shapes of it.
    * Stubs lose the device, so formulas that move a gradient to an input's
