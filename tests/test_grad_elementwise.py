@@ -24,7 +24,7 @@ GRADCHECKED = {
     "angle", "nan_to_num",
     "add", "sub", "mul", "div", "trunc_divide", "floor_divide", "remainder", "fmod", "pow",
     "float_power", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy",
-    "_polygamma", "minimum", "maximum", "fmin", "fmax",
+    "_polygamma", "minimum", "maximum", "fmin", "fmax", "nextafter",
     "where", "clamp",
     "clone", "contiguous", "to", "cpu", "float", "double", "half", "bfloat16", "cfloat",
     "cdouble", "copy_", "fill_", "zero_", "real", "imag",

@@ -22,7 +22,7 @@ NON_DIFFERENTIABLE = {
     # index-valued reductions and searches
     "argmax", "argmin", "all", "any", "count_nonzero", "argsort", "searchsorted", "bucketize",
     "nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
-    "nextafter", "gcd", "lcm", "_frexp_exponent",
+    "gcd", "lcm", "_frexp_exponent",
     # recorded without a derivative: backward raises, as PyTorch's does
     "heaviside",
     # torch.special functions whose outputs PyTorch does not differentiate

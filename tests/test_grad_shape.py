@@ -22,7 +22,7 @@ GRADCHECKED = {
     "atleast_2d", "atleast_3d", "cat", "concat", "concatenate", "stack", "hstack", "vstack",
     "row_stack", "dstack", "column_stack", "flip", "fliplr", "flipud", "roll", "rot90",
     "repeat", "tile", "repeat_interleave", "tril", "triu", "diag", "diag_embed", "diagflat",
-    "narrow_copy", "meshgrid", "block_diag", "_pad", "select_scatter", "slice_scatter",
+    "narrow_copy", "meshgrid", "block_diag", "cartesian_prod", "_pad", "select_scatter", "slice_scatter",
     "diagonal_scatter",
 }
 
@@ -156,6 +156,8 @@ CASES = [
     ("meshgrid", "ij_list", lambda x, y: torch.meshgrid([x, y], indexing="ij"), [(2,), (3,)]),
     ("meshgrid", "one_used", lambda x, y: torch.meshgrid(x, y, indexing="xy")[1], [(2,), (3,)]),
     ("block_diag", "mixed", lambda x, y, z: torch.block_diag(x, y, z), [(2, 3), (2,), ()]),
+    ("cartesian_prod", "three", lambda x, y: torch.cartesian_prod(x, y, x), [(3,), (2,)]),
+    ("cartesian_prod", "one", lambda x: torch.cartesian_prod(x), [(4,)]),
     ("_pad", "constant", lambda x: F.pad(x, (1, 2)), [(2, 3)]),
     ("_pad", "constant_crop", lambda x: F.pad(x, (1, -1, 2, 0), value=0.5), [(2, 3, "nc")]),
     ("_pad", "reflect", lambda x: F.pad(x, (2, 1), mode="reflect"), [(2, 4)]),

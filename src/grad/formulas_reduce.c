@@ -842,9 +842,10 @@ static void backward(tl_grad_ctx *c)
 void tl_grad_formulas_reduce_init(void)
 {
   /* argmax, argmin, all, any, count_nonzero, argsort, searchsorted, bucketize
-   * return integers or bools: no graph.  unique, unique_consecutive, histc and
+   * return integers or bools: no graph.  unique, unique_consecutive and
    * bincount (with float weights) have no derivative, as in PyTorch: their
-   * backward raises NotImplementedError. */
+   * backward raises NotImplementedError.  histc's result has no graph at all
+   * (PyTorch declares it non-differentiable). */
   static const int ids[] = {
       TL_OP_SUM,       TL_OP_NANSUM,   TL_OP_PROD,        TL_OP_MEAN,     TL_OP_NANMEAN,
       TL_OP_VAR,       TL_OP_STD,      TL_OP_AMAX,        TL_OP_AMIN,     TL_OP_LOGSUMEXP,
@@ -856,6 +857,7 @@ void tl_grad_formulas_reduce_init(void)
       TL_OP_ADDMM,     TL_OP_ADDBMM,   TL_OP_BADDBMM,     TL_OP_ADDMV,    TL_OP_ADDR,
       TL_OP_TENSORDOT, TL_OP_KRON,     TL_OP_TRACE};
   TL_GRAD_REGISTER(ids, backward, 0);
+  tl_grad_nondifferentiable[TL_OP_HISTC] = true;
   /* What the tape need not keep: these formulas read only shapes ... */
   static const int shapes_only[] = {TL_OP_SUM,  TL_OP_MEAN,     TL_OP_CUMSUM, TL_OP_TRACE,
                                     TL_OP_SORT, TL_OP_TOPK,     TL_OP_MODE,   TL_OP_CUMMAX,
