@@ -119,7 +119,7 @@ def test_node_classes():
     acc = node.next_functions[0][0]
     assert type(acc).__name__ == "AccumulateGrad"
     assert acc.name() == "torch::autograd::AccumulateGrad"
-    assert repr(y) == "tensor([2., 2.], grad_fn=<MulBackward0>)"
+    assert repr(y).endswith(", grad_fn=<MulBackward0>)")
     with pytest.raises(TypeError):
         type(node)()
 

@@ -56,7 +56,7 @@ static PyObject *finish_out(tl_status status, tl_tensor *t, PyObject *out)
                  tl_shape_str(a, sizeof a, tl_py_t(out)->ndim, tl_py_t(out)->shape),
                  tl_shape_str(b, sizeof b, t->ndim, t->shape));
   else if (!tl_can_cast(t->dtype, tl_py_t(out)->dtype)) /* floats into a bool out (PyTorch) */
-    PyErr_Format(PyExc_TypeError, "torch.cat(): input types can't be cast to the desired output "
+    PyErr_Format(tl_py_cast_error, "torch.cat(): input types can't be cast to the desired output "
                  "type %s", tl_dtype_names[tl_py_t(out)->dtype]);
   else if (tl_tensor_copy(tl_py_t(out), t) != TL_OK)
     tl_py_raise();

@@ -19,6 +19,8 @@ static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
 /* ---- errors --------------------------------------------------------------------- */
 
 static PyObject *linalg_error; /* torchlike.linalg.LinAlgError, set from Python */
+/* torchlike.BroadcastError, DtypeError, CastError: tl_error.h */
+PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error;
 
 PyObject *tl_py_raise(void)
 {
@@ -34,6 +36,9 @@ PyObject *tl_py_raise(void)
   case TL_ERR_LINALG: exc = linalg_error ? linalg_error : PyExc_RuntimeError; break;
   case TL_ERR_AXIS: exc = PyExc_IndexError; break;
   case TL_ERR_OUT_OF_MEMORY: exc = tl_py_oom_error ? tl_py_oom_error : PyExc_MemoryError; break;
+  case TL_ERR_BROADCAST: exc = tl_py_broadcast_error; break;
+  case TL_ERR_DTYPE: exc = tl_py_dtype_error; break;
+  case TL_ERR_CAST: exc = tl_py_cast_error; break;
   case TL_OK: exc = PyExc_SystemError; break;
   default: exc = PyExc_ValueError; break;
   }
@@ -1049,8 +1054,38 @@ int tl_py_tensor_add_methods(PyMethodDef *methods)
   return 0;
 }
 
+/* An exception class of two built-in bases, added to the module. */
+static PyObject *two_class_error(PyObject *module, const char *name, PyObject *a, PyObject *b,
+                                 const char *doc)
+{
+  char full[64];
+  snprintf(full, sizeof full, "torchlike.%s", name);
+  PyObject *bases = PyTuple_Pack(2, a, b);
+  PyObject *cls = bases ? PyErr_NewExceptionWithDoc(full, doc, bases, NULL) : NULL;
+  Py_XDECREF(bases);
+  if (cls && PyModule_AddObjectRef(module, name, cls) < 0)
+    Py_CLEAR(cls);
+  return cls;
+}
+
+static int errors_init(PyObject *module)
+{
+  tl_py_broadcast_error = two_class_error(
+      module, "BroadcastError", PyExc_ValueError, PyExc_RuntimeError,
+      "Shapes that do not broadcast: NumPy's ValueError and PyTorch's RuntimeError.");
+  tl_py_dtype_error = two_class_error(
+      module, "DtypeError", PyExc_TypeError, PyExc_NotImplementedError,
+      "An op without a loop for a dtype: NumPy's TypeError and PyTorch's NotImplementedError.");
+  tl_py_cast_error = two_class_error(
+      module, "CastError", PyExc_TypeError, PyExc_RuntimeError,
+      "A result that cannot be cast into out=: NumPy's TypeError and PyTorch's RuntimeError.");
+  return tl_py_broadcast_error && tl_py_dtype_error && tl_py_cast_error ? 0 : -1;
+}
+
 int tl_py_tensor_types_init(PyObject *module)
 {
+  if (errors_init(module) < 0)
+    return -1;
   size_type = (PyTypeObject *)PyType_FromSpecWithBases(&size_spec, (PyObject *)&PyTuple_Type);
   if (!size_type || PyModule_AddObjectRef(module, "Size", (PyObject *)size_type) < 0)
     return -1;

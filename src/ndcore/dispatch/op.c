@@ -47,7 +47,7 @@ void tl_elementwise_register(void)
 
 static tl_status refuse(tl_op op, tl_dtype d)
 {
-  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", tl_op_infos[op].name,
+  return tl_error_set(TL_ERR_DTYPE, "%s() does not support dtype %s", tl_op_infos[op].name,
                       tl_dtype_names[d]);
 }
 
@@ -218,7 +218,7 @@ static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int n
   if (!out->storage)
     return tl_tensor_empty_ordered(out, result, ndim, shape, device, order);
   if (!tl_can_cast(result, out->dtype))
-    return tl_error_set(TL_ERR_TYPE, "%s(): result type %s can't be cast to the desired output "
+    return tl_error_set(TL_ERR_CAST, "%s(): result type %s can't be cast to the desired output "
                                      "type %s",
                         tl_op_infos[op].name, tl_dtype_names[result], tl_dtype_names[out->dtype]);
   if (out->ndim != ndim || memcmp(out->shape, shape, (size_t)ndim * sizeof *shape))

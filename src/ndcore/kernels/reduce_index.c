@@ -311,7 +311,7 @@ static bool side_by_side(const tl_tensor *in, int dim)
 
 static tl_status refuse(bool is_max, tl_dtype d)
 {
-  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", is_max ? "max" : "min",
+  return tl_error_set(TL_ERR_DTYPE, "%s() does not support dtype %s", is_max ? "max" : "min",
                       tl_dtype_names[d]);
 }
 

@@ -106,7 +106,7 @@ done:
 
 static tl_status refuse(const char *name, tl_dtype d)
 {
-  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", name, tl_dtype_names[d]);
+  return tl_error_set(TL_ERR_DTYPE, "%s() does not support dtype %s", name, tl_dtype_names[d]);
 }
 
 /* max/min/argmax... have no identity: an empty reduced dim is an error.

@@ -114,12 +114,14 @@ tl_status tl_shape_broadcast(int nda, const int64_t *a, int ndb, const int64_t *
 {
   int nd = nda > ndb ? nda : ndb;
   int64_t result[TL_MAX_DIMS];
-  for (int i = 0; i < nd; i++) {
+  for (int i = nd - 1; i >= 0; i--) { /* from the last dim: PyTorch names the last mismatch */
     int64_t da = i < nd - nda ? 1 : a[i - (nd - nda)];
     int64_t db = i < nd - ndb ? 1 : b[i - (nd - ndb)];
     if (da != db && da != 1 && db != 1) {
       char sa[256], sb[256];
-      return tl_error_set(TL_ERR_VALUE, "shapes %s and %s cannot be broadcast together",
+      return tl_error_set(TL_ERR_BROADCAST, "The size of tensor a (%lld) must match the size of "
+                          "tensor b (%lld) at non-singleton dimension %d: shapes %s and %s cannot "
+                          "be broadcast together", (long long)da, (long long)db, i,
                           tl_shape_str(sa, sizeof sa, nda, a), tl_shape_str(sb, sizeof sb, ndb, b));
     }
     result[i] = da == 1 ? db : da;

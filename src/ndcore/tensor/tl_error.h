@@ -24,6 +24,11 @@ typedef enum {
   TL_ERR_LINALG,         /* torchlike.linalg.LinAlgError */
   TL_ERR_AXIS,           /* numpy.exceptions.AxisError / IndexError */
   TL_ERR_OUT_OF_MEMORY,  /* torchlike.OutOfMemoryError (a device allocator's) */
+  /* Refusals NumPy and PyTorch raise with different classes: the exception is
+   * of both, so NumPy code's and PyTorch code's except clauses catch it. */
+  TL_ERR_BROADCAST,      /* shapes that do not broadcast: ValueError and RuntimeError */
+  TL_ERR_DTYPE,          /* a dtype an op has no loop for: TypeError and NotImplementedError */
+  TL_ERR_CAST,           /* a result that cannot be cast into out=: TypeError and RuntimeError */
 } tl_status;
 
 /* Record an error (printf-style) unless one is already pending; returns status. */
