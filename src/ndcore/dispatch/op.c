@@ -380,6 +380,22 @@ static bool keeps_scalar(tl_op op, int i, tl_device device)
   return op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL || op == TL_OP_DIV;
 }
 
+/* PyTorch's CPU half-precision floor and trunc divisions read a divisor that
+ * is one value for the whole loop (a Python number, a 0-d or one-element
+ * tensor, one value expanded) in float and round the quotient once: the
+ * float32 loop, not the half one that rounds each step as its kernel for two
+ * tensors does (kernels_binary.c). */
+static bool divides_in_float(tl_op op, int nin, const tl_arg *in)
+{
+  if ((op != TL_OP_FLOOR_DIVIDE && op != TL_OP_TRUNC_DIVIDE) || nin != 2)
+    return false;
+  const tl_tensor *b = in[1].t;
+  for (int d = 0; d < b->ndim; d++)
+    if (b->shape[d] != 1 && b->strides[d] != 0)
+      return false;
+  return true;
+}
+
 /* The elementwise path of every op; a new result is row-major, or laid out
  * as its operands are (keep_layout). */
 static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
@@ -419,7 +435,9 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
     return tl_error_status();
   tl_dtype loop = compute;
-  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
+  if ((loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16) &&
+      (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) || !tl_dispatch_has(op, device.type, loop) ||
+       divides_in_float(op, nin, in)))
     loop = TL_DTYPE_F32;
   /* A float16/bfloat16 op computed in float takes an operand of another
    * dtype (a Python scalar, integers) rounded to the half dtype first, as
