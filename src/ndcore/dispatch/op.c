@@ -22,7 +22,9 @@
  *       PREDICATE(_REAL) result bool, computed in the input dtype
  *       EXPONENT         FLOAT_ONLY, result int32 (frexp's exponent)
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
- *     own: the iterator casts through buffers.
+ *     own (on the call's device): the iterator casts through buffers.  An
+ *     out= of another dtype gets those values rounded to the half dtype
+ *     first, as if computed in it.
  *
  * Off the host (a device whose memory host code cannot read), the device's
  * kernel runs the whole plan (tl_iter_kernel) in the compute dtype: inputs of
@@ -542,8 +544,17 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     loop_dtypes[i + 1] = want;
   }
 
-  if (!host && out->dtype != out_loop) {
-    if (tl_tensor_empty_ordered(&scratch, out_loop, ndim, shape, device, layout) != TL_OK) {
+  /* An out= of another dtype than a half-precision result computed in float
+   * receives the values rounded to the result dtype first, as PyTorch and
+   * NumPy compute in the inputs' dtype and cast (square(float16 65504,
+   * out=float64) is inf): through a scratch tensor of the result dtype.  A
+   * device's kernels write their loop's dtype only: scratch holds that, and
+   * the copy into out goes through the result dtype. */
+  const bool half_result = (result == TL_DTYPE_F16 || result == TL_DTYPE_BF16) &&
+                           out_loop != result && out->dtype != result;
+  if ((!host && out->dtype != out_loop) || half_result) {
+    tl_dtype held = host ? result : out_loop;
+    if (tl_tensor_empty_ordered(&scratch, held, ndim, shape, device, layout) != TL_OK) {
       status = tl_error_status();
       goto done;
     }
@@ -562,8 +573,15 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     const tl_iter_kernel *device_kernel = kernel->set;
     status = device_kernel->run(device_kernel, &it, p);
   }
-  if (status == TL_OK && scratch.storage)
+  if (status == TL_OK && scratch.storage && half_result && scratch.dtype != result) {
+    tl_tensor rounded;
+    if ((status = tl_tensor_to_dtype(&rounded, &scratch, result)) == TL_OK) {
+      status = tl_tensor_copy(out, &rounded);
+      tl_tensor_release(&rounded);
+    }
+  } else if (status == TL_OK && scratch.storage) {
     status = tl_tensor_copy(out, &scratch);
+  }
 
 done:
   if (scratch.storage)
