@@ -485,8 +485,9 @@ static tl_status op_norm(const tl_tensor *in, uint64_t mask, const tl_reduce_arg
 {
   tl_dtype d = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
   if (tl_dtype_is_integral(d))
-    return tl_error_set(TL_ERR_RUNTIME, "norm(): input dtype should be either floating point or "
-                                        "complex. Got %s instead.", tl_dtype_names[d]);
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "norm(): input dtype should be either floating "
+                                                "point or complex. Got %s instead.",
+                        tl_dtype_names[d]);
   double p = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
   tl_rkind kind = p == 2.0        ? TL_RK_SQSUM
                   : p == 1.0      ? TL_RK_ABSSUM
