@@ -384,14 +384,18 @@ static bool keeps_scalar(tl_op op, int i, tl_device device)
 
 /* PyTorch's CPU half-precision floor and trunc divisions read a divisor that
  * is one value for the whole loop (a Python number, a 0-d or one-element
- * tensor, one value expanded) in float and round the quotient once: the
- * float32 loop, not the half one that rounds each step as its kernel for two
- * tensors does (kernels_binary.c). */
-static bool divides_in_float(tl_op op, int nin, const tl_arg *in)
+ * tensor, one value of the half dtype expanded) in float and round the
+ * quotient once: the float32 loop, not the half one that rounds each step as
+ * its kernel for two tensors does (kernels_binary.c).  A divisor of another
+ * dtype is first cast there, into a tensor of its own shape, dense: one
+ * value only if it has one element. */
+static bool divides_in_float(tl_op op, int nin, const tl_arg *in, tl_dtype compute)
 {
   if ((op != TL_OP_FLOOR_DIVIDE && op != TL_OP_TRUNC_DIVIDE) || nin != 2)
     return false;
   const tl_tensor *b = in[1].t;
+  if (b->dtype != compute)
+    return tl_tensor_numel(b) == 1;
   for (int d = 0; d < b->ndim; d++)
     if (b->shape[d] != 1 && b->strides[d] != 0)
       return false;
@@ -439,7 +443,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_dtype loop = compute;
   if ((loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16) &&
       (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) || !tl_dispatch_has(op, device.type, loop) ||
-       divides_in_float(op, nin, in)))
+       divides_in_float(op, nin, in, compute)))
     loop = TL_DTYPE_F32;
   /* A float16/bfloat16 op computed in float takes an operand of another
    * dtype (a Python scalar, integers) rounded to the half dtype first, as
