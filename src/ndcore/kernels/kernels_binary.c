@@ -41,8 +41,14 @@ static bool alpha_is_one(const void *data)
  * and the quotient rounded once: op.c takes the float32 loop then, and
  * NumPy's float16 floor_divide, which rounds once, is computed in float32 by
  * torchlike.numpy.  `bf` picks bfloat16. */
-static inline float half_value(uint16_t h, bool bf) { return bf ? tl_bf16_to_f32(h) : tl_f16_to_f32(h); }
-static inline uint16_t half_bits(float x, bool bf) { return bf ? tl_f32_to_bf16(x) : tl_f32_to_f16(x); }
+static inline float half_value(uint16_t h, bool bf)
+{
+  return bf ? tl_bf16_to_f32(h) : tl_f16_to_f32(h);
+}
+static inline uint16_t half_bits(float x, bool bf)
+{
+  return bf ? tl_f32_to_bf16(x) : tl_f32_to_f16(x);
+}
 static inline float half_round(float x, bool bf) { return half_value(half_bits(x, bf), bf); }
 
 static inline uint16_t floor_divide_half(uint16_t ha, uint16_t hb, bool bf)
@@ -65,10 +71,22 @@ static inline uint16_t trunc_divide_half(uint16_t a, uint16_t b, bool bf)
   return half_bits(truncf(half_round(half_value(a, bf) / half_value(b, bf), bf)), bf);
 }
 
-static inline uint16_t floor_divide_f16(uint16_t a, uint16_t b) { return floor_divide_half(a, b, false); }
-static inline uint16_t floor_divide_bf16(uint16_t a, uint16_t b) { return floor_divide_half(a, b, true); }
-static inline uint16_t trunc_divide_f16(uint16_t a, uint16_t b) { return trunc_divide_half(a, b, false); }
-static inline uint16_t trunc_divide_bf16(uint16_t a, uint16_t b) { return trunc_divide_half(a, b, true); }
+static inline uint16_t floor_divide_f16(uint16_t a, uint16_t b)
+{
+  return floor_divide_half(a, b, false);
+}
+static inline uint16_t floor_divide_bf16(uint16_t a, uint16_t b)
+{
+  return floor_divide_half(a, b, true);
+}
+static inline uint16_t trunc_divide_f16(uint16_t a, uint16_t b)
+{
+  return trunc_divide_half(a, b, false);
+}
+static inline uint16_t trunc_divide_bf16(uint16_t a, uint16_t b)
+{
+  return trunc_divide_half(a, b, true);
+}
 TL_BINARY_LOOP(floor_divide_f16_loop, uint16_t, uint16_t, floor_divide_f16)
 TL_BINARY_LOOP(floor_divide_bf16_loop, uint16_t, uint16_t, floor_divide_bf16)
 TL_BINARY_LOOP(trunc_divide_f16_loop, uint16_t, uint16_t, trunc_divide_f16)
