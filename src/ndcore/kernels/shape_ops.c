@@ -101,12 +101,12 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
   /* all of them (0,)-shaped: PyTorch wraps dim against none of them, so any
    * dim joins them (cat([empty, empty], dim=5) is one) */
   const bool all_empty = ref < 0;
-  const tl_tensor *r = ins[all_empty ? 0 : ref];
+  if (all_empty)
+    ref = 0;
+  const tl_tensor *r = ins[ref];
   int d = 0;
   if (!all_empty && tl_dim_wrap(dim, r->ndim, &d) != TL_OK)
     return tl_error_status();
-  if (all_empty)
-    ref = 0;
   int64_t shape[TL_MAX_DIMS];
   memcpy(shape, r->shape, (size_t)r->ndim * sizeof *shape);
   shape[d] = 0;
