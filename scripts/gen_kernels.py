@@ -613,13 +613,16 @@ return a == 0 ? 0 : a * log(b);""")
 def compare():
     g = Gen("compare_loops")
     g.comment("minimum, maximum (a NaN on either side is the answer, the first one when\n"
-              " * both are), fmin, fmax (NaN-ignoring)")
+              " * both are), fmin, fmax (NaN-ignoring: the other operand).  Of two equal\n"
+              " * operands (0.0 and -0.0) all four give the first, as PyTorch's CPU kernels\n"
+              " * do (C's fmin/fmax may give either); bfloat16's fmin/fmax are\n"
+              " * kernels_compare.c's")
     for op, cmp in [("minimum", "<"), ("maximum", ">")]:
         g.binary(op, BOOL + INTS, f"a {cmp} b ? a : b")
         g.binary(op, FLOATS, f"(a {cmp}= b || isnan(a)) ? a : b", simd=FLOATS)
     for op, cmp in [("fmin", "<"), ("fmax", ">")]:
         g.binary(op, BOOL + INTS, f"a {cmp} b ? a : b")
-        g.binary(op, FLOATS, f"{op}(a, b)", simd=FLOATS)
+        g.binary(op, FLOATS, f"(a {cmp}= b || isnan(b)) ? a : b", simd=FLOATS)
 
     g.comment("comparisons")
     for op, cmp in [("eq", "=="), ("ne", "!=")]:

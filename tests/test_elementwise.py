@@ -683,7 +683,7 @@ def test_div_rounding_modes():
     assert_close(tl.div(ta, tb, rounding_mode="trunc"), np.trunc(a / b))
     assert_close(tl.div(ta, tb, rounding_mode="floor"), np.floor_divide(a, b))
     assert_close(tl.divide(ta, tb, rounding_mode=None), a / b)
-    with pytest.raises(ValueError, match="rounding_mode"):
+    with pytest.raises(RuntimeError, match="rounding_mode"):  # PyTorch's class
         tl.div(ta, tb, rounding_mode="round")
     ia = np.array([7, -7, 9])
     assert_close(tl.div(tl.tensor(ia), tl.tensor([2, 2, -4])), (ia / np.array([2, 2, -4])).astype(np.float32))
@@ -785,7 +785,7 @@ def test_clamp_semantics():
     assert tl.clamp(i, 2, 6).dtype == tl.int64
     assert_close(tl.clamp(i, min=2.5), np.array([2.5, 5, 9], np.float32))  # promotes like PyTorch
     assert_close(tl.clamp(i, max=tl.tensor([0, 10, 3])), np.array([0, 5, 3]))
-    with pytest.raises(ValueError, match="min.*max"):
+    with pytest.raises(RuntimeError, match="min.*max"):  # PyTorch's class
         tl.clamp(t)
     with pytest.raises(TypeError, match="clamp"):
         tl.clamp(tl.tensor([1j]), 0, 1)

@@ -70,7 +70,8 @@ REDUCERS = {
     "logsumexp": lambda x, d, k: torch.logsumexp(x, dim=d, keepdim=k),
     "var": lambda x, d, k: torch.var(x, dim=d, keepdim=k),
     "std": lambda x, d, k: torch.std(x, dim=d, keepdim=k),
-    "norm": lambda x, d, k: torch.norm(x, dim=d, keepdim=k),
+    # p=2: the default p="fro" over three dims is a matrix norm, refused as in PyTorch
+    "norm": lambda x, d, k: torch.norm(x, p=2, dim=d, keepdim=k),
 }
 
 

@@ -261,6 +261,23 @@ def test_nanvar_ddof_correction_and_dof_at_most_zero(name, dtype):
         getattr(np, name)(tensor(a), ddof=1, correction=0)
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32"])
+def test_moments_without_degrees_of_freedom(name, dtype):
+    # torchlike.var of complex numbers is PyTorch's var(re) + var(im), NaN
+    # with correction >= n where a part has no deviation; NumPy's (and so
+    # torchlike.numpy's) divides the summed |z - mean|^2 by 0: inf
+    a = numpy.array([[2 + 0.5j, 2 + 4j], [1 + 1j, 3 + 1j], [5 + 0j, 5 + 0j]]).astype(dtype)
+    where = numpy.array([[True, False], [True, True], [True, True]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kw in [{"ddof": 2}, {"ddof": 3, "keepdims": True}, {"ddof": 1}, {"ddof": 6},
+                   {"ddof": 0, "where": where}, {"ddof": 2, "where": where}]:
+            for axis in [None, 0, 1]:
+                same(getattr(np, name)(tensor(a), axis=axis, **kw),
+                     getattr(numpy, name)(a, axis=axis, **kw), 1e-6)
+
+
 @pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
 def test_nan_moments_refuse_an_exact_dtype_for_inexact_data(name):
     a = tensor(nan_data("float64"))

@@ -176,6 +176,28 @@ def test_divmod_matches_numpy():
                 _exact(got, want)
 
 
+def test_float16_floor_divide_rounds_once_as_numpy():
+    # torchlike.floor_divide of two float16 tensors rounds each step to
+    # float16 (PyTorch's kernel); NumPy's float16 loop divides in float and
+    # rounds once, and np.floor_divide/np.divmod on tensors and
+    # torchlike.numpy keep that (65504 // 60 and 1e4-ish quotients differ)
+    import torchlike.numpy as tnp
+    rng = np.random.default_rng(7)
+    a = np.concatenate([(rng.normal(size=2000) * 1000), [65504.0, -0.0]]).astype(np.float16)
+    b = np.concatenate([(rng.normal(size=2000) * 10), [60.0, 3.0]]).astype(np.float16)
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(a, b)
+        _exact(np.floor_divide(tl.tensor(a), tl.tensor(b)), want)
+        _exact(tnp.floor_divide(tnp.asarray(a), tnp.asarray(b)), want)
+        _exact(np.divmod(tl.tensor(a), tl.tensor(b))[0], want)
+        _exact(tnp.floor_divide(2.77, tnp.asarray(b)), np.floor_divide(2.77, b))
+        ints = b.astype(np.int8)
+        _exact(np.floor_divide(tl.tensor(a), tl.tensor(ints)), np.floor_divide(a, ints))
+        out = tl.zeros(a.shape, dtype=tl.float16)
+        assert np.floor_divide(tl.tensor(a), tl.tensor(b), out=out) is out
+        _exact(out, want)
+
+
 def test_two_output_ufuncs_write_out_pairs():
     x = np.array([1.5, -6.0, 0.0])
     for ufunc, dtypes in [(np.frexp, (tl.float64, tl.int32)), (np.modf, (tl.float64, tl.float64))]:

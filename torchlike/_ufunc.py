@@ -82,12 +82,29 @@ def _divide_by_zero(name):
         warnings.warn(f"divide by zero encountered in {name}", RuntimeWarning, stacklevel=4)
 
 
+def _floor_divide_half(a, b, out):
+    """NumPy's float16 floor_divide by a tensor: the operands as float16,
+    divided in float and rounded once.  torchlike's op rounds each step of a
+    division by a float16 tensor to float16, as PyTorch's kernel does."""
+    wide = [(x if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=_C.float64))
+            .to(_C.float16).to(_C.float32)
+            for x in (a, b)]
+    result = _C.floor_divide(*wide).to(_C.float16)
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
+
+
 def numpy_division(op):
     """op (floor_divide, remainder, fmod) with NumPy's rule for an integer
     zero divisor: 0 there, and a divide-by-zero warning.  torchlike's op
     raises PyTorch's ZeroDivisionError instead (on the host; it is the
     check that finds the zero, so the division runs only once otherwise)."""
     def call(a, b, out=None):
+        if op is _C.floor_divide and isinstance(b, _C.Tensor) and \
+                _C.result_type(a, b) == _C.float16:
+            return _floor_divide_half(a, b, out)
         try:
             return op(a, b) if out is None else op(a, b, out=out)
         except RuntimeError as error:

@@ -5,6 +5,7 @@ percentile, ptp and average.
 NumPy's arguments (``axis=``, ``keepdims=``, ``dtype=``, ``out=``, ``ddof=``)
 are translated to torchlike's; integer sums accumulate in int64 as in NumPy."""
 import builtins
+import math
 
 import numpy as np
 
@@ -295,6 +296,11 @@ def _moment(name):
         if dtype is None and not (a.is_floating_point() or a.is_complex()):
             dtype = _C.float64
         a = cast(a, dtype)
+        if mask is None and a.is_complex() and \
+                math.prod(a.shape[i] for i in axes) - ddof <= 0:
+            # NumPy divides the summed |z - mean|^2 by 0 (inf); torchlike's
+            # op is PyTorch's var(re) + var(im), NaN where a part is 0 / 0
+            mask = _C.ones((), dtype=_C.bool, device=a.device).expand(*a.shape)
         if mask is None:
             return finish(op(a, axes, correction=ddof, keepdim=keep), out)
         # NumPy's masked moment: the masked mean, then the kept squared
@@ -302,7 +308,8 @@ def _moment(name):
         if a.ndim != mask.ndim:
             mask = mask.reshape(tuple(a.shape))
         centred = a - _masked_mean(a, mask, axes, True)
-        square = _C.real(centred * _C.conj(centred)) if a.is_complex() else centred * centred
+        square = _C.real(centred * _C.conj_physical(centred)) if a.is_complex() else \
+            centred * centred
         total = _C.sum(_C.where(mask, square, _C.zeros((), dtype=square.dtype,
                                                        device=a.device)), axes, keepdim=keep)
         count = _C.sum(mask, axes, keepdim=keep).to(total.dtype) - ddof

@@ -224,8 +224,8 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
     else if (!strcmp(mode, "floor"))
       run = TL_OP_FLOOR_DIVIDE;
     else
-      return PyErr_Format(PyExc_ValueError, "div expected rounding_mode to be one of None, "
-                                            "'trunc', or 'floor' but found '%s'", mode);
+      return PyErr_Format(PyExc_RuntimeError, "div expected rounding_mode to be one of None, "
+                                              "'trunc', or 'floor' but found '%s'", mode);
   }
   if (extra > 0)
     return PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
@@ -320,7 +320,8 @@ static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t n
     }
   }
   if (!p.i) {
-    PyErr_Format(PyExc_ValueError, "%s(): at least one of 'min' or 'max' must not be None", name);
+    PyErr_Format(PyExc_RuntimeError, "%s(): at least one of 'min' or 'max' must not be None",
+                 name);
     goto done;
   }
   PyObject *out = kw[3];

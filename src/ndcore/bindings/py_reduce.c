@@ -158,6 +158,16 @@ PyObject *tl_py_impl_norm(tl_op op, const tl_py_args_norm *a)
   tl_reduce_args r = {.dtype = a->dtype, .keepdim = a->keepdim,
                       .p.s[0] = {.kind = TL_KIND_FLOAT, .v.f = 2.0}};
   PyObject *p = a->p;
+  if ((!p || PyUnicode_Check(p)) && a->dim.given && !a->dim.one && a->dim.n > 2) {
+    /* p='fro' (the default; an explicit None is the 2-norm) over more than
+     * two dims is PyTorch's matrix norm, which refuses them */
+    char got[256];
+    int at = 0;
+    for (int i = 0; i < a->dim.n && at < (int)sizeof got; i++)
+      at += snprintf(got + at, sizeof got - (size_t)at, " %lld", (long long)a->dim.v[i]);
+    return PyErr_Format(PyExc_RuntimeError, "linalg.matrix_norm: dim must be a 2-tuple. Got%s",
+                        got);
+  }
   if (p && PyUnicode_Check(p)) {
     const char *s = PyUnicode_AsUTF8(p);
     if (!s)

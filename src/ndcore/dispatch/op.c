@@ -22,7 +22,9 @@
  *       PREDICATE(_REAL) result bool, computed in the input dtype
  *       EXPONENT         FLOAT_ONLY, result int32 (frexp's exponent)
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
- *     own: the iterator casts through buffers.
+ *     own (on the call's device): the iterator casts through buffers.  An
+ *     out= of another dtype gets those values rounded to the half dtype
+ *     first, as if computed in it.
  *
  * Off the host (a device whose memory host code cannot read), the device's
  * kernel runs the whole plan (tl_iter_kernel) in the compute dtype: inputs of
@@ -380,6 +382,26 @@ static bool keeps_scalar(tl_op op, int i, tl_device device)
   return op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL || op == TL_OP_DIV;
 }
 
+/* PyTorch's CPU half-precision floor and trunc divisions read a divisor that
+ * is one value for the whole loop (a Python number, a 0-d or one-element
+ * tensor, one value of the half dtype expanded) in float and round the
+ * quotient once: the float32 loop, not the half one that rounds each step as
+ * its kernel for two tensors does (kernels_binary.c).  A divisor of another
+ * dtype is first cast there, into a tensor of its own shape, dense: one
+ * value only if it has one element. */
+static bool divides_in_float(tl_op op, int nin, const tl_arg *in, tl_dtype compute)
+{
+  if ((op != TL_OP_FLOOR_DIVIDE && op != TL_OP_TRUNC_DIVIDE) || nin != 2)
+    return false;
+  const tl_tensor *b = in[1].t;
+  if (b->dtype != compute)
+    return tl_tensor_numel(b) == 1;
+  for (int d = 0; d < b->ndim; d++)
+    if (b->shape[d] != 1 && b->strides[d] != 0)
+      return false;
+  return true;
+}
+
 /* The elementwise path of every op; a new result is row-major, or laid out
  * as its operands are (keep_layout). */
 static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
@@ -419,7 +441,9 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
     return tl_error_status();
   tl_dtype loop = compute;
-  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
+  if ((loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16) &&
+      (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) || !tl_dispatch_has(op, device.type, loop) ||
+       divides_in_float(op, nin, in, compute)))
     loop = TL_DTYPE_F32;
   /* A float16/bfloat16 op computed in float takes an operand of another
    * dtype (a Python scalar, integers) rounded to the half dtype first, as
@@ -524,8 +548,17 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     loop_dtypes[i + 1] = want;
   }
 
-  if (!host && out->dtype != out_loop) {
-    if (tl_tensor_empty_ordered(&scratch, out_loop, ndim, shape, device, layout) != TL_OK) {
+  /* An out= of another dtype than a half-precision result computed in float
+   * receives the values rounded to the result dtype first, as PyTorch and
+   * NumPy compute in the inputs' dtype and cast (square(float16 65504,
+   * out=float64) is inf): through a scratch tensor of the result dtype.  A
+   * device's kernels write their loop's dtype only: scratch holds that, and
+   * the copy into out goes through the result dtype. */
+  const bool half_result = (result == TL_DTYPE_F16 || result == TL_DTYPE_BF16) &&
+                           out_loop != result && out->dtype != result;
+  if ((!host && out->dtype != out_loop) || half_result) {
+    tl_dtype held = host ? result : out_loop;
+    if (tl_tensor_empty_ordered(&scratch, held, ndim, shape, device, layout) != TL_OK) {
       status = tl_error_status();
       goto done;
     }
@@ -544,8 +577,15 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     const tl_iter_kernel *device_kernel = kernel->set;
     status = device_kernel->run(device_kernel, &it, p);
   }
-  if (status == TL_OK && scratch.storage)
+  if (status == TL_OK && scratch.storage && half_result && scratch.dtype != result) {
+    tl_tensor rounded;
+    if ((status = tl_tensor_to_dtype(&rounded, &scratch, result)) == TL_OK) {
+      status = tl_tensor_copy(out, &rounded);
+      tl_tensor_release(&rounded);
+    }
+  } else if (status == TL_OK && scratch.storage) {
     status = tl_tensor_copy(out, &scratch);
+  }
 
 done:
   if (scratch.storage)

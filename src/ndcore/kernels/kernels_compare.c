@@ -18,9 +18,29 @@ typedef struct {
 /* The typed helpers and loops, and the table compare_loops[] (scripts/gen_kernels.py). */
 #include "ndcore/kernels/generated/compare.inc"
 
+/* bfloat16 fmax/fmin have loops of their own: PyTorch's CPU kernel gives the
+ * second operand where the two compare equal (fmax(0.0, -0.0) is -0.0 in
+ * bfloat16, 0.0 in its other float dtypes, as in the float32 loop).  NaN is
+ * ignored as in every fmax: the other operand, or NaN when both are.  The
+ * result is one of the operands' bits, so nothing is rounded. */
+static inline uint16_t fmax_bf16(uint16_t a, uint16_t b)
+{
+  float x = tl_bf16_to_f32(a), y = tl_bf16_to_f32(b);
+  return x > y || y != y ? a : b;
+}
+static inline uint16_t fmin_bf16(uint16_t a, uint16_t b)
+{
+  float x = tl_bf16_to_f32(a), y = tl_bf16_to_f32(b);
+  return x < y || y != y ? a : b;
+}
+TL_BINARY_LOOP(fmax_bf16_loop, uint16_t, uint16_t, fmax_bf16)
+TL_BINARY_LOOP(fmin_bf16_loop, uint16_t, uint16_t, fmin_bf16)
+
 void tl_cpu_compare_register(void)
 {
   tl_k_register_all(compare_loops, sizeof compare_loops / sizeof *compare_loops);
+  tl_k_register(TL_OP_FMAX, TL_DTYPE_BF16, fmax_bf16_loop);
+  tl_k_register(TL_OP_FMIN, TL_DTYPE_BF16, fmin_bf16_loop);
   for (int d = 0; d < TL_DTYPE_COUNT; d++) {
     static const tl_loop_fn by_size[17] = {[1] = where_1_loop, [2] = where_2_loop,
                                            [4] = where_4_loop, [8] = where_8_loop,

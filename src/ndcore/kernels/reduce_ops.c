@@ -266,6 +266,48 @@ static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_
   return deliver(name, &acc, mask, a->keepdim, result, out);
 }
 
+static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                        tl_tensor *out);
+
+/* Complex var with no degrees of freedom left (correction >= n), as PyTorch
+ * computes it: var(re) + var(im), each part divided by 0 apart, so a part
+ * without deviation (0/0, NaN) makes the sum NaN where |z - mean|^2 / 0
+ * would be inf.  (With degrees of freedom left the two sums agree up to
+ * rounding, and the one pass over |z - mean|^2 is kept.) */
+static tl_status var_of_parts(tl_op op, const tl_tensor *in, uint64_t mask,
+                              const tl_reduce_args *a, tl_tensor *out)
+{
+  tl_tensor part[2] = {{0}}, sum = {0};
+  tl_reduce_args kept = *a;
+  kept.keepdim = true;
+  tl_status status = TL_OK;
+  for (int k = 0; k < 2 && status == TL_OK; k++) {
+    tl_tensor view = *in; /* the real (k = 0) or imaginary parts */
+    view.dtype = tl_dtype_to_real(in->dtype);
+    view.offset = 2 * in->offset + k;
+    for (int i = 0; i < in->ndim; i++)
+      view.strides[i] = 2 * in->strides[i];
+    status = op_var(TL_OP_VAR, &view, mask, &kept, &part[k]);
+  }
+  if (status == TL_OK)
+    status = tl_op_map(TL_OP_ADD, 2, (tl_arg[]){{&part[0], false}, {&part[1], false}}, &sum,
+                       NULL);
+  for (int k = 0; k < 2; k++)
+    if (part[k].storage)
+      tl_tensor_release(&part[k]);
+  if (status != TL_OK)
+    return status;
+  if (op == TL_OP_STD) {
+    tl_tensor root = {0};
+    status = tl_op_map(TL_OP_SQRT, 1, (tl_arg[]){{&sum, false}}, &root, NULL);
+    tl_tensor_release(&sum);
+    if (status != TL_OK)
+      return status;
+    sum = root;
+  }
+  return deliver(tl_op_infos[op].name, &sum, mask, a->keepdim, tl_dtype_to_real(in->dtype), out);
+}
+
 /* var/std: two passes (the mean, then the sum of squared deviations from it),
  * which is as accurate as Welford's update and vectorises. */
 static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
@@ -279,6 +321,9 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   tl_dtype loop = loop_for(d);
   int64_t n = reduced_count(in, mask);
   double correction = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
+  double dof = (double)n - correction;
+  if (tl_dtype_is_complex(d) && dof <= 0)
+    return var_of_parts(op, in, mask, a, out);
   tl_tensor mean, acc;
   if (pass_new(&mean, TL_RK_SUM, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
@@ -288,7 +333,6 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   tl_tensor_release(&mean);
   if (status != TL_OK)
     return status;
-  double dof = (double)n - correction;
   status = acc_scale(&acc, dof > 0 ? dof : 0.0);
   if (status == TL_OK && op == TL_OP_STD)
     status = acc_sqrt(&acc);
@@ -441,8 +485,9 @@ static tl_status op_norm(const tl_tensor *in, uint64_t mask, const tl_reduce_arg
 {
   tl_dtype d = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
   if (tl_dtype_is_integral(d))
-    return tl_error_set(TL_ERR_RUNTIME, "norm(): input dtype should be either floating point or "
-                                        "complex. Got %s instead.", tl_dtype_names[d]);
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "norm(): input dtype should be either floating "
+                                                "point or complex. Got %s instead.",
+                        tl_dtype_names[d]);
   double p = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
   tl_rkind kind = p == 2.0        ? TL_RK_SQSUM
                   : p == 1.0      ? TL_RK_ABSSUM

@@ -98,11 +98,14 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
     if (ref < 0 && !legacy_empty(ins[i]))
       ref = i;
   }
-  if (ref < 0)
+  /* all of them (0,)-shaped: PyTorch wraps dim against none of them, so any
+   * dim joins them (cat([empty, empty], dim=5) is one) */
+  const bool all_empty = ref < 0;
+  if (all_empty)
     ref = 0;
   const tl_tensor *r = ins[ref];
-  int d;
-  if (tl_dim_wrap(dim, r->ndim, &d) != TL_OK)
+  int d = 0;
+  if (!all_empty && tl_dim_wrap(dim, r->ndim, &d) != TL_OK)
     return tl_error_status();
   int64_t shape[TL_MAX_DIMS];
   memcpy(shape, r->shape, (size_t)r->ndim * sizeof *shape);
