@@ -414,6 +414,56 @@ def test_python_int_past_dtype_still_overflows():
     raises_as_numpy(lambda ns, a: ns.multiply(a, -1), numpy.array([1], numpy.uint32))
 
 
+_PAST_INT64 = [2 ** 63, 2 ** 64 - 1, 2 ** 64, -2 ** 63 - 1, 2 ** 70, -2 ** 70, 2 ** 1100]
+_COMPARED = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("name", _COMPARED)
+@pytest.mark.parametrize("big", _PAST_INT64)
+def test_comparison_with_python_int_past_int64_is_exact(dtype, name, big):
+    # NEP 50: an integer array compared with any Python int gives the
+    # mathematical answer, either operand first, through numpy's ufunc too
+    a = numpy.array([0, 3, numpy.iinfo(dtype).max, numpy.iinfo(dtype).min], dtype)
+    for fn in (lambda ns, x: getattr(ns, name)(x, big), lambda ns, x: getattr(ns, name)(big, x),
+               lambda ns, x: getattr(numpy, name)(x, big)):
+        want, got = both(fn, a)
+        same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "less", "equal", "maximum"])
+@pytest.mark.parametrize("big", [2 ** 64, -2 ** 63 - 1, 2 ** 70, -2 ** 70])
+def test_float_array_takes_python_int_past_int64_as_a_float(dtype, name, big):
+    a = numpy.array([0.5, -3.0, 1e4], dtype)
+    want, got = both(lambda ns, x: getattr(ns, name)(x, big), a)
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.add(a.astype("uint64"), 2 ** 64),          # past uint64
+    lambda ns, a: ns.add(a, 2 ** 63),                           # past int64
+    lambda ns, a: ns.maximum(a, -2 ** 70),
+    lambda ns, a: ns.equal(a.astype(bool), 2 ** 64),             # bools meet ints in int64
+    lambda ns, a: ns.equal(a.astype(bool), 2 ** 63),
+    lambda ns, a: ns.logical_and(a, 2 ** 64 - 1),
+    lambda ns, a: ns.add(a.astype("float64"), 2 ** 1100),       # past float64
+    lambda ns, a: ns.less(a.astype("float32"), 2 ** 1100),
+    lambda ns, a: ns.bitwise_and(a.astype("float64"), 2 ** 64),  # no float loop
+    lambda ns, a: numpy.add(a, 2 ** 64),
+])
+def test_python_int_past_int64_refused_as_numpy(fn):
+    raises_as_numpy(fn, numpy.array([1, 2], numpy.int64))
+
+
+def test_python_int_in_uint64_upper_half_with_uint64():
+    a = numpy.array([0, 1, 2 ** 63], numpy.uint64)
+    for fn in (lambda ns, x: ns.add(x, 2 ** 63), lambda ns, x: ns.equal(x, 2 ** 63),
+               lambda ns, x: ns.less(2 ** 64 - 1, x)):
+        want, got = both(fn, a)
+        same(got, want)
+
+
 # ---- out= of another dtype, half precision with Python numbers, lists of 0-d arrays --------
 
 @pytest.mark.parametrize("name, a, out_dtype, kw", [

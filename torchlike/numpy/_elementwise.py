@@ -80,6 +80,9 @@ def _binary(op, name):
                 x2 = as_tensor(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
+        if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
+                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
+            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2))
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
