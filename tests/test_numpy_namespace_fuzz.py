@@ -464,6 +464,44 @@ def test_python_int_in_uint64_upper_half_with_uint64():
         same(got, want)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.less(-0.58 + 0j, b, casting="no"),     # float16 input to complex64
+    lambda ns, a, b: ns.minimum(a.astype("complex64"), False, casting="no"),  # a Python bool
+    lambda ns, a, b: ns.add(a.astype("complex128"), True, casting="equiv"),
+    lambda ns, a, b: ns.fmax(a, -2.73 + 0j, casting="no"),
+    lambda ns, a, b: ns.add(a, b, casting="no"),
+    lambda ns, a, b: ns.add(a, b, casting="equiv"),
+    lambda ns, a, b: ns.add(a, a, out=ns.zeros(3, "int64"), casting="no"),
+    lambda ns, a, b: ns.sin(a, casting="no"),
+    lambda ns, a, b: ns.add(b, b, out=ns.zeros(3, "int16"), casting="safe"),
+])
+def test_strict_casting_refuses_as_numpy(fn):
+    # casting='no'/'equiv'/'safe' without dtype=: NumPy's TypeError when an
+    # input (or out=) is not the loop's dtype; Python int/float/complex are weak
+    a, b = numpy.array([1, 2, 3], numpy.int32), numpy.array([1.5, 2, -1], numpy.float16)
+    with pytest.raises(TypeError) as want:
+        fn(numpy, a, b)
+    with pytest.raises(TypeError) as got:
+        fn(np, np.asarray(a), np.asarray(b))
+    assert str(got.value) == str(want.value)  # names the ufunc, operand and dtypes
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.add(a, 5, casting="no"),
+    lambda ns, a, b: ns.add(b, 1.5, casting="no"),
+    lambda ns, a, b: ns.multiply(a, a, casting="equiv"),
+    lambda ns, a, b: ns.less(b, b, casting="no"),
+    lambda ns, a, b: ns.add(a, b.astype("float64"), casting="safe"),
+    lambda ns, a, b: ns.add(a, a, out=ns.zeros(3, "int32"), casting="no"),
+    lambda ns, a, b: ns.sin(b.astype("float32"), casting="safe"),
+])
+def test_strict_casting_allows_as_numpy(fn):
+    a, b = numpy.array([1, 2, 3], numpy.int32), numpy.array([1.5, 2, -1], numpy.float16)
+    want = fn(numpy, a, b)
+    got = fn(np, np.asarray(a), np.asarray(b))
+    same(got, want)
+
+
 # ---- out= of another dtype, half precision with Python numbers, lists of 0-d arrays --------
 
 @pytest.mark.parametrize("name, a, out_dtype, kw", [

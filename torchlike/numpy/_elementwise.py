@@ -653,6 +653,9 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
+        if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
+                len(args) == ufunc.nin:
+            _check_ufunc_casting(ufunc, args, kwargs)
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
         try:
@@ -719,6 +722,40 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         f"<class '{type(a).__name__}'>"
     raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from {src} to "
                     f"dtype('{loop_in.name}') with casting rule '{casting}'")
+
+
+_STRICT_CASTINGS = ("no", "equiv", "safe")
+
+
+def _check_ufunc_casting(ufunc, args, kwargs):
+    """NumPy's refusal of a ufunc call under casting='no', 'equiv' or 'safe'
+    without dtype=: an input (or out=) whose dtype is not the loop's, where
+    the rule forbids that cast (np.add(int32_array, int64_array,
+    casting='no'); a Python bool is a bool array, other Python numbers are
+    weak and never refused).  NumPy's resolver is asked on empty arrays of
+    the operands' dtypes, so the TypeError is NumPy's own, naming the ufunc,
+    the operand and both dtypes; torchlike's promotion (a loop of another
+    dtype) does not decide it."""
+    out = kwargs.get("out")
+    try:
+        probe = [a if isinstance(a, _SCALARS) else np.empty(0, _probe_dtype(_arg(a)))
+                 for a in args]
+        extra = {} if out is None else {"out": np.empty(0, _probe_dtype(out))}
+    except Exception:  # noqa: BLE001 - bfloat16, a masked array, a tuple out: the op decides
+        return
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(*probe, casting=kwargs["casting"], **extra)
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001 - a value NumPy refuses: the call itself says so
+        return
+
+
+def _probe_dtype(x):
+    if x.dtype == _C.bfloat16:  # NumPy has no loop of it to check
+        raise TypeError("bfloat16")
+    return np_dtype(x)
 
 
 def _check_ufunc_out(fn, ufunc, args, kwargs):
