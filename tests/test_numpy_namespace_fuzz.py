@@ -129,6 +129,37 @@ def test_arange_refusals(args, dtype):
     raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
 
 
+@pytest.mark.parametrize("args, dtype", [
+    ((2 ** 63, 2 ** 63 + 3), None), ((0, 2 ** 63 + 3, 2 ** 62), None),
+    ((2 ** 63 + 3, 2 ** 63, -1), None), ((2 ** 64 - 3, 2 ** 64 - 1), None),
+    ((2 ** 63, 2 ** 63 + 3), "uint64"), ((2 ** 64 - 1, 2 ** 64 - 5, -1), "uint64"),
+    ((2 ** 63 - 2, 2 ** 63 + 2), "uint64"), ((2 ** 64, 2 ** 64 + 2), "float32"),
+    ((0, 2 ** 70, 2 ** 68), "float64"), ((2 ** 63, 2 ** 63 + 3, 1.0), None),
+])
+def test_arange_bounds_past_int64(args, dtype):
+    # NumPy reads a bound in uint64's upper half as uint64, which with the
+    # int64 step promotes to float64; dtype=uint64 keeps the exact values
+    want, got = both(lambda ns: ns.arange(*args, dtype=dtype))
+    same(got, want)
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((2 ** 64 - 1, 8), None), ((3, 2 ** 64 - 1, -1), "uint64"), ((0, float("inf")), None),
+    ((0, 2 ** 1100), None), ((0, float("nan")), None), ((2 ** 63, 2 ** 63 + 3), "int64"),
+    ((2 ** 64, 2 ** 64 + 2), "uint64"),
+])
+def test_arange_length_and_bound_refusals(args, dtype):
+    raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
+
+
+@pytest.mark.parametrize("args", [(2 ** 64, 2 ** 64 + 3), (-2 ** 63 - 1, -2 ** 63 + 1),
+                                  (0, 2 ** 70, 2 ** 68)])
+def test_arange_past_uint64_names_the_missing_object_dtype(args):
+    assert numpy.arange(*args).dtype == object  # NumPy: Python ints in an object array
+    with pytest.raises(TypeError, match="object dtype"):
+        np.arange(*args)
+
+
 # ---- joins --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", [

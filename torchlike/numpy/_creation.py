@@ -375,11 +375,16 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     start, stop, step = (_bound_number(v) for v in (start, stop, step))
     if step == 0:
         raise ZeroDivisionError("division by zero")
-    dtype = tl_dtype(dtype)
-    if dtype is None:
-        dtype = _C.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
-            else _C.float64
-    n = max(int(np.ceil((stop - start) / step)), 0)
+    try:  # NumPy's length check comes first, before any dtype is chosen
+        count = np.ceil((stop - start) / step)
+    except OverflowError:  # a Python int quotient past float64
+        count = np.inf
+    if count != count:
+        raise ValueError(f"arange: cannot compute length (arange({start}, {stop}, {step}))")
+    if not -2 ** 63 <= count < 2 ** 63:  # inf, past intp: NumPy's error, even below zero
+        raise ValueError(f"Maximum allowed size exceeded (arange({start}, {stop}, {step}))")
+    n = max(int(count), 0)
+    dtype = tl_dtype(dtype) if dtype is not None else _range_dtype(start, stop, step)
     if dtype.is_floating_point:
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
@@ -404,7 +409,26 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         delta = second - first
     if first == 0 and delta == 1:
         return _C.arange(n, dtype=dtype, device=device)
+    if dtype == _C.uint64:  # values past int64's range: the steps wrap as uint64, then first
+        return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).to(dtype).add_(first)
     return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).add_(first).to(dtype)
+
+
+def _range_dtype(start, stop, step):
+    """arange's dtype without dtype=, NumPy's: int64 for integer bounds that
+    fit it, float64 when one needs uint64 (NumPy's promotion of uint64 with
+    int64, the step's default 1 being one) or a bound is a float.  Past
+    uint64 NumPy makes an object array, a dtype torchlike lacks."""
+    if not all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        return _C.float64
+    bounds = [int(v) for v in (start, stop, step)]
+    if all(-2 ** 63 <= v < 2 ** 63 for v in bounds):
+        return _C.int64
+    if all(-2 ** 63 <= v < 2 ** 64 for v in bounds):
+        return _C.float64
+    raise TypeError(f"arange({start}, {stop}, {step}): NumPy makes an object array of bounds "
+                    f"past uint64's range; torchlike has no object dtype (give dtype=float64, "
+                    f"or bounds within uint64)")
 
 
 _SHORT = 1 << 62
@@ -431,8 +455,10 @@ def _float_range(start, step, n, dtype, device):
     delta their difference, computed in that dtype (float32 for the 16-bit
     floats, as NumPy's half fill does)."""
     work = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
-    first = _C.full((), start, dtype=dtype, device=device).to(work)
-    second = _C.full((), start + step, dtype=dtype, device=device).to(work)
+    # Python ints past uint64, which a tensor cannot hold, go in as floats
+    values = (float(v) if type(v) is int and not -2 ** 63 <= v < 2 ** 64 else v
+              for v in (start, start + step))
+    first, second = (_C.full((), v, dtype=dtype, device=device).to(work) for v in values)
     result = _C.arange(n, dtype=work, device=device) * (second - first) + first
     if n > 1:
         result[1] = second
