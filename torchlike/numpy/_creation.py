@@ -388,6 +388,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     if dtype.is_floating_point:
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
+        start, step = (_huge_as_float(v) for v in (start, step))
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
     if dtype == _C.bool:  # NumPy's: the first two values, no more
         if n > 2:
@@ -449,17 +450,24 @@ def _int_bounds(dtype):
     return int(info.min), int(info.max), str(info.dtype)
 
 
+def _huge_as_float(v):
+    """A Python int past uint64 (which a tensor cannot hold) as a float."""
+    return float(v) if type(v) is int and not -2 ** 63 <= v < 2 ** 64 else v
+
+
 def _float_range(start, step, n, dtype, device):
     """NumPy's float arange, bit for bit: the first two values are start and
     start + step in the result's dtype, the others start + i * delta with
     delta their difference, computed in that dtype (float32 for the 16-bit
     floats, as NumPy's half fill does)."""
     work = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
-    # Python ints past uint64, which a tensor cannot hold, go in as floats
-    values = (float(v) if type(v) is int and not -2 ** 63 <= v < 2 ** 64 else v
-              for v in (start, start + step))
-    first, second = (_C.full((), v, dtype=dtype, device=device).to(work) for v in values)
+    if n == 0:  # nothing converted (NumPy's float16 arange(2**31, 10) is empty)
+        return _C.empty((0,), dtype=dtype, device=device)
+    # through float64, so a value past dtype's range is inf (NumPy's cast), not refused
+    first, second = (_C.full((), _huge_as_float(v), dtype=_C.float64, device=device).to(dtype)
+                     .to(work) for v in (start, start + step))
     result = _C.arange(n, dtype=work, device=device) * (second - first) + first
+    result[0] = first  # (0 * a NaN difference, between two infinities, is NaN)
     if n > 1:
         result[1] = second
     return result.to(dtype)
