@@ -294,7 +294,7 @@ def test_take_along_axis_refusals_as_numpy(fn):
 
 @pytest.mark.parametrize("dtype, value", [("uint64", -1), ("uint8", 300), ("int16", 2 ** 63),
                                           ("int32", float("inf")), ("int8", float("nan"))])
-@pytest.mark.parametrize("name", ["put_along_axis"])
+@pytest.mark.parametrize("name", ["put", "put_along_axis"])
 def test_written_values_converted_as_numpy(dtype, value, name):
     # NumPy converts the values into the array's dtype before it looks at the
     # indices: a Python number past the dtype is its error, even with an index out of range
@@ -337,3 +337,72 @@ def test_select_default_past_int64_into_a_float_result(default):
 def test_arange_into_a_narrow_float_overflows_to_inf(args, dtype):
     want, got = both(lambda ns: ns.arange(*args, dtype=dtype))
     same(got, want)
+
+
+# ---- ndarray methods with NumPy's keywords ---------------------------------------------------
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("a, kw", [
+    (numpy.array([[1 + 2j, 1 + 3j], [0 - 1j, 2 + 0j]]), {"axis": 0}),   # complex order
+    (numpy.array([[1 + 2j, 1 + 3j]], numpy.complex64), {"axis": -1, "keepdims": True}),
+    (numpy.zeros((3, 0)), {"axis": 0}),
+])
+def test_argmax_method_with_numpy_keywords(name, a, kw):
+    want, got = both(lambda ns, x: getattr(x, name)(**kw), a)
+    same(got, want)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_method_of_an_empty_slice_is_a_value_error(name):
+    raises_as_numpy(lambda ns, x: getattr(x, name)(axis=1), numpy.zeros((3, 0)))
+
+
+@pytest.mark.parametrize("a, axis", [(numpy.ones((1, 3)), 1), (numpy.zeros((0, 3)), 0)])
+def test_squeeze_method_axis_of_length_other_than_one_refused(a, axis):
+    raises_as_numpy(lambda ns, x: x.squeeze(axis=axis), a)
+    want, got = both(lambda ns, x: x.squeeze(axis=axis - 1 if axis else 1),
+                     numpy.ones((1, 1, 3)))
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype, value", [("uint32", -1), ("uint32", float("nan")),
+                                          ("int16", 2 ** 63), ("int8", -2 ** 63 - 1)])
+def test_fill_method_refuses_as_numpy(dtype, value):
+    raises_as_numpy(lambda ns, x: x.fill(value), numpy.zeros((2, 2), dtype))
+
+
+@pytest.mark.parametrize("dtype, value", [("uint32", 1.5), ("int8", True), ("float16", 70000),
+                                          ("bool", 2), ("complex64", 1.5 - 2j)])
+def test_fill_method_converts_as_numpy(dtype, value):
+    def fill(ns, x):
+        x.fill(value)
+        return x
+    want, got = both(fill, numpy.zeros((2, 2), dtype))
+    same(got, want)
+
+
+def test_trace_method_of_3d():
+    # PyTorch's trace takes matrices only: NumPy's meaning for the others
+    want, got = both(lambda ns, x: x.trace(), numpy.arange(12.0).reshape(3, 2, 2))
+    same(got, want)
+
+
+@pytest.mark.parametrize("a", [numpy.arange(6, dtype=numpy.int16).reshape(3, 2).T,  # Fortran
+                               numpy.arange(6.0).reshape(2, 3), numpy.arange(4)[::-1],
+                               numpy.arange(12).reshape(3, 4)[:, ::2]])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("method", ["ravel", "flatten", "reshape"])
+def test_ravel_flatten_reshape_order_as_numpy(a, order, method):
+    call = (lambda ns, x: x.reshape(-1, order=order)) if method == "reshape" else \
+        (lambda ns, x: getattr(x, method)(order=order))
+    if method == "reshape" and order == "K":
+        raises_as_numpy(call, a)
+        return
+    want, got = both(call, a)
+    same(got, want)
+    t = np.asarray(a)
+    result = call(np, t)
+    if method != "reshape":  # contiguous, a copy where NumPy makes one
+        assert result.flags.c_contiguous
+    assert numpy.shares_memory(numpy.asarray(result), numpy.asarray(t)) == \
+        numpy.shares_memory(call(numpy, a), a)
