@@ -487,6 +487,37 @@ def test_python_int_past_int64_refused_as_numpy(fn):
     raises_as_numpy(fn, numpy.array([1, 2], numpy.int64))
 
 
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.minimum(2 ** 64 - 1, a, dtype="float32"),      # dtype= is the loop
+    lambda ns, a: numpy.minimum(2 ** 64 - 1, a, dtype="float32"),
+    lambda ns, a: ns.minimum(2 ** 70, a.astype(bool), dtype="float16"),
+    lambda ns, a: ns.add(a, -2 ** 63 - 1, dtype="complex128"),
+])
+def test_python_int_past_int64_into_a_float_dtype_loop(fn):
+    want, got = both(fn, numpy.array([32767, -3], numpy.int16))
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.equal(-129, a, dtype="uint32"),           # no such loop, before the int
+    lambda ns, a: ns.logical_and(-1, a, dtype="uint8"),
+    lambda ns, a: ns.greater_equal(a, -2 ** 63, dtype="int32"),
+    lambda ns, a: ns.less(a, 2 ** 70, dtype="float64"),
+])
+def test_ufunc_dtype_without_a_loop_refused_before_the_int(fn):
+    raises_as_numpy(fn, numpy.array([68, -3], numpy.int16))
+    with pytest.raises(TypeError):
+        fn(np, np.asarray(numpy.array([68, -3], numpy.int16)))
+
+
+@pytest.mark.parametrize("name", ["fmin", "fmax", "minimum", "maximum", "less"])
+def test_complex_operand_with_a_real_dtype_loop(name):
+    # dtype= selects a real loop: the complex operand is cast (unsafe), not ordered
+    want, got = both(lambda ns, z, b: getattr(ns, name)(z, b, dtype="bool", casting="unsafe"),
+                     numpy.array([0.778 - 1e-300j, 0j]), numpy.array([False, True]))
+    same(got, want)
+
+
 def test_python_int_in_uint64_upper_half_with_uint64():
     a = numpy.array([0, 1, 2 ** 63], numpy.uint64)
     for fn in (lambda ns, x: ns.add(x, 2 ** 63), lambda ns, x: ns.equal(x, 2 ** 63),

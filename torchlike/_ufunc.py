@@ -126,7 +126,7 @@ _COMPARISONS = frozenset(["equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"])
 
 
-def numpy_python_ints(ufunc, inputs):
+def numpy_python_ints(ufunc, inputs, dtype=None):
     """inputs with each Python int past int64 -- which the core ops refuse,
     and NumPy 2 answers by NEP 50 -- made what NumPy's loop computes with:
     NumPy is asked on empty arrays of the tensors' dtypes whether it takes
@@ -134,15 +134,21 @@ def numpy_python_ints(ufunc, inputs):
     past float64's range refuse it: the same exception here); an integer
     array compared with one out of its range gives the exact answer (the int
     becomes an infinity of its sign), and a float loop takes it as a float.
-    Ints of uint64's upper half stay as they are (a uint64 array's own)."""
+    Ints of uint64's upper half stay as they are (a uint64 array's own).
+    With ``dtype=`` (the loop NumPy runs), a float or complex one takes the
+    int as a float."""
     dtypes = [x.dtype for x in inputs if isinstance(x, _C.Tensor)]
     if not dtypes:
         return inputs
+    loop = None if dtype is None else tl_dtype(dtype)
+    if loop is not None and (loop.is_floating_point or loop.is_complex):
+        return tuple(float(x) if type(x) is int and not -2 ** 63 <= x < 2 ** 64 else x
+                     for x in inputs)
     probe = [np.empty(0, np_dtype(x)) if isinstance(x, _C.Tensor) else x for x in inputs]
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ufunc(*probe)
+            ufunc(*probe, **({} if loop is None else {"dtype": np_dtype(loop)}))
     except OverflowError:
         big = next(x for x in inputs if type(x) is int and not -2 ** 63 <= x < 2 ** 63)
         names = ", ".join(str(d).rsplit(".", 1)[-1] for d in dtypes)
@@ -279,7 +285,7 @@ def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
     if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs):
-        inputs = numpy_python_ints(ufunc, inputs)
+        inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
     op = _op_for(ufunc)

@@ -82,7 +82,7 @@ def _binary(op, name):
             return _masked(name, (x1, x2), kwargs)
         if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
                 type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
-            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2))
+            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -164,9 +164,10 @@ def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
         dtype = kwargs.get("dtype")
-        if not (_is_complex(x1) or _is_complex(x2) or
-                dtype is not None and tl_dtype(dtype).is_complex) or \
-                kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
+        # the loop's dtype decides: dtype= (a real one compares real values), else the operands
+        complex_loop = tl_dtype(dtype).is_complex if dtype is not None else \
+            _is_complex(x1) or _is_complex(x2)
+        if not complex_loop or kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
             return op(x1, x2, **kwargs)
         if dtype is not None:  # the loop dtype= selects: both operands in it
             dtype = tl_dtype(dtype)
@@ -687,19 +688,19 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         return True
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return True
-    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
-        info = np.iinfo(want)
-        for a in args:
-            if type(a) is int and not info.min <= a <= info.max:
-                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
     loops = []
     for types in ufunc.types:
         ins, _, outs = types.partition("->")
         if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
             loops.append([np.dtype(c) for c in ins])
-    if not loops:
+    if not loops:  # (before any Python int is converted)
         raise TypeError(f"No loop matching the specified signature and casting was found for "
                         f"ufunc {ufunc.__name__}")
+    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
+        info = np.iinfo(want)
+        for a in args:
+            if type(a) is int and not info.min <= a <= info.max:
+                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
     first_refusal = None
     for loop in loops:
         for i, (a, loop_in) in enumerate(zip(args, loop)):
