@@ -783,7 +783,9 @@ def documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0):
     loop = None
     if out0 is not None and opts.get("ufunc"):
         loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
-    if loop is None and opts.get("ufunc") in COMPARISONS and "dtype" not in nkw:
+    # (a casting= other than the default runs NumPy's own loop: nothing hidden)
+    if loop is None and opts.get("ufunc") in COMPARISONS and "dtype" not in nkw and \
+            nkw.get("casting", "same_kind") == "same_kind":
         loop = compared_in(nargs, targs)
     return loop
 

@@ -7,8 +7,9 @@
  * calling the op itself.  The table is filled by _ufunc.py as it resolves
  * ufuncs: only calls the Python path would answer with op(*inputs) go in.
  * Calls with an operand that is neither a tensor nor a Python scalar (an
- * ndarray, a list; a Python int past int64) take the Python path, which decides whether host data may
- * meet a device tensor (docs/numpy.md, "Devices"). */
+ * ndarray, a list; a Python int past int64) take the Python path, which
+ * decides whether host data may meet a device tensor (docs/numpy.md,
+ * "Devices") and what NumPy makes of such an int. */
 #include <Python.h>
 
 #include "ndcore/bindings/py_tensor.h"
