@@ -645,7 +645,11 @@ def test_float_positions_are_numpys_errors(obj):
     a = np.arange(5)
     with pytest.raises(IndexError, match="must be of integer"):
         np.delete(a, obj)
-    with pytest.raises(TypeError, match="slice indices must be integers"):
+    # insert: one float position is a slice bound (TypeError), several index
+    # an array (IndexError), as NumPy's code uses them
+    with pytest.raises((TypeError, IndexError)) as want:
+        numpy.insert(numpy.arange(5), obj, 9)
+    with pytest.raises(type(want.value), match=str(want.value)[:20]):
         np.insert(a, obj, 9)
 
 

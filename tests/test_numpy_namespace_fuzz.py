@@ -129,6 +129,37 @@ def test_arange_refusals(args, dtype):
     raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
 
 
+@pytest.mark.parametrize("args, dtype", [
+    ((2 ** 63, 2 ** 63 + 3), None), ((0, 2 ** 63 + 3, 2 ** 62), None),
+    ((2 ** 63 + 3, 2 ** 63, -1), None), ((2 ** 64 - 3, 2 ** 64 - 1), None),
+    ((2 ** 63, 2 ** 63 + 3), "uint64"), ((2 ** 64 - 1, 2 ** 64 - 5, -1), "uint64"),
+    ((2 ** 63 - 2, 2 ** 63 + 2), "uint64"), ((2 ** 64, 2 ** 64 + 2), "float32"),
+    ((0, 2 ** 70, 2 ** 68), "float64"), ((2 ** 63, 2 ** 63 + 3, 1.0), None),
+])
+def test_arange_bounds_past_int64(args, dtype):
+    # NumPy reads a bound in uint64's upper half as uint64, which with the
+    # int64 step promotes to float64; dtype=uint64 keeps the exact values
+    want, got = both(lambda ns: ns.arange(*args, dtype=dtype))
+    same(got, want)
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((2 ** 64 - 1, 8), None), ((3, 2 ** 64 - 1, -1), "uint64"), ((0, float("inf")), None),
+    ((0, 2 ** 1100), None), ((0, float("nan")), None), ((2 ** 63, 2 ** 63 + 3), "int64"),
+    ((2 ** 64, 2 ** 64 + 2), "uint64"),
+])
+def test_arange_length_and_bound_refusals(args, dtype):
+    raises_as_numpy(lambda ns: ns.arange(*args, dtype=dtype))
+
+
+@pytest.mark.parametrize("args", [(2 ** 64, 2 ** 64 + 3), (-2 ** 63 - 1, -2 ** 63 + 1),
+                                  (0, 2 ** 70, 2 ** 68)])
+def test_arange_past_uint64_names_the_missing_object_dtype(args):
+    assert numpy.arange(*args).dtype == object  # NumPy: Python ints in an object array
+    with pytest.raises(TypeError, match="object dtype"):
+        np.arange(*args)
+
+
 # ---- joins --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", [
@@ -412,6 +443,125 @@ def test_python_ints_in_float_and_bool_ops(fn):
 def test_python_int_past_dtype_still_overflows():
     raises_as_numpy(lambda ns, a: ns.add(a, 300), numpy.array([1], numpy.int8))
     raises_as_numpy(lambda ns, a: ns.multiply(a, -1), numpy.array([1], numpy.uint32))
+
+
+_PAST_INT64 = [2 ** 63, 2 ** 64 - 1, 2 ** 64, -2 ** 63 - 1, 2 ** 70, -2 ** 70, 2 ** 1100]
+_COMPARED = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("name", _COMPARED)
+@pytest.mark.parametrize("big", _PAST_INT64)
+def test_comparison_with_python_int_past_int64_is_exact(dtype, name, big):
+    # NEP 50: an integer array compared with any Python int gives the
+    # mathematical answer, either operand first, through numpy's ufunc too
+    a = numpy.array([0, 3, numpy.iinfo(dtype).max, numpy.iinfo(dtype).min], dtype)
+    for fn in (lambda ns, x: getattr(ns, name)(x, big), lambda ns, x: getattr(ns, name)(big, x),
+               lambda ns, x: getattr(numpy, name)(x, big)):
+        want, got = both(fn, a)
+        same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "less", "equal", "maximum"])
+@pytest.mark.parametrize("big", [2 ** 64, -2 ** 63 - 1, 2 ** 70, -2 ** 70])
+def test_float_array_takes_python_int_past_int64_as_a_float(dtype, name, big):
+    a = numpy.array([0.5, -3.0, 1e4], dtype)
+    want, got = both(lambda ns, x: getattr(ns, name)(x, big), a)
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.add(a.astype("uint64"), 2 ** 64),          # past uint64
+    lambda ns, a: ns.add(a, 2 ** 63),                           # past int64
+    lambda ns, a: ns.maximum(a, -2 ** 70),
+    lambda ns, a: ns.equal(a.astype(bool), 2 ** 64),             # bools meet ints in int64
+    lambda ns, a: ns.equal(a.astype(bool), 2 ** 63),
+    lambda ns, a: ns.logical_and(a, 2 ** 64 - 1),
+    lambda ns, a: ns.add(a.astype("float64"), 2 ** 1100),       # past float64
+    lambda ns, a: ns.less(a.astype("float32"), 2 ** 1100),
+    lambda ns, a: ns.bitwise_and(a.astype("float64"), 2 ** 64),  # no float loop
+    lambda ns, a: numpy.add(a, 2 ** 64),
+])
+def test_python_int_past_int64_refused_as_numpy(fn):
+    raises_as_numpy(fn, numpy.array([1, 2], numpy.int64))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.minimum(2 ** 64 - 1, a, dtype="float32"),      # dtype= is the loop
+    lambda ns, a: numpy.minimum(2 ** 64 - 1, a, dtype="float32"),
+    lambda ns, a: ns.minimum(2 ** 70, a.astype(bool), dtype="float16"),
+    lambda ns, a: ns.add(a, -2 ** 63 - 1, dtype="complex128"),
+])
+def test_python_int_past_int64_into_a_float_dtype_loop(fn):
+    want, got = both(fn, numpy.array([32767, -3], numpy.int16))
+    same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a: ns.equal(-129, a, dtype="uint32"),           # no such loop, before the int
+    lambda ns, a: ns.logical_and(-1, a, dtype="uint8"),
+    lambda ns, a: ns.greater_equal(a, -2 ** 63, dtype="int32"),
+    lambda ns, a: ns.less(a, 2 ** 70, dtype="float64"),
+])
+def test_ufunc_dtype_without_a_loop_refused_before_the_int(fn):
+    raises_as_numpy(fn, numpy.array([68, -3], numpy.int16))
+    with pytest.raises(TypeError):
+        fn(np, np.asarray(numpy.array([68, -3], numpy.int16)))
+
+
+@pytest.mark.parametrize("name", ["fmin", "fmax", "minimum", "maximum", "less"])
+def test_complex_operand_with_a_real_dtype_loop(name):
+    # dtype= selects a real loop: the complex operand is cast (unsafe), not ordered
+    want, got = both(lambda ns, z, b: getattr(ns, name)(z, b, dtype="bool", casting="unsafe"),
+                     numpy.array([0.778 - 1e-300j, 0j]), numpy.array([False, True]))
+    same(got, want)
+
+
+def test_python_int_in_uint64_upper_half_with_uint64():
+    a = numpy.array([0, 1, 2 ** 63], numpy.uint64)
+    for fn in (lambda ns, x: ns.add(x, 2 ** 63), lambda ns, x: ns.equal(x, 2 ** 63),
+               lambda ns, x: ns.less(2 ** 64 - 1, x)):
+        want, got = both(fn, a)
+        same(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.less(-0.58 + 0j, b, casting="no"),     # float16 input to complex64
+    lambda ns, a, b: ns.minimum(a.astype("complex64"), False, casting="no"),  # a Python bool
+    lambda ns, a, b: ns.add(a.astype("complex128"), True, casting="equiv"),
+    lambda ns, a, b: ns.fmax(a, -2.73 + 0j, casting="no"),
+    lambda ns, a, b: ns.add(a, b, casting="no"),
+    lambda ns, a, b: ns.add(a, b, casting="equiv"),
+    lambda ns, a, b: ns.add(a, a, out=ns.zeros(3, "int64"), casting="no"),
+    lambda ns, a, b: ns.sin(a, casting="no"),
+    lambda ns, a, b: ns.add(b, b, out=ns.zeros(3, "int16"), casting="safe"),
+])
+def test_strict_casting_refuses_as_numpy(fn):
+    # casting='no'/'equiv'/'safe' without dtype=: NumPy's TypeError when an
+    # input (or out=) is not the loop's dtype; Python int/float/complex are weak
+    a, b = numpy.array([1, 2, 3], numpy.int32), numpy.array([1.5, 2, -1], numpy.float16)
+    with pytest.raises(TypeError) as want:
+        fn(numpy, a, b)
+    with pytest.raises(TypeError) as got:
+        fn(np, np.asarray(a), np.asarray(b))
+    assert str(got.value) == str(want.value)  # names the ufunc, operand and dtypes
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, a, b: ns.add(a, 5, casting="no"),
+    lambda ns, a, b: ns.add(b, 1.5, casting="no"),
+    lambda ns, a, b: ns.multiply(a, a, casting="equiv"),
+    lambda ns, a, b: ns.less(b, b, casting="no"),
+    lambda ns, a, b: ns.add(a, b.astype("float64"), casting="safe"),
+    lambda ns, a, b: ns.add(a, a, out=ns.zeros(3, "int32"), casting="no"),
+    lambda ns, a, b: ns.sin(b.astype("float32"), casting="safe"),
+])
+def test_strict_casting_allows_as_numpy(fn):
+    a, b = numpy.array([1, 2, 3], numpy.int32), numpy.array([1.5, 2, -1], numpy.float16)
+    want = fn(numpy, a, b)
+    got = fn(np, np.asarray(a), np.asarray(b))
+    same(got, want)
 
 
 # ---- out= of another dtype, half precision with Python numbers, lists of 0-d arrays --------

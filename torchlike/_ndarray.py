@@ -79,6 +79,10 @@ for _name in ("cumsum", "cumprod"):
 # The mean of a bool or integer tensor (a hit rate, mask.mean()) is float64 in
 # NumPy; PyTorch refuses the dtype.  Float tensors keep PyTorch's method.
 _override("mean", _numpy_function("mean"), _C._SPELL_INTEGRAL, ("axis", "keepdims", "where"))
+# argmax/argmin: NumPy's axis=/keepdims=/out= take NumPy's (complex numbers in
+# its order, an empty slice its ValueError); PyTorch's dim=/keepdim= its own
+for _name in ("argmax", "argmin"):
+    _override(_name, _numpy_function(_name), keywords=("axis", "keepdims", "out"))
 
 
 def _ptp(self, axis=None, out=None, keepdims=False):
@@ -162,23 +166,29 @@ def _fortran_reshape(self, shape):
     return flat.permute(*reversed(range(flat.ndim)))
 
 
-def _check_order(name, order):
+def _check_order(name, order, x):
+    """Whether NumPy's ``order`` reads x in Fortran order: 'F', or 'A'/'K' of
+    an array laid out that way (Fortran-contiguous, not C-contiguous)."""
     order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
-    if order not in ("C", "F", "A", "K"):
-        raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
+    if order not in ("C", "F", "A", "K") or order == "K" and name == "reshape":
+        raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A'"
+                         f"{'' if name == 'reshape' else ' or K'}, not {order!r}")
+    if order in ("A", "K"):
+        return bool(x.flags.f_contiguous and not x.flags.c_contiguous)
     return order == "F"
 
 
 def _reshape_numpy(self, *shape, order="C"):
-    if _check_order("reshape", order):
+    if _check_order("reshape", order, self):
         return _fortran_reshape(self, shape)
     return _ORIGINAL["reshape"](self, *shape)
 
 
 def _flatten_numpy(self, order="C"):
-    if _check_order("flatten", order):
-        return _fortran_reshape(self, (-1,))
-    return _ORIGINAL["flatten"](self)
+    """NumPy's ``a.flatten(order=)``: always a copy (PyTorch's is a view where it can)."""
+    flat = _fortran_reshape(self, (-1,)) if _check_order("flatten", order, self) else \
+        _ORIGINAL["flatten"](self)
+    return flat.clone() if flat._is_view() or flat is self else flat
 
 
 def _sort_numpy(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -228,16 +238,18 @@ def _ravel(self, *args, **kwargs):
     order = args[0] if args else kwargs.pop("order", "C")
     if len(args) > 1 or kwargs:
         raise TypeError("ravel() takes at most 1 argument (order)")
-    if _check_order("ravel", order):
-        return _fortran_reshape(self, (-1,))
-    return _torch_ravel(self)
+    flat = _fortran_reshape(self, (-1,)) if _check_order("ravel", order, self) else \
+        _torch_ravel(self)
+    # NumPy's ravel is contiguous: a copy where a view would step backwards
+    return flat if flat.is_contiguous() else flat.contiguous()
 
 
 Tensor.ravel = _ravel
 if getattr(sys.modules[__package__], "ravel", None) is _torch_ravel:
     sys.modules[__package__].ravel = Tensor.ravel  # the function is the method, as before
+# axis=: NumPy's squeeze, which refuses an axis whose length is not one
 _override("squeeze", lambda self, axis=None:
-          _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
+          _ORIGINAL["squeeze"](self) if axis is None else _numpy_ns().squeeze(self, axis),
           keywords=("axis",), module=True)
 
 def _view_as_dtype(self, dtype=None, type=None):
@@ -301,7 +313,12 @@ def _copy(self, order="C"):
 
 
 def _fill(self, value):
-    """Fill in place with ``value`` (NumPy's ``ndarray.fill``; returns None)."""
+    """Fill in place with ``value`` (NumPy's ``ndarray.fill``; returns None),
+    converted as NumPy converts it (a Python int past the dtype, a NaN into
+    integers: NumPy's error; 1.5 into integers: 1)."""
+    if not isinstance(value, Tensor) and self.dtype != _C.bfloat16:
+        from ._array_function import np_dtype
+        value = np.array(value, dtype=np_dtype(self.dtype)).item()
     self.fill_(value)
 
 
@@ -579,9 +596,9 @@ def _trace(self, *args, **kwargs):
     """``x.trace()``: PyTorch's (a 2-d tensor's diagonal sum, which NumPy's is
     too); with NumPy's arguments (``offset, axis1, axis2, dtype, out``), which
     PyTorch's method refuses, NumPy's ``trace``."""
-    if not args and not kwargs:
+    if not args and not kwargs and self.ndim == 2:
         return _torch_trace(self)
-    return _numpy_ns().trace(self, *args, **kwargs)
+    return _numpy_ns().trace(self, *args, **kwargs)  # (PyTorch's takes matrices only)
 
 
 Tensor.trace = _trace
@@ -595,16 +612,23 @@ def _put_numpy(self, indices, values, mode="raise"):
     the end), 'wrap' or 'clip'.  Returns None."""
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    # NumPy's order: the indices (safely intp), the target's size, then the
+    # values converted to its dtype (a Python int past it: OverflowError)
     index = _numpy_ns().asarray(indices, device=self.device).reshape(-1)
-    vals = _numpy_ns().asarray(values, device=self.device).reshape(-1)
-    n = self.numel()
-    if index.numel() == 0 or vals.numel() == 0:
-        return None
-    if n == 0:
-        raise IndexError("cannot replace elements of an empty array")
-    if index.is_floating_point() or index.is_complex():
+    if index.numel() and (index.is_floating_point() or index.is_complex()):
         raise TypeError(f"Cannot cast array data from dtype('{index.dtype.name}') to "
                         f"dtype('int64') according to the rule 'safe'")
+    n = self.numel()
+    if index.numel() and n == 0:
+        raise IndexError("cannot replace elements of an empty array")
+    if isinstance(values, Tensor):
+        vals = values.reshape(-1)
+    else:
+        from ._array_function import np_dtype
+        host = np.array(values, dtype=np_dtype(self.dtype))
+        vals = _numpy_ns().asarray(host, device=self.device).reshape(-1)
+    if index.numel() == 0 or vals.numel() == 0:
+        return None
     index = index.to(_C.int64)
     if mode == "wrap":
         index = _C.remainder(index, n)

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, refuse_host_out,
-                              tl_dtype)
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, np_dtype,
+                              refuse_host_out, tl_dtype)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -138,6 +138,51 @@ def numpy_bool_arithmetic(op):
     return call
 
 
+# NumPy's comparisons, which take a Python int of any size exactly (NEP 50)
+_COMPARISONS = frozenset(["equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"])
+
+
+def numpy_python_ints(ufunc, inputs, dtype=None):
+    """inputs with each Python int past int64 -- which the core ops refuse,
+    and NumPy 2 answers by NEP 50 -- made what NumPy's loop computes with:
+    NumPy is asked on empty arrays of the tensors' dtypes whether it takes
+    the int (an integer array's arithmetic, a bool array, a logical op or one
+    past float64's range refuse it: the same exception here); an integer
+    array compared with one out of its range gives the exact answer (the int
+    becomes an infinity of its sign), and a float loop takes it as a float.
+    Ints of uint64's upper half stay as they are (a uint64 array's own).
+    With ``dtype=`` (the loop NumPy runs), a float or complex one takes the
+    int as a float."""
+    dtypes = [x.dtype for x in inputs if isinstance(x, _C.Tensor)]
+    if not dtypes:
+        return inputs
+    loop = None if dtype is None else tl_dtype(dtype)
+    if loop is not None and (loop.is_floating_point or loop.is_complex):
+        return tuple(float(x) if type(x) is int and not -2 ** 63 <= x < 2 ** 64 else x
+                     for x in inputs)
+    probe = [np.empty(0, np_dtype(x)) if isinstance(x, _C.Tensor) else x for x in inputs]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ufunc(*probe, **({} if loop is None else {"dtype": np_dtype(loop)}))
+    except OverflowError:
+        big = next(x for x in inputs if type(x) is int and not -2 ** 63 <= x < 2 ** 63)
+        names = ", ".join(str(d).rsplit(".", 1)[-1] for d in dtypes)
+        raise OverflowError(f"numpy.{ufunc.__name__}: Python integer {big} is out of bounds "
+                            f"for the loop its array operand selects (dtype {names}; NEP 50)"
+                            ) from None
+    exact = ufunc.__name__ in _COMPARISONS and \
+        not any(d.is_floating_point or d.is_complex for d in dtypes)
+    # the ints the core takes as they are: any but a comparison's past int64
+    # (int64's own 2**63 - 1 == 2**63 would be compared in floats) up to
+    # uint64's range, and those a uint64 array compares exactly
+    top = 2 ** 64 if not exact or _C.uint64 in dtypes else 2 ** 63
+    return tuple(
+        x if type(x) is not int or -2 ** 63 <= x < top else
+        float("inf") * (1 if x > 0 else -1) if exact else float(x) for x in inputs)
+
+
 def numpy_reciprocal(x, out=None):
     """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
     bool as int8), a zero a divide-by-zero warning and the cast of inf, as
@@ -256,6 +301,8 @@ def _host_plain(inputs):
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs):
+        inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
     op = _op_for(ufunc)

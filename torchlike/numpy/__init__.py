@@ -141,7 +141,7 @@ _FROM_TABLE = [
     "quantile", "nanquantile", "percentile", "nanpercentile", "average",
     # sorting, searching, sets
     "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
-    "unique_inverse", "unique_values", "isin",
+    "unique_inverse", "unique_values", "isin", "union1d",
     # linear algebra at the top level
     "dot", "vdot", "inner", "outer", "matmul", "vecdot", "tensordot", "einsum", "trace",
     "kron", "cross",

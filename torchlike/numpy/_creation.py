@@ -375,14 +375,20 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     start, stop, step = (_bound_number(v) for v in (start, stop, step))
     if step == 0:
         raise ZeroDivisionError("division by zero")
-    dtype = tl_dtype(dtype)
-    if dtype is None:
-        dtype = _C.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
-            else _C.float64
-    n = max(int(np.ceil((stop - start) / step)), 0)
+    try:  # NumPy's length check comes first, before any dtype is chosen
+        count = np.ceil((stop - start) / step)
+    except OverflowError:  # a Python int quotient past float64
+        count = np.inf
+    if count != count:
+        raise ValueError(f"arange: cannot compute length (arange({start}, {stop}, {step}))")
+    if not -2 ** 63 <= count < 2 ** 63:  # inf, past intp: NumPy's error, even below zero
+        raise ValueError(f"Maximum allowed size exceeded (arange({start}, {stop}, {step}))")
+    n = max(int(count), 0)
+    dtype = tl_dtype(dtype) if dtype is not None else _range_dtype(start, stop, step)
     if dtype.is_floating_point:
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
+        start, step = (_huge_as_float(v) for v in (start, step))
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
     if dtype == _C.bool:  # NumPy's: the first two values, no more
         if n > 2:
@@ -404,7 +410,26 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         delta = second - first
     if first == 0 and delta == 1:
         return _C.arange(n, dtype=dtype, device=device)
+    if dtype == _C.uint64:  # values past int64's range: the steps wrap as uint64, then first
+        return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).to(dtype).add_(first)
     return _C.arange(n, dtype=_C.int64, device=device).mul_(delta).add_(first).to(dtype)
+
+
+def _range_dtype(start, stop, step):
+    """arange's dtype without dtype=, NumPy's: int64 for integer bounds that
+    fit it, float64 when one needs uint64 (NumPy's promotion of uint64 with
+    int64, the step's default 1 being one) or a bound is a float.  Past
+    uint64 NumPy makes an object array, a dtype torchlike lacks."""
+    if not all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        return _C.float64
+    bounds = [int(v) for v in (start, stop, step)]
+    if all(-2 ** 63 <= v < 2 ** 63 for v in bounds):
+        return _C.int64
+    if all(-2 ** 63 <= v < 2 ** 64 for v in bounds):
+        return _C.float64
+    raise TypeError(f"arange({start}, {stop}, {step}): NumPy makes an object array of bounds "
+                    f"past uint64's range; torchlike has no object dtype (give dtype=float64, "
+                    f"or bounds within uint64)")
 
 
 _SHORT = 1 << 62
@@ -425,15 +450,24 @@ def _int_bounds(dtype):
     return int(info.min), int(info.max), str(info.dtype)
 
 
+def _huge_as_float(v):
+    """A Python int past uint64 (which a tensor cannot hold) as a float."""
+    return float(v) if type(v) is int and not -2 ** 63 <= v < 2 ** 64 else v
+
+
 def _float_range(start, step, n, dtype, device):
     """NumPy's float arange, bit for bit: the first two values are start and
     start + step in the result's dtype, the others start + i * delta with
     delta their difference, computed in that dtype (float32 for the 16-bit
     floats, as NumPy's half fill does)."""
     work = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
-    first = _C.full((), start, dtype=dtype, device=device).to(work)
-    second = _C.full((), start + step, dtype=dtype, device=device).to(work)
+    if n == 0:  # nothing converted (NumPy's float16 arange(2**31, 10) is empty)
+        return _C.empty((0,), dtype=dtype, device=device)
+    # through float64, so a value past dtype's range is inf (NumPy's cast), not refused
+    first, second = (_C.full((), _huge_as_float(v), dtype=_C.float64, device=device).to(dtype)
+                     .to(work) for v in (start, start + step))
     result = _C.arange(n, dtype=work, device=device) * (second - first) + first
+    result[0] = first  # (0 * a NaN difference, between two infinities, is NaN)
     if n > 1:
         result[1] = second
     return result.to(dtype)

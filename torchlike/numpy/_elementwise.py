@@ -80,6 +80,9 @@ def _binary(op, name):
                 x2 = as_tensor(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
+        if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
+                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
+            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -161,9 +164,10 @@ def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
         dtype = kwargs.get("dtype")
-        if not (_is_complex(x1) or _is_complex(x2) or
-                dtype is not None and tl_dtype(dtype).is_complex) or \
-                kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
+        # the loop's dtype decides: dtype= (a real one compares real values), else the operands
+        complex_loop = tl_dtype(dtype).is_complex if dtype is not None else \
+            _is_complex(x1) or _is_complex(x2)
+        if not complex_loop or kwargs and set(kwargs) - {"out", "where", "dtype", "casting"}:
             return op(x1, x2, **kwargs)
         if dtype is not None:  # the loop dtype= selects: both operands in it
             dtype = tl_dtype(dtype)
@@ -650,6 +654,9 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
+        if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
+                len(args) == ufunc.nin:
+            _check_ufunc_casting(ufunc, args, kwargs)
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
         try:
@@ -681,19 +688,19 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         return True
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return True
-    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
-        info = np.iinfo(want)
-        for a in args:
-            if type(a) is int and not info.min <= a <= info.max:
-                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
     loops = []
     for types in ufunc.types:
         ins, _, outs = types.partition("->")
         if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
             loops.append([np.dtype(c) for c in ins])
-    if not loops:
+    if not loops:  # (before any Python int is converted)
         raise TypeError(f"No loop matching the specified signature and casting was found for "
                         f"ufunc {ufunc.__name__}")
+    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
+        info = np.iinfo(want)
+        for a in args:
+            if type(a) is int and not info.min <= a <= info.max:
+                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
     first_refusal = None
     for loop in loops:
         for i, (a, loop_in) in enumerate(zip(args, loop)):
@@ -716,6 +723,40 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         f"<class '{type(a).__name__}'>"
     raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from {src} to "
                     f"dtype('{loop_in.name}') with casting rule '{casting}'")
+
+
+_STRICT_CASTINGS = ("no", "equiv", "safe")
+
+
+def _check_ufunc_casting(ufunc, args, kwargs):
+    """NumPy's refusal of a ufunc call under casting='no', 'equiv' or 'safe'
+    without dtype=: an input (or out=) whose dtype is not the loop's, where
+    the rule forbids that cast (np.add(int32_array, int64_array,
+    casting='no'); a Python bool is a bool array, other Python numbers are
+    weak and never refused).  NumPy's resolver is asked on empty arrays of
+    the operands' dtypes, so the TypeError is NumPy's own, naming the ufunc,
+    the operand and both dtypes; torchlike's promotion (a loop of another
+    dtype) does not decide it."""
+    out = kwargs.get("out")
+    try:
+        probe = [a if isinstance(a, _SCALARS) else np.empty(0, _probe_dtype(_arg(a)))
+                 for a in args]
+        extra = {} if out is None else {"out": np.empty(0, _probe_dtype(out))}
+    except Exception:  # noqa: BLE001 - bfloat16, a masked array, a tuple out: the op decides
+        return
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(*probe, casting=kwargs["casting"], **extra)
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001 - a value NumPy refuses: the call itself says so
+        return
+
+
+def _probe_dtype(x):
+    if x.dtype == _C.bfloat16:  # NumPy has no loop of it to check
+        raise TypeError("bfloat16")
+    return np_dtype(x)
 
 
 def _check_ufunc_out(fn, ufunc, args, kwargs):

@@ -89,6 +89,9 @@ def squeeze(a, axis=None):
     a = as_tensor(a)
     if axis is None:
         return _C.squeeze(a)
+    if a.ndim == 0 and isinstance(axis, (int, np.integer)):
+        norm_axis(axis, 1)  # NumPy: an int axis 0 or -1 keeps a 0-d array (a tuple is refused)
+        return a.view(())
     axes = norm_axes(axis, a.ndim)
     if any(a.shape[ax] != 1 for ax in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
@@ -378,6 +381,8 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None):
     a = as_tensor(a)
     if axis is not None:
+        if a.ndim == 0:  # NumPy repeats a 0-d array along axis 0 (or -1) of its 1-d form
+            a = a.reshape(1)
         axis = norm_axis(axis, a.ndim)
     if not isinstance(repeats, (int, np.integer)):
         repeats = as_tensor(repeats).to(_C.int64)
@@ -404,6 +409,8 @@ def _reversed(m, axes):
 def flip(m, axis=None):
     m = as_tensor(m)
     axes = norm_axes(axis, m.ndim)
+    if m.ndim == 0:  # NumPy's m[()] of a 0-d array is a scalar, not a view
+        return m.clone()
     return _reversed(m, all_axes(m) if axes is None else axes)
 
 
@@ -518,8 +525,12 @@ def argwhere(a):
 @implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = as_tensor(a)
-    return _C.diagonal(a, offset=offset, dim1=norm_axis(axis1, a.ndim),
-                       dim2=norm_axis(axis2, a.ndim))
+    if a.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    dim1, dim2 = norm_axis(axis1, a.ndim), norm_axis(axis2, a.ndim)
+    if dim1 == dim2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    return _C.diagonal(a, offset=offset, dim1=dim1, dim2=dim2)
 
 
 @implements(np.diag)
@@ -582,7 +593,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
             or set(kwargs) - {"constant_values"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
-    values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
+    values = np.asarray(kwargs.get("constant_values", 0))
+    if values.dtype == object:  # Python ints past int64: written in x's dtype, as NumPy does
+        values = values.astype(np_dtype(x.dtype))
+    if mode == "constant" and values.dtype.kind in "iuf" and np_dtype(x.dtype).kind == "i":
+        # NumPy writes each into a signed integer array as a Python int, which
+        # must fit (its unsigned arrays wrap them, as a cast does)
+        for value in values.ravel().tolist():
+            np_dtype(x.dtype).type(int(value))
+    values = np.broadcast_to(values, (x.ndim, 2))
     if mode == "constant" and x.ndim and (values == values.flat[0]).all() \
             and values.dtype.kind in "biuf":
         # one value everywhere: one padded copy (F.pad takes the last dim's widths first)
@@ -631,9 +650,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if axis is None:
         result = _C.take(a, idx.reshape(-1)).reshape(tuple(idx.shape))
     else:
+        a = a.reshape(1) if a.ndim == 0 else a  # NumPy takes from a 0-d array as 1-d
         axis = norm_axis(axis, a.ndim)
-        flat = _C.index_select(a, axis, idx.reshape(-1))
-        result = flat.reshape(tuple(a.shape[:axis]) + tuple(idx.shape) + tuple(a.shape[axis + 1:]))
+        shape = tuple(a.shape[:axis]) + tuple(idx.shape) + tuple(a.shape[axis + 1:])
+        if 0 in a.shape[:axis]:  # nothing to take from: NumPy checks no index
+            return finish(_C.empty(shape, dtype=a.dtype, device=a.device), out)
+        result = _C.index_select(a, axis, idx.reshape(-1)).reshape(shape)
     return finish(result, out)
 
 
@@ -644,14 +666,15 @@ def compress(condition, a, axis=None, out=None):
     a, condition = as_tensor(a), as_tensor(condition)
     if condition.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    if axis is None:
-        a, axis = a.reshape(-1), 0
+    if axis is None or a.ndim == 0:  # (NumPy compresses a 0-d array as 1-d)
+        a, axis = a.reshape(-1), 0 if axis is None else axis
     axis = norm_axis(axis, a.ndim)
     idx = condition.to(_C.bool).nonzero().reshape(-1)  # data-dependent: one host read
-    if idx.numel() and int(idx[-1]) >= a.shape[axis]:
+    # NumPy's take of those positions: none checked when there is nothing to take from
+    if idx.numel() and int(idx[-1]) >= a.shape[axis] and 0 not in a.shape[:axis]:
         raise IndexError(f"index {int(idx[-1])} is out of bounds for axis {axis} with size "
                          f"{a.shape[axis]}")
-    return finish(_C.index_select(a, axis, idx), out)
+    return take(a, idx, axis, out)
 
 
 @implements(np.choose)
@@ -686,11 +709,13 @@ def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
     if indices.is_floating_point() or indices.is_complex() or indices.dtype == _C.bool:
         raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
-    if axis is None:
-        return _C.take_along_dim(arr.reshape(-1), indices, 0)
-    if indices.ndim != arr.ndim:
+    if axis is None and indices.ndim != 1:
+        raise ValueError("when axis=None, `indices` must have a single dimension.")
+    if axis is not None and indices.ndim != arr.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     with _index_error():
+        if axis is None:
+            return _C.take_along_dim(arr.reshape(-1), indices, 0)
         return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
 
 
@@ -714,7 +739,9 @@ def put_along_axis(arr, indices, values, axis):
     indices = as_tensor(indices)
     target = arr if axis is not None else arr.reshape(-1)
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
-    values = _C.broadcast_to(as_tensor(values).to(arr.dtype), tuple(indices.shape))
+    # NumPy's assignment converts the values first (a Python int past the dtype
+    # is its OverflowError before any index is looked at)
+    values = _C.broadcast_to(_values_of(values, arr.dtype, arr.device), tuple(indices.shape))
     with _index_error():
         target.scatter_(axis, indices, values)
 
@@ -726,7 +753,7 @@ def _positions(obj, n, func):
     """obj (int, slice, sequence or bool mask) as a sorted list of indices into n."""
     if isinstance(obj, slice):
         return list(range(n))[obj]
-    obj = as_tensor(obj) if not isinstance(obj, int) else obj
+    obj = _index_operand(obj)
     if isinstance(obj, Tensor) and obj.dtype == _C.bool:
         if obj.ndim != 1 or obj.shape[0] != n:
             raise ValueError(f"boolean array argument obj to {func} must be one dimensional "
@@ -742,6 +769,27 @@ def _positions(obj, n, func):
         if not -n <= i < n + (func == "insert"):
             raise IndexError(f"index {i} is out of bounds for axis with size {n}")
     return [i + n if i < 0 else i for i in items]
+
+
+def _index_operand(obj):
+    """obj of insert/delete as an int or a tensor; an empty list (float64 to
+    NumPy) is an empty list of indices, as NumPy reads it."""
+    if isinstance(obj, int):
+        return obj
+    index = as_tensor(obj)
+    if index.numel() == 0 and not isinstance(obj, (Tensor, np.ndarray)):
+        index = index.to(_C.int64)
+    return index
+
+
+def _values_of(values, dtype, device, ndmin=0):
+    """insert's values in arr's dtype, converted as NumPy converts them (a
+    Python int past dtype or a float infinity into integers: NumPy's error)."""
+    if isinstance(values, Tensor):
+        values = values.to(dtype)
+    else:
+        values = _C.from_numpy(np.array(values, dtype=np_dtype(dtype))).to(device).to(dtype)
+    return values.reshape(*([1] * (ndmin - values.ndim)), *values.shape)
 
 
 def _flat_or_axis(arr, axis):
@@ -762,30 +810,67 @@ def delete(arr, obj, axis=None):
 
 @implements(np.insert)
 def insert(arr, obj, values, axis=None):
+    """NumPy's insert, step for step: one index puts all of values there as a
+    block (an int's values laid with their first dim along axis); several
+    put one slice each, at the positions NumPy computes (each index shifted
+    by the number inserted before it, a negative one counting from the end
+    of the result), and the original elements fill the rest in order."""
     arr, axis = _flat_or_axis(arr, axis)
     n = arr.shape[axis]
-    values = as_tensor(values).to(arr.dtype)
-    values = values.reshape(*([1] * (arr.ndim - values.ndim)), *values.shape)  # ndmin
     shape = list(arr.shape)
-    if isinstance(obj, int) or (isinstance(obj, Tensor) and obj.ndim == 0):
-        # one position: all of values goes in there as one block, its first
-        # dim laid along axis (NumPy's rule)
-        at = _positions(int(obj), n, "insert")[0]
-        values = _C.movedim(values, 0, axis)
+    if isinstance(obj, slice):
+        at, scalar = list(range(*obj.indices(n))), False
+    else:
+        index = _index_operand(obj)
+        scalar = isinstance(index, int) or index.ndim == 0
+        if not scalar and index.ndim > 1:
+            raise ValueError("index array argument obj to insert must be one dimensional or "
+                             "scalar")
+        if not isinstance(index, int) and (index.dtype.is_floating_point or index.dtype.is_complex):
+            if index.numel() == 1:
+                raise TypeError("slice indices must be integers or None or have an __index__ "
+                                "method")
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        at = [index] if isinstance(index, int) else [int(i) for i in index.reshape(-1).tolist()]
+    if len(at) == 1:
+        k = at[0]
+        if not -n <= k <= n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        k += n if k < 0 else 0
+        values = _values_of(values, arr.dtype, arr.device, ndmin=arr.ndim)
+        if scalar:
+            values = _C.movedim(values, 0, axis)
         shape[axis] = values.shape[axis]
-        block = _C.broadcast_to(values, shape)
-        return _C.cat([arr.narrow(axis, 0, at), block, arr.narrow(axis, at, n - at)], axis)
-    at = _positions(obj, n, "insert")
+        block = _broadcast_values(values, shape)
+        return _C.cat([arr.narrow(axis, 0, k), block, arr.narrow(axis, k, n - k)], axis)
+    at = [k + n if k < 0 else k for k in at]
+    total = n + len(at)
+    for rank, k in enumerate(sorted(range(len(at)), key=lambda k: at[k])):  # stable
+        at[k] += rank
+    source = [None] * total  # per result position: an original (< n) or inserted element
+    for k, position in enumerate(at):
+        if not -total <= position < total:
+            raise IndexError(f"index {position} is out of bounds for axis {axis} with size "
+                             f"{total}")
+        source[position] = n + k
+    free = [j for j in range(total) if source[j] is None]
+    if len(free) != n:
+        raise ValueError(f"shape mismatch: value array of shape {tuple(arr.shape)} could not be "
+                         f"broadcast to indexing result of shape ({len(free)},)")
+    for j, i in zip(free, range(n)):
+        source[j] = i
     shape[axis] = len(at)
-    values = _C.broadcast_to(values, shape)
-    # Value k goes before original element at[k]; equal indices keep their
-    # order (a stable sort), as NumPy places them.
-    pieces, start = [], 0
-    for k in sorted(range(len(at)), key=lambda k: at[k]):
-        pieces += [arr.narrow(axis, start, at[k] - start), values.narrow(axis, k, 1)]
-        start = at[k]
-    pieces.append(arr.narrow(axis, start, n - start))
-    return _C.cat(pieces, axis)
+    block = _broadcast_values(_values_of(values, arr.dtype, arr.device), shape)
+    both = _C.cat([arr, block], axis)
+    return _C.index_select(both, axis, _C.tensor(source, dtype=_C.int64, device=arr.device))
+
+
+def _broadcast_values(values, shape):
+    try:
+        return _C.broadcast_to(values, tuple(shape))
+    except RuntimeError:
+        raise ValueError(f"shape mismatch: value array of shape {tuple(values.shape)} could not "
+                         f"be broadcast to indexing result of shape {tuple(shape)}") from None
 
 
 @implements(np.block)

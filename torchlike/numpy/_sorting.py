@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _C, _composites
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, promote, refuse)
+    implements, Unsupported, as_tensor, norm_axis, np_dtype, promote, refuse)
 
 Tensor = _C.Tensor
 
@@ -14,6 +14,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """Always stable (NumPy's ``kind="stable"``); ``descending`` is the Array
     API's, keeping equal elements in their original order."""
     refuse(order=order)
+    _check_kind(kind, stable)
     a = as_tensor(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -45,12 +46,20 @@ def _complex_order(a, dim, descending):
 @implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     refuse(order=order)
+    _check_kind(kind, stable)
     a = as_tensor(a)
     if axis is None or a.ndim == 0:  # NumPy: a 0-d array is sorted as shape (1,)
-        a, axis = a.reshape(-1), 0
+        a, axis = a.reshape(-1), 0 if axis is None else norm_axis(axis, 1)
     if a.is_complex():
         return _complex_order(a, norm_axis(axis, a.ndim), descending)
     return _C.argsort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True)
+
+
+def _check_kind(kind, stable):
+    """NumPy takes the sort's kind= or stable=, not both (every sort here is stable)."""
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
 
 
 @implements(np.searchsorted)
@@ -319,8 +328,21 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 @implements(np.union1d)
 def union1d(ar1, ar2):
-    a1, a2 = as_tensor(ar1).reshape(-1), as_tensor(ar2).reshape(-1)
+    a1, a2 = _joined(ar1, ar2).reshape(-1), _joined(ar2, ar1).reshape(-1)
     return unique(_C.cat(promote(a1, a2) if a1.dtype != a2.dtype else [a1, a2], 0))
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _joined(x, other):
+    """x as NumPy's concatenate takes it beside other: a Python number next
+    to an array is weak (NEP 50), in the array's dtype where its kind allows,
+    cast as NumPy casts it (300 into int8 wraps, past int64 is refused)."""
+    if type(x) not in _NUMBERS or type(other) in _NUMBERS:
+        return as_tensor(x)
+    dtype = np.result_type(np.empty(0, np_dtype(as_tensor(other))), x)
+    return as_tensor(np.array(x).astype(dtype))
 
 
 @implements(np.sort_complex)
@@ -362,6 +384,8 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 def _check_kth(a, kth, axis):
     n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
+    if a.numel() == 0:  # NumPy returns an empty array before looking at kth
+        return
     for k in ([kth] if isinstance(kth, int) else list(kth)):
         if not -n <= int(k) < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")

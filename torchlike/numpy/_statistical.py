@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE, accumulator_dtype)
+    refuse, cast, NoValue, TABLE, accumulator_dtype, promote)
 
 Tensor = _C.Tensor
 
@@ -483,8 +483,8 @@ def _scan(name):
 
     def impl(a, axis=None, dtype=None, out=None):
         a = as_tensor(a)
-        if axis is None:
-            a, axis = a.reshape(-1), 0
+        if axis is None or a.ndim == 0:  # (NumPy scans a 0-d array along axis 0 as 1-d)
+            a, axis = a.reshape(-1), 0 if axis is None else axis
         axis = norm_axis(axis, a.ndim)
         dtype = tl_dtype(dtype)
         if dtype is None:
@@ -737,11 +737,13 @@ def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims
     if (~((qt >= 0) & (qt <= 1))).any().item():
         raise ValueError("Quantiles must be in the range [0, 1]" if scale == 1
                          else "Percentiles must be in the range [0, 100]")
+    if nan_aware and a.numel() == 0:  # NumPy: the nanmean of the empty array, q aside
+        return nanmean(a, axis, out=out, keepdims=keepdims)
+    xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
+    if size == 0 and not nan_aware:  # NumPy's indexing fails before its subtraction
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     if a.dtype == _C.bool and method not in _DISCRETE:
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
-    xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
-    if size == 0 and not nan_aware:
-        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     floating = a.is_floating_point()
     qv = qt.reshape(-1)                                            # (Q,)
     n = count.to(qv.dtype)
@@ -845,19 +847,25 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=NoValue):
 @implements(np.average)
 def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
     a = as_tensor(a)
-    if not (a.is_floating_point() or a.is_complex()):
+    original_exact = not (a.is_floating_point() or a.is_complex())
+    if original_exact and weights is None:
         a = a.to(_C.float64)
     keep = keepdims is True
     axes = norm_axes(axis, a.ndim)
     axes = all_axes(a) if axes is None else axes
     if weights is None:
         avg = _C.mean(a, axes, keepdim=keep)
-        scl = _C.full(tuple(avg.shape), a.numel() / max(avg.numel(), 1), dtype=avg.dtype,
+        # (NumPy's a.size / avg.size: a ZeroDivisionError for an empty result)
+        scl = _C.full(tuple(avg.shape), a.numel() / avg.numel(), dtype=avg.dtype,
                       device=avg.device)
     else:
         w = as_tensor(weights)
-        if not (w.is_floating_point() or w.is_complex()):
-            w = w.to(_C.float64)
+        if _C.bfloat16 in (a.dtype, w.dtype):
+            a, w = promote(a, w.to(a.dtype) if w.dtype == _C.bool else w)
+        else:  # NumPy's result dtype: float64 at least for integer data
+            both = (np_dtype(a), np_dtype(w)) + (("f8",) if original_exact else ())
+            dtype = tl_dtype(np.result_type(*both))
+            a, w = a.to(dtype), w.to(dtype)
         if tuple(w.shape) != tuple(a.shape):
             if axis is None:
                 raise TypeError("Axis must be specified when shapes of a and weights differ.")
@@ -867,11 +875,12 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
             # weights' axes follow ``axis``'s order: put them in a's order first
             w = w.permute(*sorted(range(len(axes)), key=lambda k: axes[k]))
             w = w.reshape(tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim)))
-        w = _C.broadcast_to(w, tuple(a.shape))
+        # summed as given (1 along a's other axes): NumPy's zero-sum check
         scl = _C.sum(w, axes, keepdim=keep)
         if (scl == 0).any().item():
             raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         avg = _C.sum(a * w, axes, keepdim=keep) / scl
+        scl = _C.broadcast_to(scl, tuple(avg.shape)).clone()
     return (avg, scl) if returned else avg
 
 

@@ -293,7 +293,7 @@ def bincount(x, /, weights=None, minlength=0):
         raise ValueError("'minlength' must not be negative")
     if x.numel() and int(x.min().item()) < 0:
         raise ValueError("'list' argument must have no negative elements")
-    if weights is None:
+    if weights is None or x.numel() == 0:  # NumPy's empty count is intp, weights or not
         return _C.bincount(x, minlength=minlength)
     w = as_tensor(weights)
     # NumPy sums the weights in float64 whatever their dtype
@@ -327,12 +327,23 @@ def select(condlist, choicelist, default=0):
         raise TypeError(f"Choicelist and default value do not have a common dtype: "
                         f"{error}") from None
     dtype = tl_dtype(dtype)
-    choices = [(c if isinstance(c, Tensor) else as_tensor(c)).to(dtype) for c in items]
+    choices = [(c if isinstance(c, Tensor) else as_tensor(_weak_choice(c, dtype))).to(dtype)
+               for c in items]
     result = choices[-1]
     # The first condition that holds wins: apply them from the last one back.
     for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
         result = _C.where(cond, choice, result)
     return result
+
+
+def _weak_choice(c, dtype):
+    """A Python int past uint64 among select's choices, as NumPy takes it
+    into the result dtype: a float for a float result, else its OverflowError."""
+    if type(c) is not int or -2 ** 63 <= c < 2 ** 64:
+        return c
+    if dtype.is_floating_point or dtype.is_complex:
+        return float(c)
+    raise OverflowError(f"Python integer {c} out of bounds for {dtype.name}")
 
 
 @implements(np.piecewise)

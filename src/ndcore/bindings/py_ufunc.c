@@ -7,8 +7,9 @@
  * calling the op itself.  The table is filled by _ufunc.py as it resolves
  * ufuncs: only calls the Python path would answer with op(*inputs) go in.
  * Calls with an operand that is neither a tensor nor a Python scalar (an
- * ndarray, a list) take the Python path, which decides whether host data may
- * meet a device tensor (docs/numpy.md, "Devices"). */
+ * ndarray, a list; a Python int past int64) take the Python path, which
+ * decides whether host data may meet a device tensor (docs/numpy.md,
+ * "Devices") and what NumPy makes of such an int. */
 #include <Python.h>
 
 #include "ndcore/bindings/py_tensor.h"
@@ -18,13 +19,23 @@ static PyObject *slow_path;  /* _ufunc.array_ufunc(self, ufunc, method, *inputs,
 static PyObject *call_str;   /* "__call__", interned */
 
 /* Tensors and Python scalars only (np.float64 and np.complex128 are
- * subclasses of float and complex): what op(*inputs) takes on any device. */
+ * subclasses of float and complex): what op(*inputs) takes on any device.
+ * A Python int past int64 is not plain: NumPy's answer for it depends on
+ * the ufunc and the other operand's dtype (NEP 50: a comparison is exact,
+ * a float array takes it as a float, an integer array's arithmetic
+ * refuses it), which the Python path works out (_ufunc.py). */
 int tl_py_plain_operands(PyObject *const *inputs, Py_ssize_t n)
 {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = inputs[i];
-    if (!tl_py_is_tensor(o) && !PyFloat_Check(o) && !PyLong_CheckExact(o) &&
-        !PyBool_Check(o) && !PyComplex_Check(o))
+    if (PyLong_CheckExact(o)) {
+      int overflow = 0;
+      (void)PyLong_AsLongLongAndOverflow(o, &overflow); /* cannot fail on an int */
+      if (overflow)
+        return 0;
+      continue;
+    }
+    if (!tl_py_is_tensor(o) && !PyFloat_Check(o) && !PyBool_Check(o) && !PyComplex_Check(o))
       return 0;
   }
   return 1;
