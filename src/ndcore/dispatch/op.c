@@ -22,7 +22,9 @@
  *       PREDICATE(_REAL) result bool, computed in the input dtype
  *       EXPONENT         FLOAT_ONLY, result int32 (frexp's exponent)
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
- *     own: the iterator casts through buffers.
+ *     own, and the float8 dtypes always (they have none): the iterator casts
+ *     through buffers.  A float8 dtype meets no other tensor dtype
+ *     (tl_promote_check), as in PyTorch.
  *
  * Off the host (a device whose memory host code cannot read), the device's
  * kernel runs the whole plan (tl_iter_kernel) in the compute dtype: inputs of
@@ -62,8 +64,11 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
     }
   tl_dtype p = first >= 0 ? in[first].t->dtype : TL_DTYPE_BOOL;
   for (int i = first + 1; first >= 0 && i < nin; i++)
-    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
+    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0)) {
+      if (tl_promote_check(p, in[i].t->dtype) != TL_OK)
+        return tl_error_status();
       p = tl_promote_types(p, in[i].t->dtype);
+    }
   for (int i = 0; i < nin; i++) {
     if (!in[i].weak || (tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
       continue;
@@ -419,7 +424,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
     return tl_error_status();
   tl_dtype loop = compute;
-  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
+  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && tl_dtype_is_reduced_float(loop))
     loop = TL_DTYPE_F32;
   /* A float16/bfloat16 op computed in float takes an operand of another
    * dtype (a Python scalar, integers) rounded to the half dtype first, as
@@ -431,7 +436,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_op_params rounded;
   const tl_op_params *given = p; /* alpha's checks read its kind as given (True stays bool) */
   const bool round_half = loop != compute &&
-                          (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16);
+                          tl_dtype_is_reduced_float(compute);
   if (round_half && p && (op == TL_OP_ADD || op == TL_OP_SUB) &&
       device.type == TL_DEVICE_CPU) {
     _Alignas(16) char half[16];
