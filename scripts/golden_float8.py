@@ -169,7 +169,10 @@ CALLS = [
     # the ops PyTorch runs
     "a * a", "a.abs()", "a == a", "a != a", "a == 1.5", "a != 1.5", "a.isnan()", "a.isinf()",
     "a.isfinite()", "T.where(mask, a, a * a)", "T.where(mask, a, 0.0)", "a.any()", "a.all()",
-    "m.any(0)", "T.matmul(m, m)", "T.mm(m, m)", "T.addmm(m, m, m)", "a.sum(dtype=T.float32)",
+    "m.any(0)", "T.matmul(m, m)", "T.mm(m, m)", "T.addmm(m, m, m)", "T.matmul(m[None], m)",
+    "T.outer(a, a)", "T.kron(m, m)", "T.tensordot(m, m, 1)", "T.nn.functional.linear(m, m)",
+    "a.repeat_interleave(2)", "T.diag_embed(a)", "T.nn.functional.pad(a, (1, 1))",
+    "a.sum(dtype=T.float32)",
     "m.mean(dtype=T.float32)", "m.sum(0, dtype=T.float32)", "a.float()", "a.double()",
     "a.to(T.float8_e5m2)", "a.to(T.bool)", "a.to(T.complex64)", "a.real",
     "T.result_type(a, 1.0)", "T.result_type(a, 1)", "T.promote_types(a.dtype, a.dtype)",
@@ -184,6 +187,7 @@ CALLS = [
     "T.arange(3, dtype=T.float8_e4m3fn)", "T.linspace(0, 1, 3, dtype=T.float8_e4m3fn)",
     "T.rand(3, dtype=T.float8_e4m3fn)", "T.randn(3, dtype=T.float8_e4m3fn)", "a.numpy()",
     "T.relu(a)", "T.softmax(a, 0)", "a.cummax(0)", "T.searchsorted(a, a)",
+    "T.matmul(m[None], m[None])", "T.nn.functional.embedding(i, m)", "T.frexp(a)",
     # promotion
     "a + T.ones(4)", "a * T.ones(4)", "a == T.ones(4)", "T.promote_types(a.dtype, T.float32)",
     "T.promote_types(a.dtype, T.float8_e5m2)", "T.promote_types(T.int64, a.dtype)",

@@ -33,6 +33,9 @@ static bool float8_takes(tl_op op)
   case TL_OP_MM:
   case TL_OP_MATMUL:
   case TL_OP_ADDMM:
+  case TL_OP_OUTER:
+  case TL_OP_KRON:
+  case TL_OP_TENSORDOT:
     return true;
   default: { /* the elementwise ones */
     const tl_opkind kind = tl_op_infos[op].kind;
