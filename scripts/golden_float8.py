@@ -132,7 +132,9 @@ def inputs(T):
     a = T.tensor([1.5, -2.0, 0.25, 448.0], dtype=T.float8_e4m3fn)
     return {"T": T, "f8": f8, "bits": bits, "saved": saved, "fill": fill, "finfo": finfo,
             "a": a, "m": a.view(2, 2), "i": T.tensor([1, 0]),
-            "mask": T.tensor([True, False, True, False])}
+            "mask": T.tensor([True, False, True, False]),
+            # _scaled_mm's operands: every product and sum is exact in float32
+            "x": a.view(2, 2), "y": f8([[1.0, 0.5], [2.0, -1.0]]), "one": T.tensor(1.0)}
 
 
 def _per_dtype(template):
@@ -208,6 +210,28 @@ CALLS = [
     "T.ones(2, dtype=T.float8_e4m3fn, requires_grad=True).clone()",
     *_per_dtype("saved(f8([1.5, -2.0, 0.25], '{d}'))"),
     "saved({'w': a, 'v': a[1:]})",
+    # _scaled_mm
+    "T._scaled_mm(x, y.t(), one, one)", "T._scaled_mm(x, y, one, one)",
+    "T._scaled_mm(x, y.t(), one, one, out_dtype=T.float32)",
+    "T._scaled_mm(x, y, T.tensor(2.0), T.tensor(0.25), out_dtype=T.bfloat16)",
+    "T._scaled_mm(x, y, T.tensor(2.0), T.tensor(0.25), out_dtype=T.float16)",
+    "T._scaled_mm(x, y, T.tensor([[1.0], [2.0]]), T.tensor([[1.0, 3.0]]), out_dtype=T.float32)",
+    "T._scaled_mm(x, y, one, one, bias=T.tensor([1.0, 2.0]), out_dtype=T.float32)",
+    "T._scaled_mm(x, y, one, one, bias=T.tensor([1.0, 2.0], dtype=T.bfloat16), "
+    "out_dtype=T.bfloat16)",
+    "T._scaled_mm(x, y.t(), one, T.tensor(1.03))", "T._scaled_mm(x, y.t(), one, T.tensor(1.04))",
+    "T._scaled_mm(x, y.t(), one, one, out_dtype=T.float8_e5m2)",
+    "T._scaled_mm(x, y.t(), T.tensor(200.0), one, out_dtype=T.float8_e5m2)",
+    "T._scaled_mm(x.to(T.float8_e5m2), y, one, one, out_dtype=T.float32)",
+    "T._scaled_mm(x, y.to(T.float8_e5m2), one, one, out_dtype=T.float32)",
+    "T._scaled_mm(x, y, one, one, scale_result=T.tensor(2.0))",
+    "T._scaled_mm(x, y, one, one, use_fast_accum=True)",
+    "T._scaled_mm(x.float(), y, one, one)", "T._scaled_mm(x[None], y, one, one)",
+    "T._scaled_mm(x, T.ones(3, 2, dtype=T.float8_e4m3fn), one, one)",
+    "T._scaled_mm(x, y, T.tensor([1.0, 2.0]), one)", "T._scaled_mm(x, y, T.tensor(1), one)",
+    "T._scaled_mm(x, y, one, one, bias=T.ones(3), out_dtype=T.float32)",
+    "T._scaled_mm(x, y, one, one, out_dtype=T.int32)",
+    "T._scaled_mm(x.to(T.float8_e4m3fnuz), y.to(T.float8_e4m3fnuz), one, one)",
 ]
 
 
