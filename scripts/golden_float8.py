@@ -6,6 +6,8 @@ Two files under tests/golden/:
                      casts of chosen values, views, the ops PyTorch runs on
                      float8 and those it refuses (the exception and its first
                      line), promotion, finfo, repr, item/tolist, save/load.
+  float8_checkpoint.pt  torch.save of checkpoint_object(): float8 tensors
+                     as PyTorch writes them, for torchlike.load.
   float8_casts.json  the bits of the casts, over inputs this module makes
                      (so the file holds outputs only, zlib+base64): all 256
                      bytes of each format to every dtype, and to float8 from
@@ -103,6 +105,16 @@ def casts(T):
         for small_dtype in ("uint8", "int8", "bool"):
             out[f"{small_dtype}->{name}"] = pack(raw(small.to(getattr(T, small_dtype)).to(d)))
     return out
+
+
+# ---- a checkpoint PyTorch writes ---------------------------------------------------------
+
+def checkpoint_object(T):
+    """What float8_checkpoint.pt holds: every byte of each format, a strided
+    view sharing the first one's storage, a 0-d tensor."""
+    every = {name: T.arange(256, dtype=T.uint8).view(getattr(T, name)) for name in FLOAT8}
+    first = every[FLOAT8[0]]
+    return {**every, "view": first.view(16, 16)[::2, 1::3], "scalar": first[60]}
 
 
 # ---- the calls ------------------------------------------------------------------------------
@@ -274,6 +286,9 @@ def main():
     with open(path, "w") as f:
         json.dump({"torch": torch.__version__, "casts": casts(torch)}, f, indent=0, sort_keys=True)
         f.write("\n")
+    print("wrote", path)
+    path = os.path.join(os.path.dirname(path), "float8_checkpoint.pt")
+    torch.save(checkpoint_object(torch), path)
     print("wrote", path)
 
 

@@ -239,6 +239,21 @@ def test_save_writes_pytorchs_records():
         assert name in dis, dis
 
 
+def test_pytorch_checkpoint_loads():
+    """float8_checkpoint.pt, written by torch.save: the same dtypes, bytes,
+    shapes and strides, and the view still shares its base's storage."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
+                        "float8_checkpoint.pt")
+    got, want = T.load(path), _golden.checkpoint_object(T)
+    assert sorted(got) == sorted(want)
+    for key, w in want.items():
+        g = got[key]
+        assert (g.dtype, g.shape, g.stride()) == (w.dtype, w.shape, w.stride()), key
+        assert g.contiguous().view(T.uint8).tolist() == w.contiguous().view(T.uint8).tolist()
+    assert got["view"].untyped_storage().data_ptr() == \
+        got[FLOAT8[0]].untyped_storage().data_ptr()
+
+
 def test_numpy_refuses_float8():
     with pytest.raises(TypeError, match="Got unsupported ScalarType Float8_e4m3fn"):
         np.asarray(T.ones(2, dtype=T.float8_e4m3fn))
