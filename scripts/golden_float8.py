@@ -179,6 +179,10 @@ CALLS = [
     "a.index_select(0, i)", "a.masked_select(mask)", "a.roll(1)", "a.repeat(2)", "a[:1].expand(3)",
     "m.diag()", "a.narrow(0, 1, 2)", "a.chunk(2)", "a.unbind()", "a.flatten()",
     "a.clone().index_put_((i,), f8([2.0, 3.0]))", "a.clone().copy_(T.tensor([1.0, 2, 3, 4]))",
+    # accumulate rounds each sum to float8: 16 + 0.75 is 16, twice
+    "a.clone().index_put_((T.tensor([1, 1, 0]),), f8([1.0, 2.0, 3.0]), accumulate=True)",
+    "T.full((2,), 16.0, dtype=T.float8_e4m3fn).index_put_((T.tensor([0, 0, 1]),), "
+    "f8([0.75, 0.75, 1.0]), accumulate=True)",
     "T.empty(4).copy_(a)", "a.clone().zero_()",
     # the ops PyTorch runs
     "a * a", "a.abs()", "a == a", "a != a", "a == 1.5", "a != 1.5", "a.isnan()", "a.isinf()",
