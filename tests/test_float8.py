@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 import torchlike as T
-from oracle import golden_calls
+from oracle import cuda_test_devices, golden_calls, run_emulated
 
 FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
 CALLS, _golden = golden_calls("float8")
+DEVICES, EMULATED = cuda_test_devices()
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
                        "float8_casts.json")) as _f:
     _THEIR_CASTS = json.load(_f)["casts"]
@@ -264,3 +265,38 @@ def test_requires_grad_flows_through_the_cast():
     y = x.to(T.float8_e4m3fn).float() * T.tensor([2.0, 5.0])
     y.sum().backward()
     assert x.grad.tolist() == [2.0, 5.0]
+
+
+# ---- devices ------------------------------------------------------------------------------
+
+DEVICE_OPS = {
+    "to": lambda x, w: x.to(T.float8_e5m2).float(),
+    "from_float": lambda x, w: w.to(x.dtype).float(),
+    "mul": lambda x, w: (x * x).float(), "add": lambda x, w: (x + 1.5).float(),
+    "eq": lambda x, w: x == x,
+    "where": lambda x, w: T.where(w > 0, x, x * x).float(),
+    "index_select": lambda x, w: x.index_select(0, T.tensor([2, 0], device=x.device)).float(),
+    "mm": lambda x, w: T.mm(x.view(2, 3), x.view(3, 2)).float(),
+    "any": lambda x, w: x.any(), "sum_f32": lambda x, w: x.sum(dtype=T.float32),
+    "accumulate": lambda x, w: x.clone().index_put_(
+        (T.tensor([1, 1, 0], device=x.device),), x[:3], accumulate=True).float(),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", FLOAT8)
+@pytest.mark.parametrize("op", sorted(DEVICE_OPS))
+def test_device_gives_the_cpus_answer(op, name, device):
+    """On a device (CUDA, or the fake device running the op layer's device
+    paths), float8 tensors give the CPU's bytes."""
+    w = T.tensor([0.3, -1.75, 2.5, 100.0, -0.01, 7.0])
+    x = w.to(getattr(T, name))
+    want = DEVICE_OPS[op](x, w)
+    got = DEVICE_OPS[op](x.to(device), w.to(device)).cpu()
+    assert got.dtype == want.dtype
+    assert np.array_equal(got.numpy(), want.numpy(), equal_nan=True), (got, want)
+
+
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    run_emulated(__file__)

@@ -5,7 +5,9 @@
  * PyTorch (int32 tensor + float16 tensor -> float16).  Python scalars are weak
  * (NEP 50): they take the tensor's dtype unless they are of a higher kind, in
  * which case the default dtype of their kind is used (an int tensor with a
- * Python float gives the default float dtype).                               */
+ * Python float gives the default float dtype).  A float8 dtype promotes with
+ * no other dtype (tl_promote_check raises PyTorch's RuntimeError; callers
+ * that cannot fail get float32 from tl_promote_types).                       */
 #include "ndcore/tensor/tl_dtype.h"
 
 const char *const tl_dtype_names[TL_DTYPE_COUNT] = {
