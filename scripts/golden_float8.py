@@ -190,6 +190,7 @@ CALLS = [
     "m.any(0)", "T.matmul(m, m)", "T.mm(m, m)", "T.addmm(m, m, m)", "T.matmul(m[None], m)",
     "T.outer(a, a)", "T.kron(m, m)", "T.tensordot(m, m, 1)", "T.nn.functional.linear(m, m)",
     "a.repeat_interleave(2)", "T.diag_embed(a)", "T.nn.functional.pad(a, (1, 1))",
+    "T.bincount(T.tensor([1, 0, 1]), weights=a[:3])",
     "a.sum(dtype=T.float32)",
     "m.mean(dtype=T.float32)", "m.sum(0, dtype=T.float32)", "a.float()", "a.double()",
     "a.to(T.float8_e5m2)", "a.to(T.bool)", "a.to(T.complex64)", "a.real",
