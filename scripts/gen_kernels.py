@@ -49,7 +49,7 @@ def _dtypes():
         table[sfx] = (sfx.upper(), real, real, real)
         cplx = "c" + str(2 * int(sfx[1:]))
         table[cplx] = (cplx.upper(), real + " complex", real + " complex", real)
-    # half types compute in float: loops that must see their own limits or bit patterns
+    # half and float8 types compute in float: loops that must see their own limits or bits
     for sfx in ("f16", "bf16") + FLOAT8:
         table[sfx] = (sfx.upper(), "float", "float", "float")
     return table
