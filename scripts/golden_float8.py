@@ -211,7 +211,8 @@ CALLS = [
     "a + T.ones(4)", "a * T.ones(4)", "a == T.ones(4)", "T.promote_types(a.dtype, T.float32)",
     "T.promote_types(a.dtype, T.float8_e5m2)", "T.promote_types(T.int64, a.dtype)",
     "T.cat([a, T.ones(2)])", "T.cat([a, a.to(T.float8_e5m2)])", "T.where(mask, a, T.zeros(4))",
-    "a * a.to(T.float8_e5m2)",
+    "a * a.to(T.float8_e5m2)", "a * 1j", "a == 1j", "T.result_type(a, 1j)",
+    "T.float8_e4m3fn.to_complex()", "T.float8_e4m3fn.to_real()",
     # scalars and printing
     "a[0].item()", "a.tolist()", "m.tolist()", "f8([float('nan')]).item()",
     "f8([2.0], 'float8_e8m0fnu').item()",

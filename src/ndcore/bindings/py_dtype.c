@@ -49,7 +49,11 @@ static PyObject *dtype_get_name(PyObject *self, void *closure)
 static PyObject *dtype_to_complex(PyObject *self, PyObject *unused)
 {
   (void)unused;
-  PyObject *r = dtype_objs[tl_dtype_to_complex(((tl_py_dtype *)self)->dtype)];
+  const tl_dtype d = ((tl_py_dtype *)self)->dtype;
+  if (tl_dtype_is_float8(d)) /* no complex float8 */
+    return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s",
+                        tl_dtype_scalar_name(d));
+  PyObject *r = dtype_objs[tl_dtype_to_complex(d)];
   return Py_NewRef(r);
 }
 static PyObject *dtype_to_real(PyObject *self, PyObject *unused)

@@ -79,6 +79,9 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
       scalar_dtype = tl_dtype_default_float();
     else if (scalar_dtype == TL_DTYPE_C128)
       scalar_dtype = tl_dtype_to_complex(tl_dtype_default_float());
+    if (first >= 0 && tl_dtype_is_float8(p) && tl_dtype_is_complex(scalar_dtype))
+      return tl_error_set(TL_ERR_RUNTIME, "Unknown Complex ScalarType for %s", /* PyTorch's */
+                          tl_dtype_scalar_name(p));
     p = first >= 0 ? tl_promote_weak(p, tl_dtype_kind(scalar_dtype))
                    : tl_promote_types(p, scalar_dtype);
   }
