@@ -40,6 +40,7 @@ from ._spectral import *  # noqa: F401,F403  (stft, istft and their methods)
 from ._histogram import *  # noqa: F401,F403  (histogram, histogramdd)
 from ._lu_extra import *  # noqa: F401,F403  (lu, lu_solve, lu_unpack, triangular_solve)
 from ._torch_extra import *  # noqa: F401,F403  (combinations, gradient, index_reduce, linalg.vander ...)
+from ._float8 import _scaled_mm  # noqa: F401  (float8 matrices with scales)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401

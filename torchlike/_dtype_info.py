@@ -8,7 +8,8 @@ digits, the objects are read-only, compare equal (and hash alike) when their
 dtypes do, and take only a torchlike dtype."""
 from . import _C
 
-_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64, _C.float8_e4m3fn, _C.float8_e5m2,
+           _C.float8_e4m3fnuz, _C.float8_e5m2fnuz, _C.float8_e8m0fnu)
 _INTS = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32, _C.uint64)
 
 # dtype -> (bits, eps, max, smallest normal, decimal digits always kept):
@@ -18,7 +19,15 @@ _FLOAT_LIMITS = {
     "bfloat16": (16, 2.0 ** -7, float.fromhex("0x1.fep127"), 2.0 ** -126, 2),
     "float32": (32, 2.0 ** -23, float.fromhex("0x1.fffffep127"), 2.0 ** -126, 6),
     "float64": (64, 2.0 ** -52, float.fromhex("0x1.fffffffffffffp1023"), 2.0 ** -1022, 15),
+    # float8 (src/ndcore/tensor/tl_float8.h): no decimal digit is always kept
+    "float8_e4m3fn": (8, 2.0 ** -3, 448.0, 2.0 ** -6, 0),
+    "float8_e5m2": (8, 2.0 ** -2, 57344.0, 2.0 ** -14, 0),
+    "float8_e4m3fnuz": (8, 2.0 ** -3, 240.0, 2.0 ** -7, 0),
+    "float8_e5m2fnuz": (8, 2.0 ** -2, 57344.0, 2.0 ** -15, 0),
+    "float8_e8m0fnu": (8, 1.0, 2.0 ** 127, 2.0 ** -127, 0),
 }
+# e8m0fnu has no sign: its lowest value is its smallest, not -max
+_UNSIGNED_FLOATS = ("float8_e8m0fnu",)
 
 
 def _type_name(x):
@@ -99,7 +108,8 @@ class finfo(_Info):
             raise TypeError("torchlike.finfo() requires a floating point input type. Use "
                             "torchlike.iinfo to handle 'torchlike.finfo'")
         bits, eps, big, normal, digits = _FLOAT_LIMITS[dtype.name]
-        self._set(bits=bits, eps=eps, max=big, min=-big, tiny=normal, smallest_normal=normal,
+        low = normal if dtype.name in _UNSIGNED_FLOATS else -big
+        self._set(bits=bits, eps=eps, max=big, min=low, tiny=normal, smallest_normal=normal,
                   resolution=10.0 ** -digits, dtype=dtype.name)
 
     def __repr__(self):

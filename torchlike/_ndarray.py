@@ -489,6 +489,11 @@ def _numpy_dtype_of(other):
     return None
 
 
+# The dtypes NumPy lacks: their names compare, nothing else NumPy's does.
+_NO_NUMPY = frozenset({"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                       "float8_e5m2fnuz", "float8_e8m0fnu"})
+
+
 def _dtype_eq(self, other):
     if isinstance(other, _dtype_type):
         return self is other
@@ -497,7 +502,7 @@ def _dtype_eq(self, other):
     want = _numpy_dtype_of(other)
     if want is None:
         return NotImplemented
-    return self.name != "bfloat16" and np.dtype(self.name) == want
+    return self.name not in _NO_NUMPY and np.dtype(self.name) == want
 
 
 def _dtype_ne(self, other):
@@ -509,7 +514,7 @@ def _dtype_call(self, *args):
     """``torchlike.numpy.float32(1.0)``: a NumPy scalar of this dtype, as CuPy's
     namespace gives (a 0-d tensor for bfloat16, which NumPy lacks).  The
     arguments are the scalar type's: ``complex64(1, 2)`` is ``1+2j``."""
-    if self.name == "bfloat16":
+    if self.name in _NO_NUMPY:
         return _C.tensor(args[0] if args else 0, dtype=self)
     return np.dtype(self.name).type(*args)
 
@@ -533,16 +538,16 @@ def _install_numpy_dtype_attributes():
 
     def numpy_attribute(name):
         def get(self):
-            if self.name == "bfloat16":
-                raise AttributeError(f"bfloat16 has no NumPy dtype, so no {name!r}")
+            if self.name in _NO_NUMPY:
+                raise AttributeError(f"{self.name} has no NumPy dtype, so no {name!r}")
             return getattr(np.dtype(self.name), name)
         return property(get)
     for name in ("str", "descr", "num", "flags"):
         setattr(_dtype_type, name, numpy_attribute(name))
 
     def newbyteorder(self, new_order="S"):
-        if self.name == "bfloat16":
-            raise TypeError("bfloat16 has no NumPy dtype to byte-swap")
+        if self.name in _NO_NUMPY:
+            raise TypeError(f"{self.name} has no NumPy dtype to byte-swap")
         return np.dtype(self.name).newbyteorder(new_order)
     _dtype_type.newbyteorder = newbyteorder
 

@@ -9,13 +9,16 @@ from ._array_function import array_function
 from .utils.hooks import RemovableHandle
 
 Tensor = _C.Tensor
+_FLOAT32_PRINTED = (_C.bfloat16, _C.float8_e4m3fn, _C.float8_e5m2, _C.float8_e4m3fnuz,
+                    _C.float8_e5m2fnuz, _C.float8_e8m0fnu)
 
 
 def _repr(self):
     data = self.detach()
     if data.device.type != "cpu":
         data = data.cpu()  # printing reads the data through the device's backend
-    values = data.numpy() if self.dtype != _C.bfloat16 else data.float().numpy()
+    # bfloat16 and float8, which NumPy lacks, print their float32 values (as PyTorch's do)
+    values = data.float().numpy() if self.dtype in _FLOAT32_PRINTED else data.numpy()
     grad_fn = self.grad_fn
     # a subclass prints its name, as PyTorch's do (Parameter adds its own line)
     prefix = "tensor(" if type(self) is Tensor or isinstance(self, _parameter_types()) \

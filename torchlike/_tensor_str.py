@@ -75,6 +75,7 @@ _PRINT_DTYPES = {
     "bfloat16": np.float32, "float32": np.float32, "float64": np.float64,
     "complex64": np.complex64, "complex128": np.complex128, "uint16": np.uint16,
     "uint32": np.uint32, "uint64": np.uint64,
+    **{f"float8_{k}": np.float32 for k in ("e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz", "e8m0fnu")},
 }
 
 

@@ -70,7 +70,9 @@ _STORAGE_NAMES = {
 _DTYPES = {name: getattr(_C, name) for name in _STORAGE_NAMES}
 # The dtypes PyTorch added after its typed storages: saved as an untyped
 # storage plus the dtype, through _rebuild_tensor_v3.
-_UNTYPED_DTYPES = {name: getattr(_C, name) for name in ("uint16", "uint32", "uint64")}
+_UNTYPED_DTYPES = {name: getattr(_C, name) for name in (
+    "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+    "float8_e5m2fnuz", "float8_e8m0fnu")}
 
 
 # ---- storages ---------------------------------------------------------------------

@@ -4,19 +4,20 @@
  * runs directly).
  *
  * A copy of one dtype moves elements of its size through the elementwise
- * launcher (five instantiations serve all twelve dtypes).  A cast is one
- * kernel for all 144 pairs: a switch on the source dtype loads the element
- * as its compute type, a switch on the destination converts and stores it,
- * both uniform across the grid.  The conversions are C's, as the CPU's
- * cast loops (cast.c) make them: float16 and bfloat16 go through float32, a
- * complex number to a real type keeps its real part, anything to bool is
- * "nonzero".  Float to integer out of range is undefined in C; the CPU gives
+ * launcher (five instantiations serve every dtype).  A cast is one kernel
+ * for all pairs: a switch on the source dtype loads the element as its
+ * compute type, a switch on the destination converts and stores it, both
+ * uniform across the grid.  The conversions are C's, as the CPU's cast
+ * loops (cast.c) make them: float16, bfloat16 and float8 (tl_float8.h) go
+ * through float32, a complex number to a real type keeps its real part,
+ * anything to bool is "nonzero".  Float to integer out of range is undefined in C; the CPU gives
  * what x86 gives, CUDA saturates.                                          */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "gpu/tl_cuda_launch.cuh"
 #include "ndcore/kernels/tl_linspace.h"
+#include "ndcore/tensor/tl_float8.h"
 
 /* ---- same-dtype moves ------------------------------------------------------------- */
 
@@ -74,7 +75,13 @@ template <typename S> TL_DEV void tl_gpu_store(int to, char *p, S x)
   case TL_DTYPE_F32: *(float *)p = (float)tl_gpu_real(x); break;
   case TL_DTYPE_F64: *(double *)p = (double)tl_gpu_real(x); break;
   case TL_DTYPE_C64: *(tl_cfloat *)p = tl_cfloat(x); break;
-  default: *(tl_cdouble *)p = tl_cdouble(x); break;
+  case TL_DTYPE_C128: *(tl_cdouble *)p = tl_cdouble(x); break;
+  /* float8 from float32, as the CPU: a double is rounded to float first */
+  case TL_DTYPE_F8E4M3FN: *(uint8_t *)p = tl_f32_to_f8e4m3fn((float)tl_gpu_real(x)); break;
+  case TL_DTYPE_F8E5M2: *(uint8_t *)p = tl_f32_to_f8e5m2((float)tl_gpu_real(x)); break;
+  case TL_DTYPE_F8E4M3FNUZ: *(uint8_t *)p = tl_f32_to_f8e4m3fnuz((float)tl_gpu_real(x)); break;
+  case TL_DTYPE_F8E5M2FNUZ: *(uint8_t *)p = tl_f32_to_f8e5m2fnuz((float)tl_gpu_real(x)); break;
+  default: *(uint8_t *)p = tl_f32_to_e8m0((float)tl_gpu_real(x)); break;
   }
 }
 
@@ -96,7 +103,12 @@ TL_DEV void tl_gpu_convert(int to, char *dst, int from, const char *src)
   case TL_DTYPE_F32: tl_gpu_store(to, dst, *(const float *)src); break;
   case TL_DTYPE_F64: tl_gpu_store(to, dst, *(const double *)src); break;
   case TL_DTYPE_C64: tl_gpu_store(to, dst, *(const tl_cfloat *)src); break;
-  default: tl_gpu_store(to, dst, *(const tl_cdouble *)src); break;
+  case TL_DTYPE_C128: tl_gpu_store(to, dst, *(const tl_cdouble *)src); break;
+  case TL_DTYPE_F8E4M3FN: tl_gpu_store(to, dst, tl_f8e4m3fn_to_f32(*(const uint8_t *)src)); break;
+  case TL_DTYPE_F8E5M2: tl_gpu_store(to, dst, tl_f8e5m2_to_f32(*(const uint8_t *)src)); break;
+  case TL_DTYPE_F8E4M3FNUZ: tl_gpu_store(to, dst, tl_f8e4m3fnuz_to_f32(*(const uint8_t *)src)); break;
+  case TL_DTYPE_F8E5M2FNUZ: tl_gpu_store(to, dst, tl_f8e5m2fnuz_to_f32(*(const uint8_t *)src)); break;
+  default: tl_gpu_store(to, dst, tl_e8m0_to_f32(*(const uint8_t *)src)); break;
   }
 }
 

@@ -97,9 +97,9 @@ PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t)
   case TL_DTYPE_C64: typenum = NPY_COMPLEX64; break;
   case TL_DTYPE_C128: typenum = NPY_COMPLEX128; break;
   default:
-    return PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s: NumPy has no such "
+    return PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s: NumPy has no %s "
                                          "dtype; convert with .float() first",
-                        tl_dtype_names[t->dtype]);
+                        tl_dtype_scalar_name(t->dtype), tl_dtype_names[t->dtype]);
   }
   char dev[32];
   if (tl_tensor_device(t).type != TL_DEVICE_CPU)

@@ -44,6 +44,14 @@
 static DLDataType dl_dtype_of(tl_dtype d)
 {
   uint8_t bits = (uint8_t)(8 * tl_dtype_size(d));
+  switch (d) { /* DLPack 1.1's float8 codes */
+  case TL_DTYPE_F8E4M3FN: return (DLDataType){kDLFloat8_e4m3fn, 8, 1};
+  case TL_DTYPE_F8E5M2: return (DLDataType){kDLFloat8_e5m2, 8, 1};
+  case TL_DTYPE_F8E4M3FNUZ: return (DLDataType){kDLFloat8_e4m3fnuz, 8, 1};
+  case TL_DTYPE_F8E5M2FNUZ: return (DLDataType){kDLFloat8_e5m2fnuz, 8, 1};
+  case TL_DTYPE_F8E8M0FNU: return (DLDataType){kDLFloat8_e8m0fnu, 8, 1};
+  default: break;
+  }
   switch (tl_dtype_kind(d)) {
   case TL_KIND_BOOL: return (DLDataType){kDLBool, bits, 1};
   case TL_KIND_UINT: return (DLDataType){kDLUInt, bits, 1};
@@ -63,7 +71,10 @@ static const char *dl_code_name(uint8_t code)
   case kDLBfloat: return "bfloat";
   case kDLComplex: return "complex";
   case kDLBool: return "bool";
-  default: return "float8/6/4 or unknown";
+  case kDLFloat8_e3m4: return "float8_e3m4";
+  case kDLFloat8_e4m3: return "float8_e4m3";
+  case kDLFloat8_e4m3b11fnuz: return "float8_e4m3b11fnuz";
+  default: return "float6/4 or unknown";
   }
 }
 
@@ -77,8 +88,9 @@ static int tl_dtype_of_dl(DLDataType dt, tl_dtype *out)
     }
   }
   PyErr_Format(PyExc_TypeError, "from_dlpack: unsupported DLPack dtype (code %u: %s, %u bits, "
-                                "%u lanes); torchlike has bool, uint8, int8-int64, float16, "
-                                "bfloat16, float32, float64, complex64 and complex128",
+                                "%u lanes); torchlike has bool, uint8-uint64, int8-int64, "
+                                "float16, bfloat16, float32, float64, complex64, complex128 "
+                                "and float8 (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu)",
                (unsigned)dt.code, dl_code_name(dt.code), (unsigned)dt.bits, (unsigned)dt.lanes);
   return -1;
 }

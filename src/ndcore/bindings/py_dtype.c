@@ -36,8 +36,10 @@ static PyObject *dtype_get_is_complex(PyObject *self, void *closure)
 static PyObject *dtype_get_is_signed(PyObject *self, void *closure)
 {
   (void)closure;
-  tl_kind k = tl_dtype_kind(((tl_py_dtype *)self)->dtype);
-  return PyBool_FromLong(k != TL_KIND_BOOL && k != TL_KIND_UINT);
+  tl_dtype d = ((tl_py_dtype *)self)->dtype;
+  tl_kind k = tl_dtype_kind(d);
+  /* float8_e8m0fnu is a float without a sign bit */
+  return PyBool_FromLong(k != TL_KIND_BOOL && k != TL_KIND_UINT && d != TL_DTYPE_F8E8M0FNU);
 }
 static PyObject *dtype_get_name(PyObject *self, void *closure)
 {
@@ -47,7 +49,11 @@ static PyObject *dtype_get_name(PyObject *self, void *closure)
 static PyObject *dtype_to_complex(PyObject *self, PyObject *unused)
 {
   (void)unused;
-  PyObject *r = dtype_objs[tl_dtype_to_complex(((tl_py_dtype *)self)->dtype)];
+  const tl_dtype d = ((tl_py_dtype *)self)->dtype;
+  if (tl_dtype_is_float8(d)) /* no complex float8 */
+    return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s",
+                        tl_dtype_scalar_name(d));
+  PyObject *r = dtype_objs[tl_dtype_to_complex(d)];
   return Py_NewRef(r);
 }
 static PyObject *dtype_to_real(PyObject *self, PyObject *unused)

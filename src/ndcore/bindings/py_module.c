@@ -101,6 +101,8 @@ static PyObject *get_default_dtype(PyObject *self, PyObject *unused)
 PyObject *tl_py_impl_promote_types(const char *name, const tl_py_args_promote_types *a)
 {
   (void)name;
+  if (tl_promote_check((tl_dtype)a->type1, (tl_dtype)a->type2) != TL_OK)
+    return tl_py_raise();
   return Py_NewRef(tl_py_dtype_obj(tl_promote_types((tl_dtype)a->type1, (tl_dtype)a->type2)));
 }
 

@@ -13,9 +13,51 @@ tl_kernel tl_dispatch_table[TL_OP_COUNT][TL_DEVICE_COUNT][TL_DTYPE_COUNT];
 /* Devices whose memory host code may read (tl_dispatch_host_memory). */
 bool tl_dispatch_host_memory_table[TL_DEVICE_COUNT] = {[TL_DEVICE_CPU] = true};
 
+/* The ops other than the elementwise ones (which compute float8 in float32,
+ * tl_op_map) that take the float8 dtypes: PyTorch's list on the CPU, and
+ * all of them move or cast bytes, or compute in float32.  A kernel set that
+ * serves every dtype serves float8 for these only; the others refuse float8
+ * with PyTorch's NotImplementedError (tl_dispatch_no_kernel).             */
+static bool float8_takes(tl_op op)
+{
+  switch (op) {
+  case TL_OP_COPY:
+  case TL_OP_FILL:
+  case TL_OP_EYE:
+  case TL_OP_INDEX_GET:
+  case TL_OP_INDEX_PUT:
+  case TL_OP_INDEX_SELECT:
+  case TL_OP_MASKED_SELECT:
+  case TL_OP_ANY:
+  case TL_OP_ALL:
+  case TL_OP_MM:
+  case TL_OP_MATMUL:
+  case TL_OP_ADDMM:
+  case TL_OP_OUTER:
+  case TL_OP_KRON:
+  case TL_OP_TENSORDOT:
+    return true;
+  default: { /* the elementwise ones */
+    const tl_opkind kind = tl_op_infos[op].kind;
+    return kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY || kind == TL_OPKIND_WHERE ||
+           kind == TL_OPKIND_CLAMP;
+  }
+  }
+}
+
+static tl_dtype_set dtypes_of(tl_op op, tl_dtype_set dtypes)
+{
+  const tl_dtype_set float8 = TL_DTYPES_ONE(TL_DTYPE_F8E4M3FN) | TL_DTYPES_ONE(TL_DTYPE_F8E5M2) |
+                              TL_DTYPES_ONE(TL_DTYPE_F8E4M3FNUZ) |
+                              TL_DTYPES_ONE(TL_DTYPE_F8E5M2FNUZ) |
+                              TL_DTYPES_ONE(TL_DTYPE_F8E8M0FNU);
+  return float8_takes(op) ? dtypes : dtypes & ~float8;
+}
+
 void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dtypes,
                                tl_loop_fn loop)
 {
+  dtypes = dtypes_of(op, dtypes);
   for (int d = 0; d < TL_DTYPE_COUNT; d++)
     if (dtypes & TL_DTYPES_ONE(d))
       tl_dispatch_table[op][device][d].loop = loop;
@@ -23,6 +65,7 @@ void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dty
 
 void tl_dispatch_register_set(tl_op op, tl_device_type device, tl_dtype_set dtypes, const void *set)
 {
+  dtypes = dtypes_of(op, dtypes);
   for (int d = 0; d < TL_DTYPE_COUNT; d++)
     if (dtypes & TL_DTYPES_ONE(d))
       tl_dispatch_table[op][device][d].set = set;
@@ -51,6 +94,9 @@ void tl_dispatch_init(void)
 
 tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dtype)
 {
+  if (tl_dtype_is_float8(dtype)) /* PyTorch's words (docs/dtypes.md) */
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
+                        tl_dtype_scalar_name(dtype));
   char sd[32];
   return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): no kernel for device %s and dtype %s", name,
                       tl_device_str(sd, sizeof sd, device), tl_dtype_names[dtype]);

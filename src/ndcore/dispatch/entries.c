@@ -20,9 +20,25 @@ static tl_op op_named(const char *name, tl_op fallback)
 
 /* ---- reduce -------------------------------------------------------------------- */
 
+/* A float8 input with dtype= given (x.sum(dtype=torch.float32)) is reduced
+ * as that dtype, which PyTorch runs; without it, the reductions refuse
+ * float8 (docs/dtypes.md). */
+static bool float8_as(const tl_tensor *in, int dtype, tl_tensor *wide)
+{
+  if (!tl_dtype_is_float8(in->dtype) || dtype < 0 || tl_dtype_is_float8((tl_dtype)dtype))
+    return false;
+  return tl_tensor_to_dtype(wide, in, (tl_dtype)dtype) == TL_OK;
+}
+
 tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
                        tl_tensor *indices)
 {
+  tl_tensor wide;
+  if (float8_as(in, a->dtype, &wide)) {
+    tl_status s = tl_op_reduce(op, &wide, a, out, indices);
+    tl_tensor_release(&wide);
+    return s;
+  }
   const tl_tensor *devs[] = {in};
   const tl_reduce_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
   return set ? set->op_reduce(op, in, a, out, indices) : tl_error_status();
@@ -30,6 +46,12 @@ tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, t
 
 tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
 {
+  tl_tensor wide;
+  if (float8_as(in, dtype, &wide)) {
+    tl_status s = tl_op_scan(op, &wide, dim, dtype, out);
+    tl_tensor_release(&wide);
+    return s;
+  }
   const tl_tensor *devs[] = {in};
   const tl_reduce_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
   return set ? set->op_scan(op, in, dim, dtype, out) : tl_error_status();

@@ -22,9 +22,11 @@
  *       PREDICATE(_REAL) result bool, computed in the input dtype
  *       EXPONENT         FLOAT_ONLY, result int32 (frexp's exponent)
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
- *     own (on the call's device): the iterator casts through buffers.  An
- *     out= of another dtype gets those values rounded to the half dtype
- *     first, as if computed in it.
+ *     own (on the call's device), and the float8 dtypes always (they have
+ *     none): the iterator casts through buffers.  An out= of another dtype
+ *     gets those values rounded to the half dtype first, as if computed in it.
+ *     A float8 dtype meets no other tensor dtype (tl_promote_check), as in
+ *     PyTorch.
  *
  * Off the host (a device whose memory host code cannot read), the device's
  * kernel runs the whole plan (tl_iter_kernel) in the compute dtype: inputs of
@@ -64,8 +66,11 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
     }
   tl_dtype p = first >= 0 ? in[first].t->dtype : TL_DTYPE_BOOL;
   for (int i = first + 1; first >= 0 && i < nin; i++)
-    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
+    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0)) {
+      if (tl_promote_check(p, in[i].t->dtype) != TL_OK)
+        return tl_error_status();
       p = tl_promote_types(p, in[i].t->dtype);
+    }
   for (int i = 0; i < nin; i++) {
     if (!in[i].weak || (tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
       continue;
@@ -76,6 +81,9 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
       scalar_dtype = tl_dtype_default_float();
     else if (scalar_dtype == TL_DTYPE_C128)
       scalar_dtype = tl_dtype_to_complex(tl_dtype_default_float());
+    if (first >= 0 && tl_dtype_is_float8(p) && tl_dtype_is_complex(scalar_dtype))
+      return tl_error_set(TL_ERR_RUNTIME, "Unknown Complex ScalarType for %s", /* PyTorch's */
+                          tl_dtype_scalar_name(p));
     p = first >= 0 ? tl_promote_weak(p, tl_dtype_kind(scalar_dtype))
                    : tl_promote_types(p, scalar_dtype);
   }
@@ -441,7 +449,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
     return tl_error_status();
   tl_dtype loop = compute;
-  if ((loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16) &&
+  if (tl_dtype_is_reduced_float(loop) &&
       (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) || !tl_dispatch_has(op, device.type, loop) ||
        divides_in_float(op, nin, in, compute)))
     loop = TL_DTYPE_F32;
@@ -455,7 +463,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_op_params rounded;
   const tl_op_params *given = p; /* alpha's checks read its kind as given (True stays bool) */
   const bool round_half = loop != compute &&
-                          (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16);
+                          tl_dtype_is_reduced_float(compute);
   if (round_half && p && (op == TL_OP_ADD || op == TL_OP_SUB) &&
       device.type == TL_DEVICE_CPU) {
     _Alignas(16) char half[16];

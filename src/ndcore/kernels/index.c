@@ -353,6 +353,17 @@ TL_REDUCE_LOOP(scatter_reduce_C64, TL_DTYPE_C64, float complex, tl_load_C64, tl_
                ((void)b, a), ((void)b, a))
 TL_REDUCE_LOOP(scatter_reduce_C128, TL_DTYPE_C128, double complex, tl_load_C128, tl_store_C128,
                a * b, ((void)b, a), ((void)b, a))
+/* float8: index_put_(accumulate=True), which PyTorch runs on float8, adds
+ * in float and rounds each sum (the other reducing scatters refuse float8). */
+#define TL_F8_REDUCE_LOOP(E)                                                         \
+  TL_REDUCE_LOOP(scatter_reduce_##E, TL_DTYPE_##E, float, tl_load_##E, tl_store_##E, a * b, \
+                 TL_MAX, TL_MIN)
+TL_F8_REDUCE_LOOP(F8E4M3FN)
+TL_F8_REDUCE_LOOP(F8E5M2)
+TL_F8_REDUCE_LOOP(F8E4M3FNUZ)
+TL_F8_REDUCE_LOOP(F8E5M2FNUZ)
+TL_F8_REDUCE_LOOP(F8E8M0FNU)
+#undef TL_F8_REDUCE_LOOP
 #undef TL_MAX
 #undef TL_MIN
 #undef TL_REDUCE_LOOP
@@ -431,6 +442,11 @@ static tl_loop_fn reduce_loop(tl_dtype d)
   case TL_DTYPE_F32: return scatter_reduce_F32;
   case TL_DTYPE_F64: return scatter_reduce_F64;
   case TL_DTYPE_C64: return scatter_reduce_C64;
+  case TL_DTYPE_F8E4M3FN: return scatter_reduce_F8E4M3FN;
+  case TL_DTYPE_F8E5M2: return scatter_reduce_F8E5M2;
+  case TL_DTYPE_F8E4M3FNUZ: return scatter_reduce_F8E4M3FNUZ;
+  case TL_DTYPE_F8E5M2FNUZ: return scatter_reduce_F8E5M2FNUZ;
+  case TL_DTYPE_F8E8M0FNU: return scatter_reduce_F8E8M0FNU;
   default: return scatter_reduce_C128;
   }
 }

@@ -27,6 +27,8 @@
 /* The dtype a pass reads its input as, for a result (or dtype=) dtype. */
 static tl_dtype loop_for(tl_dtype r)
 {
+  if (tl_dtype_is_reduced_float(r)) /* float16, bfloat16, float8 */
+    return TL_DTYPE_F32;
   switch (r) {
   case TL_DTYPE_F16:
   case TL_DTYPE_BF16:

@@ -500,7 +500,8 @@ static inline double load_real(tl_dtype d, const char *p)
   case TL_DTYPE_BF16: return tl_load_BF16(p);
   case TL_DTYPE_BOOL: return tl_load_BOOL(p);
   case TL_DTYPE_U64: return (double)tl_load_U64(p);
-  default: return (double)load_int(d, p);
+  default: /* float8 weights (PyTorch takes them) through float; integers as such */
+    return tl_dtype_is_float8(d) ? tl_scalar_load(d, p).v.f : (double)load_int(d, p);
   }
 }
 

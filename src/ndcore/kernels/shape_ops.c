@@ -94,6 +94,8 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
     if (ins[i]->ndim == 0)
       return tl_error_set(TL_ERR_RUNTIME, "zero-dimensional tensor (at position %d) cannot be "
                                           "concatenated", i);
+    if (tl_promote_check(dtype, ins[i]->dtype) != TL_OK)
+      return tl_error_status();
     dtype = tl_promote_types(dtype, ins[i]->dtype);
     if (ref < 0 && !legacy_empty(ins[i]))
       ref = i;
@@ -161,6 +163,8 @@ tl_status tl_shape_stack(tl_tensor *out, int n, const tl_tensor *const *ins, int
                                           "%s at entry 0 and %s at entry %d",
                           tl_shape_str(sa, sizeof sa, r->ndim, r->shape),
                           tl_shape_str(sb, sizeof sb, t->ndim, t->shape), i);
+    if (tl_promote_check(dtype, t->dtype) != TL_OK)
+      return tl_error_status();
     dtype = tl_promote_types(dtype, t->dtype);
   }
   int d;

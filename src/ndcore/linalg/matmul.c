@@ -34,9 +34,8 @@ static tl_dtype gemm_dtype(tl_dtype d)
   case TL_DTYPE_F64:
   case TL_DTYPE_C64:
   case TL_DTYPE_C128: return d;
-  case TL_DTYPE_F16:
-  case TL_DTYPE_BF16: return TL_DTYPE_F32;
-  default: return TL_DTYPE_I64;
+  default: /* float16, bfloat16 and float8 in float32; integers in int64 */
+    return tl_dtype_is_reduced_float(d) ? TL_DTYPE_F32 : TL_DTYPE_I64;
   }
 }
 

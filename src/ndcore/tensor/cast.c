@@ -27,6 +27,27 @@
       STORE(dst + i * steps[0], (CT)LOAD(src + i * steps[1]));                      \
   }
 
+/* NAME: a cast that goes through float32 (a float8 dtype's casts from and to
+ * the dtypes but float32 and itself): FIRST into a float buffer, SECOND out
+ * of it, a block at a time. */
+static void cast_staged(tl_loop_fn first, tl_loop_fn second, char **args, int64_t n,
+                        const int64_t *steps)
+{
+  enum { BLOCK = 256 };
+  float buf[BLOCK];
+  for (int64_t i = 0; i < n; i += BLOCK) {
+    const int64_t k = n - i < BLOCK ? n - i : BLOCK;
+    first((char *[]){(char *)buf, args[1] + i * steps[1]}, k, (int64_t[]){4, steps[1]}, NULL);
+    second((char *[]){args[0] + i * steps[0], (char *)buf}, k, (int64_t[]){steps[0], 4}, NULL);
+  }
+}
+#define TL_CAST_STAGED(NAME, FIRST, SECOND)                                     \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)   \
+  {                                                                             \
+    (void)data;                                                                 \
+    cast_staged(FIRST, SECOND, args, n, steps);                                 \
+  }
+
 /* A cast to the same dtype is a move: one memcpy for a contiguous run, one
  * value stored along it for a broadcast source (expand, repeat_interleave),
  * a walk down the source for a reversed one (flip), else fixed-width element
@@ -144,6 +165,15 @@ bool tl_scalar_store_fits(tl_scalar s, tl_dtype d)
     ok = true;
   } else if (s.kind == TL_KIND_UINT) {
     ok = tl_scalar_fits(s, d);
+  } else if (tl_dtype_is_float8(d)) {
+    /* c10::overflows with float8's limits: inf fits e5m2 alone, the one
+     * with an inf; e8m0fnu's lowest value is 2^-127 (no sign, no zero) */
+    static const double max8[] = {448.0, 57344.0, 240.0, 57344.0, 0x1p127};
+    const double max = max8[d - TL_DTYPE_F8E4M3FN];
+    const double lowest = d == TL_DTYPE_F8E8M0FNU ? 0x1p-127 : -max;
+    if (s.kind == TL_KIND_INT)
+      re = (double)s.v.i;
+    ok = im == 0.0 && (isnan(re) || (isinf(re) ? d == TL_DTYPE_F8E5M2 : re >= lowest && re <= max));
   } else if (s.kind == TL_KIND_INT && tl_dtype_kind(d) == TL_KIND_UINT) {
     int64_t lo, hi; /* -max..max: two's complement wraps -x to max + 1 - x */
     tl_dtype_int_range(d, &lo, &hi);
@@ -172,7 +202,8 @@ tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
   static const char *const cpp_names[TL_DTYPE_COUNT] = {
       "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "c10::Half", "c10::BFloat16",
       "float", "double", "c10::complex<float>", "c10::complex<double>", "uint16_t", "uint32_t",
-      "uint64_t"};
+      "uint64_t", "c10::Float8_e4m3fn", "c10::Float8_e5m2", "c10::Float8_e4m3fnuz",
+      "c10::Float8_e5m2fnuz", "c10::Float8_e8m0fnu"};
   if (tl_scalar_store_fits(s, d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "value cannot be converted to type %s without overflow",

@@ -5,7 +5,9 @@
  * PyTorch (int32 tensor + float16 tensor -> float16).  Python scalars are weak
  * (NEP 50): they take the tensor's dtype unless they are of a higher kind, in
  * which case the default dtype of their kind is used (an int tensor with a
- * Python float gives the default float dtype).                               */
+ * Python float gives the default float dtype).  A float8 dtype promotes with
+ * no other dtype (tl_promote_check raises PyTorch's RuntimeError; callers
+ * that cannot fail get float32 from tl_promote_types).                       */
 #include "ndcore/tensor/tl_dtype.h"
 
 const char *const tl_dtype_names[TL_DTYPE_COUNT] = {
@@ -32,7 +34,9 @@ const char *tl_dtype_scalar_name(tl_dtype d)
       [TL_DTYPE_F16] = "Half",          [TL_DTYPE_BF16] = "BFloat16", [TL_DTYPE_F32] = "Float",
       [TL_DTYPE_F64] = "Double",        [TL_DTYPE_C64] = "ComplexFloat",
       [TL_DTYPE_C128] = "ComplexDouble", [TL_DTYPE_U16] = "UInt16",  [TL_DTYPE_U32] = "UInt32",
-      [TL_DTYPE_U64] = "UInt64"};
+      [TL_DTYPE_U64] = "UInt64",        [TL_DTYPE_F8E4M3FN] = "Float8_e4m3fn",
+      [TL_DTYPE_F8E5M2] = "Float8_e5m2", [TL_DTYPE_F8E4M3FNUZ] = "Float8_e4m3fnuz",
+      [TL_DTYPE_F8E5M2FNUZ] = "Float8_e5m2fnuz", [TL_DTYPE_F8E8M0FNU] = "Float8_e8m0fnu"};
   return (unsigned)d < TL_DTYPE_COUNT ? names[d] : "Undefined";
 }
 
@@ -46,7 +50,9 @@ const char *tl_dtype_cpp_name(tl_dtype d)
       [TL_DTYPE_F32] = "float",          [TL_DTYPE_F64] = "double",
       [TL_DTYPE_C64] = "c10::complex<float>", [TL_DTYPE_C128] = "c10::complex<double>",
       [TL_DTYPE_U16] = "short unsigned int", [TL_DTYPE_U32] = "unsigned int",
-      [TL_DTYPE_U64] = "long unsigned int"};
+      [TL_DTYPE_U64] = "long unsigned int", [TL_DTYPE_F8E4M3FN] = "c10::Float8_e4m3fn",
+      [TL_DTYPE_F8E5M2] = "c10::Float8_e5m2", [TL_DTYPE_F8E4M3FNUZ] = "c10::Float8_e4m3fnuz",
+      [TL_DTYPE_F8E5M2FNUZ] = "c10::Float8_e5m2fnuz", [TL_DTYPE_F8E8M0FNU] = "c10::Float8_e8m0fnu"};
   return (unsigned)d < TL_DTYPE_COUNT ? names[d] : "Undefined";
 }
 
@@ -85,6 +91,9 @@ tl_status tl_dtype_set_default_float(tl_dtype d)
   if (!tl_dtype_is_float(d))
     return tl_error_set(TL_ERR_TYPE, "only floating-point types are supported as the default "
                                      "type, got %s", tl_dtype_names[d]);
+  if (tl_dtype_is_float8(d)) /* PyTorch's words: it looks for a legacy storage class */
+    return tl_error_set(TL_ERR_TYPE, "couldn't find storage object %sStorage",
+                        tl_dtype_scalar_name(d));
   default_float = d;
   return TL_OK;
 }
@@ -148,10 +157,21 @@ static tl_dtype promote_int(tl_dtype a, tl_dtype b)
   return d < 0 ? TL_DTYPE_F64 : (tl_dtype)d;
 }
 
+tl_status tl_promote_check(tl_dtype a, tl_dtype b)
+{
+  if (a == b || (!tl_dtype_is_float8(a) && !tl_dtype_is_float8(b)))
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "Promotion for Float8 Types is not supported, attempted to "
+                                      "promote %s and %s", tl_dtype_scalar_name(a),
+                      tl_dtype_scalar_name(b));
+}
+
 tl_dtype tl_promote_types(tl_dtype a, tl_dtype b)
 {
   if (a == b)
     return a;
+  if (tl_dtype_is_float8(a) || tl_dtype_is_float8(b)) /* callers that care ask tl_promote_check */
+    return TL_DTYPE_F32;
   tl_kind ka = tl_dtype_kind(a), kb = tl_dtype_kind(b);
   if (ka == TL_KIND_BOOL)
     return b;

@@ -1,7 +1,7 @@
 /* tl_dtype.h - promotion rules, per-dtype load/store, and dtype casting loops.
  *
- * Each dtype has a compute type (tl_ct_<E>): its own C type, except float16 and
- * bfloat16 which compute in float.  tl_load_<E>/tl_store_<E> move one element
+ * Each dtype has a compute type (tl_ct_<E>): its own C type, except float16,
+ * bfloat16 and the float8 formats, which compute in float.  tl_load_<E>/tl_store_<E> move one element
  * between memory and its compute type; conversions between compute types are C
  * assignments, whose rules (truncation to int, real part of a complex, nonzero
  * to bool) are the ones NumPy and PyTorch use.                               */
@@ -11,12 +11,16 @@
 #include <complex.h>
 #include <string.h>
 
+#include "ndcore/tensor/tl_float8.h"
 #include "ndcore/tensor/tl_half.h"
 #include "ndcore/tensor/tl_tensor.h"
 
 tl_dtype tl_promote_types(tl_dtype a, tl_dtype b);
 tl_dtype tl_promote_weak(tl_dtype tensor, tl_kind scalar);
 bool tl_can_cast(tl_dtype from, tl_dtype to);
+/* PyTorch promotes a float8 dtype with no other dtype: the RuntimeError it
+ * raises, or TL_OK (tl_promote_types itself answers float32 for such a pair). */
+tl_status tl_promote_check(tl_dtype a, tl_dtype b);
 
 typedef bool tl_ct_BOOL;
 typedef uint8_t tl_ct_U8;
@@ -33,6 +37,11 @@ typedef float tl_ct_F32;
 typedef double tl_ct_F64;
 typedef float complex tl_ct_C64;
 typedef double complex tl_ct_C128;
+typedef float tl_ct_F8E4M3FN;
+typedef float tl_ct_F8E5M2;
+typedef float tl_ct_F8E4M3FNUZ;
+typedef float tl_ct_F8E5M2FNUZ;
+typedef float tl_ct_F8E8M0FNU;
 
 /* LOAD and STORE for a dtype whose compute type T is its storage type. */
 #define TL_PLAIN_LOADSTORE(LOAD, STORE, T)                                            \
@@ -57,6 +66,16 @@ static inline float tl_load_F16(const char *p) { uint16_t h; memcpy(&h, p, 2); r
 static inline void tl_store_F16(char *p, float v) { uint16_t h = tl_f32_to_f16(v); memcpy(p, &h, 2); }
 static inline float tl_load_BF16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_bf16_to_f32(h); }
 static inline void tl_store_BF16(char *p, float v) { uint16_t h = tl_f32_to_bf16(v); memcpy(p, &h, 2); }
+/* float8: one byte through float (tl_float8.h) */
+#define TL_F8_LOADSTORE(E, TO_F32, FROM_F32)                                          \
+  static inline float tl_load_##E(const char *p) { return TO_F32((uint8_t)*p); }     \
+  static inline void tl_store_##E(char *p, float v) { *p = (char)FROM_F32(v); }
+TL_F8_LOADSTORE(F8E4M3FN, tl_f8e4m3fn_to_f32, tl_f32_to_f8e4m3fn)
+TL_F8_LOADSTORE(F8E5M2, tl_f8e5m2_to_f32, tl_f32_to_f8e5m2)
+TL_F8_LOADSTORE(F8E4M3FNUZ, tl_f8e4m3fnuz_to_f32, tl_f32_to_f8e4m3fnuz)
+TL_F8_LOADSTORE(F8E5M2FNUZ, tl_f8e5m2fnuz_to_f32, tl_f32_to_f8e5m2fnuz)
+TL_F8_LOADSTORE(F8E8M0FNU, tl_e8m0_to_f32, tl_f32_to_e8m0)
+#undef TL_F8_LOADSTORE
 
 /* A value of any dtype, wide enough for all: how scalars cross the API.
  * Integers are INT (int64).  UINT (uint64 in u) is only a Python int above

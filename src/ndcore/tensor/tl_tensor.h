@@ -20,7 +20,9 @@
  * One list: enum, name, itemsize, storage C type, kind.  float16 and bfloat16
  * are stored as raw 16-bit patterns and computed in float32.  The wide
  * unsigned types come last (PyTorch added them last too): nothing depends on
- * the order, but appending kept every earlier dtype's number.                 */
+ * the order, but appending kept every earlier dtype's number.  The float8
+ * formats (tl_float8.h) follow, in one run: storage and casts only, they
+ * have no kernels of their own (see docs/dtypes.md).                         */
 typedef enum {
   TL_KIND_BOOL,
   TL_KIND_UINT,
@@ -44,7 +46,12 @@ typedef enum {
   X(C128, "complex128", 16, double _Complex, TL_KIND_COMPLEX) \
   X(U16, "uint16", 2, uint16_t, TL_KIND_UINT)                 \
   X(U32, "uint32", 4, uint32_t, TL_KIND_UINT)                 \
-  X(U64, "uint64", 8, uint64_t, TL_KIND_UINT)
+  X(U64, "uint64", 8, uint64_t, TL_KIND_UINT)                 \
+  X(F8E4M3FN, "float8_e4m3fn", 1, uint8_t, TL_KIND_FLOAT)     \
+  X(F8E5M2, "float8_e5m2", 1, uint8_t, TL_KIND_FLOAT)         \
+  X(F8E4M3FNUZ, "float8_e4m3fnuz", 1, uint8_t, TL_KIND_FLOAT) \
+  X(F8E5M2FNUZ, "float8_e5m2fnuz", 1, uint8_t, TL_KIND_FLOAT) \
+  X(F8E8M0FNU, "float8_e8m0fnu", 1, uint8_t, TL_KIND_FLOAT)
 
 typedef enum {
 #define TL_X(E, name, size, ctype, kind) TL_DTYPE_##E,
@@ -65,6 +72,15 @@ static inline size_t tl_dtype_size(tl_dtype d) { return tl_dtype_sizes[d]; }
 static inline tl_kind tl_dtype_kind(tl_dtype d) { return (tl_kind)tl_dtype_kinds[d]; }
 static inline bool tl_dtype_is_float(tl_dtype d) { return tl_dtype_kinds[d] == TL_KIND_FLOAT; }
 static inline bool tl_dtype_is_complex(tl_dtype d) { return tl_dtype_kinds[d] == TL_KIND_COMPLEX; }
+static inline bool tl_dtype_is_float8(tl_dtype d)
+{
+  return d >= TL_DTYPE_F8E4M3FN && d <= TL_DTYPE_F8E8M0FNU;
+}
+/* Stored narrow, computed in float32 by the ops that take it (tl_op_map). */
+static inline bool tl_dtype_is_reduced_float(tl_dtype d)
+{
+  return d == TL_DTYPE_F16 || d == TL_DTYPE_BF16 || tl_dtype_is_float8(d);
+}
 static inline bool tl_dtype_is_integral(tl_dtype d) /* bool counts as integral */
 {
   return tl_dtype_kinds[d] <= TL_KIND_INT;
