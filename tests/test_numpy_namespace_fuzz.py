@@ -1,41 +1,12 @@
 """What scripts/fuzz_numpy_namespace.py found where torchlike.numpy differed
 from NumPy, each minimised to one call and checked against NumPy itself,
 and a short fixed-seed run of the fuzzer."""
-import warnings
-
 import numpy
 import pytest
 
 import torchlike.numpy as np
+from numpy_checks import both, raises_as_numpy, same
 from oracle import script
-
-
-def same(got, want):
-    """got (a tensor) has want's (NumPy's) dtype, shape and values."""
-    want = numpy.asarray(want)
-    assert str(got.dtype).rsplit(".", 1)[-1] == want.dtype.name, (got.dtype, want.dtype)
-    assert tuple(got.shape) == want.shape
-    numpy.testing.assert_array_equal(numpy.asarray(got), want)
-
-
-def both(fn, *arrays):
-    """fn(numpy, *ndarrays) and fn(torchlike.numpy, *tensors of them)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(numpy, *arrays), fn(np, *[np.asarray(a) for a in arrays])
-
-
-def raises_as_numpy(fn, *arrays):
-    """Both raise, torchlike an instance of the built-in classes NumPy's
-    exception derives from (NumPy's ufunc casting errors are TypeErrors)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(Exception) as want:
-            fn(numpy, *arrays)
-        bases = tuple(c for c in type(want.value).__mro__ if c.__module__ == "builtins"
-                      and c not in (Exception, BaseException, object))
-        with pytest.raises(bases):
-            fn(np, *[np.asarray(a) for a in arrays])
 
 
 # ---- creation -------------------------------------------------------------------------

@@ -273,6 +273,19 @@ static void join(tl_grad_ctx *c, PyObject *g)
   }
 }
 
+/* [0, ..., n-1] without `own`: the dims a grid's gradient is summed over. */
+static PyObject *other_dims(tl_grad_ctx *c, Py_ssize_t n, Py_ssize_t own)
+{
+  PyObject *others = tl_grad_keep(c, PyList_New(0));
+  for (Py_ssize_t d = 0; others && d < n; d++) {
+    PyObject *v = d == own ? NULL : PyLong_FromSsize_t(d);
+    if (v && PyList_Append(others, v) < 0)
+      others = NULL;
+    Py_XDECREF(v);
+  }
+  return others;
+}
+
 static void meshgrid(tl_grad_ctx *c)
 {
   PyObject *xs = tensor_args(c), *indexing = ARG(-1, "indexing");
@@ -286,13 +299,7 @@ static void meshgrid(tl_grad_ctx *c)
     if (!NEEDS(x))
       continue;
     Py_ssize_t own = xy && n >= 2 && i < 2 ? 1 - i : i; /* 'xy' swaps the first two dims */
-    PyObject *others = tl_grad_keep(c, PyList_New(0));
-    for (Py_ssize_t d = 0; others && d < n; d++) {
-      PyObject *v = d == own ? NULL : PyLong_FromSsize_t(d);
-      if (v && PyList_Append(others, v) < 0)
-        others = NULL;
-      Py_XDECREF(v);
-    }
+    PyObject *others = other_dims(c, n, own);
     PyObject *gi = G((int)i);
     if (others && PyList_GET_SIZE(others))
       gi = CALL("sum", "O|{s:O}", gi, "dim", others);
@@ -335,13 +342,7 @@ static void cartesian_prod(tl_grad_ctx *c, PyObject *g)
       SEND(x, g);
       continue;
     }
-    PyObject *others = tl_grad_keep(c, PyList_New(0));
-    for (Py_ssize_t d = 0; others && d < n; d++) {
-      PyObject *v = d == i ? NULL : PyLong_FromSsize_t(d);
-      if (v && PyList_Append(others, v) < 0)
-        others = NULL;
-      Py_XDECREF(v);
-    }
+    PyObject *others = other_dims(c, n, i);
     PyObject *column = CALL("select", "OLL", g, 1LL, (long long)i);
     column = CALL("reshape", "OO", column, grid);
     SEND(x, CALL("sum", "O|{s:O}", column, "dim", others));
