@@ -25,6 +25,8 @@ ALL_DTYPES = list(NP_DTYPES)
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX_DTYPES = ["complex64", "complex128"]
+# the float8 formats, which NumPy has no dtype for (not in ALL_DTYPES)
+FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
 
 # Shapes covering 0-d, empty, size-1 and ordinary cases.
 SHAPES = [(), (0,), (1,), (5,), (3, 4), (2, 0, 3), (2, 3, 4), (1, 1, 7)]

@@ -21,9 +21,8 @@ import numpy as np
 import pytest
 
 import torchlike as T
-from oracle import cuda_test_devices, golden_calls, run_emulated
+from oracle import FLOAT8, cuda_test_devices, golden_calls, run_emulated
 
-FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"]
 CALLS, _golden = golden_calls("float8")
 DEVICES, EMULATED = cuda_test_devices()
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
