@@ -368,20 +368,24 @@ static void index_rules(void)
   indexed = true;
 }
 
-/* The interned names the picks return, one string object each. */
-static PyObject *interned(const char *name)
+/* The string object of a name a pick returns (a new reference), made once.
+ * Picks return literals, so the literal's address finds it: no string is
+ * built or hashed on the recording path (a few dozen names, a short scan). */
+static PyObject *name_object(const char *name)
 {
-  static PyObject *cache;
-  if (!cache && !(cache = PyDict_New()))
-    return NULL;
-  PyObject *s = PyDict_GetItemString(cache, name);
-  if (s)
-    return s;
-  if (!(s = PyUnicode_FromString(name)) || PyDict_SetItemString(cache, name, s) < 0) {
-    Py_XDECREF(s);
-    return NULL;
+  static struct {
+    const char *literal;
+    PyObject *object;
+  } made[64];
+  static int n;
+  for (int i = 0; i < n; i++)
+    if (made[i].literal == name)
+      return Py_NewRef(made[i].object);
+  PyObject *s = PyUnicode_InternFromString(name);
+  if (s && n < (int)(sizeof made / sizeof *made)) {
+    made[n].literal = name;
+    made[n++].object = Py_NewRef(s); /* kept for the process */
   }
-  Py_DECREF(s);
   return s;
 }
 
@@ -402,7 +406,7 @@ PyObject *tl_grad_node_name(int formula, PyObject *const *args, Py_ssize_t nargs
   if (rule->pick) {
     const char *name = rule->pick(&c);
     if (name)
-      return Py_XNewRef(interned(name));
+      return name_object(name);
   } else {
     PyObject *name = rule->build(&c);
     if (name || PyErr_Occurred())
