@@ -86,7 +86,6 @@ static bool view_stale(PyObject *o)
 }
 
 static PyObject *stub_of(PyObject *t);
-static PyObject *formula_node_name(int formula);
 
 static PyObject *int_tuple(int n, const int64_t *v)
 {
@@ -153,8 +152,9 @@ static int rebuild_view(tl_py_tensor *v)
   PyObject *args[4] = {stub_of((PyObject *)b), /* the formula reads geometry only */
                        int_tuple(v->t.ndim, v->t.shape), int_tuple(v->t.ndim, v->t.strides),
                        PyLong_FromLongLong(v->t.offset)};
-  tl_py_node *node = geometry_node(TL_GRAD_AS_STRIDED, formula_node_name(TL_GRAD_AS_STRIDED),
-                                   args, 4, &b, 1, v);
+  PyObject *name = tl_grad_node_name(TL_GRAD_AS_STRIDED, NULL, 0, NULL, NULL);
+  tl_py_node *node = geometry_node(TL_GRAD_AS_STRIDED, name, args, 4, &b, 1, v);
+  Py_XDECREF(name);
   if (!node)
     return -1;
   tl_grad_set_history((PyObject *)v, node, 0);
@@ -395,14 +395,6 @@ static bool differentiable(PyObject *o)
 {
   return tl_py_is_tensor(o) && (tl_dtype_is_float(tl_py_t(o)->dtype) ||
                                 tl_dtype_is_complex(tl_py_t(o)->dtype));
-}
-
-static PyObject *formula_node_name(int formula)
-{
-  static PyObject *names[TL_GRAD_COUNT];
-  if (!names[formula])
-    names[formula] = tl_grad_node_name(formula, NULL, 0, NULL, NULL);
-  return names[formula];
 }
 
 /* The input whose memory a view output shows, or NULL. */
