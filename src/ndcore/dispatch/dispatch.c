@@ -47,11 +47,10 @@ static bool float8_takes(tl_op op)
 
 static tl_dtype_set dtypes_of(tl_op op, tl_dtype_set dtypes)
 {
-  const tl_dtype_set float8 = TL_DTYPES_ONE(TL_DTYPE_F8E4M3FN) | TL_DTYPES_ONE(TL_DTYPE_F8E5M2) |
-                              TL_DTYPES_ONE(TL_DTYPE_F8E4M3FNUZ) |
-                              TL_DTYPES_ONE(TL_DTYPE_F8E5M2FNUZ) |
-                              TL_DTYPES_ONE(TL_DTYPE_F8E8M0FNU);
-  return float8_takes(op) ? dtypes : dtypes & ~float8;
+  for (int d = 0; d < TL_DTYPE_COUNT && !float8_takes(op); d++)
+    if (tl_dtype_is_float8((tl_dtype)d))
+      dtypes &= ~TL_DTYPES_ONE(d);
+  return dtypes;
 }
 
 void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dtypes,
