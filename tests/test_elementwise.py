@@ -907,3 +907,26 @@ def test_where_method_takes_self_as_the_true_branch():
     c = tl.tensor([True, False, True])
     assert x.where(c, tl.zeros(3)).tolist() == [1.0, 0.0, 3.0]
     assert x.where(c, -1.0).tolist() == [1.0, -1.0, 3.0]
+
+
+def test_refusals_are_numpy_and_pytorch_classes_at_once():
+    """Shapes that do not broadcast, a dtype without a loop and a result that
+    cannot be cast into out= raise classes both NumPy code (ValueError,
+    TypeError) and PyTorch code (RuntimeError, NotImplementedError) catch."""
+    import torchlike.numpy as tnp
+    for call in (lambda: tl.ones(2, 3) + tl.ones(3, 2),
+                 lambda: tnp.add(tnp.ones((2, 3)), tnp.ones((3, 2)))):
+        with pytest.raises(tl.BroadcastError) as e:
+            call()
+        assert isinstance(e.value, ValueError) and isinstance(e.value, RuntimeError)
+        # PyTorch's words (the last mismatching dim), then both shapes
+        assert str(e.value) == ("The size of tensor a (3) must match the size of tensor b (2) "
+                                "at non-singleton dimension 1: shapes [2, 3] and [3, 2] cannot "
+                                "be broadcast together")
+    with pytest.raises(NotImplementedError, match=r"^bitwise_and\(\) does not support dtype "
+                                                  r"float32$") as e:
+        tl.bitwise_and(tl.ones(3), tl.ones(3))
+    assert isinstance(e.value, TypeError) and type(e.value) is tl.DtypeError
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type int64") as e:
+        tl.add(tl.ones(2), tl.ones(2), out=tl.zeros(2, dtype=tl.int64))
+    assert isinstance(e.value, TypeError) and type(e.value) is tl.CastError
