@@ -1,7 +1,10 @@
 /* backend_cpu.c - the CPU backend: host memory, memcpy, no streams.
  *
- * A CPU storage keeps its bytes in the same allocation as the header,
- * 64-byte aligned, so a small tensor costs one malloc.
+ * A CPU storage keeps its bytes in the same allocation as the header, the
+ * data 64-byte aligned, so a small tensor costs one malloc.  Plain malloc,
+ * aligned by hand, not posix_memalign: glibc serves a small malloc from its
+ * per-thread cache, where memalign carves each block out of a larger chunk
+ * and frees the ends (a third of the time of `x + y` on 4x4 tensors).
  *
  * A large storage (TL_HUGE_MIN bytes or more) is a block of whole 2 MiB
  * pages mapped for it alone, so that freeing it can give the memory back to
@@ -28,9 +31,8 @@
 #define TL_HUGE_ALIGN ((size_t)2 << 20)
 #define TL_HUGE_MIN ((size_t)4 << 20)
 #define TL_CACHE_BYTES ((size_t)1 << 30)
-/* The header rounded up so that the bytes after it stay aligned. */
-#define TL_STORAGE_HEADER \
-  ((sizeof(tl_storage) + TL_STORAGE_ALIGN - 1) / TL_STORAGE_ALIGN * TL_STORAGE_ALIGN)
+/* malloc's block for a small storage: the header, then room to align the data. */
+#define TL_STORAGE_HEADER (sizeof(tl_storage) + TL_STORAGE_ALIGN - 1)
 
 /* nbytes (a multiple of TL_HUGE_ALIGN) of fresh pages on a TL_HUGE_ALIGN
  * boundary: a mapping TL_HUGE_ALIGN longer, its ends cut off. */
@@ -111,13 +113,12 @@ static tl_storage *cpu_storage_new(const tl_backend *self, tl_device device, siz
   /* A huge block keeps its header on a separate 2 MiB prefix so the data
    * itself starts on a 2 MiB boundary; its size is rounded to whole 2 MiB
    * pages so that blocks are interchangeable in the cache. */
-  size_t header = huge ? TL_HUGE_ALIGN : TL_STORAGE_HEADER;
-  size_t size = header + (nbytes ? nbytes : 1);
+  size_t size = (huge ? TL_HUGE_ALIGN : TL_STORAGE_HEADER) + (nbytes ? nbytes : 1);
   if (huge) {
     size = (size + TL_HUGE_ALIGN - 1) / TL_HUGE_ALIGN * TL_HUGE_ALIGN;
     block = tl_host_cache_alloc(&cache, size, &size);
-  } else if (posix_memalign(&block, TL_STORAGE_ALIGN, size) != 0) {
-    block = NULL;
+  } else {
+    block = malloc(size);
   }
   if (!block) {
     tl_error_set(TL_ERR_MEMORY, "out of memory allocating %zu bytes on the CPU", nbytes);
@@ -126,7 +127,9 @@ static tl_storage *cpu_storage_new(const tl_backend *self, tl_device device, siz
   tl_storage *s = block;
   memset(s, 0, sizeof *s);
   s->refcount = 1;
-  s->data = (char *)block + header;
+  uintptr_t after = (uintptr_t)(s + 1);
+  s->data = huge ? (char *)block + TL_HUGE_ALIGN
+                 : (char *)((after + TL_STORAGE_ALIGN - 1) & ~(uintptr_t)(TL_STORAGE_ALIGN - 1));
   s->nbytes = nbytes;
   s->device = tl_device_cpu();
   s->block_bytes = huge ? size : 0;
