@@ -33,6 +33,10 @@ cores that halves the suite's wall time.  The --split items start first
 (they are the long ones), so no core is left alone with one at the end.
 Each process gets a --basetemp of its own: pytest prunes old numbered
 temporary folders, and processes sharing one root could prune each other's.
+Where the environment forbids writing bytecode (PYTHONDONTWRITEBYTECODE),
+the processes write it into a folder of this run instead, which goes with
+it: otherwise each of them, and each worker the tests spawn, compiles the
+whole package again (a second and more per process).
 """
 import argparse
 import collections
@@ -73,6 +77,9 @@ class Runner:
         self.results = {}
         self.counts = collections.Counter()
         self.temp = tempfile.mkdtemp(prefix="run_test_files-")
+        self.env = dict(os.environ)
+        if self.env.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+            self.env["PYTHONPYCACHEPREFIX"] = os.path.join(self.temp, "pycache")
         if args.logs:
             os.makedirs(args.logs, exist_ok=True)
 
@@ -94,7 +101,7 @@ class Runner:
                *shlex.split(self.args.pytest_args)]
         t0 = time.monotonic()
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=budget)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=budget, env=self.env)
             out, rc = p.stdout + p.stderr, p.returncode
         except subprocess.TimeoutExpired as e:
             out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
