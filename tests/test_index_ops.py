@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import ALL_DTYPES, assert_close, noncontiguous, random_array, to_tensor
+from oracle import (ALL_DTYPES, assert_close, golden_calls, golden_check, noncontiguous, random_array,
+                    to_tensor)
 
 RNG = np.random.default_rng(7)
 
@@ -297,7 +298,7 @@ def test_index_select_shapes_and_errors():
         t.index_select(0, tl.tensor([4]))
     with pytest.raises(IndexError, match="vector"):
         t.index_select(0, tl.zeros(2, 2, dtype=tl.int64))
-    with pytest.raises(IndexError, match="integer index tensor.*bool"):
+    with pytest.raises(RuntimeError, match="integer index tensor.*bool"):
         t.index_select(0, tl.tensor([True, False]))
 
 
@@ -549,3 +550,13 @@ def test_nonzero_noncontiguous_and_special_values():
     assert tl.nonzero(t, out=out) is out
     assert_close(out, np.argwhere(a))
     assert_close(tl.where(np.array([0, 3, 0, 4]))[0], np.array([1, 3]))
+
+
+# ---- refusals of an index of another dtype, by PyTorch's class -------------------------
+
+REFUSALS, _refusals = golden_calls("index_refusals")
+
+
+@pytest.mark.parametrize("call,expected", REFUSALS, ids=[c for c, _ in REFUSALS])
+def test_index_dtype_refusals_raise_pytorchs_class(call, expected):
+    golden_check(_refusals, call, expected)

@@ -403,10 +403,13 @@ static int along_items(tl_index_item *items, int dim, const tl_tensor *index)
   return dim + 1;
 }
 
-/* A vector index (0-d becomes one element). */
+/* A vector index (0-d becomes one element).  A float index is PyTorch's
+ * RuntimeError for index_select/copy_/add_/reduce_ and its IndexError for
+ * index_fill_. */
 static tl_status vector_index(const char *op, const tl_tensor *index, tl_tensor *v)
 {
-  if (check_index_dtype(op, index, TL_ERR_INDEX) != TL_OK)
+  const bool fill = strncmp(op, "index_fill", 10) == 0;
+  if (check_index_dtype(op, index, fill ? TL_ERR_INDEX : TL_ERR_RUNTIME) != TL_OK)
     return tl_error_status();
   if (index->ndim > 1)
     return tl_error_set(TL_ERR_INDEX, "%s(): index is supposed to be a vector, got a %d-d "
@@ -470,7 +473,7 @@ tl_status tl_cpu_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor
 {
   tl_tensor flat;
   bool is_view;
-  if (check_index_dtype("take", index, TL_ERR_INDEX) != TL_OK ||
+  if (check_index_dtype("take", index, TL_ERR_RUNTIME) != TL_OK ||
       tl_view_reshape(&flat, in, 1, (int64_t[]){-1}, true) != TL_OK)
     return tl_error_status();
   tl_index_item item = {.kind = TL_INDEX_TENSOR, .tensor = index};
@@ -483,7 +486,7 @@ tl_status tl_cpu_index_put_flat(tl_tensor *self, const tl_tensor *index, const t
                                 bool accumulate)
 {
   tl_tensor work = {0}, flat = {0}, values = {0};
-  if (check_writable("put_", self) != TL_OK || check_index_dtype("put_", index, TL_ERR_INDEX) != TL_OK)
+  if (check_writable("put_", self) != TL_OK || check_index_dtype("put_", index, TL_ERR_RUNTIME) != TL_OK)
     return tl_error_status();
   if (src->dtype != self->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "put_(): self (%s) and source (%s) expected to have the "

@@ -284,8 +284,9 @@ tl_status tl_bincount_check(const tl_tensor *in, const tl_tensor *weights, int64
                             tl_dtype *od)
 {
   char s1[96], s2[96];
+  /* another dtype is PyTorch's NotImplementedError and NumPy's TypeError */
   if (in->ndim != 1 || !tl_dtype_is_integral(in->dtype) || in->dtype == TL_DTYPE_BOOL)
-    return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs; "
+    return tl_error_set(in->ndim == 1 ? TL_ERR_DTYPE : TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs; "
                         "got a %dD %s tensor", in->ndim, tl_dtype_names[in->dtype]);
   if (minlength < 0)
     return tl_error_set(TL_ERR_RUNTIME, "bincount(): minlength should be >= 0, got %lld",
