@@ -118,6 +118,7 @@ long = int64
 
 # PyTorch's constants: Python's own floats, and None for indexing.
 from math import e, pi, inf, nan  # noqa: E402,F401
+from . import functional, xpu, mps  # noqa: F401,E402  (torch.functional; no XPU, no MPS)
 newaxis = None
 
 from .version import __version__  # noqa: E402  (one place: torchlike.version)

@@ -5,5 +5,6 @@
 sets them runs; they take effect where such a path exists (the cuDNN paths
 come with the GPU work; the CPU kernels have no nondeterministic variant).
 ``backends.mps`` answers that there is no MPS device; ``backends.mha``
-switches the Transformer encoder's inference fast path."""
-from . import cuda, cudnn, mha, mkldnn, mps  # noqa: F401
+switches the Transformer encoder's inference fast path; ``backends.opt_einsum``
+answers that einsum contracts left to right."""
+from . import cuda, cudnn, mha, mkldnn, mps, opt_einsum  # noqa: F401

@@ -63,7 +63,8 @@ def __getattr__(name):
     # torchlike.utils.checkpoint (and _pytree) after a plain `import torchlike`, as in PyTorch;
     # imported on first use (it needs torchlike.autograd, imported after utils).  benchmark
     # too, though PyTorch wants `import torch.utils.benchmark` first: reaching it is harmless.
-    if name in ("checkpoint", "_pytree", "benchmark"):
+    # weak, as PyTorch imports it with torch.
+    if name in ("checkpoint", "_pytree", "benchmark", "weak"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

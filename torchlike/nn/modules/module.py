@@ -497,12 +497,17 @@ class Module:
 
     def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's values by ``fn(values)``.  The
-        Parameter objects stay the same (optimizers keep working); their
-        gradients are converted too."""
+        Parameter objects and their gradients stay the same objects (optimizers
+        keep working), taking the new values through ``.data``; or, as
+        ``torchlike.__future__`` asks, swap contents with the converted tensors
+        (identity kept too) or are replaced by new Parameters."""
         if recurse:
             for module in self.children():
                 module._apply(fn)
+        from ... import __future__ as future
         from ...autograd.grad_mode import no_grad
+        swap = future.get_swap_module_params_on_conversion()
+        overwrite = future.get_overwrite_module_params_on_conversion()
         for key, param in self._parameters.items():
             if param is None:
                 continue
@@ -511,18 +516,40 @@ class Module:
                 # device, which materialize() then uses (LazyLinear(3).double())
                 param.data = fn(_C.empty(0, dtype=param.dtype, device=param.device))
                 continue
+            grad = param.grad
             with no_grad():
                 new = fn(param)
-            param.data = new
-            if param.grad is not None:
-                with no_grad():
-                    param.grad = fn(param.grad)
+                new_grad = None if grad is None else fn(grad)
+            if swap:
+                self._swap_param(key, param, Parameter(new, param.requires_grad), grad, new_grad)
+            elif overwrite:
+                fresh = Parameter(new, param.requires_grad)
+                if new_grad is not None:
+                    fresh.grad = new_grad.requires_grad_(grad.requires_grad)
+                self._parameters[key] = fresh
+            else:
+                param.data = new
+                if grad is not None:
+                    grad.data = new_grad
         for key, buf in self._buffers.items():
             if buf is not None and is_lazy(buf):
                 buf.data = fn(_C.empty(0, dtype=buf.dtype, device=buf.device))
             elif buf is not None:
                 self._buffers[key] = fn(buf)
         return self
+
+    def _swap_param(self, key, param, new, grad, new_grad):
+        """Swap a parameter's contents, and its gradient's, with the converted
+        ones, keeping both objects (the gradient is set back afterwards:
+        swap_tensors moves it with the rest)."""
+        from ...utils import swap_tensors
+        try:
+            swap_tensors(param, new)
+            if grad is not None:
+                swap_tensors(grad, new_grad)
+                param.grad = grad
+        except Exception as e:
+            raise RuntimeError(f"_apply(): Couldn't swap {type(self).__name__}.{key}") from e
 
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``,
