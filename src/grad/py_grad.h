@@ -216,6 +216,12 @@ PyObject *tl_grad_unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *d
 PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObject *ru, double p,
                                 PyObject *dim);
 
+/* Raise PyTorch's error for a derivative it lacks (formulas_missing.c):
+ * declared, NotImplementedError "the derivative for 'aten' is not
+ * implemented."; else RuntimeError "derivative for aten::aten is not
+ * implemented" (the node PyTorch calls NotImplemented). */
+void tl_grad_not_implemented(const char *aten, bool declared);
+
 /* Shorthands used by the formula files (they expect a `c` in scope). */
 #define ARG(i, name) tl_grad_arg(c, i, name)
 #define X(i, name) tl_grad_value(c, i, name)
@@ -239,6 +245,8 @@ void tl_grad_formulas_linalg_init(void);
 void tl_grad_formulas_inplace_init(void);
 void tl_grad_formulas_bessel_init(void);
 void tl_grad_formulas_special_init(void);
+void tl_grad_formulas_random_init(void);
+void tl_grad_formulas_missing_init(void);
 void tl_grad_formulas_nn_softmax_init(void);
 void tl_grad_formulas_nn_activation_init(void);
 void tl_grad_formulas_nn_dropout_init(void);

@@ -1055,6 +1055,8 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_inplace_init();
   tl_grad_formulas_bessel_init();
   tl_grad_formulas_special_init();
+  tl_grad_formulas_random_init();
+  tl_grad_formulas_missing_init();
   tl_grad_formulas_nn_softmax_init();
   tl_grad_formulas_nn_activation_init();
   tl_grad_formulas_nn_dropout_init();
