@@ -77,7 +77,7 @@ OWN_NAMES = {
     'T.cov(x)',
     'x.renorm(2, 0, 1)',
     'x.nanmean()',
-    'x.relu_()',
+    'F.celu(x, inplace=True)',
 }
 
 

@@ -165,3 +165,63 @@ def test_gamma_rsample_gradient_reaches_concentration_and_rate():
     x = T._standard_gamma(c.detach())
     assert gc.tolist() == pytest.approx((T._standard_gamma_grad(c.detach(), x) / r.detach()).tolist())
     assert gr.tolist() == pytest.approx((-x / r.detach() ** 2).tolist())
+
+
+# ---- in-place activations: PyTorch's node, and gradients by finite differences ----------
+
+INPLACE_ACTIVATIONS = {
+    "relu": lambda y: T.nn.functional.relu(y, inplace=True),
+    "relu_": lambda y: y.relu_(),
+    "elu": lambda y: T.nn.functional.elu_(y, 0.7),
+    "selu": lambda y: T.nn.functional.selu(y, inplace=True),
+    "celu": lambda y: T.nn.functional.celu(y, 1.3, inplace=True),
+    "leaky_relu": lambda y: T.nn.functional.leaky_relu_(y, 0.2),
+    "hardtanh": lambda y: T.nn.functional.hardtanh(y, -0.5, 0.8, inplace=True),
+    "relu6": lambda y: T.nn.functional.relu6(y, inplace=True),
+    "threshold": lambda y: T.nn.functional.threshold_(y, 0.3, -1.0),
+    "silu": lambda y: T.nn.functional.silu(y, inplace=True),
+    "mish": lambda y: T.nn.functional.mish(y, inplace=True),
+    "hardswish": lambda y: T.nn.functional.hardswish(y, inplace=True),
+    "hardsigmoid": lambda y: T.nn.functional.hardsigmoid(y, inplace=True),
+    "module": lambda y: T.nn.ReLU(inplace=True)(y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_ACTIVATIONS))
+def test_inplace_activation_gradcheck(name):
+    act = INPLACE_ACTIVATIONS[name]
+    # away from the kinks (|x - k| > 0.05 for every activation's k)
+    x = T.tensor([[-3.7, -1.2, -0.41], [0.13, 0.55, 1.7], [2.2, 4.1, 7.3]], dtype=T.float64,
+                 requires_grad=True)
+
+    def f(t):
+        y = t * 1.0
+        out = act(y)
+        assert out is y and out._version > 0
+        return out * 2.0
+    assert T.autograd.gradcheck(f, (x,))
+    assert T.autograd.gradgradcheck(f, (x,))
+
+
+def test_inplace_activation_reads_the_old_value():
+    """silu's derivative reads x: the written tensor holds silu(x), the node
+    the old x (a saved copy), so the gradient is silu'(x), as out of place."""
+    x = _leaf([-1.0, 0.5, 2.0])
+    (g_out,) = T.autograd.grad(T.nn.functional.silu(x * 1).sum(), x)
+    (g_in,) = T.autograd.grad(T.nn.functional.silu(x * 1, inplace=True).sum(), x)
+    assert g_in.tolist() == g_out.tolist()
+
+
+def test_inplace_activation_refuses_a_leaf_and_counts_versions():
+    x = _leaf([1.0, -1.0])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                           "in an in-place operation"):
+        T.nn.functional.relu(x, inplace=True)
+    with T.no_grad():
+        assert T.nn.functional.relu(x, inplace=True) is x
+    assert x.tolist() == [1.0, 0.0]
+    y = x * 1
+    e = y.sin()  # keeps y for its derivative
+    T.nn.functional.relu_(y)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        e.sum().backward()

@@ -240,6 +240,22 @@ static const char *fill_name(const node_call *c)
 {
   return is_tensor(arg(c, 1, "value")) ? "FillBackward3" : "FillBackward2";
 }
+/* The in-place activations (F.elu_(x), F.relu(x, inplace=True): py_record.c's
+ * _inplace_op) write their input and return it; PyTorch names their
+ * overloads elu_, leaky_relu_, threshold_ apart from the out-of-place ones. */
+static bool writes_input(const node_call *c) { return c->nargs && c->result == c->args[0]; }
+static const char *elu_name(const node_call *c)
+{
+  return writes_input(c) ? "EluBackward1" : "EluBackward0";
+}
+static const char *leaky_relu_name(const node_call *c)
+{
+  return writes_input(c) ? "LeakyReluBackward1" : "LeakyReluBackward0";
+}
+static const char *threshold_name(const node_call *c)
+{
+  return writes_input(c) ? "ThresholdBackward1" : "ThresholdBackward0";
+}
 /* unique(dim=None) is PyTorch's _unique2, unique(dim=d) its unique_dim */
 static const char *unique_name(const node_call *c)
 {
@@ -322,6 +338,9 @@ static const node_rule rules[] = {
     PICK("flatten", reshaped),
     PICK("ravel", reshaped),
     PICK("unflatten", reshaped),
+    PICK("elu", elu_name),
+    PICK("leaky_relu", leaky_relu_name),
+    PICK("threshold", threshold_name),
     PICK("unique", unique_name),
     PICK("normal", normal_name),
     PICK("bernoulli", bernoulli_name),
