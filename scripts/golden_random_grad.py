@@ -2,7 +2,7 @@
 random draws from parameters that require grad (torch.normal(mean, std),
 poisson, bernoulli, binomial, _standard_gamma), in-place draws into a tensor
 in a graph (x.normal_(), x.bernoulli_(p) ...), the ops whose node raises in
-backward (geqrf, heaviside, bincount, unique, linalg.ldl_*), and the bool
+backward (geqrf, heaviside, bincount, unique, linalg.ldl_*, histogram), and the bool
 negation refusals (bool - number is not among them: torchlike takes NumPy's
 meaning where PyTorch refuses, docs/elementwise.md); for
 tests/test_grad_random.py.
@@ -49,7 +49,8 @@ D.Gamma(s, m).sample()|D.Binomial(3, p).sample()
 T.heaviside(m, s)|T.bincount(T.tensor([0, 1, 1]), weights=m)|T.bincount(T.tensor([0, 1, 1]))
 T.unique(m)|T.unique(m, dim=0)|T.unique(m, return_counts=True)|T.unique_consecutive(m)|T.geqrf(a)
 a.geqrf()|T.linalg.ldl_factor(a)|T.linalg.ldl_factor_ex(a)
-T.linalg.ldl_solve(*T.linalg.ldl_factor(a.detach()), a)|T.histc(m, bins=3)
+T.linalg.ldl_solve(*T.linalg.ldl_factor(a.detach()), a)|T.histc(m, bins=3)|T.histogram(m, bins=3)
+T.histogram(m.detach(), bins=3, weight=m)|m.histogram(bins=3)|T.histogramdd(a, bins=[2, 2, 2])
 -b|T.neg(b)|b.neg()|T.negative(b)|T.positive(b)|+b|b.positive()|b - b""".replace(
     "\n", "|").split("|")
 

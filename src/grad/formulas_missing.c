@@ -23,6 +23,8 @@ static const missing_derivative missing[] = {
     {TL_GRAD_LINALG_LDL_FACTOR_EX, "linalg_ldl_factor_ex", false},
     {TL_GRAD_LINALG_LDL_SOLVE, "linalg_ldl_solve", false},
     {TL_GRAD_GEQRF, "geqrf", true},
+    {TL_GRAD_HISTOGRAM, "histogram", false},
+    {TL_GRAD_HISTOGRAMDD, "_histogramdd_from_bin_cts", false},
 };
 
 void tl_grad_not_implemented(const char *aten, bool declared)

@@ -364,6 +364,8 @@ static const node_rule rules[] = {
     {"bincount", "NotImplemented", NULL, NULL},
     {"_linalg_ldl_factor_ex", "NotImplemented", NULL, NULL},
     {"_linalg_ldl_solve", "NotImplemented", NULL, NULL},
+    {"histogram", "NotImplemented", NULL, NULL},
+    {"histogramdd", "NotImplemented", NULL, NULL},
     {"square", "PowBackward0", NULL, NULL},
     {"float_power", "PowBackward0", NULL, NULL},
     {"to", "ToCopyBackward0", NULL, NULL},

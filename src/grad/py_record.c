@@ -1092,8 +1092,23 @@ static PyObject *py_inplace_op(PyObject *self, PyObject *const *args, Py_ssize_t
   return r;
 }
 
+/* _recorded(name, fn): fn, a Python function, as the recorded function of
+ * grad_fns.def's entry `name` (wrap() above does this for _C's own at import). */
+static PyObject *py_recorded(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)self;
+  const char *name = nargs == 2 && PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
+  if (!name)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "_recorded(name, fn)");
+  for (int i = TL_OP_COUNT; i < TL_GRAD_COUNT; i++)
+    if (!strcmp(fn_names[i - TL_OP_COUNT], name))
+      return recorded_new(i, args[1]);
+  return PyErr_Format(PyExc_ValueError, "_recorded: no grad_fns.def entry '%s'", name);
+}
+
 static PyMethodDef record_functions[] = {
     {"_as_view", (PyCFunction)(void (*)(void))py_as_view, METH_FASTCALL, NULL},
+    {"_recorded", (PyCFunction)(void (*)(void))py_recorded, METH_FASTCALL, NULL},
     {"_inplace_op", (PyCFunction)(void (*)(void))py_inplace_op, METH_FASTCALL | METH_KEYWORDS,
      "_inplace_op(op, input, *args): op(input, *args, out=input), recorded as op's in-place call"},
     {"_set_grad_enabled", py_set_grad_enabled, METH_O, NULL},
