@@ -14,7 +14,8 @@ expression over T (the library) and the inputs below, the outcome
 ["outputs", [[requires_grad, node class], ...], grads] with grads one entry
 per input of GRAD_OF (None: no gradient; "zeros"; "nonzero"; or ["raises",
 class, message]), or ["raises", class, message] when the call itself raises.
-PyTorch's _standard_gamma_grad at fixed points goes under "gamma_grad"."""
+PyTorch's _standard_gamma_grad at fixed points goes under "gamma_grad", the
+gradients of the piecewise activations at their kinks under "kinks"."""
 import json
 import os
 
@@ -74,6 +75,28 @@ def describe_with(T):
     return describe
 
 
+# Activations at and beside their kinks: PyTorch's gradient there, out of
+# place and in place (x.relu_() ...), under "kinks".
+KINK_X = [-3.0, -1.0, 0.0, 1.0, 3.0, 6.0, -3.5, 3.5, 0.3]
+KINKS = {
+    "relu": "F.relu(y, inplace=w)", "relu6": "F.relu6(y, inplace=w)",
+    "hardtanh": "F.hardtanh(y, inplace=w)", "hardsigmoid": "F.hardsigmoid(y, inplace=w)",
+    "hardswish": "F.hardswish(y, inplace=w)", "leaky_relu": "F.leaky_relu(y, 0.1, inplace=w)",
+    "threshold": "F.threshold(y, 0.3, -1.0, inplace=w)", "elu": "F.elu(y, inplace=w)",
+}
+
+
+def kink_grads(T):
+    out = {}
+    for name, call in KINKS.items():
+        for w in (False, True):
+            x = T.tensor(KINK_X, dtype=T.float64, requires_grad=True)
+            env = {"F": T.nn.functional, "y": x * 1.0, "w": w}
+            (g,) = T.autograd.grad(eval(call, env).sum(), x)
+            out[f"{name}{'_' if w else ''}"] = g.tolist()
+    return out
+
+
 # Points (alpha, x) for _standard_gamma_grad, the derivative of a Gamma(alpha, 1)
 # draw x with respect to alpha.
 GAMMA_ALPHA = [0.3, 1.0, 2.5, 10.0, 0.05, 40.0]
@@ -95,6 +118,7 @@ if __name__ == "__main__":
     a = torch.tensor(GAMMA_ALPHA, dtype=torch.float64)
     x = torch.tensor(GAMMA_X, dtype=torch.float64)
     data["gamma_grad"] = torch._standard_gamma_grad(a, x).tolist()
+    data["kinks"] = kink_grads(torch)
     with open(path, "w") as f:
         json.dump(data, f, indent=0)
         f.write("\n")

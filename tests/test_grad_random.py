@@ -19,7 +19,8 @@ import torchlike as T
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-from golden_random_grad import CALLS, GAMMA_ALPHA, GAMMA_X, describe_with, inputs  # noqa: E402
+from golden_random_grad import (CALLS, GAMMA_ALPHA, GAMMA_X, describe_with, inputs,  # noqa: E402
+                                kink_grads)
 
 with open(os.path.join(HERE, "golden", "random_grad.json")) as f:
     _DATA = json.load(f)
@@ -225,3 +226,12 @@ def test_inplace_activation_refuses_a_leaf_and_counts_versions():
     T.nn.functional.relu_(y)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         e.sum().backward()
+
+
+@pytest.mark.parametrize("name", sorted(_DATA["kinks"]))
+def test_activation_gradient_at_kinks_as_pytorch(name):
+    """At the kinks (relu at 0, hardswish at +-3, relu6 at 6 ...) the
+    gradient is PyTorch's, out of place and in place alike.  (PyTorch's
+    hardsigmoid slope is float32's 1/6 even in float64: hence rel=1e-7.)"""
+    got = kink_grads(T)[name]
+    assert got == pytest.approx(_DATA["kinks"][name], rel=1e-7, abs=1e-12)
