@@ -157,6 +157,15 @@ def test_standard_gamma_backward_is_g_times_its_grad():
     assert g32.dtype == T.float32 and bool((g32 > 0).all())
 
 
+def test_standard_gamma_second_derivative_raises_as_pytorch():
+    alpha = _leaf([0.5, 2.0])
+    (g,) = T.autograd.grad(T._standard_gamma(alpha).sum(), alpha, create_graph=True)
+    assert type(g.grad_fn).__name__ == "MulBackward0"
+    with pytest.raises(NotImplementedError, match="^the derivative for '_standard_gamma_grad' "
+                                                  "is not implemented.$"):
+        T.autograd.grad(g.sum(), alpha)
+
+
 def test_gamma_rsample_gradient_reaches_concentration_and_rate():
     c, r = _leaf([0.8, 2.5]), _leaf([1.5, 0.5])
     T.manual_seed(11)

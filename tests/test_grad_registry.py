@@ -26,7 +26,7 @@ NON_DIFFERENTIABLE = {
     # recorded without a derivative: backward raises, as PyTorch's does
     # (tests/test_grad_random.py has PyTorch's nodes and errors)
     "heaviside", "_geqrf", "_linalg_ldl_factor_ex", "_linalg_ldl_solve", "_binomial", "histogram",
-    "histogramdd",
+    "histogramdd", "_standard_gamma_grad",
     # random draws: recorded, with zero gradients as PyTorch's (bernoulli(p, float):
     # raises) -- tests/test_grad_random.py
     "normal", "bernoulli", "poisson", "uniform_", "normal_", "random_", "bernoulli_",

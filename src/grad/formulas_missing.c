@@ -25,6 +25,7 @@ static const missing_derivative missing[] = {
     {TL_GRAD_GEQRF, "geqrf", true},
     {TL_GRAD_HISTOGRAM, "histogram", false},
     {TL_GRAD_HISTOGRAMDD, "_histogramdd_from_bin_cts", false},
+    {TL_GRAD_STANDARD_GAMMA_GRAD, "_standard_gamma_grad", true},
 };
 
 void tl_grad_not_implemented(const char *aten, bool declared)
