@@ -1022,9 +1022,9 @@ static PyObject *py_as_view(PyObject *self, PyObject *const *args, Py_ssize_t na
  * over x's old history, not a copy's) and the formula reads x's old value
  * from the copy the recorder keeps. */
 
-static PyObject *write_into(PyObject *op, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames)
+static PyObject *write_into(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   /* py_inplace_op passes the input first: nargs >= 1 */
   PyObject **all = PyMem_Malloc((size_t)(nargs + nkw + 1) * sizeof(PyObject *));
   PyObject *names = all ? PyTuple_New(nkw + 1) : NULL, *r = NULL;
@@ -1051,7 +1051,8 @@ done:
 static PyMethodDef write_into_def = {"_write_into", (PyCFunction)(void (*)(void))write_into,
                                      METH_FASTCALL | METH_KEYWORDS, NULL};
 
-/* The formula of an op function, by its name; -1 when none has it. */
+/* The formula of an op function, by its name; -1 when none has it.  A scan
+ * of the op names, paid only by in-place activations that are recorded. */
 static int formula_of(PyObject *op)
 {
   PyObject *name = PyObject_GetAttrString(op, "__name__");
@@ -1066,11 +1067,10 @@ static int formula_of(PyObject *op)
   return found;
 }
 
-static PyObject *py_inplace_op(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+static PyObject *py_inplace_op(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
   (void)self;
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs < 2 || !tl_py_is_tensor(args[1]))
     return PyErr_Format(PyExc_TypeError, "_inplace_op(op, input, *args): input must be a Tensor");
   PyObject *impl = PyCFunction_New(&write_into_def, args[0]);
