@@ -100,6 +100,17 @@ def test_draws_give_zero_gradients_to_their_parameters():
         assert [g.tolist() for g in grads] == [[0.0, 0.0]] * len(params)
 
 
+def test_bernoulli_into_a_mask_from_probabilities_that_require_grad():
+    """The draw is made; PyTorch records it and has the bool tensor require
+    grad, which no bool tensor can here: torchlike records nothing."""
+    p = _leaf([0.0, 1.0, 1.0, 0.0])
+    for dtype in (T.bool, T.int64, T.uint8):
+        mask = T.zeros(4, dtype=dtype).bernoulli_(p)
+        assert mask.tolist() == [0, 1, 1, 0] and not mask.requires_grad
+    with pytest.raises(RuntimeError, match="cannot require grad"):  # other writes still refuse
+        T.zeros(2, dtype=T.int64).copy_(p[:2])
+
+
 def test_draws_still_draw_the_same_numbers():
     """Recording does not consume or change the stream: the same seed gives
     the same draws with and without parameters that require grad."""

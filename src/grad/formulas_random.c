@@ -51,6 +51,10 @@ void tl_grad_formulas_random_init(void)
                              TL_GRAD_EXPONENTIAL_DRAW_, TL_GRAD_CAUCHY_DRAW_,
                              TL_GRAD_LOG_NORMAL_DRAW_,  TL_GRAD_GEOMETRIC_DRAW_};
   TL_GRAD_REGISTER(zero, zero_each_input, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  /* x.bernoulli_(p) into a bool or integer x: drawn, not recorded (PyTorch
+   * records it and gives the integer tensor requires_grad, which no other
+   * integer tensor can have here) */
+  tl_grad_writes_any_dtype[TL_GRAD_BERNOULLI_DRAW_] = true;
   static const int coin[] = {TL_GRAD_BERNOULLI_DRAW};
   TL_GRAD_REGISTER(coin, bernoulli, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
   static const int binomial[] = {TL_GRAD_BINOMIAL_DRAW};

@@ -179,6 +179,10 @@ extern tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
  * results have no grad_fn.  In-place calls are still recorded (the target's
  * history must not silently survive the write): backward then raises. */
 extern bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
+/* In-place calls that may write a dtype without gradients from arguments that
+ * require grad (bernoulli_(p) into a bool mask): such a write is made and not
+ * recorded; for other formulas it raises. */
+extern bool tl_grad_writes_any_dtype[TL_GRAD_COUNT];
 /* Name of formula id (the op or function name). */
 const char *tl_grad_formula_name(int id);
 

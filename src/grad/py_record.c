@@ -727,6 +727,8 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     any |= differentiable(PyTuple_GET_ITEM(outs, i));
   if (!any && !target)
     goto done; /* comparisons, argmax, integer results: no graph */
+  if (target && !differentiable(target) && tl_grad_writes_any_dtype[formula])
+    goto done; /* a bool mask drawn from probabilities that require grad */
   PyObject *name = tl_grad_node_name(formula, args, nargs, kwnames, target ? target : result);
   node = name ? tl_py_node_new(TL_NODE_FORMULA, formula, name) : NULL;
   Py_XDECREF(name);
