@@ -255,3 +255,27 @@ def test_activation_gradient_at_kinks_as_pytorch(name):
     hardsigmoid slope is float32's 1/6 even in float64: hence rel=1e-7.)"""
     got = kink_grads(T)[name]
     assert got == pytest.approx(_DATA["kinks"][name], rel=1e-7, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_ACTIVATIONS))
+def test_inplace_activation_under_vmap(name):
+    """Under vmap the in-place activation writes the whole batch in one
+    recorded call (no per-element loop, whose writes would outdate each
+    other's saved outputs); values and gradients as out of place."""
+    from torchlike.func import _batched, vmap
+    act = INPLACE_ACTIVATIONS[name]
+    x = T.tensor([[-3.7, -0.41, 0.55], [0.13, 1.7, 7.3]], dtype=T.float64, requires_grad=True)
+
+    def f(r):
+        y = r * 1.5
+        act(y)
+        return y * r
+    loops = dict(_batched.stats["op_loops"])
+    out = vmap(f)(x)
+    assert _batched.stats["op_loops"] == loops
+    (g,) = T.autograd.grad(out.sum(), x)
+    x2 = x.detach().requires_grad_()
+    want = T.stack([f(x2[i]) for i in range(2)])
+    (g2,) = T.autograd.grad(want.sum(), x2)
+    assert out.flatten().tolist() == pytest.approx(want.flatten().tolist(), rel=1e-12)
+    assert g.flatten().tolist() == pytest.approx(g2.flatten().tolist(), rel=1e-12)
