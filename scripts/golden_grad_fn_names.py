@@ -96,6 +96,11 @@ x.unique()|x.all()|T.std_mean(x, 0)|T.var_mean(x)|x.aminmax()|T.cov(x)|T.corrcoe
 x.nanmean()|x.count_nonzero()|T.searchsorted(v.sort()[0], v)|T.bucketize(v, v.sort()[0])
 x.exp_()|x.mul_(2)|x.add_(y)|x.clamp_(0, 1)|x.zero_()|x.fill_(2.0)|x.copy_(y)|x.relu_()|x.sigmoid_()
 x.masked_fill_(x > 1, 0)|x.index_add_(0, i, y[:2])|x.scatter_(1, T.zeros(3, 1, dtype=T.long), 1.0)
+F.relu(x, inplace=True)|F.relu_(x)|T.relu_(x)|F.elu(x, inplace=True)|F.elu_(x)|F.selu(x, inplace=True)
+F.celu(x, inplace=True)|F.leaky_relu(x, 0.1, inplace=True)|F.leaky_relu_(x, 0.1)|F.hardtanh_(x)
+F.hardtanh(x, 0.5, 1.2, inplace=True)|F.relu6(x, inplace=True)|F.threshold(x, 1.0, 0.5, inplace=True)
+F.threshold_(x, 1.0, 0.5)|F.silu(x, inplace=True)|F.mish(x, inplace=True)|F.hardswish(x, inplace=True)
+F.hardsigmoid(x, inplace=True)|x.tanh_()|x.clamp_(y)
 x.detach().requires_grad_() * 2|x.detach()""".replace("\n", "|").split("|")
 
 

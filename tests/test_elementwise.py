@@ -837,6 +837,21 @@ def test_bad_dtype_errors_name_op_and_dtype():
         tl.frac(tl.tensor([1]))
 
 
+def test_bool_negation_is_refused_for_numpy_and_pytorch_alike():
+    """-b, neg, positive and bool - bool: PyTorch raises NotImplementedError,
+    NumPy TypeError; DtypeError is both, with our message (PyTorch's classes
+    are recorded in tests/golden/random_grad.json)."""
+    b = tl.tensor([True, False])
+    for call, op in ((lambda: -b, "neg"), (lambda: tl.neg(b), "neg"),
+                     (lambda: b.negative(), "neg"), (lambda: +b, "positive"),
+                     (lambda: tl.positive(b), "positive"), (lambda: b - b, "sub"),
+                     (lambda: b.clone().neg_(), "neg")):
+        with pytest.raises(NotImplementedError, match=rf"^{op}\(\) with bool tensors is not "
+                                                       "supported") as e:
+            call()
+        assert type(e.value) is tl.DtypeError and isinstance(e.value, TypeError)
+
+
 def test_broadcast_errors_name_both_shapes():
     a, b = tl.ones(2, 3), tl.ones(4)
     for fn in (tl.add, tl.mul, tl.atan2, tl.eq, tl.maximum, tl.logical_and):

@@ -24,7 +24,13 @@ NON_DIFFERENTIABLE = {
     "nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
     "gcd", "lcm", "_frexp_exponent",
     # recorded without a derivative: backward raises, as PyTorch's does
-    "heaviside",
+    # (tests/test_grad_random.py has PyTorch's nodes and errors)
+    "heaviside", "_geqrf", "_linalg_ldl_factor_ex", "_linalg_ldl_solve", "_binomial", "histogram",
+    "histogramdd", "_standard_gamma_grad",
+    # random draws: recorded, with zero gradients as PyTorch's (bernoulli(p, float):
+    # raises) -- tests/test_grad_random.py
+    "normal", "bernoulli", "poisson", "uniform_", "normal_", "random_", "bernoulli_",
+    "exponential_", "cauchy_", "log_normal_", "geometric_",
     # torch.special functions whose outputs PyTorch does not differentiate
     # (no graph is recorded; tests/test_special_functions.py checks that)
     "airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",

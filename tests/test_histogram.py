@@ -62,9 +62,15 @@ def test_histogramdd_against_numpy(dtype):
 
 
 def test_no_gradient():
+    """PyTorch's NotImplemented node: the result requires grad, backward
+    raises (tests/golden/random_grad.json has PyTorch's answers)."""
     x = T.tensor(_data(10, np.float64), requires_grad=True)
     h = T.histogram(x, 3, weight=x.abs()).hist
-    assert not h.requires_grad
+    assert h.requires_grad and type(h.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::histogram is not implemented"):
+        h.sum().backward()
+    with T.no_grad():
+        assert not T.histogram(x, 3).hist.requires_grad
 
 
 @pytest.mark.parametrize("device", DEVICES)

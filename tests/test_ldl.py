@@ -101,9 +101,15 @@ def test_empty_and_singular():
 
 @pytest.mark.host_only  # no device kernel: test_devices checks the refusal
 def test_not_differentiable():
+    """PyTorch records a NotImplemented node whose backward raises
+    (tests/golden/random_grad.json has its answers)."""
     a = T.tensor(_sym(3, np.float64, 4), requires_grad=True)
-    LD, _ = T.linalg.ldl_factor(a)
-    assert not LD.requires_grad
+    LD, piv = T.linalg.ldl_factor(a)
+    assert LD.requires_grad and not piv.requires_grad
+    assert type(LD.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not "
+                                           "implemented"):
+        LD.sum().backward()
 
 
 @pytest.mark.parametrize("device", DEVICES)

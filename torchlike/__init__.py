@@ -47,6 +47,12 @@ from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F40
 from ._from_file import from_file  # noqa: F401  (torch.from_file: a tensor over a mapped file)
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 from . import distributions  # noqa: F401
+# torch._standard_gamma_grad, also what _standard_gamma's node calls
+# (formulas_random.c); recorded, so that differentiating it again raises
+# PyTorch's NotImplementedError (formulas_missing.c) rather than giving zeros
+from .distributions._gamma_ops import _standard_gamma_grad
+_standard_gamma_grad = _C._standard_gamma_grad = _C._recorded("_standard_gamma_grad",
+                                                              _standard_gamma_grad)
 from . import func  # noqa: F401  (torch.func: functional_call and the function transforms)
 from .func import vmap  # noqa: F401  (torch.vmap)
 from ._control_flow import cond, while_loop  # noqa: F401

@@ -27,7 +27,8 @@ def binomial(count, prob, generator=None):
     """Draws of Binomial(count, prob), elementwise (count and prob
     broadcast), in count's floating dtype; count is truncated to an integer
     and counts below zero give 0, prob is clamped to [0, 1] and a NaN prob
-    gives NaN.  Not differentiable (as PyTorch's)."""
+    gives NaN.  Not differentiable: as PyTorch's, a draw from parameters that
+    require grad has a NotImplemented node whose backward raises."""
     _need_tensor("binomial", "count", count, 1)
     _need_tensor("binomial", "prob", prob, 2)
     if not count.is_floating_point():
@@ -39,7 +40,7 @@ def binomial(count, prob, generator=None):
     if count.dtype in (_C.float16, _C.bfloat16):
         raise NotImplementedError(f"\"binomial_cpu\" not implemented for "
                                   f"'{_dtype_name(count.dtype)}'")
-    return _C._binomial(count.detach(), prob.detach(), generator)
+    return _C._binomial(count, prob, generator)
 
 
 # ---- segment_reduce ------------------------------------------------------------

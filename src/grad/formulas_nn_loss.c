@@ -149,9 +149,9 @@ static void class_backward_ops(tl_grad_ctx *c)
 /* PyTorch has no derivative for these backward ops: say so in its words. */
 static void no_double_backward(tl_grad_ctx *c)
 {
-  PyErr_Format(PyExc_RuntimeError, "derivative for aten::%s is not implemented",
-               c->formula == TL_OP_CTC_LOSS_BACKWARD ? "_ctc_loss_backward"
-                                                     : "multilabel_margin_loss_backward");
+  tl_grad_not_implemented(c->formula == TL_OP_CTC_LOSS_BACKWARD ? "_ctc_loss_backward"
+                                                                : "multilabel_margin_loss_backward",
+                          false);
 }
 
 void tl_grad_formulas_nn_loss_init(void)

@@ -18,11 +18,8 @@
 
 #include "grad/py_grad.h"
 
-/* PyTorch's words for a derivative it does not implement */
-static void not_implemented(const char *what)
-{
-  PyErr_Format(PyExc_NotImplementedError, "the derivative for '%s' is not implemented.", what);
-}
+/* PyTorch's words for a derivative it does not implement (formulas_missing.c) */
+static void not_implemented(const char *what) { tl_grad_not_implemented(what, true); }
 
 /* k v^2 */
 static PyObject *half_square(tl_grad_ctx *c, PyObject *v, double k)

@@ -240,6 +240,51 @@ static const char *fill_name(const node_call *c)
 {
   return is_tensor(arg(c, 1, "value")) ? "FillBackward3" : "FillBackward2";
 }
+/* The in-place activations (F.elu_(x), F.relu(x, inplace=True): py_record.c's
+ * _inplace_op) write their input and return it; PyTorch names their
+ * overloads elu_, leaky_relu_, threshold_ apart from the out-of-place ones. */
+static bool writes_input(const node_call *c) { return c->nargs && c->result == c->args[0]; }
+static const char *elu_name(const node_call *c)
+{
+  return writes_input(c) ? "EluBackward1" : "EluBackward0";
+}
+static const char *leaky_relu_name(const node_call *c)
+{
+  return writes_input(c) ? "LeakyReluBackward1" : "LeakyReluBackward0";
+}
+static const char *threshold_name(const node_call *c)
+{
+  return writes_input(c) ? "ThresholdBackward1" : "ThresholdBackward0";
+}
+/* unique(dim=None) is PyTorch's _unique2, unique(dim=d) its unique_dim */
+static const char *unique_name(const node_call *c)
+{
+  return arg(c, 4, "dim") ? "UniqueDimBackward0" : "Unique2Backward0";
+}
+/* normal(Tensor, float), normal(float, Tensor), normal(Tensor, Tensor) */
+static const char *normal_name(const node_call *c)
+{
+  if (!is_tensor(arg(c, 1, "std")))
+    return "NormalBackward1";
+  return is_tensor(arg(c, 0, "mean")) ? "NormalBackward3" : "NormalBackward2";
+}
+/* bernoulli(input, p) with a float p has no derivative: PyTorch's node then
+ * is its NotImplemented (formulas_random.c raises its error) */
+static const char *bernoulli_name(const node_call *c)
+{
+  return arg(c, 1, "p") ? "NotImplemented" : "BernoulliBackward0";
+}
+static const char *bernoulli_inplace_name(const node_call *c)
+{
+  return is_tensor(arg(c, 1, "p")) ? "BernoulliBackward1" : "BernoulliBackward2";
+}
+/* random_(from, to), random_(to), random_(): one positional is `to` */
+static const char *random_name(const node_call *c)
+{
+  if (c->nargs > 2 || arg(c, 99, "from"))
+    return "RandomBackward0";
+  return c->nargs > 1 || arg(c, 99, "to") ? "RandomBackward1" : "RandomBackward2";
+}
 static const char *nll_name(const node_call *c)
 {
   return rank(arg(c, 0, "input")) == 4 ? "NllLoss2DBackward0" : "NllLossBackward0";
@@ -293,6 +338,14 @@ static const node_rule rules[] = {
     PICK("flatten", reshaped),
     PICK("ravel", reshaped),
     PICK("unflatten", reshaped),
+    PICK("elu", elu_name),
+    PICK("leaky_relu", leaky_relu_name),
+    PICK("threshold", threshold_name),
+    PICK("unique", unique_name),
+    PICK("normal", normal_name),
+    PICK("bernoulli", bernoulli_name),
+    PICK("bernoulli_", bernoulli_inplace_name),
+    PICK("random_", random_name),
     PICK("nll_loss_nd", nll_name),
     PICK("grid_sampler", grid_name),
     PICK("_pointwise_loss", pointwise_loss),
@@ -304,6 +357,15 @@ static const node_rule rules[] = {
     {"_adaptive_max_pool", NULL, NULL, adaptive_max_name},
     /* aliases: the same op under PyTorch's name */
     {"__setitem__", "IndexPutBackward0", NULL, NULL},
+    /* no derivative in PyTorch's table at all: its node is NotImplemented
+     * (formulas_missing.c, formulas_random.c raise its error) */
+    {"_binomial", "NotImplemented", NULL, NULL},
+    {"heaviside", "NotImplemented", NULL, NULL},
+    {"bincount", "NotImplemented", NULL, NULL},
+    {"_linalg_ldl_factor_ex", "NotImplemented", NULL, NULL},
+    {"_linalg_ldl_solve", "NotImplemented", NULL, NULL},
+    {"histogram", "NotImplemented", NULL, NULL},
+    {"histogramdd", "NotImplemented", NULL, NULL},
     {"square", "PowBackward0", NULL, NULL},
     {"float_power", "PowBackward0", NULL, NULL},
     {"to", "ToCopyBackward0", NULL, NULL},

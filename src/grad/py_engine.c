@@ -479,8 +479,7 @@ static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, con
 {
   tl_grad_formula f = tl_grad_formulas[node->formula];
   if (!f) {
-    PyErr_Format(PyExc_NotImplementedError, "the derivative for '%s' is not implemented",
-                 tl_grad_formula_name(node->formula));
+    tl_grad_not_implemented(tl_grad_formula_name(node->formula), true);
     return -1;
   }
   tl_grad_ctx c = {.node = node, .formula = node->formula, .grads = buf, .results = results,

@@ -27,6 +27,7 @@ void tl_grad_register(const int *ids, size_t n, tl_grad_formula fn, int drops)
   }
 }
 bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
+bool tl_grad_writes_any_dtype[TL_GRAD_COUNT];
 
 static PyObject *keep(tl_grad_ctx *c, PyObject *owned)
 {

@@ -179,6 +179,10 @@ extern tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
  * results have no grad_fn.  In-place calls are still recorded (the target's
  * history must not silently survive the write): backward then raises. */
 extern bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
+/* In-place calls that may write a dtype without gradients from arguments that
+ * require grad (bernoulli_(p) into a bool mask): such a write is made and not
+ * recorded; for other formulas it raises. */
+extern bool tl_grad_writes_any_dtype[TL_GRAD_COUNT];
 /* Name of formula id (the op or function name). */
 const char *tl_grad_formula_name(int id);
 
@@ -216,6 +220,12 @@ PyObject *tl_grad_unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *d
 PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObject *ru, double p,
                                 PyObject *dim);
 
+/* Raise PyTorch's error for a derivative it lacks (formulas_missing.c):
+ * declared, NotImplementedError "the derivative for 'aten' is not
+ * implemented."; else RuntimeError "derivative for aten::aten is not
+ * implemented" (the node PyTorch calls NotImplemented). */
+void tl_grad_not_implemented(const char *aten, bool declared);
+
 /* Shorthands used by the formula files (they expect a `c` in scope). */
 #define ARG(i, name) tl_grad_arg(c, i, name)
 #define X(i, name) tl_grad_value(c, i, name)
@@ -239,6 +249,8 @@ void tl_grad_formulas_linalg_init(void);
 void tl_grad_formulas_inplace_init(void);
 void tl_grad_formulas_bessel_init(void);
 void tl_grad_formulas_special_init(void);
+void tl_grad_formulas_random_init(void);
+void tl_grad_formulas_missing_init(void);
 void tl_grad_formulas_nn_softmax_init(void);
 void tl_grad_formulas_nn_activation_init(void);
 void tl_grad_formulas_nn_dropout_init(void);

@@ -727,7 +727,9 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     any |= differentiable(PyTuple_GET_ITEM(outs, i));
   if (!any && !target)
     goto done; /* comparisons, argmax, integer results: no graph */
-  PyObject *name = tl_grad_node_name(formula, args, nargs, kwnames, result);
+  if (target && !differentiable(target) && tl_grad_writes_any_dtype[formula])
+    goto done; /* a bool mask drawn from probabilities that require grad */
+  PyObject *name = tl_grad_node_name(formula, args, nargs, kwnames, target ? target : result);
   node = name ? tl_py_node_new(TL_NODE_FORMULA, formula, name) : NULL;
   Py_XDECREF(name);
   if (!node)
@@ -1014,8 +1016,103 @@ static PyObject *py_as_view(PyObject *self, PyObject *const *args, Py_ssize_t na
   return Py_NewRef(args[0]);
 }
 
+/* ---- in-place forms of out= ops ------------------------------------------------
+ * F.relu(x, inplace=True), F.elu_(x) ...: the nn activations have no in-place
+ * kernel form, only out=.  _inplace_op(op, input, *args) runs
+ * op(input, *args, out=input); when that needs recording it is recorded as an
+ * in-place call of op's own formula, so x gets PyTorch's node (ReluBackward0
+ * over x's old history, not a copy's) and the formula reads x's old value
+ * from the copy the recorder keeps. */
+
+static PyObject *write_into(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  /* py_inplace_op passes the input first: nargs >= 1 */
+  PyObject **all = PyMem_Malloc((size_t)(nargs + nkw + 1) * sizeof(PyObject *));
+  PyObject *names = all ? PyTuple_New(nkw + 1) : NULL, *r = NULL;
+  if (!all)
+    PyErr_NoMemory();
+  if (!names)
+    goto done;
+  for (Py_ssize_t i = 0; i < nargs + nkw; i++)
+    all[i] = args[i];
+  all[nargs + nkw] = args[0];
+  for (Py_ssize_t k = 0; k < nkw; k++)
+    PyTuple_SET_ITEM(names, k, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
+  PyObject *out = PyUnicode_InternFromString("out");
+  if (!out)
+    goto done;
+  PyTuple_SET_ITEM(names, nkw, out);
+  r = PyObject_Vectorcall(op, all, (size_t)nargs, names);
+done:
+  PyMem_Free(all);
+  Py_XDECREF(names);
+  return r;
+}
+
+static PyMethodDef write_into_def = {"_write_into", (PyCFunction)(void (*)(void))write_into,
+                                     METH_FASTCALL | METH_KEYWORDS, NULL};
+
+/* The formula of an op function, by its name; -1 when none has it.  A scan
+ * of the op names, paid only by in-place activations that are recorded. */
+static int formula_of(PyObject *op)
+{
+  PyObject *name = PyObject_GetAttrString(op, "__name__");
+  const char *s = name ? PyUnicode_AsUTF8(name) : NULL;
+  int found = -1;
+  for (int i = 0; s && found < 0 && i < TL_OP_COUNT; i++)
+    if (!strcmp(tl_op_infos[i].name, s))
+      found = i;
+  Py_XDECREF(name);
+  if (found < 0 && !PyErr_Occurred())
+    PyErr_Format(PyExc_TypeError, "_inplace_op: %R is no registry op", op);
+  return found;
+}
+
+static PyObject *py_inplace_op(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)self;
+  if (nargs < 2 || !tl_py_is_tensor(args[1]))
+    return PyErr_Format(PyExc_TypeError, "_inplace_op(op, input, *args): input must be a Tensor");
+  PyObject *impl = PyCFunction_New(&write_into_def, args[0]);
+  if (!impl)
+    return NULL;
+  PyObject *r;
+  Py_ssize_t n = nargs - 1 + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int formula = tl_py_grad_wanted(args + 1, n) ? formula_of(args[0]) : -2;
+  if (formula == -1)
+    r = NULL;
+  else if (formula >= 0)
+    r = tl_grad_record(formula, impl, args + 1, (size_t)(nargs - 1), kwnames, TL_GRAD_F_INPLACE);
+  else
+    r = PyObject_Vectorcall(impl, args + 1, (size_t)(nargs - 1), kwnames);
+  Py_DECREF(impl);
+  /* the call's result is the written input */
+  if (r && r != args[1])
+    Py_SETREF(r, Py_NewRef(args[1]));
+  return r;
+}
+
+/* _recorded(name, fn): fn, a Python function, as the recorded function of
+ * grad_fns.def's entry `name` (wrap() above does this for _C's own at import). */
+static PyObject *py_recorded(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)self;
+  const char *name = nargs == 2 && PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
+  if (!name)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "_recorded(name, fn)");
+  for (int i = TL_OP_COUNT; i < TL_GRAD_COUNT; i++)
+    if (!strcmp(fn_names[i - TL_OP_COUNT], name))
+      return recorded_new(i, args[1]);
+  return PyErr_Format(PyExc_ValueError, "_recorded: no grad_fns.def entry '%s'", name);
+}
+
 static PyMethodDef record_functions[] = {
     {"_as_view", (PyCFunction)(void (*)(void))py_as_view, METH_FASTCALL, NULL},
+    {"_recorded", (PyCFunction)(void (*)(void))py_recorded, METH_FASTCALL, NULL},
+    {"_inplace_op", (PyCFunction)(void (*)(void))py_inplace_op, METH_FASTCALL | METH_KEYWORDS,
+     "_inplace_op(op, input, *args): op(input, *args, out=input), recorded as op's in-place call"},
     {"_set_grad_enabled", py_set_grad_enabled, METH_O, NULL},
     {"_set_inference_mode", py_set_inference_mode, METH_O, NULL},
     {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "whether ops are being recorded"},
@@ -1055,6 +1152,8 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_inplace_init();
   tl_grad_formulas_bessel_init();
   tl_grad_formulas_special_init();
+  tl_grad_formulas_random_init();
+  tl_grad_formulas_missing_init();
   tl_grad_formulas_nn_softmax_init();
   tl_grad_formulas_nn_activation_init();
   tl_grad_formulas_nn_dropout_init();

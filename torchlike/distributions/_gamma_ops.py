@@ -11,10 +11,9 @@ Figurnov et al. 2018, the rule PyTorch's _standard_gamma_grad approximates).
 dP/dalpha is taken by autograd through the series / continued fraction below,
 computed in float64."""
 import torchlike
-from torchlike.autograd import Function
 
 
-__all__ = ["standard_gamma", "gammainc"]
+__all__ = ["standard_gamma", "gammainc", "_standard_gamma_grad"]
 
 _MAX_ITER = 2000
 _CHECK_EVERY = 16
@@ -74,7 +73,8 @@ def gammainc(a, x):
 
 
 def _standard_gamma_grad(alpha, x):
-    """dx/dalpha of a Gamma(alpha, 1) draw x (implicit reparameterisation)."""
+    """dx/dalpha of a Gamma(alpha, 1) draw x (implicit reparameterisation);
+    torch._standard_gamma_grad(self, output).  Not differentiable itself."""
     with torchlike.enable_grad():
         a = alpha.detach().to(torchlike.float64).requires_grad_(True)
         xd = x.detach().to(torchlike.float64)
@@ -84,21 +84,8 @@ def _standard_gamma_grad(alpha, x):
     return (-dp_da * torchlike.exp(-log_pdf)).to(alpha.dtype)
 
 
-class _StandardGamma(Function):
-    @staticmethod
-    def forward(ctx, alpha):
-        x = torchlike._standard_gamma(alpha.detach())
-        ctx.save_for_backward(alpha, x)
-        return x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        alpha, x = ctx.saved_tensors
-        return grad_output * _standard_gamma_grad(alpha, x)
-
-
 def standard_gamma(alpha):
-    """Gamma(alpha, 1) draws; differentiable in alpha when alpha requires grad."""
-    if alpha.requires_grad and torchlike.is_grad_enabled():
-        return _StandardGamma.apply(alpha)
-    return torchlike._standard_gamma(alpha.detach())
+    """Gamma(alpha, 1) draws; differentiable in alpha when alpha requires grad
+    (the draw's node, StandardGammaBackward0 as PyTorch's, sends
+    g * _standard_gamma_grad(alpha, x): src/grad/formulas_random.c)."""
+    return torchlike._standard_gamma(alpha)

@@ -38,7 +38,10 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape=torchlike.Size()):
         shape = tuple(self._extended_shape(sample_shape))
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        return value.clamp(min=tiny(value.dtype))
+        # floored in place outside the graph, as PyTorch's: the node stays the
+        # division (DivBackward0) and a floored draw keeps its gradient
+        value.detach().clamp_(min=tiny(value.dtype))
+        return value
 
     def log_prob(self, value):
         value = torchlike.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)

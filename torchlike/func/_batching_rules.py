@@ -1016,9 +1016,12 @@ _F_RULES = {"linear": _linear, "layer_norm": _layer_norm, "cross_entropy": _clas
             "nll_loss": _class_loss, "dropout": _dropout, "conv1d": _conv, "conv2d": _conv,
             "conv3d": _conv, "embedding": _embedding, "scaled_dot_product_attention": _sdpa}
 # Python-written functions of nn.functional whose bodies call only
-# dispatching ops: they run on the batched tensors as they are
+# dispatching ops: they run on the batched tensors as they are (the in-place
+# spellings write the whole batch in one recorded call, _C._inplace_op: per
+# element, each write would outdate the output the previous one's node keeps)
 _F_DECOMPOSE = set("""relu relu6 gelu tanh sigmoid silu elu selu celu leaky_relu softplus hardtanh
-hardsigmoid hardswish logsigmoid softsign tanhshrink mish softmax log_softmax normalize""".split())
+hardsigmoid hardswish logsigmoid softsign tanhshrink mish softmax log_softmax normalize threshold
+relu_ elu_ selu_ celu_ leaky_relu_ hardtanh_ threshold_""".split())
 
 
 def handler_for(func):

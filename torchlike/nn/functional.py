@@ -197,21 +197,14 @@ def _inplace(input, result, inplace):
 
 
 # The fused activations of src/nn/activation.  The in-place spellings write
-# the input through the kernel's out= when no graph is recorded; with one,
-# they run the op and copy_ its result into the input, so the tape sees an
-# in-place write (version counter, leaf check, history) as PyTorch's does.
-# The ops whose derivative reads the input run on a clone then, because the
-# input itself is overwritten.
-_READS_OUTPUT = ("relu",)
-
-
+# the input through the kernel's out=; with a graph to record, _inplace_op
+# records that write as the activation's own in-place call, so the input
+# gets PyTorch's node (ReluBackward0, EluBackward1 ...) over its old history,
+# with the leaf check and version bump of any in-place write.
 def _act(op, input, inplace, *args, **kwargs):
     if not inplace:
         return op(input, *args, **kwargs)
-    if _C.is_grad_enabled() and input.requires_grad:
-        source = input if op.__name__ in _READS_OUTPUT else input.clone()
-        return input.copy_(op(source, *args, **kwargs))
-    return op(input, *args, out=input, **kwargs)
+    return _C._inplace_op(op, input, *args, **kwargs)
 
 
 def threshold(input, threshold, value, inplace=False):

@@ -96,7 +96,7 @@ template <typename T> TL_DEV T act_backward(const act_args<T> &k, T g, T x)
   }
   case TL_GPU_ACT_HARDTANH: return x <= a || x >= b ? (T)0 : g;
   case TL_GPU_ACT_HARDSIGMOID: return x > -3 && x < 3 ? g / 6 : (T)0;
-  case TL_GPU_ACT_HARDSWISH: return x < -3 ? (T)0 : (x <= 3 ? g * (x / 3 + (T)0.5) : g);
+  case TL_GPU_ACT_HARDSWISH: return x <= -3 ? (T)0 : (x < 3 ? g * (x / 3 + (T)0.5) : g);
   case TL_GPU_ACT_HARDSHRINK:
   case TL_GPU_ACT_SOFTSHRINK: return x >= -a && x <= a ? (T)0 : g;
   case TL_GPU_ACT_TANHSHRINK: {

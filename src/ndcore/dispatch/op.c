@@ -120,8 +120,10 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
   *result = *compute = p;
   switch (tl_op_infos[op].rule) {
   case TL_RULE_ARITH_NOBOOL:
+    /* PyTorch raises NotImplementedError here, NumPy TypeError: the two-class
+     * DtypeError is caught by either's except clause */
     if (p == TL_DTYPE_BOOL)
-      return tl_error_set(TL_ERR_TYPE, "%s() with bool tensors is not supported; use the `~` or "
+      return tl_error_set(TL_ERR_DTYPE, "%s() with bool tensors is not supported; use the `~` or "
                                        "logical_not() operator to invert a mask",
                           tl_op_infos[op].name);
     break;

@@ -202,7 +202,7 @@ TL_VECMATH_BEGIN
     case TL_ACT_HARDSWISH:                                                                      \
       _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
         T gv = g[i], v = x[i];                                                                  \
-        dx[i] = v < -3 ? 0 : (v <= 3 ? gv * (v / 3 + (T)0.5) : gv);                             \
+        dx[i] = v <= -3 ? 0 : (v < 3 ? gv * (v / 3 + (T)0.5) : gv); /* PyTorch's kinks */       \
       }                                                                                         \
       break;                                                                                    \
     case TL_ACT_HARDSHRINK:                                                                     \
