@@ -490,6 +490,29 @@ def test_cholesky_solve_and_inverse_methods():
     assert gradcheck(lambda x: chol(x).cholesky_inverse(), (x,))
 
 
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse_read_one_triangle(upper):
+    # PyTorch (LAPACK's potrs/potri) reads the factor's triangle only: a full
+    # matrix gives the values of its triangle, and the derivative (checked by
+    # finite differences) is zero across the other.  PyTorch's backward
+    # formula uses the full matrix and gives nonzero values there.
+    a = RNG.standard_normal((2, 3, 3)) * 0.3 + 2 * np.eye(3)
+    b = RNG.standard_normal((2, 3, 2))
+    t = np.triu(a) if upper else np.tril(a)
+    gram = np.swapaxes(t, -1, -2) @ t if upper else t @ np.swapaxes(t, -1, -2)
+    A, B = tl.tensor(a), tl.tensor(b)
+    np.testing.assert_allclose(tl.cholesky_solve(B, A, upper).numpy(), np.linalg.solve(gram, b),
+                               rtol=1e-12)
+    np.testing.assert_allclose(tl.cholesky_inverse(A, upper).numpy(), np.linalg.inv(gram),
+                               rtol=1e-12)
+    x, y = leaf(a), leaf(b)
+    assert gradcheck(lambda x, y: tl.cholesky_solve(y, x, upper), (x, y))
+    assert gradcheck(lambda x: tl.cholesky_inverse(x, upper), (x,))
+    tl.cholesky_inverse(x, upper).sum().backward()
+    other = np.tril(np.ones((3, 3)), -1) if upper else np.triu(np.ones((3, 3)), 1)
+    assert np.all(x.grad.numpy() * other == 0) and np.any(x.grad.numpy() != 0)
+
+
 def test_vecdot_tensorinv_tensorsolve():
     assert gradcheck(lambda x, y: LA.vecdot(x, y), (randn(2, 3), randn(3)))
     a = leaf(RNG.standard_normal((2, 3, 6)) * 0.3 + np.eye(6).reshape(2, 3, 6))

@@ -41,15 +41,22 @@ def cholesky(input, upper=False, *, out=None):
     return linalg.cholesky(input, upper=upper, out=out)
 
 
+def _gram_of_factor(L, upper):
+    """L L^H (U^H U when upper) of the factor's triangle only: PyTorch, as
+    LAPACK's potrs and potri, reads one triangle of L and ignores the other,
+    so values and gradients (zero there) depend on that triangle alone."""
+    L = _C.triu(L) if upper else _C.tril(L)
+    return _C.matmul(adjoint(L), L) if upper else _C.matmul(L, adjoint(L))
+
+
 def cholesky_solve(B, L, upper=False):
     """X with (L L^H) X = B for a Cholesky factor L (U^H U when upper)."""
-    A = _C.matmul(adjoint(L), L) if upper else _C.matmul(L, adjoint(L))
-    return linalg.solve(A, B)
+    return linalg.solve(_gram_of_factor(L, upper), B)
 
 
 def cholesky_inverse(L, upper=False):
-    A = _C.matmul(adjoint(L), L) if upper else _C.matmul(L, adjoint(L))
-    return linalg.inv(A)
+    """(L L^H)^-1 for a Cholesky factor L (U^H U when upper)."""
+    return linalg.inv(_gram_of_factor(L, upper))
 
 
 def pinverse(input, rcond=1e-15):
