@@ -634,10 +634,12 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     itself when nothing changes; ``order=`` lays the result out: "K" (the
     default) as ``a``, "C" row-major, "F" column-major, "A" column-major when
     ``a`` is."""
-    target = tl_dtype(dtype)
     if casting == "unsafe" and order == "K":  # the common call: a cast, a copy
-        result = cast(self, target)
-        return self.clone() if copy and result is self else result
+        target = dtype if type(dtype) is _C.dtype else tl_dtype(dtype)
+        if target is None or self.dtype is target:  # (cast's test, without its frames)
+            return self.clone() if copy else self
+        return self.to(target)
+    target = tl_dtype(dtype)
     if casting not in CASTINGS:
         raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
                          f"or 'unsafe' (got {casting!r})")

@@ -163,6 +163,10 @@ def _is_complex(x):
 def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
+        if not kwargs and type(x1) is Tensor and not x1.is_complex() and (
+                type(x2) is float or type(x2) is int or
+                type(x2) is Tensor and not x2.is_complex()):
+            return op(x1, x2)  # the common call, short: real operands, no keywords
         dtype = kwargs.get("dtype")
         # the loop's dtype decides: dtype= (a real one compares real values), else the operands
         complex_loop = tl_dtype(dtype).is_complex if dtype is not None else \
