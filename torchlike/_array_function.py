@@ -92,7 +92,7 @@ def _on_device_of(impl, args, kwargs):
         _DEVICE.reset(token)
 
 
-def implements(*funcs):
+def implements(*funcs, op=None):
     """Register the decorated function as the tensor implementation of the
     given NumPy functions.
 
@@ -100,7 +100,12 @@ def implements(*funcs):
     on the CPU and no masked array goes straight to the implementation (from
     C: the wrapper's frames had cost 0.3 us of each small call); the others,
     and a direct call the implementation answers with ``Unsupported`` or
-    ``MaskedOperand``, run the wrapper below."""
+    ``MaskedOperand``, run the wrapper below.
+
+    ``op``, a core function that is the implementation's whole work when it
+    is given one tensor and nothing else (``np.squeeze(t)`` is
+    ``_C.squeeze(t)``): that call goes to ``op`` from C, without the
+    implementation's frame; every other call takes the route above."""
     def register(impl):
         @functools.wraps(impl)
         def call(*args, **kwargs):
@@ -114,6 +119,8 @@ def implements(*funcs):
                 return next_routes(funcs[0], args, kwargs)
         function = _C._DirectCall(impl, call, retry=(Unsupported, MaskedOperand),
                                   avoid=MASKED_TYPES)
+        if op is not None:
+            function = _C._DirectCall(op, function, 1)
         for f in funcs:
             TABLE[f] = function
         return function

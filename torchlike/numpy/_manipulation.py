@@ -84,10 +84,8 @@ def moveaxis(a, source, destination):
     return _C.movedim(a, source, destination)
 
 
-@implements(np.squeeze)
+@implements(np.squeeze, op=_C.squeeze)
 def squeeze(a, axis=None):
-    if axis is None and type(a) is Tensor:  # the common call: no frame for as_tensor
-        return _C.squeeze(a)
     a = as_tensor(a)
     if axis is None:
         return _C.squeeze(a)
