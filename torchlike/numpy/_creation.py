@@ -262,6 +262,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
           like=None):
     """NumPy's ``np.array``: a copy unless ``copy=False``/``None`` allows a view."""
     result = asarray(object, dtype, device=device, copy=copy)
+    if ndmin == 0 and order == "K":  # the common call: nothing to add or lay out
+        return result
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
     return _in_order(result, order, copy)
