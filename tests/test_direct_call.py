@@ -103,7 +103,8 @@ def test_stands_for_its_function():
     assert call.extra == 5
 
 
-@pytest.mark.parametrize("name", ["add", "exp", "concatenate", "mean", "dot", "clip"])
+@pytest.mark.parametrize("name", ["add", "exp", "concatenate", "mean", "dot", "clip", "squeeze",
+                                  "maximum"])
 def test_namespace_functions_keep_their_identity(name):
     fn = getattr(np, name)
     assert pickle.loads(pickle.dumps(fn)) is fn
@@ -209,6 +210,8 @@ def test_arange_of_ints(args):
 
 def test_arange_hands_on_the_rest():
     same(np.arange(5, step=1.0), numpy.arange(5, step=1.0))
+    for args in ((-2 ** 62 + 1, -2 ** 62 + 4), (-2 ** 62, -2 ** 62 + 3), (2 ** 62 - 3, 2 ** 62)):
+        same(np.arange(*args), numpy.arange(*args))  # either side of the short path's bound
     same(np.arange(0, 3, True), numpy.arange(0, 3, True))
     same(np.arange(2 ** 62, 2 ** 62 + 3), numpy.arange(2 ** 62, 2 ** 62 + 3))
     same(np.arange(1, 4, dtype=numpy.int8), numpy.arange(1, 4, dtype=numpy.int8))
@@ -230,6 +233,15 @@ def test_creation_shapes():
             np.zeros(bad)
     with pytest.raises(ValueError):
         np.ones((-1, 2))
+    for f in ("zeros", "ones", "empty"):  # beside the short path: a device, an order, a list
+        for kwargs in ({"device": "cpu"}, {"order": "F"}, {"order": "c"}, {"dtype": "int8"}):
+            ours, theirs = getattr(np, f)((2, 3), **{k: v for k, v in kwargs.items()}), \
+                getattr(numpy, f)((2, 3), **{k: v for k, v in kwargs.items() if k != "device"})
+            assert (ours.dtype.name, tuple(ours.shape)) == (theirs.dtype.name, theirs.shape)
+            assert [s * ours.itemsize for s in ours.stride()] == list(theirs.strides)
+        same(getattr(np, f)([2, 3]) * 0, getattr(numpy, f)([2, 3]) * 0)
+    with pytest.raises(ValueError, match="order"):
+        np.zeros((2, 2), order="K")
 
 
 def test_asarray_of_a_tensor():
@@ -247,6 +259,18 @@ def test_asarray_of_a_tensor():
 def test_asarray_of_lists(obj):
     same(np.asarray(obj), numpy.asarray(obj))
     same(np.array(obj), numpy.array(obj))
+    same(np.array(obj, ndmin=3), numpy.array(obj, ndmin=3))
+
+
+def test_array_lays_out_what_order_asks():
+    a = numpy.arange(6.0).reshape(2, 3)
+    for order in ("K", "C", "F", "A", "k"):
+        for src in (a, a.T):
+            ours, theirs = np.array(np.asarray(src), order=order), numpy.array(src, order=order)
+            same(ours, theirs)
+            assert [s * 8 for s in ours.stride()] == list(theirs.strides), order
+    with pytest.raises(ValueError, match="order"):
+        np.array([1.0], order="X")
 
 
 @pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3), (3,)),
@@ -278,6 +302,28 @@ def test_squeeze():
     for shape in [(1, 3, 1), (), (1,), (0, 1), (2, 3)]:
         a = numpy.zeros(shape)
         same(np.squeeze(np.asarray(a)), numpy.squeeze(a))
+    a = numpy.zeros((1, 3, 1))
+    same(np.squeeze(np.asarray(a), axis=0), numpy.squeeze(a, axis=0))  # the full path
+    same(np.squeeze(np.asarray(a), 2), numpy.squeeze(a, 2))
+    same(np.squeeze([[1.5]]), numpy.squeeze([[1.5]]))  # not a tensor: made one
+    with pytest.raises(ValueError, match="size not equal to one"):
+        np.squeeze(np.asarray(a), axis=1)
+
+
+@pytest.mark.parametrize("f", ["maximum", "minimum", "fmax", "fmin"])
+def test_extrema_of_real_and_complex_operands(f):
+    a = numpy.array([[1.0, numpy.nan], [-2.0, 3.5]])
+    z = a + numpy.array([[1j, 0], [-1j, 2j]])
+    operands = [(a, a[::-1]), (a, 0.5), (a, 2), (a, True), (a.astype(numpy.float32), 0.5),
+                (numpy.array([[1, -5], [7, 0]], numpy.int8), 3), (z, z[::-1]), (z, 1.0),
+                (a, 1 + 1j), (a, z)]
+    for x1, x2 in operands:
+        ours = getattr(np, f)(np.asarray(x1), np.asarray(x2) if isinstance(x2, numpy.ndarray)
+                              else x2)
+        same(ours, getattr(numpy, f)(x1, x2))
+    # a keyword takes the full path: dtype= selects NumPy's complex loop for real operands
+    same(getattr(np, f)(np.asarray(a), np.asarray(z.real[::-1]), dtype=numpy.complex128),
+         getattr(numpy, f)(a, z.real[::-1], dtype=numpy.complex128))
 
 
 def test_has_a_dict_as_the_function_had():
