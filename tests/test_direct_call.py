@@ -336,3 +336,35 @@ def test_has_a_dict_as_the_function_had():
     def mine(*args):
         return np.add(*args)
     assert mine.ufunc is numpy.add and mine.reduce is np.add.reduce
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("float64", 1.5), ("float64", float("nan")), ("float64", 3), ("int64", 2 ** 63 - 1),
+    ("int64", -2 ** 63), ("int64", 2 ** 63), ("int64", 1.5), ("int64", float("nan")),
+    ("int64", True), ("float32", 1e300), ("int8", 300), ("bool", 2.5)])
+def test_fill_converts_as_numpy(dtype, value):
+    """x.fill: its short path (a float into float64, an int of int64's range
+    into int64) and the conversion of everything else give NumPy's values and
+    errors."""
+    a = numpy.zeros(3, dtype)
+    t = np.asarray(a.copy())
+    try:
+        with numpy.errstate(over="ignore"):
+            a.fill(value)
+    except (OverflowError, ValueError) as e:
+        with pytest.raises(type(e)):
+            t.fill(value)
+        return
+    assert t.fill(value) is None
+    same(t, a)
+
+
+def test_transpose_and_view_methods():
+    for shape in [(), (3,), (2, 3), (2, 3, 4)]:
+        a = numpy.arange(float(numpy.prod(shape))).reshape(shape)
+        same(np.asarray(a).transpose(), a.transpose())
+        same(np.transpose(np.asarray(a)), numpy.transpose(a))
+    a = numpy.arange(6.0).reshape(2, 3)
+    same(np.asarray(a).view(numpy.int64), a.view(numpy.int64))
+    same(np.asarray(a).view("int64"), a.view("int64"))
+    same(np.asarray(a).view(), a.view())

@@ -249,6 +249,18 @@ def flat(seq):
             yield e
 
 
+def reversed_dims(ndim):
+    """(ndim - 1, ..., 1, 0): the permutation of a transpose, made once per
+    rank (building it from reversed(range()) cost more than the permute)."""
+    dims = _REVERSED_DIMS.get(ndim)
+    if dims is None:
+        dims = _REVERSED_DIMS[ndim] = tuple(range(ndim - 1, -1, -1))
+    return dims
+
+
+_REVERSED_DIMS = {}
+
+
 def norm_axis(axis, ndim):
     """One axis, checked against ``ndim`` as NumPy checks it (AxisError)."""
     if isinstance(axis, builtins.bool) or not hasattr(axis, "__index__"):

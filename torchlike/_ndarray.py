@@ -23,15 +23,24 @@ import types
 import numpy as np
 
 from . import _C
+from ._array_function import np_dtype, reversed_dims, tl_dtype  # (imported before this module: _tensor's)
 from ._layout import contiguous_format
 
 Tensor = _C.Tensor
 _ORIGINAL = {}
 
 
+# A function-level import costs about 1 us per call (CPython looks the
+# module's spec up each time): the namespace is imported once, on first use
+# (it imports after this module), and kept.
+_NAMESPACE = []
+
+
 def _numpy_ns():
-    import torchlike.numpy as tnp
-    return tnp
+    if not _NAMESPACE:
+        import torchlike.numpy as tnp
+        _NAMESPACE.append(tnp)
+    return _NAMESPACE[0]
 
 
 def _override(name, numpy_call, rule=_C._SPELL_KEYWORDS, keywords=(), module=False):
@@ -120,7 +129,7 @@ def _transpose(self, *args, axes=None):
     elif axes is None and args:
         axes = args
     if axes is None:
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(*reversed_dims(self.ndim))
     return self.permute(*axes)
 
 
@@ -257,7 +266,6 @@ def _view_as_dtype(self, dtype=None, type=None):
     if type is not None:
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
-    from ._array_function import tl_dtype
     if dtype is None:
         # NumPy's x.view(): a new view of the same elements, recorded as a shape
         # view (view(dtype), even of x's own dtype, is not differentiable in
@@ -316,9 +324,13 @@ def _fill(self, value):
     """Fill in place with ``value`` (NumPy's ``ndarray.fill``; returns None),
     converted as NumPy converts it (a Python int past the dtype, a NaN into
     integers: NumPy's error; 1.5 into integers: 1)."""
-    if not isinstance(value, Tensor) and self.dtype != _C.bfloat16:
-        from ._array_function import np_dtype
-        value = np.array(value, dtype=np_dtype(self.dtype)).item()
+    dtype = self.dtype  # dtypes are singletons: `is`, not the NumPy-aware comparison
+    if dtype is _C.float64 and type(value) is float or \
+            dtype is _C.int64 and type(value) is int and -2 ** 63 <= value < 2 ** 63:
+        self.fill_(value)  # the common call: NumPy's conversion gives value itself
+        return
+    if not isinstance(value, Tensor) and dtype is not _C.bfloat16:
+        value = np.array(value, dtype=np_dtype(dtype)).item()
     self.fill_(value)
 
 
@@ -629,7 +641,6 @@ def _put_numpy(self, indices, values, mode="raise"):
     if isinstance(values, Tensor):
         vals = values.reshape(-1)
     else:
-        from ._array_function import np_dtype
         host = np.array(values, dtype=np_dtype(self.dtype))
         vals = _numpy_ns().asarray(host, device=self.device).reshape(-1)
     if index.numel() == 0 or vals.numel() == 0:

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, np_dtype,
-                              refuse_host_out, tl_dtype)
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
+                              np_dtype, refuse_host_out, tl_dtype)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -216,7 +216,6 @@ _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
 
 
 def _op_for(ufunc):
-    import torchlike
     if ufunc.__name__ in _COMPOSITES:
         return _COMPOSITES[ufunc.__name__]
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
@@ -225,7 +224,8 @@ def _op_for(ufunc):
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
-    return getattr(torchlike, name, None)
+    # the package, loaded by now: an import statement here cost 1 us per call
+    return getattr(sys.modules["torchlike"], name, None)
 
 
 def _is_default(kwargs):
@@ -392,7 +392,6 @@ def _ufunc_reduction(ufunc):
         op, combine, identity = _OP_REDUCTIONS[name]
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
-            from ._array_function import finish
             if dtype is not None or not x.is_floating_point():
                 raise NotImplementedError
             if where is not True and where is not None:

@@ -15,7 +15,8 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes, value_errors)
+    operand, NoValue, promote, reversed_dims, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes,
+    value_errors)
 
 Tensor = _C.Tensor
 
@@ -48,7 +49,7 @@ def ravel(a, order="C"):
 def transpose(a, axes=None):
     a = as_tensor(a)
     if axes is None:
-        return a.permute(*reversed(range(a.ndim)))
+        return a.permute(*reversed_dims(a.ndim))
     if isinstance(axes, (int, np.integer)):  # np.transpose(v, 0) of a 1-d v
         axes = (axes,)
     axes = [norm_axis(ax, a.ndim) for ax in axes]
