@@ -8,8 +8,10 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue, integer_clip_bounds)
+    NoValue, can_cast_dtypes, integer_clip_bounds)
 from ._elementwise import round as _round  # the namespace's np.round, one for both routes
+# the namespace's own: NumPy's complex order (clip), real/imag of any dtype
+from ._elementwise import clip as ordered_clip, imag as imag_part, real as real_part
 
 Tensor = _C.Tensor
 
@@ -22,7 +24,6 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = as_tensor(a)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
-        from ._elementwise import clip as ordered_clip
         return finish(ordered_clip(a, lo, hi), out)
     lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
     hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
@@ -150,13 +151,11 @@ def round_(a, decimals=0, out=None):
 
 @implements(np.real)
 def real(val):
-    from ._elementwise import real as real_part
     return real_part(as_tensor(val))
 
 
 @implements(np.imag)
 def imag(val):
-    from ._elementwise import imag as imag_part
     return imag_part(as_tensor(val))
 
 
@@ -164,7 +163,6 @@ def imag(val):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(x)
     if x.is_complex():  # each part on its own, as NumPy
-        from ._elementwise import real as real_part, imag as imag_part
         parts = [_C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
                  for p in (real_part(x), imag_part(x))]
         result = parts[0] + parts[1] * 1j
@@ -415,7 +413,6 @@ def _recorded_write(func, dst, *sources):
 
 
 def _check_cast(src, dst, casting, scalar=False):
-    from .._array_function import can_cast_dtypes
     if casting != "unsafe" and not can_cast_dtypes(src.dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast {'scalar' if scalar else 'array data'} from "
                         f"dtype('{np_dtype(src.dtype)}') to dtype('{np_dtype(dst.dtype)}') "
