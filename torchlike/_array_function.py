@@ -249,6 +249,19 @@ def flat(seq):
             yield e
 
 
+def numpy_namespace():
+    """``torchlike.numpy``, imported on first use (it imports after this
+    module) and kept: an import statement per call cost about 1 us (CPython
+    looks the module's spec up each time)."""
+    if not _NAMESPACE:
+        import torchlike.numpy as namespace
+        _NAMESPACE.append(namespace)
+    return _NAMESPACE[0]
+
+
+_NAMESPACE = []
+
+
 def reversed_dims(ndim):
     """(ndim - 1, ..., 1, 0): the permutation of a transpose, made once per
     rank (building it from reversed(range()) cost more than the permute)."""

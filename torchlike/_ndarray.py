@@ -23,24 +23,15 @@ import types
 import numpy as np
 
 from . import _C
-from ._array_function import np_dtype, reversed_dims, tl_dtype  # (imported before this module: _tensor's)
+# (_array_function is imported before this module: _tensor imports it)
+from ._array_function import np_dtype, numpy_namespace, reversed_dims, tl_dtype
 from ._layout import contiguous_format
 
 Tensor = _C.Tensor
 _ORIGINAL = {}
 
 
-# A function-level import costs about 1 us per call (CPython looks the
-# module's spec up each time): the namespace is imported once, on first use
-# (it imports after this module), and kept.
-_NAMESPACE = []
-
-
-def _numpy_ns():
-    if not _NAMESPACE:
-        import torchlike.numpy as tnp
-        _NAMESPACE.append(tnp)
-    return _NAMESPACE[0]
+_numpy_ns = numpy_namespace  # torchlike.numpy, kept once imported
 
 
 def _override(name, numpy_call, rule=_C._SPELL_KEYWORDS, keywords=(), module=False):
