@@ -368,3 +368,21 @@ def test_transpose_and_view_methods():
     same(np.asarray(a).view(numpy.int64), a.view(numpy.int64))
     same(np.asarray(a).view("int64"), a.view("int64"))
     same(np.asarray(a).view(), a.view())
+
+
+@pytest.mark.parametrize("fill", [2.5, float("nan"), 7, -2 ** 63, 2 ** 63 - 1, 2 ** 63, True,
+                                  1 + 2j, numpy.float32(0.1)])
+@pytest.mark.parametrize("kwargs", [{}, {"dtype": "float32"}, {"order": "F"}, {"dtype": "int16"}])
+def test_full_of_numbers(fill, kwargs):
+    """np.full's short path (a float or an int64 int, NumPy's defaults) and
+    the full path beside it give NumPy's dtype, values and errors."""
+    try:
+        with numpy.errstate(all="ignore"):
+            expected = numpy.full((2, 3), fill, **kwargs)
+    except (OverflowError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            np.full((2, 3), fill, **kwargs)
+        return
+    ours = np.full((2, 3), fill, **kwargs)
+    same(ours, expected)
+    assert [s * ours.itemsize for s in ours.stride()] == list(expected.strides)

@@ -358,7 +358,7 @@ def integer_clip_bounds(x, lo, hi, open_ends=True):
     if x.is_floating_point() or x.is_complex():
         return tuple(float(b) if isinstance(b, int) and not isinstance(b, builtins.bool) else b
                      for b in (lo, hi))
-    if x.dtype == _C.bool:
+    if x.dtype is _C.bool:
         return lo, hi
     if open_ends:
         lo, hi = open_clip_bounds(x.dtype, lo, hi)

@@ -100,7 +100,7 @@ def _round(self, ndigits=None):
     a Python int without ``ndigits``, else a 0-d tensor of x's dtype rounded
     to ``ndigits`` decimals.  Arrays (NumPy's and PyTorch's) have no
     ``__round__``: ``np.round(x, n)`` rounds them."""
-    if self.ndim != 0 or self.is_complex() or self.dtype == _C.bool:
+    if self.ndim != 0 or self.is_complex() or self.dtype is _C.bool:
         raise TypeError(f"type torchlike.Tensor doesn't define __round__ for a "
                         f"{'complex or bool' if self.ndim == 0 else 'non-0-d'} tensor "
                         f"(shape {tuple(self.shape)}, {self.dtype}); use np.round(x, decimals)")

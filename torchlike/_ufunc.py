@@ -130,7 +130,7 @@ def numpy_bool_arithmetic(op):
     for bool operands: two bools compute as int8, NumPy's smallest integer
     loop (PyTorch refuses floor_divide of bools and keeps pow's bool)."""
     def call(a, b, out=None):
-        if all(isinstance(x, bool) or (isinstance(x, _C.Tensor) and x.dtype == _C.bool)
+        if all(isinstance(x, bool) or (isinstance(x, _C.Tensor) and x.dtype is _C.bool)
                for x in (a, b)):
             a, b = (x.to(_C.int8) if isinstance(x, _C.Tensor) else int(x) for x in (a, b))
         return op(a, b) if out is None else op(a, b, out=out)
@@ -193,7 +193,7 @@ def numpy_reciprocal(x, out=None):
     wide = x.to(_C.float64)
     if bool(_C.eq(wide, 0).any()):
         _divide_by_zero("reciprocal")
-    result = _C.reciprocal(wide).to(_C.int8 if x.dtype == _C.bool else x.dtype)
+    result = _C.reciprocal(wide).to(_C.int8 if x.dtype is _C.bool else x.dtype)
     if out is None:
         return result
     out.copy_(result)

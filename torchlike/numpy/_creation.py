@@ -330,6 +330,12 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None and device is None and type(shape) is tuple and order == "C":
+        # the common call, as zeros': a Python float (float64) or an int64 int
+        if type(fill_value) is float:
+            return _C.full(shape, fill_value, dtype=_F64)
+        if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
+            return _C.full(shape, fill_value, dtype=_I64)
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
@@ -362,15 +368,17 @@ def _scalar_fill(value, dtype):
     values out of range as NumPy's cast makes them, where the core would
     refuse them)."""
     if type(value) is int and not (dtype.is_floating_point or dtype.is_complex or
-                                   dtype == _C.bool):
+                                   dtype is _C.bool):
         _check_int_fits(value, dtype)
         return value
     if isinstance(value, int) and not isinstance(value, bool) and \
             (dtype.is_floating_point or dtype.is_complex):
         value = float(value)  # beyond int64 too, as NumPy converts it
-    if not isinstance(value, (float, complex)) or dtype == _C.complex128:
+    if type(value) is float and dtype is _C.float64:
+        return value  # NumPy's cast to float64 gives it back (no errstate, no array)
+    if not isinstance(value, (float, complex)) or dtype is _C.complex128:
         return value
-    if dtype == _C.bool:
+    if dtype is _C.bool:
         return bool(value)
     if isinstance(value, complex) and not dtype.is_complex:
         value = value.real

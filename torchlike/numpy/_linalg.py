@@ -328,7 +328,7 @@ def _install_linalg():
         # device products take floating types only (as PyTorch's CUDA ones): the
         # power in float64, back to the integers (exact below 2**53)
         power = tla.matrix_power(a.to(_C.float64), n)
-        return power != 0 if a.dtype == _C.bool else power.round().to(a.dtype)
+        return power != 0 if a.dtype is _C.bool else power.round().to(a.dtype)
     TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
         a = _linalg_input(a, square=True)

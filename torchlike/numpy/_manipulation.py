@@ -498,7 +498,7 @@ def where(condition, x=NoValue, y=NoValue):
     if x is NoValue or y is NoValue:
         raise ValueError("either both or neither of x and y should be given")
     condition = as_tensor(condition)
-    if condition.dtype != _C.bool:
+    if condition.dtype is not _C.bool:
         condition = condition != 0
     return _C.where(condition, operand(x), operand(y))
 
@@ -708,7 +708,7 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
-    if indices.is_floating_point() or indices.is_complex() or indices.dtype == _C.bool:
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
         raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
     if axis is None and indices.ndim != 1:
         raise ValueError("when axis=None, `indices` must have a single dimension.")
@@ -755,7 +755,7 @@ def _positions(obj, n, func):
     if isinstance(obj, slice):
         return list(range(n))[obj]
     obj = _index_operand(obj)
-    if isinstance(obj, Tensor) and obj.dtype == _C.bool:
+    if isinstance(obj, Tensor) and obj.dtype is _C.bool:
         if obj.ndim != 1 or obj.shape[0] != n:
             raise ValueError(f"boolean array argument obj to {func} must be one dimensional "
                              f"and match the axis length of {n}")

@@ -79,14 +79,14 @@ def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
             break
         hi = _C.narrow(a, axis, 1, length - 1)
         lo = _C.narrow(a, axis, 0, length - 1)
-        a = hi ^ lo if a.dtype == _C.bool else hi - lo
+        a = hi ^ lo if a.dtype is _C.bool else hi - lo
     return a
 
 
 @implements(np.ediff1d)
 def ediff1d(ary, to_end=None, to_begin=None):
     a = as_tensor(ary).reshape(-1)
-    if a.dtype == _C.bool:
+    if a.dtype is _C.bool:
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     parts = [a[1:] - a[:-1]]
@@ -274,7 +274,7 @@ def bincount(x, /, weights=None, minlength=0):
     x = as_tensor(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array")
-    if x.numel() == 0 and x.dtype == _C.float64 or x.dtype == _C.bool:
+    if x.numel() == 0 and x.dtype is _C.float64 or x.dtype is _C.bool:
         # an empty list: no values to cast unsafely; a mask counts its False
         # and True values (bool casts to NumPy's intp safely)
         x = x.to(_C.int64)
@@ -314,7 +314,7 @@ def select(condlist, choicelist, default=0):
         raise ValueError("select with an empty condition list is not possible")
     conds = [as_tensor(c) for c in condlist]
     for i, c in enumerate(conds):
-        if c.dtype != _C.bool:
+        if c.dtype is not _C.bool:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     # NumPy's result dtype: Python numbers among the choices are weak (NEP 50)
     items = [c if type(c) in (int, float, complex) else as_tensor(c)
@@ -385,7 +385,7 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
         host = np.asarray(arr.detach().cpu())
         # the buffer protocol's int64 is NumPy's longlong, which its repr names
         # (dtype=int64); the dtype NumPy makes for int64 data is int_
-        arr = host.view(np_dtype(arr.dtype)) if arr.dtype != _C.bfloat16 else host
+        arr = host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
     return np.array_repr(arr, max_line_width, precision, suppress_small)
 
 
