@@ -638,7 +638,11 @@ def _ufunc_method(ufunc, method):
 
 
 def _with_ufunc_keywords(fn, ufunc):
+    nin = ufunc.nin
+
     def call(*args, **kwargs):
+        if not kwargs and len(args) == nin:  # the common call: no keyword, no out
+            return fn(*args)
         if kwargs.get("casting") == "same_kind":  # the default: nothing to pass on
             kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
         if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:
