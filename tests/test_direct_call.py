@@ -386,3 +386,33 @@ def test_full_of_numbers(fill, kwargs):
     ours = np.full((2, 3), fill, **kwargs)
     same(ours, expected)
     assert [s * ours.itemsize for s in ours.stride()] == list(expected.strides)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3, 4), (4, 2)),
+                                    ((3,), (3, 2)), ((2, 3), (4, 3)), ((0, 3), (3, 2))])
+def test_matmul(shapes):
+    """np.matmul's short path (two tensors of one dtype) and its errors."""
+    a = numpy.arange(numpy.prod(shapes[0]), dtype=numpy.float64).reshape(shapes[0])
+    b = numpy.arange(numpy.prod(shapes[1]), dtype=numpy.float64).reshape(shapes[1]) - 2
+    try:
+        expected = numpy.matmul(a, b)
+    except ValueError:
+        with pytest.raises(ValueError):
+            np.matmul(np.asarray(a), np.asarray(b))
+        return
+    same(np.matmul(np.asarray(a), np.asarray(b)), expected)
+    same(np.matmul(np.asarray(a.astype(numpy.float32)), np.asarray(b)),
+         numpy.matmul(a.astype(numpy.float32), b))
+    with pytest.raises(ValueError):
+        np.matmul(np.asarray(a), np.asarray(1.0))
+
+
+@pytest.mark.parametrize("f", ["power", "remainder", "floor_divide", "left_shift"])
+def test_bool_arithmetic_computes_in_int8(f):
+    a, b = numpy.array([True, False, True]), numpy.array([True, True, False])
+    i = numpy.array([3, 4, 5], numpy.int16)
+    with numpy.errstate(all="ignore"):
+        for x1, x2 in [(a, b), (a, True), (True, b), (i, b), (a, 2)]:
+            ours = getattr(np, f)(np.asarray(x1) if isinstance(x1, numpy.ndarray) else x1,
+                                  np.asarray(x2) if isinstance(x2, numpy.ndarray) else x2)
+            same(ours, getattr(numpy, f)(x1, x2))

@@ -130,8 +130,9 @@ def numpy_bool_arithmetic(op):
     for bool operands: two bools compute as int8, NumPy's smallest integer
     loop (PyTorch refuses floor_divide of bools and keeps pow's bool)."""
     def call(a, b, out=None):
-        if all(isinstance(x, bool) or (isinstance(x, _C.Tensor) and x.dtype is _C.bool)
-               for x in (a, b)):
+        # (spelled out: a generator over (a, b) cost 0.3 us of every call)
+        if (isinstance(a, bool) or isinstance(a, _C.Tensor) and a.dtype is _C.bool) and \
+                (isinstance(b, bool) or isinstance(b, _C.Tensor) and b.dtype is _C.bool):
             a, b = (x.to(_C.int8) if isinstance(x, _C.Tensor) else int(x) for x in (a, b))
         return op(a, b) if out is None else op(a, b, out=out)
     call.__name__ = call.__qualname__ = op.__name__

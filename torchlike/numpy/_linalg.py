@@ -59,6 +59,12 @@ def outer(a, b, out=None):
 
 @implements(np.matmul, np.linalg.matmul)
 def matmul(x1, x2, /, out=None, **kwargs):
+    if out is None and not kwargs and type(x1) is Tensor and type(x2) is Tensor and \
+            x1.dtype is x2.dtype and x1.ndim and x2.ndim:  # the common call, as dot's
+        try:
+            return _C.matmul(x1, x2)
+        except RuntimeError:
+            pass  # shapes not aligned: the path below raises NumPy's error
     refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
