@@ -276,6 +276,8 @@ _REVERSED_DIMS = {}
 
 def norm_axis(axis, ndim):
     """One axis, checked against ``ndim`` as NumPy checks it (AxisError)."""
+    if type(axis) is int and -ndim <= axis < ndim:  # the common call, short
+        return axis % ndim
     if isinstance(axis, builtins.bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
     axis = int(axis.__index__())
