@@ -273,7 +273,8 @@ _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))
 
 # PyTorch's dot takes two 1-d tensors and refuses anything else; take, a tensor
 # of indices into the flattened input.
-_override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C._SPELL_DOT,
+_override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b) if out is None else
+          _numpy_ns().dot(self, b, out=out), _C._SPELL_DOT,
           ("out", "b"))
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
@@ -361,7 +362,7 @@ Tensor.size = _C._Spelled(Tensor.size, _SizeInt, _C._SPELL_ATTRIBUTE)
 def _strides(self):
     """Byte steps per dim, as NumPy's ``ndarray.strides``."""
     size = self.itemsize
-    return tuple(s * size for s in self.stride())
+    return tuple([s * size for s in self.stride()])  # (a list: a generator cost more)
 
 
 Tensor.strides = property(_strides)
