@@ -103,7 +103,8 @@ def test_stands_for_its_function():
     assert call.extra == 5
 
 
-@pytest.mark.parametrize("name", ["add", "exp", "concatenate", "mean", "dot", "clip"])
+@pytest.mark.parametrize("name", ["add", "exp", "concatenate", "mean", "dot", "clip", "squeeze",
+                                  "maximum"])
 def test_namespace_functions_keep_their_identity(name):
     fn = getattr(np, name)
     assert pickle.loads(pickle.dumps(fn)) is fn
@@ -209,6 +210,8 @@ def test_arange_of_ints(args):
 
 def test_arange_hands_on_the_rest():
     same(np.arange(5, step=1.0), numpy.arange(5, step=1.0))
+    for args in ((-2 ** 62 + 1, -2 ** 62 + 4), (-2 ** 62, -2 ** 62 + 3), (2 ** 62 - 3, 2 ** 62)):
+        same(np.arange(*args), numpy.arange(*args))  # either side of the short path's bound
     same(np.arange(0, 3, True), numpy.arange(0, 3, True))
     same(np.arange(2 ** 62, 2 ** 62 + 3), numpy.arange(2 ** 62, 2 ** 62 + 3))
     same(np.arange(1, 4, dtype=numpy.int8), numpy.arange(1, 4, dtype=numpy.int8))
@@ -230,6 +233,15 @@ def test_creation_shapes():
             np.zeros(bad)
     with pytest.raises(ValueError):
         np.ones((-1, 2))
+    for f in ("zeros", "ones", "empty"):  # beside the short path: a device, an order, a list
+        for kwargs in ({"device": "cpu"}, {"order": "F"}, {"order": "c"}, {"dtype": "int8"}):
+            ours, theirs = getattr(np, f)((2, 3), **{k: v for k, v in kwargs.items()}), \
+                getattr(numpy, f)((2, 3), **{k: v for k, v in kwargs.items() if k != "device"})
+            assert (ours.dtype.name, tuple(ours.shape)) == (theirs.dtype.name, theirs.shape)
+            assert [s * ours.itemsize for s in ours.stride()] == list(theirs.strides)
+        same(getattr(np, f)([2, 3]) * 0, getattr(numpy, f)([2, 3]) * 0)
+    with pytest.raises(ValueError, match="order"):
+        np.zeros((2, 2), order="K")
 
 
 def test_asarray_of_a_tensor():
@@ -247,6 +259,18 @@ def test_asarray_of_a_tensor():
 def test_asarray_of_lists(obj):
     same(np.asarray(obj), numpy.asarray(obj))
     same(np.array(obj), numpy.array(obj))
+    same(np.array(obj, ndmin=3), numpy.array(obj, ndmin=3))
+
+
+def test_array_lays_out_what_order_asks():
+    a = numpy.arange(6.0).reshape(2, 3)
+    for order in ("K", "C", "F", "A", "k"):
+        for src in (a, a.T):
+            ours, theirs = np.array(np.asarray(src), order=order), numpy.array(src, order=order)
+            same(ours, theirs)
+            assert [s * 8 for s in ours.stride()] == list(theirs.strides), order
+    with pytest.raises(ValueError, match="order"):
+        np.array([1.0], order="X")
 
 
 @pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3), (3,)),
@@ -278,6 +302,28 @@ def test_squeeze():
     for shape in [(1, 3, 1), (), (1,), (0, 1), (2, 3)]:
         a = numpy.zeros(shape)
         same(np.squeeze(np.asarray(a)), numpy.squeeze(a))
+    a = numpy.zeros((1, 3, 1))
+    same(np.squeeze(np.asarray(a), axis=0), numpy.squeeze(a, axis=0))  # the full path
+    same(np.squeeze(np.asarray(a), 2), numpy.squeeze(a, 2))
+    same(np.squeeze([[1.5]]), numpy.squeeze([[1.5]]))  # not a tensor: made one
+    with pytest.raises(ValueError, match="size not equal to one"):
+        np.squeeze(np.asarray(a), axis=1)
+
+
+@pytest.mark.parametrize("f", ["maximum", "minimum", "fmax", "fmin"])
+def test_extrema_of_real_and_complex_operands(f):
+    a = numpy.array([[1.0, numpy.nan], [-2.0, 3.5]])
+    z = a + numpy.array([[1j, 0], [-1j, 2j]])
+    operands = [(a, a[::-1]), (a, 0.5), (a, 2), (a, True), (a.astype(numpy.float32), 0.5),
+                (numpy.array([[1, -5], [7, 0]], numpy.int8), 3), (z, z[::-1]), (z, 1.0),
+                (a, 1 + 1j), (a, z)]
+    for x1, x2 in operands:
+        ours = getattr(np, f)(np.asarray(x1), np.asarray(x2) if isinstance(x2, numpy.ndarray)
+                              else x2)
+        same(ours, getattr(numpy, f)(x1, x2))
+    # a keyword takes the full path: dtype= selects NumPy's complex loop for real operands
+    same(getattr(np, f)(np.asarray(a), np.asarray(z.real[::-1]), dtype=numpy.complex128),
+         getattr(numpy, f)(a, z.real[::-1], dtype=numpy.complex128))
 
 
 def test_has_a_dict_as_the_function_had():
@@ -290,3 +336,83 @@ def test_has_a_dict_as_the_function_had():
     def mine(*args):
         return np.add(*args)
     assert mine.ufunc is numpy.add and mine.reduce is np.add.reduce
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("float64", 1.5), ("float64", float("nan")), ("float64", 3), ("int64", 2 ** 63 - 1),
+    ("int64", -2 ** 63), ("int64", 2 ** 63), ("int64", 1.5), ("int64", float("nan")),
+    ("int64", True), ("float32", 1e300), ("int8", 300), ("bool", 2.5)])
+def test_fill_converts_as_numpy(dtype, value):
+    """x.fill: its short path (a float into float64, an int of int64's range
+    into int64) and the conversion of everything else give NumPy's values and
+    errors."""
+    a = numpy.zeros(3, dtype)
+    t = np.asarray(a.copy())
+    try:
+        with numpy.errstate(over="ignore"):
+            a.fill(value)
+    except (OverflowError, ValueError) as e:
+        with pytest.raises(type(e)):
+            t.fill(value)
+        return
+    assert t.fill(value) is None
+    same(t, a)
+
+
+def test_transpose_and_view_methods():
+    for shape in [(), (3,), (2, 3), (2, 3, 4)]:
+        a = numpy.arange(float(numpy.prod(shape))).reshape(shape)
+        same(np.asarray(a).transpose(), a.transpose())
+        same(np.transpose(np.asarray(a)), numpy.transpose(a))
+    a = numpy.arange(6.0).reshape(2, 3)
+    same(np.asarray(a).view(numpy.int64), a.view(numpy.int64))
+    same(np.asarray(a).view("int64"), a.view("int64"))
+    same(np.asarray(a).view(), a.view())
+
+
+@pytest.mark.parametrize("fill", [2.5, float("nan"), 7, -2 ** 63, 2 ** 63 - 1, 2 ** 63, True,
+                                  1 + 2j, numpy.float32(0.1)])
+@pytest.mark.parametrize("kwargs", [{}, {"dtype": "float32"}, {"order": "F"}, {"dtype": "int16"}])
+def test_full_of_numbers(fill, kwargs):
+    """np.full's short path (a float or an int64 int, NumPy's defaults) and
+    the full path beside it give NumPy's dtype, values and errors."""
+    try:
+        with numpy.errstate(all="ignore"):
+            expected = numpy.full((2, 3), fill, **kwargs)
+    except (OverflowError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            np.full((2, 3), fill, **kwargs)
+        return
+    ours = np.full((2, 3), fill, **kwargs)
+    same(ours, expected)
+    assert [s * ours.itemsize for s in ours.stride()] == list(expected.strides)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3, 4), (4, 2)),
+                                    ((3,), (3, 2)), ((2, 3), (4, 3)), ((0, 3), (3, 2))])
+def test_matmul(shapes):
+    """np.matmul's short path (two tensors of one dtype) and its errors."""
+    a = numpy.arange(numpy.prod(shapes[0]), dtype=numpy.float64).reshape(shapes[0])
+    b = numpy.arange(numpy.prod(shapes[1]), dtype=numpy.float64).reshape(shapes[1]) - 2
+    try:
+        expected = numpy.matmul(a, b)
+    except ValueError:
+        with pytest.raises(ValueError):
+            np.matmul(np.asarray(a), np.asarray(b))
+        return
+    same(np.matmul(np.asarray(a), np.asarray(b)), expected)
+    same(np.matmul(np.asarray(a.astype(numpy.float32)), np.asarray(b)),
+         numpy.matmul(a.astype(numpy.float32), b))
+    with pytest.raises(ValueError):
+        np.matmul(np.asarray(a), np.asarray(1.0))
+
+
+@pytest.mark.parametrize("f", ["power", "remainder", "floor_divide", "left_shift"])
+def test_bool_arithmetic_computes_in_int8(f):
+    a, b = numpy.array([True, False, True]), numpy.array([True, True, False])
+    i = numpy.array([3, 4, 5], numpy.int16)
+    with numpy.errstate(all="ignore"):
+        for x1, x2 in [(a, b), (a, True), (True, b), (i, b), (a, 2)]:
+            ours = getattr(np, f)(np.asarray(x1) if isinstance(x1, numpy.ndarray) else x1,
+                                  np.asarray(x2) if isinstance(x2, numpy.ndarray) else x2)
+            same(ours, getattr(numpy, f)(x1, x2))

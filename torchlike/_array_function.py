@@ -92,7 +92,7 @@ def _on_device_of(impl, args, kwargs):
         _DEVICE.reset(token)
 
 
-def implements(*funcs):
+def implements(*funcs, op=None):
     """Register the decorated function as the tensor implementation of the
     given NumPy functions.
 
@@ -100,7 +100,12 @@ def implements(*funcs):
     on the CPU and no masked array goes straight to the implementation (from
     C: the wrapper's frames had cost 0.3 us of each small call); the others,
     and a direct call the implementation answers with ``Unsupported`` or
-    ``MaskedOperand``, run the wrapper below."""
+    ``MaskedOperand``, run the wrapper below.
+
+    ``op``, a core function that is the implementation's whole work when it
+    is given one tensor and nothing else (``np.squeeze(t)`` is
+    ``_C.squeeze(t)``): that call goes to ``op`` from C, without the
+    implementation's frame; every other call takes the route above."""
     def register(impl):
         @functools.wraps(impl)
         def call(*args, **kwargs):
@@ -114,6 +119,8 @@ def implements(*funcs):
                 return next_routes(funcs[0], args, kwargs)
         function = _C._DirectCall(impl, call, retry=(Unsupported, MaskedOperand),
                                   avoid=MASKED_TYPES)
+        if op is not None:
+            function = _C._DirectCall(op, function, 1)
         for f in funcs:
             TABLE[f] = function
         return function
@@ -242,8 +249,35 @@ def flat(seq):
             yield e
 
 
+def numpy_namespace():
+    """``torchlike.numpy``, imported on first use (it imports after this
+    module) and kept: an import statement per call cost about 1 us (CPython
+    looks the module's spec up each time)."""
+    if not _NAMESPACE:
+        import torchlike.numpy as namespace
+        _NAMESPACE.append(namespace)
+    return _NAMESPACE[0]
+
+
+_NAMESPACE = []
+
+
+def reversed_dims(ndim):
+    """(ndim - 1, ..., 1, 0): the permutation of a transpose, made once per
+    rank (building it from reversed(range()) cost more than the permute)."""
+    dims = _REVERSED_DIMS.get(ndim)
+    if dims is None:
+        dims = _REVERSED_DIMS[ndim] = tuple(range(ndim - 1, -1, -1))
+    return dims
+
+
+_REVERSED_DIMS = {}
+
+
 def norm_axis(axis, ndim):
     """One axis, checked against ``ndim`` as NumPy checks it (AxisError)."""
+    if type(axis) is int and -ndim <= axis < ndim:  # the common call, short
+        return axis % ndim
     if isinstance(axis, builtins.bool) or not hasattr(axis, "__index__"):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
     axis = int(axis.__index__())
@@ -326,7 +360,7 @@ def integer_clip_bounds(x, lo, hi, open_ends=True):
     if x.is_floating_point() or x.is_complex():
         return tuple(float(b) if isinstance(b, int) and not isinstance(b, builtins.bool) else b
                      for b in (lo, hi))
-    if x.dtype == _C.bool:
+    if x.dtype is _C.bool:
         return lo, hi
     if open_ends:
         lo, hi = open_clip_bounds(x.dtype, lo, hi)
@@ -634,10 +668,12 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     itself when nothing changes; ``order=`` lays the result out: "K" (the
     default) as ``a``, "C" row-major, "F" column-major, "A" column-major when
     ``a`` is."""
-    target = tl_dtype(dtype)
     if casting == "unsafe" and order == "K":  # the common call: a cast, a copy
-        result = cast(self, target)
-        return self.clone() if copy and result is self else result
+        target = dtype if type(dtype) is _C.dtype else tl_dtype(dtype)
+        if target is None or self.dtype is target:  # (cast's test, without its frames)
+            return self.clone() if copy else self
+        return self.to(target)
+    target = tl_dtype(dtype)
     if casting not in CASTINGS:
         raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
                          f"or 'unsafe' (got {casting!r})")

@@ -23,15 +23,15 @@ import types
 import numpy as np
 
 from . import _C
+# (_array_function is imported before this module: _tensor imports it)
+from ._array_function import np_dtype, numpy_namespace, reversed_dims, tl_dtype
 from ._layout import contiguous_format
 
 Tensor = _C.Tensor
 _ORIGINAL = {}
 
 
-def _numpy_ns():
-    import torchlike.numpy as tnp
-    return tnp
+_numpy_ns = numpy_namespace  # torchlike.numpy, kept once imported
 
 
 def _override(name, numpy_call, rule=_C._SPELL_KEYWORDS, keywords=(), module=False):
@@ -100,7 +100,7 @@ def _round(self, ndigits=None):
     a Python int without ``ndigits``, else a 0-d tensor of x's dtype rounded
     to ``ndigits`` decimals.  Arrays (NumPy's and PyTorch's) have no
     ``__round__``: ``np.round(x, n)`` rounds them."""
-    if self.ndim != 0 or self.is_complex() or self.dtype == _C.bool:
+    if self.ndim != 0 or self.is_complex() or self.dtype is _C.bool:
         raise TypeError(f"type torchlike.Tensor doesn't define __round__ for a "
                         f"{'complex or bool' if self.ndim == 0 else 'non-0-d'} tensor "
                         f"(shape {tuple(self.shape)}, {self.dtype}); use np.round(x, decimals)")
@@ -120,7 +120,7 @@ def _transpose(self, *args, axes=None):
     elif axes is None and args:
         axes = args
     if axes is None:
-        return self.permute(*reversed(range(self.ndim)))
+        return self.permute(*reversed_dims(self.ndim))
     return self.permute(*axes)
 
 
@@ -257,7 +257,6 @@ def _view_as_dtype(self, dtype=None, type=None):
     if type is not None:
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
-    from ._array_function import tl_dtype
     if dtype is None:
         # NumPy's x.view(): a new view of the same elements, recorded as a shape
         # view (view(dtype), even of x's own dtype, is not differentiable in
@@ -274,7 +273,8 @@ _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))
 
 # PyTorch's dot takes two 1-d tensors and refuses anything else; take, a tensor
 # of indices into the flattened input.
-_override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C._SPELL_DOT,
+_override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b) if out is None else
+          _numpy_ns().dot(self, b, out=out), _C._SPELL_DOT,
           ("out", "b"))
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
@@ -316,9 +316,13 @@ def _fill(self, value):
     """Fill in place with ``value`` (NumPy's ``ndarray.fill``; returns None),
     converted as NumPy converts it (a Python int past the dtype, a NaN into
     integers: NumPy's error; 1.5 into integers: 1)."""
-    if not isinstance(value, Tensor) and self.dtype != _C.bfloat16:
-        from ._array_function import np_dtype
-        value = np.array(value, dtype=np_dtype(self.dtype)).item()
+    dtype = self.dtype  # dtypes are singletons: `is`, not the NumPy-aware comparison
+    if dtype is _C.float64 and type(value) is float or \
+            dtype is _C.int64 and type(value) is int and -2 ** 63 <= value < 2 ** 63:
+        self.fill_(value)  # the common call: NumPy's conversion gives value itself
+        return
+    if not isinstance(value, Tensor) and dtype is not _C.bfloat16:
+        value = np.array(value, dtype=np_dtype(dtype)).item()
     self.fill_(value)
 
 
@@ -358,7 +362,7 @@ Tensor.size = _C._Spelled(Tensor.size, _SizeInt, _C._SPELL_ATTRIBUTE)
 def _strides(self):
     """Byte steps per dim, as NumPy's ``ndarray.strides``."""
     size = self.itemsize
-    return tuple(s * size for s in self.stride())
+    return tuple([s * size for s in self.stride()])  # (a list: a generator cost more)
 
 
 Tensor.strides = property(_strides)
@@ -629,7 +633,6 @@ def _put_numpy(self, indices, values, mode="raise"):
     if isinstance(values, Tensor):
         vals = values.reshape(-1)
     else:
-        from ._array_function import np_dtype
         host = np.array(values, dtype=np_dtype(self.dtype))
         vals = _numpy_ns().asarray(host, device=self.device).reshape(-1)
     if index.numel() == 0 or vals.numel() == 0:

@@ -5,7 +5,7 @@ lives here is presentation and protocol glue that is clearer in Python."""
 from . import _C
 from ._tensor_str import tensor_repr
 from . import _ufunc  # noqa: F401  (installs __array_ufunc__'s Python path)
-from ._array_function import array_function
+from ._array_function import array_function, numpy_namespace
 from .utils.hooks import RemovableHandle
 
 Tensor = _C.Tensor
@@ -133,8 +133,7 @@ def _array_namespace(self, /, *, api_version=None):
     if api_version is not None and api_version not in _API_VERSIONS:
         raise ValueError(f"Unrecognized array API version: {api_version!r}; torchlike.numpy "
                          f"implements {', '.join(_API_VERSIONS)}")
-    import torchlike.numpy
-    return torchlike.numpy
+    return numpy_namespace()
 
 
 def _to_device(self, device, /, *, stream=None):

@@ -35,7 +35,7 @@ import math as _math
 import numpy as _np
 
 from .. import _C
-from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
+from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor, norm_axis as _norm_axis
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
 from . import _signal, _statistical, _utility  # noqa: F401
 from . import emath, fft, linalg, random, special, testing  # noqa: F401
@@ -182,9 +182,8 @@ def expand_dims(x, /, axis=0):
 
 def unstack(x, /, *, axis=0):
     """The slices of ``x`` along ``axis``, as a tuple."""
-    from .._array_function import norm_axis
     x = _as_tensor(x)
-    return tuple(_C.unbind(x, norm_axis(axis, x.ndim)))
+    return tuple(_C.unbind(x, _norm_axis(axis, x.ndim)))
 
 
 def tril_indices(n, k=0, m=None):

@@ -45,6 +45,9 @@ def _like(proto, dtype, shape, device, order="K"):
 
 @implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if dtype is None and device is None and shape is None and order == "K" and \
+            type(prototype) is Tensor and prototype.is_contiguous():
+        return _C.empty_like(prototype)  # the common call: no frames, no keywords
     if _same_layout(prototype, shape, order):
         return _C.empty_like(prototype, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(prototype, dtype, shape, device, order)
@@ -53,6 +56,9 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
 
 @implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if dtype is None and device is None and shape is None and order == "K" and \
+            type(a) is Tensor and a.is_contiguous():
+        return _C.zeros_like(a)  # the common call, as empty_like's
     if _same_layout(a, shape, order):
         return _C.zeros_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
@@ -61,6 +67,9 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 
 @implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    if dtype is None and device is None and shape is None and order == "K" and \
+            type(a) is Tensor and a.is_contiguous():
+        return _C.ones_like(a)  # the common call, as empty_like's
     if _same_layout(a, shape, order):
         return _C.ones_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
@@ -149,7 +158,11 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
             not has_tensor(obj):  # the common call, short: a new array of host numbers
         a = np.asarray(obj)
         if a.dtype.kind in "biufc":
-            return _place(_C.from_numpy(a), _C._get_default_device())
+            # on the host unless another default device is set (a device's
+            # type says it: the host's has no index)
+            default = _C._get_default_device()
+            a = _C.from_numpy(a)
+            return a if default.type == "cpu" else a.to(default)
     dtype = tl_dtype(dtype)
     if isinstance(obj, Tensor):
         result = obj
@@ -249,6 +262,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
           like=None):
     """NumPy's ``np.array``: a copy unless ``copy=False``/``None`` allows a view."""
     result = asarray(object, dtype, device=device, copy=copy)
+    if ndmin == 0 and order == "K":  # the common call: nothing to add or lay out
+        return result
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
     return _in_order(result, order, copy)
@@ -290,19 +305,37 @@ def _c_or_f(order):
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 
+# The common call -- a tuple shape, NumPy's default dtype and order -- goes
+# straight to the core: _created's frames and tl_dtype had tripled the cost
+# of np.zeros((4, 4)).
+_F64 = _C.float64
+
+
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None and device is None and type(shape) is tuple and order == "C":
+        return _C.empty(shape, dtype=_F64)
     return _created(_C.empty, shape, dtype, order, device)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None and device is None and type(shape) is tuple and order == "C":
+        return _C.zeros(shape, dtype=_F64)
     return _created(_C.zeros, shape, dtype, order, device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None and device is None and type(shape) is tuple and order == "C":
+        return _C.ones(shape, dtype=_F64)
     return _created(_C.ones, shape, dtype, order, device)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None and device is None and type(shape) is tuple and order == "C":
+        # the common call, as zeros': a Python float (float64) or an int64 int
+        if type(fill_value) is float:
+            return _C.full(shape, fill_value, dtype=_F64)
+        if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
+            return _C.full(shape, fill_value, dtype=_I64)
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
@@ -335,15 +368,17 @@ def _scalar_fill(value, dtype):
     values out of range as NumPy's cast makes them, where the core would
     refuse them)."""
     if type(value) is int and not (dtype.is_floating_point or dtype.is_complex or
-                                   dtype == _C.bool):
+                                   dtype is _C.bool):
         _check_int_fits(value, dtype)
         return value
     if isinstance(value, int) and not isinstance(value, bool) and \
             (dtype.is_floating_point or dtype.is_complex):
         value = float(value)  # beyond int64 too, as NumPy converts it
-    if not isinstance(value, (float, complex)) or dtype == _C.complex128:
+    if type(value) is float and dtype is _C.float64:
+        return value  # NumPy's cast to float64 gives it back (no errstate, no array)
+    if not isinstance(value, (float, complex)) or dtype is _C.complex128:
         return value
-    if dtype == _C.bool:
+    if dtype is _C.bool:
         return bool(value)
     if isinstance(value, complex) and not dtype.is_complex:
         value = value.real
@@ -364,12 +399,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     if stop is None:
         start, stop = 0, start
     if dtype is None and type(start) is int and type(stop) is int and type(step) is int and \
-            step and -_SHORT < start < _SHORT and -_SHORT < stop < _SHORT:
+            step and _SHORT_LOW < start < _SHORT and _SHORT_LOW < stop < _SHORT:
         # Python ints well inside int64 (the common call, kept short): int64 values
-        n = max(-((start - stop) // step), 0)
-        if n == 0 or start == 0 and step == 1:
-            return _C.arange(n, dtype=_C.int64, device=device)
-        return _C.arange(start, start + n * step, step, dtype=_C.int64, device=device)
+        n = -((start - stop) // step)
+        if n <= 0 or start == 0 and step == 1:
+            return _C.arange(n if n > 0 else 0, dtype=_I64, device=device)
+        if device is None:
+            return _C.arange(start, start + n * step, step, dtype=_I64)
+        return _C.arange(start, start + n * step, step, dtype=_I64, device=device)
     # A 0-d tensor or array bound (k from iterating an int tensor, n = a.size)
     # counts as its Python number, so integer bounds keep an integer result.
     start, stop, step = (_bound_number(v) for v in (start, stop, step))
@@ -432,7 +469,11 @@ def _range_dtype(start, stop, step):
                     f"or bounds within uint64)")
 
 
+# arange's common call: bounds within +-2**62 (a bound negated per call
+# would be a new big int each time)
 _SHORT = 1 << 62
+_SHORT_LOW = -_SHORT
+_I64 = _C.int64
 
 
 def _check_int_fits(value, dtype):

@@ -163,6 +163,10 @@ def _is_complex(x):
 def _complex_ordered(op, kind):
     """op, or NumPy's complex order when an operand is complex."""
     def run(x1, x2, **kwargs):
+        if not kwargs and type(x1) is Tensor and not x1.is_complex() and (
+                type(x2) is float or type(x2) is int or
+                type(x2) is Tensor and not x2.is_complex()):
+            return op(x1, x2)  # the common call, short: real operands, no keywords
         dtype = kwargs.get("dtype")
         # the loop's dtype decides: dtype= (a real one compares real values), else the operands
         complex_loop = tl_dtype(dtype).is_complex if dtype is not None else \
@@ -189,7 +193,7 @@ _COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "
 
 def _square(x, **kwargs):
     """x * x; bools square as int8, NumPy's loop for them (PyTorch keeps bool)."""
-    return _C.square(x.to(_C.int8) if x.dtype == _C.bool else x, **kwargs)
+    return _C.square(x.to(_C.int8) if x.dtype is _C.bool else x, **kwargs)
 
 
 for _name, _op in UNARY.items():
@@ -240,7 +244,7 @@ def sign(x, /, **kwargs):
     sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
     x = _in_loop_dtype(x, kwargs)
-    if x.dtype == _C.bool:
+    if x.dtype is _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
     return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
@@ -250,11 +254,11 @@ def round(x, /, decimals=0, out=None):
     """Round half to even, to ``decimals`` places (negative: tens,
     hundreds ..., integers too); bools round as float16, NumPy's loop for them."""
     x = _arg(x)
-    if x.dtype == _C.bool:
+    if x.dtype is _C.bool:
         x = _float(x)
     if not (x.is_floating_point() or x.is_complex()):
         # integers are whole already, unless rounded to tens (decimals < 0)
-        result = _C.round(x, decimals=decimals) if decimals < 0 and x.dtype != _C.bool \
+        result = _C.round(x, decimals=decimals) if decimals < 0 and x.dtype is not _C.bool \
             else x.clone()
     elif x.is_complex():
         result = _round_complex(x, decimals)
@@ -283,7 +287,7 @@ def conj(x, /):
     x = _arg(x)
     if x.is_complex():
         return _C.conj_physical(x)
-    return x.to(_C.int8) if x.dtype == _C.bool else x.clone()
+    return x.to(_C.int8) if x.dtype is _C.bool else x.clone()
 
 
 conjugate = conj
@@ -305,7 +309,7 @@ def imag(x, /):
 def angle(z, deg=False):
     z = _arg(z)
     # NumPy's arctan2(0, z): bool z is float64, small integers stay small
-    result = _C.angle(_float64(z) if z.dtype == _C.bool else _float(z))
+    result = _C.angle(_float64(z) if z.dtype is _C.bool else _float(z))
     return result * (180 / np.pi) if deg else result
 
 
@@ -330,7 +334,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
-    if lo is None and hi is None and x.dtype == _C.bool:  # NumPy's clip is then positive()
+    if lo is None and hi is None and x.dtype is _C.bool:  # NumPy's clip is then positive()
         raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
     lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
@@ -342,7 +346,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
     lo, hi = integer_clip_bounds(x, lo, hi, open_ends=False)
     if out is not None:
         _check_out_cast("clip", x.dtype, out)
-    if not (x.is_complex() or x.dtype == _C.bool) and (lo is not None or hi is not None):
+    if not (x.is_complex() or x.dtype is _C.bool) and (lo is not None or hi is not None):
         # one pass, and NumPy's NaN bounds (a NaN bound makes every element NaN)
         lo, hi = (None if b is None else _bound(b, x) for b in (lo, hi))
         lo, hi = (b.to(x.dtype) if isinstance(b, Tensor) else b for b in (lo, hi))
@@ -531,7 +535,7 @@ def _integer_pair(x1, x2):
     with 8 stays uint8), as NumPy's gcd/lcm loops take them."""
     if isinstance(x2, int) and not isinstance(x2, builtins.bool) and not isinstance(x1, int):
         x1 = _arg(x1)
-        if x1.dtype != _C.bool and not (x1.is_floating_point() or x1.is_complex()):
+        if x1.dtype is not _C.bool and not (x1.is_floating_point() or x1.is_complex()):
             bounds = np.iinfo(np_dtype(x1))
             if not bounds.min <= x2 <= bounds.max:  # NEP 50's refusal
                 raise OverflowError(f"Python integer {x2} out of bounds for {bounds.dtype}")
@@ -634,7 +638,11 @@ def _ufunc_method(ufunc, method):
 
 
 def _with_ufunc_keywords(fn, ufunc):
+    nin = ufunc.nin
+
     def call(*args, **kwargs):
+        if not kwargs and len(args) == nin:  # the common call: no keyword, no out
+            return fn(*args)
         if kwargs.get("casting") == "same_kind":  # the default: nothing to pass on
             kwargs = {k: v for k, v in kwargs.items() if k != "casting"}
         if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:

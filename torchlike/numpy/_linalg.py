@@ -2,6 +2,7 @@
 tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
 import operator
+import sys
 
 import numpy as np
 
@@ -16,7 +17,8 @@ Tensor = _C.Tensor
 
 @implements(np.dot)
 def dot(a, b, out=None):
-    if out is None and type(a) is Tensor and type(b) is Tensor and a.dtype == b.dtype and \
+    # dtypes are singletons: `is`, not the NumPy-aware __eq__ (0.2 us)
+    if out is None and type(a) is Tensor and type(b) is Tensor and a.dtype is b.dtype and \
             0 < a.ndim <= 2 and 0 < b.ndim <= 2:  # the common call: one matmul
         try:
             return _C.matmul(a, b)
@@ -57,6 +59,12 @@ def outer(a, b, out=None):
 
 @implements(np.matmul, np.linalg.matmul)
 def matmul(x1, x2, /, out=None, **kwargs):
+    if out is None and not kwargs and type(x1) is Tensor and type(x2) is Tensor and \
+            x1.dtype is x2.dtype and x1.ndim and x2.ndim:  # the common call, as dot's
+        try:
+            return _C.matmul(x1, x2)
+        except RuntimeError:
+            pass  # shapes not aligned: the path below raises NumPy's error
     refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
@@ -326,7 +334,7 @@ def _install_linalg():
         # device products take floating types only (as PyTorch's CUDA ones): the
         # power in float64, back to the integers (exact below 2**53)
         power = tla.matrix_power(a.to(_C.float64), n)
-        return power != 0 if a.dtype == _C.bool else power.round().to(a.dtype)
+        return power != 0 if a.dtype is _C.bool else power.round().to(a.dtype)
     TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
         a = _linalg_input(a, square=True)
@@ -537,5 +545,4 @@ _install_linalg()
 
 
 def _torchlike():
-    import torchlike
-    return torchlike
+    return sys.modules["torchlike"]  # loaded by now (an import statement cost 1 us a call)

@@ -15,7 +15,8 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes, value_errors)
+    operand, NoValue, promote, reversed_dims, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes,
+    value_errors)
 
 Tensor = _C.Tensor
 
@@ -48,7 +49,7 @@ def ravel(a, order="C"):
 def transpose(a, axes=None):
     a = as_tensor(a)
     if axes is None:
-        return a.permute(*reversed(range(a.ndim)))
+        return a.permute(*reversed_dims(a.ndim))
     if isinstance(axes, (int, np.integer)):  # np.transpose(v, 0) of a 1-d v
         axes = (axes,)
     axes = [norm_axis(ax, a.ndim) for ax in axes]
@@ -84,7 +85,7 @@ def moveaxis(a, source, destination):
     return _C.movedim(a, source, destination)
 
 
-@implements(np.squeeze)
+@implements(np.squeeze, op=_C.squeeze)
 def squeeze(a, axis=None):
     a = as_tensor(a)
     if axis is None:
@@ -497,7 +498,7 @@ def where(condition, x=NoValue, y=NoValue):
     if x is NoValue or y is NoValue:
         raise ValueError("either both or neither of x and y should be given")
     condition = as_tensor(condition)
-    if condition.dtype != _C.bool:
+    if condition.dtype is not _C.bool:
         condition = condition != 0
     return _C.where(condition, operand(x), operand(y))
 
@@ -707,7 +708,7 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
-    if indices.is_floating_point() or indices.is_complex() or indices.dtype == _C.bool:
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
         raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
     if axis is None and indices.ndim != 1:
         raise ValueError("when axis=None, `indices` must have a single dimension.")
@@ -754,7 +755,7 @@ def _positions(obj, n, func):
     if isinstance(obj, slice):
         return list(range(n))[obj]
     obj = _index_operand(obj)
-    if isinstance(obj, Tensor) and obj.dtype == _C.bool:
+    if isinstance(obj, Tensor) and obj.dtype is _C.bool:
         if obj.ndim != 1 or obj.shape[0] != n:
             raise ValueError(f"boolean array argument obj to {func} must be one dimensional "
                              f"and match the axis length of {n}")

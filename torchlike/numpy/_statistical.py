@@ -67,7 +67,7 @@ def _where_mask(a, where):
     if where is NoValue or where is True:
         return None
     mask = where if isinstance(where, Tensor) else as_tensor(where)
-    if mask.dtype != _C.bool:
+    if mask.dtype is not _C.bool:
         mask = mask.to(_C.bool)
     try:
         return mask.broadcast_to(tuple(a.shape))
@@ -224,7 +224,7 @@ def _mean_into(a, axes, keep, dtype, mask, out):
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
     elif dtype is None:  # float16 sums in float32; others in the loop of out's dtype
-        dtype = _C.float32 if a.dtype == _C.float16 else _out_loop(a, out)
+        dtype = _C.float32 if a.dtype is _C.float16 else _out_loop(a, out)
     total, count = _sum_count(a, axes, keep, dtype, mask)
     finish(total, out)
     target = out[0] if isinstance(out, tuple) else out
@@ -459,7 +459,7 @@ def _logical_reduction(name):
         a = _masked(as_tensor(a), where, name == "all")  # the identity: True for all
         a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         result = op(a, axes, keepdim=keep)
-        if result.dtype != _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
+        if result.dtype is not _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
             result = result.to(_C.bool)
         return finish(result, out)
     impl.__name__ = name
@@ -742,7 +742,7 @@ def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims
     xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
     if size == 0 and not nan_aware:  # NumPy's indexing fails before its subtraction
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-    if a.dtype == _C.bool and method not in _DISCRETE:
+    if a.dtype is _C.bool and method not in _DISCRETE:
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     floating = a.is_floating_point()
     qv = qt.reshape(-1)                                            # (Q,)
@@ -861,7 +861,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
     else:
         w = as_tensor(weights)
         if _C.bfloat16 in (a.dtype, w.dtype):
-            a, w = promote(a, w.to(a.dtype) if w.dtype == _C.bool else w)
+            a, w = promote(a, w.to(a.dtype) if w.dtype is _C.bool else w)
         else:  # NumPy's result dtype: float64 at least for integer data
             both = (np_dtype(a), np_dtype(w)) + (("f8",) if original_exact else ())
             dtype = tl_dtype(np.result_type(*both))

@@ -8,8 +8,10 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue, integer_clip_bounds)
+    NoValue, can_cast_dtypes, integer_clip_bounds)
 from ._elementwise import round as _round  # the namespace's np.round, one for both routes
+# the namespace's own: NumPy's complex order (clip), real/imag of any dtype
+from ._elementwise import clip as ordered_clip, imag as imag_part, real as real_part
 
 Tensor = _C.Tensor
 
@@ -22,7 +24,6 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = as_tensor(a)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
-        from ._elementwise import clip as ordered_clip
         return finish(ordered_clip(a, lo, hi), out)
     lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
     hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
@@ -78,14 +79,14 @@ def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
             break
         hi = _C.narrow(a, axis, 1, length - 1)
         lo = _C.narrow(a, axis, 0, length - 1)
-        a = hi ^ lo if a.dtype == _C.bool else hi - lo
+        a = hi ^ lo if a.dtype is _C.bool else hi - lo
     return a
 
 
 @implements(np.ediff1d)
 def ediff1d(ary, to_end=None, to_begin=None):
     a = as_tensor(ary).reshape(-1)
-    if a.dtype == _C.bool:
+    if a.dtype is _C.bool:
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     parts = [a[1:] - a[:-1]]
@@ -150,13 +151,11 @@ def round_(a, decimals=0, out=None):
 
 @implements(np.real)
 def real(val):
-    from ._elementwise import real as real_part
     return real_part(as_tensor(val))
 
 
 @implements(np.imag)
 def imag(val):
-    from ._elementwise import imag as imag_part
     return imag_part(as_tensor(val))
 
 
@@ -164,7 +163,6 @@ def imag(val):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(x)
     if x.is_complex():  # each part on its own, as NumPy
-        from ._elementwise import real as real_part, imag as imag_part
         parts = [_C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
                  for p in (real_part(x), imag_part(x))]
         result = parts[0] + parts[1] * 1j
@@ -276,7 +274,7 @@ def bincount(x, /, weights=None, minlength=0):
     x = as_tensor(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array")
-    if x.numel() == 0 and x.dtype == _C.float64 or x.dtype == _C.bool:
+    if x.numel() == 0 and x.dtype is _C.float64 or x.dtype is _C.bool:
         # an empty list: no values to cast unsafely; a mask counts its False
         # and True values (bool casts to NumPy's intp safely)
         x = x.to(_C.int64)
@@ -316,7 +314,7 @@ def select(condlist, choicelist, default=0):
         raise ValueError("select with an empty condition list is not possible")
     conds = [as_tensor(c) for c in condlist]
     for i, c in enumerate(conds):
-        if c.dtype != _C.bool:
+        if c.dtype is not _C.bool:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     # NumPy's result dtype: Python numbers among the choices are weak (NEP 50)
     items = [c if type(c) in (int, float, complex) else as_tensor(c)
@@ -387,7 +385,7 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
         host = np.asarray(arr.detach().cpu())
         # the buffer protocol's int64 is NumPy's longlong, which its repr names
         # (dtype=int64); the dtype NumPy makes for int64 data is int_
-        arr = host.view(np_dtype(arr.dtype)) if arr.dtype != _C.bfloat16 else host
+        arr = host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
     return np.array_repr(arr, max_line_width, precision, suppress_small)
 
 
@@ -415,7 +413,6 @@ def _recorded_write(func, dst, *sources):
 
 
 def _check_cast(src, dst, casting, scalar=False):
-    from .._array_function import can_cast_dtypes
     if casting != "unsafe" and not can_cast_dtypes(src.dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast {'scalar' if scalar else 'array data'} from "
                         f"dtype('{np_dtype(src.dtype)}') to dtype('{np_dtype(dst.dtype)}') "

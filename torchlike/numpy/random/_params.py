@@ -9,6 +9,7 @@ import numpy as _np
 
 from ... import _C
 from ..._array_function import tl_dtype
+from ..._device import device, get_default_device
 from ._sampling import Source
 
 Tensor = _C.Tensor
@@ -48,7 +49,6 @@ def isnan(x):
 
 
 def _device_of(values, explicit):
-    from ..._device import device, get_default_device
     if explicit is not None:
         return device(explicit)
     for v in values:
