@@ -404,19 +404,21 @@ static PyObject *tensor_get_version(PyObject *self, void *closure)
  * two swapped): x's own permute/transpose method called with the dims, as
  * the Python spelling would call it, so subclasses and __torch_function__
  * see the same call; only the building of the dims moves to C. */
-static PyObject *call_with_dims(PyObject *self, const char *name, int n, const int *dims)
+static PyObject *call_with_dims(PyObject *self, PyObject **method, const char *name, int n,
+                                const int *dims)
 {
   PyObject *args[TL_MAX_DIMS + 1] = {self}, *r = NULL;
-  PyObject *method = PyUnicode_InternFromString(name);
+  /* the name made once: interning it anew cost a dict lookup per x.T */
+  if (!*method && !(*method = PyUnicode_InternFromString(name)))
+    return NULL;
   int made = 0;
-  for (; method && made < n; made++)
+  for (; made < n; made++)
     if (!(args[made + 1] = PyLong_FromLong(dims[made])))
       break;
-  if (method && made == n)
-    r = PyObject_VectorcallMethod(method, args, (size_t)n + 1, NULL);
+  if (made == n)
+    r = PyObject_VectorcallMethod(*method, args, (size_t)n + 1, NULL);
   for (int i = 1; i <= made; i++)
     Py_XDECREF(args[i]);
-  Py_XDECREF(method);
   return r;
 }
 
@@ -427,7 +429,8 @@ static PyObject *tensor_get_T(PyObject *self, void *closure)
   const int ndim = tl_py_t(self)->ndim;
   for (int i = 0; i < ndim; i++)
     dims[i] = ndim - 1 - i;
-  return call_with_dims(self, "permute", ndim, dims);
+  static PyObject *permute;
+  return call_with_dims(self, &permute, "permute", ndim, dims);
 }
 
 static PyObject *tensor_get_mT(PyObject *self, void *closure)
@@ -437,7 +440,8 @@ static PyObject *tensor_get_mT(PyObject *self, void *closure)
   if (ndim < 2)
     return PyErr_Format(PyExc_RuntimeError, "tensor.mT is only supported on matrices or batches "
                                             "of matrices. Got %d-D tensor.", ndim);
-  return call_with_dims(self, "transpose", 2, (const int[]){-2, -1});
+  static PyObject *transpose;
+  return call_with_dims(self, &transpose, "transpose", 2, (const int[]){-2, -1});
 }
 
 static PyGetSetDef tensor_getset[] = {
