@@ -9,7 +9,9 @@ autograd.Functions (save_for_backward, mark_dirty, mark_non_differentiable,
 setup_context, double backward), per-sample gradients and ensembles with
 torch.func, a physics-informed network (higher-order grads, LBFGS), a CTC
 speech model, a small U-Net for segmentation, a recommender (EmbeddingBag,
-sparse gradients, SparseAdam) and a mixture density network.
+sparse gradients, SparseAdam), a mixture density network, a checkpoint
+round trip, knowledge distillation, a bfloat16-autocast ResNet block, a
+RealNVP flow, a temporal convolutional net and a spatial transformer.
 
 As in round three, every program takes the library as T and builds its
 parameters and data from NumPy, so the test runs the very same code on
@@ -681,6 +683,47 @@ def tcn(T):
             nn.utils.parameters_to_vector(body.parameters()).equal(snap), body(x)[:, :, -3:]]
 
 
+# ---- a spatial transformer -------------------------------------------------------------------
+
+def spatial_transformer(T):
+    """PyTorch's spatial transformer tutorial in small: a localisation net
+    whose last layer starts at the identity transform (weight zeroed, bias
+    [1, 0, 0, 0, 1, 0]), so the first grid samples pixel centres, the edge
+    ones exactly on the border; affine_grid, grid_sample with border
+    padding, a classifier, SGD."""
+    nn = T.nn
+    F = nn.functional
+
+    class STN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.loc = nn.Sequential(nn.Conv2d(1, 4, 3), nn.MaxPool2d(2), nn.ReLU(True))
+            self.fc_loc = nn.Sequential(nn.Linear(4 * 2 * 2, 8), nn.ReLU(True), nn.Linear(8, 6))
+            self.cls = nn.Linear(36, 3)
+
+        def forward(self, x):
+            theta = self.fc_loc(self.loc(x).view(-1, 16)).view(-1, 2, 3)
+            grid = F.affine_grid(theta, x.size(), align_corners=False)
+            x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+            return F.log_softmax(self.cls(x.view(-1, 36)), 1), theta
+
+    m = _init(T, STN(), 1, 0.3)
+    m.fc_loc[2].weight.data.zero_()
+    m.fc_loc[2].bias.data.copy_(T.tensor([1, 0, 0, 0, 1, 0], dtype=T.float))
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    x = T.from_numpy(_arr(4, 1, 6, 6, seed=2))
+    y = T.tensor([0, 1, 2, 1])
+    log = []
+    for _ in range(3):
+        opt.zero_grad()
+        out, theta = m(x)
+        loss = F.nll_loss(out, y)
+        loss.backward()
+        opt.step()
+        log.append(loss.item())
+    return [log, theta, m.fc_loc[2].bias.grad, m.fc_loc[2].weight.grad]
+
+
 # ---- a physics-informed network -------------------------------------------------------------
 
 def pinn(T):
@@ -963,14 +1006,15 @@ def inputs(T):
             "pinn": pinn, "ctc_speech": ctc_speech, "unet": unet, "recommender": recommender,
             "mixture_density": mixture_density, "checkpoint_resume": checkpoint_resume,
             "meta_ensemble": meta_ensemble, "distillation": distillation,
-            "resnet_autocast": resnet_autocast, "realnvp": realnvp, "tcn": tcn}
+            "resnet_autocast": resnet_autocast, "realnvp": realnvp, "tcn": tcn,
+            "spatial_transformer": spatial_transformer}
 
 
 CALLS = [
     "dcgan(T)", "graph_network(T)", "policy_gradient(T)", "gpt_lm(T)", "contrastive(T)",
     "custom_functions(T)", "per_sample_grads(T)", "pinn(T)", "ctc_speech(T)", "unet(T)",
     "recommender(T)", "mixture_density(T)", "checkpoint_resume(T)", "meta_ensemble(T)",
-    "distillation(T)", "resnet_autocast(T)", "realnvp(T)", "tcn(T)",
+    "distillation(T)", "resnet_autocast(T)", "realnvp(T)", "tcn(T)", "spatial_transformer(T)",
 ]
 
 
