@@ -724,6 +724,36 @@ def spatial_transformer(T):
     return [log, theta, m.fc_loc[2].bias.grad, m.fc_loc[2].weight.grad]
 
 
+# ---- half-precision batch norm ----------------------------------------------------------------
+
+def half_batch_norm(T):
+    """BatchNorm1d/2d moved to bfloat16 and float16 with the model
+    (model.to(dtype)): training-mode outputs, running statistics over two
+    batches and gradients, for (N, C), (N, C, L), (N, C, H, W) and
+    channels-last inputs; and with float32 parameters (autocast's case)."""
+    nn = T.nn
+    out = []
+    for dt in (T.bfloat16, T.float16):
+        for shape in ((6, 4), (3, 4, 5), (2, 3, 4, 4)):
+            x = T.from_numpy(_arr(*shape, seed=len(shape), scale=2.0) + 0.3).to(dt)
+            bn = (nn.BatchNorm1d if len(shape) < 4 else nn.BatchNorm2d)(shape[1]).to(dt)
+            with T.no_grad():
+                bn.weight.copy_(T.linspace(0.5, 1.5, shape[1]))
+                bn.bias.copy_(T.linspace(-0.2, 0.3, shape[1]))
+                bn.running_var.fill_(1.7)
+            x = x.requires_grad_()
+            y = bn(x)
+            y2 = bn(x.detach() * 2)
+            (y.float() * T.arange(y.numel()).view(y.shape).float().sin()).sum().backward()
+            out.append([y, y2, bn.running_mean, bn.running_var, x.grad, bn.weight.grad,
+                        bn.bias.grad])
+        bn = nn.BatchNorm2d(3).to(dt)
+        cl = T.from_numpy(_arr(2, 3, 4, 4, seed=9)).to(dt).to(memory_format=T.channels_last)
+        out.append([bn(cl), bn.running_var])
+        out.append(nn.BatchNorm1d(4)(T.from_numpy(_arr(6, 4, seed=2)).to(dt)))
+    return out
+
+
 # ---- a physics-informed network -------------------------------------------------------------
 
 def pinn(T):
@@ -1007,7 +1037,7 @@ def inputs(T):
             "mixture_density": mixture_density, "checkpoint_resume": checkpoint_resume,
             "meta_ensemble": meta_ensemble, "distillation": distillation,
             "resnet_autocast": resnet_autocast, "realnvp": realnvp, "tcn": tcn,
-            "spatial_transformer": spatial_transformer}
+            "spatial_transformer": spatial_transformer, "half_batch_norm": half_batch_norm}
 
 
 CALLS = [
@@ -1015,6 +1045,7 @@ CALLS = [
     "custom_functions(T)", "per_sample_grads(T)", "pinn(T)", "ctc_speech(T)", "unet(T)",
     "recommender(T)", "mixture_density(T)", "checkpoint_resume(T)", "meta_ensemble(T)",
     "distillation(T)", "resnet_autocast(T)", "realnvp(T)", "tcn(T)", "spatial_transformer(T)",
+    "half_batch_norm(T)",
 ]
 
 
