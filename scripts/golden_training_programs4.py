@@ -754,6 +754,44 @@ def half_batch_norm(T):
     return out
 
 
+def half_mse_loss(T):
+    """mse_loss of float16/bfloat16 tensors (each reduction) and its
+    gradients by input and target."""
+    F = T.nn.functional
+    out = []
+    for dt in (T.bfloat16, T.float16):
+        for red in ("mean", "sum", "none"):
+            for shape in ((12,), (7, 300)):
+                a = T.from_numpy(_arr(*shape, seed=shape[0], scale=3.0)).to(dt).requires_grad_()
+                b = T.from_numpy(_arr(*shape, seed=shape[0] + 1)).to(dt).requires_grad_()
+                loss = F.mse_loss(a, b, reduction=red)
+                w = T.linspace(0.5, 1.5, loss.numel()).view(loss.shape) if red == "none" else 1
+                (loss.float() * w).sum().backward()
+                out.append([loss.flatten()[:40], a.grad.flatten()[:40], b.grad.flatten()[:40]])
+    return out
+
+
+def bf16_model(T):
+    """A regression MLP moved whole to bfloat16 (model.to(torch.bfloat16),
+    no autocast): Linear, BatchNorm1d, ReLU, mse_loss, three AdamW steps."""
+    nn = T.nn
+    F = nn.functional
+    m = _init(T, nn.Sequential(nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(),
+                               nn.Linear(8, 2)), 1, 0.5).to(T.bfloat16)
+    opt = T.optim.AdamW(m.parameters(), lr=0.01)
+    x = T.from_numpy(_arr(10, 3, seed=2)).to(T.bfloat16)
+    y = T.from_numpy(_arr(10, 2, seed=3)).to(T.bfloat16)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = F.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, m[0].weight, m[0].weight.grad, m[1].running_var, m[3].bias.grad,
+            F.mse_loss(m(x), y, reduction="none")]
+
+
 # ---- a physics-informed network -------------------------------------------------------------
 
 def pinn(T):
@@ -1037,7 +1075,8 @@ def inputs(T):
             "mixture_density": mixture_density, "checkpoint_resume": checkpoint_resume,
             "meta_ensemble": meta_ensemble, "distillation": distillation,
             "resnet_autocast": resnet_autocast, "realnvp": realnvp, "tcn": tcn,
-            "spatial_transformer": spatial_transformer, "half_batch_norm": half_batch_norm}
+            "spatial_transformer": spatial_transformer, "half_batch_norm": half_batch_norm,
+            "bf16_model": bf16_model, "half_mse_loss": half_mse_loss}
 
 
 CALLS = [
@@ -1045,7 +1084,7 @@ CALLS = [
     "custom_functions(T)", "per_sample_grads(T)", "pinn(T)", "ctc_speech(T)", "unet(T)",
     "recommender(T)", "mixture_density(T)", "checkpoint_resume(T)", "meta_ensemble(T)",
     "distillation(T)", "resnet_autocast(T)", "realnvp(T)", "tcn(T)", "spatial_transformer(T)",
-    "half_batch_norm(T)",
+    "half_batch_norm(T)", "half_mse_loss(T)", "bf16_model(T)",
 ]
 
 

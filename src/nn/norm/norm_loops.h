@@ -33,23 +33,30 @@ ROW float half_round(const tl_norm_spec *s, float f)
 }
 
 /* Channel c's statistics as PyTorch's CPU batch norm keeps them when input
- * and parameters share a half dtype (s->stats): the mean and the sum of
- * squared deviations from the float mean (*sq) each rounded to the dtype,
- * the variance their quotient by D in the dtype, rstd = 1 / sqrt(var + eps)
- * rounded.  The running statistics read the rounded mean and sum in
- * bfloat16, the float ones in float16 (PyTorch's, measured): so
- * job->batch_mean[c] and *sq. */
+ * and parameters share a half dtype (s->stats), from the float mean *mu and
+ * the sum *sq of squared deviations from it (measured against PyTorch):
+ *   bfloat16: the mean and *sq rounded to the dtype, the variance their
+ *     quotient by D in the dtype, rstd = 1 / sqrt(var + eps) rounded; the
+ *     running statistics read the rounded mean and sum;
+ *   float16: the mean and rstd = 1 / sqrt(*sq / D + eps) rounded; the
+ *     running statistics read the float ones.
+ * job->batch_mean[c] gets the mean the running mean reads, *sq the sum the
+ * running variance reads. */
 ROW void half_stats(const tl_norm_job *job, int64_t c, real *mu, double *sq, int64_t D, real *rs)
 {
   const tl_norm_spec *s = &job->s;
-  bool bf16 = s->stats == TL_NORM_STATS_BF16;
-  float vs = half_round(s, (float)*sq);
-  float var = half_round(s, vs / half_round(s, (float)D));
-  *rs = (real)half_round(s, (float)(1 / sqrt((double)var + s->eps)));
-  job->batch_mean[c] = bf16 ? half_round(s, (float)*mu) : *mu;
-  *mu = (real)half_round(s, (float)*mu);
-  if (bf16)
+  if (s->stats == TL_NORM_STATS_BF16) {
+    float vs = half_round(s, (float)*sq);
+    float var = half_round(s, vs / half_round(s, (float)D));
+    *rs = (real)half_round(s, (float)(1 / sqrt((double)var + s->eps)));
+    *mu = (real)half_round(s, (float)*mu);
+    job->batch_mean[c] = *mu;
     *sq = vs;
+  } else {
+    *rs = (real)half_round(s, (float)(1 / sqrt(*sq / D + s->eps)));
+    job->batch_mean[c] = *mu;
+    *mu = (real)half_round(s, (float)*mu);
+  }
 }
 
 /* Sums keep LANES independent partial sums (several vector registers), so
