@@ -3,7 +3,10 @@ DCGAN step, a graph network with scatter/index_add message passing,
 REINFORCE and PPO with torch.distributions, a GPT-style LM, contrastive
 losses, custom autograd Functions, torch.func per-sample gradients, a
 physics-informed net with LBFGS, CTC speech, a U-Net, a recommender with
-sparse gradients, a mixture density network, a checkpoint round trip.
+sparse gradients, a mixture density network, a checkpoint round trip,
+distillation on mixup batches, a bfloat16-autocast ResNet block, RealNVP, a
+TCN, a spatial transformer, half-precision batch norm and mse_loss, and a
+whole bfloat16 model.
 
 The programs live in scripts/golden_training_programs4.py, taking the
 library as T; PyTorch's answers to them are in
