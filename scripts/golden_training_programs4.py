@@ -754,6 +754,44 @@ def half_batch_norm(T):
     return out
 
 
+def resumed_schedulers(T):
+    """Each scheduler built to resume a run (the optimizer's state loaded,
+    so its groups carry lr and initial_lr, and last_epoch = the epoch
+    reached): the rates of the next steps.  PyTorch's chainable schedulers
+    leave the loaded rates alone in the constructor's step."""
+    L = T.optim.lr_scheduler
+    makers = {
+        "StepLR": lambda o, e: L.StepLR(o, 2, gamma=0.5, last_epoch=e),
+        "MultiStepLR": lambda o, e: L.MultiStepLR(o, [3, 5], gamma=0.5, last_epoch=e),
+        "ConstantLR": lambda o, e: L.ConstantLR(o, 0.5, total_iters=4, last_epoch=e),
+        "LinearLR": lambda o, e: L.LinearLR(o, 0.5, total_iters=4, last_epoch=e),
+        "ExponentialLR": lambda o, e: L.ExponentialLR(o, 0.9, last_epoch=e),
+        "PolynomialLR": lambda o, e: L.PolynomialLR(o, total_iters=5, power=2.0, last_epoch=e),
+        "CosineAnnealingLR": lambda o, e: L.CosineAnnealingLR(o, T_max=5, eta_min=0.01,
+                                                              last_epoch=e),
+        "MultiplicativeLR": lambda o, e: L.MultiplicativeLR(o, lambda k: 0.95, last_epoch=e),
+        "LambdaLR": lambda o, e: L.LambdaLR(o, lambda k: 1 / (k + 1), last_epoch=e),
+    }
+    out = {}
+    for name, make in makers.items():
+        opt = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.1, momentum=0.9)
+        sched = make(opt, -1)
+        for _ in range(2):
+            opt.step()
+            sched.step()
+        saved = opt.state_dict()
+        opt2 = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.1, momentum=0.9)
+        opt2.load_state_dict(saved)
+        resumed = make(opt2, 1)
+        rates = [opt2.param_groups[0]["lr"]]
+        for _ in range(4):
+            opt2.step()
+            resumed.step()
+            rates.append(opt2.param_groups[0]["lr"])
+        out[name] = [saved["param_groups"][0]["lr"], rates, resumed.last_epoch]
+    return out
+
+
 def half_mse_loss(T):
     """mse_loss of float16/bfloat16 tensors (each reduction) and its
     gradients by input and target."""
@@ -1076,7 +1114,8 @@ def inputs(T):
             "meta_ensemble": meta_ensemble, "distillation": distillation,
             "resnet_autocast": resnet_autocast, "realnvp": realnvp, "tcn": tcn,
             "spatial_transformer": spatial_transformer, "half_batch_norm": half_batch_norm,
-            "bf16_model": bf16_model, "half_mse_loss": half_mse_loss}
+            "bf16_model": bf16_model, "half_mse_loss": half_mse_loss,
+            "resumed_schedulers": resumed_schedulers}
 
 
 CALLS = [
@@ -1084,7 +1123,7 @@ CALLS = [
     "custom_functions(T)", "per_sample_grads(T)", "pinn(T)", "ctc_speech(T)", "unet(T)",
     "recommender(T)", "mixture_density(T)", "checkpoint_resume(T)", "meta_ensemble(T)",
     "distillation(T)", "resnet_autocast(T)", "realnvp(T)", "tcn(T)", "spatial_transformer(T)",
-    "half_batch_norm(T)", "half_mse_loss(T)", "bf16_model(T)",
+    "half_batch_norm(T)", "half_mse_loss(T)", "bf16_model(T)", "resumed_schedulers(T)",
 ]
 
 

@@ -5,8 +5,8 @@ losses, custom autograd Functions, torch.func per-sample gradients, a
 physics-informed net with LBFGS, CTC speech, a U-Net, a recommender with
 sparse gradients, a mixture density network, a checkpoint round trip,
 distillation on mixup batches, a bfloat16-autocast ResNet block, RealNVP, a
-TCN, a spatial transformer, half-precision batch norm and mse_loss, and a
-whole bfloat16 model.
+TCN, a spatial transformer, half-precision batch norm and mse_loss, a
+whole bfloat16 model, and schedulers built to resume a run.
 
 The programs live in scripts/golden_training_programs4.py, taking the
 library as T; PyTorch's answers to them are in
@@ -38,6 +38,7 @@ _TOLERANCE = {
     "half_batch_norm(T)": None,   # the same float and half roundings: bit for bit
     "half_mse_loss(T)": None,
     "bf16_model(T)": None,
+    "resumed_schedulers(T)": None,   # the same float operations: bit for bit
 }
 # programs PyTorch runs and torchlike cannot yet, with the reason
 _KNOWN_GAPS = {
