@@ -341,8 +341,24 @@ def test_mark_dirty_in_place_custom_op():
 
 
 def test_mark_dirty_on_leaf_requiring_grad_refused():
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+    # PyTorch's words for a Function ("has been used"), not an in-place op's
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used "
+                                           "in an in-place operation.$"):
         AddOneInPlace.apply(leaf([1.0]))
+
+
+def test_mark_dirty_on_view_of_leaf_requiring_grad_refused():
+    """A view of a leaf is refused as PyTorch refuses it (the leaf was
+    changed in place behind autograd); a view of a non-leaf is recorded."""
+    for view in (lambda a: a.view(2), lambda a: a[:1]):
+        with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad "
+                                               "is being used in an in-place operation.$"):
+            AddOneInPlace.apply(view(leaf([1.0, 2.0])))
+    a = leaf([1.0, 2.0, 3.0])
+    h = a * 1
+    out = AddOneInPlace.apply(h[1:])
+    (out * out).sum().backward()
+    assert_close(a.grad, np.array([0.0, 6.0, 8.0]))
 
 
 def test_mark_dirty_tensor_not_returned_refused():

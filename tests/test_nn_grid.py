@@ -267,6 +267,28 @@ def test_grid_sample_far_and_nan_coordinates_read_zeros():
     np.testing.assert_allclose(y.cpu().numpy(), 1.0, rtol=1e-6)   # the border pixel, weights summing to 1
 
 
+@pytest.mark.parametrize("padding", ["border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_point_on_the_border_has_no_gradient_across_it(padding, align):
+    """PyTorch's kernels count a point exactly on the clipping border as
+    clipped: the derivative by that coordinate is 0 (a spatial transformer
+    whose grid reaches the edge gets its theta gradient from the rest).
+    Along the other coordinate, inside, the gradient is zeros padding's."""
+    x = T.tensor(rng.standard_normal((1, 2, 3, 4)))
+    # the last column (x = W - 1) and the first (x = 0), y inside
+    edge, first = (1.0, -1.0) if align else (0.75, -0.75)
+    g = T.tensor([[[[edge, 0.3], [first, -0.2], [0.1, 0.4]]]], dtype=T.float64,
+                 requires_grad=True)
+    w = T.tensor([[[[1.0, -2.0, 0.5]], [[0.3, 1.5, -1.0]]]], dtype=T.float64)
+    (F.grid_sample(x, g, padding_mode=padding, align_corners=align) * w).sum().backward()
+    g0 = g.detach().clone().requires_grad_()
+    (F.grid_sample(x, g0, padding_mode="zeros", align_corners=align) * w).sum().backward()
+    got, inside = g.grad[0, 0].numpy(), g0.grad[0, 0].numpy()
+    np.testing.assert_array_equal(got[:2, 0], [0.0, 0.0])
+    np.testing.assert_allclose(got[:2, 1], inside[:2, 1], rtol=1e-12)
+    np.testing.assert_allclose(got[2], inside[2], rtol=1e-12)   # strictly inside: as zeros
+
+
 @pytest.mark.parametrize("n,align", list(itertools.product((2, 3), (False, True))))
 @pytest.mark.parametrize("dtype", [T.float64, T.float32])
 def test_affine_grid_matches_numpy(n, align, dtype):

@@ -65,6 +65,47 @@ def test_tensor_scalar(a, scalar):
     assert (t(a) / scalar).dtype.name == div
 
 
+# NumPy scalar operands of torch-style calls: PyTorch takes them as the
+# Python numbers they hold (CLIP's `torch.ones([]) * np.log(1 / 0.07)` is
+# float32); the dtypes are PyTorch 2's answers.
+NUMPY_SCALARS = [
+    ("float32", np.float64(2), "float32"), ("float16", np.float64(2), "float16"),
+    ("float16", np.float32(2), "float16"), ("int32", np.int64(3), "int32"),
+    ("int32", np.float32(2.5), "float32"), ("int32", np.float64(2.5), "float32"),
+    ("bool", np.int64(2), "int64"), ("int32", np.int16(2), "int32"),
+    ("float32", np.complex128(1j), "complex64"), ("float32", np.bool_(True), "float32"),
+    ("uint8", np.uint64(3), "uint8"),
+]
+
+
+@pytest.mark.parametrize("a,scalar,want", NUMPY_SCALARS, ids=lambda v: repr(v))
+def test_numpy_scalar_operand_is_a_python_number(a, scalar, want):
+    assert (t(a) + scalar).dtype.name == want
+    assert (t(a) * scalar).dtype.name == want
+    assert tl.mul(t(a), scalar).dtype.name == want
+    assert t(a).add(scalar, alpha=1).dtype.name == want
+    assert (t(a, [1]).reshape(()) * scalar).dtype.name == want   # 0-d too
+    assert (t(a) * scalar).tolist() == (t(a) * scalar.item()).tolist()
+
+
+def test_numpy_scalar_keeps_numpys_promotion_in_numpys_spellings():
+    """NumPy's functions (the namespace's, and np.<ufunc> on a tensor) keep
+    NEP 50: a NumPy scalar is an array there."""
+    import torchlike.numpy as tnp
+    x = t("float32")
+    assert tnp.add(x, np.float64(2)).dtype == tl.float64
+    assert tnp.multiply(np.float64(2), x).dtype == tl.float64
+    assert np.add(x, np.float64(2)).dtype == tl.float64
+    assert np.multiply(x, np.complex128(1j)).dtype == tl.complex128
+    assert tnp.add(x, 2.0).dtype == tl.float32    # a Python float stays weak
+
+
+def test_numpy_scalar_value_is_not_rounded_to_the_default_dtype():
+    v = np.float32(0.1)
+    assert (t("float64", [1]) * v).tolist() == [float(v)]
+    assert (t("int64", [1]) + np.int64(2 ** 40)).tolist() == [2 ** 40 + 1]
+
+
 def test_scalar_values_are_not_truncated_by_weak_promotion():
     assert (t("int8", [1, 2]) + 3.7).tolist() == pytest.approx([4.7, 5.7])
     assert (t("float16", [1, 2]) * 1e5).cpu().numpy().tolist() == [np.inf, np.inf]

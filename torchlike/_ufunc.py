@@ -634,7 +634,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                            f"given: write into a tensor instead (np.zeros_like(t))")
     # On the host an ndarray operand is a zero-copy CPU tensor: left to the op,
     # it would become a tensor on the default device, which need not be the CPU.
-    inputs = tuple(as_tensor(x) if isinstance(x, np.ndarray) else x for x in inputs)
+    # A NumPy scalar becomes a 0-d tensor too: left to the op it would be a
+    # weak Python number (PyTorch's rule), where NumPy's ufuncs promote it as
+    # an array (NEP 50).
+    inputs = tuple(as_tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x
+                   for x in inputs)
     return _dispatch(ufunc, method, inputs, kwargs)
 
 

@@ -263,9 +263,14 @@ def _record(ctx, args, output):
             raise RuntimeError("Some elements marked as dirty during the forward method were "
                                "not returned as output. The inputs that are modified inplace "
                                "must all be outputs of the Function.")
+        # PyTorch's words differ from an in-place op's on a leaf ("has been")
         if d.is_leaf and d.requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+            raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                "in-place operation.")
+        base = d._base
+        if base is not None and base.is_leaf and base.requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
     fixed = []
     for o in outputs:
         if isinstance(o, _C.Tensor) and any(o is t for t in inputs) \

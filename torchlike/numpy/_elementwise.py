@@ -18,6 +18,13 @@ Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
 
 
+def _weak(x):
+    """A Python number, which NumPy's promotion takes as weak (NEP 50); not a
+    NumPy scalar (np.float64 subclasses float), which NumPy promotes as an
+    array while core ops take it as a Python number (PyTorch's rule)."""
+    return isinstance(x, _SCALARS) and not isinstance(x, np.generic)
+
+
 def _arg(x):
     return x if isinstance(x, Tensor) else as_tensor(x)
 
@@ -73,10 +80,9 @@ def _binary(op, name):
         if rest:
             kwargs = _out_given(name, 2, rest, kwargs)
         try:
-            if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
-                                                   isinstance(x2, Tensor)):
+            if not isinstance(x1, Tensor) and not (_weak(x1) and isinstance(x2, Tensor)):
                 x1 = as_tensor(x1)
-            if not isinstance(x2, Tensor) and not isinstance(x2, _SCALARS):
+            if not isinstance(x2, Tensor) and not _weak(x2):
                 x2 = as_tensor(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
@@ -620,7 +626,7 @@ del _name
 # ``casting=``, ``out=`` on a function written out here) goes the same way.
 
 def _operand(x):
-    return x if isinstance(x, (Tensor,) + _SCALARS) else as_tensor(x)
+    return x if isinstance(x, Tensor) or _weak(x) else as_tensor(x)
 
 
 def _ufunc_method(ufunc, method):

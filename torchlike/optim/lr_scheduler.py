@@ -99,7 +99,11 @@ class LRScheduler:
         self._initial_step()
 
     def _initial_step(self):
-        """The constructor's step (to epoch 0); the order check starts after it."""
+        """The constructor's step (to epoch 0); the order check starts after it.
+        The chainable schedulers (LinearLR, ExponentialLR, PolynomialLR,
+        CosineAnnealingLR, MultiplicativeLR) leave the rates as they are in
+        it, so one built to resume (last_epoch >= 0) does not step the loaded
+        rates one epoch ahead (PyTorch's _is_initial)."""
         self._step_count = 0
         # marks the constructor's step, as PyTorch's _initial_mode does; it
         # stays in __dict__, so state_dict() has PyTorch's keys
@@ -212,7 +216,7 @@ class MultiplicativeLR(_LambdaScheduler):
 
     def get_lr(self):
         self._warn_get_lr()
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [group["lr"] * fn(self.last_epoch)
                     for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
         return self._lrs()
@@ -301,7 +305,7 @@ class LinearLR(LRScheduler):
         self._warn_get_lr()
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in self._lrs()]
-        if self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return self._lrs()
         span = self.end_factor - self.start_factor
         ratio = 1.0 + span / (self.total_iters * self.start_factor + (self.last_epoch - 1) * span)
@@ -322,7 +326,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         self._warn_get_lr()
-        if self.last_epoch == 0:
+        if self._is_initial:
             return self._lrs()
         return [lr * self.gamma for lr in self._lrs()]
 
@@ -340,7 +344,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self):
         self._warn_get_lr()
-        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+        if self._is_initial or self.last_epoch > self.total_iters:
             return self._lrs()
         decay = ((1.0 - self.last_epoch / self.total_iters)
                  / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
@@ -364,7 +368,7 @@ class CosineAnnealingLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr()
         groups = self.optimizer.param_groups
-        if self.last_epoch == 0:
+        if self._is_initial:
             return self._lrs()
         if self._step_count == 1 and self.last_epoch > 0:
             return [self.eta_min + (base_lr - self.eta_min)

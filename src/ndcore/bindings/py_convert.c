@@ -164,6 +164,19 @@ int tl_py_scalar(PyObject *o, tl_scalar *s)
   return 0;
 }
 
+int tl_py_numpy_scalar(PyObject *o, tl_scalar *s)
+{
+  if (!PyArray_IsScalar(o, Bool) && !PyArray_IsScalar(o, Integer) &&
+      !PyArray_IsScalar(o, Floating) && !PyArray_IsScalar(o, ComplexFloating))
+    return 0;
+  PyObject *item = PyObject_CallMethod(o, "item", NULL); /* the Python number */
+  if (!item)
+    return -1;
+  int r = tl_py_scalar(item, s);
+  Py_DECREF(item);
+  return r;
+}
+
 PyObject *tl_py_scalar_obj(tl_scalar s)
 {
   switch (s.kind) {

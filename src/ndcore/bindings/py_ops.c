@@ -75,6 +75,8 @@ static int operand_from(PyObject *o, py_operand *op, tl_arg *arg)
     return 0;
   }
   int is_scalar = tl_py_scalar(o, &s);
+  if (is_scalar == 0) /* PyTorch: a NumPy scalar operand is a Python number */
+    is_scalar = tl_py_numpy_scalar(o, &s);
   if (is_scalar < 0)
     return -1;
   if (is_scalar) {

@@ -170,6 +170,11 @@ int tl_py_from_numpy(PyObject *array, tl_tensor *t);
 PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t);
 /* A Python scalar (bool/int/float/complex) -> tl_scalar; 0 if o is not one. */
 int tl_py_scalar(PyObject *o, tl_scalar *s);
+/* A NumPy bool/integer/float/complex scalar (np.float64(2), np.int32(1)) ->
+ * tl_scalar of the Python number it holds; 0 if o is not one, -1 with an
+ * exception.  Torch-style operands take them as PyTorch does: as Python
+ * numbers (weak), where tl_py_scalar keeps them arrays (NumPy's rule). */
+int tl_py_numpy_scalar(PyObject *o, tl_scalar *s);
 PyObject *tl_py_scalar_obj(tl_scalar s);
 /* The dtype a Python scalar of kind k is held in (int64, or uint64 past its range). */
 tl_dtype tl_py_scalar_dtype(tl_kind k);

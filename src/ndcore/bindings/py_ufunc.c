@@ -18,8 +18,10 @@ static PyObject *fast_table; /* {ufunc: torchlike op} */
 static PyObject *slow_path;  /* _ufunc.array_ufunc(self, ufunc, method, *inputs, **kw) */
 static PyObject *call_str;   /* "__call__", interned */
 
-/* Tensors and Python scalars only (np.float64 and np.complex128 are
- * subclasses of float and complex): what op(*inputs) takes on any device.
+/* Tensors and Python scalars only: what op(*inputs) takes on any device
+ * (op takes a NumPy scalar as a weak Python number, PyTorch's rule, so
+ * np.float64 and np.complex128, subclasses of float and complex, are not
+ * plain: NumPy's ufuncs promote them as arrays).
  * A Python int past int64 is not plain: NumPy's answer for it depends on
  * the ufunc and the other operand's dtype (NEP 50: a comparison is exact,
  * a float array takes it as a float, an integer array's arithmetic
@@ -35,7 +37,10 @@ int tl_py_plain_operands(PyObject *const *inputs, Py_ssize_t n)
         return 0;
       continue;
     }
-    if (!tl_py_is_tensor(o) && !PyFloat_Check(o) && !PyBool_Check(o) && !PyComplex_Check(o))
+    /* NumPy's float64/complex128 scalars subclass float/complex but are
+     * arrays to NumPy's ufuncs (NEP 50), not weak Python numbers */
+    if (!tl_py_is_tensor(o) && !PyFloat_CheckExact(o) && !PyBool_Check(o) &&
+        !PyComplex_CheckExact(o))
       return 0;
   }
   return 1;

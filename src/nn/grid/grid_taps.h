@@ -46,11 +46,13 @@ TL_GRID_FN real reflect(real c, real low2, real high2, real *d)
   return span - extra + lo;
 }
 
-/* c clipped to [0, S - 1]; *d 1 inside, 0 where clipped */
+/* c clipped to [0, S - 1]; *d 1 strictly inside, 0 where clipped.  A
+ * point on a border counts as clipped (derivative 0), as in PyTorch's
+ * kernels: the gradient of a grid point that lands exactly on the edge. */
 TL_GRID_FN real clip(real c, int64_t S, real *d)
 {
   real hi = (real)(S - 1);
-  *d = c < 0 || c > hi ? 0 : 1;
+  *d = c <= 0 || c >= hi ? 0 : 1;
   return c < 0 ? 0 : c > hi ? hi : c;
 }
 

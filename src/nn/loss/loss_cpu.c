@@ -5,6 +5,7 @@
  * dtype (float64, else float32) and cast to the input's. */
 #include <math.h>
 
+#include "ndcore/tensor/tl_half.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn_work.h"
 
@@ -148,6 +149,23 @@ static tl_status bce_in_range(const tl_loss_spec *s, double x, double t)
   return TL_OK;
 }
 
+/* ---- mse_loss in float16/bfloat16 ------------------------------------------------------
+ * PyTorch's CPU kernels compute it in the half dtype itself, each operation
+ * rounded: the loss as (x - t) then its square, the mean of those in float;
+ * the gradient as (alpha (x - t)) g with alpha = 2 (2 / n for the mean)
+ * rounded to the dtype.  Its CUDA kernels compute in float (tl_loss_elem). */
+
+static bool half_mse(const tl_loss_spec *s, const tl_tensor *x)
+{
+  return s->kind == TL_LOSS_MSE && (x->dtype == TL_DTYPE_F16 || x->dtype == TL_DTYPE_BF16);
+}
+
+static double round_half(tl_dtype d, double v)
+{
+  float f = (float)v;
+  return d == TL_DTYPE_BF16 ? tl_bf16_to_f32(tl_f32_to_bf16(f)) : tl_f16_to_f32(tl_f32_to_f16(f));
+}
+
 tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
                                 const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
 {
@@ -169,6 +187,10 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
       goto done;
     double l = tl_loss_elem(s->kind, s->param, xv, tv, w ? tl_nn_get(o.v[3], i) : 1,
                             p ? tl_nn_get(o.v[4], i) : 1, NULL, NULL);
+    if (half_mse(s, x)) {
+      double d = round_half(x->dtype, xv - tv);
+      l = round_half(x->dtype, d * d);
+    }
     if (s->reduction == TL_REDUCTION_NONE)
       tl_nn_set(r, i, l);
     sum += l;
@@ -201,12 +223,21 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
   int64_t n = tl_tensor_numel(x);
   double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
   for (int64_t i = 0; i < n; i++) {
-    double gx, gt, gv = tl_nn_get(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
+    int64_t gi = s->reduction == TL_REDUCTION_NONE ? i : 0;
+    double gx, gt, gv = tl_nn_get(o.v[0], gi) * scale;
     double xv = tl_nn_get(o.v[1], i), tv = tl_nn_get(o.v[2], i);
     if ((status = bce_in_range(s, xv, tv)) != TL_OK)
       goto done;
     tl_loss_elem(s->kind, s->param, xv, tv, w ? tl_nn_get(o.v[3], i) : 1,
                  p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
+    if (half_mse(s, x)) {
+      tl_dtype d = x->dtype;
+      double alpha = round_half(d, 2 * scale), g1 = tl_nn_get(o.v[0], gi);
+      double v = round_half(d, round_half(d, alpha * round_half(d, xv - tv)) * g1);
+      tl_nn_set(rx, i, v);
+      tl_nn_set(rt, i, -v);
+      continue;
+    }
     tl_nn_set(rx, i, gv * gx);
     tl_nn_set(rt, i, gv * gt);
   }

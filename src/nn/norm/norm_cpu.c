@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/tensor/tl_half.h"
 #include "nn/norm/norm_job.h"
 #include "nn/tl_nn_work.h"
 
@@ -248,10 +249,77 @@ static tl_status update_running(tl_tensor *running, const double *batch, double 
   return status;
 }
 
-tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
+/* The half dtype whose statistics PyTorch's CPU batch norm keeps in training
+ * (TL_NORM_STATS_FLOAT for none): x's, when x is float16/bfloat16 and every
+ * parameter given is of that dtype too.  With one float32 (autocast's
+ * float32 weights) PyTorch's kernel is the mixed-type one, all in float. */
+static int half_stats_of(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
+                         const tl_tensor *b, const tl_tensor *rm, const tl_tensor *rv)
+{
+  if (!s->per_channel || !s->train || (x->dtype != TL_DTYPE_BF16 && x->dtype != TL_DTYPE_F16))
+    return TL_NORM_STATS_FLOAT;
+  const tl_tensor *params[] = {w, b, rm, rv};
+  for (int i = 0; i < 4; i++)
+    if (params[i] && params[i]->dtype != x->dtype)
+      return TL_NORM_STATS_FLOAT;
+  return x->dtype == TL_DTYPE_BF16 ? TL_NORM_STATS_BF16 : TL_NORM_STATS_F16;
+}
+
+static double round_to(tl_dtype d, double v)
+{
+  float f = (float)v;
+  return d == TL_DTYPE_BF16 ? tl_bf16_to_f32(tl_f32_to_bf16(f)) : tl_f16_to_f32(tl_f32_to_f16(f));
+}
+
+/* The running statistics updated as PyTorch's CPU kernel does in bfloat16
+ * (c10::BFloat16 arithmetic, each product and sum rounded): m = momentum
+ * rounded, mean' = (m mean) + ((1 - m) mean'), the variance's first term in
+ * float: var' = m * (var_sum / (D - 1)) + ((1 - m) var').  var holds
+ * var_sum / D (norm_loops.h, half_stats). */
+static tl_status update_running_half(tl_dtype d, tl_tensor *running_mean, tl_tensor *running_var,
+                                     const double *mean, const double *var, int64_t D,
+                                     double momentum)
+{
+  tl_tensor tm = {0}, tv = {0};
+  tl_status status = TL_OK;
+  const tl_tensor *rm = tl_nn_as_work(running_mean, TL_DTYPE_F32, &tm);
+  const tl_tensor *rv = running_var ? tl_nn_as_work(running_var, TL_DTYPE_F32, &tv) : NULL;
+  if (!rm || (running_var && !rv)) {
+    status = tl_error_status();
+    goto done;
+  }
+  double m = round_to(d, momentum), keep = round_to(d, 1 - m);
+  for (int64_t c = 0; c < tl_tensor_numel(rm); c++) {
+    double batch = mean[c];
+    tl_nn_set((tl_tensor *)rm, c, round_to(d, round_to(d, m * batch) +
+                                                   round_to(d, keep * tl_nn_get(rm, c))));
+    if (rv) {
+      double sum = round_to(d, var[c] * (double)D); /* exact: var[c] is a rounded sum / D */
+      double unbiased = D > 1 ? round_to(d, sum / round_to(d, (double)(D - 1))) : NAN;
+      tl_nn_set((tl_tensor *)rv, c,
+                round_to(d, (float)(m * unbiased) + (float)round_to(d, keep * tl_nn_get(rv, c))));
+    }
+  }
+  if (rm != running_mean)
+    status = tl_tensor_copy(running_mean, rm);
+  if (status == TL_OK && rv && rv != running_var)
+    status = tl_tensor_copy(running_var, rv);
+  tl_storage_bump(running_mean->storage);
+  if (running_var)
+    tl_storage_bump(running_var->storage);
+done:
+  tl_tensor_release(&tm);
+  tl_tensor_release(&tv);
+  return status;
+}
+
+tl_status tl_cpu_norm_forward(const tl_norm_spec *spec, const tl_tensor *x, const tl_tensor *w,
                               const tl_tensor *b, tl_tensor *running_mean, tl_tensor *running_var,
                               tl_tensor *y, tl_tensor *mean, tl_tensor *rstd)
 {
+  tl_norm_spec half = *spec;
+  half.stats = half_stats_of(spec, x, w, b, running_mean, running_var);
+  const tl_norm_spec *s = &half;
   tl_dtype work = tl_nn_work_dtype(x->dtype);
   tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0};
   double *var = NULL;
@@ -265,7 +333,7 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
   int64_t rows = row_count(s);
   if (!xw || !ww || !bw ||
       (!direct && tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y)) != TL_OK) ||
-      (s->per_channel && !(var = calloc((size_t)(s->C ? s->C : 1), sizeof *var)))) {
+      (s->per_channel && !(var = calloc((size_t)(2 * (s->C ? s->C : 1)), sizeof *var)))) {
     status = var || !s->per_channel ? tl_error_status()
                                     : tl_error_set(TL_ERR_MEMORY, "batch_norm: out of memory");
     goto done;
@@ -276,7 +344,8 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
   typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .w = tl_tensor_data(ww),
                          .b = tl_tensor_data(bw), .y = tl_tensor_data(direct ? y : &yt),
                          .mean = mean ? tl_tensor_data(mean) : NULL,
-                         .rstd = tl_tensor_data(rstd), .var = var},
+                         .rstd = tl_tensor_data(rstd), .var = var,
+                         .batch_mean = var ? var + (s->C ? s->C : 1) : NULL},
                  .f64 = work == TL_DTYPE_F64};
   int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
   if (cl && (status = run_channels_last(&t, false)) != TL_OK)
@@ -291,9 +360,18 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
       goto done;
     }
     for (int64_t c = 0; c < s->C; c++)
-      m[c] = tl_nn_get(mean, c);
-    status = update_running(running_mean, m, 1, s->momentum);
-    free(m);
+      m[c] = s->stats == TL_NORM_STATS_FLOAT ? tl_nn_get(mean, c) : t.job.batch_mean[c];
+    if (s->stats == TL_NORM_STATS_BF16) {
+      status = update_running_half(x->dtype, running_mean, running_var, m, var, D,
+                                   s->momentum);
+      free(m);
+      if (status != TL_OK)
+        goto done;
+      running_var = NULL; /* done */
+    } else {
+      status = update_running(running_mean, m, 1, s->momentum);
+      free(m);
+    }
     if (status == TL_OK && running_var)
       status = update_running(running_var, var, D > 1 ? (double)D / (D - 1) : NAN, s->momentum);
     if (status != TL_OK)

@@ -12,6 +12,8 @@ typedef struct {
   void *y;           /* forward: output; backward: dx */
   void *mean, *rstd; /* (N*G) or (C); read in backward and in evaluation */
   double *var;       /* forward, per channel training: biased batch variance (C) */
+  double *batch_mean; /* forward, per channel training with half stats: the mean the
+                       * running mean reads (C) */
   double *part;      /* backward, group stats but cols: (N, C, 2) sums of dy, dy*x */
   double *dw, *db;   /* backward, per-channel stats: the channels' sums (C) */
   bool cols;         /* backward, layer_norm / rms_norm (G == 1, S == 1) */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "ndcore/kernels/tl_vecmath.h"
+#include "ndcore/tensor/tl_half.h"
 #include "nn/norm/norm_job.h"
 
 typedef TL_NORM_REAL real;
@@ -23,6 +24,40 @@ enum { CHUNK = 1024, COLS = 64, LANES = 32 };
 /* The row helpers are inlined into each SIMD clone of the three entry
  * functions, so that they are compiled for the clone's vector width. */
 #define ROW static inline __attribute__((always_inline))
+
+/* f rounded to the half dtype of s->stats. */
+ROW float half_round(const tl_norm_spec *s, float f)
+{
+  return s->stats == TL_NORM_STATS_BF16 ? tl_bf16_to_f32(tl_f32_to_bf16(f))
+                                        : tl_f16_to_f32(tl_f32_to_f16(f));
+}
+
+/* Channel c's statistics as PyTorch's CPU batch norm keeps them when input
+ * and parameters share a half dtype (s->stats), from the float mean *mu and
+ * the sum *sq of squared deviations from it (measured against PyTorch):
+ *   bfloat16: the mean and *sq rounded to the dtype, the variance their
+ *     quotient by D in the dtype, rstd = 1 / sqrt(var + eps) rounded; the
+ *     running statistics read the rounded mean and sum;
+ *   float16: the mean and rstd = 1 / sqrt(*sq / D + eps) rounded; the
+ *     running statistics read the float ones.
+ * job->batch_mean[c] gets the mean the running mean reads, *sq the sum the
+ * running variance reads. */
+ROW void half_stats(const tl_norm_job *job, int64_t c, real *mu, double *sq, int64_t D, real *rs)
+{
+  const tl_norm_spec *s = &job->s;
+  if (s->stats == TL_NORM_STATS_BF16) {
+    float vs = half_round(s, (float)*sq);
+    float var = half_round(s, vs / half_round(s, (float)D));
+    *rs = (real)half_round(s, (float)(1 / sqrt((double)var + s->eps)));
+    *mu = (real)half_round(s, (float)*mu);
+    job->batch_mean[c] = *mu;
+    *sq = vs;
+  } else {
+    *rs = (real)half_round(s, (float)(1 / sqrt(*sq / D + s->eps)));
+    job->batch_mean[c] = *mu;
+    *mu = (real)half_round(s, (float)*mu);
+  }
+}
 
 /* Sums keep LANES independent partial sums (several vector registers), so
  * the adds do not wait on each other's latency; each CHUNK's partials are
@@ -150,8 +185,10 @@ ROW void forward_channel(const tl_norm_job *job, int64_t c)
     mu = (real)(sum / D);
     for (int64_t n = 0; n < s->N; n++)
       sq += sqdev_of(x + (n * s->C + c) * S, S, mu);
-    job->var[c] = sq / D;
     rs = (real)(1 / sqrt(sq / D + s->eps));
+    if (s->stats != TL_NORM_STATS_FLOAT)
+      half_stats(job, c, &mu, &sq, D, &rs);
+    job->var[c] = sq / D;
     mean[c] = mu;
     rstd[c] = rs;
   } else {
@@ -187,9 +224,12 @@ ROW void forward_channel_cols(const tl_norm_job *job, int64_t blk)
       for (int64_t k = 0; k < nk; k++)
         sq[k] += (x[n * C + k0 + k] - mu[k]) * (x[n * C + k0 + k] - mu[k]);
     for (int64_t k = 0; k < nk; k++) {
+      real rs = (real)(1 / sqrt(sq[k] / s->N + s->eps));
+      if (s->stats != TL_NORM_STATS_FLOAT)
+        half_stats(job, k0 + k, &mu[k], &sq[k], s->N, &rs);
       job->var[k0 + k] = sq[k] / s->N;
       mean[k0 + k] = mu[k];
-      rstd[k0 + k] = (real)(1 / sqrt(sq[k] / s->N + s->eps));
+      rstd[k0 + k] = rs;
     }
   }
   for (int64_t k = 0; k < nk; k++) {
@@ -506,8 +546,13 @@ void TL_NORM_CL_REDUCE(const tl_norm_job *job)
       continue;
     case TL_NORM_CL_SQDEV: { /* its variance, then as in evaluation */
       double sq = cl_total(job, c, 0);
+      rs = (real)(1 / sqrt(sq / D + s->eps));
+      if (s->stats != TL_NORM_STATS_FLOAT) {
+        half_stats(job, c, &mu, &sq, D, &rs);
+        mean[c] = mu;
+      }
       job->var[c] = sq / D;
-      rs = rstd[c] = (real)(1 / sqrt(sq / D + s->eps));
+      rstd[c] = rs;
     } /* fall through */
     case TL_NORM_CL_NONE: {
       real a = rs * w[c];

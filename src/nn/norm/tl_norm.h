@@ -33,6 +33,10 @@ typedef struct {
   bool per_channel;   /* batch_norm: stats per channel over (N, S) */
   bool rms;           /* rms_norm: the mean is 0 */
   bool train;         /* batch_norm: batch statistics, else the running ones */
+  /* batch_norm training on the CPU, input and parameters of one half dtype:
+   * the statistics rounded to it as PyTorch's CPU kernel keeps them
+   * (norm_loops.h, half_stats); TL_NORM_STATS_FLOAT otherwise */
+  enum { TL_NORM_STATS_FLOAT, TL_NORM_STATS_BF16, TL_NORM_STATS_F16 } stats;
   double eps, momentum;
 } tl_norm_spec;
 

@@ -1,0 +1,82 @@
+"""A fourth round of ordinary PyTorch training programs run on torchlike: a
+DCGAN step, a graph network with scatter/index_add message passing,
+REINFORCE and PPO with torch.distributions, a GPT-style LM, contrastive
+losses, custom autograd Functions, torch.func per-sample gradients, a
+physics-informed net with LBFGS, CTC speech, a U-Net, a recommender with
+sparse gradients, a mixture density network, a checkpoint round trip,
+distillation on mixup batches, a bfloat16-autocast ResNet block, RealNVP, a
+TCN, a spatial transformer, half-precision batch norm and mse_loss, a
+whole bfloat16 model, and schedulers built to resume a run.
+
+The programs live in scripts/golden_training_programs4.py, taking the
+library as T; PyTorch's answers to them are in
+tests/golden/training_programs4.json.  Each runs here on torchlike and its
+described result is compared with PyTorch's, within the stated tolerance."""
+import math
+import warnings
+
+import pytest
+
+import torchlike as torch
+from oracle import golden_calls
+
+CALLS, _golden = golden_calls("training_programs4")
+
+# (rtol, atol) for the float values of each program.  float32 programs:
+# PyTorch's BLAS, conv and vectorised exp/tanh/log round in another order
+# than ours (a few ulp per op), and a few optimizer steps carry that (Adam
+# divides by sqrt(v), so a gradient's last bits move a step by about as many
+# relative ulp); measured, the programs agree to 1.2e-5 relative or 1e-6
+# absolute.  resnet_autocast's bfloat16 results round the same float32 sums,
+# so they agree as closely.  The float64 PINN agrees to 4e-15 through its
+# second derivatives and LBFGS line search.  Half-precision batch norm and
+# mse_loss round as PyTorch's CPU kernels do, and the half models' other
+# ops (linear, relu, the optimizers' steps) too: bit for bit.
+_FLOAT32 = (2e-5, 1e-6)
+_TOLERANCE = {
+    "pinn(T)": (1e-12, 1e-14),
+    "half_batch_norm(T)": None,   # the same float and half roundings: bit for bit
+    "half_mse_loss(T)": None,
+    "bf16_model(T)": None,
+    "resumed_schedulers(T)": None,   # the same float operations: bit for bit
+}
+# programs PyTorch runs and torchlike cannot yet, with the reason
+_KNOWN_GAPS = {
+    "meta_ensemble(T)": "no meta device: torchlike tensors always have storage",
+}
+
+
+def _same(got, want, tol):
+    """Described results equal: NaN equal to NaN, floats within tol."""
+    if isinstance(want, float) and isinstance(got, float):
+        if math.isnan(want) or math.isnan(got):
+            return math.isnan(want) and math.isnan(got)
+        if tol is None or math.isinf(want) or math.isinf(got):
+            return got == want
+        return abs(got - want) <= tol[0] * abs(want) + tol[1]
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want))
+    return got == want
+
+
+def _where(got, want, tol, path="result"):
+    """The first place two described results differ beyond tol (for the
+    failure message)."""
+    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
+        for i, (g, w) in enumerate(zip(got, want)):
+            if not _same(g, w, tol):
+                return _where(g, w, tol, f"{path}[{i}]")
+    return f"{path}: {str(got)[:300]} != {str(want)[:300]}"
+
+
+@pytest.mark.parametrize("call,expected", [
+    pytest.param(c, e, marks=pytest.mark.xfail(reason=_KNOWN_GAPS[c], strict=True))
+    if c in _KNOWN_GAPS else (c, e) for c, e in CALLS], ids=[c for c, _ in CALLS])
+def test_program_matches_pytorch(call, expected):
+    assert expected[0] != "raises", expected   # every program runs under PyTorch
+    env = _golden.inputs(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _golden.describe(eval(call, env))
+    tol = _TOLERANCE.get(call, _FLOAT32)
+    assert _same(got, expected, tol), (call, _where(got, expected, tol))
