@@ -37,7 +37,9 @@ T = tl.ones(3)
     ((T, 2.0), {}, "direct"),
     ((1, T), {}, "direct"),
     ((True, T), {}, "direct"),
-    ((T, numpy.float64(2)), {}, "direct"),  # a float subclass, kept weak as the wrapper keeps it
+    # a NumPy scalar is an array to NumPy's ufuncs (NEP 50) but a weak number
+    # to the core op (PyTorch's rule): the wrapper makes it a 0-d tensor
+    ((T, numpy.float64(2)), {}, "function"),
     ((T, 1j), {}, "direct"),
     ((2.0, 3.0), {}, "function"),  # no tensor: the wrapper makes arrays of them
     ((T, [1.0]), {}, "function"),
