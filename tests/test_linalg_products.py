@@ -408,3 +408,19 @@ def test_inner_of_a_cpu_scalar_and_a_device_tensor(device, dtype):
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_device_paths_on_the_emulated_fake_device():
     run_emulated(__file__)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, a, b: T.outer(a, b), lambda T, a, b: T.ger(a, b), lambda T, a, b: T.kron(a, b),
+    lambda T, a, b: T.tensordot(a, b, 0), lambda T, a, b: a.outer(b)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_without_a_sum_keep_the_sign_of_zero(call, dtype):
+    # outer, kron and tensordot(dims=0) are products with nothing summed:
+    # PyTorch computes them elementwise, so -0.0 * x stays -0.0, where a GEMM
+    # of depth 1 adds each product to a zero (0 + -0.0 is +0.0).
+    a = np.array([1.0, -0.0, 0.0, -2.0], dtype)
+    b = np.array([0.0, -3.0, -0.0], dtype)
+    got = call(tl, tl.tensor(a), tl.tensor(b)).numpy().ravel()
+    want = np.multiply.outer(a, b).ravel()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

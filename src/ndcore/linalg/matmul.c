@@ -765,6 +765,13 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
                           name, a->ndim, b->ndim);
     view_insert1(&va, a, 1);
     view_insert1(&vb, b, 0);
+    if (kind == TL_PRODUCT_OUTER) {
+      /* a column times a row, elementwise as PyTorch's outer: a GEMM of
+       * depth 1 adds each product to a zero, and 0 + -0.0 lost the sign */
+      const tl_arg factors[2] = {{.t = &va}, {.t = &vb}};
+      *out = (tl_tensor){0};
+      return tl_op_map(TL_OP_MUL, 2, factors, out, NULL);
+    }
     break;
   case TL_PRODUCT_INNER: {
     int64_t K = a->shape[a->ndim - 1];
@@ -883,9 +890,17 @@ tl_status tl_linalg_tensordot(tl_tensor *out, const tl_tensor *a, const tl_tenso
       (st = tl_view_reshape(&ra, &xa, 2, (int64_t[]){P, K}, true)) != TL_OK ||
       (st = tl_view_reshape(&rb, &xb, 2, (int64_t[]){K, Q}, true)) != TL_OK)
     goto done;
-  if ((st = tl_tensor_empty(&prod, tl_promote_types(a->dtype, b->dtype), 2, (int64_t[]){P, Q},
-                            tl_tensor_device(a))) != TL_OK ||
-      (st = tl_linalg_gemm(&prod, &ra, &rb, ONE, ZERO, false)) != TL_OK)
+  if (K == 1) {
+    /* nothing summed (dims=0, or contracted dims of size 1): the products
+     * themselves, elementwise as PyTorch's, where a GEMM adds each to a
+     * zero and 0 + -0.0 loses the sign */
+    const tl_arg factors[2] = {{.t = &ra}, {.t = &rb}};
+    st = tl_op_map(TL_OP_MUL, 2, factors, &prod, NULL);
+  } else if ((st = tl_tensor_empty(&prod, tl_promote_types(a->dtype, b->dtype), 2,
+                                   (int64_t[]){P, Q}, tl_tensor_device(a))) == TL_OK) {
+    st = tl_linalg_gemm(&prod, &ra, &rb, ONE, ZERO, false);
+  }
+  if (st != TL_OK)
     goto done;
   *out = prod;
   prod.storage = NULL;
