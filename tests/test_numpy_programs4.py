@@ -825,3 +825,32 @@ def test_python_builtins_on_arrays():
     with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
         "a" in tnp.arange(3)                  # PyTorch's refusal otherwise
     assert reversed(tnp.asarray(3)).tolist() == 3    # a 0-d tensor is itself, as PyTorch's
+
+
+def shared_right_hand_sides(np):
+    """Several 2x2 systems (one per sensor) solved against one shared
+    right-hand-side matrix: NumPy 2 reads a b of ndim >= 2 as a stack of
+    matrices, broadcast against a's stack; a b of shape a.shape[:-1] was
+    read as a stack of vectors (PyTorch's rule), giving shape (3, 2)."""
+    A = np.stack([np.eye(2) * (k + 1) + 0.1 for k in range(3)])
+    B = np.asarray([[1.0, 2.0], [3.0, 4.0]])
+    return (np.linalg.solve(A, B), np.linalg.solve(A, B[:, :1]), np.linalg.solve(A, B[0]),
+            np.linalg.solve(A[:2, None], np.stack([B, 2 * B, 3 * B])),
+            np.linalg.solve(A, np.ones((3, 2, 4))), np.linalg.solve(A[0], B.T))
+
+
+def test_solve_reads_b_as_numpy_2_does():
+    _run(shared_right_hand_sides)
+    with pytest.raises(ValueError, match=r"\(3,\) and \(4,\)"):
+        tnp.linalg.solve(tnp.ones((3, 2, 2)), tnp.ones((4, 2, 2)))
+    # the broadcast is recorded: the gradient reaches both operands (of
+    # sum(X), X = A^-1 B: dB = sum over the stack of A^-T 1, dA = -A^-T 1 X^T)
+    A = numpy.asarray([[[2.0, 0.5], [0.0, 4.0]], [[1.0, 0.0], [1.0, 3.0]]])
+    B = numpy.asarray([[1.0, 2.0], [3.0, 4.0]])
+    a = torchlike.tensor(A, requires_grad=True)
+    b = torchlike.tensor(B, requires_grad=True)
+    tnp.linalg.solve(a, b).sum().backward()
+    up = numpy.linalg.solve(A.transpose(0, 2, 1), numpy.ones((2, 2, 2)))
+    numpy.testing.assert_allclose(numpy.asarray(b.grad), up.sum(axis=0), rtol=1e-12)
+    numpy.testing.assert_allclose(numpy.asarray(a.grad),
+                                  -up @ numpy.linalg.solve(A, B).transpose(0, 2, 1), rtol=1e-12)
