@@ -854,3 +854,25 @@ def test_solve_reads_b_as_numpy_2_does():
     numpy.testing.assert_allclose(numpy.asarray(b.grad), up.sum(axis=0), rtol=1e-12)
     numpy.testing.assert_allclose(numpy.asarray(a.grad),
                                   -up @ numpy.linalg.solve(A, B).transpose(0, 2, 1), rtol=1e-12)
+
+
+def products_with_lists(np):
+    """Matrices times vectors written inline as lists and tuples, and an
+    ndarray of another dtype, on either side of @: the list became a float32
+    tensor (or int64) and the product refused two dtypes (PyTorch refuses a
+    list there outright); NumPy converts it as asarray does and promotes."""
+    R = np.asarray([[0.0, -1.0], [1.0, 0.0]])
+    counts = np.arange(6).reshape(2, 3)
+    return (R @ [1.0, 2.0], R @ [1, 2], [3.0, 4.0] @ R, [[1, 0], [0, 1]] @ R, R @ (1.0, 0.5),
+            counts @ [1, 1, 1], counts @ [0.5, 0.25, 0.0], [True, False] @ counts,
+            R @ numpy.asarray([1, 2], dtype=numpy.int32), numpy.asarray([2, 3]) @ counts,
+            R.astype(np.float32) @ [1.0, 1.0], [[1, 2], [3, 4]] @ counts)
+
+
+def test_matmul_operator_with_lists_and_other_dtypes():
+    _run(products_with_lists)
+    for bad in (lambda: tnp.eye(2) @ [1.0, 2.0, 3.0], lambda: [1.0] @ tnp.eye(2)):
+        with pytest.raises(ValueError, match="matmul"):
+            bad()
+    # tensors of one dtype keep the core's product
+    assert (torchlike.eye(2) @ torchlike.ones(2)).dtype == torchlike.float32

@@ -644,10 +644,13 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b)
     return tl_py_tf_dispatch_attr(reflected ? "__rmatmul__" : "matmul", args, 2);
   }
   /* Tensors of two dtypes (uint8 pixels @ float64 weights): PyTorch refuses,
-   * NumPy promotes; no PyTorch program can depend on the refusal, so the
-   * operator takes np.matmul's meaning (docs/numpy.md, the ndarray surface).
-   * The functions (torchlike.matmul, mm ...) keep refusing. */
-  if (tl_py_is_tensor(a) && tl_py_is_tensor(b) && tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
+   * NumPy promotes; and a list, tuple or ndarray operand (A @ [1.0, 2.0]):
+   * PyTorch refuses, NumPy converts it as np.asarray does (float64 for
+   * floats, int64 for ints) and promotes.  No PyTorch program can depend on
+   * the refusals, so the operator takes np.matmul's meaning (docs/numpy.md,
+   * the ndarray surface).  The functions (torchlike.matmul, mm ...) keep
+   * refusing. */
+  if (!tl_py_is_tensor(a) || !tl_py_is_tensor(b) || tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
     PyObject *ns = PyImport_ImportModule("torchlike.numpy");
     if (!ns)
       return NULL;
