@@ -876,3 +876,22 @@ def test_matmul_operator_with_lists_and_other_dtypes():
             bad()
     # tensors of one dtype keep the core's product
     assert (torchlike.eye(2) @ torchlike.ones(2)).dtype == torchlike.float32
+
+
+def masked_ratios(np):
+    """Ratios of masked readings to signed offsets: a zero reading divided by
+    a negative offset is 0.0 in NumPy's masked division (it adds mask *
+    dividend to every quotient), where the plain ufunc gives -0.0; it was
+    -0.0 here, which np.signbit and 1 / x tell apart."""
+    readings = np.ma.masked_array([0.0, 1.0, -0.0, 0.0, 3.0, 0.0], mask=[0, 1, 0, 0, 0, 0])
+    offsets = np.asarray([-7.0, 2.0, 3.0, -2.0, 0.0, -np.inf])
+    q = readings / offsets
+    return (q.data, np.ma.getmaskarray(q), np.signbit(q.data), (readings // offsets).data,
+            np.ma.remainder(readings, offsets).data, np.ma.divide(0.0, np.ma.masked_array([-1.0, 1.0])).data,
+            np.signbit((readings.astype(np.float32) / offsets.astype(np.float32)).data),
+            np.signbit((np.ma.masked_array([0j, 1j]) / np.asarray([-1 + 0j, 1])).data.real))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_masked_division_gives_numpys_signed_zeros():
+    _run(masked_ratios)
