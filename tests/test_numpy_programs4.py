@@ -731,6 +731,60 @@ def masked(np):
             m.fill_value, np.ma.masked_array(np.arange(3), mask=[1, 0, 0], fill_value=-9).filled())
 
 
+def affine_warp(np):
+    """An image rotated about its centre by inverse mapping: bilinear
+    interpolation with floor/astype(int) corners and clipped gathers, nearest
+    neighbour by rint into a raveled view, truncating casts of negatives."""
+    img = np.asarray(IMG).astype(np.float64)
+    h, w = img.shape
+    theta = np.deg2rad(30.0)
+    c, s = np.cos(theta), np.sin(theta)
+    M = np.asarray([[c, -s], [s, c]])
+    yy, xx = np.indices((h, w))
+    coords = np.stack([yy.ravel() - h / 2, xx.ravel() - w / 2])
+    src = np.linalg.inv(M) @ coords + np.asarray([[h / 2], [w / 2]])
+    y0 = np.floor(src[0]).astype(int)
+    x0 = np.floor(src[1]).astype(int)
+    fy, fx = src[0] - y0, src[1] - x0
+    valid = (y0 >= 0) & (y0 < h - 1) & (x0 >= 0) & (x0 < w - 1)
+    y0c, x0c = np.clip(y0, 0, h - 2), np.clip(x0, 0, w - 2)
+    top = img[y0c, x0c] * (1 - fx) + img[y0c, x0c + 1] * fx
+    bot = img[y0c + 1, x0c] * (1 - fx) + img[y0c + 1, x0c + 1] * fx
+    out = np.where(valid, top * (1 - fy) + bot * fy, 0.0).reshape(h, w)
+    nearest = np.zeros_like(img)
+    yi = np.rint(src[0]).astype(np.int64)
+    xi = np.rint(src[1]).astype(np.int64)
+    ok = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
+    nearest.ravel()[np.flatnonzero(ok)] = img[yi[ok], xi[ok]]
+    return (out, valid.sum(), nearest, np.clip(out, 0, 255).astype(np.uint8), y0[:10], fx[:5],
+            np.trunc(src[0][:5]).astype(np.int32), (-src[1][:5]).astype(np.int16))
+
+
+def sudoku(np):
+    """A sudoku filled by naked singles: candidate masks per row, column
+    and box by broadcasting against the digits, box layout by
+    reshape/transpose, boolean-mask assignment."""
+    grid = np.asarray([
+        [5, 3, 0, 0, 7, 0, 0, 0, 0], [6, 0, 0, 1, 9, 5, 0, 0, 0], [0, 9, 8, 0, 0, 0, 0, 6, 0],
+        [8, 0, 0, 0, 6, 0, 0, 0, 3], [4, 0, 0, 8, 0, 3, 0, 0, 1], [7, 0, 0, 0, 2, 0, 0, 0, 6],
+        [0, 6, 0, 0, 0, 0, 2, 8, 0], [0, 0, 0, 4, 1, 9, 0, 0, 5], [0, 0, 0, 0, 8, 0, 0, 7, 9]])
+    digits = np.arange(1, 10)
+    passes = 0
+    while (grid == 0).any() and passes < 50:
+        passes += 1
+        rows = (grid[:, :, None] == digits).any(axis=1)
+        cols = (grid[:, :, None] == digits).any(axis=0)
+        boxes = (grid.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(3, 3, 9, 1) == digits).any(axis=2)
+        cand = ~(rows[:, None, :] | cols[None, :, :] | np.repeat(np.repeat(boxes, 3, axis=0), 3, axis=1))
+        cand &= (grid == 0)[:, :, None]
+        single = cand.sum(axis=2) == 1
+        if not single.any():
+            break
+        grid[single] = digits[np.argmax(cand[single], axis=1)]
+    ok_rows = np.all(np.sort(grid, axis=1) == digits, axis=1)
+    return grid, passes, ok_rows, np.unique(grid, return_counts=True)[1]
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_machine_learning_and_statistics():
@@ -755,6 +809,7 @@ def test_algorithms_on_integer_data():
     _run(shortest_paths)
     _run(number_theory)
     _run(finance)
+    _run(sudoku)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on its NaNs and zeros
@@ -772,6 +827,7 @@ def test_arrays_built_written_and_stored():
     _run(outs)
     _run(blocks)
     _run(strided_images)
+    _run(affine_warp)
 
 
 # ---- what the programs found ---------------------------------------------------------------
