@@ -951,3 +951,30 @@ def masked_ratios(np):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_masked_division_gives_numpys_signed_zeros():
     _run(masked_ratios)
+
+
+def weighted_sampling(np):
+    """Sampling by float32 weights normalised in float32 (their sum is 1 to
+    float32's precision only): NumPy's choice allows the weights' own
+    tolerance, the square root of their epsilon; we held every p to
+    float64's and raised "Probabilities do not sum to 1"."""
+    w = np.asarray([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
+    w = w / w.sum()
+    out = []
+    for draw in (lambda: np.random.default_rng(0).choice(4, 1000, p=w),
+                 lambda: np.random.RandomState(0).choice(4, 1000, p=w),
+                 lambda: np.random.default_rng(0).choice(4, 10, p=w + np.float32(1e-4)),
+                 lambda: np.random.default_rng(0).choice(4, 10, p=w.astype(np.float16)),
+                 lambda: np.random.default_rng(0).choice(4, 10, p=w + np.float32(1e-3)),
+                 lambda: np.random.default_rng(0).choice(4, 10, p=w.astype(np.float64) + 1e-7),
+                 lambda: np.random.default_rng(0).choice(4, 10, p=[0.1, 0.2, 0.3, 0.4001])):
+        try:
+            d = draw()
+            out += [d.shape, bool(((d >= 0) & (d < 4)).all())]
+        except ValueError as error:
+            out.append(str(error)[:30])
+    return out
+
+
+def test_choice_takes_the_weights_own_tolerance():
+    assert weighted_sampling(tnp) == weighted_sampling(numpy)
