@@ -978,3 +978,17 @@ def weighted_sampling(np):
 
 def test_choice_takes_the_weights_own_tolerance():
     assert weighted_sampling(tnp) == weighted_sampling(numpy)
+
+
+def stacked_pseudo_inverses(np):
+    """Pseudo-inverses of a stack of matrices with one cutoff per matrix
+    (rcond= as an array, broadcast against the stack as NumPy does): it
+    raised "only one element tensors can be converted to Python scalars"."""
+    S = np.stack([np.eye(3) * 2 + 0.5, np.diag(np.asarray([1.0, 1e-12, 3.0]))])
+    return (np.linalg.pinv(S, rcond=np.asarray([1e-15, 1e-10])), np.linalg.pinv(S, rcond=[1e-15, 1e-10]),
+            np.linalg.pinv(S, rcond=np.asarray(1e-10)), np.linalg.pinv(S[1], rcond=np.asarray(1e-15)),
+            np.linalg.pinv(S, rtol=np.asarray([1e-15, 1e-10])))
+
+
+def test_pinv_takes_one_rcond_per_matrix():
+    _run(stacked_pseudo_inverses)

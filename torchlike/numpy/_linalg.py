@@ -349,6 +349,8 @@ def _install_linalg():
         if a.numel() == 0:
             return _C.zeros(tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), dtype=a.dtype,
                             device=a.device)
+        if not isinstance(rtol, Tensor) and isinstance(rcond, (Tensor, np.ndarray, list, tuple)):
+            rtol, rcond = as_tensor(rcond), None  # NumPy: an rcond per matrix, as rtol
         if isinstance(rtol, Tensor):  # one tolerance per matrix: through the SVD
             u, sv, vh = tla.svd(a, full_matrices=False)
             cutoff = rtol.to(sv.dtype).reshape(*rtol.shape, 1) * _C.amax(sv, -1, keepdim=True)
