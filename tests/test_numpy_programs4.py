@@ -992,3 +992,22 @@ def stacked_pseudo_inverses(np):
 
 def test_pinv_takes_one_rcond_per_matrix():
     _run(stacked_pseudo_inverses)
+
+
+def reshaped_by_as_strided(np):
+    """as_strided given a shape and no strides: NumPy lays a C-contiguous
+    input out C-contiguously in the new shape (its array interface has no
+    strides), and keeps a non-contiguous input's strides; we kept the
+    input's strides always, so a new number of dimensions raised."""
+    tricks = np.lib.stride_tricks
+    x = np.arange(12.0)
+    return (tricks.as_strided(x, shape=(3, 4)), tricks.as_strided(x[:8], shape=(2, 2, 2)),
+            tricks.as_strided(x.reshape(3, 4)), tricks.as_strided(x[::2], shape=(3,)),
+            tricks.as_strided(x.reshape(3, 4)[:, ::2], shape=(2, 2)), tricks.as_strided(np.asarray(3.0), shape=()))
+
+
+def test_as_strided_without_strides():
+    _run(reshaped_by_as_strided)
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="mismatch in length of strides and shape"):
+            np.lib.stride_tricks.as_strided(np.arange(12).reshape(3, 4)[:, ::2], shape=(6,))

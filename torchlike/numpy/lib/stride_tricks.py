@@ -40,7 +40,14 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     x = as_tensor(x)
     shape = tuple(x.shape) if shape is None else tuple(int(s) for s in shape)
     if strides is None:
-        steps = tuple(x.stride())
+        # NumPy: a C-contiguous x has no strides in its array interface, so
+        # the view gets C-contiguous ones for the new shape; other x keep theirs
+        steps = tuple(x.stride()) if not x.is_contiguous() else \
+            tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        if len(steps) != len(shape):
+            raise ValueError(f"as_strided: mismatch in length of strides and shape: shape "
+                             f"{shape}, the non-contiguous input's strides (in elements) "
+                             f"{steps}; give strides=")
     else:
         strides = tuple(int(s) for s in strides)
         if len(strides) != len(shape):
