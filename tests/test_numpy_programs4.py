@@ -785,6 +785,31 @@ def sudoku(np):
     return grid, passes, ok_rows, np.unique(grid, return_counts=True)[1]
 
 
+def gap_filling(np):
+    """Gaps in a series filled forward (indices carried by
+    maximum.accumulate with out=), by interpolation over the gaps, by column
+    means through np.where's indices; rows and columns dropped by NaN
+    counts; outliers by the interquartile range and the median deviation."""
+    x = np.asarray(READINGS[0])
+    gaps = np.isnan(x)
+    carried = np.where(~gaps, np.arange(len(x)), 0)
+    np.maximum.accumulate(carried, out=carried)
+    interp = x.copy()
+    interp[gaps] = np.interp(np.flatnonzero(gaps), np.flatnonzero(~gaps), x[~gaps])
+    a = np.asarray(READINGS).copy()
+    r, c = np.where(np.isnan(a))
+    a[r, c] = np.take(np.nanmean(a, axis=0), c)
+    table = np.asarray(READINGS)
+    v = np.concatenate([x[~gaps], [100.0, -50.0]])
+    q1, q3 = np.percentile(v, [25, 75])
+    keep = (v >= q1 - 1.5 * (q3 - q1)) & (v <= q3 + 1.5 * (q3 - q1))
+    med = np.median(v)
+    mad = np.median(np.abs(v - med))
+    return (x[carried], carried, interp, a, table[~np.isnan(table).any(axis=1)],
+            table[:, np.isnan(table).sum(axis=0) < 2], np.isnan(table).mean(axis=0), v[keep],
+            np.flatnonzero(~keep), mad, np.abs(v - med) / mad > 3)
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_machine_learning_and_statistics():
@@ -815,6 +840,7 @@ def test_algorithms_on_integer_data():
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on its NaNs and zeros
 def test_data_cleaning_and_dtypes():
     _run(cleaning)
+    _run(gap_filling)
     _run(masked)
     _run(dtypes)
     _run(nan_and_signs)
