@@ -1037,3 +1037,31 @@ def test_as_strided_without_strides():
     for np in (numpy, tnp):
         with pytest.raises(ValueError, match="mismatch in length of strides and shape"):
             np.lib.stride_tricks.as_strided(np.arange(12).reshape(3, 4)[:, ::2], shape=(6,))
+
+
+def lists_as_operands(np):
+    """Constants written inline as lists and tuples beside arrays, as NumPy
+    code writes them (scaling columns, luminance weights, offsets,
+    thresholds): the list was converted as torchlike.tensor converts it
+    (float32), so int and float32 data gave float32 where NumPy's list is a
+    float64 array (and 0.1 in float32 data compared equal to the list's 0.1)."""
+    pts = np.arange(12).reshape(6, 2)
+    rgb = np.asarray(IMG[:2, :6]).reshape(2, 2, 3)
+    f32 = np.asarray([0.1, 0.5, 2.0], dtype=np.float32)
+    acc = np.zeros(2, dtype=np.float32)
+    acc += [0.1, 0.2]
+    return (pts * [2.0, 0.5], pts - (1.5, 0.0), [10, 20] + pts, rgb * [0.299, 0.587, 0.114],
+            (rgb * [0.299, 0.587, 0.114]).sum(axis=-1).astype(np.uint8), f32 * [1.0, 2.0, 3.0],
+            f32 == [0.1, 0.5, 2.0], f32 > (0.1, 0.4, 3.0), pts // [4, 3], pts % (5, 7),
+            pts ** [2, 1], [1.0, 2.0] / pts[1:3], pts & [True, False], acc,
+            np.arange(3) * [1j, 2, 3], pts * [[1], [2], [3], [4], [5], [6]])
+
+
+def test_lists_beside_arrays_convert_as_numpy_does():
+    _run(lists_as_operands)
+    # the conversion is on the tensor's device and recorded for its gradient
+    x = torchlike.ones(2, requires_grad=True)
+    (x * [2.0, 3.0]).sum().backward()
+    assert x.grad.tolist() == [2.0, 3.0]
+    with pytest.raises(ValueError, match="broadcast"):
+        tnp.arange(3) + [1, 2]
