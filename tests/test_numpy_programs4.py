@@ -810,6 +810,62 @@ def gap_filling(np):
             np.flatnonzero(~keep), mad, np.abs(v - med) / mad > 3)
 
 
+def adaptive_ode(np):
+    """A driven pendulum by an adaptive Bogacki-Shampine step: the step size
+    is a Python float updated from 0-d results (min, max, ** with them),
+    times collected in a list and turned back into an array."""
+    def f(t, y):
+        return np.asarray([y[1], -np.sin(y[0]) - 0.2 * y[1] + 0.5 * np.cos(t)])
+    t, T, h, tol = 0.0, 10.0, 0.1, 1e-6
+    y = np.asarray([1.0, 0.0])
+    ts, ys, hs = [t], [y], []
+    rejected = 0
+    while t < T:
+        h = min(h, T - t)
+        k1 = f(t, y)
+        k2 = f(t + h / 2, y + h / 2 * k1)
+        k3 = f(t + 3 * h / 4, y + 3 * h / 4 * k2)
+        y3 = y + h * (2 * k1 + 3 * k2 + 4 * k3) / 9
+        k4 = f(t + h, y3)
+        y2 = y + h * (7 * k1 / 24 + k2 / 4 + k3 / 3 + k4 / 8)
+        err = np.linalg.norm(y3 - y2, np.inf)
+        if err <= tol:
+            t, y = t + h, y3
+            ts.append(t)
+            ys.append(y)
+            hs.append(h)
+        else:
+            rejected += 1
+        h = h * min(5.0, max(0.2, 0.9 * (tol / max(err, 1e-16)) ** (1 / 3)))
+    ts, ys = np.asarray(ts), np.stack(ys)
+    return (len(ts), rejected, ts[-1], ys[-1], np.asarray(hs).min(), np.asarray(hs).max(),
+            np.interp(5.0, ts, ys[:, 0]), np.trapezoid(ys[:, 0] ** 2, ts), ts.dtype == np.float64,
+            np.diff(ts).argmax())
+
+
+def scalar_loops(np):
+    """Element-by-element Python loops over an array: running totals,
+    argmax by hand, builtin sum/max over elements, a dict tally of
+    tolist() values, arrays built from reduction results."""
+    x = np.linspace(0.0, 1.0, 11)
+    total = 0
+    best, best_i = -np.inf, -1
+    for i, v in enumerate(x):
+        total += v * v
+        if v * (1 - v) > best:
+            best, best_i = v * (1 - v), i
+    acc = np.zeros(3)
+    for k in range(3):
+        acc[k] = sum(x[j] ** k for j in range(len(x)))
+    counts = {}
+    for v in (x * 10).astype(int).tolist():
+        counts[v % 3] = counts.get(v % 3, 0) + 1
+    m = max(x[2:5], key=lambda v: abs(v - 0.33))
+    return (total, best, best_i, acc, sorted(counts.items()), m, float(np.max(x)) + 1,
+            int(np.argmin(np.abs(x - 0.42))), [round(float(v), 2) for v in x[::5]],
+            np.asarray([x.min(), x.max(), x.mean()]), np.asarray([np.sum(x > 0.5), 3]))
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_machine_learning_and_statistics():
@@ -822,6 +878,8 @@ def test_machine_learning_and_statistics():
 
 def test_simulation_and_numerical_methods():
     _run(rk4)
+    _run(adaptive_ode)
+    _run(scalar_loops)
     _run(kalman)
     _run(heat)
     _run(elimination)
