@@ -189,7 +189,8 @@ def life(np):
              + p[2:, :-2] + p[2:, 1:-1] + p[2:, 2:])
         walled = ((n == 3) | ((walled == 1) & (n == 2))).astype(np.uint8)
     tor = np.pad(np.asarray(GLIDER), 1, mode="wrap")
-    win = np.sum(np.lib.stride_tricks.sliding_window_view(tor, (3, 3)), axis=(-2, -1)) - np.asarray(GLIDER)
+    windows = np.lib.stride_tricks.sliding_window_view(tor, (3, 3))
+    win = np.sum(windows, axis=(-2, -1)) - np.asarray(GLIDER)
     return (wrap, np.argwhere(wrap), walled, np.sum(walled), n.dtype == np.uint8, n.max(), win,
             np.pad(np.asarray(GLIDER)[:3, :3], (1, 2), mode="symmetric"),
             np.roll(np.asarray(GLIDER), 3), np.roll(np.asarray(GLIDER), -2, axis=(0, 1)))
@@ -213,7 +214,8 @@ def cleaning(np):
             np.ma.getmaskarray(m), m.compressed()[:5], hot.max(), hot.argmin(),
             np.ma.median(m, axis=1).filled(0), (m - m.mean()).filled(np.nan)[:2],
             np.ma.masked_array([1, 2, 3], mask=[0, 1, 0]).sum(), np.nan_to_num(x, nan=-1.0),
-            np.ma.masked_invalid(x).anom(axis=0).filled(0)[:2], np.ma.average(m, axis=0, weights=np.arange(1.0, 7.0)).filled(0))
+            np.ma.masked_invalid(x).anom(axis=0).filled(0)[:2],
+            np.ma.average(m, axis=0, weights=np.arange(1.0, 7.0)).filled(0))
 
 
 def records(np):
@@ -324,14 +326,17 @@ def dtypes(np):
         fmodf = np.fmod(ints, zeros)
     return (u + np.uint8(10), u - np.uint8(6), u * np.uint8(2), u // np.uint8(3), -i8,
             i8 + np.int8(10), i8 * np.int8(2), np.add(u, u, dtype=np.uint16),
-            u.astype(np.int8), (u.astype(np.int16) - 128).astype(np.int8), np.cumsum(u).dtype == np.uint64,
+            u.astype(np.int8), (u.astype(np.int16) - 128).astype(np.int8),
+            np.cumsum(u).dtype == np.uint64,
             np.cumsum(u), np.sum(u, dtype=np.uint8), np.sum(f32).dtype == np.float32,
-            np.sum(f32, dtype=np.float64), f32.mean(dtype=np.float64), np.cumsum(f32)[-1].dtype == np.float32,
+            np.sum(f32, dtype=np.float64), f32.mean(dtype=np.float64),
+            np.cumsum(f32)[-1].dtype == np.float32,
             fdiv, ffloor, fmod, fmodf, np.iinfo(np.uint8).max, np.iinfo(np.int16).min,
             np.finfo(np.float32).bits, np.float32(1) + np.asarray([1], dtype=np.float16),
             np.asarray([1.5, -1.5, 2.5]).astype(np.int32),
             np.left_shift(u, 1), np.abs(np.asarray([-128], dtype=np.int8)),
-            np.asarray([65535], dtype=np.uint16) + np.uint16(1), np.result_type(np.uint8, np.int8) == np.int16,
+            np.asarray([65535], dtype=np.uint16) + np.uint16(1),
+            np.result_type(np.uint8, np.int8) == np.int16,
             np.promote_types(np.int32, np.float32) == np.float64, np.can_cast(np.int64, np.float64),
             np.mean(u), np.std(i8), u.max() - u.min(), np.ptp(u), np.diff(u),
             np.diff(u.astype(np.int16)))
@@ -358,7 +363,8 @@ def strided_images(np):
     diag = st.as_strided(img, shape=(8,), strides=(s0 + s1,))
     row_win = st.sliding_window_view(img[0], 4, writeable=False)
     return (pooled, avg, direct, by_fft, np.allclose(direct, by_fft), stepped.shape,
-            np.array_equal(stepped.max(axis=(-2, -1)), pooled), toeplitz, diag, row_win.mean(axis=1),
+            np.array_equal(stepped.max(axis=(-2, -1)), pooled), toeplitz, diag,
+            row_win.mean(axis=1),
             np.einsum("ijkl,kl->ij", st.sliding_window_view(img, (3, 3)), k)[0],
             np.abs(np.fft.fftshift(np.fft.fft2(img)))[4, :3])
 
@@ -501,7 +507,8 @@ def elimination(np):
     inv = np.linalg.inv(A0)
     return (x, np.linalg.solve(A0, b0), perm, U, np.prod(np.diag(U)),
             np.allclose(A0 @ x, b0), inv @ b0, np.linalg.det(A0),
-            np.linalg.solve(A0, np.eye(n)) - inv < 1e-12, np.linalg.norm(A0 @ inv - np.eye(n)) < 1e-12)
+            np.linalg.solve(A0, np.eye(n)) - inv < 1e-12,
+            np.linalg.norm(A0 @ inv - np.eye(n)) < 1e-12)
 
 
 def shortest_paths(np):
@@ -603,18 +610,23 @@ def nan_and_signs(np):
     return (np.sort(x), np.argsort(x, kind="stable"), np.argmax(x), np.argmin(x), np.max(x),
             np.nanmax(x), np.unique(x), np.searchsorted(np.sort(x), [np.nan, 0.0, np.inf]),
             np.median(x), np.maximum(x, 0), np.fmax(x, 0), np.minimum(x, np.nan),
-            np.sign(x), np.signbit(x), np.copysign(1.0, x), np.round(np.asarray([0.5, 1.5, 2.5, -0.5])),
+            np.sign(x), np.signbit(x), np.copysign(1.0, x),
+            np.round(np.asarray([0.5, 1.5, 2.5, -0.5])),
             np.floor(x), np.trunc(x), np.fix(x), np.ceil(np.asarray([-0.5, 0.5])),
             np.isposinf(x), np.isneginf(x), np.nan_to_num(x, posinf=99.0, neginf=-99.0),
             np.isfinite(x).sum(), x[np.isfinite(x)], np.nancumsum(x), np.nanprod(x),
             b + b, np.sum(b), np.cumsum(b), np.diff(b), np.mean(b), np.logical_xor(b, b[::-1]),
-            h + h, h * np.float16(2), np.mean(h), np.sum(h).dtype == np.float16, h.astype(np.float32),
+            h + h, h * np.float16(2), np.mean(h), np.sum(h).dtype == np.float16,
+            h.astype(np.float32),
             np.sqrt(z), np.log(z[:3]), np.abs(np.asarray([3e200 + 4e200j])), np.exp(1j * np.pi),
-            np.abs(np.asarray([-128, 127], dtype=np.int8)), np.negative(np.asarray([1, 0], dtype=np.uint8)),
+            np.abs(np.asarray([-128, 127], dtype=np.int8)),
+            np.negative(np.asarray([1, 0], dtype=np.uint8)),
             np.sign(np.asarray([0, 5], dtype=np.uint8)), np.right_shift(np.asarray([-8, 8]), 2),
-            np.asarray([2**53 + 1]).astype(np.float64), np.round(np.asarray([1.005, 2.675], dtype=np.float32), 2),
+            np.asarray([2**53 + 1]).astype(np.float64),
+            np.round(np.asarray([1.005, 2.675], dtype=np.float32), 2),
             np.round(np.asarray([1234.5678]), -2), np.around(np.asarray([-1.5, 1.5]), 0),
-            np.isclose(x, x, equal_nan=True), np.array_equal(x, x, equal_nan=True), np.array_equal(x, x),
+            np.isclose(x, x, equal_nan=True), np.array_equal(x, x, equal_nan=True),
+            np.array_equal(x, x),
             np.nanargmin(x), np.nanmedian(x), np.percentile(x, 50), np.nanpercentile(x, [0, 100]),
             np.clip(x, -1, 1), np.interp(np.asarray([np.nan, 0.5]), [0.0, 1.0], [0.0, 10.0]))
 
@@ -715,7 +727,8 @@ def masked(np):
     m2 += 1
     inc = np.ma.masked_equal(np.asarray([1, 0, 3, 0]), 0)
     s = np.ma.sort(np.ma.masked_array([3.0, 1.0, 2.0, 5.0], mask=[0, 0, 1, 0]))
-    prod = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]) * np.ma.masked_array([4.0, 5.0, 6.0], mask=[0, 0, 1])
+    prod = (np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+            * np.ma.masked_array([4.0, 5.0, 6.0], mask=[0, 0, 1]))
     div = np.ma.masked_array([1.0, 2.0, 3.0]) / np.asarray([1.0, 0.0, 2.0])
     stack = np.ma.vstack([m[:2], band[:2]])
     return (int(lo.count()), band.count(axis=0), lo.mean(axis=1).filled(0), m2.filled(-1)[:2],
@@ -727,7 +740,8 @@ def masked(np):
             np.ma.log(np.ma.masked_array([1.0, 0.0, np.e])).filled(-1), m.argmax(axis=0),
             np.ma.concatenate([inc, inc]).filled(7), np.ma.where(m > 20, 1, 0).filled(-1)[:2],
             m.max(), m.min(axis=0).filled(0), m.cumsum(axis=1).filled(0)[:2], m.anom().filled(0)[0],
-            np.ma.is_masked(m), int(np.ma.count_masked(m)), band.mask.sum(), m.T.shape, m[::2].shape,
+            np.ma.is_masked(m), int(np.ma.count_masked(m)), band.mask.sum(), m.T.shape,
+            m[::2].shape,
             m.fill_value, np.ma.masked_array(np.arange(3), mask=[1, 0, 0], fill_value=-9).filled())
 
 
@@ -774,8 +788,10 @@ def sudoku(np):
         passes += 1
         rows = (grid[:, :, None] == digits).any(axis=1)
         cols = (grid[:, :, None] == digits).any(axis=0)
-        boxes = (grid.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(3, 3, 9, 1) == digits).any(axis=2)
-        cand = ~(rows[:, None, :] | cols[None, :, :] | np.repeat(np.repeat(boxes, 3, axis=0), 3, axis=1))
+        cells = grid.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(3, 3, 9, 1)
+        boxes = (cells == digits).any(axis=2)
+        in_box = np.repeat(np.repeat(boxes, 3, axis=0), 3, axis=1)
+        cand = ~(rows[:, None, :] | cols[None, :, :] | in_box)
         cand &= (grid == 0)[:, :, None]
         single = cand.sum(axis=2) == 1
         if not single.any():
@@ -1027,7 +1043,8 @@ def masked_ratios(np):
     offsets = np.asarray([-7.0, 2.0, 3.0, -2.0, 0.0, -np.inf])
     q = readings / offsets
     return (q.data, np.ma.getmaskarray(q), np.signbit(q.data), (readings // offsets).data,
-            np.ma.remainder(readings, offsets).data, np.ma.divide(0.0, np.ma.masked_array([-1.0, 1.0])).data,
+            np.ma.remainder(readings, offsets).data,
+            np.ma.divide(0.0, np.ma.masked_array([-1.0, 1.0])).data,
             np.signbit((readings.astype(np.float32) / offsets.astype(np.float32)).data),
             np.signbit((np.ma.masked_array([0j, 1j]) / np.asarray([-1 + 0j, 1])).data.real))
 
@@ -1069,8 +1086,9 @@ def stacked_pseudo_inverses(np):
     (rcond= as an array, broadcast against the stack as NumPy does): it
     raised "only one element tensors can be converted to Python scalars"."""
     S = np.stack([np.eye(3) * 2 + 0.5, np.diag(np.asarray([1.0, 1e-12, 3.0]))])
-    return (np.linalg.pinv(S, rcond=np.asarray([1e-15, 1e-10])), np.linalg.pinv(S, rcond=[1e-15, 1e-10]),
-            np.linalg.pinv(S, rcond=np.asarray(1e-10)), np.linalg.pinv(S[1], rcond=np.asarray(1e-15)),
+    return (np.linalg.pinv(S, rcond=np.asarray([1e-15, 1e-10])),
+            np.linalg.pinv(S, rcond=[1e-15, 1e-10]), np.linalg.pinv(S, rcond=np.asarray(1e-10)),
+            np.linalg.pinv(S[1], rcond=np.asarray(1e-15)),
             np.linalg.pinv(S, rtol=np.asarray([1e-15, 1e-10])))
 
 
@@ -1087,7 +1105,8 @@ def reshaped_by_as_strided(np):
     x = np.arange(12.0)
     return (tricks.as_strided(x, shape=(3, 4)), tricks.as_strided(x[:8], shape=(2, 2, 2)),
             tricks.as_strided(x.reshape(3, 4)), tricks.as_strided(x[::2], shape=(3,)),
-            tricks.as_strided(x.reshape(3, 4)[:, ::2], shape=(2, 2)), tricks.as_strided(np.asarray(3.0), shape=()))
+            tricks.as_strided(x.reshape(3, 4)[:, ::2], shape=(2, 2)),
+            tricks.as_strided(np.asarray(3.0), shape=()))
 
 
 def test_as_strided_without_strides():
