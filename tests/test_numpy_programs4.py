@@ -1142,3 +1142,26 @@ def test_lists_beside_arrays_convert_as_numpy_does():
     assert x.grad.tolist() == [2.0, 3.0]
     with pytest.raises(ValueError, match="broadcast"):
         tnp.arange(3) + [1, 2]
+
+
+def single_precision_fits(np):
+    """Polynomial fits of float32 measurements: NumPy's vander gives
+    promote_types(x.dtype, int) (float64 for float32 and float16 data,
+    complex128 for complex64, int64 for small integers), so polyfit and
+    lstsq on it are float64; our vander kept float32 (x ** int powers)."""
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    y = (3 * x ** 2 - x + np.float32(0.5)).astype(np.float32)
+    A = np.vander(x, 3)
+    return (A, np.vander(x.astype(np.float16), 2), np.vander(np.arange(3, dtype=np.int8)),
+            np.vander(np.asarray([True, False]), 2),
+            np.vander(np.asarray([1j, 2], dtype=np.complex64)),
+            np.vander(np.arange(3, dtype=np.uint64), 2), np.polyfit(x, y, 2),
+            np.linalg.lstsq(A, y, rcond=None)[0])
+
+
+def test_vander_takes_numpys_result_dtype():
+    _run(single_precision_fits)
+    v = torchlike.tensor([1.0, 2.0, 3.0], requires_grad=True)   # still recorded
+    tnp.vander(v, 3).sum().backward()
+    numpy.testing.assert_allclose(numpy.asarray(v.grad), [3.0, 5.0, 7.0])
+    assert torchlike.vander(torchlike.tensor([1.0, 2.0])).dtype == torchlike.float32  # PyTorch's
