@@ -591,9 +591,14 @@ def _conjugate(self):
 
 
 def _contains(self, element):
-    """``element in x``: whether any element equals it (PyTorch's, and NumPy's, meaning)."""
+    """``element in x``: whether any element equals it (PyTorch's, and NumPy's, meaning).
+    A row given as a list, tuple or ndarray (``[1, 4] in pairs``) is compared
+    by broadcasting, as NumPy does; PyTorch refuses it, so no PyTorch code
+    depends on the refusal."""
     if isinstance(element, (Tensor, bool, int, float, complex, np.generic)):
         return bool((element == self).any().item())
+    if isinstance(element, (list, tuple, np.ndarray)):
+        return bool((_numpy_ns().asarray(element, device=self.device) == self).any().item())
     raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
                        f"in a {type(element)}.")
 
@@ -696,6 +701,10 @@ Tensor.partition = _partition
 Tensor.argpartition = _argpartition
 Tensor.conjugate = _conjugate
 Tensor.__contains__ = _contains
+# reversed(x): the rows last to first, as PyTorch's (flip(0)) and NumPy's
+# (the sequence protocol) give them; here a view, as NumPy's x[::-1] is.  A
+# 0-d tensor is itself, as in PyTorch.
+Tensor.__reversed__ = lambda self: self if self.ndim == 0 else self[::-1]
 Tensor.__divmod__ = lambda self, other: _numpy_ns().divmod(self, other)
 Tensor.__rdivmod__ = lambda self, other: _numpy_ns().divmod(other, self)
 Tensor.__class_getitem__ = classmethod(types.GenericAlias)  # np.ndarray[Any, ...] annotations

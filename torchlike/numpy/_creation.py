@@ -694,4 +694,10 @@ def vander(x, N=None, increasing=False):
     powers = _C.arange(n, device=x.device)
     if not increasing:
         powers = powers.flip(0)
+    # NumPy's result dtype is promote_types(x.dtype, int): float64 for float32
+    # and float16 data (so polyfit of float32 data is float64), complex128 for
+    # complex64, int64 for bool and small integers (bfloat16, which NumPy
+    # lacks, stays as it is)
+    if x.dtype != _C.bfloat16:
+        x = x.to(tl_dtype(np.promote_types(np_dtype(x.dtype), np.int64)))
     return x.reshape(-1, 1) ** powers.reshape(1, -1)

@@ -349,6 +349,8 @@ def _install_linalg():
         if a.numel() == 0:
             return _C.zeros(tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), dtype=a.dtype,
                             device=a.device)
+        if not isinstance(rtol, Tensor) and isinstance(rcond, (Tensor, np.ndarray, list, tuple)):
+            rtol, rcond = as_tensor(rcond), None  # NumPy: an rcond per matrix, as rtol
         if isinstance(rtol, Tensor):  # one tolerance per matrix: through the SVD
             u, sv, vh = tla.svd(a, full_matrices=False)
             cutoff = rtol.to(sv.dtype).reshape(*rtol.shape, 1) * _C.amax(sv, -1, keepdim=True)
@@ -372,7 +374,17 @@ def _install_linalg():
         if b.ndim == 1:  # NumPy 2: a 1-d b is one vector
             return tla.solve(a, b.reshape(-1, 1)).reshape(-1) if a.ndim == 2 else \
                 tla.solve(a, b)
-        return tla.solve(a, b)
+        # NumPy 2: any other b is a stack of matrices, broadcast against a's
+        # stack; PyTorch reads a b of shape a.shape[:-1] as a stack of
+        # vectors, so both get the broadcast batch shape first
+        try:
+            batch = tuple(_C.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+        except RuntimeError:
+            raise ValueError(f"solve: operands could not be broadcast together: a of shape "
+                             f"{tuple(a.shape)}, b of shape {tuple(b.shape)} (stacks "
+                             f"{tuple(a.shape[:-2])} and {tuple(b.shape[:-2])})") from None
+        return tla.solve(a.expand(batch + tuple(a.shape[-2:])),
+                         b.expand(batch + tuple(b.shape[-2:])))
     TABLE[la.solve] = solve
 
     # NumPy reads one triangle of the matrix and ignores the other, so the

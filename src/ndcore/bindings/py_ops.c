@@ -548,6 +548,30 @@ static PyObject *operator_dispatch(tl_op op, PyObject *a, PyObject *b, bool inpl
   return r;
 }
 
+/* A list or tuple operand (pts * [2.0, 0.5]): PyTorch refuses it, NumPy converts
+ * it as np.asarray does (float64 for Python floats, complex128 for complex) into
+ * an array that takes part in the promotion.  torchlike.numpy.asarray converts it
+ * so, on the tensor's device.  A new reference, or NULL with an exception set. */
+static PyObject *numpy_operand(PyObject *seq, PyObject *tensor)
+{
+  PyObject *ns = NULL, *fn = NULL, *device = NULL, *args = NULL, *kwargs = NULL, *r = NULL;
+  if (!(ns = PyImport_ImportModule("torchlike.numpy")) ||
+      !(fn = PyObject_GetAttrString(ns, "asarray")) ||
+      !(device = PyObject_GetAttrString(tensor, "device")) || !(args = PyTuple_Pack(1, seq)) ||
+      !(kwargs = Py_BuildValue("{s:O}", "device", device)))
+    goto fail;
+  r = PyObject_Call(fn, args, kwargs);
+fail:
+  Py_XDECREF(ns);
+  Py_XDECREF(fn);
+  Py_XDECREF(device);
+  Py_XDECREF(args);
+  Py_XDECREF(kwargs);
+  return r;
+}
+
+static PyObject *binary_operator_on(tl_op op, PyObject *a, PyObject *b, bool inplace);
+
 /* Binary operator: NotImplemented when the other side is not something we take,
  * so Python can try the reflected method or raise its usual TypeError. */
 static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
@@ -556,6 +580,22 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
   tl_py_error_fresh();
   if (tl_py_tf_wanted(operands, 2))
     return operator_dispatch(op, a, b, inplace);
+  bool list_a = PyList_Check(a) || PyTuple_Check(a), list_b = PyList_Check(b) || PyTuple_Check(b);
+  if ((list_a && tl_py_is_tensor(b)) || (list_b && tl_py_is_tensor(a))) {
+    PyObject *converted = numpy_operand(list_a ? a : b, list_a ? b : a);
+    if (!converted)
+      return NULL;
+    PyObject *r = binary_operator_on(op, list_a ? converted : a, list_a ? b : converted, inplace);
+    Py_DECREF(converted);
+    return r;
+  }
+  return binary_operator_on(op, a, b, inplace);
+}
+
+/* binary_operator once no list or tuple operand is left. */
+static PyObject *binary_operator_on(tl_op op, PyObject *a, PyObject *b, bool inplace)
+{
+  PyObject *operands[2] = {a, b};
   if (op == TL_OP_MUL && !tl_py_is_tensor(a) && tl_py_is_tensor(b)) {
     /* 2.77 * x is x * 2.77, as PyTorch's __rmul__: the scalar second, where
      * a half-precision product reads its full value (op.c, keeps_scalar) */
@@ -644,10 +684,13 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b)
     return tl_py_tf_dispatch_attr(reflected ? "__rmatmul__" : "matmul", args, 2);
   }
   /* Tensors of two dtypes (uint8 pixels @ float64 weights): PyTorch refuses,
-   * NumPy promotes; no PyTorch program can depend on the refusal, so the
-   * operator takes np.matmul's meaning (docs/numpy.md, the ndarray surface).
-   * The functions (torchlike.matmul, mm ...) keep refusing. */
-  if (tl_py_is_tensor(a) && tl_py_is_tensor(b) && tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
+   * NumPy promotes; and a list, tuple or ndarray operand (A @ [1.0, 2.0]):
+   * PyTorch refuses, NumPy converts it as np.asarray does (float64 for
+   * floats, int64 for ints) and promotes.  No PyTorch program can depend on
+   * the refusals, so the operator takes np.matmul's meaning (docs/numpy.md,
+   * the ndarray surface).  The functions (torchlike.matmul, mm ...) keep
+   * refusing. */
+  if (!tl_py_is_tensor(a) || !tl_py_is_tensor(b) || tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
     PyObject *ns = PyImport_ImportModule("torchlike.numpy");
     if (!ns)
       return NULL;

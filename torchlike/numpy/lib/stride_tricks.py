@@ -11,6 +11,27 @@ from ..._array_function import as_tensor, implements, norm_axis
 Tensor = _C.Tensor
 
 
+def _view(x, shape, steps, offset):
+    """``x.as_strided(shape, steps, offset)`` (steps in elements) where steps
+    may be negative, as NumPy's strides may: the core's view takes
+    non-negative strides only, so each axis that steps backwards is laid out
+    forwards from its last element, then reversed by a negative-step slice
+    (the view the core gives ``x[::-1]``)."""
+    start, forward, backward = offset, [], []
+    for axis, (n, step) in enumerate(zip(shape, steps)):
+        if step < 0:
+            start += max(n - 1, 0) * step
+            backward.append(axis)
+        forward.append(abs(step))
+    view = x.as_strided(shape, tuple(forward), start)
+    if not backward:
+        return view
+    index = [slice(None)] * len(shape)
+    for axis in backward:
+        index[axis] = slice(None, None, -1)
+    return view[tuple(index)]
+
+
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     """A view of ``x``'s memory with this shape and these strides, in bytes
     (NumPy's units; ``Tensor.as_strided`` counts elements).  The view is
@@ -19,7 +40,14 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     x = as_tensor(x)
     shape = tuple(x.shape) if shape is None else tuple(int(s) for s in shape)
     if strides is None:
-        steps = tuple(x.stride())
+        # NumPy: a C-contiguous x has no strides in its array interface, so
+        # the view gets C-contiguous ones for the new shape; other x keep theirs
+        steps = tuple(x.stride()) if not x.is_contiguous() else \
+            tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        if len(steps) != len(shape):
+            raise ValueError(f"as_strided: mismatch in length of strides and shape: shape "
+                             f"{shape}, the non-contiguous input's strides (in elements) "
+                             f"{steps}; give strides=")
     else:
         strides = tuple(int(s) for s in strides)
         if len(strides) != len(shape):
@@ -29,7 +57,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
             raise ValueError(f"as_strided: strides {strides} are not multiples of the "
                              f"{x.dtype} element size ({size} bytes)")
         steps = tuple(s // size for s in strides)
-    return x.as_strided(shape, steps, x.storage_offset())
+    return _view(x, shape, steps, x.storage_offset())
 
 
 @implements(np.lib.stride_tricks.sliding_window_view)
@@ -62,4 +90,4 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
             raise ValueError("window shape cannot be larger than input array shape")
         shape[ax] -= w - 1
     steps = tuple(x.stride()) + tuple(x.stride(ax) for ax in axes)
-    return x.as_strided(tuple(shape) + window, steps, x.storage_offset())
+    return _view(x, tuple(shape) + window, steps, x.storage_offset())

@@ -268,7 +268,7 @@ def _binary(name, f, domain=None):
             if m is not nomask and result.ndim:
                 # NumPy: 0 under the mask, then the dividend where it casts safely
                 back = _put_back(result, m, da, "safe")
-                result = back if back is not result else _C.where(
+                result = _signed_zeros(back, m, da) if back is not result else _C.where(
                     m, _C.zeros((), dtype=result.dtype, device=result.device), result)
             return finish(result, m, _like(a, b))
         if m is not nomask and result.ndim:
@@ -278,6 +278,18 @@ def _binary(name, f, domain=None):
     op.__doc__ = f"Elementwise {name} of masked arrays" + (
         ", masked where the divisor is 0." if domain else ".")
     return op
+
+
+def _signed_zeros(result, m, da):
+    """NumPy adds ``m * da`` to every quotient (``result += masked_da``), so
+    an unmasked quotient gains the dividend's signed zero: 0.0 / -7.0 is
+    0.0 there, -0.0 in the plain ufunc.  An unmasked dividend is finite (an
+    infinite one gives an infinite or NaN quotient, which is masked)."""
+    if not (result.is_floating_point() or result.is_complex()):
+        return result
+    d = da.to(result.dtype) if isinstance(da, Tensor) else \
+        _C.full((), da, dtype=result.dtype, device=result.device)
+    return _C.where(m, result, _C.add(result, _C.mul(d, 0)))
 
 
 def _like(a, b):

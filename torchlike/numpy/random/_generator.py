@@ -276,13 +276,18 @@ def _choice_p(p, pop, device, case):
     Generator's capitalised messages, 'p' for RandomState's)."""
     if p is None:
         return None
-    host = _np.asarray(p.cpu() if isinstance(p, Tensor) else p, dtype=_np.float64)
+    given = _np.asarray(p.cpu() if isinstance(p, Tensor) else p)
+    host = given.astype(_np.float64)
     if host.ndim != 1:
         raise ValueError("p must be 1-dimensional" if case == "P" else "'p' must be 1-dimensional")
     if host.size != pop:
         raise ValueError("a and p must have same size" if case == "P" else
                          "'a' and 'p' must have same size")
     atol = max(_np.sqrt(_np.finfo(_np.float64).eps), 1e-8)
+    if isinstance(p, (Tensor, _np.ndarray)) and given.dtype.kind == "f":
+        # NumPy's: p of a narrower float (float32 weights normalised in
+        # float32) may be off by the square root of its own epsilon
+        atol = max(atol, _np.sqrt(_np.finfo(given.dtype).eps))
     if _np.isnan(host).any():
         raise ValueError(f"{case}robabilities contain NaN")
     if (host < 0).any():
