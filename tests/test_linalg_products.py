@@ -420,7 +420,7 @@ def test_products_without_a_sum_keep_the_sign_of_zero(call, dtype):
     # of depth 1 adds each product to a zero (0 + -0.0 is +0.0).
     a = np.array([1.0, -0.0, 0.0, -2.0], dtype)
     b = np.array([0.0, -3.0, -0.0], dtype)
-    got = call(tl, tl.tensor(a), tl.tensor(b)).numpy().ravel()
+    got = call(tl, tl.tensor(a), tl.tensor(b)).cpu().numpy().ravel()
     want = np.multiply.outer(a, b).ravel()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
