@@ -7,6 +7,8 @@ import inspect
 import pickle
 import sys
 
+import warnings
+
 import numpy
 import pytest
 
@@ -351,14 +353,19 @@ def test_fill_converts_as_numpy(dtype, value):
     a = numpy.zeros(3, dtype)
     t = np.asarray(a.copy())
     try:
-        with numpy.errstate(over="ignore"):
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
             a.fill(value)
     except (OverflowError, ValueError) as e:
         with pytest.raises(type(e)):
             t.fill(value)
         return
-    assert t.fill(value) is None
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        assert t.fill(value) is None
     same(t, a)
+    # NumPy's warnings too (1e300 into float32 overflows)
+    assert [w.category for w in ours] == [w.category for w in theirs]
 
 
 def test_transpose_and_view_methods():
@@ -379,14 +386,19 @@ def test_full_of_numbers(fill, kwargs):
     """np.full's short path (a float or an int64 int, NumPy's defaults) and
     the full path beside it give NumPy's dtype, values and errors."""
     try:
-        with numpy.errstate(all="ignore"):
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
             expected = numpy.full((2, 3), fill, **kwargs)
     except (OverflowError, TypeError, ValueError) as e:
         with pytest.raises(type(e)):
             np.full((2, 3), fill, **kwargs)
         return
-    ours = np.full((2, 3), fill, **kwargs)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        ours = np.full((2, 3), fill, **kwargs)
     same(ours, expected)
+    # NumPy's warnings too (a complex fill into a real dtype drops its imaginary part)
+    assert [w.category for w in warned] == [w.category for w in theirs]
     assert [s * ours.itemsize for s in ours.stride()] == list(expected.strides)
 
 

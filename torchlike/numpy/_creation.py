@@ -363,10 +363,10 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 def _scalar_fill(value, dtype):
     """A Python number to fill a dtype with, as NumPy's full/full_like fill it:
     an int must fit an integer dtype (NEP 50); a float or complex is cast to
-    a dtype of a lower kind as NumPy's copyto(casting="unsafe") casts it (the
-    imaginary part dropped, a float truncated into an integer dtype, NaN and
-    values out of range as NumPy's cast makes them, where the core would
-    refuse them)."""
+    a dtype of a lower kind as NumPy's copyto(casting="unsafe") casts it, with
+    the warnings it gives (the imaginary part dropped, a float truncated into
+    an integer dtype, NaN and values out of range as NumPy's cast makes them,
+    where the core would refuse them)."""
     if type(value) is int and not (dtype.is_floating_point or dtype.is_complex or
                                    dtype is _C.bool):
         _check_int_fits(value, dtype)
@@ -380,11 +380,10 @@ def _scalar_fill(value, dtype):
         return value
     if dtype is _C.bool:
         return bool(value)
-    if isinstance(value, complex) and not dtype.is_complex:
-        value = value.real
-    with np.errstate(all="ignore"):  # NumPy's cast: inf past a float's range
-        cast = np.float32 if dtype == _C.bfloat16 else np_dtype(dtype)
-        return np.array(value).astype(cast).item()
+    # NumPy's cast, with its warnings: inf past a float's range and NaN into
+    # an integer dtype (RuntimeWarning), an imaginary part dropped (ComplexWarning)
+    cast = np.float32 if dtype == _C.bfloat16 else np_dtype(dtype)
+    return np.array(value).astype(cast).item()
 
 
 def _bound_number(v):
