@@ -476,7 +476,7 @@ def _volatile(self):
 
 
 # The devices and layouts torchlike has none of: PyTorch's predicates answer False.
-_NEVER = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
+_NEVER = ("is_xpu", "is_mps", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
           "is_maia", "is_mkldnn", "is_quantized")
 
 

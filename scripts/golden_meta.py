@@ -1,0 +1,133 @@
+"""Record what PyTorch's meta device gives, for tests/test_meta.py: for each
+call, a result's device type, shape, dtype, strides and grad state (a meta
+tensor has no values), or the exception it raises with its first line.
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_meta.py
+writes tests/golden/meta.json: [call, outcome] pairs, the call a Python
+expression over T (the library) and the tensors inputs() makes."""
+from golden_calls import record
+
+M = "T.empty(2, 3, device='meta')"
+CALLS = [
+    # the device and creation
+    "T.device('meta')", "T.device('meta:0')", "T.device('meta', 0)", "str(T.device('meta'))",
+    "M.device", "M.is_meta", "C.is_meta", "M.device.type == 'meta'", "M.device.index",
+    "T.empty(3, device='meta')", "T.empty((), device='meta')", "T.empty(0, 4, device='meta')",
+    "T.zeros(2, 3, device='meta', dtype=T.int64)", "T.ones(4, device=T.device('meta'))",
+    "T.full((2, 2), 7.0, device='meta')", "T.arange(5, device='meta')",
+    "T.arange(0.0, 1.0, 0.25, device='meta')", "T.linspace(0, 1, 7, device='meta')",
+    "T.eye(3, device='meta')", "T.rand(2, 3, device='meta')", "T.randn(4, device='meta')",
+    "T.randint(0, 5, (3,), device='meta')", "T.randperm(6, device='meta')",
+    "T.zeros_like(C, device='meta')", "T.empty_like(M)", "T.ones_like(M, dtype=T.float64)",
+    "T.rand_like(M)", "M.new_zeros(4)", "M.new_empty((2, 2))", "M.new_full((3,), 1.5)",
+    "T.empty_strided((2, 3), (1, 2), device='meta')",
+    "T.tensor([1.0, 2.0], device='meta')",
+    # moving to and from the device
+    "C.to('meta')", "C.t().to('meta')", "C.to('meta', dtype=T.float64)", "M.to('meta') is M",
+    "M.to(T.float64)", "M.to('cpu')", "M.cpu()", "T.empty(0, device='meta').cpu()",
+    "M.clone()", "M.t().contiguous()", "M.t().clone()", "M.copy_(C)", "C.clone().copy_(M)",
+    "M.untyped_storage().nbytes()", "M[1:].untyped_storage().nbytes()", "M.data_ptr()",
+    "M.element_size()", "M.storage_offset()", "M[1].storage_offset()",
+    # reading values
+    "M.item()", "M1.item()", "M.tolist()", "M.numpy()", "M.__array__()", "bool(M1)",
+    "float(M1)", "int(M1)", "bool(M)", "T.equal(M, M)", "T.allclose(M, M)", "M1 == 0",
+    # printing
+    "repr(M)", "repr(T.empty((), device='meta'))", "repr(T.empty(0, device='meta'))",
+    "repr(T.empty(2, device='meta', dtype=T.int64))", "repr(M1 > 0)",
+    "repr(T.empty(2, device='meta', requires_grad=True))",
+    "repr(T.empty(2, device='meta', requires_grad=True) * 2)",
+    # elementwise, broadcasting, promotion, scalars
+    "M + M", "M * 2", "2.0 - M", "M + 1j", "M.exp()", "T.sin(M)", "M.t() + 1", "M.t() * M.t()",
+    "M + T.empty(3, device='meta')", "M + T.empty(4, 2, 1, device='meta', dtype=T.float64)",
+    "M > 0", "T.where(M > 0, M, 0.0)", "M.clamp(0, 1)", "M.add_(1)", "M.mul_(M)", "M.neg_()",
+    "M + T.tensor(1.0)", "T.tensor(1.0) + M", "MI + MI", "MI / MI", "MI // 2", "M.to(T.int32) & 3",
+    "M + M.to(T.float16)", "M + T.empty(4, device='meta')",
+    # mixing with CPU tensors
+    "M + C", "C + M", "M.copy_(C[0])", "T.matmul(M, C.t())", "T.cat([M, C])",
+    # reductions and scans
+    "M.sum()", "M.sum(0)", "M.sum(1, keepdim=True)", "M.mean(dtype=T.float64)", "MI.sum()",
+    "M.max()", "M.max(0)", "M.min(1, keepdim=True)", "M.argmax()", "M.argmax(1)",
+    "M.std(0)", "M.var()", "M.norm()", "M.prod(1)", "M.any()", "M.all(0)", "M.cumsum(1)",
+    "M.logsumexp(1)", "M.amax((0, 1))", "T.count_nonzero(M, 0)", "T.linalg.vector_norm(M, dim=1)",
+    # products
+    "M @ M.t()", "T.mm(M, T.empty(3, 4, device='meta'))", "T.matmul(M, T.empty(3, device='meta'))",
+    "T.bmm(T.empty(5, 2, 3, device='meta'), T.empty(5, 3, 4, device='meta'))",
+    "T.matmul(T.empty(5, 2, 3, device='meta'), T.empty(3, 4, device='meta'))",
+    "T.addmm(T.empty(4, device='meta'), M, T.empty(3, 4, device='meta'))",
+    "T.outer(T.empty(3, device='meta'), T.empty(4, device='meta'))",
+    "T.dot(T.empty(3, device='meta'), T.empty(3, device='meta'))",
+    "M @ T.empty(2, 4, device='meta')", "T.einsum('ij,jk->ik', M, T.empty(3, 4, device='meta'))",
+    # shape ops and views
+    "M.view(6)", "M.reshape(3, 2)", "M.t()", "M.t().reshape(6)", "M.permute(1, 0)",
+    "M.unsqueeze(0)", "M.expand(4, 2, 3)", "M[0]", "M[:, 1:]", "M[..., None]", "M[:, ::2]",
+    "T.cat([M, M], 1)", "T.stack([M, M])", "M.flatten()", "T.flip(M, [0])", "M.repeat(2, 1)",
+    "M.chunk(2, 1)", "M.split([1, 2], 1)", "T.tril(M)", "M.roll(1, 0)", "M.narrow(1, 0, 2)",
+    "T.nn.functional.pad(M, (1, 1))", "M.transpose(0, 1).contiguous()", "M.squeeze()",
+    "M.view(T.int32)", "M.unbind(0)", "M.diagonal()", "T.broadcast_to(M, (2, 2, 3))",
+    # index ops
+    "M[T.tensor([0, 1])]", "M[T.tensor([0, 1], device='meta')]", "M[[1, 0], [2, 1]]",
+    "M.index_select(1, T.tensor([0, 2], device='meta'))",
+    "T.gather(M, 1, T.empty(2, 2, dtype=T.int64, device='meta'))",
+    "M.scatter(1, T.empty(2, 2, dtype=T.int64, device='meta'), 1.0)",
+    "M.masked_fill(M > 0, 0.0)", "M.index_add(0, T.zeros(2, dtype=T.int64, device='meta'), M)",
+    "M.__setitem__(0, 1.0)", "M.__setitem__((0, 1), M1)",
+    # data-dependent shapes
+    "T.nonzero(M)", "M.nonzero()", "M[M > 0]", "T.masked_select(M, M > 0)", "T.unique(M)",
+    "T.where(M > 0)", "T.argwhere(M)", "T.bincount(T.empty(3, dtype=T.int64, device='meta'))",
+    # sort
+    "T.sort(M, 1)", "M.argsort(0)",
+    # linalg decompositions (no meta kernels here)
+    "T.linalg.inv(T.empty(3, 3, device='meta'))",
+    # nn
+    "T.nn.functional.linear(M, T.empty(4, 3, device='meta'), T.empty(4, device='meta'))",
+    "T.nn.functional.relu(M)", "T.nn.functional.gelu(M)", "T.softmax(M, 1)",
+    "T.log_softmax(M, 0)", "T.nn.functional.dropout(M, 0.5)",
+    "T.nn.functional.conv2d(T.empty(1, 3, 8, 8, device='meta'), T.empty(4, 3, 3, 3, device='meta'))",
+    "T.nn.functional.conv2d(T.empty(1, 3, 8, 8, device='meta'), T.empty(4, 3, 3, 3, device='meta'), stride=2, padding=1)",
+    "T.nn.functional.max_pool2d(T.empty(1, 3, 8, 8, device='meta'), 2)",
+    "T.nn.functional.avg_pool2d(T.empty(1, 3, 8, 8, device='meta'), 2)",
+    "T.nn.functional.layer_norm(M, (3,))",
+    "T.nn.functional.batch_norm(T.empty(4, 3, device='meta'), None, None, training=True)",
+    "T.nn.functional.embedding(T.empty(2, 5, dtype=T.int64, device='meta'), T.empty(10, 3, device='meta'))",
+    "T.nn.functional.cross_entropy(M, T.empty(2, dtype=T.int64, device='meta'))",
+    "T.nn.functional.mse_loss(M, M)", "T.nn.functional.nll_loss(M, T.empty(2, dtype=T.int64, device='meta'))",
+    # autograd
+    "_backward(T)",
+]
+
+
+def _backward(T):
+    """Forward records on meta tensors; backward gives meta gradients."""
+    w = T.empty(3, 4, device="meta", requires_grad=True)
+    x = T.empty(2, 3, device="meta")
+    loss = (x @ w).relu().sum()
+    loss.backward()
+    return [loss, w.grad, loss.grad_fn is not None]
+
+
+def inputs(T):
+    return {"M": T.empty(2, 3, device="meta"), "M1": T.empty(1, device="meta"),
+            "MI": T.empty(2, 3, dtype=T.int64, device="meta"),
+            "C": T.arange(6.0).reshape(2, 3), "_backward": _backward}
+
+
+def describe(r):
+    """A tensor by its place and layout (meta tensors have no values); a
+    sequence by its items; anything else by its value or repr."""
+    if hasattr(r, "untyped_storage") and hasattr(r, "stride"):
+        return ["tensor", r.device.type, list(r.shape), str(r.dtype).split(".")[-1],
+                list(r.stride()), r.requires_grad]
+    if isinstance(r, (tuple, list)):
+        return ["list", [describe(x) for x in r]]
+    if r is None or isinstance(r, (bool, int, float, str)):
+        return ["value", r.replace("torchlike.", "torch.") if isinstance(r, str) else r]
+    return ["repr", repr(r).replace("torchlike.", "torch.")]
+
+
+def main():
+    record(CALLS, lambda T: {"T": T, **inputs(T)}, describe, "meta", messages=True)
+
+
+if __name__ == "__main__":
+    main()
