@@ -75,10 +75,29 @@ CALLS = [
     # data-dependent shapes
     "T.nonzero(M)", "M.nonzero()", "M[M > 0]", "T.masked_select(M, M > 0)", "T.unique(M)",
     "T.where(M > 0)", "T.argwhere(M)", "T.bincount(T.empty(3, dtype=T.int64, device='meta'))",
-    # sort
-    "T.sort(M, 1)", "M.argsort(0)",
-    # linalg decompositions (no meta kernels here)
-    "T.linalg.inv(T.empty(3, 3, device='meta'))",
+    "T.repeat_interleave(T.empty(3, dtype=T.int64, device='meta'))",
+    "T.repeat_interleave(M, 2, dim=0)", "T.nn.functional.one_hot(MI.abs(), 5)",
+    # random draws with tensor parameters
+    "T.bernoulli(M)", "T.normal(M, 1.0)", "M.bernoulli_(0.3)", "T.poisson(M)",
+    "T.multinomial(M, 2)",
+    # sort family
+    "T.sort(M, 1)", "M.argsort(0)", "M.topk(2)", "M.topk(2, dim=0)", "M.kthvalue(2)",
+    "M.median(1)", "M.median()", "M.nanmedian(0, keepdim=True)", "M.mode(1)", "M.cummax(1)",
+    "M.cummin(0)", "T.quantile(M, 0.5, dim=1)", "T.quantile(M, T.tensor([0.25, 0.75]))",
+    "T.searchsorted(T.empty(5, device='meta'), M)", "T.histc(M, 10)", "M.msort()",
+    "T.unique_consecutive(M)",
+    # linalg
+    "T.linalg.inv(T.empty(3, 3, device='meta'))", "T.linalg.inv(T.empty(2, 3, 3, device='meta'))",
+    "T.linalg.inv(M)", "T.linalg.det(T.empty(2, 3, 3, device='meta'))",
+    "T.linalg.slogdet(T.empty(3, 3, device='meta'))", "T.logdet(T.empty(3, 3, device='meta'))",
+    "T.linalg.solve(T.empty(3, 3, device='meta'), T.empty(3, 2, device='meta'))",
+    "T.linalg.solve(T.empty(3, 3, device='meta'), T.empty(3, device='meta'))",
+    "T.linalg.qr(T.empty(4, 3, device='meta'))", "T.linalg.qr(T.empty(4, 3, device='meta'), 'complete')",
+    "T.linalg.lu_factor(T.empty(3, 3, device='meta'))", "T.linalg.lu(T.empty(4, 3, device='meta'))",
+    "T.linalg.solve_triangular(T.empty(3, 3, device='meta'), T.empty(3, 2, device='meta'), upper=True)",
+    "T.linalg.cross(T.empty(2, 3, device='meta'), T.empty(2, 3, device='meta'))",
+    "T.trace(T.empty(3, 3, device='meta'))", "T.kron(M, M)",
+    "T.tensordot(M, T.empty(3, 4, device='meta'), 1)", "T.linalg.svd(T.empty(4, 3, device='meta'))",
     # nn
     "T.nn.functional.linear(M, T.empty(4, 3, device='meta'), T.empty(4, device='meta'))",
     "T.nn.functional.relu(M)", "T.nn.functional.gelu(M)", "T.softmax(M, 1)",
@@ -91,7 +110,18 @@ CALLS = [
     "T.nn.functional.batch_norm(T.empty(4, 3, device='meta'), None, None, training=True)",
     "T.nn.functional.embedding(T.empty(2, 5, dtype=T.int64, device='meta'), T.empty(10, 3, device='meta'))",
     "T.nn.functional.cross_entropy(M, T.empty(2, dtype=T.int64, device='meta'))",
-    "T.nn.functional.mse_loss(M, M)", "T.nn.functional.nll_loss(M, T.empty(2, dtype=T.int64, device='meta'))",
+    "T.nn.functional.mse_loss(M, M)", "T.nn.LSTM(3, 4, device='meta')(T.empty(5, 2, 3, device='meta'))",
+    "T.nn.GRU(3, 4, batch_first=True, device='meta')(T.empty(2, 5, 3, device='meta'))",
+    "T.nn.MultiheadAttention(8, 2, device='meta')(*[T.empty(3, 2, 8, device='meta')] * 3)",
+    "T.nn.functional.scaled_dot_product_attention(*[T.empty(2, 4, 8, device='meta')] * 3)",
+    "T.nn.functional.scaled_dot_product_attention(*[T.empty(2, 4, 8, device='meta')] * 3, dropout_p=0.5)",
+    "T.nn.TransformerEncoderLayer(8, 2, 16, device='meta')(T.empty(3, 2, 8, device='meta'))",
+    "T.nn.functional.embedding_bag(T.empty(2, 3, dtype=T.int64, device='meta'), T.empty(10, 4, device='meta'))",
+    "T.nn.functional.interpolate(T.empty(1, 3, 4, 4, device='meta'), scale_factor=2)",
+    "T.nn.functional.group_norm(T.empty(2, 4, 5, device='meta'), 2)",
+    "T.nn.functional.conv_transpose2d(T.empty(1, 3, 5, 5, device='meta'), T.empty(3, 4, 3, 3, device='meta'))",
+    "T.nn.functional.max_pool2d(T.empty(1, 3, 8, 8, device='meta'), 2, return_indices=True)",
+    "T.nn.functional.adaptive_avg_pool2d(T.empty(1, 3, 8, 8, device='meta'), 1)", "T.nn.functional.nll_loss(M, T.empty(2, dtype=T.int64, device='meta'))",
     # autograd
     "_backward(T)",
 ]

@@ -20,17 +20,14 @@ CALLS, _golden = golden_calls("meta")
 
 # PyTorch's words, kept where users meet them
 _WORDING = ("Cannot copy out of meta tensor", "Tensor.item() cannot be called on meta tensors",
+            "aten::", "cannot repeat_interleave a meta tensor without output_size",
             "can't convert meta device type tensor to numpy", "Tensor on device",
             "The register_meta function for torch.nonzero()", "aten::masked_select",
             "a Tensor with 6 elements cannot be converted to Scalar")
 # What ours gives on purpose instead (exception class, words of our message),
 # or the dtype of our result:
 _DIFFERENT = {
-    # families with no meta kernel here: the kernel table's NotImplementedError
-    "T.unique(M)": ("NotImplementedError", "device meta"),
-    "T.bincount(T.empty(3, dtype=T.int64, device='meta'))": ("NotImplementedError", "device meta"),
     "T.equal(M, M)": ("RuntimeError", "Tensor.item() cannot be called on meta tensors"),
-    "T.linalg.inv(T.empty(3, 3, device='meta'))": ("NotImplementedError", "device meta"),
     # torchlike's own broadcasting and product messages (ValueError and RuntimeError)
     "M + T.empty(4, device='meta')": ("RuntimeError", "broadcast"),
     "M @ T.empty(2, 4, device='meta')": ("RuntimeError", "cannot be multiplied"),
@@ -38,23 +35,83 @@ _DIFFERENT = {
     **{c: ("NotImplementedError", "The register_meta function for torch.nonzero() raises "
                                   "unimplemented by default")
        for c in ("T.nonzero(M)", "M.nonzero()", "M[M > 0]", "T.where(M > 0)", "T.argwhere(M)")},
-    "T.masked_select(M, M > 0)": ("NotImplementedError", "aten::masked_select: attempted to run "
-                                                         "this operator with Meta tensors"),
+    **{c: ("NotImplementedError", f"aten::{aten}: attempted to run this operator with Meta "
+                                  f"tensors") for c, aten in (
+        ("T.masked_select(M, M > 0)", "masked_select"), ("T.unique(M)", "_unique2"),
+        ("T.unique_consecutive(M)", "unique_consecutive"),
+        ("T.bincount(T.empty(3, dtype=T.int64, device='meta'))", "bincount"))},
 }
 # Calls PyTorch answers and ours refuses, with (exception class, words):
 _REFUSED = {
-    # the decompositions have no meta kernel here (docs/devices.md)
-    "T.linalg.inv(T.empty(3, 3, device='meta'))": (NotImplementedError,
-                                                   "no kernel for device meta"),
+    # families with no meta kernel here (docs/devices.md): the kernel table's error
+    **{c: (NotImplementedError, "no kernel for device meta") for c in (
+        "T.linalg.svd(T.empty(4, 3, device='meta'))", "T.poisson(M)", "T.multinomial(M, 2)",
+        "T.nn.functional.embedding_bag(T.empty(2, 3, dtype=T.int64, device='meta'), "
+        "T.empty(10, 4, device='meta'))")},
     # PyTorch's meta mm does not check devices; every other op does, and so do ours
     "T.matmul(M, C.t())": (RuntimeError, "Tensor on device cpu is not on the expected device meta!"),
 }
 
 
+# Calls whose CPU result torchlike lays out otherwise than PyTorch (LAPACK's
+# column-major factors): the meta result has PyTorch's shapes and dtypes and
+# the layout of torchlike's CPU result (test_meta_layout_is_the_cpus).
+_CPU_LAYOUT = {"T.linalg.lu(T.empty(4, 3, device='meta'))"}
+
+
+def _without_strides(d):
+    if d[0] == "tensor":
+        return d[:4] + d[5:]
+    if d[0] == "list":
+        return ["list", [_without_strides(x) for x in d[1]]]
+    return d
+
+
 @pytest.mark.parametrize("call,expected", [(c, e) for c, e in CALLS if c not in _REFUSED],
                          ids=[c for c, _ in CALLS if c not in _REFUSED])
 def test_meta_matches_pytorch(call, expected):
+    if call in _CPU_LAYOUT:
+        got = _golden.describe(eval(call, {"T": torch, **_golden.inputs(torch)}))
+        assert _without_strides(got) == _without_strides(expected)
+        return
     golden_check(_golden, call, expected, same_wording=_WORDING, different=_DIFFERENT)
+
+
+# Ops whose meta result must be laid out as torchlike's CPU result of the
+# same op (the CPU twin: the same call on random CPU inputs).
+_LAYOUT_CALLS = [
+    "T.linalg.lu(T.empty(4, 3, device='meta'))", "T.linalg.lu(T.empty(2, 3, 5, device='meta'))",
+    "T.linalg.lu_factor(T.empty(2, 3, 3, device='meta'))",
+    "T.linalg.inv(T.empty(2, 3, 3, device='meta'))",
+    "T.linalg.cholesky(T.eye(3, device='meta'))",
+    "T.linalg.solve(T.empty(3, 3, device='meta'), T.empty(2, 3, 4, device='meta'))",
+    "T.linalg.solve(T.empty(3, 3, device='meta'), T.empty(2, 3, device='meta'), left=False)",
+    "T.linalg.qr(T.empty(2, 5, 3, device='meta'), 'r')",
+    "T.linalg.lu_solve(*T.linalg.lu_factor(T.empty(3, 3, device='meta')), T.empty(3, 2, device='meta'))",
+    "T.linalg.solve_triangular(T.empty(3, 3, device='meta'), T.empty(2, 3, device='meta'), upper=False, left=False)",
+    "T.linalg.slogdet(T.empty(4, 2, 2, device='meta'))",
+    "T.nn.functional.conv2d(T.empty(2, 3, 6, 6, device='meta').to(memory_format=T.channels_last), T.empty(4, 3, 3, 3, device='meta'))",
+    "T.nn.functional.batch_norm(T.empty(2, 3, 4, 4, device='meta').to(memory_format=T.channels_last), None, None, training=True)",
+    "T.nn.functional.max_pool2d(T.empty(2, 3, 6, 6, device='meta').to(memory_format=T.channels_last), 2)",
+    "T.nn.functional.layer_norm(T.empty(2, 3, 4, device='meta').transpose(0, 1), (4,))",
+    "T.sort(T.empty(3, 4, device='meta').t(), 0)", "T.exp(T.empty(3, 4, device='meta').t())",
+    "T.empty(2, 3, 4, device='meta').permute(2, 0, 1).sum(1)",
+]
+
+
+@pytest.mark.parametrize("call", _LAYOUT_CALLS)
+def test_meta_layout_is_the_cpus(call):
+    def layout(r):
+        return [layout(x) for x in r] if isinstance(r, (tuple, list)) else \
+            (tuple(r.shape), r.dtype, r.stride(), r.device.type)
+    torch.manual_seed(0)
+    meta = layout(eval(call, {"T": torch}))
+    cpu = layout(eval(call.replace("device='meta'", "device='cpu'").replace("T.empty(", "T.rand("),
+                      {"T": torch}))
+    flat = meta if isinstance(meta, list) else [meta]
+    assert all(t[3] == "meta" for t in flat)
+    strip = (lambda x: [strip(y) for y in x] if isinstance(x, list) else x[:3])
+    assert strip(meta) == strip(cpu)
 
 
 @pytest.mark.parametrize("call", sorted(_REFUSED))

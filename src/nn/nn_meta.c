@@ -5,21 +5,26 @@
  * cross_entropy.c, dropout.c), so these give the CPU's shapes, dtypes and
  * layouts (the flags below are the CPU sets').  Not served, so that their
  * ops raise the kernel table's NotImplementedError naming the meta device:
- * embedding_bag, the multi-margin and CTC losses, the sampling grids, the
- * recurrent and attention families (their drivers address device memory
- * through primitives of their own). */
+ * embedding_bag, the multi-margin and CTC losses, the sampling grids.  The
+ * recurrent and attention families run their device-neutral drivers
+ * (rnn_device.c, attention_device.c), which allocate on the device and
+ * touch elements only through primitives: here primitives that do nothing,
+ * over the meta device's NULL pointers, which nothing dereferences. */
 #include "ndcore/dispatch/tl_meta.h"
 
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "nn/activation/tl_activation.h"
+#include "nn/attention/tl_attention.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/dropout/tl_dropout.h"
 #include "nn/embedding/tl_embedding.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/norm/tl_norm.h"
 #include "nn/pool/tl_pool.h"
+#include "nn/rnn/tl_rnn.h"
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 static tl_status conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
                       const tl_nn_conv_geom *g, tl_tensor *small)
@@ -221,6 +226,87 @@ static tl_status dropout_backward(const tl_tensor *g, const tl_tensor *mask, dou
   return TL_OK;
 }
 
+/* the recurrent and attention drivers' primitives */
+static tl_status gemm(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                      double alpha, const void *a, int64_t lda, int64_t sa, const void *b,
+                      int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
+                      int64_t batch)
+{
+  (void)dev, (void)f64, (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)alpha, (void)a;
+  (void)lda, (void)sa, (void)b, (void)ldb, (void)sb, (void)beta, (void)c, (void)ldc, (void)sc;
+  (void)batch;
+  return TL_OK;
+}
+static tl_status rnn_rows(tl_device dev, const tl_rnn_rows *rows)
+{
+  (void)dev, (void)rows;
+  return TL_OK;
+}
+static tl_status rnn_copy(tl_device dev, void *dst, int64_t ld_dst, const void *src,
+                          int64_t ld_src, int64_t n, int64_t bytes)
+{
+  (void)dev, (void)dst, (void)ld_dst, (void)src, (void)ld_src, (void)n, (void)bytes;
+  return TL_OK;
+}
+static tl_status rnn_add(tl_device dev, bool f64, void *dst, const void *src, int64_t count)
+{
+  (void)dev, (void)f64, (void)dst, (void)src, (void)count;
+  return TL_OK;
+}
+static tl_status rnn_colsum(tl_device dev, bool f64, const void *g, int64_t n, int64_t cols,
+                            int64_t ld, void *out)
+{
+  (void)dev, (void)f64, (void)g, (void)n, (void)cols, (void)ld, (void)out;
+  return TL_OK;
+}
+static const tl_rnn_device_ops rnn_ops = {.gemm = gemm, .rows = rnn_rows, .copy = rnn_copy,
+                                          .add = rnn_add, .colsum = rnn_colsum};
+static tl_status rnn_cell(const tl_rnn_call *call) { return tl_rnn_device_cell(&rnn_ops, call); }
+static tl_status rnn_layer(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer(&rnn_ops, call);
+}
+static tl_status rnn_layer_backward(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer_backward(&rnn_ops, call);
+}
+
+static tl_status tile_softmax(tl_device dev, const tl_attn_tile *t, void *s, void *lse)
+{
+  (void)dev, (void)t, (void)s, (void)lse;
+  return TL_OK;
+}
+static tl_status tile_probs(tl_device dev, const tl_attn_tile *t, void *s, const void *lse,
+                            void *pd)
+{
+  (void)dev, (void)t, (void)s, (void)lse, (void)pd;
+  return TL_OK;
+}
+static tl_status tile_dscores(tl_device dev, const tl_attn_tile *t, const void *p, void *dp,
+                              const void *d)
+{
+  (void)dev, (void)t, (void)p, (void)dp, (void)d;
+  return TL_OK;
+}
+static tl_status tile_rowdot(tl_device dev, bool f64, const void *a, const void *b, int64_t n,
+                             int64_t ev, void *d)
+{
+  (void)dev, (void)f64, (void)a, (void)b, (void)n, (void)ev, (void)d;
+  return TL_OK;
+}
+/* one tile for the whole score matrix: its scratch costs no memory here */
+static const tl_attn_device_ops attn_ops = {.tile_scores = (int64_t)1 << 50, .gemm = gemm,
+                                            .softmax = tile_softmax, .probs = tile_probs,
+                                            .dscores = tile_dscores, .rowdot = tile_rowdot};
+static tl_status attention(const tl_attn_call *call)
+{
+  return tl_attn_device_forward(&attn_ops, call);
+}
+static tl_status attention_backward(const tl_attn_call *call)
+{
+  return tl_attn_device_backward(&attn_ops, call);
+}
+
 void tl_nn_meta_register(void)
 {
   static const tl_nn_conv_kernels conv_set = {.conv = conv, .conv_t = conv, .weight = conv_weight,
@@ -256,6 +342,12 @@ void tl_nn_meta_register(void)
   tl_nn_norm_register_set(TL_DEVICE_META, &norm_set);
   for (size_t f = 0; f < sizeof families / sizeof *families; f++)
     tl_dispatch_register_family(families[f].like, TL_DEVICE_META, families[f].set);
+  static const tl_nn_rnn_kernels rnn_set = {.cell = rnn_cell, .layer = rnn_layer,
+                                             .layer_backward = rnn_layer_backward};
+  static const tl_nn_attention_kernels attention_set = {.forward = attention,
+                                                        .backward = attention_backward};
+  tl_nn_rnn_register_set(TL_DEVICE_META, &rnn_set);
+  tl_nn_attention_register_set(TL_DEVICE_META, &attention_set);
   tl_dispatch_register_set(TL_OP_DROPOUT, TL_DEVICE_META, TL_DTYPES_ALL, &dropout_set);
   tl_dispatch_register_set(TL_OP_DROPOUT_BACKWARD, TL_DEVICE_META, TL_DTYPES_ALL, &dropout_set);
 }

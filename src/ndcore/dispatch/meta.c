@@ -9,11 +9,12 @@
  * the meta device by registering kernels that do nothing, family by family,
  * as emulate.c registers the fake device's.
  *
- * Families or members whose output shape depends on the data (nonzero,
- * masked_select, unique, bincount ...) or whose kernels allocate outputs of
- * shapes only they know (most of linalg, the sort family but sort/argsort)
- * have no meta kernel: the kernel table's NotImplementedError names the op
- * and the meta device, or PyTorch's own words where it has them.            */
+ * Kernels that allocate their own outputs (the sort family) do it with the
+ * CPU's checks and shape helpers.  Ops whose output shape depends on the
+ * data (nonzero, masked_select, unique, bincount) refuse in PyTorch's words;
+ * families with no meta kernel (svd, eigh, eig, lstsq, LDL, poisson and
+ * multinomial) raise the kernel table's NotImplementedError naming the op
+ * and the meta device.                                                      */
 #include "ndcore/dispatch/tl_meta.h"
 
 #include "ndcore/dispatch/tl_kernel_sets.h"
@@ -67,6 +68,12 @@ static tl_status meta_random_permutation(tl_generator *g, tl_tensor *out)
   (void)g, (void)out;
   return TL_OK;
 }
+static tl_status meta_random_sample(tl_generator *g, const tl_random_sample_spec *spec,
+                                    const tl_tensor *a, const tl_tensor *b, tl_tensor *out)
+{
+  (void)g, (void)spec, (void)a, (void)b, (void)out;
+  return TL_OK;
+}
 
 /* ---- reductions and scans: the op layer allocates, the passes do nothing ---- */
 
@@ -88,7 +95,7 @@ static tl_status meta_scan(bool prod, tl_tensor *work, int64_t len, int64_t inne
   return TL_OK;
 }
 
-/* ---- sort/argsort: outputs of the input's shape ------------------------------ */
+/* ---- the sort family: the CPU's checks and result shapes (tl_sort_args.h) ---- */
 
 static tl_status meta_sort(const tl_tensor *in, int64_t dim, bool desc, bool stable, tl_tensor *v,
                            tl_tensor *i)
@@ -99,6 +106,110 @@ static tl_status meta_sort(const tl_tensor *in, int64_t dim, bool desc, bool sta
     return tl_error_status();
   return tl_sort_alloc_pair(in, in->ndim, in->shape, v, i);
 }
+static tl_status meta_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *v,
+                           tl_tensor *i)
+{
+  int d;
+  int64_t shape[TL_MAX_DIMS];
+  (void)largest;
+  if (tl_topk_check(in, k, dim, &d) != TL_OK)
+    return tl_error_status();
+  int nd = tl_sort_reduced_shape(in, d, in->ndim ? k : 1, true, shape);
+  return tl_sort_alloc_pair(in, nd, shape, v, i);
+}
+/* One element per lane along d: kthvalue, median, mode. */
+static tl_status select_one(const tl_tensor *in, int d, bool keepdim, tl_tensor *v, tl_tensor *i)
+{
+  int64_t shape[TL_MAX_DIMS];
+  int nd = tl_sort_reduced_shape(in, d, 1, keepdim, shape);
+  return tl_sort_alloc_pair(in, nd, shape, v, i);
+}
+static tl_status meta_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
+                               tl_tensor *v, tl_tensor *i)
+{
+  int d;
+  if (tl_kthvalue_check(in, k, dim, &d) != TL_OK)
+    return tl_error_status();
+  return select_one(in, d, keepdim, v, i);
+}
+static tl_status meta_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
+                                 tl_tensor *v, tl_tensor *i)
+{
+  int d;
+  if (tl_sort_check_reduced(ignore_nan ? "nanmedian" : "median", in, dim, &d) != TL_OK)
+    return tl_error_status();
+  return select_one(in, d, keepdim, v, i);
+}
+static tl_status meta_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *v,
+                           tl_tensor *i)
+{
+  int d;
+  if (tl_sort_check_reduced("mode", in, dim, &d) != TL_OK)
+    return tl_error_status();
+  return select_one(in, d, keepdim, v, i);
+}
+static tl_status meta_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar,
+                               bool all_dims, int64_t dim, bool keepdim, tl_quantile_method method,
+                               bool ignore_nan, tl_tensor *out)
+{
+  int d;
+  tl_tensor flat = {0};
+  const tl_tensor *src;
+  (void)method;
+  if (tl_quantile_begin(ignore_nan ? "nanquantile" : "quantile", in, q, nq, q_scalar, all_dims,
+                        dim, keepdim, &d, out, &flat, &src) != TL_OK)
+    return tl_error_status();
+  tl_sort_release(&flat);
+  return TL_OK;
+}
+static tl_status meta_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *v,
+                             tl_tensor *i)
+{
+  int d;
+  if (tl_sort_check_dim(is_min ? "cummin" : "cummax", in, dim, &d) != TL_OK)
+    return tl_error_status();
+  return tl_sort_alloc_pair(in, in->ndim, in->shape, v, i);
+}
+static tl_status meta_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
+                                   const tl_tensor *sorter, bool out_int32, tl_tensor *out)
+{
+  (void)right;
+  if (tl_searchsorted_check(seq, values, sorter, out_int32) != TL_OK)
+    return tl_error_status();
+  return tl_tensor_empty(out, out_int32 ? TL_DTYPE_I32 : TL_DTYPE_I64, values->ndim, values->shape,
+                         tl_tensor_device(values));
+}
+static tl_status meta_histc(const tl_tensor *in, int64_t bins, double min, double max,
+                            tl_tensor *out)
+{
+  if (tl_histc_check(in, bins, min, max) != TL_OK)
+    return tl_error_status();
+  return tl_tensor_empty(out, in->dtype, 1, &bins, tl_tensor_device(in));
+}
+/* Shapes that are counts of the data: PyTorch's meta device refuses them too. */
+static tl_status no_meta_kernel(const char *aten)
+{
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "aten::%s: attempted to run this operator with "
+                      "Meta tensors, but there was no fake impl or Meta kernel registered.", aten);
+}
+static tl_status meta_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inv,
+                             tl_tensor *counts)
+{
+  (void)in, (void)out, (void)inv, (void)counts;
+  return no_meta_kernel(consecutive ? "unique_consecutive" : "_unique2");
+}
+static tl_status meta_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive,
+                                 tl_tensor *out, tl_tensor *inv, tl_tensor *counts)
+{
+  (void)in, (void)dim, (void)out, (void)inv, (void)counts;
+  return no_meta_kernel(consecutive ? "unique_dim_consecutive" : "unique_dim");
+}
+static tl_status meta_bincount(const tl_tensor *in, const tl_tensor *w, int64_t minlength,
+                               tl_tensor *out)
+{
+  (void)in, (void)w, (void)minlength, (void)out;
+  return no_meta_kernel("bincount");
+}
 
 /* ---- products: the shapes are checked, out arrives allocated ----------------- */
 
@@ -108,6 +219,107 @@ static tl_status meta_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *
   tl_gemm_shape g;
   (void)alpha, (void)beta;
   return tl_linalg_gemm_shape(out, a, b, reduce_batch, &g);
+}
+
+/* ---- linear algebra: the drivers every device shares (tl_lapack.h) with runs
+ * that do nothing, or the CPU kernel's setup without its loop --------------- */
+
+static tl_status meta_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
+                             tl_tensor *info)
+{
+  (void)p, (void)lu, (void)x, (void)info;
+  return TL_OK;
+}
+static tl_status meta_det_run(const tl_lapack_det *p, tl_tensor *lu)
+{
+  (void)p, (void)lu;
+  return TL_OK;
+}
+TL_LAPACK_DET_ENTRIES(tl_meta, meta_det_run)
+
+static tl_status meta_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                               const tl_tensor *b, bool left)
+{
+  return tl_lapack_solve_ex(x, info, a, b, left, meta_lu_run);
+}
+static tl_status meta_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+{
+  return tl_lapack_inv_ex(out, info, a, meta_lu_run);
+}
+/* as the CPU's: the factor in a's layout (potrf on row-major data), info [B...] */
+static tl_status meta_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
+{
+  (void)upper;
+  if (tl_lapack_check_matrix("linalg.cholesky", a, true) != TL_OK ||
+      tl_tensor_to_dtype(out, a, tl_linalg_float_dtype(a->dtype)) != TL_OK)
+    return tl_error_status();
+  if (info && tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, a->ndim - 2, a->shape, 0,
+                              NULL) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+static tl_status meta_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+{
+  tl_tensor f = {0}, tau = {0};
+  tl_lapack_qr p;
+  if (tl_lapack_qr_setup(&p, &f, &tau, q, r, a, mode) != TL_OK)
+    return tl_error_status();
+  tl_tensor_release(&f);
+  tl_tensor_release(&tau);
+  return TL_OK;
+}
+static tl_status meta_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                   const tl_tensor *a)
+{
+  return tl_lapack_lu_factor_setup("linalg.lu_factor", a, lu, pivots, info);
+}
+/* P [B..., m, m], L [B..., m, k], U [B..., k, n], column-major as the CPU's */
+static tl_status meta_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
+{
+  if (tl_lapack_check_matrix("linalg.lu", a, false) != TL_OK)
+    return tl_error_status();
+  int nb = a->ndim - 2;
+  int64_t m = a->shape[nb], n = a->shape[nb + 1], k = m < n ? m : n;
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  tl_device dev = tl_tensor_device(a);
+  if (tl_lapack_colmajor_empty(p, dev, d, nb, a->shape, m, m) != TL_OK)
+    return tl_error_status();
+  if (tl_lapack_colmajor_empty(l, dev, d, nb, a->shape, m, k) != TL_OK) {
+    tl_tensor_release(p);
+    return tl_error_status();
+  }
+  if (tl_lapack_colmajor_empty(u, dev, d, nb, a->shape, k, n) != TL_OK) {
+    tl_tensor_release(p);
+    tl_tensor_release(l);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+static tl_status meta_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                               const tl_tensor *b, bool left, bool adjoint)
+{
+  tl_tensor f = {0}, piv = {0};
+  tl_lapack_lu_solve p;
+  if (tl_lapack_lu_solve_setup(&p, &f, &piv, x, lu, pivots, b, left, adjoint) != TL_OK)
+    return tl_error_status();
+  if (!left)
+    tl_lapack_swap_last(x);
+  tl_tensor_release(&f);
+  tl_tensor_release(&piv);
+  return TL_OK;
+}
+static tl_status meta_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                       bool upper, bool left, bool unitriangular)
+{
+  tl_tensor f = {0};
+  int64_t count;
+  (void)upper, (void)unitriangular;
+  if (tl_lapack_triangular_setup(&f, x, a, b, left, &count) != TL_OK)
+    return tl_error_status();
+  tl_tensor_release(&f);
+  return TL_OK;
 }
 
 /* ---- index primitives: offsets and moves do nothing; nonzero has no shape ---- */
@@ -177,17 +389,34 @@ void tl_dispatch_meta_register(void)
                                            .tensor_eye_fill = meta_eye};
   static const tl_op create_ops[] = {TL_OP_FILL, TL_OP_ARANGE, TL_OP_LINSPACE, TL_OP_EYE};
   static const tl_random_kernels random = {.random_fill = meta_random_fill,
-                                           .random_permutation = meta_random_permutation};
-  /* the draws that fill a tensor the op layer allocated (poisson, multinomial,
-   * gamma and binomial sample through buffers of their own: not here) */
+                                           .random_permutation = meta_random_permutation,
+                                           .random_sample = meta_random_sample};
+  /* the draws into a tensor the op layer allocated (poisson's and
+   * multinomial's kernels allocate and check their own: not here) */
   static const tl_op random_ops[] = {
       TL_OP_UNIFORM,     TL_OP_NORMAL, TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY, TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
-      TL_OP_RANDPERM};
-  static const tl_sort_kernels sort = {.sort = meta_sort};
-  static const tl_op sort_ops[] = {TL_OP_SORT, TL_OP_ARGSORT, TL_OP_MSORT};
+      TL_OP_RANDPERM,    TL_OP_STANDARD_GAMMA, TL_OP_BINOMIAL};
+  static const tl_sort_kernels sort = {
+      .sort = meta_sort, .topk = meta_topk, .kthvalue = meta_kthvalue,
+      .median_all = tl_sort_median_all, .median_dim = meta_median_dim,
+      .quantile = meta_quantile, .mode = meta_mode, .cummax = meta_cummax,
+      .unique = meta_unique, .unique_dim = meta_unique_dim, .searchsorted = meta_searchsorted,
+      .bincount = meta_bincount, .histc = meta_histc};
   static const tl_linalg_kernels products = {.linalg_gemm = meta_gemm,
                                              .linalg_vector_norm = tl_linalg_device_vector_norm};
+  /* the decompositions above; svd, eigh, eig, lstsq and LDL have no meta kernel */
+  static const tl_linalg_kernels linalg = {
+      .linalg_gemm = meta_gemm, .linalg_solve_ex = meta_solve_ex, .linalg_inv_ex = meta_inv_ex,
+      .linalg_cholesky_ex = meta_cholesky_ex, .linalg_det = tl_meta_linalg_det,
+      .linalg_slogdet = tl_meta_linalg_slogdet, .linalg_logdet = tl_meta_linalg_logdet,
+      .linalg_qr = meta_qr, .linalg_lu_factor_ex = meta_lu_factor_ex, .linalg_lu = meta_lu,
+      .linalg_lu_solve = meta_lu_solve, .linalg_solve_triangular = meta_solve_triangular,
+      .linalg_vector_norm = tl_linalg_device_vector_norm,
+      .linalg_cross = tl_linalg_device_cross};
+  static const tl_op linalg_ops[] = {
+      TL_OP_SOLVE, TL_OP_INV, TL_OP_CHOLESKY, TL_OP_DET, TL_OP_SLOGDET, TL_OP_LOGDET, TL_OP_QR,
+      TL_OP_GEQRF, TL_OP_LU_FACTOR, TL_OP_LU, TL_OP_LU_SOLVE, TL_OP_SOLVE_TRIANGULAR, TL_OP_CROSS};
   /* the products, all through gemm (matmul.c), and vector_norm, made of
    * elementwise ops and reductions; the decompositions allocate their own
    * outputs and have no meta kernel */
@@ -217,10 +446,11 @@ void tl_dispatch_meta_register(void)
     tl_dispatch_register_set(create_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &create);
   for (size_t i = 0; i < sizeof random_ops / sizeof *random_ops; i++)
     tl_dispatch_register_set(random_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &random);
-  for (size_t i = 0; i < sizeof sort_ops / sizeof *sort_ops; i++)
-    tl_dispatch_register_set(sort_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &sort);
+  tl_dispatch_register_family(TL_OP_SORT, TL_DEVICE_META, &sort);
   for (size_t i = 0; i < sizeof product_ops / sizeof *product_ops; i++)
     tl_dispatch_register_set(product_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &products);
+  for (size_t i = 0; i < sizeof linalg_ops / sizeof *linalg_ops; i++)
+    tl_dispatch_register_set(linalg_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &linalg);
   tl_reduce_serve(TL_DEVICE_META);
   tl_reduce_device_pass[TL_DEVICE_META] = meta_pass;
   tl_reduce_index_device[TL_DEVICE_META] = meta_index_pass;
