@@ -122,9 +122,71 @@ CALLS = [
     "T.nn.functional.conv_transpose2d(T.empty(1, 3, 5, 5, device='meta'), T.empty(3, 4, 3, 3, device='meta'))",
     "T.nn.functional.max_pool2d(T.empty(1, 3, 8, 8, device='meta'), 2, return_indices=True)",
     "T.nn.functional.adaptive_avg_pool2d(T.empty(1, 3, 8, 8, device='meta'), 1)", "T.nn.functional.nll_loss(M, T.empty(2, dtype=T.int64, device='meta'))",
+    "T.nn.functional.grid_sample(T.empty(1, 3, 4, 4, device='meta'), T.empty(1, 5, 5, 2, device='meta'), align_corners=False)",
+    "T.nn.functional.affine_grid(T.empty(1, 2, 3, device='meta'), (1, 3, 4, 4), align_corners=False)",
+    "T.nn.functional.multi_margin_loss(M, T.empty(2, dtype=T.int64, device='meta'))",
+    "T.nn.functional.binary_cross_entropy(M, M)", "T.nn.functional.kl_div(M, M, reduction='batchmean')",
+    "T.cdist(T.empty(4, 3, device='meta'), T.empty(5, 3, device='meta'))",
+    "T.nn.functional.unfold(T.empty(1, 3, 4, 4, device='meta'), 2)",
+    "T.nn.functional.pixel_shuffle(T.empty(1, 4, 3, 3, device='meta'), 2)",
+    # FFTs
+    "T.fft.fft(M)", "T.fft.fft(M, dim=0)", "T.fft.rfft(M)", "T.fft.irfft(M)",
+    "T.fft.fft2(T.empty(2, 4, 5, device='meta'))",
+    # dtypes
+    "M.half() @ T.empty(3, 2, device='meta', dtype=T.float16)",
+    "T.empty(2, 2, dtype=T.complex64, device='meta') @ T.empty(2, 2, dtype=T.complex64, device='meta')",
+    "M.to(T.float8_e4m3fn)", "M.bfloat16().sum(0)",
     # autograd
-    "_backward(T)",
+    "_backward(T)", *[f"_grad(T, '{name}')" for name in (
+        "layer_norm", "conv2d", "lstm", "cross_entropy", "embedding", "attention", "index",
+        "sort", "inv", "max")],
+    # optimizers and clipping on meta parameters
+    *[f"_step(T, '{name}')" for name in ("SGD", "Adam", "AdamW", "RMSprop")],
+    "T.nn.utils.clip_grad_norm_([_with_grad(T)], 1.0)",
 ]
+
+
+def _grad(T, name):
+    """The gradient backward gives a meta leaf through one op."""
+    F = T.nn.functional
+    x = T.empty(3, 4, device="meta", requires_grad=True)
+    if name == "conv2d":
+        x = T.empty(4, 3, 3, 3, device="meta", requires_grad=True)
+        out = F.conv2d(T.empty(1, 3, 8, 8, device="meta"), x)
+    elif name == "lstm":
+        m = T.nn.LSTM(4, 5, device="meta")
+        x = m.weight_hh_l0
+        out = m(T.empty(6, 2, 4, device="meta"))[0]
+    elif name == "attention":
+        x = T.empty(2, 5, 8, device="meta", requires_grad=True)
+        out = F.scaled_dot_product_attention(x, x, x)
+    elif name == "embedding":
+        out = F.embedding(T.empty(7, dtype=T.int64, device="meta"), x)
+    elif name == "inv":
+        x = T.empty(2, 4, 4, device="meta", requires_grad=True)
+        out = T.linalg.inv(x)
+    else:
+        out = {"layer_norm": lambda: F.layer_norm(x, (4,)),
+               "cross_entropy": lambda: F.cross_entropy(x, T.empty(3, dtype=T.int64,
+                                                                   device="meta")),
+               "index": lambda: x[T.tensor([0, 2, 2])],
+               "sort": lambda: x.sort(1)[0], "max": lambda: x.max(1)[0]}[name]()
+    out.sum().backward()
+    return x.grad
+
+
+def _with_grad(T):
+    p = T.nn.Parameter(T.empty(2, 3, device="meta"))
+    p.grad = T.empty(2, 3, device="meta")
+    return p
+
+
+def _step(T, name):
+    """One optimizer step on meta parameters: they stay meta tensors."""
+    p = _with_grad(T)
+    opt = getattr(T.optim, name)([p], lr=0.1)
+    opt.step()
+    return [p, sorted(opt.state[p])]
 
 
 def _backward(T):
@@ -139,7 +201,8 @@ def _backward(T):
 def inputs(T):
     return {"M": T.empty(2, 3, device="meta"), "M1": T.empty(1, device="meta"),
             "MI": T.empty(2, 3, dtype=T.int64, device="meta"),
-            "C": T.arange(6.0).reshape(2, 3), "_backward": _backward}
+            "C": T.arange(6.0).reshape(2, 3), "_backward": _backward, "_grad": _grad,
+            "_step": _step, "_with_grad": _with_grad}
 
 
 def describe(r):

@@ -2,10 +2,10 @@
  * nothing.  Every family's op layer checks its arguments and allocates its
  * outputs on the input's device before calling the device's set (conv.c,
  * pool.c, norm.c, softmax.c, activation.c, embedding.c, loss.c,
- * cross_entropy.c, dropout.c), so these give the CPU's shapes, dtypes and
+ * cross_entropy.c, grid.c, dropout.c), so these give the CPU's shapes, dtypes and
  * layouts (the flags below are the CPU sets').  Not served, so that their
  * ops raise the kernel table's NotImplementedError naming the meta device:
- * embedding_bag, the multi-margin and CTC losses, the sampling grids.  The
+ * embedding_bag and the CTC loss.  The
  * recurrent and attention families run their device-neutral drivers
  * (rnn_device.c, attention_device.c), which allocate on the device and
  * touch elements only through primitives: here primitives that do nothing,
@@ -18,6 +18,7 @@
 #include "nn/conv/tl_conv.h"
 #include "nn/dropout/tl_dropout.h"
 #include "nn/embedding/tl_embedding.h"
+#include "nn/grid/tl_grid.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/norm/tl_norm.h"
 #include "nn/pool/tl_pool.h"
@@ -174,31 +175,31 @@ static tl_status ce_backward(const tl_ce_spec *s, const tl_tensor *g, const tl_t
   (void)s, (void)g, (void)x, (void)t, (void)w, (void)lse, (void)tw, (void)dx, (void)dt;
   return TL_OK;
 }
-/* the class set's other members: no meta kernel */
 static tl_status multi(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                        const tl_tensor *w, tl_tensor *out)
 {
-  (void)s, (void)t, (void)w, (void)out;
-  return tl_dispatch_no_kernel("multi_margin_loss", tl_tensor_device(x), x->dtype);
+  (void)s, (void)x, (void)t, (void)w, (void)out;
+  return TL_OK;
 }
 static tl_status multi_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                 const tl_tensor *t, const tl_tensor *w, tl_tensor *dx)
 {
-  (void)s, (void)g, (void)t, (void)w, (void)dx;
-  return tl_dispatch_no_kernel("multi_margin_loss_backward", tl_tensor_device(x), x->dtype);
+  (void)s, (void)g, (void)x, (void)t, (void)w, (void)dx;
+  return TL_OK;
 }
 static tl_status multilabel(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                             tl_tensor *out, tl_tensor *is)
 {
-  (void)s, (void)t, (void)out, (void)is;
-  return tl_dispatch_no_kernel("multilabel_margin_loss", tl_tensor_device(x), x->dtype);
+  (void)s, (void)x, (void)t, (void)out, (void)is;
+  return TL_OK;
 }
 static tl_status multilabel_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                      const tl_tensor *t, const tl_tensor *is, tl_tensor *dx)
 {
-  (void)s, (void)g, (void)t, (void)is, (void)dx;
-  return tl_dispatch_no_kernel("multilabel_margin_loss_backward", tl_tensor_device(x), x->dtype);
+  (void)s, (void)g, (void)x, (void)t, (void)is, (void)dx;
+  return TL_OK;
 }
+/* CTC's op layer reads the target lengths on the host: no meta kernel */
 static tl_status ctc(const tl_ctc_spec *s, const tl_tensor *lp, const tl_tensor *t,
                      tl_tensor *nll_out, tl_tensor *la)
 {
@@ -211,6 +212,25 @@ static tl_status ctc_backward(const tl_ctc_spec *s, const tl_tensor *g, const tl
 {
   (void)s, (void)g, (void)t, (void)nll_in, (void)la, (void)dx;
   return tl_dispatch_no_kernel("ctc_loss_backward", tl_tensor_device(lp), lp->dtype);
+}
+
+static tl_status grid_sample(const tl_grid_spec *s, const tl_tensor *x, const tl_tensor *grid,
+                             tl_tensor *y)
+{
+  (void)s, (void)x, (void)grid, (void)y;
+  return TL_OK;
+}
+static tl_status grid_backward(const tl_grid_spec *s, const tl_tensor *g, const tl_tensor *x,
+                               const tl_tensor *grid, tl_tensor *dx, tl_tensor *dgrid)
+{
+  (void)s, (void)g, (void)x, (void)grid, (void)dx, (void)dgrid;
+  return TL_OK;
+}
+static tl_status affine(int n, const int64_t *size, bool align, bool transpose, const tl_tensor *in,
+                        tl_tensor *out)
+{
+  (void)n, (void)size, (void)align, (void)transpose, (void)in, (void)out;
+  return TL_OK;
 }
 
 static tl_status dropout(tl_generator *gen, const tl_dropout_params *p, const tl_tensor *x,
@@ -328,6 +348,8 @@ void tl_nn_meta_register(void)
       .cross_entropy = ce, .cross_entropy_backward = ce_backward, .multi_margin = multi,
       .multi_margin_backward = multi_backward, .multilabel_margin = multilabel,
       .multilabel_margin_backward = multilabel_backward, .ctc = ctc, .ctc_backward = ctc_backward};
+  static const tl_nn_grid_kernels grid_set = {.sample = grid_sample,
+                                              .sample_backward = grid_backward, .affine = affine};
   static const tl_nn_dropout_kernels dropout_set = {.forward = dropout,
                                                     .backward = dropout_backward};
   /* a family's ops are those whose CPU set is its representative's */
@@ -336,7 +358,8 @@ void tl_nn_meta_register(void)
     const void *set;
   } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
                   {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
-                  {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set}};
+                  {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
+                  {TL_OP_GRID_SAMPLER, &grid_set}};
   tl_nn_conv_register_set(TL_DEVICE_META, &conv_set);
   tl_nn_pool_register_set(TL_DEVICE_META, &pool_set);
   tl_nn_norm_register_set(TL_DEVICE_META, &norm_set);

@@ -17,6 +17,7 @@
  * and the meta device.                                                      */
 #include "ndcore/dispatch/tl_meta.h"
 
+#include "gpu/fft/tl_gpu_fft.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/kernels/tl_sort_args.h"
@@ -322,6 +323,14 @@ static tl_status meta_solve_triangular(tl_tensor *x, const tl_tensor *a, const t
   return TL_OK;
 }
 
+/* ---- FFTs: fft.c's op layer allocates each pass's result ------------------- */
+
+static tl_status meta_fft(const tl_fft_desc *d, tl_tensor *in, tl_tensor *out)
+{
+  (void)d, (void)in, (void)out;
+  return TL_OK;
+}
+
 /* ---- index primitives: offsets and moves do nothing; nonzero has no shape ---- */
 
 static tl_status meta_offsets(const tl_tensor *off, const tl_tensor *idx,
@@ -464,5 +473,6 @@ void tl_dispatch_meta_register(void)
   index.index_masked_scatter = meta_masked_scatter;
   for (size_t i = 0; i < tl_index_op_count; i++)
     tl_dispatch_register_set(tl_index_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &index);
+  tl_fft_register_device(TL_DEVICE_META, meta_fft);
   tl_nn_meta_register();
 }
