@@ -143,7 +143,26 @@ CALLS = [
     # optimizers and clipping on meta parameters
     *[f"_step(T, '{name}')" for name in ("SGD", "Adam", "AdamW", "RMSprop")],
     "T.nn.utils.clip_grad_norm_([_with_grad(T)], 1.0)",
+    # pickling and checkpoints keep the metadata only; other host-side uses
+    "_pickled(T, M.t())", "_pickled(T, T.nn.Parameter(M))", "_saved(T, {'w': M.t(), 'n': MI})",
+    "_saved(T, T.nn.Linear(2, 3, device='meta').state_dict())",
+    "M.get_device()", "M.type()", "M.share_memory_()", "T.testing.assert_close(M, M)",
+    "T.testing.assert_close(M, M.double())", "T.nn.Linear(2, 3, device='meta').to('cpu')",
+    "T.nn.Linear(2, 3).to('meta').weight", "f'{M1.reshape(())}'", "M.is_shared()",
 ]
+
+
+def _pickled(T, t):
+    import pickle
+    return pickle.loads(pickle.dumps(t))
+
+
+def _saved(T, obj):
+    import io
+    buf = io.BytesIO()
+    T.save(obj, buf)
+    buf.seek(0)
+    return list(T.load(buf).values()) if isinstance(obj, dict) else T.load(buf)
 
 
 def _grad(T, name):
@@ -202,7 +221,7 @@ def inputs(T):
     return {"M": T.empty(2, 3, device="meta"), "M1": T.empty(1, device="meta"),
             "MI": T.empty(2, 3, dtype=T.int64, device="meta"),
             "C": T.arange(6.0).reshape(2, 3), "_backward": _backward, "_grad": _grad,
-            "_step": _step, "_with_grad": _with_grad}
+            "_step": _step, "_with_grad": _with_grad, "_pickled": _pickled, "_saved": _saved}
 
 
 def describe(r):
@@ -220,6 +239,14 @@ def describe(r):
 
 def main():
     record(CALLS, lambda T: {"T": T, **inputs(T)}, describe, "meta", messages=True)
+    # a checkpoint of meta tensors as PyTorch writes it, for test_meta.py to load
+    import os
+    import torch
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                        "golden", "meta_checkpoint.pt")
+    torch.save({"w": torch.empty(2, 3, device="meta").t(),
+                "p": torch.nn.Parameter(torch.empty(4, device="meta", dtype=torch.float64)),
+                "i": torch.empty(5, dtype=torch.int64, device="meta")}, path)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,10 @@ _DIFFERENT = {
         ("T.masked_select(M, M > 0)", "masked_select"), ("T.unique(M)", "_unique2"),
         ("T.unique_consecutive(M)", "unique_consecutive"),
         ("T.bincount(T.empty(3, dtype=T.int64, device='meta'))", "bincount"))},
+    # our message names torchlike's class
+    "T.nn.Linear(2, 3, device='meta').to('cpu')": (
+        "NotImplementedError", "Cannot copy out of meta tensor; no data! Please use "
+                               "torchlike.nn.Module.to_empty() instead of torchlike.nn.Module.to()"),
 }
 # Calls PyTorch answers and ours refuses, with (exception class, words):
 _REFUSED = {
@@ -127,6 +131,26 @@ def test_golden_covers_errors_and_results():
     # the recorded calls hold both results and refusals: the test above can fail either way
     kinds = {e[0] for _, e in CALLS}
     assert kinds >= {"tensor", "raises", "value"}
+
+
+def test_pytorch_checkpoint_of_meta_tensors_loads_as_meta_tensors():
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
+                        "meta_checkpoint.pt")
+    sd = torch.load(path)
+    assert {k: (v.device.type, tuple(v.shape), v.stride(), v.dtype) for k, v in sd.items()} == {
+        "w": ("meta", (3, 2), (1, 3), torch.float32), "p": ("meta", (4,), (1,), torch.float64),
+        "i": ("meta", (5,), (1,), torch.int64)}
+    assert isinstance(sd["p"], torch.nn.Parameter) and sd["p"].requires_grad
+
+
+def test_load_state_dict_into_meta_module_warns_that_it_copies_nothing():
+    with torch.device("meta"):
+        net = torch.nn.Linear(2, 3)
+    with pytest.warns(UserWarning, match="for weight: copying from a non-meta parameter in the "
+                                         "checkpoint to a meta parameter"):
+        net.load_state_dict(torch.nn.Linear(2, 3).state_dict())
+    assert net.weight.is_meta
 
 
 # ---- big-model initialisation ---------------------------------------------------------

@@ -63,7 +63,7 @@ CUDA_TYPES = {name + "Tensor": _make(name, dtype, "cuda", "torchlike.cuda")
 
 
 def _type_name(t):
-    where = "torchlike.cuda." if t.device.type == "cuda" else "torchlike."
+    where = "torchlike." if t.device.type == "cpu" else f"torchlike.{t.device.type}."
     return where + scalar_type_name(t.dtype) + "Tensor"
 
 

@@ -47,7 +47,7 @@ def _repr(self):
 def _format(self, spec):
     # a plain 0-d tensor formats as its Python number ('{:.2f}'.format(loss));
     # anything else formats as object does (its str for an empty spec)
-    if self.ndim == 0 and type(self) is Tensor:
+    if self.ndim == 0 and type(self) is Tensor and not self.is_meta:
         return self.item().__format__(spec)
     return object.__format__(self, spec)
 
@@ -173,6 +173,8 @@ def _share_memory_(self):
     """Move this tensor's storage into shared memory, in place: every view of
     it stays valid and now shares memory with any process it is sent to.  A
     no-op when it is shared already (or on CUDA, shared when sent)."""
+    if self.is_meta:  # no memory to share (PyTorch's error)
+        raise RuntimeError("_share_fd_: only available on CPU")
     if self.device.type == "cpu":
         from .multiprocessing.reductions import share_storage
         share_storage(self)

@@ -68,8 +68,8 @@ def _isreal(self):
 
 
 def _get_device(self):
-    """The device index of a CUDA tensor, -1 on the CPU."""
-    return -1 if self.device.type == "cpu" else self.device.index
+    """The device index of a CUDA tensor, -1 on the CPU and the meta device."""
+    return -1 if self.device.index is None else self.device.index
 
 
 def _function(method, name):
