@@ -71,7 +71,9 @@ CALLS = [
     "T.gather(M, 1, T.empty(2, 2, dtype=T.int64, device='meta'))",
     "M.scatter(1, T.empty(2, 2, dtype=T.int64, device='meta'), 1.0)",
     "M.masked_fill(M > 0, 0.0)", "M.index_add(0, T.zeros(2, dtype=T.int64, device='meta'), M)",
-    "M.__setitem__(0, 1.0)", "M.__setitem__((0, 1), M1)",
+    "M.__setitem__(0, 1.0)", "M.__setitem__((0, 1), M1)", "M.__setitem__(T.tensor([0, 1]), 1.0)",
+    "M.index_select(0, T.tensor([0, 1]))", "T.gather(M, 0, T.zeros(2, 3, dtype=T.int64))",
+    "M.index_add(0, T.tensor([0, 1]), M)",
     # data-dependent shapes
     "T.nonzero(M)", "M.nonzero()", "M[M > 0]", "T.masked_select(M, M > 0)", "T.unique(M)",
     "T.where(M > 0)", "T.argwhere(M)", "T.bincount(T.empty(3, dtype=T.int64, device='meta'))",

@@ -40,6 +40,8 @@ _DIFFERENT = {
         ("T.masked_select(M, M > 0)", "masked_select"), ("T.unique(M)", "_unique2"),
         ("T.unique_consecutive(M)", "unique_consecutive"),
         ("T.bincount(T.empty(3, dtype=T.int64, device='meta'))", "bincount"))},
+    "M.index_add(0, T.tensor([0, 1]), M)": ("RuntimeError", "Tensor on device cpu is not on "
+                                                            "the expected device meta!"),
     # our message names torchlike's class
     "T.nn.Linear(2, 3, device='meta').to('cpu')": (
         "NotImplementedError", "Cannot copy out of meta tensor; no data! Please use "
@@ -52,8 +54,11 @@ _REFUSED = {
         "T.linalg.svd(T.empty(4, 3, device='meta'))", "T.poisson(M)", "T.multinomial(M, 2)",
         "T.nn.functional.embedding_bag(T.empty(2, 3, dtype=T.int64, device='meta'), "
         "T.empty(10, 4, device='meta'))")},
-    # PyTorch's meta mm does not check devices; every other op does, and so do ours
-    "T.matmul(M, C.t())": (RuntimeError, "Tensor on device cpu is not on the expected device meta!"),
+    # PyTorch's meta mm, index_select and gather do not check devices; ours do, as
+    # its other ops and its CPU kernels do
+    **{c: (RuntimeError, "Tensor on device cpu is not on the expected device meta!") for c in (
+        "T.matmul(M, C.t())", "M.index_select(0, T.tensor([0, 1]))",
+        "T.gather(M, 0, T.zeros(2, 3, dtype=T.int64))")},
 }
 
 
@@ -147,9 +152,11 @@ def test_pytorch_checkpoint_of_meta_tensors_loads_as_meta_tensors():
 def test_load_state_dict_into_meta_module_warns_that_it_copies_nothing():
     with torch.device("meta"):
         net = torch.nn.Linear(2, 3)
-    with pytest.warns(UserWarning, match="for weight: copying from a non-meta parameter in the "
-                                         "checkpoint to a meta parameter"):
+    with pytest.warns(UserWarning) as record:
         net.load_state_dict(torch.nn.Linear(2, 3).state_dict())
+    assert [str(w.message).split(":")[0] for w in record] == ["for weight", "for bias"]
+    assert all("copying from a non-meta parameter in the checkpoint to a meta parameter"
+               in str(w.message) for w in record)
     assert net.weight.is_meta
 
 
