@@ -81,7 +81,8 @@ CALLS = [
     "T.repeat_interleave(M, 2, dim=0)", "T.nn.functional.one_hot(MI.abs(), 5)",
     # random draws with tensor parameters
     "T.bernoulli(M)", "T.normal(M, 1.0)", "M.bernoulli_(0.3)", "T.poisson(M)",
-    "T.multinomial(M, 2)",
+    "T.multinomial(M, 2)", "T.multinomial(M[0], 5, replacement=True)", "T.multinomial(M, 4)",
+    "T.poisson(MI)",
     # sort family
     "T.sort(M, 1)", "M.argsort(0)", "M.topk(2)", "M.topk(2, dim=0)", "M.kthvalue(2)",
     "M.median(1)", "M.median()", "M.nanmedian(0, keepdim=True)", "M.mode(1)", "M.cummax(1)",

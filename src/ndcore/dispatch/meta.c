@@ -12,13 +12,13 @@
  * Kernels that allocate their own outputs (the sort family) do it with the
  * CPU's checks and shape helpers.  Ops whose output shape depends on the
  * data (nonzero, masked_select, unique, bincount) refuse in PyTorch's words;
- * families with no meta kernel (svd, eigh, eig, lstsq, LDL, poisson and
- * multinomial) raise the kernel table's NotImplementedError naming the op
+ * families with no meta kernel (svd, eigh, eig, lstsq, LDL) raise the kernel table's NotImplementedError naming the op
  * and the meta device.                                                      */
 #include "ndcore/dispatch/tl_meta.h"
 
 #include "gpu/fft/tl_gpu_fft.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
+#include "ndcore/kernels/tl_random_args.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/kernels/tl_sort_args.h"
 #include "ndcore/linalg/tl_lapack.h"
@@ -68,6 +68,25 @@ static tl_status meta_random_permutation(tl_generator *g, tl_tensor *out)
 {
   (void)g, (void)out;
   return TL_OK;
+}
+/* poisson and multinomial allocate their draws: the CPU's checks that read
+ * no data, then the result (the rates' dtype and shape; int64 [rows, n]) */
+static tl_status meta_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
+{
+  (void)g;
+  if (tl_random_poisson_check(rates) != TL_OK)
+    return tl_error_status();
+  return tl_tensor_empty(out, rates->dtype, rates->ndim, rates->shape, tl_tensor_device(rates));
+}
+static tl_status meta_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                         bool replacement, tl_tensor *out)
+{
+  (void)g;
+  if (tl_random_multinomial_check(probs, n, replacement) != TL_OK)
+    return tl_error_status();
+  int64_t shape[2] = {probs->ndim == 2 ? probs->shape[0] : 1, n};
+  return tl_tensor_empty(out, TL_DTYPE_I64, probs->ndim, probs->ndim == 2 ? shape : shape + 1,
+                         tl_tensor_device(probs));
 }
 static tl_status meta_random_sample(tl_generator *g, const tl_random_sample_spec *spec,
                                     const tl_tensor *a, const tl_tensor *b, tl_tensor *out)
@@ -399,13 +418,14 @@ void tl_dispatch_meta_register(void)
   static const tl_op create_ops[] = {TL_OP_FILL, TL_OP_ARANGE, TL_OP_LINSPACE, TL_OP_EYE};
   static const tl_random_kernels random = {.random_fill = meta_random_fill,
                                            .random_permutation = meta_random_permutation,
+                                           .random_poisson = meta_random_poisson,
+                                           .random_multinomial = meta_random_multinomial,
                                            .random_sample = meta_random_sample};
-  /* the draws into a tensor the op layer allocated (poisson's and
-   * multinomial's kernels allocate and check their own: not here) */
   static const tl_op random_ops[] = {
-      TL_OP_UNIFORM,     TL_OP_NORMAL, TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
-      TL_OP_EXPONENTIAL, TL_OP_CAUCHY, TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
-      TL_OP_RANDPERM,    TL_OP_STANDARD_GAMMA, TL_OP_BINOMIAL};
+      TL_OP_UNIFORM,     TL_OP_NORMAL,   TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
+      TL_OP_EXPONENTIAL, TL_OP_CAUCHY,   TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
+      TL_OP_RANDPERM,    TL_OP_POISSON,  TL_OP_MULTINOMIAL,    TL_OP_STANDARD_GAMMA,
+      TL_OP_BINOMIAL};
   static const tl_sort_kernels sort = {
       .sort = meta_sort, .topk = meta_topk, .kthvalue = meta_kthvalue,
       .median_all = tl_sort_median_all, .median_dim = meta_median_dim,
