@@ -10,8 +10,6 @@
  * (rnn_device.c, attention_device.c), which allocate on the device and
  * touch elements only through primitives: here primitives that do nothing,
  * over the meta device's NULL pointers, which nothing dereferences. */
-#include "ndcore/dispatch/tl_meta.h"
-
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/attention/tl_attention.h"

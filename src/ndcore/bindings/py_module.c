@@ -260,6 +260,7 @@ PyMODINIT_FUNC PyInit__C(void)
   tl_dispatch_init();
   tl_nn_register();
   tl_dispatch_meta_register(); /* after the CPU rows, the core's and src/nn's */
+  tl_nn_meta_register();
   tl_parallel_set_lock_hooks(gil_release, gil_take);
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

@@ -494,5 +494,4 @@ void tl_dispatch_meta_register(void)
   for (size_t i = 0; i < tl_index_op_count; i++)
     tl_dispatch_register_set(tl_index_ops[i], TL_DEVICE_META, TL_DTYPES_ALL, &index);
   tl_fft_register_device(TL_DEVICE_META, meta_fft);
-  tl_nn_meta_register();
 }

@@ -1,4 +1,5 @@
-/* tl_meta.h - the meta device's kernels (meta.c, src/nn/nn_meta.c). */
+/* tl_meta.h - the meta device's kernels for the core's families (meta.c);
+ * src/nn's are registered by tl_nn_meta_register (nn/tl_nn.h). */
 #ifndef TL_META_H
 #define TL_META_H
 
@@ -7,7 +8,5 @@
  * device, so results carry the shapes, dtypes and strides of the CPU's.
  * Once, at import, after the CPU rows. */
 void tl_dispatch_meta_register(void);
-/* The same for the nn families that have meta kernels (nn_meta.c). */
-void tl_nn_meta_register(void);
 
 #endif
