@@ -36,7 +36,7 @@ def test_fake_device_parses_only_once_enabled():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert "before: Expected one of cpu, cuda device type at start of device string: fake" in out
+    assert "before: Expected one of cpu, cuda, meta device type at start of device string: fake" in out
     assert "after: fake:0" in out
 
 
@@ -48,7 +48,7 @@ def test_device_objects():
     assert torchlike.device("fake:0") == "fake:0"
     with pytest.raises(RuntimeError, match="Invalid device string: 'fake:x'"):
         torchlike.device("fake:x")
-    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, fake device type"):
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta, fake device type"):
         torchlike.device("tpu")
 
 

@@ -41,9 +41,7 @@ _TOLERANCE = {
     "resumed_schedulers(T)": None,   # the same float operations: bit for bit
 }
 # programs PyTorch runs and torchlike cannot yet, with the reason
-_KNOWN_GAPS = {
-    "meta_ensemble(T)": "no meta device: torchlike tensors always have storage",
-}
+_KNOWN_GAPS = {}
 
 
 def _same(got, want, tol):

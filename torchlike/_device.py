@@ -7,7 +7,7 @@ on ``d`` unless given ``device=``, as ``torchlike.set_default_device(d)`` does
 for the whole process."""
 from . import _C
 
-_TYPES = ("cpu", "cuda")
+_TYPES = ("cpu", "cuda", "meta")
 
 
 def _known_types():

@@ -63,7 +63,8 @@ CUDA_TYPES = {name + "Tensor": _make(name, dtype, "cuda", "torchlike.cuda")
 
 
 def _type_name(t):
-    where = "torchlike.cuda." if t.device.type == "cuda" else "torchlike."
+    # the test device's tensors go by the CPU's names (the device suites compare them)
+    where = f"torchlike.{t.device.type}." if t.device.type in ("cuda", "meta") else "torchlike."
     return where + scalar_type_name(t.dtype) + "Tensor"
 
 

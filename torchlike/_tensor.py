@@ -3,7 +3,7 @@
 The C type (``torchlike._C.Tensor``) holds everything on the hot path; what
 lives here is presentation and protocol glue that is clearer in Python."""
 from . import _C
-from ._tensor_str import tensor_repr
+from ._tensor_str import tensor_repr, _DTYPE_PREFIX
 from . import _ufunc  # noqa: F401  (installs __array_ufunc__'s Python path)
 from ._array_function import array_function, numpy_namespace
 from .utils.hooks import RemovableHandle
@@ -13,7 +13,23 @@ _FLOAT32_PRINTED = (_C.bfloat16, _C.float8_e4m3fn, _C.float8_e5m2, _C.float8_e4m
                     _C.float8_e5m2fnuz, _C.float8_e8m0fnu)
 
 
+def _meta_repr(self, prefix):
+    # a meta tensor has no values: PyTorch prints its place, size and dtype
+    suffixes = ["device='meta'", f"size={tuple(self.shape)}"]
+    if self.dtype != _C.get_default_dtype():
+        suffixes.append(f"dtype={_DTYPE_PREFIX}{self.dtype.name}")
+    if self.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
+    elif self.requires_grad:
+        suffixes.append("requires_grad=True")
+    return f"{prefix}..., {', '.join(suffixes)})"
+
+
 def _repr(self):
+    prefix = "tensor(" if type(self) is Tensor or isinstance(self, _parameter_types()) \
+        else f"{type(self).__name__}("
+    if self.is_meta:
+        return _meta_repr(self, prefix)
     data = self.detach()
     if data.device.type != "cpu":
         data = data.cpu()  # printing reads the data through the device's backend
@@ -21,8 +37,6 @@ def _repr(self):
     values = data.float().numpy() if self.dtype in _FLOAT32_PRINTED else data.numpy()
     grad_fn = self.grad_fn
     # a subclass prints its name, as PyTorch's do (Parameter adds its own line)
-    prefix = "tensor(" if type(self) is Tensor or isinstance(self, _parameter_types()) \
-        else f"{type(self).__name__}("
     return tensor_repr(values, self.dtype.name, prefix=prefix,
                        default_float=_C.get_default_dtype().name,
                        device=str(self.device),
@@ -33,7 +47,7 @@ def _repr(self):
 def _format(self, spec):
     # a plain 0-d tensor formats as its Python number ('{:.2f}'.format(loss));
     # anything else formats as object does (its str for an empty spec)
-    if self.ndim == 0 and type(self) is Tensor:
+    if self.ndim == 0 and type(self) is Tensor and not self.is_meta:
         return self.item().__format__(spec)
     return object.__format__(self, spec)
 
@@ -159,6 +173,8 @@ def _share_memory_(self):
     """Move this tensor's storage into shared memory, in place: every view of
     it stays valid and now shares memory with any process it is sent to.  A
     no-op when it is shared already (or on CUDA, shared when sent)."""
+    if self.is_meta:  # no memory to share (PyTorch's error)
+        raise RuntimeError("_share_fd_: only available on CPU")
     if self.device.type == "cpu":
         from .multiprocessing.reductions import share_storage
         share_storage(self)

@@ -68,8 +68,8 @@ def _isreal(self):
 
 
 def _get_device(self):
-    """The device index of a CUDA tensor, -1 on the CPU."""
-    return -1 if self.device.type == "cpu" else self.device.index
+    """The device index of a CUDA tensor, -1 on the CPU and the meta device."""
+    return -1 if self.device.index is None else self.device.index
 
 
 def _function(method, name):
@@ -476,7 +476,7 @@ def _volatile(self):
 
 
 # The devices and layouts torchlike has none of: PyTorch's predicates answer False.
-_NEVER = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
+_NEVER = ("is_xpu", "is_mps", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
           "is_maia", "is_mkldnn", "is_quantized")
 
 

@@ -314,13 +314,29 @@ def _rebuild_from_type(cls, args, state):
     return _set_state(_as_type(_rebuild_tensor(*args), cls), state)
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """A meta tensor from its metadata (PyTorch's torch._utils function of
+    that name: pickles and checkpoints keep no storage for meta tensors)."""
+    return _C.empty_strided(size, stride, dtype=dtype, device="meta",
+                            requires_grad=requires_grad)
+
+
+def _rebuild_meta_from_type(cls, args, state):
+    return _set_state(_as_type(_rebuild_meta_tensor_no_storage(*args), cls), state)
+
+
 def _tensor_reduce_ex(self, protocol):
     if self.requires_grad:
         from .utils.hooks import warn_if_has_hooks
         warn_if_has_hooks(self)  # a gradient hook is not saved with the tensor
+    state = self.__dict__
+    if self.is_meta:  # no data: pickled as its metadata, as PyTorch does
+        args = (self.dtype, tuple(self.shape), self.stride(), self.requires_grad)
+        if type(self) is Tensor and not state:
+            return (_rebuild_meta_tensor_no_storage, args)
+        return (_rebuild_meta_from_type, (type(self), args, dict(state)))
     args = (self.untyped_storage(), self.dtype, self.storage_offset(), tuple(self.shape),
             self.stride(), self.requires_grad)
-    state = self.__dict__
     if type(self) is Tensor and not state:
         return (_rebuild_tensor, args)
     return (_rebuild_from_type, (type(self), args, dict(state)))
@@ -445,6 +461,7 @@ def _torch_globals():
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_tensor": _rebuild_tensor_v1,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor_no_storage,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
         "torch.Tensor": Tensor,
@@ -676,8 +693,11 @@ class _CheckpointPickler(pickle._Pickler):
         if obj.requires_grad:
             from .utils.hooks import warn_if_has_hooks
             warn_if_has_hooks(obj)  # a gradient hook is not saved with the tensor
-        rebuild = self._rebuild_name(obj)
         state = dict(obj.__dict__)
+        if obj.is_meta and type(obj) is Tensor and not state:  # no storage is saved
+            return (_torch_name("torch._utils", "_rebuild_meta_tensor_no_storage"),
+                    (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad))
+        rebuild = self._rebuild_name(obj)
         param = _parameter_class()
         if param is not None and type(obj) is param:
             data = _C._make_subclass(Tensor, obj, False)

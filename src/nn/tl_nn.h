@@ -34,4 +34,8 @@ void tl_nn_loss_register(void);
  * kernels as its device kernels, after tl_dispatch_emulate_device. */
 void tl_nn_emulate_device(void);
 
+/* The meta device's kernels for these families, each doing nothing
+ * (nn_meta.c); at import, after tl_nn_register. */
+void tl_nn_meta_register(void);
+
 #endif

@@ -67,7 +67,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     rng_state = None
     if dropout_p > 0.0:
-        rng_state = _C.randint(-2 ** 63, 2 ** 63 - 1, (2,), dtype=_C.int64)
+        # the seed is host data whatever the default device (the kernel reads it there)
+        rng_state = _C.randint(-2 ** 63, 2 ** 63 - 1, (2,), dtype=_C.int64, device="cpu")
     return _C._scaled_dot_product_flash_attention_for_cpu(
         query, key, value, float(dropout_p), bool(is_causal), attn_mask=attn_mask, scale=scale,
         rng_state=rng_state)[0]

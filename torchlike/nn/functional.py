@@ -730,9 +730,11 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    if tensor.numel() and int(tensor.min().item()) < 0:
+    # a meta tensor has no values to check (PyTorch skips the checks there too)
+    check = tensor.numel() and not tensor.is_meta
+    if check and int(tensor.min().item()) < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if tensor.numel() and int(tensor.max().item()) >= num_classes:
+    if check and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = _C.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).to(dtype=_C.int64)

@@ -65,9 +65,9 @@ int tl_py_device_init(PyObject *module)
 static PyObject *make_device(tl_device d)
 {
   char name[32];
-  if (d.type == TL_DEVICE_CPU)
-    return PyObject_CallFunction(device_class, "s", "cpu");
   tl_device_str(name, sizeof name, (tl_device){d.type, -1});
+  if (d.index < 0) /* the CPU, the meta device: no index, as in PyTorch */
+    return PyObject_CallFunction(device_class, "s", name);
   return PyObject_CallFunction(device_class, "si", name, d.index);
 }
 
@@ -112,11 +112,13 @@ static int parse_device_string(const char *s, tl_device *out)
     return 0;
   }
   int r = parse_indexed(s, "cuda", TL_DEVICE_CUDA, out);
+  if (!r && (r = parse_indexed(s, "meta", TL_DEVICE_META, out)) > 0)
+    out->index = -1; /* "meta:0" is the one meta device, as in PyTorch */
   if (!r && tl_backend_available(TL_DEVICE_FAKE))
     r = parse_indexed(s, "fake", TL_DEVICE_FAKE, out);
   if (r)
     return r < 0 ? -1 : 0;
-  PyErr_Format(PyExc_RuntimeError, "Expected one of cpu, cuda%s device type at start of device "
+  PyErr_Format(PyExc_RuntimeError, "Expected one of cpu, cuda, meta%s device type at start of device "
                                    "string: %s",
                tl_backend_available(TL_DEVICE_FAKE) ? ", fake" : "", s);
   return -1;

@@ -30,7 +30,8 @@
 #include "nn/tl_nn.h"
 
 static const char *const device_type_names[TL_DEVICE_COUNT] = {
-    [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake"};
+    [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake",
+    [TL_DEVICE_META] = "meta"};
 
 static const char *const kind_names[] = {[TL_OPKIND_UNARY] = "unary",
                                          [TL_OPKIND_BINARY] = "binary",

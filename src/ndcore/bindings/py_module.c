@@ -13,6 +13,7 @@
 #include "ndcore/bindings/py_torch_function.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/dispatch/tl_meta.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/tl_gpu.h"
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
@@ -258,6 +259,8 @@ PyMODINIT_FUNC PyInit__C(void)
   tl_storage_init();
   tl_dispatch_init();
   tl_nn_register();
+  tl_dispatch_meta_register(); /* after the CPU rows, the core's and src/nn's */
+  tl_nn_meta_register();
   tl_parallel_set_lock_hooks(gil_release, gil_take);
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

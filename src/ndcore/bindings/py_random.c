@@ -198,12 +198,16 @@ static int real_obj(const char *func, const char *what, PyObject *o, double fall
   return tl_py_number_arg(func, what, o, &s) < 0 ? -1 : real_arg(func, what, s, v);
 }
 
-/* A float64 copy of `src` broadcast to `like`'s shape, for per-element parameters. */
+/* A float64 copy of `src` broadcast to `like`'s shape, for per-element
+ * parameters; for a draw on the meta device, which reads none, a meta
+ * tensor of that shape (its data pointer NULL). */
 static int param_buffer(const tl_tensor *src, const tl_tensor *like, tl_tensor *buf)
 {
-  if (tl_tensor_empty(buf, TL_DTYPE_F64, like->ndim, like->shape, tl_device_cpu()) != TL_OK)
+  bool meta = tl_tensor_device(like).type == TL_DEVICE_META;
+  if (tl_tensor_empty(buf, TL_DTYPE_F64, like->ndim, like->shape,
+                      meta ? tl_tensor_device(like) : tl_device_cpu()) != TL_OK)
     return tl_py_raise_int();
-  if (tl_tensor_copy(buf, src) != TL_OK) {
+  if (!meta && tl_tensor_copy(buf, src) != TL_OK) {
     tl_tensor_release(buf);
     return tl_py_raise_int();
   }

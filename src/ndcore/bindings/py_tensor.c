@@ -224,7 +224,7 @@ static PyObject *tensor_new_forms(PyTypeObject *type, PyObject *args, PyObject *
       goto fail;
     if (dev.type != TL_DEVICE_CPU) {
       PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: cpu but device "
-                   "type: %s was passed", dev.type == TL_DEVICE_CUDA ? "cuda" : "fake");
+                   "type: %s was passed", dev.type == TL_DEVICE_CUDA ? "cuda" : dev.type == TL_DEVICE_META ? "meta" : "fake");
       goto fail;
     }
   }
@@ -378,6 +378,11 @@ static PyObject *tensor_get_is_cuda(PyObject *self, void *closure)
   (void)closure;
   return PyBool_FromLong(tl_tensor_device(tl_py_t(self)).type == TL_DEVICE_CUDA);
 }
+static PyObject *tensor_get_is_meta(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(tl_tensor_device(tl_py_t(self)).type == TL_DEVICE_META);
+}
 static PyObject *tensor_get_is_cpu(PyObject *self, void *closure)
 {
   (void)closure;
@@ -455,6 +460,7 @@ static PyGetSetDef tensor_getset[] = {
     {"device", tensor_get_device, NULL, NULL, NULL},
     {"ndim", tensor_get_ndim, NULL, NULL, NULL},
     {"is_cuda", tensor_get_is_cuda, NULL, NULL, NULL},
+    {"is_meta", tensor_get_is_meta, NULL, NULL, NULL},
     {"is_cpu", tensor_get_is_cpu, NULL, NULL, NULL},
     {"itemsize", tensor_get_itemsize, NULL, NULL, NULL},
     {"nbytes", tensor_get_nbytes, NULL, NULL, NULL},

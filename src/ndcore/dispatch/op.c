@@ -214,6 +214,9 @@ tl_status tl_check_same_device(int n, const tl_tensor *const *ts)
   for (int i = 1; i < n; i++) {
     tl_device a = tl_tensor_device(ts[0]), b = tl_tensor_device(ts[i]);
     char sa[32], sb[32];
+    if (!tl_device_eq(a, b) && (a.type == TL_DEVICE_META || b.type == TL_DEVICE_META))
+      return tl_error_set(TL_ERR_RUNTIME, "Tensor on device %s is not on the expected device %s!",
+                          tl_device_str(sb, sizeof sb, b), tl_device_str(sa, sizeof sa, a));
     if (!tl_device_eq(a, b))
       return tl_error_set(TL_ERR_RUNTIME, "Expected all tensors to be on the same device, but "
                                           "found at least two devices, %s and %s!",

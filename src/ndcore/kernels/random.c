@@ -16,6 +16,7 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/random/tl_philox.h"
 #include "ndcore/kernels/tl_random.h"
+#include "ndcore/kernels/tl_random_args.h"
 #include "ndcore/kernels/tl_simd_clones.h"
 
 __extension__ typedef unsigned __int128 tl_u128;
@@ -587,13 +588,20 @@ static void poisson_range(void *ctx, int64_t begin, int64_t end, int worker)
     c->out[e] = poisson_one(c, e);
 }
 
+tl_status tl_random_poisson_check(const tl_tensor *rates)
+{
+  if (!tl_dtype_is_float(rates->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "poisson expects floating-point rates, got %s",
+                        tl_dtype_names[rates->dtype]);
+  return TL_OK;
+}
+
 tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
 {
   tl_tensor r = {0}, o = {0};
   tl_status s = TL_OK;
-  if (!tl_dtype_is_float(rates->dtype))
-    return tl_error_set(TL_ERR_RUNTIME, "poisson expects floating-point rates, got %s",
-                        tl_dtype_names[rates->dtype]);
+  if (tl_random_poisson_check(rates) != TL_OK)
+    return tl_error_status();
   if (tl_tensor_to_dtype(&r, rates, TL_DTYPE_F64) != TL_OK)
     return tl_error_status();
   int64_t n = tl_tensor_numel(&r);
@@ -725,20 +733,15 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
     out[s] = keys[s].index;
 }
 
-tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
-                                    bool replacement, tl_tensor *out)
+tl_status tl_random_multinomial_check(const tl_tensor *probs, int64_t n, bool replacement)
 {
-  tl_tensor p = {0};
-  double *scratch = NULL;
-  keyed *keys = NULL;
-  tl_status s = TL_OK;
   if (probs->ndim < 1 || probs->ndim > 2)
     return tl_error_set(TL_ERR_RUNTIME, "multinomial: prob_dist must be 1 or 2 dim, got %d dims",
                         probs->ndim);
   if (!tl_dtype_is_float(probs->dtype))
     return tl_error_set(TL_ERR_RUNTIME, "multinomial only supports floating-point dtypes for "
                         "input, got %s", tl_dtype_names[probs->dtype]);
-  int64_t rows = probs->ndim == 2 ? probs->shape[0] : 1, k = probs->shape[probs->ndim - 1];
+  int64_t k = probs->shape[probs->ndim - 1];
   if (n <= 0)
     return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample <= 0 samples "
                         "(got %lld)", (long long)n);
@@ -748,6 +751,19 @@ tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int
     return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample=%lld > "
                         "prob_dist.size(-1)=%lld samples without replacement", (long long)n,
                         (long long)k);
+  return TL_OK;
+}
+
+tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                    bool replacement, tl_tensor *out)
+{
+  tl_tensor p = {0};
+  double *scratch = NULL;
+  keyed *keys = NULL;
+  tl_status s = TL_OK;
+  if (tl_random_multinomial_check(probs, n, replacement) != TL_OK)
+    return tl_error_status();
+  int64_t rows = probs->ndim == 2 ? probs->shape[0] : 1, k = probs->shape[probs->ndim - 1];
   if (tl_tensor_to_dtype(&p, probs, TL_DTYPE_F64) != TL_OK)
     return tl_error_status();
   const double *w = tl_tensor_data(&p);

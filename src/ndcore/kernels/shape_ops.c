@@ -550,6 +550,9 @@ static tl_status repeat_counts(const tl_tensor *repeats_t, int64_t repeats, int6
     return tl_error_set(TL_ERR_RUNTIME, "repeats must have the same size as input along dim, but "
                                         "got repeats.size(0) = %lld and input.size(%d) = %lld",
                         (long long)len, dim, (long long)count);
+  if (repeats_t && tl_tensor_device(repeats_t).type == TL_DEVICE_META) /* PyTorch's words */
+    return tl_error_set(TL_ERR_RUNTIME, "cannot repeat_interleave a meta tensor without "
+                                        "output_size");
   if (repeats_t && (st = tl_dispatch_host_view(&host, repeats_t)) != TL_OK)
     return st;
   for (int64_t i = 0; i < count; i++) {

@@ -25,6 +25,7 @@ void tl_backend_init(void)
 {
   tl_backend_cpu_init();
   tl_backend_register(&tl_backend_cpu);
+  tl_backend_register(&tl_backend_meta);
 }
 
 /* CUDA is set up on its first use, not at import, as in PyTorch: a process
@@ -79,7 +80,7 @@ const tl_backend *tl_backend_get(tl_device device)
       tl_error_set(TL_ERR_RUNTIME, "cannot use device %s: its backend is not enabled", name);
     return NULL;
   }
-  if (device.type != TL_DEVICE_CPU && (device.index < 0 || device.index >= b->device_count())) {
+  if (device.type != TL_DEVICE_CPU && device.type != TL_DEVICE_META && (device.index < 0 || device.index >= b->device_count())) {
     tl_error_set(TL_ERR_RUNTIME, "cannot use device %s: invalid device ordinal (%d %s device%s "
                                  "available)", tl_device_str(name, sizeof name, device),
                  b->device_count(), b->name, b->device_count() == 1 ? "" : "s");
@@ -266,6 +267,14 @@ tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   if (!tl_backend_get(dd) || !tl_backend_get(sd))
     return tl_error_status();
+  /* The meta device holds no data: nothing comes out of it, even an empty
+   * view (PyTorch's error), and what goes in is dropped. */
+  if (sd.type == TL_DEVICE_META && dd.type != TL_DEVICE_META)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
+  if (dd.type == TL_DEVICE_META && sd.type != TL_DEVICE_META) {
+    tl_storage_bump(dst->storage);
+    return TL_OK;
+  }
   if (tl_device_eq(dd, sd)) {
     /* One device: a byte copy needs no kernel; a cast or a strided copy is
      * the device's copy kernel's (Tensor.to(dtype), contiguous() on CUDA). */
@@ -321,6 +330,8 @@ tl_status tl_backend_read_scalar(const tl_tensor *t, tl_scalar *out)
     *out = tl_scalar_load(t->dtype, tl_tensor_data(t));
     return TL_OK;
   }
+  if (device.type == TL_DEVICE_META)
+    return tl_error_set(TL_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors");
   const tl_backend *b = tl_backend_get(device);
   if (!b || sync_point(device) != TL_OK ||
       b->copy_to_host(device, bytes, tl_tensor_data(t), tl_dtype_size(t->dtype), NULL,

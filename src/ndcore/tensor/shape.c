@@ -64,7 +64,8 @@ const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
 const char *tl_device_str(char *buf, size_t size, tl_device d)
 {
   static const char *const names[TL_DEVICE_COUNT] = {
-      [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake"};
+      [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake",
+      [TL_DEVICE_META] = "meta"};
   if (d.index < 0)
     snprintf(buf, size, "%s", names[d.type]);
   else

@@ -69,6 +69,8 @@ typedef struct {
 void tl_backend_cpu_memory(tl_cpu_memory *out);
 /* Give cached large blocks and malloc's free heap back to the kernel. */
 void tl_backend_cpu_empty_cache(void);
+/* The meta device (backend_meta.c): storages of no memory, always registered. */
+extern const tl_backend tl_backend_meta;
 /* Register the fake device (idempotent); fails only when its pool cannot be made. */
 tl_status tl_backend_fake_enable(void);
 /* The fake device's counters: bytes moved by each copy direction and memsets,

@@ -101,8 +101,17 @@ tl_dtype tl_dtype_to_real(tl_dtype d);
 /* ---- devices -------------------------------------------------------------- */
 /* FAKE is a test device: host memory behind its own backend, with no kernels
  * unless a test registers some, so tests can prove that no op runs a CPU loop
- * on another device's pointer and that outputs land on the inputs' device.  */
-typedef enum { TL_DEVICE_CPU, TL_DEVICE_CUDA, TL_DEVICE_FAKE, TL_DEVICE_COUNT } tl_device_type;
+ * on another device's pointer and that outputs land on the inputs' device.
+ * META is PyTorch's meta device: storages that hold no memory (the byte count
+ * is kept, the data pointer is poisoned) and kernels that do nothing, so ops
+ * give their results' shapes, dtypes and strides without computing.        */
+typedef enum {
+  TL_DEVICE_CPU,
+  TL_DEVICE_CUDA,
+  TL_DEVICE_FAKE,
+  TL_DEVICE_META,
+  TL_DEVICE_COUNT
+} tl_device_type;
 
 typedef struct {
   tl_device_type type;

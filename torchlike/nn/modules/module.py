@@ -570,7 +570,17 @@ class Module:
                 kw["dtype"] = dtype
             if memory_format is not None and t.dim() in (4, 5):
                 kw["memory_format"] = memory_format
-            return t.to(**kw) if kw else t
+            if not kw:
+                return t
+            try:
+                return t.to(**kw)
+            except NotImplementedError as e:
+                if t.is_meta and "Cannot copy out of meta tensor" in str(e):
+                    raise NotImplementedError(
+                        f"{e} Please use torchlike.nn.Module.to_empty() instead of "
+                        "torchlike.nn.Module.to() when moving module from meta to a different "
+                        "device.") from None
+                raise
 
         return self._apply(convert)
 
@@ -861,6 +871,13 @@ class Module:
                 elif assign:
                     setattr(self, name, input_param)
                 else:
+                    if param.is_meta and not input_param.is_meta:
+                        warnings.warn(
+                            f"for {key}: copying from a non-meta parameter in the checkpoint to "
+                            "a meta parameter in the current model, which is a no-op. (Did you "
+                            "mean to pass `assign=True` to assign items in the state dictionary "
+                            "to their corresponding key in the module instead of copying them "
+                            "in place?)", UserWarning, stacklevel=3)
                     with no_grad():
                         param.copy_(input_param)
             except Exception as ex:
