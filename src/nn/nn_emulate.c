@@ -15,18 +15,8 @@
 #include "ndcore/linalg/tl_blas.h"
 #include <string.h>
 
-#include "nn/activation/tl_activation.h"
-#include "nn/attention/tl_attention.h"
-#include "nn/conv/tl_conv.h"
-#include "nn/dropout/tl_dropout.h"
-#include "nn/embedding/tl_embedding.h"
-#include "nn/grid/tl_grid.h"
-#include "nn/loss/tl_loss.h"
-#include "nn/norm/tl_norm.h"
-#include "nn/pool/tl_pool.h"
-#include "nn/rnn/tl_rnn.h"
-#include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_device.h"
 #include "nn/tl_nn_work.h"
 
 
@@ -446,9 +436,6 @@ void tl_nn_emulate_device(void)
       .window_max = emu_window_max, .weighted = emu_weighted, .scatter = emu_scatter};
   static const tl_nn_norm_kernels norm = {
       .forward = emu_norm_forward, .backward = emu_norm_backward, .lrn = emu_lrn};
-  tl_nn_conv_register_set(TL_DEVICE_FAKE, &conv);
-  tl_nn_pool_register_set(TL_DEVICE_FAKE, &pool);
-  tl_nn_norm_register_set(TL_DEVICE_FAKE, &norm);
   static const tl_nn_softmax_kernels softmax_set = {.softmax = softmax,
                                                     .softmax_backward = softmax_backward};
   static const tl_nn_activation_kernels act_set = {.forward = act, .backward = act_backward};
@@ -468,20 +455,14 @@ void tl_nn_emulate_device(void)
                                              .layer_backward = rnn_layer_backward};
   static const tl_nn_attention_kernels attention_set = {.forward = attention,
                                                         .backward = attention_backward};
-  /* a family's ops are those whose CPU set is its representative's */
-  static const struct {
-    tl_op like;
-    const void *set;
-  } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
-                  {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
-                  {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
-                  {TL_OP_GRID_SAMPLER, &grid_set}};
-  for (size_t f = 0; f < sizeof families / sizeof *families; f++)
-    tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
-  tl_nn_rnn_register_set(TL_DEVICE_FAKE, &rnn_set);
-  tl_nn_attention_register_set(TL_DEVICE_FAKE, &attention_set);
   static const tl_nn_dropout_kernels dropout_set = {.forward = dropout,
                                                     .backward = dropout_backward};
-  tl_dispatch_register_set(TL_OP_DROPOUT, TL_DEVICE_FAKE, TL_DTYPES_ALL, &dropout_set);
-  tl_dispatch_register_set(TL_OP_DROPOUT_BACKWARD, TL_DEVICE_FAKE, TL_DTYPES_ALL, &dropout_set);
+  tl_nn_register_device(TL_DEVICE_FAKE,
+                        &(tl_nn_device_sets){.conv = &conv, .pool = &pool, .norm = &norm,
+                                             .softmax = &softmax_set, .activation = &act_set,
+                                             .embedding = &emb_set, .nll = &nll_set,
+                                             .pointwise_loss = &pointwise_set,
+                                             .class_loss = &class_set, .grid = &grid_set,
+                                             .rnn = &rnn_set, .attention = &attention_set,
+                                             .dropout = &dropout_set});
 }

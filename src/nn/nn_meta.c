@@ -11,18 +11,8 @@
  * touch elements only through primitives: here primitives that do nothing,
  * over the meta device's NULL pointers, which nothing dereferences. */
 #include "ndcore/dispatch/tl_dispatch.h"
-#include "nn/activation/tl_activation.h"
-#include "nn/attention/tl_attention.h"
-#include "nn/conv/tl_conv.h"
-#include "nn/dropout/tl_dropout.h"
-#include "nn/embedding/tl_embedding.h"
-#include "nn/grid/tl_grid.h"
-#include "nn/loss/tl_loss.h"
-#include "nn/norm/tl_norm.h"
-#include "nn/pool/tl_pool.h"
-#include "nn/rnn/tl_rnn.h"
-#include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_device.h"
 #include "nn/tl_nn_work.h"
 
 static tl_status conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
@@ -348,27 +338,18 @@ void tl_nn_meta_register(void)
       .multilabel_margin_backward = multilabel_backward, .ctc = ctc, .ctc_backward = ctc_backward};
   static const tl_nn_grid_kernels grid_set = {.sample = grid_sample,
                                               .sample_backward = grid_backward, .affine = affine};
-  static const tl_nn_dropout_kernels dropout_set = {.forward = dropout,
-                                                    .backward = dropout_backward};
-  /* a family's ops are those whose CPU set is its representative's */
-  static const struct {
-    tl_op like;
-    const void *set;
-  } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
-                  {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
-                  {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
-                  {TL_OP_GRID_SAMPLER, &grid_set}};
-  tl_nn_conv_register_set(TL_DEVICE_META, &conv_set);
-  tl_nn_pool_register_set(TL_DEVICE_META, &pool_set);
-  tl_nn_norm_register_set(TL_DEVICE_META, &norm_set);
-  for (size_t f = 0; f < sizeof families / sizeof *families; f++)
-    tl_dispatch_register_family(families[f].like, TL_DEVICE_META, families[f].set);
   static const tl_nn_rnn_kernels rnn_set = {.cell = rnn_cell, .layer = rnn_layer,
                                              .layer_backward = rnn_layer_backward};
   static const tl_nn_attention_kernels attention_set = {.forward = attention,
                                                         .backward = attention_backward};
-  tl_nn_rnn_register_set(TL_DEVICE_META, &rnn_set);
-  tl_nn_attention_register_set(TL_DEVICE_META, &attention_set);
-  tl_dispatch_register_set(TL_OP_DROPOUT, TL_DEVICE_META, TL_DTYPES_ALL, &dropout_set);
-  tl_dispatch_register_set(TL_OP_DROPOUT_BACKWARD, TL_DEVICE_META, TL_DTYPES_ALL, &dropout_set);
+  static const tl_nn_dropout_kernels dropout_set = {.forward = dropout,
+                                                    .backward = dropout_backward};
+  tl_nn_register_device(TL_DEVICE_META,
+                        &(tl_nn_device_sets){.conv = &conv_set, .pool = &pool_set,
+                                             .norm = &norm_set, .softmax = &softmax_set,
+                                             .activation = &act_set, .embedding = &emb_set,
+                                             .nll = &nll_set, .pointwise_loss = &pointwise_set,
+                                             .class_loss = &class_set, .grid = &grid_set,
+                                             .rnn = &rnn_set, .attention = &attention_set,
+                                             .dropout = &dropout_set});
 }
