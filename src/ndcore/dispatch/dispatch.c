@@ -37,11 +37,8 @@ static bool float8_takes(tl_op op)
   case TL_OP_KRON:
   case TL_OP_TENSORDOT:
     return true;
-  default: { /* the elementwise ones */
-    const tl_opkind kind = tl_op_infos[op].kind;
-    return kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY || kind == TL_OPKIND_WHERE ||
-           kind == TL_OPKIND_CLAMP;
-  }
+  default:
+    return tl_opkind_is_elementwise(tl_op_infos[op].kind);
   }
 }
 

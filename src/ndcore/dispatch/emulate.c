@@ -238,9 +238,7 @@ tl_status tl_dispatch_emulate_device(void)
   tl_backend_fake_plain_pointers(true);
   tl_backend_fake_guard_from_env();
   for (int op = 0; op < TL_OP_COUNT; op++) {
-    tl_opkind kind = tl_op_infos[op].kind;
-    if (kind != TL_OPKIND_UNARY && kind != TL_OPKIND_BINARY && kind != TL_OPKIND_WHERE &&
-        kind != TL_OPKIND_CLAMP)
+    if (!tl_opkind_is_elementwise(tl_op_infos[op].kind))
       continue;
     for (int d = 0; d < TL_DTYPE_COUNT; d++) {
       const tl_kernel *cpu = &tl_dispatch_table[op][TL_DEVICE_CPU][d];

@@ -462,9 +462,7 @@ void tl_dispatch_meta_register(void)
   static tl_index_kernels index;
 
   for (int op = 0; op < TL_OP_COUNT; op++) {
-    tl_opkind kind = tl_op_infos[op].kind;
-    if (kind != TL_OPKIND_UNARY && kind != TL_OPKIND_BINARY && kind != TL_OPKIND_WHERE &&
-        kind != TL_OPKIND_CLAMP)
+    if (!tl_opkind_is_elementwise(tl_op_infos[op].kind))
       continue;
     for (int d = 0; d < TL_DTYPE_COUNT; d++)
       if (tl_dispatch_table[op][TL_DEVICE_CPU][d].loop) /* the CPU's dtypes: same TypeErrors */

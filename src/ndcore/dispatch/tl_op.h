@@ -33,6 +33,12 @@ typedef enum {
 
 /* Is an op function generated for ops of this kind? */
 static inline bool tl_opkind_has_function(tl_opkind kind) { return kind < TL_OPKIND_SUBSCRIPT; }
+/* Kinds run by the elementwise path (tl_op_map): a loop per dtype. */
+static inline bool tl_opkind_is_elementwise(tl_opkind kind)
+{
+  return kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY || kind == TL_OPKIND_WHERE ||
+         kind == TL_OPKIND_CLAMP;
+}
 
 /* Result dtype rules; op.c explains each. */
 typedef enum {
