@@ -29,9 +29,6 @@
 #include "ndcore/tensor/tl_dtype.h"
 #include "nn/tl_nn.h"
 
-static const char *const device_type_names[TL_DEVICE_COUNT] = {
-    [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake",
-    [TL_DEVICE_META] = "meta"};
 
 static const char *const kind_names[] = {[TL_OPKIND_UNARY] = "unary",
                                          [TL_OPKIND_BINARY] = "binary",
@@ -75,7 +72,7 @@ static PyObject *dispatch_table(PyObject *self, PyObject *unused)
         }
         Py_DECREF(name);
       }
-      if (PyDict_SetItemString(row, device_type_names[dev], dtypes) < 0)
+      if (PyDict_SetItemString(row, tl_device_type_name(dev), dtypes) < 0)
         goto fail;
       Py_CLEAR(dtypes);
     }
@@ -104,7 +101,7 @@ static PyObject *dispatch_lend_cpu_kernels(PyObject *self, PyObject *args)
   if (!PyArg_ParseTuple(args, "sp:_dispatch_lend_cpu_kernels", &name, &lend))
     return NULL;
   for (int dev = 0; dev < TL_DEVICE_COUNT; dev++)
-    if (!strcmp(name, device_type_names[dev])) {
+    if (!strcmp(name, tl_device_type_name(dev))) {
       if (tl_dispatch_lend_cpu_kernels((tl_device_type)dev, lend) != TL_OK)
         return tl_py_raise();
       Py_RETURN_NONE;
@@ -123,7 +120,7 @@ static PyObject *dispatch_lookup(PyObject *self, PyObject *args)
     if (!strcmp(op_name, tl_op_infos[i].name))
       op = i;
   for (int i = 0; i < TL_DEVICE_COUNT && dev < 0; i++)
-    if (!strcmp(device_name, device_type_names[i]))
+    if (!strcmp(device_name, tl_device_type_name(i)))
       dev = i;
   for (int i = 0; i < TL_DTYPE_COUNT && dtype < 0; i++)
     if (!strcmp(dtype_name, tl_dtype_names[i]))

@@ -224,7 +224,7 @@ static PyObject *tensor_new_forms(PyTypeObject *type, PyObject *args, PyObject *
       goto fail;
     if (dev.type != TL_DEVICE_CPU) {
       PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: cpu but device "
-                   "type: %s was passed", dev.type == TL_DEVICE_CUDA ? "cuda" : dev.type == TL_DEVICE_META ? "meta" : "fake");
+                   "type: %s was passed", tl_device_type_name(dev.type));
       goto fail;
     }
   }

@@ -61,15 +61,20 @@ const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
   return buf;
 }
 
-const char *tl_device_str(char *buf, size_t size, tl_device d)
+const char *tl_device_type_name(tl_device_type type)
 {
   static const char *const names[TL_DEVICE_COUNT] = {
       [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake",
       [TL_DEVICE_META] = "meta"};
+  return names[type];
+}
+
+const char *tl_device_str(char *buf, size_t size, tl_device d)
+{
   if (d.index < 0)
-    snprintf(buf, size, "%s", names[d.type]);
+    snprintf(buf, size, "%s", tl_device_type_name(d.type));
   else
-    snprintf(buf, size, "%s:%d", names[d.type], d.index);
+    snprintf(buf, size, "%s:%d", tl_device_type_name(d.type), d.index);
   return buf;
 }
 

@@ -120,6 +120,8 @@ typedef struct {
 
 static inline tl_device tl_device_cpu(void) { return (tl_device){TL_DEVICE_CPU, -1}; }
 const char *tl_device_str(char *buf, size_t size, tl_device d);
+/* "cpu", "cuda", "fake", "meta". */
+const char *tl_device_type_name(tl_device_type type);
 static inline bool tl_device_eq(tl_device a, tl_device b)
 {
   return a.type == b.type && a.index == b.index;
