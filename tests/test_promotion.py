@@ -88,6 +88,38 @@ def test_numpy_scalar_operand_is_a_python_number(a, scalar, want):
     assert (t(a) * scalar).tolist() == (t(a) * scalar.item()).tolist()
 
 
+@pytest.mark.parametrize("a,scalar,want", NUMPY_SCALARS, ids=lambda v: repr(v))
+def test_numpy_scalar_on_the_left_of_an_operator_is_a_python_number(a, scalar, want):
+    """`np.float64(2) * t` is answered by NumPy's scalar with np.multiply, which
+    reaches __array_ufunc__; the operator still follows PyTorch (the dtypes of
+    the table above, the values of the Python number on the left)."""
+    x, number = t(a), scalar.item()
+    assert (scalar + x).dtype.name == want
+    assert (scalar * x).dtype.name == want
+    assert (scalar * x).tolist() == (number * x).tolist()
+    if want != "bool" and a != "bool":
+        assert (scalar - x).tolist() == (number - x).tolist()
+        assert (scalar - x).dtype.name == want
+    for left, right in [(scalar == x, number == x), (scalar != x, number != x)]:
+        assert left.dtype == tl.bool and left.tolist() == right.tolist()
+    if not np.iscomplexobj(scalar):   # complex numbers have no order
+        for left, right in [(scalar < x, number < x), (scalar >= x, number >= x)]:
+            assert left.dtype == tl.bool and left.tolist() == right.tolist()
+    assert [scalar * v for v in [x]][0].dtype.name == want   # in a comprehension's frame
+    assert (lambda: scalar * x)().dtype.name == want
+
+
+def test_numpy_scalar_on_the_left_keeps_dtype_through_a_layer():
+    """PyTorch code such as `np.sqrt(d) * x` feeds a float32 layer: a float64
+    result would make the layer refuse its input."""
+    layer = tl.nn.Linear(3, 2)
+    x = tl.ones(4, 3)
+    y = layer(np.sqrt(np.float64(3)) * x)
+    assert y.dtype == tl.float32 and y.shape == (4, 2)
+    z = np.float64(0.5) / x
+    assert z.dtype == tl.float32 and z.tolist() == (0.5 / x).tolist()
+
+
 def test_numpy_scalar_keeps_numpys_promotion_in_numpys_spellings():
     """NumPy's functions (the namespace's, and np.<ufunc> on a tensor) keep
     NEP 50: a NumPy scalar is an array there."""
@@ -96,6 +128,8 @@ def test_numpy_scalar_keeps_numpys_promotion_in_numpys_spellings():
     assert tnp.add(x, np.float64(2)).dtype == tl.float64
     assert tnp.multiply(np.float64(2), x).dtype == tl.float64
     assert np.add(x, np.float64(2)).dtype == tl.float64
+    assert np.multiply(np.float64(2), x).dtype == tl.float64   # the ufunc called, not `*`
+    assert np.less(np.float64(2), x).dtype == tl.bool
     assert np.multiply(x, np.complex128(1j)).dtype == tl.complex128
     assert tnp.add(x, 2.0).dtype == tl.float32    # a Python float stays weak
 

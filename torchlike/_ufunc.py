@@ -10,6 +10,7 @@ NOTE: results follow torchlike's promotion rules whichever namespace calls
 them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
+import dis
 import sys
 import warnings
 
@@ -624,7 +625,41 @@ def _on_device(ufunc, method, inputs, kwargs, device):
         _DEVICE.reset(token)
 
 
+# A NumPy scalar on the left of an operator (np.float64(2) * t) reaches
+# __array_ufunc__ as np.multiply(scalar, t): NumPy's scalar types answer the
+# operator with their ufunc and never defer to a type that has
+# __array_ufunc__.  The tensor's reflected operator answers it instead, so
+# that both orders follow the operators' rule (PyTorch's: the NumPy scalar is
+# a weak Python number, `t * np.float64(2)` and `np.float64(2) * t` both
+# float32).  An explicit np.multiply(np.float64(2), t) keeps NEP 50.  The
+# two calls differ only in the caller's instruction, read from its frame
+# (divmod(s, t) and pow(s, t, None) are calls there, so they keep NEP 50).
+_REFLECTED = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+    np.true_divide: "__rtruediv__", np.floor_divide: "__rfloordiv__",
+    np.remainder: "__rmod__", np.power: "__rpow__", np.bitwise_and: "__rand__",
+    np.bitwise_or: "__ror__", np.bitwise_xor: "__rxor__", np.left_shift: "__rlshift__",
+    np.right_shift: "__rrshift__",
+    # s < t is t > s
+    np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
+    np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__",
+}
+_OPERATOR_OPCODES = frozenset(dis.opmap[name] for name in ("BINARY_OP", "COMPARE_OP")
+                              if name in dis.opmap)
+
+
+def _operator_call(ufunc, method, inputs, kwargs, self):
+    """Whether this is `numpy_scalar <op> self`, run by the operator itself."""
+    if method != "__call__" or kwargs or len(inputs) != 2 or inputs[1] is not self or \
+            not isinstance(inputs[0], np.generic) or ufunc not in _REFLECTED:
+        return False
+    caller = sys._getframe(2)  # past array_ufunc: the frame running the operator
+    return caller.f_code.co_code[caller.f_lasti] in _OPERATOR_OPCODES
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if _operator_call(ufunc, method, inputs, kwargs, self):
+        return getattr(self, _REFLECTED[ufunc])(inputs[0])
     device = _device_of(inputs, kwargs)
     if device is not None:
         return _on_device(ufunc, method, inputs, kwargs, device)
