@@ -313,7 +313,9 @@ def inplace(np):
 def dtypes(np):
     """Code whose results hang on dtypes: uint8/int8 wrap-around, float32
     accumulation, integer division by zero under errstate (NumPy's 0s),
-    iinfo/finfo, unsigned cumulative sums, casts of out-of-range values."""
+    iinfo/finfo, unsigned cumulative sums, casts of out-of-range values.
+    A NumPy scalar meets a float16 array through np.add: with an operator,
+    on either side, it is weak (PyTorch's rule, docs/numpy.md)."""
     u = np.asarray([250, 5, 128], dtype=np.uint8)
     i8 = np.asarray([120, -120, 0], dtype=np.int8)
     f32 = np.full(10001, 0.1, dtype=np.float32)
@@ -332,7 +334,7 @@ def dtypes(np):
             np.sum(f32, dtype=np.float64), f32.mean(dtype=np.float64),
             np.cumsum(f32)[-1].dtype == np.float32,
             fdiv, ffloor, fmod, fmodf, np.iinfo(np.uint8).max, np.iinfo(np.int16).min,
-            np.finfo(np.float32).bits, np.float32(1) + np.asarray([1], dtype=np.float16),
+            np.finfo(np.float32).bits, np.add(np.float32(1), np.asarray([1], dtype=np.float16)),
             np.asarray([1.5, -1.5, 2.5]).astype(np.int32),
             np.left_shift(u, 1), np.abs(np.asarray([-128], dtype=np.int8)),
             np.asarray([65535], dtype=np.uint16) + np.uint16(1),
