@@ -431,10 +431,14 @@ def _bound(b, x):
 
 
 def deg2rad(x, /):
+    x = _arg(x)
+    _ufunc.refuse_complex("deg2rad", x)
     return _float(x) * (np.pi / 180)
 
 
 def rad2deg(x, /):
+    x = _arg(x)
+    _ufunc.refuse_complex("rad2deg", x)
     return _float(x) * (180 / np.pi)
 
 

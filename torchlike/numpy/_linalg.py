@@ -430,9 +430,14 @@ def _install_linalg():
 
     def qr(a, mode="reduced"):
         a = _linalg_input(a)
+        if mode == "raw":
+            # LAPACK's reflectors and scales; NumPy hands the Fortran-ordered
+            # result over as it lies, i.e. as the transpose, shape (..., N, M)
+            h, tau = a._geqrf()
+            return h.mT, tau
         if mode not in ("reduced", "complete", "r"):
-            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete' or 'r', not "
-                              f"{mode!r}")
+            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete', 'r' or "
+                              f"'raw', not {mode!r}")
         q, r = tla.qr(a, mode=mode)
         return r if mode == "r" else la._linalg.QRResult(q, r)
     TABLE[la.qr] = qr
