@@ -909,3 +909,28 @@ def test_real_only_ufuncs_refuse_complex_numbers():
     for f in (numpy.modf, numpy.frexp, numpy.spacing):
         with pytest.raises(TypeError, match="not supported for the input types"):
             f(z)
+
+
+def scalar_constants(np):
+    """Labels and constants written with Python numbers only, as NumPy code
+    writes them: np.where(score > 0, 1.0, -1.0) was float32 (PyTorch's
+    default float for two Python floats; NumPy: float64, as np.add(1.0,
+    -1.0) is); np.minimum(2, 3.5), np.add(2, 3.5) and np.power(2, -1.0) made
+    the int an int64 array and the float weak (float32); np.heaviside(0,
+    0.5) and np.nextafter(1, 2) raised AttributeError."""
+    score = np.asarray([0.3, -1.2, 0.0, 2.5])
+    labels = np.where(score > 0, 1.0, -1.0)
+    margin = labels * score
+    return (labels, margin, np.where(score > 0, 1, 0), np.where(score > 0, 1, 0.5),
+            np.where(score > 0, True, False), np.where(score > 0, 1j, 0), np.where(True, 2.5, 1),
+            np.where([[True], [False]], 1.0, 2), np.minimum(2, 3.5), np.add(2, 3.5),
+            np.power(2, -1.0), np.subtract(True, 0.5), np.logaddexp(1, 2.0), np.add(1, 2),
+            np.heaviside(0, 0.5), np.heaviside(-1.5, 1), np.nextafter(1, 2), np.nextafter(1.0, 0),
+            np.maximum(2 ** 62, 1.5), np.less(1, 2.5))
+
+
+def test_python_numbers_alone_take_numpys_dtypes():
+    _run(scalar_constants)
+    # a tensor beside a Python float keeps PyTorch's promotion (documented)
+    assert tnp.where(tnp.asarray([True]), tnp.arange(1), 0.5).dtype == torchlike.float32
+    assert tnp.add(tnp.arange(1), 0.5).dtype == torchlike.float32

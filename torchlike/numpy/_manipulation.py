@@ -500,7 +500,13 @@ def where(condition, x=NoValue, y=NoValue):
     condition = as_tensor(condition)
     if condition.dtype is not _C.bool:
         condition = condition != 0
-    return _C.where(condition, operand(x), operand(y))
+    x, y = operand(x), operand(y)
+    if not (isinstance(x, Tensor) or isinstance(y, Tensor)):
+        # two Python numbers: NumPy's dtype for them (where(m, 1.0, -1.0) is
+        # float64, as np.add(1.0, -1.0) is), not PyTorch's default float
+        dtype = tl_dtype(np.result_type(x, y))
+        x, y = (_C.full((), v, dtype=dtype, device=condition.device) for v in (x, y))
+    return _C.where(condition, x, y)
 
 
 @implements(np.nonzero)
