@@ -934,3 +934,21 @@ def test_python_numbers_alone_take_numpys_dtypes():
     # a tensor beside a Python float keeps PyTorch's promotion (documented)
     assert tnp.where(tnp.asarray([True]), tnp.arange(1), 0.5).dtype == torchlike.float32
     assert tnp.add(tnp.arange(1), 0.5).dtype == torchlike.float32
+
+
+def ufunc_introspection(np):
+    """Code that inspects ufuncs (generic wrappers, dispatch tables):
+    np.matmul, np.vecdot and np.bitwise_count had no nin/nout/signature and
+    were not instances of np.ufunc."""
+    names = ("add", "sin", "divmod", "matmul", "vecdot", "bitwise_count", "isnat")
+    funcs = [getattr(np, n) for n in names]
+    return ([isinstance(f, np.ufunc) for f in funcs], [(f.nin, f.nout, f.nargs) for f in funcs],
+            [f.signature for f in funcs], [f.identity for f in funcs], [callable(f.reduce) for f in funcs],
+            np.bitwise_count(np.asarray([7, 255], dtype=np.uint8)))
+
+
+def test_gufuncs_and_numpys_own_ufuncs_carry_the_ufunc_surface():
+    _run(ufunc_introspection)
+    for np in (numpy, tnp):  # a gufunc's reduce raises NumPy's error
+        with pytest.raises(RuntimeError, match="signature"):
+            np.matmul.reduce(np.ones((2, 2, 2)))

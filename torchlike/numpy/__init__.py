@@ -161,6 +161,8 @@ _FROM_TABLE = [
 _FROM_TABLE += [_name for _name in ("matvec", "vecmat") if hasattr(_np, _name)]
 for _name in _FROM_TABLE:
     globals()[_name] = _TABLE[getattr(_np, _name)]
+    if isinstance(getattr(_np, _name), _np.ufunc):  # the gufuncs matmul, vecdot ...
+        _elementwise.give_ufunc_surface(globals()[_name], getattr(_np, _name))
 del _name
 
 

@@ -857,13 +857,21 @@ def _give_ufunc_surface(name):
         op, arity = _DIRECT[name]
         fn = _C._DirectCall(op, fn, arity)
     globals()[name] = fn
-    if not isinstance(ufunc, np.ufunc):
-        return
+    if isinstance(ufunc, np.ufunc):
+        give_ufunc_surface(fn, ufunc)
+
+
+def give_ufunc_surface(fn, ufunc):
+    """The methods and attributes of NumPy's ``ufunc`` on the namespace's
+    function ``fn`` (also for the gufuncs matmul, vecdot ..., whose methods
+    raise NumPy's errors, and the ufuncs reached through NumPy's own
+    function: bitwise_count, isnat)."""
     for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
         setattr(fn, method, _ufunc_method(ufunc, method))
     for attr in ("identity", "nin", "nout", "nargs", "ntypes", "types", "signature"):
         setattr(fn, attr, getattr(ufunc, attr))
     fn.ufunc = ufunc  # the NumPy ufunc this function stands for
+    return fn
 
 
 for _name in __all__:
