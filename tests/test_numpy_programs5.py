@@ -952,3 +952,31 @@ def test_gufuncs_and_numpys_own_ufuncs_carry_the_ufunc_surface():
     for np in (numpy, tnp):  # a gufunc's reduce raises NumPy's error
         with pytest.raises(RuntimeError, match="signature"):
             np.matmul.reduce(np.ones((2, 2, 2)))
+
+
+def root_products(np):
+    """Polynomials evaluated from their roots and from 2-d coefficient sets
+    (one polynomial per column) at tensor points: NumPy's code reshapes
+    for tensor=True only when x is an ndarray, so polyvalfromroots(x, r)
+    multiplied the pairs x[i] - r[i] into one number and polyval(x, c2)
+    broadcast c2's columns against x."""
+    P = np.polynomial
+    x = np.linspace(-1, 2, 4)
+    r = np.asarray([1.0, -0.5, 2.0])
+    C2 = np.arange(6.0).reshape(3, 2)
+    grid = np.arange(6.0).reshape(2, 3) / 4
+    return (P.polynomial.polyvalfromroots(x, r), P.polynomial.polyvalfromroots(grid, r),
+            P.polynomial.polyvalfromroots(x, np.stack([r, -r], axis=1)),
+            P.polynomial.polyvalfromroots(x[:2], np.stack([r[:2], -r[:2]], axis=1), tensor=False),
+            P.polynomial.polyval(x, C2), P.chebyshev.chebval(grid, C2), P.legendre.legval(x, C2),
+            P.laguerre.lagval(x, C2), P.hermite.hermval(x, C2), P.hermite_e.hermeval(x, C2),
+            P.polynomial.polyval(x[:2], C2[:2], tensor=False), P.polynomial.polyval(x, [1, 2]),
+            P.chebyshev.chebval(np.asarray(0.5), np.asarray(C2)), P.polynomial.polyval(x, 3.0),
+            P.polynomial.polyfit(x, P.polynomial.polyvalfromroots(x, r[:2]), 2))
+
+
+def test_polynomial_evaluation_honours_tensor_true():
+    _run(root_products)
+    import torchlike.numpy.polynomial.legendre as legendre   # importable, as NumPy's
+    assert legendre.legfit is numpy.polynomial.legendre.legfit
+    assert tnp.polynomial.Chebyshev is numpy.polynomial.Chebyshev

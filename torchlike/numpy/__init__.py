@@ -97,9 +97,11 @@ typing = _np.typing
 
 # NumPy's polynomial classes and functions: evaluation (np.polyval,
 # np.polynomial.polynomial.polyval(x, c), poly1d(c)(x)) takes tensors x on any
-# device and returns tensors; coefficients are NumPy's arrays (host data)
+# device and returns tensors; coefficients are NumPy's arrays (host data).
+# np.polynomial is NumPy's package seen through modules whose evaluation
+# functions honour tensor=True for a tensor x (_polynomial.py)
 poly1d = _np.poly1d
-polynomial = _np.polynomial
+from ._polynomial import polynomial  # noqa: E402
 
 # NumPy's matrix class (an ndarray subclass, which a tensor cannot be): old
 # code's np.matrix(...) gets NumPy's own host matrix, with its * product, .I
