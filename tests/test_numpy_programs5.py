@@ -805,6 +805,254 @@ def memory_layout(np):
             np.arange(4, dtype=np.uint16).view(np.uint8), a[:, 1].base is None)
 
 
+def simplex(np):
+    """A linear programme by the tableau simplex method: entering columns by
+    argmin of the reduced costs, the ratio test with np.where and inf, the
+    pivot as a rank-one update of the tableau; the answer checked against
+    the vertices of the feasible region found by solving every pair of
+    constraints."""
+    A = np.asarray([[1.0, 1.0], [2.0, 1.0], [-1.0, 2.0]])
+    b = np.asarray([4.0, 6.0, 4.0])
+    c = np.asarray([-3.0, -2.0])
+    m, n = A.shape
+    T = np.zeros((m + 1, n + m + 1))
+    T[:m, :n] = A
+    T[:m, n:n + m] = np.eye(m)
+    T[:m, -1] = b
+    T[-1, :n] = c
+    basis = np.arange(n, n + m)
+    steps = 0
+    while (T[-1, :-1] < -1e-12).any():
+        j = np.argmin(T[-1, :-1])
+        col = T[:m, j]
+        ratios = np.where(col > 1e-12, T[:m, -1] / np.where(col > 1e-12, col, 1.0), np.inf)
+        i = np.argmin(ratios)
+        T[i] /= T[i, j]
+        T -= np.outer(T[:, j], T[i]) * (np.arange(m + 1) != i)[:, None]
+        basis[i] = j
+        steps += 1
+    x = np.zeros(n + m)
+    x[basis] = T[:m, -1]
+    G = np.vstack([A, -np.eye(n)])
+    h = np.concatenate([b, np.zeros(n)])
+    best = np.inf
+    for p in range(len(G)):
+        for q in range(p + 1, len(G)):
+            M = G[[p, q]]
+            if abs(np.linalg.det(M)) < 1e-12:
+                continue
+            v = np.linalg.solve(M, h[[p, q]])
+            if (G @ v <= h + 1e-9).all():
+                best = min(best, float(c @ v))
+    return x[:n], -T[-1, -1], steps, np.sort(basis), best, np.isclose(best, c @ x[:n]), T.round(6)
+
+
+def fractals(np):
+    """Fractals from integer and affine arithmetic: Sierpinski's triangle as
+    Pascal's triangle mod 2 (and as i & j == 0), the Barnsley fern from
+    fixed uniforms choosing its affine maps by searchsorted on cumulative
+    probabilities, a box-counting estimate of the fern's dimension."""
+    n = 16
+    pascal = np.zeros((n, n), dtype=np.int64)
+    pascal[:, 0] = 1
+    for i in range(1, n):
+        pascal[i, 1:] = (pascal[i - 1, 1:] + pascal[i - 1, :-1]) % 2
+    i, j = np.indices((n, n))
+    sier = ((i & j) == 0) & (j <= i)
+    maps = np.asarray([[[0.0, 0.0], [0.0, 0.16]], [[0.85, 0.04], [-0.04, 0.85]],
+                       [[0.2, -0.26], [0.23, 0.22]], [[-0.15, 0.28], [0.26, 0.24]]])
+    shifts = np.asarray([[0.0, 0.0], [0.0, 1.6], [0.0, 1.6], [0.0, 0.44]])
+    cum = np.cumsum([0.01, 0.85, 0.07, 0.07])
+    u = np.asarray(numpy.random.default_rng(9).random(3000))
+    k = np.searchsorted(cum, u * cum[-1], side="right")
+    k = np.minimum(k, 3)
+    pts = np.empty((len(u), 2))
+    p = np.zeros(2)
+    for t in range(len(u)):
+        p = maps[k[t]] @ p + shifts[k[t]]
+        pts[t] = p
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    counts = []
+    for s in (4, 8, 16, 32):
+        cells = np.floor((pts - lo) / (hi - lo + 1e-12) * s).astype(np.int64)
+        counts.append(len(np.unique(cells[:, 0] * s + cells[:, 1])))
+    slope = np.polyfit(np.log([4, 8, 16, 32]), np.log(counts), 1)[0]
+    return (pascal.astype(bool) == sier, np.sum(sier), np.bincount(k, minlength=4), pts[-3:], lo, hi,
+            counts, slope, np.einsum("kij,j->ki", maps, np.ones(2)))
+
+
+def optimisation(np):
+    """Unconstrained minimisation of Rosenbrock's function: gradient descent
+    with a backtracking line search, Newton's method solving with the
+    Hessian, and Nelder-Mead on a simplex ordered by argsort."""
+    def f(x):
+        return (1 - x[..., 0]) ** 2 + 100 * (x[..., 1] - x[..., 0] ** 2) ** 2
+
+    def grad(x):
+        return np.asarray([-2 * (1 - x[0]) - 400 * x[0] * (x[1] - x[0] ** 2),
+                           200 * (x[1] - x[0] ** 2)])
+
+    def hess(x):
+        return np.asarray([[2 - 400 * (x[1] - 3 * x[0] ** 2), -400 * x[0]], [-400 * x[0], 200.0]])
+
+    x = np.asarray([-1.2, 1.0])
+    for _ in range(200):
+        g = grad(x)
+        t = 1.0
+        while f(x - t * g) > f(x) - 0.5 * t * (g @ g):
+            t *= 0.5
+        x = x - t * g
+    xn = np.asarray([-1.2, 1.0])
+    path = [xn]
+    for _ in range(20):
+        xn = xn - np.linalg.solve(hess(xn), grad(xn))
+        path.append(xn)
+    S = np.asarray([[-1.2, 1.0], [-1.0, 1.0], [-1.2, 1.2]])
+    for _ in range(150):
+        S = S[np.argsort(f(S))]
+        c = S[:-1].mean(axis=0)
+        r = c + (c - S[-1])
+        if f(r) < f(S[0]):
+            e = c + 2 * (c - S[-1])
+            S[-1] = e if f(e) < f(r) else r
+        elif f(r) < f(S[-2]):
+            S[-1] = r
+        else:
+            k = c + 0.5 * (S[-1] - c)
+            if f(k) < f(S[-1]):
+                S[-1] = k
+            else:
+                S[1:] = S[0] + 0.5 * (S[1:] - S[0])
+    return (x, f(x), xn, np.asarray(path)[:5], np.linalg.norm(grad(xn)), S[np.argmin(f(S))], f(S).min(),
+            np.linalg.eigvalsh(hess(np.ones(2))))
+
+
+def matrix_functions(np):
+    """Matrix functions by hand: the exponential by scaling and squaring of
+    a Taylor series against the eigendecomposition V diag(exp w) V^-1,
+    square roots and logarithms of symmetric positive matrices by eigh,
+    a rotation generator's exponential, the Denman-Beavers iteration."""
+    A = np.asarray([[0.0, 1.0, 0.5], [-1.0, 0.0, 0.2], [0.1, 0.3, -0.5]])
+    s = max(0, int(np.ceil(np.log2(np.linalg.norm(A, ord=np.inf)))) + 1)
+    B = A / 2 ** s
+    E = np.eye(3)
+    term = np.eye(3)
+    for k in range(1, 20):
+        term = term @ B / k
+        E = E + term
+    for _ in range(s):
+        E = E @ E
+    w, V = np.linalg.eig(A)
+    E2 = (V * np.exp(w)) @ np.linalg.inv(V)
+    S = np.asarray([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
+    lam, Q = np.linalg.eigh(S)
+    sqrtS = (Q * np.sqrt(lam)) @ Q.T
+    logS = Q @ np.diag(np.log(lam)) @ Q.T
+    th = 0.3
+    K = np.asarray([[0.0, -th], [th, 0.0]])
+    wk, Vk = np.linalg.eig(K)
+    R = ((Vk * np.exp(wk)) @ np.linalg.inv(Vk)).real
+    Y, Z = S.copy(), np.eye(3)
+    for _ in range(30):
+        Y, Z = 0.5 * (Y + np.linalg.inv(Z)), 0.5 * (Z + np.linalg.inv(Y))
+    return (E, np.allclose(E, E2.real), np.abs(E2.imag).max() < 1e-10, sqrtS, np.allclose(sqrtS @ sqrtS, S),
+            logS, np.trace(logS), np.log(np.linalg.det(S)), R, np.allclose(Y, sqrtS), np.iscomplexobj(w))
+
+
+def tensor_decomposition(np):
+    """Multilinear algebra: mode-n unfoldings by moveaxis and reshape, the
+    n-mode product by tensordot, a rank-2 CP decomposition by alternating
+    least squares with Khatri-Rao products from einsum, and a truncated
+    HOSVD whose core reconstructs the tensor."""
+    a = np.asarray([1.0, 2.0, 0.5, -1.0])
+    b = np.asarray([0.5, -1.0, 2.0])
+    c = np.asarray([1.0, 1.0, -2.0, 0.5, 3.0])
+    X = np.einsum("i,j,k->ijk", a, b, c) + 0.5 * np.einsum("i,j,k->ijk", b[[0, 1, 2, 0]], c[:3], a[[0, 1, 2, 3, 0]])
+
+    def unfold(T, mode):
+        return np.moveaxis(T, mode, 0).reshape(T.shape[mode], -1)
+
+    def khatri_rao(U, W):
+        return np.einsum("ir,jr->ijr", U, W).reshape(-1, U.shape[1])
+
+    factors = [np.ones((d, 2)) + 0.1 * np.arange(d * 2).reshape(d, 2) for d in X.shape]
+    for _ in range(60):
+        for mode in range(3):
+            others = [factors[m] for m in range(3) if m != mode]
+            KR = khatri_rao(others[0], others[1])
+            G = (others[0].T @ others[0]) * (others[1].T @ others[1])
+            factors[mode] = unfold(X, mode) @ KR @ np.linalg.pinv(G)
+    Xhat = np.einsum("ir,jr,kr->ijk", *factors)
+    Us = [np.linalg.svd(unfold(X, m), full_matrices=False)[0][:, :2] for m in range(3)]
+    core = X
+    for m, U in enumerate(Us):
+        core = np.moveaxis(np.tensordot(U.T, core, axes=(1, m)), 0, m)
+    back = core
+    for m, U in enumerate(Us):
+        back = np.moveaxis(np.tensordot(U, back, axes=(1, m)), 0, m)
+    return (unfold(X, 1)[:, :4], np.linalg.norm(X - Xhat) / np.linalg.norm(X) < 1e-6, core.shape,
+            np.allclose(back, X), np.linalg.matrix_rank(unfold(X, 0)),
+            np.abs(np.linalg.svd(unfold(X, 2), compute_uv=False)), np.tensordot(X, a, axes=(0, 0)).shape)
+
+
+def byte_codes(np):
+    """Bytes as uint8 arrays: a Caesar and a Vigenere cipher with modular
+    arithmetic, FNV-1a hashes in uint64 with wrap-around multiplication,
+    a byte histogram and its entropy, run lengths of repeated bytes."""
+    text = np.frombuffer(b"the quick brown fox jumps over the lazy dog", dtype=np.uint8)
+    letters = (text >= ord("a")) & (text <= ord("z"))
+    shifted = text.copy()
+    shifted[letters] = (text[letters] - ord("a") + 3) % 26 + ord("a")
+    key = np.frombuffer(b"lemon", dtype=np.uint8) - ord("a")
+    k = np.resize(key, letters.sum())
+    vig = text.copy()
+    vig[letters] = ((text[letters] - ord("a")).astype(np.int64) + k) % 26 + ord("a")
+    back = vig.copy()
+    back[letters] = ((vig[letters] - ord("a")).astype(np.int64) - k) % 26 + ord("a")
+    h = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    hashes = []
+    for word in bytes(text).split():
+        hv = h
+        for byte in word:
+            hv = (hv ^ np.uint64(byte)) * prime
+        hashes.append(hv)
+    hist = np.bincount(text, minlength=256)
+    p = hist[hist > 0].astype(np.float64) / hist.sum()
+    entropy = -(p * np.log2(p)).sum()
+    runs = np.frombuffer(b"aaabccddddde", dtype=np.uint8)
+    starts = np.flatnonzero(np.diff(runs, prepend=np.uint8(0)) != 0)
+    lengths = np.diff(np.append(starts, len(runs)))
+    return (bytes(shifted.tobytes()), bytes(back.tobytes()) == bytes(text.tobytes()), vig[:8],
+            np.asarray(hashes, dtype=np.uint64), hist[ord("o")], entropy, runs[starts], lengths,
+            text.view(np.int8)[:3], (text.astype(np.uint16) << 4)[:3], np.bitwise_xor.reduce(text))
+
+
+def climate(np):
+    """Monthly station records with gaps: masked invalid readings, monthly
+    climatologies by reshape to (years, 12), anomalies, weighted
+    averages over stations, a masked linear trend, and counts of
+    valid months."""
+    rng = numpy.random.default_rng(21)
+    years, stations = 6, 3
+    t = np.arange(years * 12, dtype=np.float64)
+    base = 10 + 8 * np.sin(2 * np.pi * (t % 12) / 12)
+    data = base[:, None] + 0.02 * t[:, None] + np.asarray(rng.normal(0, 0.5, (years * 12, stations)))
+    gaps = np.asarray(rng.random((years * 12, stations)) < 0.1)
+    raw = np.where(gaps, np.nan, data)
+    m = np.ma.masked_invalid(raw)
+    by_month = m.reshape(years, 12, stations)
+    clim = by_month.mean(axis=0)
+    anom = by_month - clim[None]
+    weights = np.asarray([0.5, 0.3, 0.2])
+    regional = np.ma.average(anom.reshape(-1, stations), axis=1, weights=weights)
+    trend = np.ma.polyfit(t, regional, 1)
+    valid = m.count(axis=0)
+    return (clim.filled(np.nan)[:3], anom.filled(0)[0, :2], regional.filled(np.nan)[:6], trend,
+            np.asarray(valid), np.ma.getmaskarray(regional).sum(), by_month.max(axis=(0, 1)).filled(0),
+            np.nanmean(raw, axis=0), np.isnan(raw).sum(axis=0))
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -813,9 +1061,11 @@ def test_partial_differential_equations_and_quadrature():
     _run(spline)
 
 
-def test_polynomials():
+def test_polynomials_and_matrices():
     _run(chebyshev)
     _run(polynomials)
+    _run(matrix_functions)
+    _run(tensor_decomposition)
 
 
 def test_statistics_and_machine_learning():
@@ -823,6 +1073,7 @@ def test_statistics_and_machine_learning():
     _run(hmm)
     _run(weighted_statistics)
     _run(kernel_density)
+    _run(climate)
     _run(sampling)
     _run(conv_layer)
 
@@ -835,12 +1086,16 @@ def test_images_geometry_and_graphs():
 
 
 def test_algorithms_and_simulations():
+    _run(simplex)
+    _run(optimisation)
+    _run(fractals)
     _run(dynamic_programming)
     _run(markov_chains)
     _run(sandpile)
     _run(queues)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on its uint64 scalars' wrap-around
 def test_functions_of_many_kinds():
     _run(einsum_forms)
     _run(vectorized_functions)
@@ -848,6 +1103,7 @@ def test_functions_of_many_kinds():
     _run(phasors)
     _run(linalg_numpy2)
     _run(bit_tricks)
+    _run(byte_codes)
     _run(text_files)
     _run(memory_layout)
 
@@ -980,3 +1236,35 @@ def test_polynomial_evaluation_honours_tensor_true():
     import torchlike.numpy.polynomial.legendre as legendre   # importable, as NumPy's
     assert legendre.legfit is numpy.polynomial.legendre.legfit
     assert tnp.polynomial.Chebyshev is numpy.polynomial.Chebyshev
+
+
+def computed_counts(np):
+    """Counts computed by the program (n = mask.sum(), a 0-d integer array
+    here, NumPy's integer scalar there) used where NumPy takes an int:
+    np.resize, matrix_power, partition's kth, moveaxis, permutation and the
+    FFT frequency axes raised (NumPy's integer scalar passes)."""
+    x = np.arange(12.0)[::-1]
+    n = np.sum(x > 8)                       # 3
+    key = np.asarray([2, 7, 1])
+    rng = np.random.default_rng(4)
+    return (np.resize(key, n * 2), np.resize(key, (n, 2)), np.resize(np.zeros(0), n),
+            np.linalg.matrix_power(np.asarray([[1, 1], [1, 0]]), n * 3),
+            np.linalg.matrix_power(np.asarray([[2.0, 1.0], [0.0, 1.0]]), -n),
+            np.partition(x, n)[n], np.argpartition(x, n)[n], np.partition(x, [n - 1, n])[n - 1],
+            np.moveaxis(np.zeros((2, 3, 4)), 0, n - 1).shape, np.sort(rng.permutation(n)),
+            np.sort(np.random.permutation(n)), np.fft.fftfreq(n * 2, d=0.5), np.fft.rfftfreq(n * 2),
+            np.fft.fftfreq(numpy.int64(4)))
+
+
+def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
+    _run(computed_counts)
+    for np in (numpy, tnp):  # NumPy's errors for what is not a count
+        with pytest.raises(TypeError):
+            np.linalg.matrix_power(np.eye(2), 2.0)
+        with pytest.raises(ValueError):
+            np.fft.fftfreq(2.5)
+        with pytest.raises(ValueError, match="non-negative"):
+            np.resize(np.arange(3), (2, -1))
+    x = torchlike.arange(3.0, requires_grad=True)   # resize is recorded now
+    tnp.resize(x, 5).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 1.0]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _C
 from .. import fft as _tlfft
-from .._array_function import TABLE, as_tensor, finish, tl_dtype, value_errors
+from .._array_function import TABLE, as_tensor, finish, tl_dtype, value_errors, scalar_count
 
 Tensor = _C.Tensor
 
@@ -71,18 +71,25 @@ rfft2 = _many_dims("rfft2", (-2, -1))
 irfft2 = _many_dims("irfft2", (-2, -1))
 
 
+def _size(n):
+    """A transform length as NumPy takes it: an int, a NumPy integer or a
+    count computed by the program (a 0-d integer array), positive."""
+    n = scalar_count(n)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
 def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies, made with torchlike ops on ``device``."""
-    if not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = _size(n)
     k = _C.arange(n, dtype=_C.float64, device=device)
     k = _C.where(k < (n + 1) // 2, k, k - n)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
 def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
-    if not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = _size(n)
     k = _C.arange(n // 2 + 1, dtype=_C.float64, device=device)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
