@@ -1241,8 +1241,10 @@ def test_polynomial_evaluation_honours_tensor_true():
 def computed_counts(np):
     """Counts computed by the program (n = mask.sum(), a 0-d integer array
     here, NumPy's integer scalar there) used where NumPy takes an int:
-    np.resize, matrix_power, partition's kth, moveaxis, permutation and the
-    FFT frequency axes raised (NumPy's integer scalar passes)."""
+    np.resize, matrix_power, partition's kth, moveaxis, permutation, the
+    FFT frequency axes, reshape to one size, the shape= of the *_like
+    functions, fftshift's axes and default_rng's seed raised (NumPy's
+    integer scalar passes; fftfreq, reshape and fftshift refused it too)."""
     x = np.arange(12.0)[::-1]
     n = np.sum(x > 8)                       # 3
     key = np.asarray([2, 7, 1])
@@ -1253,7 +1255,10 @@ def computed_counts(np):
             np.partition(x, n)[n], np.argpartition(x, n)[n], np.partition(x, [n - 1, n])[n - 1],
             np.moveaxis(np.zeros((2, 3, 4)), 0, n - 1).shape, np.sort(rng.permutation(n)),
             np.sort(np.random.permutation(n)), np.fft.fftfreq(n * 2, d=0.5), np.fft.rfftfreq(n * 2),
-            np.fft.fftfreq(numpy.int64(4)))
+            np.fft.fftfreq(numpy.int64(4)), np.reshape(x, n * 4).shape, np.reshape(x, numpy.int64(12)),
+            np.zeros_like(key, shape=n), np.full_like(x, 2.0, shape=(n, 2)), np.ones_like(key, shape=n - 1),
+            np.fft.fftshift(x.reshape(3, 4), axes=n - 2), np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
+            np.random.default_rng(n).random(2).shape, np.random.default_rng(numpy.int64(3)).random(1).shape)
 
 
 def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():

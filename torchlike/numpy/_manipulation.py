@@ -27,7 +27,8 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise Unsupported(f"reshape: argument 'order' {order!r} is not supported on tensors")
     shape = newshape if shape is None else shape
     a = as_tensor(a)
-    shape = shape if isinstance(shape, int) else tuple(shape)
+    shape = scalar_count(shape)  # a size computed by the program
+    shape = int(shape) if isinstance(shape, (int, np.integer)) else tuple(shape)
     try:
         result = a.reshape(shape)
     except RuntimeError as error:  # NumPy's class; its words, then the core's

@@ -94,13 +94,20 @@ def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
+def _axes(axes):
+    """One axis as NumPy takes it (a NumPy integer, a 0-d integer array) as
+    an int; a sequence or None as it is."""
+    axes = scalar_count(axes)
+    return int(axes) if isinstance(axes, np.integer) else axes
+
+
 def fftshift(x, axes=None):
     """Zero frequency to the centre: a roll, so it stays on the tape."""
-    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
+    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
 
 
 def ifftshift(x, axes=None):
-    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
+    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
 
 
 # np.fft.<name>(tensor) dispatches here through __array_function__.
