@@ -9,8 +9,10 @@ weighted statistics and bin-edge estimators, bit tricks on float views,
 plane geometry, kernel density estimates, text files with options, the
 Generator's permutation and sampling methods, einsum spellings, vectorize
 with signatures, np.emath, complex phasors, NumPy 2's np.linalg functions,
-Markov chains by eig, the abelian sandpile, queues, memory layout and dtype
-introspection -- run once with NumPy and once with ``torchlike.numpy``;
+Markov chains by eig, the abelian sandpile, queues, memory layout, a simplex
+method, fractals, minimisation, matrix functions, tensor decompositions,
+byte ciphers and hashes, masked station records, permutations by hand --
+run once with NumPy and once with ``torchlike.numpy``;
 NumPy is the oracle for values, dtypes and shapes (exact for integer and
 bool results, rtol 1e-6 for floats).
 
@@ -1053,6 +1055,42 @@ def climate(np):
             np.nanmean(raw, axis=0), np.isnan(raw).sum(axis=0))
 
 
+def permutations(np):
+    """Permutations by hand: a Fisher-Yates shuffle over fixed draws and a
+    bubble sort, both swapping with a fancy index (a[[i, j]] = a[[j, i]]:
+    the tuple swap a[i], a[j] = a[j], a[i] reads views here, as PyTorch's,
+    docs/numpy.md), inverses by argsort and by scatter, composition, cycles,
+    parity, inversion counts by broadcasting."""
+    u = np.asarray(numpy.random.default_rng(13).random(10))
+    p = np.arange(10)
+    for i in range(9, 0, -1):
+        j = int(u[i] * (i + 1))
+        p[[i, j]] = p[[j, i]]
+    a = np.asarray([5, 1, 4, 2, 8, 0, 3])
+    swaps = 0
+    for end in range(len(a) - 1, 0, -1):
+        for k in range(end):
+            if a[k] > a[k + 1]:
+                a[[k, k + 1]] = a[[k + 1, k]]
+                swaps += 1
+    inv = np.empty_like(p)
+    inv[p] = np.arange(len(p))
+    seen = np.zeros(len(p), dtype=bool)
+    cycles = []
+    for s in range(len(p)):
+        if not seen[s]:
+            c, k = [], s
+            while not seen[k]:
+                seen[k] = True
+                c.append(int(k))
+                k = p[k]
+            cycles.append(c)
+    parity = (len(p) - len(cycles)) % 2
+    inversions = np.triu(p[:, None] > p[None, :], 1).sum()
+    return (p, a, swaps, inv, np.array_equal(inv, np.argsort(p)), p[inv], p[p], cycles, parity,
+            inversions, inversions % 2 == parity, np.sort(p[np.argsort(-u)]))
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -1086,6 +1124,7 @@ def test_images_geometry_and_graphs():
 
 
 def test_algorithms_and_simulations():
+    _run(permutations)
     _run(simplex)
     _run(optimisation)
     _run(fractals)
