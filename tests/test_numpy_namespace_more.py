@@ -458,7 +458,8 @@ def test_polynomial_evaluation_takes_tensors():
     assert isinstance(got, tl.Tensor) and got.device == DEFAULT
     numpy.testing.assert_allclose(host(got), numpy.poly1d(c)(x))
     numpy.testing.assert_allclose(host(np.polyval(c, np.asarray(x))), numpy.polyval(c, x))
-    assert np.poly1d is numpy.poly1d and np.polynomial is numpy.polynomial
+    assert np.poly1d is numpy.poly1d and np.polynomial.Polynomial is numpy.polynomial.Polynomial
+    assert np.polynomial.chebyshev.chebfit is numpy.polynomial.chebyshev.chebfit
 
 
 def test_testing_assertions_accept_tensors_on_any_device():

@@ -286,6 +286,17 @@ def norm_axis(axis, ndim):
     return axis % ndim
 
 
+def scalar_count(v):
+    """A 0-d integer array (``n = mask.sum()``, a count computed by the
+    program) as the Python int NumPy's integer scalar would be, where NumPy
+    takes an int (sizes, sections, kth, powers, axes); anything else as it is."""
+    if isinstance(v, (Tensor, np.ndarray)) and v.ndim == 0 and \
+            not (v.is_floating_point() or v.is_complex() if isinstance(v, Tensor)
+                 else v.dtype.kind in "fc"):
+        return int(v)
+    return v
+
+
 def norm_axes(axis, ndim):
     """None -> None; an int or a sequence of ints -> a tuple of distinct axes."""
     if axis is None:

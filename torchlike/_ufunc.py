@@ -42,10 +42,21 @@ _NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint"}
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
 
-def _floating(x):
+def refuse_complex(name, x):
+    """NumPy's TypeError for a real-only ufunc (modf, frexp, spacing,
+    deg2rad ...) given complex numbers, whose casts would drop the
+    imaginary parts."""
+    if x.is_complex():
+        raise TypeError(f"ufunc '{name}' not supported for the input types, and the inputs "
+                        f"could not be safely coerced to any supported types according to the "
+                        f"casting rule ''safe'' (got {x.dtype})")
+
+
+def _floating(x, name):
     """x as a float tensor: integers and bool take the default float, as the
-    FLOAT-rule ops do (np.sqrt on an int tensor)."""
+    FLOAT-rule ops do (np.sqrt on an int tensor); complex refused."""
     x = x if isinstance(x, _C.Tensor) else as_tensor(x)
+    refuse_complex(name, x)
     return x if x.is_floating_point() else x.to(_C.get_default_dtype())
 
 
@@ -53,7 +64,7 @@ def _spacing(x, *, out=None):
     """NumPy's spacing: the step from x to the next value away from zero (so
     negative for negative x), the smallest subnormal at either zero, NaN at
     the infinities."""
-    x = _floating(x)
+    x = _floating(x, "spacing")
     inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
     tiny = _C.nextafter(_C.zeros((), dtype=x.dtype, device=x.device), inf)
     step = _C.nextafter(x, _C.copysign(inf, x)) - x
@@ -63,7 +74,7 @@ def _spacing(x, *, out=None):
 def _modf(x):
     """NumPy's modf: (fraction, integral part), both with x's sign, so -2.0
     gives (-0.0, -2.0) and an infinity (+-0.0, +-inf)."""
-    x = _floating(x)
+    x = _floating(x, "modf")
     whole = _C.trunc(x)
     fraction = _C.where(_C.isinf(x), 0.0, x - whole)
     return _C.copysign(fraction, x), whole
@@ -71,7 +82,7 @@ def _modf(x):
 
 def _frexp(x):
     import torchlike
-    return tuple(torchlike.frexp(_floating(x)))
+    return tuple(torchlike.frexp(_floating(x, "frexp")))
 
 
 def _divide_by_zero(name):

@@ -97,9 +97,11 @@ typing = _np.typing
 
 # NumPy's polynomial classes and functions: evaluation (np.polyval,
 # np.polynomial.polynomial.polyval(x, c), poly1d(c)(x)) takes tensors x on any
-# device and returns tensors; coefficients are NumPy's arrays (host data)
+# device and returns tensors; coefficients are NumPy's arrays (host data).
+# np.polynomial is NumPy's package seen through modules whose evaluation
+# functions honour tensor=True for a tensor x (_polynomial.py)
 poly1d = _np.poly1d
-polynomial = _np.polynomial
+from ._polynomial import polynomial  # noqa: E402
 
 # NumPy's matrix class (an ndarray subclass, which a tensor cannot be): old
 # code's np.matrix(...) gets NumPy's own host matrix, with its * product, .I
@@ -161,6 +163,8 @@ _FROM_TABLE = [
 _FROM_TABLE += [_name for _name in ("matvec", "vecmat") if hasattr(_np, _name)]
 for _name in _FROM_TABLE:
     globals()[_name] = _TABLE[getattr(_np, _name)]
+    if isinstance(getattr(_np, _name), _np.ufunc):  # the gufuncs matmul, vecdot ...
+        _elementwise.give_ufunc_surface(globals()[_name], getattr(_np, _name))
 del _name
 
 

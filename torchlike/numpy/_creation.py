@@ -12,7 +12,7 @@ from .. import _C
 from .._layout import contiguous_format
 from .._array_function import (
     Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, has_tensor, np_dtype,
-    norm_axis, promote)
+    norm_axis, promote, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -31,7 +31,9 @@ def _like(proto, dtype, shape, device, order="K"):
     layout, here C or F; C when a new shape is given of another rank)."""
     proto = as_tensor(proto)
     dtype = tl_dtype(dtype) or proto.dtype
-    new = None if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    shape = scalar_count(shape)  # a size computed by the program
+    new = None if shape is None else ((int(shape),) if isinstance(shape, (int, np.integer))
+                                      else tuple(shape))
     fortran_proto = proto.ndim > 1 and not proto.is_contiguous() and \
         proto.permute(*reversed(range(proto.ndim))).is_contiguous()
     if order not in ("C", "F", "A", "K", None):

@@ -80,9 +80,12 @@ def _binary(op, name):
         if rest:
             kwargs = _out_given(name, 2, rest, kwargs)
         try:
+            # two Python numbers are both arrays of NumPy's dtypes (np.add(2,
+            # 3.5) is float64, as in NumPy, not int64 with a weak float)
+            numbers = _weak(x1) and _weak(x2)
             if not isinstance(x1, Tensor) and not (_weak(x1) and isinstance(x2, Tensor)):
                 x1 = as_tensor(x1)
-            if not isinstance(x2, Tensor) and not _weak(x2):
+            if not isinstance(x2, Tensor) and (numbers or not _weak(x2)):
                 x2 = as_tensor(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
@@ -431,10 +434,14 @@ def _bound(b, x):
 
 
 def deg2rad(x, /):
+    x = _arg(x)
+    _ufunc.refuse_complex("deg2rad", x)
     return _float(x) * (np.pi / 180)
 
 
 def rad2deg(x, /):
+    x = _arg(x)
+    _ufunc.refuse_complex("rad2deg", x)
     return _float(x) * (180 / np.pi)
 
 
@@ -476,6 +483,8 @@ def _float_loop(x1, x2):
     dtype = tl_dtype(promoted)
     if not (dtype.is_floating_point or dtype.is_complex):
         dtype = _float(_C.zeros((), dtype=dtype)).dtype
+    if not arrays:  # two Python numbers: one array for the loop (the other stays weak)
+        x1 = _C.full((), x1, dtype=dtype)
     return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
 
 
@@ -848,13 +857,21 @@ def _give_ufunc_surface(name):
         op, arity = _DIRECT[name]
         fn = _C._DirectCall(op, fn, arity)
     globals()[name] = fn
-    if not isinstance(ufunc, np.ufunc):
-        return
+    if isinstance(ufunc, np.ufunc):
+        give_ufunc_surface(fn, ufunc)
+
+
+def give_ufunc_surface(fn, ufunc):
+    """The methods and attributes of NumPy's ``ufunc`` on the namespace's
+    function ``fn`` (also for the gufuncs matmul, vecdot ..., whose methods
+    raise NumPy's errors, and the ufuncs reached through NumPy's own
+    function: bitwise_count, isnat)."""
     for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
         setattr(fn, method, _ufunc_method(ufunc, method))
     for attr in ("identity", "nin", "nout", "nargs", "ntypes", "types", "signature"):
         setattr(fn, attr, getattr(ufunc, attr))
     fn.ufunc = ufunc  # the NumPy ufunc this function stands for
+    return fn
 
 
 for _name in __all__:

@@ -10,7 +10,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    NoValue, TABLE, value_errors)
+    NoValue, TABLE, value_errors, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -326,6 +326,7 @@ def _install_linalg():
         """NumPy's: a non-negative power of an integer or bool matrix keeps
         its dtype (repeated products); a negative one inverts, in float64."""
         a = as_tensor(a)
+        n = operator.index(scalar_count(n))  # n = mask.sum() too; a float is NumPy's TypeError
         if n < 0 or a.is_floating_point() or a.is_complex():
             return tla.matrix_power(_linalg_input(a, square=True), n)
         a = _integer_square(a)
@@ -430,9 +431,14 @@ def _install_linalg():
 
     def qr(a, mode="reduced"):
         a = _linalg_input(a)
+        if mode == "raw":
+            # LAPACK's reflectors and scales; NumPy hands the Fortran-ordered
+            # result over as it lies, i.e. as the transpose, shape (..., N, M)
+            h, tau = a._geqrf()
+            return h.mT, tau
         if mode not in ("reduced", "complete", "r"):
-            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete' or 'r', not "
-                              f"{mode!r}")
+            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete', 'r' or "
+                              f"'raw', not {mode!r}")
         q, r = tla.qr(a, mode=mode)
         return r if mode == "r" else la._linalg.QRResult(q, r)
     TABLE[la.qr] = qr

@@ -7,7 +7,7 @@ recorded on the autograd tape."""
 
 import contextlib
 import functools
-
+import math
 import operator
 
 import numpy as np
@@ -16,7 +16,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
     operand, NoValue, promote, reversed_dims, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes,
-    value_errors)
+    value_errors, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -27,7 +27,8 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise Unsupported(f"reshape: argument 'order' {order!r} is not supported on tensors")
     shape = newshape if shape is None else shape
     a = as_tensor(a)
-    shape = shape if isinstance(shape, int) else tuple(shape)
+    shape = scalar_count(shape)  # a size computed by the program
+    shape = int(shape) if isinstance(shape, (int, np.integer)) else tuple(shape)
     try:
         result = a.reshape(shape)
     except RuntimeError as error:  # NumPy's class; its words, then the core's
@@ -76,6 +77,7 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     a = as_tensor(a)
     # any sequence of axes (a range, an array), as NumPy takes
+    source, destination = (scalar_count(x) for x in (source, destination))
     source, destination = (list(x) if not isinstance(x, (int, np.integer, list, tuple))
                            else x for x in (source, destination))
     source, destination = norm_axes(source, a.ndim), norm_axes(destination, a.ndim)
@@ -318,20 +320,10 @@ def atleast_3d(*arys):
     return r[0] if len(r) == 1 else tuple(r)
 
 
-def _scalar_count(v):
-    """A 0-d integer array (n = mask.sum(), a count computed by the program)
-    as the Python int NumPy's scalar would be; anything else as it is."""
-    if isinstance(v, (Tensor, np.ndarray)) and v.ndim == 0 and \
-            not (v.is_floating_point() or v.is_complex() if isinstance(v, Tensor)
-                 else v.dtype.kind in "fc"):
-        return int(v)
-    return v
-
-
 def _split(ary, indices_or_sections, axis, equal):
     ary = as_tensor(ary)
     axis = norm_axis(axis, ary.ndim)
-    indices_or_sections = _scalar_count(indices_or_sections)
+    indices_or_sections = scalar_count(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         n = int(indices_or_sections)
         if n <= 0:
@@ -371,11 +363,29 @@ def vsplit(ary, indices_or_sections):
 @implements(np.tile)
 def tile(A, reps):
     A = as_tensor(A)
-    reps = _scalar_count(reps)
+    reps = scalar_count(reps)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     if any(r < 0 for r in reps):
         raise ValueError(f"negative dimensions are not allowed (tile reps {reps})")
     return _C.tile(A, reps) if reps else A.clone()
+
+
+@implements(np.resize)
+def resize(a, new_shape):
+    """NumPy's resize: the flattened data repeated (or cut) to fill
+    new_shape, zeros for empty data; a count computed by the program (a 0-d
+    integer array) is a size, as NumPy's integer scalar is."""
+    a = as_tensor(a).reshape(-1)
+    new_shape = scalar_count(new_shape)
+    new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else \
+        tuple(operator.index(scalar_count(d)) for d in new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    size = math.prod(new_shape)
+    if a.numel() == 0 or size == 0:
+        return _C.zeros(new_shape, dtype=a.dtype, device=a.device)
+    repeats = -(-size // a.numel())
+    return _C.tile(a, (repeats,))[:size].reshape(new_shape)
 
 
 @implements(np.repeat)
@@ -500,7 +510,13 @@ def where(condition, x=NoValue, y=NoValue):
     condition = as_tensor(condition)
     if condition.dtype is not _C.bool:
         condition = condition != 0
-    return _C.where(condition, operand(x), operand(y))
+    x, y = operand(x), operand(y)
+    if not (isinstance(x, Tensor) or isinstance(y, Tensor)):
+        # two Python numbers: NumPy's dtype for them (where(m, 1.0, -1.0) is
+        # float64, as np.add(1.0, -1.0) is), not PyTorch's default float
+        dtype = tl_dtype(np.result_type(x, y))
+        x, y = (_C.full((), v, dtype=dtype, device=condition.device) for v in (x, y))
+    return _C.where(condition, x, y)
 
 
 @implements(np.nonzero)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _C, _composites
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, np_dtype, promote, refuse)
+    implements, Unsupported, as_tensor, norm_axis, np_dtype, promote, refuse, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -386,6 +386,7 @@ def _check_kth(a, kth, axis):
     n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
     if a.numel() == 0:  # NumPy returns an empty array before looking at kth
         return
-    for k in ([kth] if isinstance(kth, int) else list(kth)):
+    kth = scalar_count(kth)  # a count computed by the program: NumPy's integer scalar
+    for k in ([kth] if isinstance(kth, (int, np.integer)) else list(kth)):
         if not -n <= int(k) < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")

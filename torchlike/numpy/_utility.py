@@ -220,11 +220,37 @@ def isrealobj(x):
     return not as_tensor(x).is_complex()
 
 
-@implements(np.may_share_memory, np.shares_memory)
-def may_share_memory(a, b, max_work=None):
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        return np.may_share_memory(a.numpy(), b.numpy()) if a.device.type == "cpu" else False
-    raise Unsupported("may_share_memory: arguments 'a' and 'b' must both be tensors")
+def _memory_of(x):
+    """An ndarray over a host tensor's own memory (a dtype NumPy lacks is
+    seen as unsigned integers of its size); anything else as it is."""
+    if not isinstance(x, Tensor):
+        return x
+    x = x.detach()
+    try:
+        return x.numpy()
+    except TypeError:  # bfloat16, the float8s
+        return x.view({1: _C.uint8, 2: _C.int16}[x.element_size()]).numpy()
+
+
+def _overlap(check, a, b, max_work):
+    if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
+        raise Unsupported("shares_memory: one of 'a' and 'b' must be a tensor")
+    if any(isinstance(x, Tensor) and x.device.type != "cpu" for x in (a, b)):
+        return False  # memory on an accelerator is never a host array's
+    return check(_memory_of(a), _memory_of(b), max_work=max_work)
+
+
+@implements(np.may_share_memory)
+def may_share_memory(a, b, /, max_work=None):
+    """NumPy's bounds check over the tensors' memory."""
+    return _overlap(np.may_share_memory, a, b, max_work)
+
+
+@implements(np.shares_memory)
+def shares_memory(a, b, /, max_work=None):
+    """NumPy's exact answer: a[:, 0] and a[:, 1] interleave in memory but
+    share no element (the bounds check says they may)."""
+    return _overlap(np.shares_memory, a, b, max_work)
 
 
 @implements(np.meshgrid)

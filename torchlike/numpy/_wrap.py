@@ -53,4 +53,7 @@ def numpy_function(func, name):
     call.__name__ = call.__qualname__ = name
     call.__doc__ = func.__doc__
     call.__wrapped__ = func
+    if isinstance(func, np.ufunc):
+        from ._elementwise import give_ufunc_surface
+        give_ufunc_surface(call, func)
     return call

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _C
 from .. import fft as _tlfft
-from .._array_function import TABLE, as_tensor, finish, tl_dtype, value_errors
+from .._array_function import TABLE, as_tensor, finish, tl_dtype, value_errors, scalar_count
 
 Tensor = _C.Tensor
 
@@ -71,29 +71,43 @@ rfft2 = _many_dims("rfft2", (-2, -1))
 irfft2 = _many_dims("irfft2", (-2, -1))
 
 
+def _size(n):
+    """A transform length as NumPy takes it: an int, a NumPy integer or a
+    count computed by the program (a 0-d integer array), positive."""
+    n = scalar_count(n)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
 def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies, made with torchlike ops on ``device``."""
-    if not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = _size(n)
     k = _C.arange(n, dtype=_C.float64, device=device)
     k = _C.where(k < (n + 1) // 2, k, k - n)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
 def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
-    if not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = _size(n)
     k = _C.arange(n // 2 + 1, dtype=_C.float64, device=device)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
+def _axes(axes):
+    """One axis as NumPy takes it (a NumPy integer, a 0-d integer array) as
+    an int; a sequence or None as it is."""
+    axes = scalar_count(axes)
+    return int(axes) if isinstance(axes, np.integer) else axes
+
+
 def fftshift(x, axes=None):
     """Zero frequency to the centre: a roll, so it stays on the tape."""
-    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
+    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
 
 
 def ifftshift(x, axes=None):
-    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
+    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
 
 
 # np.fft.<name>(tensor) dispatches here through __array_function__.

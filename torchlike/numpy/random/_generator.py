@@ -7,7 +7,7 @@ import numpy as _np
 from numpy.exceptions import AxisError
 
 from ... import _C
-from ..._array_function import tl_dtype
+from ..._array_function import scalar_count, tl_dtype
 from . import _sampling as S
 from ._distributions import Distributions
 from ._params import F64, I64, Prepared, check, fill_out, float_dtype, isnan, out_shape, size_tuple
@@ -114,6 +114,7 @@ class Generator(Distributions):
         return _take(pool, idx, axis)
 
     def permutation(self, x, axis=0):
+        x = scalar_count(x) if isinstance(x, Tensor) else x  # n = mask.sum()
         if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
             d = self._prep(None)
             return _C.randperm(int(x), generator=d.src.gen, device=d.device)

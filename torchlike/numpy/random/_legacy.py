@@ -12,6 +12,7 @@ import warnings
 import numpy as _np
 
 from ... import _C
+from ..._array_function import scalar_count
 from ._distributions import Distributions
 from ._generator import (_choose, _dirichlet, _integers, _multinomial,
                          _multivariate_normal, _pool_of, _take)
@@ -143,6 +144,7 @@ class RandomState(Distributions):
         return idx if pool is None else _take(pool, idx, 0)
 
     def permutation(self, x):
+        x = scalar_count(x) if isinstance(x, Tensor) else x  # n = mask.sum()
         if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
             d = self._prep(None)
             return _C.randperm(int(x), generator=d.src.gen, device=d.device)

@@ -31,8 +31,8 @@ class BitGenerator:
     def __init__(self, seed=None):
         if hasattr(seed, "generate_state"):  # a SeedSequence (or NumPy's ISeedSequence)
             seed_seq = seed
-        else:
-            seed_seq = SeedSequence(seed)
+        else:  # a tensor seed (a count the program computed: NumPy's integer scalar) as ints
+            seed_seq = SeedSequence(seed.tolist() if isinstance(seed, _C.Tensor) else seed)
         self._seed_seq = seed_seq
         self.lock = threading.Lock()
         self._gens = {}

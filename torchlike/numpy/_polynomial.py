@@ -1,0 +1,72 @@
+"""``np.polynomial`` of the namespace: NumPy's package, seen through thin
+modules whose evaluation functions take a tensor ``x`` as NumPy's take an
+ndarray.
+
+NumPy's ``polyval(x, c)``, ``chebval`` ... and ``polyvalfromroots(x, r)``
+reshape the coefficients for ``tensor=True`` only when ``x`` is an ndarray;
+with a tensor ``x`` they broadcast instead, so ``polyvalfromroots(x, r)`` of
+a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
+a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
+function runs with ``tensor=False`` (the same result for a reshaped ``c``).
+Everything else (the classes, fitting, arithmetic) is NumPy's own object."""
+import sys
+import types
+
+import numpy as np
+
+from .. import _C
+
+Tensor = _C.Tensor
+
+# submodule -> its evaluation functions with the tensor= argument
+_EVALUATIONS = {
+    "polynomial": ("polyval", "polyvalfromroots"), "chebyshev": ("chebval",),
+    "legendre": ("legval",), "laguerre": ("lagval",), "hermite": ("hermval",),
+    "hermite_e": ("hermeval",),
+}
+
+
+def _reshaped(c, x):
+    """c with one length-1 axis per axis of x appended (NumPy's tensor=True)."""
+    if isinstance(c, Tensor):
+        c = c.reshape(1) if c.ndim == 0 else c
+        return c.reshape(*c.shape, *(1,) * x.ndim)
+    c = np.array(c, ndmin=1, copy=None)
+    return c.reshape(c.shape + (1,) * x.ndim)
+
+
+def _evaluation(func):
+    def call(x, c, tensor=True):
+        if isinstance(x, Tensor) and tensor:
+            return func(x, _reshaped(c, x), tensor=False)
+        return func(x, c, tensor)
+    call.__name__ = call.__qualname__ = func.__name__
+    call.__doc__ = func.__doc__
+    call.__wrapped__ = func
+    return call
+
+
+class _View(types.ModuleType):
+    """A module that answers with NumPy's module ``source``, except for the
+    attributes set on it."""
+
+    def __init__(self, name, source):
+        super().__init__(name, source.__doc__)
+        self._source = source
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
+
+    def __dir__(self):
+        return sorted(set(dir(self._source)) | set(self.__dict__))
+
+
+polynomial = _View("torchlike.numpy.polynomial", np.polynomial)
+for _sub, _names in _EVALUATIONS.items():
+    _module = _View(f"torchlike.numpy.polynomial.{_sub}", getattr(np.polynomial, _sub))
+    for _name in _names:
+        setattr(_module, _name, _evaluation(getattr(_module._source, _name)))
+    setattr(polynomial, _sub, _module)
+    sys.modules[_module.__name__] = _module  # import torchlike.numpy.polynomial.chebyshev
+sys.modules[polynomial.__name__] = polynomial
+del _sub, _names, _module, _name
