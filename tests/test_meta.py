@@ -42,6 +42,13 @@ _DIFFERENT = {
         ("T.bincount(T.empty(3, dtype=T.int64, device='meta'))", "bincount"))},
     "M.index_add(0, T.tensor([0, 1]), M)": ("RuntimeError", "Tensor on device cpu is not on "
                                                             "the expected device meta!"),
+    # no meta kernel in either library: ours names the op and the device, and
+    # ctc_loss stops at its first read of the targets' values
+    "T.linalg.lstsq(T.empty(5, 3, device='meta'), T.empty(5, 2, device='meta'))": (
+        "NotImplementedError", "linalg.lstsq(): no kernel for device meta and dtype float32"),
+    "T.nn.functional.ctc_loss(T.empty(5, 2, 4, device='meta'), T.empty(2, 3, dtype=T.int64, "
+    "device='meta'), T.tensor([5, 5]), T.tensor([3, 2]))": (
+        "NotImplementedError", "Cannot copy out of meta tensor; no data!"),
     # our message names torchlike's class
     "T.nn.Linear(2, 3, device='meta').to('cpu')": (
         "NotImplementedError", "Cannot copy out of meta tensor; no data! Please use "
@@ -49,11 +56,6 @@ _DIFFERENT = {
 }
 # Calls PyTorch answers and ours refuses, with (exception class, words):
 _REFUSED = {
-    # families with no meta kernel here (docs/devices.md): the kernel table's error
-    **{c: (NotImplementedError, "no kernel for device meta") for c in (
-        "T.linalg.svd(T.empty(4, 3, device='meta'))",
-        "T.nn.functional.embedding_bag(T.empty(2, 3, dtype=T.int64, device='meta'), "
-        "T.empty(10, 4, device='meta'))")},
     # PyTorch's meta kernels skip these checks its CPU kernels make; ours keep them
     "T.multinomial(M, 4)": (RuntimeError, "cannot sample n_sample=4 > prob_dist.size(-1)=3 "
                                           "samples without replacement"),
@@ -69,7 +71,14 @@ _REFUSED = {
 # Calls whose CPU result torchlike lays out otherwise than PyTorch (LAPACK's
 # column-major factors): the meta result has PyTorch's shapes and dtypes and
 # the layout of torchlike's CPU result (test_meta_layout_is_the_cpus).
-_CPU_LAYOUT = {"T.linalg.lu(T.empty(4, 3, device='meta'))"}
+_CPU_LAYOUT = {"T.linalg.lu(T.empty(4, 3, device='meta'))",
+               # PyTorch's meta Vh and eig's V are row-major where its CPU's
+               # are column-major, as ours; our CPU pinv is column-major
+               "T.linalg.svd(T.empty(4, 3, device='meta'))",
+               "T.linalg.svd(T.empty(2, 3, 5, device='meta'), full_matrices=False)",
+               "T.linalg.svd(T.empty(3, 4, device='meta', dtype=T.complex64))",
+               "T.svd(T.empty(3, 4, device='meta'))", "T.linalg.eig(T.empty(3, 3, device='meta'))",
+               "T.linalg.pinv(T.empty(3, 4, device='meta'))"}
 
 
 def _without_strides(d):

@@ -3,9 +3,10 @@
  * outputs on the input's device before calling the device's set (conv.c,
  * pool.c, norm.c, softmax.c, activation.c, embedding.c, loss.c,
  * cross_entropy.c, grid.c, dropout.c), so these give the CPU's shapes, dtypes and
- * layouts (the flags below are the CPU sets').  Not served, so that their
- * ops raise the kernel table's NotImplementedError naming the meta device:
- * embedding_bag and the CTC loss.  The
+ * layouts (the flags below are the CPU sets'); embedding_bag's op layer
+ * only allocates its bags there (embedding.c).  Not served, so that it
+ * raises the kernel table's NotImplementedError naming the meta device, as
+ * PyTorch has no meta kernel for it either: the CTC loss.  The
  * recurrent and attention families run their device-neutral drivers
  * (rnn_device.c, attention_device.c), which allocate on the device and
  * touch elements only through primitives: here primitives that do nothing,
@@ -112,17 +113,17 @@ static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, cons
                              const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *out,
                              tl_tensor *bag_size, tl_tensor *argmax)
 {
-  (void)idx, (void)bounds, (void)psw, (void)mode, (void)pad, (void)out, (void)bag_size,
-      (void)argmax;
-  return tl_dispatch_no_kernel("embedding_bag", tl_tensor_device(weight), weight->dtype);
+  (void)weight, (void)idx, (void)bounds, (void)psw, (void)mode, (void)pad, (void)out,
+      (void)bag_size, (void)argmax;
+  return TL_OK;
 }
 static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
                               const tl_tensor *bag_size, const tl_tensor *argmax,
                               const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *dw)
 {
-  (void)idx, (void)bag_of, (void)bag_size, (void)argmax, (void)psw, (void)mode, (void)pad,
-      (void)dw;
-  return tl_dispatch_no_kernel("embedding_bag_backward", tl_tensor_device(g), g->dtype);
+  (void)g, (void)idx, (void)bag_of, (void)bag_size, (void)argmax, (void)psw, (void)mode,
+      (void)pad, (void)dw;
+  return TL_OK;
 }
 
 static tl_status nll(const tl_nll_spec *s, const tl_tensor *x, const tl_tensor *t,

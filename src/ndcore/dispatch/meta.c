@@ -9,11 +9,12 @@
  * the meta device by registering kernels that do nothing, family by family,
  * as emulate.c registers the fake device's.
  *
- * Kernels that allocate their own outputs (the sort family) do it with the
- * CPU's checks and shape helpers.  Ops whose output shape depends on the
- * data (nonzero, masked_select, unique, bincount) refuse in PyTorch's words;
- * families with no meta kernel (svd, eigh, eig, lstsq, LDL) raise the kernel table's NotImplementedError naming the op
- * and the meta device.                                                      */
+ * Kernels that allocate their own outputs (the sort family, the
+ * decompositions) do it with the CPU's checks and shape helpers.  Ops whose
+ * output shape depends on the data (nonzero, masked_select, unique,
+ * bincount) refuse in PyTorch's words; lstsq, with no meta kernel (PyTorch
+ * has none either), raises the kernel table's NotImplementedError naming the
+ * op and the meta device.                                                   */
 #include "ndcore/dispatch/tl_meta.h"
 
 #include "gpu/fft/tl_gpu_fft.h"
@@ -341,6 +342,86 @@ static tl_status meta_solve_triangular(tl_tensor *x, const tl_tensor *a, const t
   tl_tensor_release(&f);
   return TL_OK;
 }
+/* The spectral decompositions: their outputs as the CPU's kernels lay them
+ * out (linalg.c), without values.  S and eigh's W are real [B..., k]; U
+ * [B..., m, m or k] and Vh [B..., n or k, n] column-major; eig's W and V
+ * complex. */
+static tl_status meta_spectral(tl_tensor *w, tl_dtype wd, int64_t k, tl_tensor *v, tl_dtype vd,
+                               int64_t rows, int64_t cols, tl_tensor *v2, int64_t rows2,
+                               int64_t cols2, const tl_tensor *a)
+{
+  int nb = a->ndim - 2;
+  tl_device dev = tl_tensor_device(a);
+  if (tl_lapack_empty(w, dev, wd, nb, a->shape, 1, &k) != TL_OK ||
+      (v && tl_lapack_colmajor_empty(v, dev, vd, nb, a->shape, rows, cols) != TL_OK) ||
+      (v2 && tl_lapack_colmajor_empty(v2, dev, vd, nb, a->shape, rows2, cols2) != TL_OK)) {
+    tl_tensor *made[] = {w, v, v2};
+    for (int i = 0; i < 3; i++)
+      if (made[i] && made[i]->storage)
+        tl_tensor_release(made[i]);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+static tl_status meta_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
+                          bool full_matrices, bool compute_uv)
+{
+  if (tl_lapack_check_matrix(compute_uv ? "linalg.svd" : "linalg.svdvals", a, false) != TL_OK)
+    return tl_error_status();
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  return meta_spectral(s, tl_dtype_to_real(d), k, compute_uv ? u : NULL, d, m,
+                       full_matrices ? m : k, compute_uv ? vh : NULL, full_matrices ? n : k, n, a);
+}
+static tl_status meta_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+                           bool compute_v)
+{
+  (void)upper;
+  if (tl_lapack_check_matrix(compute_v ? "linalg.eigh" : "linalg.eigvalsh", a, true) != TL_OK)
+    return tl_error_status();
+  int64_t n = a->shape[a->ndim - 1];
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  return meta_spectral(w, tl_dtype_to_real(d), n, compute_v ? v : NULL, d, n, n, NULL, 0, 0, a);
+}
+static tl_status meta_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
+{
+  if (tl_lapack_check_matrix(compute_v ? "linalg.eig" : "linalg.eigvals", a, true) != TL_OK)
+    return tl_error_status();
+  int64_t n = a->shape[a->ndim - 1];
+  tl_dtype cd = tl_dtype_to_complex(tl_linalg_float_dtype(a->dtype));
+  return meta_spectral(w, cd, n, compute_v ? v : NULL, cd, n, n, NULL, 0, 0, a);
+}
+/* LDL as the CPU's (linalg_ldl.c): LD column-major [B..., n, n], pivots
+ * int32 [B..., n], info int32 [B...]; the solve's X column-major [B..., n, k]. */
+static tl_status meta_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
+                                    const tl_tensor *a, bool hermitian)
+{
+  (void)hermitian;
+  if (tl_lapack_check_matrix("torch.linalg.ldl_factor_ex", a, true) != TL_OK)
+    return tl_error_status();
+  int nb = a->ndim - 2;
+  int64_t n = a->shape[nb];
+  tl_device dev = tl_tensor_device(a);
+  if (tl_lapack_colmajor_empty(ld, dev, tl_linalg_float_dtype(a->dtype), nb, a->shape, n, n) != TL_OK ||
+      tl_lapack_empty(pivots, dev, TL_DTYPE_I32, nb, a->shape, 1, &n) != TL_OK ||
+      tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL) != TL_OK) {
+    tl_lapack_lu_factor_release(ld, pivots, info);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+static tl_status meta_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                                const tl_tensor *b, bool hermitian)
+{
+  int nb;
+  int64_t bshape[TL_MAX_DIMS];
+  tl_dtype d;
+  (void)hermitian;
+  if (tl_lapack_ldl_solve_check(ld, pivots, b, &nb, bshape, &d) != TL_OK)
+    return tl_error_status();
+  return tl_lapack_colmajor_empty(x, tl_tensor_device(b), d, nb, bshape, ld->shape[ld->ndim - 1],
+                                  b->shape[b->ndim - 1]);
+}
 
 /* ---- FFTs: fft.c's op layer allocates each pass's result ------------------- */
 
@@ -434,18 +515,21 @@ void tl_dispatch_meta_register(void)
       .bincount = meta_bincount, .histc = meta_histc};
   static const tl_linalg_kernels products = {.linalg_gemm = meta_gemm,
                                              .linalg_vector_norm = tl_linalg_device_vector_norm};
-  /* the decompositions above; svd, eigh, eig, lstsq and LDL have no meta kernel */
+  /* the decompositions above; lstsq has no meta kernel (nor in PyTorch) */
   static const tl_linalg_kernels linalg = {
       .linalg_gemm = meta_gemm, .linalg_solve_ex = meta_solve_ex, .linalg_inv_ex = meta_inv_ex,
       .linalg_cholesky_ex = meta_cholesky_ex, .linalg_det = tl_meta_linalg_det,
       .linalg_slogdet = tl_meta_linalg_slogdet, .linalg_logdet = tl_meta_linalg_logdet,
       .linalg_qr = meta_qr, .linalg_lu_factor_ex = meta_lu_factor_ex, .linalg_lu = meta_lu,
       .linalg_lu_solve = meta_lu_solve, .linalg_solve_triangular = meta_solve_triangular,
+      .linalg_svd = meta_svd, .linalg_eigh = meta_eigh, .linalg_eig = meta_eig,
+      .linalg_ldl_factor_ex = meta_ldl_factor_ex, .linalg_ldl_solve = meta_ldl_solve,
       .linalg_vector_norm = tl_linalg_device_vector_norm,
       .linalg_cross = tl_linalg_device_cross};
   static const tl_op linalg_ops[] = {
       TL_OP_SOLVE, TL_OP_INV, TL_OP_CHOLESKY, TL_OP_DET, TL_OP_SLOGDET, TL_OP_LOGDET, TL_OP_QR,
-      TL_OP_GEQRF, TL_OP_LU_FACTOR, TL_OP_LU, TL_OP_LU_SOLVE, TL_OP_SOLVE_TRIANGULAR, TL_OP_CROSS};
+      TL_OP_GEQRF, TL_OP_LU_FACTOR, TL_OP_LU, TL_OP_LU_SOLVE, TL_OP_SOLVE_TRIANGULAR, TL_OP_CROSS,
+      TL_OP_SVD, TL_OP_EIGH, TL_OP_EIG, TL_OP_LDL_FACTOR, TL_OP_LDL_SOLVE};
   /* the products, all through gemm (matmul.c), and vector_norm, made of
    * elementwise ops and reductions; the decompositions allocate their own
    * outputs and have no meta kernel */

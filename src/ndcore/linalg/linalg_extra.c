@@ -140,13 +140,16 @@ tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double
     return st;
   }
   tl_dtype rd = f[1].dtype;
-  if (!(inv = malloc(sizeof(double) * (size_t)(count * k > 0 ? count * k : 1)))) {
+  if (!(inv = calloc((size_t)(count * k > 0 ? count * k : 1), sizeof(double)))) {
     st = tl_error_set(TL_ERR_MEMORY, "linalg.pinv: out of memory");
     goto done;
   }
-  if ((st = tl_dispatch_host_view(&sh, &f[1])) != TL_OK)
+  /* the meta device has no values to read: the products below give the
+   * shapes, as PyTorch's meta pinv does */
+  const bool values = tl_tensor_device(a).type != TL_DEVICE_META;
+  if (values && (st = tl_dispatch_host_view(&sh, &f[1])) != TL_OK)
     goto done;
-  for (int64_t b = 0; b < count; b++) {
+  for (int64_t b = 0; values && b < count; b++) {
     double smax = 0;
     for (int64_t j = 0; j < k; j++) {
       double v = fabs(load_real(&sh, b * k + j));
@@ -195,11 +198,13 @@ tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol,
   int64_t k = s.shape[nb], count = 1;
   for (int d = 0; d < nb; d++)
     count *= a->shape[d];
-  /* counted on the host (a device's singular values read back), then moved */
-  if ((st = tl_dispatch_host_view(&sh, &s)) != TL_OK ||
-      (st = tl_tensor_empty(&counts, TL_DTYPE_I64, nb, a->shape, tl_device_cpu())) != TL_OK)
+  /* counted on the host (a device's singular values read back), then moved;
+   * the meta device has no values: its counts are only a shape */
+  const bool values = tl_tensor_device(a).type != TL_DEVICE_META;
+  if ((values && (st = tl_dispatch_host_view(&sh, &s)) != TL_OK) ||
+      (st = tl_tensor_zeros(&counts, TL_DTYPE_I64, nb, a->shape, tl_device_cpu())) != TL_OK)
     goto done;
-  for (int64_t b = 0; b < count; b++) {
+  for (int64_t b = 0; values && b < count; b++) {
     double smax = 0;
     for (int64_t j = 0; j < k; j++) {
       double v = fabs(load_real(&sh, b * k + j));

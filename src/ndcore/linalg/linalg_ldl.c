@@ -11,7 +11,8 @@
  * complex dtypes (real ones are the same either way).
  *
  * Only the CPU has these kernels (register.c serves them from a set of their
- * own; docs/gpu.md lists them).                                             */
+ * own; docs/gpu.md lists them); the meta device allocates their outputs
+ * with the same checks (dispatch/meta.c).                                   */
 #include <stdlib.h>
 
 #include "ndcore/linalg/tl_blas.h"
@@ -121,16 +122,16 @@ fail:
   return st;
 }
 
-tl_status tl_cpu_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
-                                  const tl_tensor *b, bool hermitian)
+/* ldl_solve's argument checks on every device: LD square, B [B..., n, k]
+ * with batch dims broadcasting against LD's, pivots int32 of LD's shape
+ * but the last; *nb and bshape the broadcast batch, *d the dtype solved in. */
+tl_status tl_lapack_ldl_solve_check(const tl_tensor *ld, const tl_tensor *pivots,
+                                    const tl_tensor *b, int *nb, int64_t *bshape, tl_dtype *d)
 {
   const char *fn = "torch.linalg.ldl_solve";
   char s1[128];
-  tl_status st;
-  tl_tensor f = {0}, piv = {0};
-  tl_unlocked unlocked = {0};
-  if ((st = tl_lapack_check_matrix(fn, ld, true)) != TL_OK)
-    return st;
+  if (tl_lapack_check_matrix(fn, ld, true) != TL_OK)
+    return tl_error_status();
   const int64_t n = ld->shape[ld->ndim - 1];
   if (b->ndim < 2)
     return tl_error_set(TL_ERR_RUNTIME, "%s: The input tensor B must have at least 2 "
@@ -147,11 +148,24 @@ tl_status tl_cpu_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_te
     return tl_error_set(TL_ERR_RUNTIME, "%s: Expected LD.shape[:-1] and pivots.shape to be the "
                         "same, but got pivots with shape %s instead", fn,
                         tl_shape_str(s1, sizeof s1, pivots->ndim, pivots->shape));
+  if (tl_shape_broadcast(ld->ndim - 2, ld->shape, b->ndim - 2, b->shape, nb, bshape) != TL_OK)
+    return tl_error_status();
+  *d = tl_linalg_float_dtype(tl_promote_types(ld->dtype, b->dtype));
+  return TL_OK;
+}
+
+tl_status tl_cpu_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                                  const tl_tensor *b, bool hermitian)
+{
+  tl_status st;
+  tl_tensor f = {0}, piv = {0};
+  tl_unlocked unlocked = {0};
   int nb;
   int64_t bshape[TL_MAX_DIMS];
-  if (tl_shape_broadcast(ld->ndim - 2, ld->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK)
-    return tl_error_status();
-  const tl_dtype d = tl_linalg_float_dtype(tl_promote_types(ld->dtype, b->dtype));
+  tl_dtype d;
+  if ((st = tl_lapack_ldl_solve_check(ld, pivots, b, &nb, bshape, &d)) != TL_OK)
+    return st;
+  const int64_t n = ld->shape[ld->ndim - 1];
   const bool herm = hermitian && tl_dtype_is_complex(d);
   const int64_t k = b->shape[b->ndim - 1];
   const int64_t count = tl_lapack_batch_count(nb, bshape);

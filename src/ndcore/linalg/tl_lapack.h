@@ -114,6 +114,10 @@ tl_status tl_lapack_pack_factor_solve(tl_tensor *f, tl_tensor *piv, tl_tensor *x
                                       const tl_tensor *factor, const tl_tensor *pivots,
                                       const tl_tensor *b, tl_dtype d, int nb,
                                       const int64_t *bshape);
+/* ldl_solve's checks (linalg_ldl.c): *nb and bshape the broadcast batch of
+ * LD and B, *d the dtype solved in. */
+tl_status tl_lapack_ldl_solve_check(const tl_tensor *ld, const tl_tensor *pivots,
+                                    const tl_tensor *b, int *nb, int64_t *bshape, tl_dtype *d);
 /* solve_triangular's checks, then a and b broadcast, cast and packed
  * column-major into f and x (count matrices); both released on failure. */
 tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,

@@ -123,7 +123,8 @@ tl_status tl_nn_embedding_backward(const tl_tensor *g, const tl_tensor *indices,
 
 /* bounds (B + 1,) and bag_of (n,) from 2-d indices or 1-d indices + offsets.
  * They are made on the host (the offsets are checked there, which needs
- * their values) and moved to a device's memory when the indices live there. */
+ * their values) and moved to a device's memory when the indices live there;
+ * on the meta device, which has no values, they are only allocated. */
 static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                            bool include_last_offset, tl_tensor *bounds, tl_tensor *bag_of)
 {
@@ -144,7 +145,7 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
       return tl_error_set(TL_ERR_VALUE, "offsets has to be a 1D Tensor");
     if (!(off = as_indices("embedding_bag", "offsets", offsets, &ot)))
       return tl_error_status();
-    if (!host) { /* the offsets' values, on the host */
+    if (!host && dev.type != TL_DEVICE_META) { /* the offsets' values, on the host */
       if (tl_tensor_empty(&oh, TL_DTYPE_I64, 1, off->shape, tl_device_cpu()) != TL_OK ||
           tl_tensor_copy(&oh, off) != TL_OK) {
         status = tl_error_status();
@@ -160,6 +161,12 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                                       "dimension %d", indices->ndim);
   }
   int64_t bshape[1] = {B + 1}, nshape[1] = {n};
+  if (dev.type == TL_DEVICE_META) { /* no values: the bags' shapes only, as PyTorch's meta */
+    status = tl_tensor_empty(bounds, TL_DTYPE_I64, 1, bshape, dev);
+    if (status == TL_OK)
+      status = tl_tensor_empty(bag_of, TL_DTYPE_I64, 1, nshape, dev);
+    goto done;
+  }
   tl_device at = host ? dev : tl_device_cpu();
   status = tl_tensor_empty(bd_t, TL_DTYPE_I64, 1, bshape, at);
   if (status == TL_OK)
