@@ -16,8 +16,7 @@ views share memory as PyTorch's do.  Beside them it keeps the quantizer:
 The arithmetic is PyTorch's x86 CPU kernels', bit for bit (tests/test_quantization.py):
 
     quantize    q = clamp(rint(float32(x * float32(1 / float32(scale)))) + zp, qmin, qmax)
-                (NaN gives qmax for 8-bit dtypes, qmin for qint32, as PyTorch's
-                vector and scalar paths do)
+                (NaN and +inf: see _quantize_ints, PyTorch's int32 overflow included)
     dequantize  float32((q - zp) * float32(scale))
     float qparams (per_channel_affine_float_qparams):
                 q = clamp(rint(x * (1 / scale) + zp)), value = (q - zp) * scale"""
@@ -125,13 +124,18 @@ def op(*names):
 
 
 _DUNDER = {"getitem": "index", "setitem": "index_put_", "invert": "bitwise_not",
-           "truediv": "div", "floordiv": "floor_divide", "neg": "neg", "abs": "abs"}
+           "truediv": "div", "floordiv": "floor_divide", "neg": "neg", "abs": "abs",
+           "matmul": "mm"}
+# composite ops PyTorch decomposes before the backend refuses them
+_DECOMPOSED = {"matmul": "mm", "Tensor.matmul": "mm", "linear": "mm", "nn.functional.linear": "mm"}
 _REFLECTED = {"add", "sub", "mul", "pow", "and", "or", "xor", "lshift", "rshift", "mod",
               "floordiv", "matmul", "truediv"}
 
 
 def aten_name(name):
     """The aten operator PyTorch's message names for a torchlike function name."""
+    if name in _DECOMPOSED:
+        return _DECOMPOSED[name]
     op_name = name.rsplit(".", 1)[-1]
     if op_name.startswith("__") and op_name.endswith("__"):
         op_name = op_name[2:-2]
@@ -217,20 +221,34 @@ def check_qdtype(dtype, where="new_qtensor"):
         raise RuntimeError(f"ScalarType {name} is not supported in {where}.")
 
 
+_INT32_FLOAT_MAX = 2147483520.0  # the largest float32 below 2**31
+
+
 def _quantize_ints(x, scale, zp, qdtype):
     """The integers of x quantized with scale and zp (tensors that broadcast
     against x: float32 scale, float64 integer zp), PyTorch's rounding."""
     _, lo, hi, _ = QDTYPES[qdtype]
     inv = (1.0 / scale.float()).float()
     p = x * inv  # float32, rounded once as PyTorch's kernel
-    q = _C.round(p).double() + zp
-    q = _C.nan_to_num(q, nan=float(hi if qdtype is not _C.qint32 else lo),
-                      posinf=float(hi), neginf=float(lo))
+    if qdtype is _C.qint32:  # PyTorch's scalar kernel: NaN casts to the lowest integer
+        q = _C.round(p).double() + zp
+        q = _C.nan_to_num(q, nan=float(lo), posinf=float(hi), neginf=float(lo))
+        return q.clamp(lo, hi).to(_C.int32)
+    # the vector kernel of 8-bit dtypes: the product is capped below 2**31
+    # (NaN too), rounded to int32 (-2**31 below range), and the zero point
+    # added in int32, which wraps: so NaN and +inf give qmax, or qmin when
+    # the zero point overflows the cap
+    p = _C.where(_C.isnan(p) | (p > _INT32_FLOAT_MAX), _C.full_like(p, _INT32_FLOAT_MAX), p)
+    q = _C.round(p).double().clamp(-2.0 ** 31, None) + zp
+    q = _C.where(q > 2.0 ** 31 - 1, q - 2.0 ** 32, _C.where(q < -2.0 ** 31, q + 2.0 ** 32, q))
     return q.clamp(lo, hi).to(QDTYPES[qdtype][0])
 
 
 def _dequantize_ints(ints, scale, zp):
-    return ((ints.double() - zp).float() * scale.float()).float()
+    """float32((q - zp) * float32(scale)); q - zp in int32, which wraps (qint32)."""
+    d = ints.double() - zp
+    d = _C.where(d > 2.0 ** 31 - 1, d - 2.0 ** 32, _C.where(d < -2.0 ** 31, d + 2.0 ** 32, d))
+    return (d.float() * scale.float()).float()
 
 
 def _float_input(x, what):
@@ -361,7 +379,9 @@ def dequantize(tensor):
     shape = _channel_shape(q.ndim, q._axis)
     if q._qscheme is per_channel_affine_float_qparams:
         return (q._int.float() - q._zps.reshape(shape)) * q._scales.reshape(shape)
-    return _dequantize_ints(q._int, q._scales.reshape(shape), q._zps.double().reshape(shape))
+    # per channel: (q - zp) * scale in float64, then rounded to float32
+    return ((q._int.double() - q._zps.double().reshape(shape)) *
+            q._scales.double().reshape(shape)).float()
 
 
 def _make_per_tensor_quantized_tensor(input, scale, zero_point):
@@ -390,6 +410,7 @@ def _make_per_channel_quantized_tensor(input, scale, zero_point, axis):
     return per_channel(input, _OF_INT[input.dtype], scales.reshape(-1), zps.reshape(-1), axis)
 
 
+@op("empty_quantized")
 def empty_quantized(size, qtensor, *, dtype=None, layout=None, device=None, pin_memory=None,
                     memory_format=None):
     """An uninitialised quantized tensor of ``size`` with qtensor's quantizer."""

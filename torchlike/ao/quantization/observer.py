@@ -168,7 +168,7 @@ class UniformQuantizationObserverBase(ObserverBase):
         else:
             scale = _C.maximum((max_pos - min_neg) / float(hi - lo), self.eps)
             zero_point = lo - _C.round(min_neg / scale).to(_C.int32)
-            zero_point = zero_point.clamp(lo, hi).to(_C.int64)
+            zero_point = zero_point.clamp(lo, hi)  # int32, as PyTorch's
         if scale.ndim == 0:
             scale = scale.reshape(1)
         if zero_point.ndim == 0:
