@@ -29,6 +29,7 @@ import pytest
 import torchlike as T
 import torchlike.ao.quantization as tq
 import torchlike.ao.nn.quantized as nnq
+import torchlike.ao.nn.intrinsic.quantized as nniq
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 with open(os.path.join(GOLDEN, "quantization.json")) as _f:
@@ -268,7 +269,7 @@ def _weight(case, shape_key="wshape"):
 @pytest.mark.parametrize("case", G["linear"], ids=lambda c: f"{c['shape']}-{c['per_channel']}")
 def test_quantized_linear_matches_pytorch(case):
     n, k = case["wshape"]
-    mod = (nnq.LinearReLU if case["relu"] else nnq.Linear)(k, n)
+    mod = (nniq.LinearReLU if case["relu"] else nnq.Linear)(k, n)
     mod.set_weight_bias(_weight(case), f32(case["b"]))
     mod.scale, mod.zero_point = case["os"], case["oz"]
     xq = T.quantize_per_tensor(f32(case["x"], case["shape"]), case["xs"], case["xz"], T.quint8)
@@ -280,7 +281,7 @@ def test_quantized_linear_matches_pytorch(case):
 @pytest.mark.parametrize("case", G["conv2d"], ids=lambda c: f"{c['shape']}-{c['per_channel']}")
 def test_quantized_conv2d_matches_pytorch(case):
     o, c = case["wshape"][:2]
-    mod = (nnq.ConvReLU2d if case["relu"] else nnq.Conv2d)(
+    mod = (nniq.ConvReLU2d if case["relu"] else nnq.Conv2d)(
         c, o, (3, 2), stride=case["stride"], padding=case["padding"])
     mod.set_weight_bias(_weight(case), f32(case["b"]))
     mod.scale, mod.zero_point = case["os"], case["oz"]
@@ -357,7 +358,7 @@ def test_fuse_prepare_convert_gives_a_quantized_model():
     scale, zp = obs.calculate_qparams()
     converted = tq.convert(prepared)
     assert isinstance(converted.quant, nnq.Quantize) and isinstance(converted.fc, nnq.Linear)
-    assert isinstance(converted.conv, nnq.ConvReLU2d)
+    assert isinstance(converted.conv, nniq.ConvReLU2d)
     assert (converted.fc.scale, converted.fc.zero_point) == (float(scale), int(zp))
     assert not hasattr(converted.fc, "qconfig")
     y = converted(x)

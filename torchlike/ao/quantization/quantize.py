@@ -14,6 +14,7 @@ from ...nn.modules.activation import ReLU6, Hardtanh
 from ...nn.modules.dropout import Dropout
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni
+from ..nn.intrinsic import quantized as nniq
 from .stubs import QuantStub, DeQuantStub
 from .qconfig import default_dynamic_qconfig
 
@@ -27,8 +28,8 @@ def get_default_static_quant_module_mappings():
     """float module type -> quantized module type (what convert swaps)."""
     return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, Linear: nnq.Linear,
             Conv1d: nnq.Conv1d, Conv2d: nnq.Conv2d, ReLU6: nnq.ReLU6,
-            nni.LinearReLU: nnq.LinearReLU, nni.ConvReLU1d: nnq.ConvReLU1d,
-            nni.ConvReLU2d: nnq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional}
+            nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
+            nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional}
 
 
 def get_default_dynamic_quant_module_mappings():

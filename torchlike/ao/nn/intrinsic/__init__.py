@@ -26,3 +26,4 @@ ConvReLU2d = _fused("ConvReLU2d", Conv2d, "Conv2d then ReLU, as one module.")
 LinearReLU = _fused("LinearReLU", Linear, "Linear then ReLU, as one module.")
 for _cls in (ConvReLU1d, ConvReLU2d, LinearReLU):
     _cls.__module__ = __name__
+from . import quantized  # noqa: E402,F401  (torch.ao.nn.intrinsic.quantized)

@@ -6,8 +6,9 @@ from ....nn.modules.module import Module
 from ....nn.modules.linear import Linear as _FloatLinear
 from . import functional as qF
 
-__all__ = ["Quantize", "DeQuantize", "Linear", "LinearReLU", "Conv1d", "Conv2d", "ConvReLU1d",
-           "ConvReLU2d", "ReLU6", "Hardtanh", "FloatFunctional", "QFunctional"]
+# LinearReLU, ConvReLU1d and ConvReLU2d are exported by ao.nn.intrinsic.quantized, as PyTorch's
+__all__ = ["Quantize", "DeQuantize", "Linear", "Conv1d", "Conv2d", "ReLU6", "Hardtanh",
+           "FloatFunctional", "QFunctional"]
 
 
 def _act_qparams(mod):
