@@ -171,6 +171,9 @@ def observer_cases():
         ("PerChannelMinMaxObserver", {"dtype": "quint8",
                                       "qscheme": "per_channel_affine_float_qparams"}),
         ("MovingAveragePerChannelMinMaxObserver", {"ch_axis": 1, "averaging_constant": 0.2}),
+        ("HistogramObserver", {}), ("HistogramObserver", {"reduce_range": True}),
+        ("HistogramObserver", {"dtype": "qint8", "qscheme": "per_tensor_symmetric"}),
+        ("HistogramObserver", {"bins": 64}),
     ]
     cases = []
     for name, kw in configs:
@@ -183,6 +186,8 @@ def observer_cases():
               for _ in range(3)]
         if name == "MinMaxObserver" and kw == {}:
             xs[1][:] = np.abs(xs[1]) + 1  # all positive: the range still holds zero
+        if name == "HistogramObserver" and kw.get("bins") == 64:
+            xs[0][:] = 0.7  # one value first: the histogram of a point is re-binned
         for x in xs:
             obs(torch.from_numpy(x))
         scale, zp = obs.calculate_qparams()
@@ -190,7 +195,9 @@ def observer_cases():
                       "min_val": fl(obs.min_val.numpy()), "max_val": fl(obs.max_val.numpy()),
                       "scale": fl(scale.numpy()), "zp": fl(zp.double().numpy()),
                       "zp_dtype": str(zp.dtype).split(".")[1],
-                      "quant_min": obs.quant_min, "quant_max": obs.quant_max})
+                      "quant_min": obs.quant_min, "quant_max": obs.quant_max,
+                      "histogram": fl(obs.histogram.numpy()) if hasattr(obs, "histogram")
+                      else None})
     return cases
 
 
@@ -269,6 +276,49 @@ def kernel_cases():
     return out
 
 
+class PTQNet(torch.nn.Module):
+    """The model of the end-to-end case (tests/test_quantization.py builds the same)."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = torch.nn.Conv2d(2, 3, 3)
+        self.relu = torch.nn.ReLU()
+        self.fc = torch.nn.Linear(3 * 4 * 4, 4)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x):
+        x = self.relu(self.conv(self.quant(x)))
+        return self.dequant(self.fc(x.flatten(1)))
+
+
+def ptq_cases():
+    """Post-training quantization of PTQNet with each backend's default qconfig."""
+    tq = torch.ao.quantization
+    cases = []
+    for backend in ("x86", "qnnpack"):
+        torch.backends.quantized.engine = "x86"  # the kernels: x86's (qnnpack only names a qconfig)
+        model = PTQNet().eval()
+        state = {k: fl(v.numpy()) for k, v in model.state_dict().items()}
+        shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
+        model.qconfig = tq.get_default_qconfig(backend)
+        fused = tq.fuse_modules(model, [["conv", "relu"]])
+        prepared = tq.prepare(fused)
+        batches = [rng.normal(0, 1, (3, 2, 6, 6)).astype(np.float32) for _ in range(2)]
+        for b in batches:
+            prepared(torch.from_numpy(b))
+        q = tq.convert(prepared)
+        x = rng.normal(0, 1, (2, 2, 6, 6)).astype(np.float32)
+        y = q(torch.from_numpy(x))
+        cases.append({"backend": backend, "state": state, "shapes": shapes,
+                      "batches": [fl(b) for b in batches], "x": fl(x), "y": fl(y.numpy()),
+                      "quant": [float(q.quant.scale), int(q.quant.zero_point)],
+                      "conv": [q.conv.scale, q.conv.zero_point],
+                      "fc": [q.fc.scale, q.fc.zero_point],
+                      "conv_w": ints(q.conv.weight()), "fc_w": ints(q.fc.weight())})
+    return cases
+
+
 def checkpoint():
     x = torch.tensor([[-1.0, 0.0, 0.5], [1.0, 2.5, 100.0]])
     obj = {"q": torch.quantize_per_tensor(x, 0.1, 10, torch.quint8),
@@ -285,7 +335,7 @@ def main():
               "reprs": [[e, run(e, "repr")] for e in REPRS],
               "values": [[e, run(e, "value")] for e in VALUES],
               "errors": [[e, run(e, "value")] for e in ERRORS],
-              "observers": observer_cases(), **kernel_cases()}
+              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases()}
     with open(os.path.join(OUT, "quantization.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     checkpoint()

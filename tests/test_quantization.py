@@ -6,7 +6,8 @@ Where the answers are bit-exact (int_repr equal, floats equal):
   * quantize_per_tensor / quantize_per_channel (quint8, qint8; qint32 for
     |x / scale| < 2**24, beyond which PyTorch adds the zero point in float32)
     including NaN and infinities, dequantize, quantize_per_tensor_dynamic;
-  * observers' min/max, scale and zero point;
+  * observers' min/max, scale and zero point (HistogramObserver's
+    histogram and search too);
   * quantized Linear / LinearReLU / Conv2d / ConvReLU2d (int32 sums exact
     here; requantization rounded as PyTorch's), QFunctional add, add_relu,
     mul and cat.  add reproduces PyTorch's two dequantizations (fused
@@ -226,6 +227,8 @@ def test_observer_qparams_match_pytorch(case):
     same_floats(scale, case["scale"])
     same_floats(zp.double(), case["zp"])
     assert zp.dtype.name == case["zp_dtype"]
+    if case["histogram"] is not None:
+        same_floats(obs.histogram, case["histogram"])
 
 
 def test_observer_before_data_returns_defaults_and_warns():
@@ -365,6 +368,45 @@ def test_fuse_prepare_convert_gives_a_quantized_model():
     assert y.dtype is T.float32
     # within a few steps of the output grid of the float model
     assert float((y - fused(x)).abs().max()) < 8 * converted.fc.scale
+
+
+class _PTQNet(T.nn.Module):
+    """scripts/golden_quantization.py's PTQNet."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = tq.QuantStub()
+        self.conv = T.nn.Conv2d(2, 3, 3)
+        self.relu = T.nn.ReLU()
+        self.fc = T.nn.Linear(3 * 4 * 4, 4)
+        self.dequant = tq.DeQuantStub()
+
+    def forward(self, x):
+        x = self.relu(self.conv(self.quant(x)))
+        return self.dequant(self.fc(x.flatten(1)))
+
+
+@pytest.mark.parametrize("case", G["ptq"], ids=lambda c: c["backend"])
+def test_post_training_quantization_matches_pytorch(case):
+    """PyTorch's weights, its default qconfig (histogram observer on
+    activations), fuse / prepare / calibrate / convert: the same input
+    qparams and quantized weights exactly.  The observers after conv and fc
+    see float conv / linear outputs, whose sums PyTorch (oneDNN) adds in
+    another order: their scales agree to rtol 1e-5, their zero points
+    exactly, and the outputs to one output step."""
+    model = _PTQNet().eval()
+    model.load_state_dict({k: f32(v, case["shapes"][k]) for k, v in case["state"].items()})
+    model.qconfig = tq.get_default_qconfig(case["backend"])
+    prepared = tq.prepare(tq.fuse_modules(model, [["conv", "relu"]]))
+    for b in case["batches"]:
+        prepared(f32(b, (3, 2, 6, 6)))
+    q = tq.convert(prepared)
+    assert [float(q.quant.scale), int(q.quant.zero_point)] == case["quant"]
+    for mod, (scale, zp) in ((q.conv, case["conv"]), (q.fc, case["fc"])):
+        assert math.isclose(mod.scale, scale, rel_tol=1e-5) and mod.zero_point == zp
+    assert ints(q.conv.weight()) == case["conv_w"] and ints(q.fc.weight()) == case["fc_w"]
+    y = q(f32(case["x"], (2, 2, 6, 6))).numpy().reshape(-1)
+    np.testing.assert_allclose(y, case["y"], rtol=0, atol=1.01 * case["fc"][0])
 
 
 def test_quantize_dynamic_swaps_linear():

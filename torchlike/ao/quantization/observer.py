@@ -320,11 +320,141 @@ class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
 
 
 class HistogramObserver(UniformQuantizationObserverBase):
-    """Not available: PyTorch's histogram search is not reproduced here (docs/quantization.md)."""
+    """A running histogram (``bins`` bins between the running min and max);
+    calculate_qparams searches it for the [min, max] whose quantization
+    error (L2, values spread evenly inside each bin) stops falling, then
+    computes scale and zero point from them as MinMaxObserver does.
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torchlike has no HistogramObserver yet: use MinMaxObserver "
-                                  "or MovingAverageMinMaxObserver (docs/quantization.md)")
+    When a tensor widens the range, the old histogram is re-binned onto the
+    new bins: each bin split into ``upsample_rate`` equal parts, each part's
+    count moved to the new bin holding its midpoint.  The arithmetic is
+    PyTorch's: float32 tensors, the thresholds of the search rounded to
+    float32 as PyTorch's weak scalars are."""
+
+    def __init__(self, bins=2048, dtype=None, qscheme=None, reduce_range=False, quant_min=None,
+                 quant_max=None, factory_kwargs=None, eps=_EPS, is_dynamic=False, **kwargs):
+        qscheme = _q.per_tensor_affine if qscheme is None else qscheme
+        if not qscheme.name.startswith("per_tensor"):
+            raise NotImplementedError("HistogramObserver's qscheme only support "
+                                      "torch.per_tensor_symmetric and torch.per_tensor_affine.")
+        if is_dynamic:
+            raise NotImplementedError("HistogramObserver doesn't support dynamic quantization")
+        super().__init__(dtype, qscheme, reduce_range, quant_min, quant_max, factory_kwargs,
+                         eps, is_dynamic, **kwargs)
+        self.bins = bins
+        self.register_buffer("histogram", _C.zeros(bins))
+        self.register_buffer("min_val", _C.tensor(float("inf")))
+        self.register_buffer("max_val", _C.tensor(float("-inf")))
+        self.dst_nbins = 2 ** (8 if self.dtype in (_C.quint8, _C.qint8, _C.uint8, _C.int8)
+                               else 32)
+        self.upsample_rate = 16
+
+    # ---- collecting ----
+
+    def forward(self, x_orig):
+        if x_orig.numel() == 0:
+            return x_orig
+        x = x_orig.detach().float()
+        lo, hi = x.min(), x.max()
+        if math.isinf(lo.item()) or math.isinf(hi.item()):
+            import warnings
+            warnings.warn("torch.inf detected in input tensor, ignoring input", stacklevel=2)
+            x = x[x.abs() != math.inf]
+            if x.numel() == 0:
+                return x_orig
+            lo, hi = x.min(), x.max()
+        if math.isinf(self.min_val.item()) or math.isinf(self.max_val.item()):
+            self.min_val, self.max_val = lo.clone(), hi.clone()
+            self.histogram = _C.histc(x, self.bins, min=lo.item(), max=hi.item())
+            return x_orig
+        new_lo, new_hi = _C.minimum(self.min_val, lo), _C.maximum(self.max_val, hi)
+        counts = _C.histc(x, self.bins, min=new_lo.item(), max=new_hi.item())
+        same = new_lo.item() == self.min_val.item() and new_hi.item() == self.max_val.item()
+        if same:
+            self.histogram = self.histogram + counts
+        else:
+            self.histogram = counts + self._rebinned(new_lo, new_hi)
+            self.min_val, self.max_val = new_lo.clone(), new_hi.clone()
+        return x_orig
+
+    def _rebinned(self, new_lo, new_hi):
+        """The current histogram moved onto ``bins`` bins over [new_lo, new_hi]."""
+        old_lo, old_hi = self.min_val, self.max_val
+        if old_lo.item() == old_hi.item():  # every value seen so far is one value
+            return _C.histc(old_lo, self.bins, min=new_lo.item(), max=new_hi.item()) * \
+                self.histogram.sum()
+        parts = self.bins * self.upsample_rate
+        counts = self.histogram.repeat_interleave(self.upsample_rate) / self.upsample_rate
+        width = (old_hi - old_lo) / parts
+        mids = _C.linspace(old_lo, old_hi, parts + 1)[:-1] + 0.5 * width
+        edges = _C.linspace(new_lo, new_hi, self.bins + 1)
+        where = (_C.bucketize(mids, edges, right=True) - 1).clamp(0, self.bins - 1)
+        return _C.bincount(where, weights=counts, minlength=self.bins)
+
+    # ---- the search ----
+
+    @staticmethod
+    def _norm(begin, end, density):
+        """density * the integral of x**2 from begin to end."""
+        return density * (end * end * end - begin * begin * begin) / 3
+
+    def _quantization_error(self, start, end):
+        """L2 error of quantizing the histogram with bins start..end as the range."""
+        width = (self.max_val.item() - self.min_val.item()) / self.bins
+        dst = width * (end - start + 1) / self.dst_nbins
+        if dst == 0.0:
+            return 0.0
+        src = _C.arange(self.bins)
+        begin = (src - start) * width
+        stop = begin + width
+        first = _C.floor_divide(begin, dst).clamp(0, self.dst_nbins - 1)
+        last = _C.floor_divide(stop, dst).clamp(0, self.dst_nbins - 1)
+        density = self.histogram / width
+        half = _C.tensor(dst / 2)
+        norm = self._norm(begin - (first + 0.5) * dst, _C.ones(self.bins) * (dst / 2), density)
+        norm = norm + (last - first - 1) * self._norm(-half, half, density)
+        norm = norm + self._norm(-half, stop - (last * dst + dst / 2), density)
+        return norm.sum().item()
+
+    def _non_linear_param_search(self):
+        """Narrows [start, end] from whichever side holds less of the mass, in
+        steps of 1e-5 of it, while the quantization error does not grow."""
+        import numpy as np
+        width = (self.max_val - self.min_val) / self.bins
+        total = self.histogram.sum().item()
+        csum = _C.cumsum(self.histogram, 0).numpy()
+        step, alpha, beta = 1e-5, 0.0, 1.0
+        start, end = 0, self.bins - 1
+        best = math.inf
+        while alpha < beta:
+            next_alpha, next_beta = alpha + step, beta - step
+            lo_t, hi_t = np.float32(next_alpha * total), np.float32(next_beta * total)
+            left, right = start, end
+            while left < end and csum[left] < lo_t:
+                left += 1
+            while right > start and csum[right] > hi_t:
+                right -= 1
+            new_start, new_end = start, end
+            if left - start > end - right:
+                new_start, alpha = left, next_alpha
+            else:
+                new_end, beta = right, next_beta
+            if (new_start, new_end) == (start, end):
+                continue
+            err = self._quantization_error(new_start, new_end)
+            if err > best:
+                break
+            best, start, end = err, new_start, new_end
+        return self.min_val + width * start, self.min_val + width * (end + 1)
+
+    def calculate_qparams(self):
+        if math.isinf(self.min_val.item()) and math.isinf(self.max_val.item()):
+            import warnings
+            warnings.warn("must run observer before calling calculate_qparams. Returning "
+                          "default scale and zero point ")
+            return _C.tensor([1.0]), _C.tensor([0])
+        lo, hi = self._non_linear_param_search()
+        return self._calculate_qparams(lo, hi)
 
 
 class PlaceholderObserver(ObserverBase):
