@@ -154,6 +154,12 @@ def run(expr, mode):
     return ["value", list(r) if isinstance(r, tuple) else r]
 
 
+def _sparse(hist):
+    """A histogram as its length and its nonzero bins ([index, count] pairs)."""
+    nz = np.nonzero(hist)[0]
+    return [len(hist), [[int(i), float(hist[i])] for i in nz]]
+
+
 def observer_cases():
     from torch.ao import quantization as tq
     configs = [
@@ -196,7 +202,7 @@ def observer_cases():
                       "scale": fl(scale.numpy()), "zp": fl(zp.double().numpy()),
                       "zp_dtype": str(zp.dtype).split(".")[1],
                       "quant_min": obs.quant_min, "quant_max": obs.quant_max,
-                      "histogram": fl(obs.histogram.numpy()) if hasattr(obs, "histogram")
+                      "histogram": _sparse(obs.histogram.numpy()) if hasattr(obs, "histogram")
                       else None})
     return cases
 
