@@ -81,7 +81,7 @@ def dynamic_cases():
     cases = []
     for dtype in ("quint8", "qint8"):
         for reduce_range in (False, True):
-            for spread in (0.01, 1.0, 300.0):
+            for spread in (1e-6, 0.01, 1.0, 300.0):
                 x = (rng.normal(0.3, spread, 50)).astype(np.float32)
                 q = torch.quantize_per_tensor_dynamic(torch.from_numpy(x), DT[dtype], reduce_range)
                 cases.append({"x": fl(x), "dtype": dtype, "reduce_range": reduce_range,
@@ -302,21 +302,24 @@ def ptq_cases():
     """Post-training quantization of PTQNet with each backend's default qconfig."""
     tq = torch.ao.quantization
     cases = []
-    for backend in ("x86", "qnnpack"):
+    for backend, qat in (("x86", False), ("qnnpack", False), ("x86", True)):
         torch.backends.quantized.engine = "x86"  # the kernels: x86's (qnnpack only names a qconfig)
         model = PTQNet().eval()
         state = {k: fl(v.numpy()) for k, v in model.state_dict().items()}
         shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
-        model.qconfig = tq.get_default_qconfig(backend)
-        fused = tq.fuse_modules(model, [["conv", "relu"]])
-        prepared = tq.prepare(fused)
+        if qat:  # fake quantization in training mode, observed by forward passes only
+            model.qconfig = tq.get_default_qat_qconfig(backend)
+            prepared = tq.prepare_qat(tq.fuse_modules(model, [["conv", "relu"]]).train())
+        else:
+            model.qconfig = tq.get_default_qconfig(backend)
+            prepared = tq.prepare(tq.fuse_modules(model, [["conv", "relu"]]))
         batches = [rng.normal(0, 1, (3, 2, 6, 6)).astype(np.float32) for _ in range(2)]
         for b in batches:
             prepared(torch.from_numpy(b))
-        q = tq.convert(prepared)
+        q = tq.convert(prepared.eval())
         x = rng.normal(0, 1, (2, 2, 6, 6)).astype(np.float32)
         y = q(torch.from_numpy(x))
-        cases.append({"backend": backend, "state": state, "shapes": shapes,
+        cases.append({"backend": backend, "qat": qat, "state": state, "shapes": shapes,
                       "batches": [fl(b) for b in batches], "x": fl(x), "y": fl(y.numpy()),
                       "quant": [float(q.quant.scale), int(q.quant.zero_point)],
                       "conv": [q.conv.scale, q.conv.zero_point],

@@ -390,21 +390,27 @@ class _PTQNet(T.nn.Module):
         return self.dequant(self.fc(x.flatten(1)))
 
 
-@pytest.mark.parametrize("case", G["ptq"], ids=lambda c: c["backend"])
+@pytest.mark.parametrize("case", G["ptq"], ids=lambda c: c["backend"] + ("-qat" if c["qat"] else ""))
 def test_post_training_quantization_matches_pytorch(case):
     """PyTorch's weights, its default qconfig (histogram observer on
-    activations), fuse / prepare / calibrate / convert: the same input
+    activations; or its QAT qconfig through prepare_qat), fuse / prepare /
+    calibrate / convert: the same input
     qparams and quantized weights exactly.  The observers after conv and fc
     see float conv / linear outputs, whose sums PyTorch (oneDNN) adds in
     another order: their scales agree to rtol 1e-5, their zero points
     exactly, and the outputs to one output step."""
     model = _PTQNet().eval()
     model.load_state_dict({k: f32(v, case["shapes"][k]) for k, v in case["state"].items()})
-    model.qconfig = tq.get_default_qconfig(case["backend"])
-    prepared = tq.prepare(tq.fuse_modules(model, [["conv", "relu"]]))
+    if case["qat"]:  # fake-quantized training modules, observed by forward passes
+        model.qconfig = tq.get_default_qat_qconfig(case["backend"])
+        prepared = tq.prepare_qat(tq.fuse_modules(model, [["conv", "relu"]]).train())
+        assert type(prepared.fc).__name__ == "Linear" and hasattr(prepared.fc, "weight_fake_quant")
+    else:
+        model.qconfig = tq.get_default_qconfig(case["backend"])
+        prepared = tq.prepare(tq.fuse_modules(model, [["conv", "relu"]]))
     for b in case["batches"]:
         prepared(f32(b, (3, 2, 6, 6)))
-    q = tq.convert(prepared)
+    q = tq.convert(prepared.eval())
     assert [float(q.quant.scale), int(q.quant.zero_point)] == case["quant"]
     for mod, (scale, zp) in ((q.conv, case["conv"]), (q.fc, case["fc"])):
         assert math.isclose(mod.scale, scale, rel_tol=1e-5) and mod.zero_point == zp

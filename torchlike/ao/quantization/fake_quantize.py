@@ -8,7 +8,10 @@ from ...nn.modules.module import Module
 from .observer import (MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver,
                        _with_args, _with_callable_args)
 
-__all__ = ["FakeQuantizeBase", "FakeQuantize", "default_fake_quant", "default_weight_fake_quant",
+__all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize",
+           "default_fused_act_fake_quant", "default_fused_wt_fake_quant",
+           "default_fused_per_channel_wt_fake_quant", "default_fake_quant",
+           "default_weight_fake_quant",
            "default_per_channel_weight_fake_quant", "disable_fake_quant", "enable_fake_quant",
            "disable_observer", "enable_observer"]
 
@@ -102,6 +105,46 @@ class FakeQuantize(FakeQuantizeBase):
                                       unexpected_keys, error_msgs)
 
 
+class FusedMovingAvgObsFakeQuantize(FakeQuantize):
+    """FakeQuantize as PyTorch's fused kernel computes it (its QAT default):
+    the observer's running min/max updated as a moving average, the scale
+    and zero point from them by the C++ rule (observer.choose_qparams:
+    symmetric schemes keep the sparsity of 0, small scales are raised), then
+    the fake quantization.  calculate_qparams (what convert reads) is the
+    observer's own, as in PyTorch."""
+
+    def __init__(self, observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
+                 **observer_kwargs):
+        super().__init__(observer, quant_min, quant_max, **observer_kwargs)
+        if not isinstance(self.activation_post_process, (MovingAverageMinMaxObserver,
+                                                         MovingAveragePerChannelMinMaxObserver)):
+            raise AssertionError("Fused observer+fake_quant module only works with "
+                                 "MovingAverageMinMaxObserver")
+        self.register_buffer("fake_quant_enabled", _C.tensor([1], dtype=_C.int64))
+        self.register_buffer("observer_enabled", _C.tensor([1], dtype=_C.int64))
+
+    def forward(self, X):
+        if self.observer_enabled[0] == 1:
+            self.activation_post_process(X.detach())  # the moving averages
+            self._fused_qparams()
+        if self.fake_quant_enabled[0] == 1:
+            if self.is_per_channel:
+                return fake_quantize_per_channel_affine(X, self.scale, self.zero_point,
+                                                        self.ch_axis, self.quant_min,
+                                                        self.quant_max)
+            return fake_quantize_per_tensor_affine(X, self.scale, self.zero_point,
+                                                   self.quant_min, self.quant_max)
+        return X
+
+    def _fused_qparams(self):
+        from .observer import choose_qparams
+        app = self.activation_post_process
+        pairs = [choose_qparams(lo, hi, self.quant_min, self.quant_max, self.is_symmetric_quant)
+                 for lo, hi in zip(app.min_val.reshape(-1).tolist(), app.max_val.reshape(-1).tolist())]
+        self.scale = _C.tensor([p[0] for p in pairs], dtype=_C.float32)
+        self.zero_point = _C.tensor([p[1] for p in pairs], dtype=_C.int32)
+
+
 default_fake_quant = FakeQuantize.with_args(
     observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255, dtype=_C.quint8,
     qscheme=_q.per_tensor_affine, reduce_range=True)
@@ -111,6 +154,16 @@ default_weight_fake_quant = FakeQuantize.with_args(
 default_per_channel_weight_fake_quant = FakeQuantize.with_args(
     observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
     dtype=_C.qint8, qscheme=_q.per_channel_symmetric, reduce_range=False, ch_axis=0)
+
+
+default_fused_act_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255, dtype=_C.quint8)
+default_fused_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=MovingAverageMinMaxObserver, quant_min=-128, quant_max=127, dtype=_C.qint8,
+    qscheme=_q.per_tensor_symmetric)
+default_fused_per_channel_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
+    dtype=_C.qint8, qscheme=_q.per_channel_symmetric)
 
 
 def _apply(mod, method):

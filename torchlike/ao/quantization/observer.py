@@ -18,6 +18,8 @@ range, halved by reduce_range (quint8: 0..127, qint8: -64..63)."""
 import functools
 import math
 
+import numpy as np
+
 from ... import _C, _quantized as _q
 from ...nn.modules.module import Module
 
@@ -515,24 +517,55 @@ class NoopObserver(ObserverBase):
         raise Exception("calculate_qparams should not be called for NoopObserver")
 
 
-def _choose_qparams_dynamic(x, dtype, reduce_range):
-    """PyTorch's choose_qparams for dynamic quantization: (scale, zero_point)
-    from x's min and max, the range widened to hold 0, the zero point taken
-    from whichever end gives the smaller error, then nudged into range."""
-    qmin, qmax = (0, 255) if dtype is _C.quint8 else (-128, 127)
+_SMALL_SCALE = 6.1e-5  # PyTorch cuts smaller scales off at this (float32) value
+
+
+def choose_qparams(lo, hi, qmin, qmax, preserve_sparsity=False, reduce_range=False):
+    """PyTorch's C++ choose of (scale, zero_point) for values in [lo, hi]
+    (dynamic quantization, the fused QAT fake quantizer): the range widened
+    to hold 0 (made symmetric first with preserve_sparsity), small scales
+    raised to 6.1e-5, the zero point taken from whichever end gives the
+    smaller error, then nudged into range.  lo and hi are float32 values as
+    in PyTorch; scale is a double."""
+    f = np.float32
+    lo, hi = f(lo), f(hi)
     if reduce_range:
-        qmin, qmax = qmin // 2, qmax // 2
-    lo = min(x.min().item(), 0.0) if x.numel() else 0.0
-    hi = max(x.max().item(), 0.0) if x.numel() else 0.0
-    scale = (hi - lo) / (qmax - qmin)
-    s32 = _C.tensor(scale, dtype=_C.float32).item()
-    if s32 == 0.0 or math.isinf(1.0 / s32 if s32 else math.inf):
+        qmin, qmax = int(qmin / 2), int(qmax / 2)  # C's division, toward zero
+    symmetric = preserve_sparsity and lo < 0 and hi > 0
+    if symmetric:
+        sym_min, sym_max = -((qmax - qmin) // 2 + 1), (qmax - qmin) // 2
+        max_scale = float(max(abs(f(lo / f(sym_min))), abs(f(hi / f(sym_max)))))
+        lo, hi = f(max_scale * sym_min), f(max_scale * sym_max)
+    lo, hi = min(lo, f(0)), max(hi, f(0))
+    scale = (float(hi) - float(lo)) / (qmax - qmin)
+    if f(scale) == 0 or math.isinf(f(1) / f(scale)):
         scale = 0.1
-    zp_min, zp_max = qmin - lo / scale, qmax - hi / scale
-    err_min, err_max = abs(qmin) - abs(lo / scale), abs(qmax) - abs(hi / scale)
+    small = f(_SMALL_SCALE)
+    if scale < float(small):
+        amplifier = f(small / scale)
+        scale = float(small)
+        if lo == 0:
+            hi = f(small * f(qmax - qmin))
+        elif hi == 0:
+            lo = f(-small * f(qmax - qmin))
+        else:
+            lo, hi = f(lo * amplifier), f(hi * amplifier)
+    zp_min, zp_max = qmin - float(lo) / scale, qmax - float(hi) / scale
+    err_min = abs(qmin) - abs(float(lo) / scale)
+    err_max = abs(qmax) - abs(float(hi) / scale)
     zp = zp_min if err_min < err_max else zp_max
+    if symmetric:
+        zp = (qmin + qmax) / 2
     zp = qmin if zp < qmin else qmax if zp > qmax else int(round(zp))  # round: half to even
     return scale, zp
+
+
+def _choose_qparams_dynamic(x, dtype, reduce_range):
+    """(scale, zero_point) of dynamic quantization, from x's min and max."""
+    qmin, qmax = (0, 255) if dtype is _C.quint8 else (-128, 127)
+    lo = x.min().item() if x.numel() else 0.0
+    hi = x.max().item() if x.numel() else 0.0
+    return choose_qparams(lo, hi, qmin, qmax, False, reduce_range)
 
 
 def get_observer_state_dict(mod):

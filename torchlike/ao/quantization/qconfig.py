@@ -10,8 +10,10 @@ from .observer import (HistogramObserver, MinMaxObserver, PlaceholderObserver,
                        default_per_channel_weight_observer, default_placeholder_observer,
                        default_weight_observer, weight_observer_range_neg_127_to_127,
                        per_channel_weight_observer_range_neg_127_to_127, NoopObserver)
-from .fake_quantize import (FakeQuantize, default_fake_quant, default_weight_fake_quant,
-                            default_per_channel_weight_fake_quant)
+from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant,
+                            default_weight_fake_quant, default_per_channel_weight_fake_quant,
+                            default_fused_wt_fake_quant,
+                            default_fused_per_channel_wt_fake_quant)
 from .observer import MovingAverageMinMaxObserver
 from ... import _C
 
@@ -80,14 +82,25 @@ def get_default_qconfig(backend="x86", version=0):
 
 
 def get_default_qat_qconfig(backend="x86", version=1):
-    """PyTorch's quantization-aware-training qconfig for a backend."""
+    """PyTorch's quantization-aware-training qconfig for a backend: moving
+    averages of min and max on activations (range reduced for x86/fbgemm),
+    symmetric int8 weights per channel (per tensor for qnnpack); version 1,
+    the default, uses the fused fake quantizer, version 0 FakeQuantize."""
     if backend not in _BACKENDS:
         raise AssertionError(f"backend: {backend} not supported. backend must be one of "
                              f"{list(_BACKENDS)}")
-    act = FakeQuantize.with_args(observer=MovingAverageMinMaxObserver, quant_min=0,
-                                 quant_max=255, reduce_range=backend in ("x86", "fbgemm"))
-    weight = default_weight_fake_quant if backend == "qnnpack" else \
-        default_per_channel_weight_fake_quant
+    if version not in (0, 1):
+        raise AssertionError(f"Version number: {version}in get_default_qat_qconfig is not "
+                             f"supported. Version number must be 0 or 1")
+    fake = FakeQuantize if version == 0 else FusedMovingAvgObsFakeQuantize
+    act = fake.with_args(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
+                         reduce_range=backend in ("x86", "fbgemm"))
+    if version == 0:
+        weight = default_weight_fake_quant if backend == "qnnpack" else \
+            default_per_channel_weight_fake_quant
+    else:
+        weight = default_fused_wt_fake_quant if backend == "qnnpack" else \
+            default_fused_per_channel_wt_fake_quant
     return QConfig(activation=act, weight=weight)
 
 

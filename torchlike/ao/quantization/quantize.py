@@ -15,11 +15,12 @@ from ...nn.modules.dropout import Dropout
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni
 from ..nn.intrinsic import quantized as nniq
+from ..nn import qat as nnqat
 from .stubs import QuantStub, DeQuantStub
 from .qconfig import default_dynamic_qconfig
 
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
-           "prepare_qat", "quantize_qat", "add_quant_dequant",
+           "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
            "get_default_static_quant_module_mappings", "get_default_dynamic_quant_module_mappings",
            "get_default_qconfig_propagation_list"]
 
@@ -29,7 +30,15 @@ def get_default_static_quant_module_mappings():
     return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, Linear: nnq.Linear,
             Conv1d: nnq.Conv1d, Conv2d: nnq.Conv2d, ReLU6: nnq.ReLU6,
             nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
-            nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional}
+            nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
+            nnqat.Linear: nnq.Linear, nnqat.LinearReLU: nniq.LinearReLU,
+            nnqat.Conv2d: nnq.Conv2d, nnqat.ConvReLU2d: nniq.ConvReLU2d}
+
+
+def get_default_qat_module_mappings():
+    """float module type -> its quantization-aware-training module (prepare_qat)."""
+    return {Linear: nnqat.Linear, Conv2d: nnqat.Conv2d, nni.LinearReLU: nnqat.LinearReLU,
+            nni.ConvReLU2d: nnqat.ConvReLU2d}
 
 
 def get_default_dynamic_quant_module_mappings():
@@ -65,9 +74,12 @@ def _needs_observer(mod):
     return getattr(mod, "qconfig", None) is not None
 
 
-def _add_observer_(module, allow_list):
+def _add_observer_(module, allow_list, non_leaf=()):
     for name, child in module.named_children():
         if type(child) is Dropout:
+            continue
+        if type(child) in non_leaf:  # a module with children of its own (QAT: weight_fake_quant)
+            _insert_observer(child)
             continue
         if isinstance(child, nnq.FloatFunctional):
             if _needs_observer(child):
@@ -76,7 +88,7 @@ def _add_observer_(module, allow_list):
             if _needs_observer(child):
                 _insert_observer(child)
         else:
-            _add_observer_(child, allow_list)
+            _add_observer_(child, allow_list, non_leaf)
     if not list(module.children()) and not isinstance(module, Sequential) and \
             type(module) in allow_list:
         _insert_observer(module)
@@ -101,7 +113,7 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
         warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct "
                       "configuration through `qconfig_dict` or by assigning the `.qconfig` "
                       "attribute directly on submodules")
-    _add_observer_(model, allow_list)
+    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()))
     return model
 
 
@@ -192,14 +204,29 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
 
 
 def prepare_qat(model, mapping=None, inplace=False):
-    """Not available: torchlike has no QAT modules yet (docs/quantization.md)."""
-    raise NotImplementedError("prepare_qat: torchlike has no quantization-aware-training "
-                              "modules (nn.qat) yet; FakeQuantize and the fake_quantize "
-                              "functions are available")
+    """model (in training mode) with Linear/Conv2d (fused or not) swapped for
+    their QAT modules, whose weights are fake-quantized, and FakeQuantize
+    modules on the outputs (the qconfig's activation); convert afterwards."""
+    if not model.training:
+        raise AssertionError("prepare_qat only works on models in training mode")
+    mapping = get_default_qat_module_mappings() if mapping is None else mapping
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, qconfig_dict=None)
+    _convert(model, mapping)
+    prepare(model, inplace=True, observer_non_leaf_module_list=set(mapping.values()))
+    return model
 
 
 def quantize_qat(model, run_fn, run_args, inplace=False):
-    return prepare_qat(model)
+    """prepare_qat, train with run_fn(model, *run_args), convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.train()
+    prepare_qat(model, inplace=True)
+    run_fn(model, *(run_args if isinstance(run_args, (list, tuple)) else (run_args,)))
+    convert(model, inplace=True)
+    return model
 
 
 def add_quant_dequant(module):

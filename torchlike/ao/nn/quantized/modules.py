@@ -32,8 +32,12 @@ def _quantize_weight(weight, observer):
 
 
 def _observed_weight(mod):
-    observer = mod.qconfig.weight()
-    observer(mod.weight)
+    """mod's weight quantized: by the fake quantizer it trained with (QAT), or
+    by a fresh weight observer of its qconfig."""
+    observer = getattr(mod, "weight_fake_quant", None)
+    if observer is None:
+        observer = mod.qconfig.weight()
+        observer(mod.weight)
     if observer.dtype is not _C.qint8:
         raise AssertionError("Weight observer must have dtype torch.qint8")
     return _quantize_weight(mod.weight.detach(), observer)
