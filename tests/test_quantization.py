@@ -434,3 +434,13 @@ def test_aliases_are_pytorchs_module_paths():
     assert T.nn.quantized.Linear is nnq.Linear
     assert T.ao.quantization.QuantStub is tq.QuantStub
     assert math.isclose(T.ao.quantization.default_observer().quant_max, 127)
+
+
+def test_quantized_engine_is_x86s():
+    assert T.backends.quantized.engine == "x86"
+    assert T.backends.quantized.supported_engines == ["x86", "fbgemm"]
+    T.backends.quantized.engine = "fbgemm"
+    assert T.backends.quantized.engine == "fbgemm"
+    T.backends.quantized.engine = "x86"
+    with pytest.raises(RuntimeError, match="not a valid value for quantized engine"):
+        T.backends.quantized.engine = "qnnpack"
