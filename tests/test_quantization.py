@@ -158,6 +158,16 @@ def test_quantized_dtypes_are_refused_by_plain_factories():
     assert T.quint8 != T.uint8 and T.qint8 != T.int8
 
 
+def test_quantizer_functions_refuse_plain_tensors():
+    for name in ("int_repr", "q_scale", "q_zero_point", "q_per_channel_scales",
+                 "q_per_channel_zero_points", "q_per_channel_axis"):
+        with pytest.raises(NotImplementedError, match=f"'aten::{name}' with arguments from the "
+                                                      f"'CPU' backend"):
+            getattr(T, name)(T.ones(2))
+    with pytest.raises(RuntimeError, match="only defined for quantized tensors"):
+        T.ones(2).qscheme()
+
+
 def test_empty_quantized_takes_the_quantizer():
     q = T.quantize_per_tensor(T.ones(2), 0.25, 7, T.qint8)
     e = T.empty_quantized([3, 2], q)

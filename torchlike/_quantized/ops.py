@@ -62,7 +62,15 @@ def _self_view(q, *args, **kwargs):
 
 # ---- the quantizer ----------------------------------------------------------------------------
 
-def _need(q, schemes, words):
+def _plain_refusal(q, name):
+    """torch.q_scale(x) and friends of a plain tensor: PyTorch's CPU-backend refusal."""
+    if not is_q(q):
+        from .tensor import not_implemented
+        raise NotImplementedError(not_implemented(name, "CPU"))
+
+
+def _need(q, schemes, words, name):
+    _plain_refusal(q, name)
     if q._qscheme not in schemes:
         raise RuntimeError(f"Expected quantizer->qscheme() == {words} to be true, but got false. "
                            f" (Could this error message be improved?  If so, please report an "
@@ -75,42 +83,46 @@ _PC_WORDS = "kPerChannelAffine || quantizer->qscheme() == kPerChannelAffineFloat
 
 @op("Tensor.q_scale", "q_scale")
 def q_scale(q):
-    _need(q, (per_tensor_affine,), "kPerTensorAffine")
+    _need(q, (per_tensor_affine,), "kPerTensorAffine", "q_scale")
     return q._scale
 
 
 @op("Tensor.q_zero_point", "q_zero_point")
 def q_zero_point(q):
-    _need(q, (per_tensor_affine,), "kPerTensorAffine")
+    _need(q, (per_tensor_affine,), "kPerTensorAffine", "q_zero_point")
     return q._zp
 
 
 @op("Tensor.q_per_channel_scales", "q_per_channel_scales")
 def q_per_channel_scales(q):
-    _need(q, _PER_CHANNEL, _PC_WORDS)
+    _need(q, _PER_CHANNEL, _PC_WORDS, "q_per_channel_scales")
     return q._scales.clone()
 
 
 @op("Tensor.q_per_channel_zero_points", "q_per_channel_zero_points")
 def q_per_channel_zero_points(q):
-    _need(q, _PER_CHANNEL, _PC_WORDS)
+    _need(q, _PER_CHANNEL, _PC_WORDS, "q_per_channel_zero_points")
     return q._zps.clone()
 
 
 @op("Tensor.q_per_channel_axis", "q_per_channel_axis")
 def q_per_channel_axis(q):
-    _need(q, _PER_CHANNEL, _PC_WORDS)
+    _need(q, _PER_CHANNEL, _PC_WORDS, "q_per_channel_axis")
     return q._axis
 
 
 @op("Tensor.qscheme", "qscheme")
 def qscheme_of(q):
+    if not is_q(q):
+        raise RuntimeError(f"qscheme() is only defined for quantized tensors; this one is "
+                           f"{getattr(q, 'dtype', type(q).__name__)}")
     return q._qscheme
 
 
 @op("Tensor.int_repr", "int_repr")
 def int_repr(q):
     """The integers, as a new contiguous tensor (uint8, int8 or int32)."""
+    _plain_refusal(q, "int_repr")
     return q._int.contiguous().clone()
 
 
@@ -449,26 +461,15 @@ def _reduce_ex(q, proto):
 _IMPL["Tensor.__deepcopy__"] = lambda q, memo: type(q).__deepcopy__(q, memo)
 
 
-def _plain_methods():
-    """The quantized accessors on every tensor: a plain tensor has no quantizer
-    (PyTorch's refusal names the CPU backend); dequantize() of a float tensor
-    is the tensor itself, and no tensor but a quantized one is is_quantized."""
-    from .tensor import not_implemented
-
-    def refuse(name):
-        def method(self, *args, **kwargs):
-            raise NotImplementedError(not_implemented(name, "CPU"))
-        method.__name__ = name
-        return method
-    for name in ("int_repr", "q_scale", "q_zero_point", "q_per_channel_scales",
-                 "q_per_channel_zero_points", "q_per_channel_axis"):
-        setattr(Tensor, name, refuse(name))
-
-    def qscheme(self):
-        raise RuntimeError("qscheme() is only defined for quantized tensors; this one is "
-                           f"{self.dtype}")
-    Tensor.qscheme = qscheme
+def _install_methods():
+    """The quantizer accessors as methods of every tensor: on a plain tensor
+    they raise PyTorch's refusals; dequantize() of a float tensor is the
+    tensor itself (is_quantized of a plain tensor is False: _tensor_utils)."""
+    for f in (int_repr, q_scale, q_zero_point, q_per_channel_scales, q_per_channel_zero_points,
+              q_per_channel_axis):
+        setattr(Tensor, f.__name__, f)
+    Tensor.qscheme = qscheme_of
     Tensor.dequantize = dequantize
 
 
-_plain_methods()
+_install_methods()
