@@ -7,7 +7,7 @@ in tensor.py."""
 from .. import _C
 from .._C import Tensor
 from .tensor import (
-    QDTYPES, _IMPL, _channel_shape, _like, dequantize, is_q, op, per_channel,
+    _IMPL, _channel_shape, _like, dequantize, is_q, op, per_channel,
     per_channel_affine, per_channel_affine_float_qparams, per_tensor, per_tensor_affine,
     scalar_type)
 
@@ -322,12 +322,15 @@ def _requantize(q, scale, zp):
 
 @op("Tensor.to")
 def _to(q, *args, **kwargs):
-    """.to() on the CPU keeps q; a dtype other than q's is PyTorch's refusal."""
+    """.to() on the CPU keeps q; another dtype is PyTorch's refusal, another
+    device torchlike's (quantized tensors live on the CPU)."""
+    from .._device import device
     for a in list(args) + list(kwargs.values()):
-        if isinstance(a, _C.dtype) and a is not q._qdtype:
-            raise RuntimeError("Creation of quantized tensor requires quantized dtype like "
-                               "torch.quint8")
-        if isinstance(a, (str,)) and a != "cpu" or getattr(a, "type", "cpu") not in ("cpu",):
+        if isinstance(a, _C.dtype):
+            if a is not q._qdtype:
+                raise RuntimeError("Creation of quantized tensor requires quantized dtype like "
+                                   "torch.quint8")
+        elif isinstance(a, (str, device)) and device(a).type != "cpu":
             raise NotImplementedError(f"quantized tensors live on the CPU only; got {a}")
     return q
 

@@ -370,8 +370,8 @@ def dequantize(tensor):
     if not is_q(tensor):
         if isinstance(tensor, Tensor) and tensor.is_floating_point():
             return tensor
-        raise RuntimeError(f"dequantize: expected a quantized or float tensor, got "
-                           f"{scalar_type(tensor.dtype) if isinstance(tensor, Tensor) else type(tensor).__name__}")
+        got = scalar_type(tensor.dtype) if isinstance(tensor, Tensor) else type(tensor).__name__
+        raise RuntimeError(f"dequantize: expected a quantized or float tensor, got {got}")
     q = tensor
     if q._qscheme is per_tensor_affine:
         return _dequantize_ints(q._int, _C.tensor(q._scale, dtype=_C.float32),

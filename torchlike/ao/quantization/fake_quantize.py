@@ -139,8 +139,9 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
     def _fused_qparams(self):
         from .observer import choose_qparams
         app = self.activation_post_process
+        lows, highs = app.min_val.reshape(-1).tolist(), app.max_val.reshape(-1).tolist()
         pairs = [choose_qparams(lo, hi, self.quant_min, self.quant_max, self.is_symmetric_quant)
-                 for lo, hi in zip(app.min_val.reshape(-1).tolist(), app.max_val.reshape(-1).tolist())]
+                 for lo, hi in zip(lows, highs)]
         self.scale = _C.tensor([p[0] for p in pairs], dtype=_C.float32)
         self.zero_point = _C.tensor([p[1] for p in pairs], dtype=_C.int32)
 

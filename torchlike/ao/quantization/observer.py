@@ -95,8 +95,8 @@ def _qrange(dtype, reduce_range, quant_min, quant_max):
         return (quant_min // 2, quant_max // 2) if reduce_range else (quant_min, quant_max)
     ranges = {_C.qint8: (-128, 127), _C.quint8: (0, 255), _C.int8: (-128, 127),
               _C.uint8: (0, 255), _C.qint32: (-2 ** 31, 2 ** 31 - 1),
-              _C.int32: (-2 ** 31, 2 ** 31 - 1), _C.float16: (0, 0)}
-    lo, hi = ranges.get(dtype, (0, 255))
+              _C.int32: (-2 ** 31, 2 ** 31 - 1)}
+    lo, hi = ranges.get(dtype, (0, 255))  # float16: no integer range; quint8's, as PyTorch
     if reduce_range and dtype in (_C.qint8, _C.int8):
         return -64, 63
     if reduce_range and dtype in (_C.quint8, _C.uint8):

@@ -4,17 +4,15 @@ defaults PyTorch ships for its backends."""
 from collections import namedtuple
 
 from ...nn.modules.module import Module
-from .observer import (HistogramObserver, MinMaxObserver, PlaceholderObserver,
+from .observer import (HistogramObserver, MovingAverageMinMaxObserver, PlaceholderObserver,
                        default_debug_observer, default_dynamic_quant_observer,
                        default_float_qparams_observer, default_observer,
                        default_per_channel_weight_observer, default_placeholder_observer,
-                       default_weight_observer, weight_observer_range_neg_127_to_127,
-                       per_channel_weight_observer_range_neg_127_to_127, NoopObserver)
+                       default_weight_observer)
 from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant,
                             default_weight_fake_quant, default_per_channel_weight_fake_quant,
                             default_fused_wt_fake_quant,
                             default_fused_per_channel_wt_fake_quant)
-from .observer import MovingAverageMinMaxObserver
 from ... import _C
 
 __all__ = ["QConfig", "QConfigDynamic", "default_qconfig", "default_debug_qconfig",
@@ -55,8 +53,6 @@ per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
 float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
                                             weight=default_float_qparams_observer)
 default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
-_ = (MinMaxObserver, NoopObserver, weight_observer_range_neg_127_to_127,
-     per_channel_weight_observer_range_neg_127_to_127)
 
 _BACKENDS = ("x86", "fbgemm", "qnnpack", "onednn")
 

@@ -10,7 +10,7 @@ from ...nn.modules.module import Module
 from ...nn.modules.container import Sequential
 from ...nn.modules.linear import Linear
 from ...nn.modules.conv import Conv1d, Conv2d
-from ...nn.modules.activation import ReLU6, Hardtanh
+from ...nn.modules.activation import ReLU6
 from ...nn.modules.dropout import Dropout
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni

@@ -139,7 +139,7 @@ class Linear(_WeightedModule):
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
-        linear = mod[0] if isinstance(mod, _Fused) else mod
+        linear = mod[0] if _is_fused(mod) else mod
         qweight = _observed_weight(_with_qconfig(linear, mod))
         out = cls(linear.in_features, linear.out_features)
         out.set_weight_bias(qweight, linear.bias)
@@ -192,7 +192,7 @@ class _ConvNd(_WeightedModule):
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
-        conv = mod[0] if isinstance(mod, _Fused) else mod
+        conv = mod[0] if _is_fused(mod) else mod
         qweight = _observed_weight(_with_qconfig(conv, mod))
         out = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride,
                   conv.padding, conv.dilation, conv.groups, conv.bias is not None,
@@ -228,18 +228,11 @@ def _with_qconfig(inner, outer):
     return inner
 
 
-def _fused_type():
+def _is_fused(mod):
+    """Whether mod is a fused float module (ao.nn.intrinsic, which imports
+    this package's modules: hence the late import)."""
     from ..intrinsic import _FusedModule
-    return _FusedModule
-
-
-class _FusedProxy(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, _fused_type())
-
-
-class _Fused(metaclass=_FusedProxy):
-    """isinstance(m, _Fused): m is a fused float module (intrinsic)."""
+    return isinstance(mod, _FusedModule)
 
 
 class Hardtanh(Module):
