@@ -100,6 +100,8 @@ REPRS = [
     f"{Q}.unsqueeze(0)", f"{Q}.unsqueeze(0).squeeze()", f"{Q}.unsqueeze(1).squeeze(1)",
     f"T.cat([{Q}, {Q}])", f"T.cat([{Q}, {Q}], 1)", f"T.relu({Q})", f"T.nn.functional.relu({Q})",
     f"{Q}.dequantize()", f"{Q}.int_repr()", f"{Q}[0, 0]", f"{Q}.detach()",
+    f"T.clamp({Q}, 0.3, 2.0)", f"{Q}.clamp(min=0.26)", f"{Q}.clamp(max=-0.04)",
+    f"T.nn.ReLU()({Q})", f"T.nn.ReLU(inplace=True)({Q})",
     f"{QC}[0]", f"{QC}[:, 1:]", f"{QC}.contiguous()", f"{QC}.unsqueeze(0)", f"{QC}.clone()",
     f"{QC}.q_per_channel_scales()", f"{QC}.q_per_channel_zero_points()",
     "T.quantize_per_tensor(T.tensor(1.5), 0.1, 0, T.quint8)",
@@ -212,7 +214,8 @@ def kernel_cases():
     out = {"linear": [], "conv2d": [], "binary": [], "dynamic_linear": []}
     for i in range(8):
         m, k, n = int(rng.integers(1, 5)), int(rng.integers(1, 40)), int(rng.integers(1, 9))
-        x = rng.normal(0, 2, (m, k)).astype(np.float32)
+        xshape = (2, m, k) if i in (2, 5) else (m, k)  # a batch of sequences too
+        x = rng.normal(0, 2, xshape).astype(np.float32)
         w = rng.normal(0, 0.5, (n, k)).astype(np.float32)
         b = rng.normal(0, 1, n).astype(np.float32)
         xs, xz = float(rng.choice([0.02, 0.05, 0.037])), int(rng.integers(0, 256))
@@ -230,20 +233,25 @@ def kernel_cases():
         lin.scale, lin.zero_point = os_, oz
         xq = torch.quantize_per_tensor(torch.from_numpy(x), xs, xz, torch.quint8)
         y = lin(xq)
-        out["linear"].append({"x": fl(x), "shape": [m, k], "w": fl(w), "wshape": [n, k],
+        out["linear"].append({"x": fl(x), "shape": list(xshape), "w": fl(w), "wshape": [n, k],
                               "wscales": fl(wsc), "per_channel": bool(i % 2), "b": fl(b),
                               "xs": xs, "xz": xz, "os": os_, "oz": oz, "relu": relu,
                               "ints": ints(y)})
         dyn = nnq.dynamic.Linear(k, n)
         dyn.set_weight_bias(wq, torch.from_numpy(b))
-        out["dynamic_linear"].append({"x": fl(x), "shape": [m, k], "w": fl(w), "wshape": [n, k],
+        out["dynamic_linear"].append({"x": fl(x), "shape": list(xshape), "w": fl(w), "wshape": [n, k],
                                       "wscales": fl(wsc), "per_channel": bool(i % 2),
                                       "b": fl(b), "y": fl(dyn(torch.from_numpy(x)).numpy())})
-    for i in range(6):
-        c, o, h = int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.integers(3, 8))
-        stride, pad, groups = int(rng.integers(1, 3)), int(rng.integers(0, 2)), 1
-        x = rng.normal(0, 1, (2, c, h, h + 1)).astype(np.float32)
-        w = rng.normal(0, 0.3, (o, c, 3, 2)).astype(np.float32)
+    convs = [(2, 1, 1, False)] * 6 + [(2, 2, 2, False), (2, 1, 1, True), (1, 2, 1, True)]
+    for i, (dims, groups, dilation, one_d) in enumerate(convs):
+        c = int(rng.integers(1, 4)) * groups
+        o = int(rng.integers(1, 3)) * groups
+        h = int(rng.integers(5, 9))
+        stride, pad = int(rng.integers(1, 3)), int(rng.integers(0, 2))
+        kernel = (3,) if one_d else (3, 2)
+        xshape = (2, c, h) if one_d else (2, c, h, h + 1)
+        x = rng.normal(0, 1, xshape).astype(np.float32)
+        w = rng.normal(0, 0.3, (o, c // groups) + kernel).astype(np.float32)
         b = rng.normal(0, 0.5, o).astype(np.float32)
         xs, xz = 0.03, int(rng.integers(0, 256))
         os_, oz = float(rng.choice([0.05, 0.1])), int(rng.integers(0, 256))
@@ -255,8 +263,10 @@ def kernel_cases():
             wsc = [0.005]
             wq = torch.quantize_per_tensor(torch.from_numpy(w), 0.005, 0, torch.qint8)
         relu = i % 3 == 1
-        conv = (torch.ao.nn.intrinsic.quantized.ConvReLU2d if relu else nnq.Conv2d)(
-            c, o, (3, 2), stride=stride, padding=pad)
+        nniq = torch.ao.nn.intrinsic.quantized
+        cls = ((nniq.ConvReLU1d if relu else nnq.Conv1d) if one_d else
+               (nniq.ConvReLU2d if relu else nnq.Conv2d))
+        conv = cls(c, o, kernel, stride=stride, padding=pad, dilation=dilation, groups=groups)
         conv.set_weight_bias(wq, torch.from_numpy(b))
         conv.scale, conv.zero_point = os_, oz
         xq = torch.quantize_per_tensor(torch.from_numpy(x), xs, xz, torch.quint8)
@@ -264,7 +274,8 @@ def kernel_cases():
         out["conv2d"].append({"x": fl(x), "shape": list(x.shape), "w": fl(w),
                               "wshape": list(w.shape), "wscales": fl(wsc),
                               "per_channel": bool(i % 2), "b": fl(b), "stride": stride,
-                              "padding": pad, "xs": xs, "xz": xz, "os": os_, "oz": oz,
+                              "padding": pad, "dilation": dilation, "groups": groups,
+                              "one_d": one_d, "xs": xs, "xz": xz, "os": os_, "oz": oz,
                               "relu": relu, "yshape": list(y.shape), "ints": ints(y)})
     for n in (5, 64, 100, 130):
         a = rng.normal(0, 2, n).astype(np.float32)

@@ -295,11 +295,16 @@ def test_quantized_linear_matches_pytorch(case):
     assert ints(y) == case["ints"]
 
 
-@pytest.mark.parametrize("case", G["conv2d"], ids=lambda c: f"{c['shape']}-{c['per_channel']}")
-def test_quantized_conv2d_matches_pytorch(case):
-    o, c = case["wshape"][:2]
-    mod = (nniq.ConvReLU2d if case["relu"] else nnq.Conv2d)(
-        c, o, (3, 2), stride=case["stride"], padding=case["padding"])
+@pytest.mark.parametrize("case", G["conv2d"],
+                         ids=lambda c: f"{c['shape']}-{c['per_channel']}-g{c['groups']}")
+def test_quantized_conv_matches_pytorch(case):
+    o, cg = case["wshape"][:2]
+    if case["one_d"]:
+        cls = nniq.ConvReLU1d if case["relu"] else nnq.Conv1d
+    else:
+        cls = nniq.ConvReLU2d if case["relu"] else nnq.Conv2d
+    mod = cls(cg * case["groups"], o, tuple(case["wshape"][2:]), stride=case["stride"],
+              padding=case["padding"], dilation=case["dilation"], groups=case["groups"])
     mod.set_weight_bias(_weight(case), f32(case["b"]))
     mod.scale, mod.zero_point = case["os"], case["oz"]
     xq = T.quantize_per_tensor(f32(case["x"], case["shape"]), case["xs"], case["xz"], T.quint8)
@@ -454,3 +459,30 @@ def test_quantized_engine_is_x86s():
     T.backends.quantized.engine = "x86"
     with pytest.raises(RuntimeError, match="not a valid value for quantized engine"):
         T.backends.quantized.engine = "qnnpack"
+
+
+def test_quantized_model_state_dict_and_deepcopy_round_trip():
+    """A converted model's state (int8 weights, biases, scales, zero points)
+    saves, loads into a fresh converted model and deep-copies unchanged."""
+    import copy
+    T.manual_seed(0)
+    model = _PTQNet().eval()
+    model.qconfig = tq.default_qconfig
+    prepared = tq.prepare(model)
+    prepared(T.randn(4, 2, 6, 6))
+    q = tq.convert(prepared)
+    buf = io.BytesIO()
+    T.save(q.state_dict(), buf)
+    state = T.load(io.BytesIO(buf.getvalue()))
+    assert state["fc.weight"].dtype is T.qint8 and state["quant.scale"].dtype is T.float32
+    T.manual_seed(1)
+    other = _PTQNet().eval()
+    other.qconfig = tq.default_qconfig
+    prepared = tq.prepare(other)
+    prepared(T.randn(4, 2, 6, 6))
+    other = tq.convert(prepared)
+    other.load_state_dict(state)
+    x = T.randn(3, 2, 6, 6)
+    assert T.equal(other(x), q(x))
+    assert T.equal(copy.deepcopy(q)(x), q(x))
+    assert T.equal(other.fc.weight(), q.fc.weight()) and other.fc.scale == q.fc.scale

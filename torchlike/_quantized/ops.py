@@ -356,6 +356,21 @@ def relu(q, inplace=False):
     return out
 
 
+@op("clamp", "Tensor.clamp", "clip", "Tensor.clip")
+def clamp(q, min=None, max=None):
+    """The bounds quantized with q's quantizer, the integers clamped to them
+    (per tensor, as PyTorch's quantized clamp)."""
+    from .tensor import _quantize_ints
+    _uniform(q)
+    ints = q._int
+    scale = _C.tensor(q._scale, dtype=_C.float32)
+    zp = _C.tensor(float(q._zp), dtype=_C.float64)
+    for bound, pick in ((min, _C.maximum), (max, _C.minimum)):
+        if bound is not None:
+            ints = pick(ints, _quantize_ints(_C.tensor(float(bound)), scale, zp, q._qdtype))
+    return _like(q, ints)
+
+
 @op("relu_", "Tensor.relu_")
 def relu_(q):
     return relu(q, inplace=True)
