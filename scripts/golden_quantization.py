@@ -141,6 +141,8 @@ ERRORS = [
     f"T.quantize_per_channel({X}, T.tensor([0.1, 0.2, 0.3]), T.tensor([0, 0, 0]), 0, T.quint8)",
     f"T.quantize_per_channel({X}.int(), T.tensor([0.1, 0.2]), T.tensor([0, 0]), 0, T.quint8)",
     f"{X}.int_repr()", f"{X}.q_scale()", "T.qint8.is_signed",
+    "T.ao.quantization.quantize_dynamic(T.nn.Sequential(T.nn.LSTM(3, 2)), {T.nn.LSTM}, "
+    "dtype=T.qint8)(T.ones(4, 3))",
 ]
 
 
@@ -339,6 +341,27 @@ def ptq_cases():
     return cases
 
 
+def lstm_cases():
+    """quantize_dynamic of an nn.LSTM: its float weights, an input, PyTorch's outputs."""
+    cases = []
+    for layers, bidirectional, batch_first, unbatched in ((1, False, False, False),
+                                                          (2, True, True, False)):
+        lstm = torch.nn.LSTM(5, 4, num_layers=layers, bidirectional=bidirectional,
+                             batch_first=batch_first)
+        state = {k: fl(v.detach().numpy()) for k, v in lstm.state_dict().items()}
+        shapes = {k: list(v.shape) for k, v in lstm.state_dict().items()}
+        q = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(lstm), {torch.nn.LSTM},
+                                                   dtype=torch.qint8)[0]
+        xshape = (6, 5) if unbatched else ((3, 6, 5) if batch_first else (6, 3, 5))
+        x = rng.normal(0, 1, xshape).astype(np.float32)
+        y, (h, c) = q(torch.from_numpy(x))
+        cases.append({"layers": layers, "bidirectional": bidirectional,
+                      "batch_first": batch_first, "state": state, "shapes": shapes,
+                      "x": fl(x), "xshape": list(xshape), "y": fl(y.numpy()),
+                      "yshape": list(y.shape), "h": fl(h.numpy()), "c": fl(c.numpy())})
+    return cases
+
+
 def checkpoint():
     x = torch.tensor([[-1.0, 0.0, 0.5], [1.0, 2.5, 100.0]])
     obj = {"q": torch.quantize_per_tensor(x, 0.1, 10, torch.quint8),
@@ -355,7 +378,7 @@ def main():
               "reprs": [[e, run(e, "repr")] for e in REPRS],
               "values": [[e, run(e, "value")] for e in VALUES],
               "errors": [[e, run(e, "value")] for e in ERRORS],
-              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases()}
+              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases(), "lstm": lstm_cases()}
     with open(os.path.join(OUT, "quantization.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     checkpoint()

@@ -334,6 +334,22 @@ def test_dynamic_linear_matches_pytorch(case):
     np.testing.assert_allclose(y.numpy().reshape(-1), case["y"], rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("case", G["lstm"],
+                         ids=lambda c: f"l{c['layers']}-bi{c['bidirectional']}-{c['xshape']}")
+def test_dynamic_lstm_matches_pytorch(case):
+    """Each gate is a dynamic linear (integers exact), the cell float32: PyTorch
+    evaluates sigmoid/tanh with its own vector code, so outputs agree to 1e-5."""
+    lstm = T.nn.LSTM(5, 4, num_layers=case["layers"], bidirectional=case["bidirectional"],
+                     batch_first=case["batch_first"])
+    lstm.load_state_dict({k: f32(v, case["shapes"][k]) for k, v in case["state"].items()})
+    q = tq.quantize_dynamic(T.nn.Sequential(lstm), {T.nn.LSTM}, dtype=T.qint8)[0]
+    assert isinstance(q, nnq.dynamic.LSTM)
+    y, (h, c) = q(f32(case["x"], case["xshape"]))
+    assert list(y.shape) == case["yshape"]
+    for got, want in ((y, case["y"]), (h, case["h"]), (c, case["c"])):
+        np.testing.assert_allclose(got.numpy().reshape(-1), want, rtol=1e-5, atol=1e-5)
+
+
 def test_quantized_module_refuses_float_input():
     with pytest.raises(RuntimeError, match="quint8 quantized input"):
         nnq.Linear(3, 2)(T.ones(1, 3))

@@ -12,6 +12,7 @@ from ...nn.modules.linear import Linear
 from ...nn.modules.conv import Conv1d, Conv2d
 from ...nn.modules.activation import ReLU6
 from ...nn.modules.dropout import Dropout
+from ...nn.modules.rnn import LSTM
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni
 from ..nn.intrinsic import quantized as nniq
@@ -42,7 +43,7 @@ def get_default_qat_module_mappings():
 
 
 def get_default_dynamic_quant_module_mappings():
-    return {Linear: nnq.dynamic.Linear}
+    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM}
 
 
 def get_default_qconfig_propagation_list():
@@ -179,21 +180,22 @@ def quantize(model, run_fn, run_args, mapping=None, inplace=False):
 
 
 def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace=False):
-    """model with its Linear layers (those named or typed in qconfig_spec, all
-    by default) replaced by dynamically quantized ones with int8 weights."""
+    """model with its Linear and LSTM layers (those named or typed in
+    qconfig_spec, all by default) replaced by dynamically quantized ones with
+    int8 weights."""
     from ... import _C
     dtype = _C.qint8 if dtype is None else dtype
     if dtype is not _C.qint8:
         raise NotImplementedError(f"torchlike's quantize_dynamic supports dtype=torch.qint8 "
                                   f"only, got {dtype}")
     if qconfig_spec is None:
-        qconfig_spec = {Linear: default_dynamic_qconfig}
+        qconfig_spec = {Linear: default_dynamic_qconfig, LSTM: default_dynamic_qconfig}
     elif isinstance(qconfig_spec, set):
         qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
     for key in qconfig_spec:
-        if isinstance(key, type) and key is not Linear and issubclass(key, Module):
-            raise NotImplementedError(f"quantize_dynamic: torchlike quantizes nn.Linear only, "
-                                      f"not {key.__name__}")
+        if isinstance(key, type) and key not in (Linear, LSTM) and issubclass(key, Module):
+            raise NotImplementedError(f"quantize_dynamic: torchlike quantizes nn.Linear and "
+                                      f"nn.LSTM only, not {key.__name__}")
     mapping = get_default_dynamic_quant_module_mappings() if mapping is None else mapping
     if not inplace:
         model = copy.deepcopy(model)

@@ -17,8 +17,8 @@ Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
 from .... import _C, _quantized as _q
 from ...._quantized.tensor import _quantize_ints, per_tensor, QDTYPES
 
-__all__ = ["linear", "conv1d", "conv2d", "relu6", "hardtanh", "add", "add_relu", "mul",
-           "cat", "quantize_dynamic_input"]
+__all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "relu6", "hardtanh", "add",
+           "add_relu", "mul", "cat", "quantize_dynamic_input"]
 
 _F32, _F64 = _C.float32, _C.float64
 
@@ -173,6 +173,16 @@ def cat(tensors, dim=0, scale=None, zero_point=None):
     parts = [_quantize_ints(t.dequantize(), _f32(scale), _C.tensor(float(zero_point), dtype=_F64),
                             t.dtype) for t in tensors]
     return per_tensor(_C.cat(parts, dim), tensors[0].dtype, scale, zero_point)
+
+
+def linear_dynamic(x, weight, bias=None, reduce_range=True):
+    """float32 x (*, K) @ weight (qint8, N, K).T + bias with x quantized on
+    the fly (PyTorch's quantized::linear_dynamic): float32 out."""
+    xq = quantize_dynamic_input(x, reduce_range)
+    w, sw = _weight_parts(weight, (-1,))
+    acc = _C.matmul(xq._int.double() - xq._zp, w.t())
+    out = acc.float() * (_f32(xq._scale) * sw).float()
+    return out if bias is None else out + bias
 
 
 def quantize_dynamic_input(x, reduce_range):
