@@ -92,6 +92,8 @@ def dynamic_cases():
 X = "T.tensor([[-1.0, 0.0, 0.5], [1.0, 2.5, 100.0]])"
 Q = f"T.quantize_per_tensor({X}, 0.1, 10, T.quint8)"
 QC = f"T.quantize_per_channel({X}, T.tensor([0.1, 0.2]), T.tensor([0, 3]), 0, T.qint8)"
+QC3 = ("T.quantize_per_channel(T.arange(12.).reshape(3, 4), T.tensor([0.1, 0.2, 0.3]), "
+       "T.tensor([0, 3, 5]), 0, T.quint8)")
 REPRS = [
     "T.quint8", "T.qint8", "T.qint32", "T.per_tensor_affine", "T.per_channel_affine",
     "T.per_tensor_symmetric", "T.per_channel_symmetric", "T.per_channel_affine_float_qparams",
@@ -102,7 +104,8 @@ REPRS = [
     f"{Q}.dequantize()", f"{Q}.int_repr()", f"{Q}[0, 0]", f"{Q}.detach()",
     f"T.clamp({Q}, 0.3, 2.0)", f"{Q}.clamp(min=0.26)", f"{Q}.clamp(max=-0.04)",
     f"T.nn.ReLU()({Q})", f"T.nn.ReLU(inplace=True)({Q})",
-    f"{QC}[0]", f"{QC}[:, 1:]", f"{QC}.contiguous()", f"{QC}.unsqueeze(0)", f"{QC}.clone()",
+    f"{QC}[0]", f"{QC}[:, 1:]", f"{QC}.contiguous()", f"{QC3}[1:]", f"{QC3}[1:2]",
+    f"{QC3}[::2]", f"{QC3}[:, None][1:]", f"{QC}.unsqueeze(0)", f"{QC}.clone()",
     f"{QC}.q_per_channel_scales()", f"{QC}.q_per_channel_zero_points()",
     "T.quantize_per_tensor(T.tensor(1.5), 0.1, 0, T.quint8)",
     "T.quantize_per_tensor(T.tensor([]), 0.1, 0, T.quint8)",

@@ -150,6 +150,20 @@ def test_views_share_memory_and_keep_qparams():
     assert ints(q) == [3 + 2 * k for k in range(12)]
 
 
+def test_per_channel_views_keep_each_value():
+    """Views of a per-channel tensor dequantize to the same view of its values.
+    (Selecting along another dim is one PyTorch 2.15 gets wrong: its result
+    cannot be dequantized, "Channel axis out of range ... Got:-1".)"""
+    x = T.arange(24.0).reshape(3, 4, 2) / 7
+    qc = T.quantize_per_channel(x, T.tensor([0.1, 0.2, 0.3]), T.tensor([0, 3, 5]), 0, T.quint8)
+    whole = qc.dequantize()
+    for index in ((Ellipsis, 1), (slice(None), 2), (slice(1, None), None, 0), (2,),
+                  (slice(None, None, 2), slice(1, 3))):
+        assert T.equal(qc[index].dequantize(), whole[index]), index
+    assert T.equal(qc.select(1, 2).dequantize(), whole.select(1, 2))
+    assert T.equal(qc.unsqueeze(1).squeeze(1).dequantize(), whole)
+
+
 def test_quantized_dtypes_are_refused_by_plain_factories():
     with pytest.raises(RuntimeError, match="quantized dtype"):
         T.zeros(2, dtype=T.qint8)

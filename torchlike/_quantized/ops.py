@@ -260,7 +260,8 @@ def _getitem(q, index):
 def _per_channel_getitem(q, index):
     """Basic indexing (integers, slices, None, ...) of a per-channel tensor:
     an integer on the channel dim leaves that channel's quantizer per tensor;
-    a slice there slices the scales and zero points."""
+    a slice there slices the scales and zero points (one channel left: per
+    tensor again)."""
     items = index if isinstance(index, tuple) else (index,)
     if any(not (isinstance(i, (int, slice)) or i is None or i is Ellipsis) for i in items):
         raise NotImplementedError("indexing a per-channel quantized tensor with tensors or "
@@ -290,6 +291,8 @@ def _per_channel_getitem(q, index):
     if axis is None:  # the channel dim was not indexed: it follows the others
         return _like(q, ints, q._axis - dim + out)
     scales, zps = q._scales[sl], q._zps[sl]
+    if scales.numel() == 1:  # one channel left: PyTorch gives it per tensor
+        return per_tensor(ints, q._qdtype, float(scales[0]), int(zps[0]))
     return per_channel(ints, q._qdtype, scales, zps, axis)
 
 
