@@ -7,7 +7,7 @@ in tensor.py."""
 from .. import _C
 from .._C import Tensor
 from .tensor import (
-    _IMPL, _channel_shape, _like, dequantize, is_q, op, per_channel,
+    _IMPL, _channel_shape, _like, dequantize, is_q, op, per_channel, quantize_as,
     per_channel_affine, per_channel_affine_float_qparams, per_tensor, per_tensor_affine,
     scalar_type)
 
@@ -307,20 +307,14 @@ def _cat(tensors, dim=0, *, out=None):
             raise RuntimeError(f"Expected all tensors to have the same dtype, got "
                                f"{first._qdtype} and {t._qdtype}")
     # PyTorch requantizes every input to the first one's scale and zero point
-    ints = [t._int if (t._scale, t._zp) == (first._scale, first._zp)
-            else _requantize(t, first._scale, first._zp) for t in tensors]
+    ints = [t._int if _same_quantizer(t, first) else quantize_as(dequantize(t), first)
+            for t in tensors]
     return _like(first, _C.cat(ints, dim))
 
 
 @op("stack")
 def _stack(tensors, dim=0, *, out=None):
     return _cat([t.unsqueeze(dim) for t in tensors], dim)
-
-
-def _requantize(q, scale, zp):
-    from .tensor import _quantize_ints
-    return _quantize_ints(dequantize(q), _C.tensor(scale, dtype=_C.float32),
-                          _C.tensor(float(zp), dtype=_C.float64), q._qdtype)
 
 
 @op("Tensor.to")
@@ -363,14 +357,11 @@ def relu(q, inplace=False):
 def clamp(q, min=None, max=None):
     """The bounds quantized with q's quantizer, the integers clamped to them
     (per tensor, as PyTorch's quantized clamp)."""
-    from .tensor import _quantize_ints
     _uniform(q)
     ints = q._int
-    scale = _C.tensor(q._scale, dtype=_C.float32)
-    zp = _C.tensor(float(q._zp), dtype=_C.float64)
     for bound, pick in ((min, _C.maximum), (max, _C.minimum)):
         if bound is not None:
-            ints = pick(ints, _quantize_ints(_C.tensor(float(bound)), scale, zp, q._qdtype))
+            ints = pick(ints, quantize_as(_C.tensor(float(bound)), q))
     return _like(q, ints)
 
 
@@ -388,13 +379,15 @@ def _zero_points_like(q):
 @op("equal", "Tensor.equal")
 def _equal(a, b):
     """Same quantizer and the same integers (PyTorch's quantized equal)."""
-    if not (is_q(a) and is_q(b)) or a._qdtype is not b._qdtype or a._qscheme is not b._qscheme:
+    return is_q(a) and is_q(b) and _same_quantizer(a, b) and _same(a._int, b._int)
+
+
+def _same_quantizer(a, b):
+    if a._qdtype is not b._qdtype or a._qscheme is not b._qscheme:
         return False
     if a._qscheme is per_tensor_affine:
-        same = (a._scale, a._zp) == (b._scale, b._zp)
-    else:
-        same = a._axis == b._axis and _same(a._scales, b._scales) and _same(a._zps, b._zps)
-    return same and _same(a._int, b._int)
+        return (a._scale, a._zp) == (b._scale, b._zp)
+    return a._axis == b._axis and _same(a._scales, b._scales) and _same(a._zps, b._zps)
 
 
 def _same(a, b):
@@ -403,26 +396,13 @@ def _same(a, b):
 
 @op("Tensor.copy_")
 def _copy_(q, src, non_blocking=False):
-    """A quantized source's values requantized to q's quantizer; a float source quantized."""
-    from .tensor import _quantize_ints
-    values = dequantize(src) if is_q(src) else src.float()
-    if q._qscheme is per_tensor_affine:
-        ints = _quantize_ints(values, _C.tensor(q._scale, dtype=_C.float32),
-                              _C.tensor(float(q._zp), dtype=_C.float64), q._qdtype)
+    """src's integers under the same quantizer; otherwise its values
+    (dequantized, or a float tensor's) quantized with q's quantizer."""
+    if is_q(src) and _same_quantizer(q, src):
+        q._int.copy_(src._int)
     else:
-        shape = _channel_shape(q.ndim, q._axis)
-        ints = _quantize_ints(values, q._scales.reshape(shape),
-                              q._zps.double().reshape(shape), q._qdtype)
-    if is_q(src) and src._qscheme is q._qscheme and _equal_quantizer(q, src):
-        ints = src._int
-    q._int.copy_(ints)
+        q._int.copy_(quantize_as(dequantize(src) if is_q(src) else src.float(), q))
     return q
-
-
-def _equal_quantizer(a, b):
-    if a._qscheme is per_tensor_affine:
-        return (a._scale, a._zp) == (b._scale, b._zp)
-    return False
 
 
 @op("Tensor.fill_")
@@ -436,13 +416,13 @@ _EMPTY_STRIDED = ("empty_strided not supported on quantized tensors yet see "
 
 
 def _scalar_refusal(name):
-    fallback = name
-
+    """An arithmetic op: PyTorch fails to allocate the result when a Python
+    number takes part, and has no QuantizedCPU kernel otherwise."""
     def impl(*args, **kwargs):
         if any(isinstance(a, (int, float, complex)) and not isinstance(a, bool) for a in args):
             raise RuntimeError(_EMPTY_STRIDED)
         from .tensor import not_implemented
-        raise NotImplementedError(not_implemented(fallback))
+        raise NotImplementedError(not_implemented(name))
     return impl
 
 

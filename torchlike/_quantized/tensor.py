@@ -244,6 +244,20 @@ def _quantize_ints(x, scale, zp, qdtype):
     return q.clamp(lo, hi).to(QDTYPES[qdtype][0])
 
 
+def quantize_as(values, q):
+    """values (float32, broadcasting against q) quantized with q's quantizer:
+    the integers (requantization, clamp bounds, copy_)."""
+    if q._qscheme is per_tensor_affine:
+        return _quantize_ints(values, _C.tensor(q._scale, dtype=_C.float32),
+                              _C.tensor(float(q._zp), dtype=_C.float64), q._qdtype)
+    shape = _channel_shape(q.ndim, q._axis)
+    if q._qscheme is per_channel_affine_float_qparams:
+        return _quantize_float_qparams(values, q._scales.reshape(shape), q._zps.reshape(shape),
+                                       q._qdtype)
+    return _quantize_ints(values, q._scales.reshape(shape), q._zps.double().reshape(shape),
+                          q._qdtype)
+
+
 def _dequantize_ints(ints, scale, zp):
     """float32((q - zp) * float32(scale)); q - zp in int32, which wraps (qint32)."""
     d = ints.double() - zp

@@ -15,7 +15,7 @@ Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
     dynamic linear  x quantized per tensor from its min and max (range reduced),
                     out = float32(acc) * float32(sx * sw) + bias, float32"""
 from .... import _C, _quantized as _q
-from ...._quantized.tensor import _quantize_ints, per_tensor, QDTYPES
+from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "relu6", "hardtanh", "add",
            "add_relu", "mul", "cat", "quantize_dynamic_input"]
@@ -104,10 +104,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp in the quantized grid: the bounds quantized with input's quantizer."""
-    lo = _quantize_ints(_f32(min_val), _f32(input._scale),
-                        _C.tensor(float(input._zp), dtype=_F64), input.dtype)
-    hi = _quantize_ints(_f32(max_val), _f32(input._scale),
-                        _C.tensor(float(input._zp), dtype=_F64), input.dtype)
+    lo, hi = quantize_as(_f32(min_val), input), quantize_as(_f32(max_val), input)
     ints = _C.minimum(_C.maximum(input._int, lo), hi)
     if inplace:
         input._int.copy_(ints)
