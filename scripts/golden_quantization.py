@@ -314,6 +314,31 @@ class PTQNet(torch.nn.Module):
         return self.dequant(self.fc(x.flatten(1)))
 
 
+POOLS = [
+    "F.max_pool2d(q4, 2)", "F.max_pool2d(q4, 3, 2, 1)", "F.max_pool2d(q4, 2, ceil_mode=True)",
+    "F.max_pool1d(q3, 3, 2)", "T.nn.MaxPool2d(2)(q4)", "F.avg_pool2d(q4, 2)",
+    "F.avg_pool2d(q4, 3, 2, 1)", "F.avg_pool2d(q4, 3, 2, 1, count_include_pad=False)",
+    "F.avg_pool1d(q3, 2)", "T.nn.AvgPool2d(3, 2)(q4)", "F.adaptive_avg_pool2d(q4, 1)",
+    "F.adaptive_avg_pool2d(q4, (3, 4))", "T.nn.AdaptiveAvgPool2d((2, 5))(q4)",
+    "F.adaptive_avg_pool1d(q3, 4)", "q4.mean()", "q4.mean((2, 3))", "q4.mean(1, keepdim=True)",
+    "T.mean(q4, 3)", "T.nn.Dropout(0.3).eval()(q4)",
+]
+
+
+def pool_cases():
+    """Pooling and means of quantized tensors: PyTorch's integers and qparams."""
+    cases = []
+    for zp in (3, 200):
+        x = rng.normal(0, 2, (2, 3, 7, 9)).astype(np.float32)
+        q4 = torch.quantize_per_tensor(torch.from_numpy(x), 0.05, zp, torch.quint8)
+        q3 = q4[:, :, 0]
+        for expr in POOLS:
+            y = eval(expr, {"T": torch, "F": torch.nn.functional, "q4": q4, "q3": q3})
+            cases.append({"x": fl(x), "zp": zp, "expr": expr, "shape": list(y.shape),
+                          "qparams": [y.q_scale(), y.q_zero_point()], "ints": ints(y)})
+    return cases
+
+
 def ptq_cases():
     """Post-training quantization of PTQNet with each backend's default qconfig."""
     tq = torch.ao.quantization
@@ -381,7 +406,7 @@ def main():
               "reprs": [[e, run(e, "repr")] for e in REPRS],
               "values": [[e, run(e, "value")] for e in VALUES],
               "errors": [[e, run(e, "value")] for e in ERRORS],
-              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases(), "lstm": lstm_cases()}
+              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases(), "lstm": lstm_cases(), "pools": pool_cases()}
     with open(os.path.join(OUT, "quantization.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     checkpoint()

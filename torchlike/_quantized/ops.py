@@ -365,6 +365,52 @@ def clamp(q, min=None, max=None):
     return _like(q, ints)
 
 
+# ---- pooling and means: on the integers, in the same grid ----------------------------------
+
+def _on_integers(compute, centered):
+    """An op PyTorch's QuantizedCPU runs on the integers, the result keeping
+    q's quantizer: max pooling on the integers themselves; averages
+    (centered) on q - zero_point, padding counting as zero_point, rounded
+    half to even: round(mean(q - zp)) + zp."""
+    def impl(q, *args, **kwargs):
+        from .tensor import QDTYPES
+        _uniform(q)
+        shift = float(q._zp) if centered else 0.0
+        out = compute(q._int.double() - shift, *args, **kwargs)
+        values, rest = (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
+        _, lo, hi, _ = QDTYPES[q._qdtype]
+        ints = (_C.round(values) + shift).clamp(lo, hi).to(q._int.dtype)
+        return (_like(q, ints),) + rest if rest else _like(q, ints)
+    return impl
+
+
+def _functional(name):
+    def call(*args, **kwargs):
+        from ..nn import functional as F
+        return getattr(F, name)(*args, **kwargs)
+    return call
+
+
+for _name in ("max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices"):
+    _IMPL[f"nn.functional.{_name}"] = _on_integers(_functional(_name), False)
+for _name in ("avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"):
+    _IMPL[f"nn.functional.{_name}"] = _on_integers(_functional(_name), True)
+# what the pooling modules reach (they call the functional forms unwrapped)
+_IMPL["_max_pool"] = _on_integers(lambda x, *a: _C._max_pool(x, *a), False)
+_IMPL["_avg_pool"] = _on_integers(lambda x, *a: _C._avg_pool(x, *a), True)
+_IMPL["_adaptive_avg_pool"] = _on_integers(lambda x, *a: _C._adaptive_avg_pool(x, *a), True)
+_IMPL["mean"] = _IMPL["Tensor.mean"] = _on_integers(lambda x, *a, **k: x.mean(*a, **k), True)
+
+
+@op("nn.functional.dropout")
+def _dropout(q, p=0.5, training=True, inplace=False):
+    """Identity when not training (nn.Dropout in eval mode), as PyTorch."""
+    if training and p:
+        from .tensor import not_implemented
+        raise NotImplementedError(not_implemented("dropout"))
+    return q
+
+
 @op("relu_", "Tensor.relu_")
 def relu_(q):
     return relu(q, inplace=True)
