@@ -127,6 +127,9 @@ VALUES = [
     f"{Q}.int_repr().dtype == T.uint8", f"{QC}.int_repr().dtype == T.int8",
     f"{Q}.dtype == T.quint8", f"{Q}.dtype == T.uint8", f"T.equal({Q}, {Q})",
     f"{QC}.unsqueeze(0).q_per_channel_axis()", f"{Q}[0, 0].item()", f"{X}.dequantize().tolist()",
+    f"T.quantize_per_tensor({X}.t(), 0.1, 0, T.quint8).stride()",
+    f"T.quantize_per_channel({X}.t(), T.tensor([0.1, 0.2]), T.tensor([0, 0]), 1, "
+    f"T.qint8).stride()",
     f"{Q}.requires_grad",
 ]
 ERRORS = [

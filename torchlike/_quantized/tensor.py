@@ -316,7 +316,7 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
     _deprecation_warning()
     ints = _quantize_ints(input, _C.tensor(scale, dtype=_C.float32),
                           _C.tensor(float(zero_point), dtype=_C.float64), dtype)
-    return per_tensor(ints, dtype, scale, zero_point)
+    return per_tensor(ints.contiguous(), dtype, scale, zero_point)  # contiguous, as PyTorch's
 
 
 def _channel_shape(ndim, axis):
@@ -348,12 +348,12 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     if zero_points.is_floating_point():  # float qparams: the zero point is added before rounding
         scales, zps = scales.float().reshape(-1), zero_points.float().reshape(-1)
         ints = _quantize_float_qparams(input, scales.reshape(shape), zps.reshape(shape), dtype)
-        return per_channel(ints, dtype, scales, zps, axis)
+        return per_channel(ints.contiguous(), dtype, scales, zps, axis)
     scales, zps = scales.double().reshape(-1), zero_points.long().reshape(-1)
     for z in zps.tolist():
         _check_zero_point(z, dtype, "quantize_val_per_channel")
     ints = _quantize_ints(input, scales.reshape(shape), zps.double().reshape(shape), dtype)
-    return per_channel(ints, dtype, scales, zps, axis)
+    return per_channel(ints.contiguous(), dtype, scales, zps, axis)
 
 
 def _quantize_float_qparams(x, scale, zp, qdtype):
