@@ -329,17 +329,19 @@ POOLS = [
 
 
 def pool_cases():
-    """Pooling and means of quantized tensors: PyTorch's integers and qparams."""
-    cases = []
+    """Pooling and means of quantized tensors: PyTorch's integers and qparams;
+    the input of each zero point is stored once ("pool_inputs")."""
+    cases, inputs = [], {}
     for zp in (3, 200):
         x = rng.normal(0, 2, (2, 3, 7, 9)).astype(np.float32)
+        inputs[str(zp)] = fl(x)
         q4 = torch.quantize_per_tensor(torch.from_numpy(x), 0.05, zp, torch.quint8)
         q3 = q4[:, :, 0]
         for expr in POOLS:
             y = eval(expr, {"T": torch, "F": torch.nn.functional, "q4": q4, "q3": q3})
-            cases.append({"x": fl(x), "zp": zp, "expr": expr, "shape": list(y.shape),
+            cases.append({"zp": zp, "expr": expr, "shape": list(y.shape),
                           "qparams": [y.q_scale(), y.q_zero_point()], "ints": ints(y)})
-    return cases
+    return cases, inputs
 
 
 def ptq_cases():
@@ -404,12 +406,14 @@ def checkpoint():
 
 
 def main():
+    torch.manual_seed(0)  # the models' initial weights: the same file on every run
     golden = {"per_tensor": per_tensor_cases(), "per_channel": per_channel_cases(),
               "dynamic": dynamic_cases(),
               "reprs": [[e, run(e, "repr")] for e in REPRS],
               "values": [[e, run(e, "value")] for e in VALUES],
               "errors": [[e, run(e, "value")] for e in ERRORS],
-              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases(), "lstm": lstm_cases(), "pools": pool_cases()}
+              "observers": observer_cases(), **kernel_cases(), "ptq": ptq_cases(), "lstm": lstm_cases()}
+    golden["pools"], golden["pool_inputs"] = pool_cases()
     with open(os.path.join(OUT, "quantization.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     checkpoint()
