@@ -91,6 +91,7 @@ from ._aten_forms import *  # noqa: F401,F403  (native_dropout, hash_tensor, orm
 from ._aten_rnn import *  # noqa: F401,F403  (lstm, gru, rnn_tanh, rnn_relu)
 from ._aten_batch_norm import *  # noqa: F401,F403  (batch_norm_stats, batch_norm_elemt ...)
 from ._fake_quantize import *  # noqa: F401,F403  (fake_quantize_per_tensor_affine ...)
+from ._quantized import *  # noqa: F401,F403  (quantize_per_tensor, qschemes ...: docs/quantization.md)
 from ._removed import *  # noqa: F401,F403  (solve, eig ...: raise, naming the replacement)
 from ._sym import *  # noqa: F401,F403  (sym_int, sym_max ...: their eager answers; build flags)
 # Sparse layouts (docs/sparse.md): the factories here, products and sums in torchlike.sparse.
@@ -145,3 +146,11 @@ overrides._install()
 # torch.fx: symbolic tracing (pure Python over the namespaces above)
 from . import fx  # noqa: E402,F401
 from . import export  # noqa: E402,F401  (torch.export: docs/export.md)
+
+
+def __getattr__(name):
+    """torch.ao and torch.quantization load on first use (they cost import time)."""
+    if name in ("ao", "quantization"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'torchlike' has no attribute {name!r}")

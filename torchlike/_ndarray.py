@@ -493,9 +493,11 @@ def _numpy_dtype_of(other):
     return None
 
 
-# The dtypes NumPy lacks: their names compare, nothing else NumPy's does.
+# The dtypes NumPy lacks (the quantized ones too): their names compare,
+# nothing else NumPy's does.
 _NO_NUMPY = frozenset({"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-                       "float8_e5m2fnuz", "float8_e8m0fnu"})
+                       "float8_e5m2fnuz", "float8_e8m0fnu", "quint8", "qint8", "qint32",
+                       "quint4x2", "quint2x4"})
 
 
 def _dtype_eq(self, other):

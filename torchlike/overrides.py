@@ -340,7 +340,7 @@ _NOT_OPS = frozenset("""
     __array_function__ __array_ufunc__ __array_namespace__ __array_interface__
     __cuda_array_interface__ __reduce__ __reduce_ex__ __getstate__ __setstate__
     __deepcopy__ __copy__ __doc__ __module__ __getattribute__ __setattr__ __delattr__
-    __dlpack__ __dlpack_device__
+    __dlpack__ __dlpack_device__ __getattr__
 """.split())
 
 

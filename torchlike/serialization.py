@@ -47,6 +47,7 @@ from . import _C
 from ._C import Tensor
 from ._device import device as _device
 from . import _layout, _sparse
+from ._quantized.tensor import QTensor, qscheme as _qscheme
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_default_load_endianness", "set_default_load_endianness",
@@ -73,6 +74,12 @@ _DTYPES = {name: getattr(_C, name) for name in _STORAGE_NAMES}
 _UNTYPED_DTYPES = {name: getattr(_C, name) for name in (
     "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e8m0fnu")}
+
+
+# Quantized tensors' storages (their integers) carry the quantized dtype's name.
+_QUANTIZED_STORAGE_NAMES = {"quint8": "QUInt8Storage", "qint8": "QInt8Storage",
+                            "qint32": "QInt32Storage"}
+_QSCHEMES = ("per_tensor_affine", "per_channel_affine", "per_channel_affine_float_qparams")
 
 
 # ---- storages ---------------------------------------------------------------------
@@ -418,6 +425,34 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return _set_state(_as_type(func(*args), new_type), state)
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad,
+                     backward_hooks=None):
+    """torch._utils._rebuild_qtensor: a quantized tensor over a QUInt8Storage,
+    QInt8Storage or QInt32Storage, with (qscheme, scale, zero_point) or
+    (qscheme, scales, zero_points, axis).  Everything is checked before use:
+    a file cannot make it call anything."""
+    from . import _quantized
+    from ._quantized.tensor import QDTYPES
+    if not isinstance(storage, TypedStorage) or storage.dtype not in QDTYPES:
+        raise pickle.UnpicklingError(f"_rebuild_qtensor expects a quantized storage, got "
+                                     f"{type(storage).__name__}")
+    params = quantizer_params
+    if not isinstance(params, tuple) or not params or \
+            not isinstance(params[0], _quantized.qscheme):
+        raise pickle.UnpicklingError(f"_rebuild_qtensor: bad quantizer {params!r:.100}")
+    ints = _tensor_from_storage(storage._untyped_storage, QDTYPES[storage.dtype][0],
+                                storage_offset, size, stride)
+    if params[0] is _quantized.per_tensor_affine and len(params) == 3 and \
+            isinstance(params[1], (int, float)) and isinstance(params[2], int):
+        return _quantized._make_per_tensor_quantized_tensor(ints, params[1], params[2])
+    if params[0] is not _quantized.per_tensor_affine and len(params) == 4 and \
+            isinstance(params[1], Tensor) and isinstance(params[2], Tensor) and \
+            isinstance(params[3], int):
+        return _quantized._make_per_channel_quantized_tensor(ints, params[1], params[2],
+                                                             params[3])
+    raise pickle.UnpicklingError(f"_rebuild_qtensor: bad quantizer {params!r:.100}")
+
+
 class _StorageType:
     """What ``torch.FloatStorage`` and friends unpickle to: a dtype tag."""
 
@@ -471,7 +506,14 @@ def _torch_globals():
         "torch.storage.UntypedStorage": _StorageType("UntypedStorage", _C.uint8),
         "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch.serialization._get_layout": _get_layout,
+        "torch._utils._rebuild_qtensor": _rebuild_qtensor,
     }
+    from . import _quantized  # the quantized dtypes, their storages and the qschemes
+    for dtype_name, storage_name in _QUANTIZED_STORAGE_NAMES.items():
+        table[f"torch.{storage_name}"] = _StorageType(storage_name, getattr(_C, dtype_name))
+        table[f"torch.{dtype_name}"] = getattr(_C, dtype_name)
+    for name in _QSCHEMES:
+        table[f"torch.{name}"] = getattr(_quantized, name)
     for dtype_name, storage_name in _STORAGE_NAMES.items():
         table[f"torch.{storage_name}"] = _StorageType(storage_name, _DTYPES[dtype_name])
         table[f"torch.{dtype_name}"] = _DTYPES[dtype_name]
@@ -641,16 +683,18 @@ class _CheckpointPickler(pickle._Pickler):
         super().__init__(file, protocol)
         self.storages = {}  # storage id -> _SavedStorage, in key order
 
-    def _storage(self, t):
+    def _storage(self, t, dtype=None):
+        """t's storage; dtype names it when it is not t's (a quantized tensor's integers)."""
+        dtype = t.dtype if dtype is None else dtype
         sid = _C._storage_id(t)
         saved = self.storages.get(sid)
         if saved is None:
-            saved = _SavedStorage(str(len(self.storages)), t.dtype, _C._storage_bytes(t),
+            saved = _SavedStorage(str(len(self.storages)), dtype, _C._storage_bytes(t),
                                   _location_tag(t.device))
             self.storages[sid] = saved
-        elif saved.dtype != t.dtype:
+        elif saved.dtype != dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same "
-                               f"data as different types ({saved.dtype} and {t.dtype})")
+                               f"data as different types ({saved.dtype} and {dtype})")
         return saved
 
     def persistent_id(self, obj):
@@ -662,7 +706,9 @@ class _CheckpointPickler(pickle._Pickler):
             if obj.dtype.name in _UNTYPED_DTYPES:
                 return ("storage", _torch_name("torch.storage", "UntypedStorage"), obj.key,
                         obj.location, nbytes)
-            return ("storage", _torch_name("torch", _STORAGE_NAMES[obj.dtype.name]), obj.key,
+            names = _QUANTIZED_STORAGE_NAMES if obj.dtype.name in _QUANTIZED_STORAGE_NAMES \
+                else _STORAGE_NAMES
+            return ("storage", _torch_name("torch", names[obj.dtype.name]), obj.key,
                     obj.location, nbytes // obj.dtype.itemsize)
         return None
 
@@ -690,6 +736,13 @@ class _CheckpointPickler(pickle._Pickler):
                 data = (obj._cidx, obj._pidx, obj._vals.detach(), _C.Size(obj._size))
             return (_torch_name("torch._utils", "_rebuild_sparse_tensor"),
                     (_Call(layout, (f"torch.{obj._layout._name}",)), data))
+        if isinstance(obj, QTensor):  # PyTorch's _rebuild_qtensor
+            from ._quantized.tensor import quantizer_params
+            ints = obj._int
+            return (_torch_name("torch._utils", "_rebuild_qtensor"),
+                    (self._storage(ints, obj.dtype), ints.storage_offset(), tuple(ints.shape),
+                     tuple(ints.stride()), quantizer_params(obj), False,
+                     collections.OrderedDict()))
         if obj.requires_grad:
             from .utils.hooks import warn_if_has_hooks
             warn_if_has_hooks(obj)  # a gradient hook is not saved with the tensor
@@ -717,6 +770,8 @@ class _CheckpointPickler(pickle._Pickler):
         if kind is _TorchName:
             return self._save_torch_global(obj)
         if kind is _C.dtype:
+            return self._save_torch_global(_torch_name("torch", obj.name), memo_key=obj)
+        if kind is _qscheme:
             return self._save_torch_global(_torch_name("torch", obj.name), memo_key=obj)
         if kind is _C.Size:
             return self.save_reduce(_torch_name("torch", "Size"), (tuple(obj),), obj=obj)

@@ -6,5 +6,6 @@ sets them runs; they take effect where such a path exists (the cuDNN paths
 come with the GPU work; the CPU kernels have no nondeterministic variant).
 ``backends.mps`` answers that there is no MPS device; ``backends.mha``
 switches the Transformer encoder's inference fast path; ``backends.opt_einsum``
-answers that einsum contracts left to right."""
-from . import cuda, cudnn, mha, mkldnn, mps, opt_einsum  # noqa: F401
+answers that einsum contracts left to right; ``backends.quantized`` names
+the quantized engine (x86's arithmetic, docs/quantization.md)."""
+from . import cuda, cudnn, mha, mkldnn, mps, opt_einsum, quantized  # noqa: F401

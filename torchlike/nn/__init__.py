@@ -18,3 +18,11 @@ from . import attention  # noqa: F401  (SDPBackend, sdpa_kernel, flex_attention)
 from . import grad  # noqa: F401  (conv*_input, conv*_weight)
 from ._linear_cross_entropy import LinearCrossEntropyOptions  # noqa: F401
 from .modules.linear_cross_entropy import LinearCrossEntropyLoss  # noqa: F401
+
+
+def __getattr__(name):
+    """torch.nn.quantized and torch.nn.intrinsic: torch.ao.nn's, loaded on first use."""
+    if name in ("quantized", "intrinsic"):
+        import importlib
+        return importlib.import_module(f"..ao.nn.{name}", __name__)
+    raise AttributeError(f"module 'torchlike.nn' has no attribute {name!r}")

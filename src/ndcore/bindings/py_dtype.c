@@ -1,21 +1,44 @@
 /* py_dtype.c - torchlike.dtype: one immortal object per dtype, and parsing of
- * whatever users pass as dtype= (ours, NumPy's, names, Python types).      */
+ * whatever users pass as dtype= (ours, NumPy's, names, Python types).
+ *
+ * PyTorch's quantized dtypes (quint8, qint8, qint32, quint4x2, quint2x4) are
+ * dtype objects too, outside TL_DTYPE_LIST: no tensor of the core carries
+ * one.  Each names the integer dtype its values are stored in (`dtype`) and
+ * has its own name (`qname`, NULL for every other dtype).  A quantized
+ * tensor is the Python type of torchlike/_quantized (integers plus scale and
+ * zero point), so dtype= arguments of the core refuse them.               */
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/bindings/py_numpy.h"
 
 typedef struct {
   PyObject_HEAD
-  tl_dtype dtype;
+  tl_dtype dtype;    /* a quantized dtype's: the dtype its integers are stored in */
+  const char *qname; /* a quantized dtype's name; NULL otherwise */
 } tl_py_dtype;
 
 PyTypeObject *tl_py_dtype_type;
 static PyObject *dtype_objs[TL_DTYPE_COUNT];
 
+/* quint4x2 and quint2x4 pack two and four values in a byte (itemsize 1) */
+static const struct {
+  const char *name;
+  tl_dtype storage;
+} quantized_dtypes[] = {
+    {"quint8", TL_DTYPE_U8},   {"qint8", TL_DTYPE_I8},      {"qint32", TL_DTYPE_I32},
+    {"quint4x2", TL_DTYPE_U8}, {"quint2x4", TL_DTYPE_U8},
+};
+
+static const char *dtype_name(PyObject *self)
+{
+  const tl_py_dtype *d = (const tl_py_dtype *)self;
+  return d->qname ? d->qname : tl_dtype_names[d->dtype];
+}
+
 PyObject *tl_py_dtype_obj(tl_dtype d) { return dtype_objs[d]; }
 
 static PyObject *dtype_repr(PyObject *self)
 {
-  return PyUnicode_FromFormat("torchlike.%s", tl_dtype_names[((tl_py_dtype *)self)->dtype]);
+  return PyUnicode_FromFormat("torchlike.%s", dtype_name(self));
 }
 
 static PyObject *dtype_get_itemsize(PyObject *self, void *closure)
@@ -38,18 +61,22 @@ static PyObject *dtype_get_is_signed(PyObject *self, void *closure)
   (void)closure;
   tl_dtype d = ((tl_py_dtype *)self)->dtype;
   tl_kind k = tl_dtype_kind(d);
+  if (((tl_py_dtype *)self)->qname) /* PyTorch's answer */
+    return PyErr_Format(PyExc_RuntimeError, "isSignedType not supported for quantized types");
   /* float8_e8m0fnu is a float without a sign bit */
   return PyBool_FromLong(k != TL_KIND_BOOL && k != TL_KIND_UINT && d != TL_DTYPE_F8E8M0FNU);
 }
 static PyObject *dtype_get_name(PyObject *self, void *closure)
 {
   (void)closure;
-  return PyUnicode_FromString(tl_dtype_names[((tl_py_dtype *)self)->dtype]);
+  return PyUnicode_FromString(dtype_name(self));
 }
 static PyObject *dtype_to_complex(PyObject *self, PyObject *unused)
 {
   (void)unused;
   const tl_dtype d = ((tl_py_dtype *)self)->dtype;
+  if (((tl_py_dtype *)self)->qname)
+    return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s", dtype_name(self));
   if (tl_dtype_is_float8(d)) /* no complex float8 */
     return PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s",
                         tl_dtype_scalar_name(d));
@@ -59,12 +86,14 @@ static PyObject *dtype_to_complex(PyObject *self, PyObject *unused)
 static PyObject *dtype_to_real(PyObject *self, PyObject *unused)
 {
   (void)unused;
+  if (((tl_py_dtype *)self)->qname) /* a quantized dtype is its own real dtype */
+    return Py_NewRef(self);
   return Py_NewRef(dtype_objs[tl_dtype_to_real(((tl_py_dtype *)self)->dtype)]);
 }
 static PyObject *dtype_reduce(PyObject *self, PyObject *unused)
 {
   (void)unused; /* pickles as the module attribute of the same name */
-  return PyUnicode_FromString(tl_dtype_names[((tl_py_dtype *)self)->dtype]);
+  return PyUnicode_FromString(dtype_name(self));
 }
 
 static PyGetSetDef dtype_getset[] = {
@@ -104,8 +133,20 @@ int tl_py_dtype_types_init(PyObject *module)
     if (!o)
       return -1;
     o->dtype = (tl_dtype)d;
+    o->qname = NULL;
     dtype_objs[d] = (PyObject *)o;
     if (PyModule_AddObjectRef(module, tl_dtype_names[d], (PyObject *)o) < 0)
+      return -1;
+  }
+  for (size_t i = 0; i < sizeof quantized_dtypes / sizeof quantized_dtypes[0]; i++) {
+    tl_py_dtype *o = PyObject_New(tl_py_dtype, tl_py_dtype_type);
+    if (!o)
+      return -1;
+    o->dtype = quantized_dtypes[i].storage;
+    o->qname = quantized_dtypes[i].name;
+    int r = PyModule_AddObjectRef(module, o->qname, (PyObject *)o);
+    Py_DECREF(o); /* the module keeps it */
+    if (r < 0)
       return -1;
   }
   return 0;
@@ -164,6 +205,14 @@ bool tl_py_is_dtype_like(PyObject *o)
 int tl_py_parse_dtype(PyObject *o, tl_dtype *out)
 {
   if (Py_IS_TYPE(o, tl_py_dtype_type)) {
+    if (((tl_py_dtype *)o)->qname) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "torchlike.%s is a quantized dtype, which this function does not make: "
+                   "quantize a float tensor with torchlike.quantize_per_tensor or "
+                   "quantize_per_channel",
+                   ((tl_py_dtype *)o)->qname);
+      return -1;
+    }
     *out = ((tl_py_dtype *)o)->dtype;
     return 0;
   }

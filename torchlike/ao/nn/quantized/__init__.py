@@ -1,0 +1,7 @@
+"""torch.ao.nn.quantized (also torch.nn.quantized): quantized modules,
+their functional forms and the dynamic modules (docs/quantization.md)."""
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import functional, dynamic  # noqa: F401
+
+__all__ = list(_modules_all) + ["functional", "dynamic"]

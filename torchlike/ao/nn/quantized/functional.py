@@ -1,0 +1,190 @@
+"""The integer arithmetic of quantized modules, as PyTorch's x86 (fbgemm)
+CPU kernels compute it (torch.ao.nn.quantized.functional).
+
+Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
+(int8 values wq, per-tensor or per-output-channel sw, zw), acc the int32 sum.
+
+    linear, conv    acc = sum (xq - zx) * (wq - zw)          (exact, in float64)
+                    r   = float32(acc) * float32(sx * sw) + bias   (float32)
+                    out = clamp(rint(r * float32(1 / so)) + zo)    (max with zo for relu)
+    add, add_relu   each side dequantized, summed in float32, quantized as
+                    quantize_per_tensor does; see _dequant_for_add for the
+                    two dequantizations PyTorch's kernel uses
+    mul             c = (aq - za) * (bq - zb); out = rint(float32(c) * m) + zo,
+                    m = float32(sa * sb) * float32(1 / so)
+    dynamic linear  x quantized per tensor from its min and max (range reduced),
+                    out = float32(acc) * float32(sx * sw) + bias, float32"""
+from .... import _C, _quantized as _q
+from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
+
+__all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "relu6", "hardtanh", "add",
+           "add_relu", "mul", "cat", "quantize_dynamic_input"]
+
+_F32, _F64 = _C.float32, _C.float64
+
+
+def _f32(v):
+    return _C.tensor(v, dtype=_F32)
+
+
+def _weight_parts(w, out_dim_shape):
+    """(integers minus zero points as float64, scales float32 shaped for the output)."""
+    if w.qscheme() is _q.per_tensor_affine:
+        return w._int.double() - w._zp, _f32(w._scale)
+    shape = [1] * w.ndim
+    shape[w._axis] = -1
+    centered = w._int.double() - w._zps.double().reshape(shape)
+    return centered, w._scales.float().reshape(out_dim_shape)
+
+
+def _requantize(acc, sx, sw, bias, scale, zero_point, relu, dtype=_C.quint8):
+    """The float32 requantization of an int32 accumulator (module docstring)."""
+    aws = (_f32(sx) * sw).float()
+    r = acc.float() * aws
+    if bias is not None:  # shaped by the caller to broadcast along the output channels
+        r = r + bias.float()
+    ints = _quantize_ints(r, _f32(scale), _C.tensor(float(zero_point), dtype=_F64), dtype)
+    if relu:
+        ints = _C.maximum(ints, _C.tensor(int(zero_point), dtype=ints.dtype))
+    return per_tensor(ints, dtype, scale, zero_point)
+
+
+def _check_input(x, what):
+    if not isinstance(x, _q.QTensor) or x.dtype is not _C.quint8:
+        got = x.dtype if isinstance(x, _C.Tensor) else type(x).__name__
+        raise RuntimeError(f"{what}: expected a quint8 quantized input (quantize it with "
+                           f"nn.quantized.Quantize or torch.quantize_per_tensor), got {got}")
+
+
+def linear(input, weight, bias=None, scale=None, zero_point=None, _relu=False):
+    """input (quint8, ..., K) @ weight (qint8, N, K).T + bias -> quint8 with
+    scale and zero_point (the input's when None)."""
+    _check_input(input, "quantized::linear")
+    scale = input.q_scale() if scale is None else scale
+    zero_point = input.q_zero_point() if zero_point is None else zero_point
+    if input.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"quantized::linear: input's last dim {input.shape[-1]} does not "
+                           f"match weight {tuple(weight.shape)}")
+    x = input._int.double() - input._zp
+    w, sw = _weight_parts(weight, (-1,))
+    acc = _C.matmul(x, w.t())
+    return _requantize(acc, input._scale, sw, bias, scale, zero_point, _relu)
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, scale, zero_point, relu,
+          conv, what):
+    _check_input(input, what)
+    x = input._int.double() - input._zp  # zero padding is the zero point, as PyTorch pads
+    w, sw = _weight_parts(weight, [-1] + [1] * (weight.ndim - 2))
+    acc = conv(x, w, None, stride, padding, dilation, groups)
+    return _requantize(acc, input._scale, sw, bias if bias is None else
+                       bias.reshape([-1] + [1] * (weight.ndim - 2)),
+                       scale, zero_point, relu)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           padding_mode="zeros", scale=1.0, zero_point=0, dtype=_C.quint8, _relu=False):
+    """A quantized 2-d convolution: input (N, C, H, W) quint8, weight
+    (O, C/groups, kH, kW) qint8 -> quint8 with scale and zero_point."""
+    from ....nn import functional as F
+    if padding_mode != "zeros":
+        raise NotImplementedError("Only zero-padding is supported!")
+    return _conv(input, weight, bias, stride, padding, dilation, groups, scale, zero_point,
+                 _relu, F.conv2d, "quantized::conv2d")
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           padding_mode="zeros", scale=1.0, zero_point=0, dtype=_C.quint8, _relu=False):
+    from ....nn import functional as F
+    if padding_mode != "zeros":
+        raise NotImplementedError("Only zero-padding is supported!")
+    return _conv(input, weight, bias, stride, padding, dilation, groups, scale, zero_point,
+                 _relu, F.conv1d, "quantized::conv1d")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp in the quantized grid: the bounds quantized with input's quantizer."""
+    lo, hi = quantize_as(_f32(min_val), input), quantize_as(_f32(max_val), input)
+    ints = _C.minimum(_C.maximum(input._int, lo), hi)
+    if inplace:
+        input._int.copy_(ints)
+        return input
+    return per_tensor(ints, input.dtype, input._scale, input._zp)
+
+
+def relu6(input, inplace=False):
+    """min(max(q, zero_point), quantized 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _dequant_for_add(q):
+    """PyTorch's add kernel dequantizes blocks of 64 elements (its AVX-512
+    vector of uint8) as fma(q, s, -(zp * s)) and the rest as (q - zp) * s."""
+    flat = q._int.contiguous().reshape(-1)
+    n = flat.shape[0]
+    s = _f32(q._scale)
+    head = (n // 64) * 64
+    pre = -(_f32(float(q._zp)) * s)
+    fma = (flat[:head].double() * s.double() + pre.double()).float()
+    sub = (flat[head:].double() - q._zp).float() * s
+    return _C.cat([fma, sub]).reshape(tuple(q.shape))
+
+
+def _binary_check(a, b, what):
+    for t in (a, b):
+        _check_input(t, what)
+    if tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"{what}: the shapes {tuple(a.shape)} and {tuple(b.shape)} differ "
+                           f"(quantized add takes tensors of one shape)")
+
+
+def add(qa, qb, scale, zero_point, _relu=False):
+    """quantized::add: qa + qb requantized to (scale, zero_point)."""
+    _binary_check(qa, qb, "quantized::add")
+    c = _dequant_for_add(qa) + _dequant_for_add(qb)
+    if _relu:
+        c = _C.maximum(c, _f32(0.0))
+    ints = _quantize_ints(c, _f32(scale), _C.tensor(float(zero_point), dtype=_F64), qa.dtype)
+    return per_tensor(ints, qa.dtype, scale, zero_point)
+
+
+def add_relu(qa, qb, scale, zero_point):
+    return add(qa, qb, scale, zero_point, _relu=True)
+
+
+def mul(qa, qb, scale, zero_point):
+    """quantized::mul: the integer product requantized (module docstring)."""
+    _binary_check(qa, qb, "quantized::mul")
+    c = (qa._int.double() - qa._zp) * (qb._int.double() - qb._zp)
+    m = (_f32(qa._scale) * _f32(qb._scale)).float() * (1.0 / _f32(scale)).float()
+    _, lo, hi, _ = QDTYPES[qa.dtype]
+    ints = (_C.round(c.float() * m).double() + zero_point).clamp(lo, hi).to(qa._int.dtype)
+    return per_tensor(ints, qa.dtype, scale, zero_point)
+
+
+def cat(tensors, dim=0, scale=None, zero_point=None):
+    """The tensors' values requantized to (scale, zero_point) and concatenated."""
+    tensors = list(tensors)
+    scale = tensors[0].q_scale() if scale is None else scale
+    zero_point = tensors[0].q_zero_point() if zero_point is None else zero_point
+    parts = [_quantize_ints(t.dequantize(), _f32(scale), _C.tensor(float(zero_point), dtype=_F64),
+                            t.dtype) for t in tensors]
+    return per_tensor(_C.cat(parts, dim), tensors[0].dtype, scale, zero_point)
+
+
+def linear_dynamic(x, weight, bias=None, reduce_range=True):
+    """float32 x (*, K) @ weight (qint8, N, K).T + bias with x quantized on
+    the fly (PyTorch's quantized::linear_dynamic): float32 out."""
+    xq = quantize_dynamic_input(x, reduce_range)
+    w, sw = _weight_parts(weight, (-1,))
+    acc = _C.matmul(xq._int.double() - xq._zp, w.t())
+    out = acc.float() * (_f32(xq._scale) * sw).float()
+    return out if bias is None else out + bias
+
+
+def quantize_dynamic_input(x, reduce_range):
+    """x (float32) quantized as PyTorch's dynamic linear quantizes its input."""
+    from ...quantization.observer import _choose_qparams_dynamic
+    scale, zp = _choose_qparams_dynamic(x, _C.quint8, reduce_range)
+    ints = _quantize_ints(x.float(), _f32(scale), _C.tensor(float(zp), dtype=_F64), _C.quint8)
+    return per_tensor(ints, _C.quint8, scale, zp)

@@ -1,0 +1,235 @@
+"""Eager-mode post-training quantization (torch.ao.quantization.quantize):
+propagate_qconfig_ gives each module its qconfig; prepare attaches an
+observer (``activation_post_process``, called by a forward hook) to each
+leaf that will be quantized; convert swaps observed modules for their
+quantized counterparts (``from_float``); quantize_dynamic swaps Linear for
+dynamic Linear.  prepare_qat swaps in fake-quantized training modules."""
+import copy
+
+from ...nn.modules.module import Module
+from ...nn.modules.container import Sequential
+from ...nn.modules.linear import Linear
+from ...nn.modules.conv import Conv1d, Conv2d
+from ...nn.modules.activation import ReLU6
+from ...nn.modules.dropout import Dropout
+from ...nn.modules.rnn import LSTM
+from ..nn import quantized as nnq
+from ..nn import intrinsic as nni
+from ..nn.intrinsic import quantized as nniq
+from ..nn import qat as nnqat
+from .stubs import QuantStub, DeQuantStub
+from .qconfig import default_dynamic_qconfig
+
+__all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
+           "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
+           "get_default_static_quant_module_mappings", "get_default_dynamic_quant_module_mappings",
+           "get_default_qconfig_propagation_list"]
+
+
+def get_default_static_quant_module_mappings():
+    """float module type -> quantized module type (what convert swaps)."""
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, Linear: nnq.Linear,
+            Conv1d: nnq.Conv1d, Conv2d: nnq.Conv2d, ReLU6: nnq.ReLU6,
+            nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
+            nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
+            nnqat.Linear: nnq.Linear, nnqat.LinearReLU: nniq.LinearReLU,
+            nnqat.Conv2d: nnq.Conv2d, nnqat.ConvReLU2d: nniq.ConvReLU2d}
+
+
+def get_default_qat_module_mappings():
+    """float module type -> its quantization-aware-training module (prepare_qat)."""
+    return {Linear: nnqat.Linear, Conv2d: nnqat.Conv2d, nni.LinearReLU: nnqat.LinearReLU,
+            nni.ConvReLU2d: nnqat.ConvReLU2d}
+
+
+def get_default_dynamic_quant_module_mappings():
+    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM}
+
+
+def get_default_qconfig_propagation_list():
+    return set(get_default_static_quant_module_mappings()) | \
+        set(get_default_dynamic_quant_module_mappings())
+
+
+def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
+    """Sets ``qconfig`` on every submodule: its type's or name's entry in
+    qconfig_dict, else its parent's."""
+    qconfig_dict = qconfig_dict or {}
+
+    def visit(mod, parent_qconfig, prefix):
+        qconfig = qconfig_dict.get(type(mod), parent_qconfig)
+        qconfig = qconfig_dict.get(prefix, qconfig)
+        qconfig = getattr(mod, "qconfig", qconfig) if getattr(mod, "qconfig", None) is not None \
+            else qconfig
+        mod.qconfig = qconfig
+        for name, child in mod.named_children():
+            visit(child, qconfig, prefix + ("." if prefix else "") + name)
+    visit(module, qconfig_dict.get("", None), "")
+
+
+def _observer_forward_hook(self, input, output):
+    return self.activation_post_process(output)
+
+
+def _needs_observer(mod):
+    return getattr(mod, "qconfig", None) is not None
+
+
+def _add_observer_(module, allow_list, non_leaf=()):
+    for name, child in module.named_children():
+        if type(child) is Dropout:
+            continue
+        if type(child) in non_leaf:  # a module with children of its own (QAT: weight_fake_quant)
+            _insert_observer(child)
+            continue
+        if isinstance(child, nnq.FloatFunctional):
+            if _needs_observer(child):
+                child.activation_post_process = child.qconfig.activation()
+        elif isinstance(child, nni._FusedModule):
+            if _needs_observer(child):
+                _insert_observer(child)
+        else:
+            _add_observer_(child, allow_list, non_leaf)
+    if not list(module.children()) and not isinstance(module, Sequential) and \
+            type(module) in allow_list:
+        _insert_observer(module)
+
+
+def _insert_observer(mod):
+    if not _needs_observer(mod) or isinstance(mod, DeQuantStub):
+        return
+    mod.add_module("activation_post_process", mod.qconfig.activation())
+    mod._observer_hook_handle = mod.register_forward_hook(_observer_forward_hook)
+
+
+def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None,
+            prepare_custom_config_dict=None):
+    """model with observers on the modules convert will quantize (a copy unless inplace)."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, qconfig_dict=None)
+    allow_list = get_default_qconfig_propagation_list() if allow_list is None else allow_list
+    if not any(_needs_observer(m) for m in model.modules()):
+        import warnings
+        warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct "
+                      "configuration through `qconfig_dict` or by assigning the `.qconfig` "
+                      "attribute directly on submodules")
+    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()))
+    return model
+
+
+def _remove_qconfig(module):
+    for child in module.children():
+        _remove_qconfig(child)
+    if hasattr(module, "qconfig"):
+        del module.qconfig
+    handle = module.__dict__.pop("_observer_hook_handle", None)
+    if handle is not None:
+        handle.remove()
+    if "activation_post_process" in module._modules and not isinstance(
+            module, (nnq.FloatFunctional, nnq.QFunctional)):
+        del module._modules["activation_post_process"]
+
+
+def swap_module(mod, mapping, custom_module_class_mapping=None):
+    """mod's quantized counterpart when it has a qconfig and a mapping; else mod."""
+    if _needs_observer(mod) and type(mod) in mapping:
+        new = mapping[type(mod)].from_float(mod)
+        for hook in mod._forward_pre_hooks.values():
+            new.register_forward_pre_hook(hook)
+        for key, hook in mod._forward_hooks.items():
+            if hook is not _observer_forward_hook:
+                new.register_forward_hook(hook)
+        return new
+    return mod
+
+
+def _convert(module, mapping, inplace=True):
+    swaps = {}
+    for name, child in module.named_children():
+        if not isinstance(child, nni._FusedModule):
+            _convert(child, mapping, True)
+        swaps[name] = swap_module(child, mapping)
+    for name, new in swaps.items():
+        module._modules[name] = new
+    return module
+
+
+def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
+            convert_custom_config_dict=None, use_precomputed_fake_quant=False):
+    """module with every observed module swapped for its quantized counterpart."""
+    if is_reference:
+        raise NotImplementedError("reference quantized modules are not supported by torchlike")
+    if not inplace:
+        module = copy.deepcopy(module)
+    _convert(module, get_default_static_quant_module_mappings() if mapping is None else mapping)
+    if remove_qconfig:
+        _remove_qconfig(module)
+    return module
+
+
+def quantize(model, run_fn, run_args, mapping=None, inplace=False):
+    """prepare, calibrate with run_fn(model, *run_args), convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.eval()
+    prepare(model, inplace=True)
+    run_fn(model, *(run_args if isinstance(run_args, (list, tuple)) else (run_args,)))
+    convert(model, mapping, inplace=True)
+    return model
+
+
+def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace=False):
+    """model with its Linear and LSTM layers (those named or typed in
+    qconfig_spec, all by default) replaced by dynamically quantized ones with
+    int8 weights."""
+    from ... import _C
+    dtype = _C.qint8 if dtype is None else dtype
+    if dtype is not _C.qint8:
+        raise NotImplementedError(f"torchlike's quantize_dynamic supports dtype=torch.qint8 "
+                                  f"only, got {dtype}")
+    if qconfig_spec is None:
+        qconfig_spec = {Linear: default_dynamic_qconfig, LSTM: default_dynamic_qconfig}
+    elif isinstance(qconfig_spec, set):
+        qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
+    for key in qconfig_spec:
+        if isinstance(key, type) and key not in (Linear, LSTM) and issubclass(key, Module):
+            raise NotImplementedError(f"quantize_dynamic: torchlike quantizes nn.Linear and "
+                                      f"nn.LSTM only, not {key.__name__}")
+    mapping = get_default_dynamic_quant_module_mappings() if mapping is None else mapping
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, qconfig_spec)
+    _convert(model, mapping)
+    _remove_qconfig(model)
+    return model
+
+
+def prepare_qat(model, mapping=None, inplace=False):
+    """model (in training mode) with Linear/Conv2d (fused or not) swapped for
+    their QAT modules, whose weights are fake-quantized, and FakeQuantize
+    modules on the outputs (the qconfig's activation); convert afterwards."""
+    if not model.training:
+        raise AssertionError("prepare_qat only works on models in training mode")
+    mapping = get_default_qat_module_mappings() if mapping is None else mapping
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, qconfig_dict=None)
+    _convert(model, mapping)
+    prepare(model, inplace=True, observer_non_leaf_module_list=set(mapping.values()))
+    return model
+
+
+def quantize_qat(model, run_fn, run_args, inplace=False):
+    """prepare_qat, train with run_fn(model, *run_args), convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.train()
+    prepare_qat(model, inplace=True)
+    run_fn(model, *(run_args if isinstance(run_args, (list, tuple)) else (run_args,)))
+    convert(model, inplace=True)
+    return model
+
+
+def add_quant_dequant(module):
+    raise NotImplementedError("add_quant_dequant is not supported by torchlike")
