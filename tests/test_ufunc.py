@@ -91,6 +91,34 @@ def test_out_argument_writes_in_place():
     assert out.tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
+@pytest.mark.parametrize("ufunc", [np.exp, np.sqrt, np.negative])
+def test_out_argument_on_the_fast_path_answers_as_the_first_call(ufunc):
+    """The first call of a ufunc takes the Python path and enables the C one
+    (py_ufunc.c), which serves out=(tensor,) too: both answer alike."""
+    x = tl.arange(1.0, 5.0)
+    first, second = tl.zeros(4), tl.zeros(4)
+    assert ufunc(x, out=first) is first
+    assert ufunc(x, out=second) is second
+    assert second.tolist() == first.tolist()
+    assert_close(second, ufunc(np.arange(1.0, 5.0, dtype=np.float32)))
+    ints = tl.zeros(4, dtype=tl.int64)
+    for _ in range(2):  # a float result into an int64 out= is refused both times
+        with pytest.raises(TypeError, match="can't be cast"):
+            ufunc(x, out=ints)
+
+
+def test_binary_out_argument_on_the_fast_path():
+    a, b = tl.arange(4.0), tl.full((4,), 2.0)
+    outs = [tl.empty(4), tl.empty(4)]
+    assert [np.multiply(a, b, out=o) is o for o in outs] == [True, True]
+    assert outs[0].tolist() == outs[1].tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert np.add(a, 1.5, out=(outs[0],)) is outs[0] and outs[0].tolist() == [1.5, 2.5, 3.5, 4.5]
+    leaf = tl.ones(4, requires_grad=True)
+    for _ in range(2):  # autograd refuses out= as in PyTorch, on either path
+        with pytest.raises(RuntimeError, match="out="):
+            np.multiply(leaf, b, out=tl.empty(4))
+
+
 @pytest.mark.host_only  # an ndarray out=, and NumPy's own bitwise_count on host views
 def test_out_argument_ndarray_and_fallback():
     t = tl.arange(4.0)

@@ -343,10 +343,10 @@ def _call(ufunc, inputs, kwargs):
             dtype = tl_dtype(dtype)
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
+    if dtype is None and not kwargs and op is not _C.sgn and \
+            ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
+        _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on
     if out is None:
-        if dtype is None and not kwargs and op is not _C.sgn and \
-                ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
-            _FAST[ufunc] = op  # the C fast path may answer this ufunc from now on
         return op(*inputs)
     if isinstance(given_out[0], np.ndarray) and _C.is_grad_enabled() and \
             any(getattr(x, "requires_grad", False) for x in inputs):

@@ -10,6 +10,8 @@
  * ndarray, a list; a Python int past int64) take the Python path, which
  * decides whether host data may meet a device tensor (docs/numpy.md,
  * "Devices") and what NumPy makes of such an int. */
+#include <string.h>
+
 #include <Python.h>
 
 #include "ndcore/bindings/py_tensor.h"
@@ -46,14 +48,45 @@ int tl_py_plain_operands(PyObject *const *inputs, Py_ssize_t n)
   return 1;
 }
 
+/* The tensor NumPy hands as out= ((tensor,) with the one keyword "out"),
+ * or NULL: the Python path answers every other keyword. */
+static PyObject *single_out(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  if (!kwnames)
+    return NULL;
+  if (PyTuple_GET_SIZE(kwnames) != 1 || !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
+      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "out") != 0)
+    return NULL;
+  PyObject *out = args[nargs];
+  if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 1 || !tl_py_is_tensor(PyTuple_GET_ITEM(out, 0)))
+    return NULL;
+  return PyTuple_GET_ITEM(out, 0);
+}
+
 static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
-  if (nargs >= 2 && !kwnames && fast_table && (args[1] == call_str ||
+  /* np.exp(t) and np.exp(t, out=t): op(t) and op(t, out=t), and the out
+   * tensor itself back, as the Python path answers them */
+  PyObject *out = single_out(args, nargs, kwnames);
+  if (nargs >= 2 && (!kwnames || out) && fast_table && (args[1] == call_str ||
       (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], call_str) == 0))) {
     PyObject *op = PyDict_GetItemWithError(fast_table, args[0]); /* borrowed */
-    if (op && tl_py_plain_operands(args + 2, nargs - 2))
-      return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
+    if (op && tl_py_plain_operands(args + 2, nargs - 2)) {
+      if (!out)
+        return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
+      PyObject *call[4]; /* the operands, then out's tensor (ufuncs take 1 to 3) */
+      const Py_ssize_t nin = nargs - 2;
+      if (nin <= 3) {
+        memcpy(call, args + 2, (size_t)nin * sizeof *call);
+        call[nin] = out;
+        PyObject *r = PyObject_Vectorcall(op, call, (size_t)nin, kwnames);
+        if (!r)
+          return NULL;
+        Py_DECREF(r);
+        return Py_NewRef(out); /* NumPy hands back the caller's own out object */
+      }
+    }
     if (PyErr_Occurred())
       return NULL;
   }
