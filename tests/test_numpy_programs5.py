@@ -48,6 +48,9 @@ ARRIVALS = _RNG.exponential(1.0, 30)
 SERVICE = _RNG.exponential(0.8, 30)
 POLYGON = numpy.asarray([[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [2.0, 5.0], [0.0, 3.0]])
 PTS = _RNG.uniform(-1, 6, (40, 2))
+SIGNAL5 = numpy.cumsum(_RNG.normal(0, 0.3, 60)) - 0.5
+RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).astype(float), numpy.nan)
+PARTICLES = _RNG.random((25, 3))
 
 
 def wave(np):
@@ -1091,6 +1094,112 @@ def permutations(np):
             inversions, inversions % 2 == parity, np.sort(p[np.argsort(-u)]))
 
 
+def segments(np):
+    """Splitting a signal into runs: zero crossings by sign changes, runs
+    of a condition split at np.flatnonzero(np.diff(mask)) + 1, segment
+    statistics by reduceat, rolling windows with nan-aware means and
+    percentiles over the window axis, contiguous valid stretches of a masked
+    series."""
+    x = np.asarray(SIGNAL5)
+    s = np.sign(x)
+    crossings = np.flatnonzero(s[:-1] * s[1:] < 0)
+    mask = x > 0
+    cuts = np.flatnonzero(np.diff(mask)) + 1
+    runs = np.split(x, cuts)
+    starts = np.concatenate([[0], cuts])
+    lengths = np.diff(np.concatenate([starts, [len(x)]]))
+    sums = np.add.reduceat(x, starts)
+    gappy = x.copy()
+    gappy[::7] = np.nan
+    win = np.lib.stride_tricks.sliding_window_view(gappy, 5)
+    m = np.ma.masked_invalid(gappy)
+    return (crossings, len(runs), [len(r) for r in runs], lengths, sums / lengths,
+            mask[starts], np.nanmean(win, axis=-1)[:6], np.nanpercentile(win, [10, 90], axis=-1)[:, :4],
+            np.ma.clump_unmasked(m)[:3], np.ma.flatnotmasked_contiguous(m)[-1],
+            np.argwhere(np.abs(np.diff(x)) > 0.4).ravel())
+
+
+def recommender(np):
+    """Ratings with gaps: row means by nanmean for imputation, a rank-2
+    factorisation by alternating least squares over the observed entries
+    only, top-k unseen items per user by argsort and take_along_axis with
+    seen items pushed down by np.where, and hit counts by np.isin."""
+    R = np.asarray(RATINGS)
+    seen = ~np.isnan(R)
+    mu = np.nanmean(R, axis=1, keepdims=True)
+    filled = np.where(seen, R, mu)
+    k, lam = 2, 0.1
+    U = np.ones((R.shape[0], k)) + 0.01 * np.arange(R.shape[0] * k).reshape(-1, k)
+    V = np.ones((R.shape[1], k)) - 0.01 * np.arange(R.shape[1] * k).reshape(-1, k)
+    for _ in range(15):
+        for i in range(R.shape[0]):
+            Vi = V[seen[i]]
+            U[i] = np.linalg.solve(Vi.T @ Vi + lam * np.eye(k), Vi.T @ R[i, seen[i]])
+        for j in range(R.shape[1]):
+            Uj = U[seen[:, j]]
+            V[j] = np.linalg.solve(Uj.T @ Uj + lam * np.eye(k), Uj.T @ R[seen[:, j], j])
+    P = U @ V.T
+    rmse = np.sqrt(np.mean((P - R)[seen] ** 2))
+    scores = np.where(seen, -np.inf, P)
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :2]
+    best = np.take_along_axis(scores, top, axis=1)
+    liked = np.asarray([[1, 4], [0, 2], [3, 5], [2, 4]])
+    hits = np.isin(top, liked).sum(axis=1)
+    return mu.ravel(), filled[0], rmse, top, best, hits, np.count_nonzero(seen, axis=0)
+
+
+def ranks(np):
+    """Rank statistics as scipy computes them: average ranks with ties from
+    unique(return_inverse=True) and bincount, Spearman's rho as the
+    correlation of ranks, Kendall's tau from the signs of all pairs, a
+    dense ranking, percentile ranks by searchsorted."""
+    a = np.asarray([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+    b = np.asarray([2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0, 2.0, 8.0])
+
+    def rankdata(v):
+        vals, inv, counts = np.unique(v, return_inverse=True, return_counts=True)
+        ends = np.cumsum(counts)
+        return ((ends - counts + 1 + ends).astype(np.float64) / 2)[inv]
+    ra, rb = rankdata(a), rankdata(b)
+    rho = np.corrcoef(ra, rb)[0, 1]
+    i, j = np.triu_indices(len(a), k=1)
+    prod = np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])
+    tau = prod.sum() / len(prod)
+    dense = np.unique(a, return_inverse=True)[1] + 1
+    ordinal = np.empty(len(a), dtype=np.intp)
+    ordinal[np.argsort(a, kind="stable")] = np.arange(1, len(a) + 1)
+    pct = np.searchsorted(np.sort(a), a, side="right").astype(np.float64) / len(a) * 100
+    return ra, rb, rho, tau, dense, ordinal, pct, (prod > 0).sum(), (prod < 0).sum()
+
+
+def periodic_particles(np):
+    """Particles in a periodic box: minimum-image separations by rounding,
+    pair distances with an infinite diagonal, neighbour lists from
+    triu_indices under a cutoff, Lennard-Jones forces summed with add.at,
+    a radial distribution histogram."""
+    L = 5.0
+    pos = np.asarray(PARTICLES) * L
+    d = pos[:, None, :] - pos[None, :, :]
+    d -= L * np.round(d / L)
+    r = np.linalg.norm(d, axis=-1)
+    np.fill_diagonal(r, np.inf)
+    i, j = np.triu_indices(len(pos), k=1)
+    close = r[i, j] < 1.5
+    pi, pj = i[close], j[close]
+    rij = d[pi, pj]
+    dist = np.linalg.norm(rij, axis=1)
+    mag = 24 * (2 * dist ** -13 - dist ** -7)
+    f = rij * (mag / dist)[:, None]
+    F = np.zeros_like(pos)
+    np.add.at(F, pi, f)
+    np.subtract.at(F, pj, f)
+    hist, edges = np.histogram(r[i, j], bins=10, range=(0, L / 2))
+    shell = 4 / 3 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
+    g = hist / shell / (len(pos) * (len(pos) - 1) / 2 / L ** 3)
+    return (r.min(), np.argmin(r.min(axis=1)), len(pi), F.sum(axis=0), np.abs(F).max(), hist, g[:5],
+            np.all(np.abs(d) <= L / 2 + 1e-12))
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -1110,6 +1219,8 @@ def test_statistics_and_machine_learning():
     _run(gaussian_process)
     _run(hmm)
     _run(weighted_statistics)
+    _run(ranks)
+    _run(recommender)
     _run(kernel_density)
     _run(climate)
     _run(sampling)
@@ -1117,6 +1228,8 @@ def test_statistics_and_machine_learning():
 
 
 def test_images_geometry_and_graphs():
+    _run(segments)
+    _run(periodic_particles)
     _run(image_features)
     _run(components)
     _run(geometry)
