@@ -51,6 +51,8 @@ PTS = _RNG.uniform(-1, 6, (40, 2))
 SIGNAL5 = numpy.cumsum(_RNG.normal(0, 0.3, 60)) - 0.5
 RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).astype(float), numpy.nan)
 PARTICLES = _RNG.random((25, 3))
+IMG_RGB = _RNG.integers(0, 256, (6, 8, 3), dtype=numpy.uint8)
+UNSORTED = _RNG.integers(0, 500, 40)
 
 
 def wave(np):
@@ -1200,6 +1202,207 @@ def periodic_particles(np):
             np.all(np.abs(d) <= L / 2 + 1e-12))
 
 
+def color_spaces(np):
+    """Colour work on uint8 RGB pixels: RGB to HSV with max/min over the
+    channel axis and np.select for the hue's sector, back to RGB by
+    sector tables, alpha compositing rounded back to uint8, and histogram
+    matching of one channel to another through interp on their CDFs."""
+    rgb = np.asarray(IMG_RGB)
+    f = rgb.astype(np.float64) / 255
+    mx, mn = f.max(axis=-1), f.min(axis=-1)
+    delta = mx - mn
+    safe = np.where(delta == 0, 1, delta)
+    r, g, b = f[..., 0], f[..., 1], f[..., 2]
+    h = np.select([delta == 0, mx == r, mx == g], [0.0, ((g - b) / safe) % 6, (b - r) / safe + 2],
+                  default=(r - g) / safe + 4) / 6
+    s = np.where(mx == 0, 0, delta / np.where(mx == 0, 1, mx))
+    v = mx
+    i = np.floor(h * 6).astype(np.int64) % 6
+    fr = h * 6 - np.floor(h * 6)
+    p, q, t = v * (1 - s), v * (1 - fr * s), v * (1 - (1 - fr) * s)
+    table = np.stack([np.stack([v, t, p], -1), np.stack([q, v, p], -1), np.stack([p, v, t], -1),
+                      np.stack([p, q, v], -1), np.stack([t, p, v], -1), np.stack([v, p, q], -1)])
+    back = np.take_along_axis(table, i[None, ..., None], axis=0)[0]
+    alpha = np.linspace(0, 1, rgb.shape[1])[None, :, None]
+    over = np.rint(alpha * rgb + (1 - alpha) * rgb[::-1]).astype(np.uint8)
+    src, ref = rgb[..., 0].ravel(), rgb[..., 2].ravel()
+    s_vals, s_idx, s_counts = np.unique(src, return_inverse=True, return_counts=True)
+    r_vals, r_counts = np.unique(ref, return_counts=True)
+    s_cdf = np.cumsum(s_counts).astype(np.float64) / src.size
+    r_cdf = np.cumsum(r_counts).astype(np.float64) / ref.size
+    matched = np.interp(s_cdf, r_cdf, r_vals)[s_idx].reshape(rgb.shape[:2])
+    return (h[:2], s[:2], np.allclose(back, f), over[0, :3], over.dtype == np.uint8, matched[:2].round(3),
+            np.histogram(matched, bins=4, range=(0, 256))[0], i.max())
+
+
+def audio(np):
+    """PCM audio: float samples to int16 with clipping and back, levels in
+    dB with a floor from finfo, mu-law companding and expansion, framing
+    with a hop by as_strided, a Hann window, and overlap-add synthesis
+    with np.add.at that restores the signal where the windows sum to one."""
+    n = 400
+    t = np.arange(n, dtype=np.float64) / 8000
+    x = 0.6 * np.sin(2 * np.pi * 440 * t) + 0.5 * np.sin(2 * np.pi * 1250 * t)
+    pcm = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int16)
+    back = pcm.astype(np.float32) / 32768
+    rms = np.sqrt(np.mean(back.astype(np.float64) ** 2))
+    db = 20 * np.log10(np.maximum(np.abs(back), np.finfo(np.float32).tiny))
+    mu = 255.0
+    comp = np.sign(x) * np.log1p(mu * np.abs(x)) / np.log1p(mu)
+    q = np.round((comp + 1) / 2 * 255).astype(np.uint8)
+    exp = np.sign(q / 127.5 - 1) * ((1 + mu) ** np.abs(q / 127.5 - 1) - 1) / mu
+    frame, hop = 64, 32
+    count = 1 + (n - frame) // hop
+    frames = np.lib.stride_tricks.as_strided(x, shape=(count, frame), strides=(hop * x.strides[0], x.strides[0]))
+    w = np.hanning(frame + 1)[:-1]
+    y = np.zeros(n)
+    idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
+    np.add.at(y, idx, frames * w)
+    wsum = np.zeros(n)
+    np.add.at(wsum, idx, np.broadcast_to(w, frames.shape))
+    inner = slice(frame, n - frame)
+    return (pcm[:5], (pcm == 32767).sum() + (pcm == -32768).sum(), back.dtype == np.float32, rms, db[:3],
+            q[:6], np.abs(exp - x).max() < 0.02, frames.shape, np.allclose(y[inner], x[inner] * wsum[inner]),
+            wsum[inner].min(), np.argmax(np.abs(np.fft.rfft(x))))
+
+
+def genomics(np):
+    """DNA as bytes: base codes by a lookup table indexed with the uint8
+    characters, GC content, the reverse complement by a second table,
+    k-mer counts by sliding windows dotted with powers of four, the most
+    frequent k-mers, and a Hamming distance matrix by broadcasting."""
+    seq = np.frombuffer(b"ACGTTGCAACGTGGCCATTAGCACGTAAGCT", dtype=np.uint8)
+    lut = np.full(256, -1, dtype=np.int8)
+    lut[np.frombuffer(b"ACGT", dtype=np.uint8)] = np.arange(4)
+    codes = lut[seq]
+    gc = np.isin(codes, [1, 2]).mean()
+    comp = np.asarray([3, 2, 1, 0], dtype=np.int8)[codes][::-1]
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)[comp]
+    k = 3
+    win = np.lib.stride_tricks.sliding_window_view(codes.astype(np.int64), k)
+    kmers = win @ (4 ** np.arange(k - 1, -1, -1))
+    counts = np.bincount(kmers, minlength=4 ** k)
+    top = np.argsort(-counts, kind="stable")[:3]
+    reads = np.stack([codes[i:i + 8] for i in (0, 5, 10, 15)])
+    ham = (reads[:, None, :] != reads[None, :, :]).sum(axis=-1)
+    return (codes[:8], gc, letters.tobytes(), kmers[:6], counts.max(), top, counts[top], ham,
+            len(np.unique(kmers)), codes.dtype == np.int8)
+
+
+def board_games(np):
+    """Board games on small integer grids: tic-tac-toe wins by rows,
+    columns and both diagonals (np.diag of a flipped board), connect-four
+    lines found by sliding windows in four directions, a flood fill of a
+    go group's liberties by repeated dilation with np.pad."""
+    ttt = np.asarray([[1, 2, 1], [2, 1, 2], [2, 1, 1]])
+
+    def wins(board, p):
+        m = board == p
+        return bool(m.all(axis=0).any() or m.all(axis=1).any() or np.diag(m).all()
+                    or np.diag(np.fliplr(m)).all())
+    c4 = np.zeros((6, 7), dtype=np.int8)
+    for col, player in [(3, 1), (3, 2), (4, 1), (2, 2), (5, 1), (6, 2), (2, 1), (1, 2), (4, 1), (5, 2), (5, 1)]:
+        row = np.flatnonzero(c4[:, col] == 0)[-1]
+        c4[row, col] = player
+
+    def lines(board, p):
+        m = (board == p).astype(np.int64)
+        sw = np.lib.stride_tricks.sliding_window_view
+        horiz = (sw(m, 4, axis=1).sum(axis=-1) == 4).sum()
+        vert = (sw(m, 4, axis=0).sum(axis=-1) == 4).sum()
+        diag = sum(int((np.diagonal(m, k).size >= 4) and (sw(np.diagonal(m, k), 4).sum(axis=-1) == 4).sum())
+                   for k in range(-2, 4))
+        anti = sum(int((np.diagonal(m[:, ::-1], k).size >= 4)
+                       and (sw(np.diagonal(m[:, ::-1], k), 4).sum(axis=-1) == 4).sum()) for k in range(-2, 4))
+        return horiz, vert, diag, anti
+    go = np.asarray([[0, 1, 1, 0, 0], [1, 2, 2, 1, 0], [0, 1, 2, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]])
+    group = np.zeros_like(go, dtype=bool)
+    group[1, 1] = True
+    while True:
+        p = np.pad(group, 1)
+        grown = (p[:-2, 1:-1] | p[2:, 1:-1] | p[1:-1, :-2] | p[1:-1, 2:] | group) & (go == 2)
+        if (grown == group).all():
+            break
+        group = grown
+    p = np.pad(group, 1)
+    libs = (p[:-2, 1:-1] | p[2:, 1:-1] | p[1:-1, :-2] | p[1:-1, 2:]) & (go == 0)
+    return (wins(ttt, 1), wins(ttt, 2), c4, lines(c4, 1), lines(c4, 2), group.sum(), np.argwhere(libs),
+            np.count_nonzero(c4, axis=0))
+
+
+def prngs(np):
+    """Pseudo-random generators in fixed-width integers: an LCG in uint32
+    whose products wrap, xorshift64 on uint64 with shifts and xors, the
+    uniforms they give, a chi-square of their histogram, and a
+    Park-Miller generator in int64 with its modulus."""
+    a, c = np.uint32(1664525), np.uint32(1013904223)
+    state = np.zeros(8, dtype=np.uint32)
+    s = np.uint32(12345)
+    for i in range(8):
+        s = a * s + c
+        state[i] = s
+    xs = np.empty(6, dtype=np.uint64)
+    v = np.uint64(88172645463325252)
+    for i in range(6):
+        v ^= v << np.uint64(13)
+        v ^= v >> np.uint64(7)
+        v ^= v << np.uint64(17)
+        xs[i] = v
+    u = (xs >> np.uint64(11)).astype(np.float64) / 2.0 ** 53
+    vec = np.arange(1, 1001, dtype=np.uint32) * np.uint32(2654435761)
+    hist = np.bincount((vec >> np.uint32(28)).astype(np.int64), minlength=16)
+    expected = np.full(16, 1000 / 16)
+    chi2 = ((hist - expected) ** 2 / expected).sum()
+    pm = np.empty(5, dtype=np.int64)
+    x = np.int64(1)
+    for i in range(5):
+        x = (np.int64(16807) * x) % np.int64(2147483647)
+        pm[i] = x
+    return state, xs, u, hist, chi2, pm, vec[:4], (vec[:4] * np.uint32(3)) ^ np.uint32(0xFFFF)
+
+
+def sorting_algorithms(np):
+    """Sorting written with array operations: merge sort by recursion and
+    concatenate, quicksort by boolean partitions, counting sort by
+    bincount and repeat, an LSD radix sort by decimal digits with stable
+    argsort, all checked against np.sort; a stable sort of records by two
+    keys with lexsort."""
+    data = np.asarray(UNSORTED)
+
+    def merge_sort(v):
+        if len(v) <= 1:
+            return v
+        mid = len(v) // 2
+        left, right = merge_sort(v[:mid]), merge_sort(v[mid:])
+        out = np.empty(len(v), dtype=v.dtype)
+        i = j = k = 0
+        while i < len(left) and j < len(right):
+            if left[i] <= right[j]:
+                out[k] = left[i]
+                i += 1
+            else:
+                out[k] = right[j]
+                j += 1
+            k += 1
+        out[k:] = np.concatenate([left[i:], right[j:]])
+        return out
+
+    def quicksort(v):
+        if len(v) <= 1:
+            return v
+        pivot = v[len(v) // 2]
+        return np.concatenate([quicksort(v[v < pivot]), v[v == pivot], quicksort(v[v > pivot])])
+    counting = np.repeat(np.arange(data.max() + 1), np.bincount(data))
+    radix = data.copy()
+    for place in (1, 10, 100):
+        radix = radix[np.argsort((radix // place) % 10, kind="stable")]
+    names = np.asarray([3, 1, 2, 1, 3, 2])
+    ages = np.asarray([30, 25, 25, 40, 20, 25])
+    order = np.lexsort((names, ages))
+    return (merge_sort(data), np.array_equal(quicksort(data), np.sort(data)), counting,
+            np.array_equal(radix, np.sort(data)), order, ages[order], names[order])
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -1228,6 +1431,9 @@ def test_statistics_and_machine_learning():
 
 
 def test_images_geometry_and_graphs():
+    _run(color_spaces)
+    _run(genomics)
+    _run(board_games)
     _run(segments)
     _run(periodic_particles)
     _run(image_features)
@@ -1236,7 +1442,11 @@ def test_images_geometry_and_graphs():
     _run(sparse_matrices)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on its uint32 scalars' wrap-around
 def test_algorithms_and_simulations():
+    _run(sorting_algorithms)
+    _run(prngs)
+    _run(audio)
     _run(permutations)
     _run(simplex)
     _run(optimisation)
