@@ -11,8 +11,10 @@ Generator's permutation and sampling methods, einsum spellings, vectorize
 with signatures, np.emath, complex phasors, NumPy 2's np.linalg functions,
 Markov chains by eig, the abelian sandpile, queues, memory layout, a simplex
 method, fractals, minimisation, matrix functions, tensor decompositions,
-byte ciphers and hashes, masked station records, permutations by hand --
-run once with NumPy and once with ``torchlike.numpy``;
+byte ciphers and hashes, masked station records, permutations by hand,
+run segmentation, a recommender, rank statistics, periodic particles,
+colour spaces, audio, genomics, board games, wrapping-integer PRNGs and
+sorting algorithms -- run once with NumPy and once with ``torchlike.numpy``;
 NumPy is the oracle for values, dtypes and shapes (exact for integer and
 bool results, rtol 1e-6 for floats).
 
