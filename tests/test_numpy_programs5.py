@@ -51,7 +51,8 @@ SERVICE = _RNG.exponential(0.8, 30)
 POLYGON = numpy.asarray([[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [2.0, 5.0], [0.0, 3.0]])
 PTS = _RNG.uniform(-1, 6, (40, 2))
 SIGNAL5 = numpy.cumsum(_RNG.normal(0, 0.3, 60)) - 0.5
-RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).astype(float), numpy.nan)
+RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).astype(float),
+                      numpy.nan)
 PARTICLES = _RNG.random((25, 3))
 IMG_RGB = _RNG.integers(0, 256, (6, 8, 3), dtype=numpy.uint8)
 UNSORTED = _RNG.integers(0, 500, 40)
@@ -366,7 +367,8 @@ def weighted_statistics(np):
              ("auto", "fd", "sturges", "sqrt", "doane", "scott", "rice", "stone")]
     h, e = np.histogram(s, bins=12, range=(-3, 3), weights=w, density=True)
     return (avg, wsum, np.cov(X, rowvar=False), np.cov(X.T, fweights=w[:50]),
-            np.cov(X.T, aweights=np.linspace(0.5, 2, 50)), np.cov(X.T, ddof=0), np.cov(X.T, bias=True),
+            np.cov(X.T, aweights=np.linspace(0.5, 2, 50)), np.cov(X.T, ddof=0),
+            np.cov(X.T, bias=True),
             np.cov(X[:, 0], X[:, 1]), np.corrcoef(X, rowvar=False), np.corrcoef(X[:, 0], X[:, 2]),
             wmedian, [len(b) for b in edges], edges[0], edges[4], h, e, (h * np.diff(e)).sum(),
             np.ptp(X, axis=0), np.median(X.reshape(10, 5, 3), axis=(0, 2)),
@@ -395,7 +397,8 @@ def bit_tricks(np):
     m = (np.arange(24).reshape(3, 8) % 3 == 0)
     u = np.asarray([1, 128, 255], dtype=np.uint8)
     return (sign, expo, mant, y, np.abs(y * np.sqrt(f) - 1).max() < 2e-3, pop,
-            np.bitwise_count(v), gray, np.packbits(m, axis=1), np.packbits(m, axis=1, bitorder="little"),
+            np.bitwise_count(v), gray, np.packbits(m, axis=1),
+            np.packbits(m, axis=1, bitorder="little"),
             np.unpackbits(np.packbits(m, axis=-1), axis=-1, count=8).astype(bool) == m,
             np.unpackbits(u, bitorder="little").reshape(3, 8), np.left_shift(u, 1), u << 3,
             np.right_shift(u, np.asarray([0, 4, 7], dtype=np.uint8)), np.invert(u),
@@ -421,7 +424,8 @@ def geometry(np):
     xint = (xn - x) * (py - y) / np.where(yn == y, 1, yn - y) + x
     inside = (np.sum(cond & (px < xint), axis=1) % 2) == 1
     th = np.linspace(0, np.pi, 5)
-    R = np.stack([np.stack([np.cos(th), -np.sin(th)], -1), np.stack([np.sin(th), np.cos(th)], -1)], -2)
+    R = np.stack([np.stack([np.cos(th), -np.sin(th)], -1), np.stack([np.sin(th), np.cos(th)], -1)],
+                 -2)
     rotated = np.einsum("kij,nj->kni", R, P)
 
     def hull(points):
@@ -445,7 +449,8 @@ def geometry(np):
     t = np.clip(np.einsum("nkj,kj->nk", pts[:, None, :] - a, ab) / np.sum(ab ** 2, axis=1), 0, 1)
     proj = a + t[..., None] * ab
     dist = np.linalg.norm(pts[:, None, :] - proj, axis=-1).min(axis=1)
-    return (area, cx, cy, inside, inside.sum(), rotated[:, 2], np.linalg.det(R), H, len(H), dist[:8],
+    return (area, cx, cy, inside, inside.sum(), rotated[:, 2], np.linalg.det(R), H, len(H),
+            dist[:8],
             np.hypot(*(H - H.mean(axis=0)).T).max())
 
 
@@ -519,12 +524,15 @@ def sampling(np):
     u = rng.uniform(2.0, 3.0, size=(2, 2))
     return (np.sort(perm), perm.dtype == np.int64, np.sort(rows, axis=0), rows.shape,
             np.sort(S, axis=1), np.array_equal(np.sort(S[:, 0]), S[:, 0]),
-            np.sort(P, axis=0), len(np.unique(pick)), bool((pick < 20).all()), len(set(wpick.tolist())),
+            np.sort(P, axis=0), len(np.unique(pick)), bool((pick < 20).all()),
+            len(set(wpick.tolist())),
             cols.shape, np.unique(ints), ints.min(), mvn.shape,
             np.allclose(mvn.mean(axis=0), [1.0, -1.0], atol=0.1),
             np.allclose(np.cov(mvn.T), [[1.0, 0.8], [0.8, 1.0]], atol=0.1),
-            np.allclose(dir_.sum(axis=1), 1.0), dir_.shape, mult.sum(axis=1), mult.dtype == np.int64,
-            bool(((u >= 2) & (u < 3)).all()), rng.permutation(np.asarray([5])), rng.choice(3, 0).shape)
+            np.allclose(dir_.sum(axis=1), 1.0), dir_.shape, mult.sum(axis=1),
+            mult.dtype == np.int64,
+            bool(((u >= 2) & (u < 3)).all()), rng.permutation(np.asarray([5])),
+            rng.choice(3, 0).shape)
 
 
 def einsum_forms(np):
@@ -597,10 +605,13 @@ def phasors(np):
     w.imag += 1.0
     y = np.zeros(3, dtype=complex)
     y.imag = np.asarray([1.0, 2.0, 3.0])
-    return (z, np.abs(z), np.angle(z, deg=True), total, np.angle(total), np.real_if_close(z * z.conj()),
-            np.real_if_close(np.asarray([1 + 1e-16j, 2])), np.sort_complex(np.asarray([3, 1j, -1, 1 - 1j])),
+    return (z, np.abs(z), np.angle(z, deg=True), total, np.angle(total),
+            np.real_if_close(z * z.conj()),
+            np.real_if_close(np.asarray([1 + 1e-16j, 2])),
+            np.sort_complex(np.asarray([3, 1j, -1, 1 - 1j])),
             w, y, np.iscomplexobj(z), np.isrealobj(mag), np.iscomplex(np.asarray([1, 1j])),
-            np.conjugate(z) * z, np.vdot(z, z), np.inner(z, z), np.sort_complex(np.asarray([3, 1, 2])))
+            np.conjugate(z) * z, np.vdot(z, z), np.inner(z, z),
+            np.sort_complex(np.asarray([3, 1, 2])))
 
 
 def linalg_numpy2(np):
@@ -614,12 +625,17 @@ def linalg_numpy2(np):
     v = np.asarray([0.0, 1.0, 1.0])
     T = np.eye(6).reshape(6, 2, 3) * 2.0
     lower = np.tril(A + A.T)
-    return (np.linalg.matrix_norm(S), np.linalg.matrix_norm(S, ord=1), np.linalg.matrix_norm(A, ord="nuc"),
-            np.linalg.matrix_norm(S, ord=-np.inf, keepdims=True), np.linalg.vector_norm(S, axis=(1, 2)),
-            np.linalg.vector_norm(u, ord=1, axis=1, keepdims=True), np.linalg.vector_norm(A, ord=np.inf),
+    return (np.linalg.matrix_norm(S), np.linalg.matrix_norm(S, ord=1),
+            np.linalg.matrix_norm(A, ord="nuc"),
+            np.linalg.matrix_norm(S, ord=-np.inf, keepdims=True),
+            np.linalg.vector_norm(S, axis=(1, 2)),
+            np.linalg.vector_norm(u, ord=1, axis=1, keepdims=True),
+            np.linalg.vector_norm(A, ord=np.inf),
             np.linalg.vector_norm(A[:, ::2]), np.linalg.vecdot(u, v), np.linalg.cross(u, v),
-            np.linalg.outer(v, np.arange(2)), np.linalg.diagonal(S, offset=1), np.linalg.trace(S, offset=-1),
-            np.linalg.matrix_transpose(S)[1], np.linalg.svdvals(S), np.linalg.tensorsolve(T, np.ones(6)),
+            np.linalg.outer(v, np.arange(2)), np.linalg.diagonal(S, offset=1),
+            np.linalg.trace(S, offset=-1),
+            np.linalg.matrix_transpose(S)[1], np.linalg.svdvals(S),
+            np.linalg.tensorsolve(T, np.ones(6)),
             np.linalg.tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape,
             np.linalg.eigh(lower, UPLO="L")[0], np.linalg.eigvalsh(np.triu(A + A.T), UPLO="U"),
             np.linalg.multi_dot([A, A[:, :2], np.ones((2, 4)), np.ones(4)]),
@@ -694,8 +710,8 @@ def queues(np):
     wait2 = S - np.minimum.accumulate(np.minimum(S, 0.0))
     depart = arrive + wait + svc
     times = np.linspace(0, arrive[-1], 7)
-    in_system = np.searchsorted(arrive, times, side="right") - np.searchsorted(np.sort(depart), times,
-                                                                               side="right")
+    arrived = np.searchsorted(arrive, times, side="right")
+    in_system = arrived - np.searchsorted(np.sort(depart), times, side="right")
     busy = svc.sum() / depart.max()
     return (wait, np.allclose(wait, wait2), depart[-3:], in_system, busy, np.mean(wait > 0),
             np.percentile(wait, [50, 90], method="nearest"), np.argmax(wait))
@@ -726,7 +742,8 @@ def image_features(np):
     ncc = (zw * zt).sum(axis=(-1, -2)) / np.sqrt((zw ** 2).sum(axis=(-1, -2)) * (zt ** 2).sum())
     edges = (mag > np.percentile(mag, 80)).astype(np.uint8) * 255
     return (ii[-1, -1], box, np.allclose(box, [[f[r:r + 3, c:c + 3].sum() for c in range(0, 9, 3)]
-                                              for r in range(0, 9, 3)]), gx[:3], mag.max(), ang[::4, ::4],
+                                              for r in range(0, 9, 3)]), gx[:3], mag.max(),
+            ang[::4, ::4],
             hist, np.unravel_index(np.argmax(ncc), ncc.shape), ncc.max(), edges.dtype == np.uint8,
             np.count_nonzero(edges), np.sum(edges, dtype=np.int64))
 
@@ -810,7 +827,8 @@ def memory_layout(np):
             np.shares_memory(a, t), np.shares_memory(a, h), np.shares_memory(a[:2], a[2:]),
             np.may_share_memory(a[:, 0], a[:, 1]), np.shares_memory(a[:, 0], a[:, 1]), b.shape,
             b[0, :8], a.itemsize, a.nbytes, s.nbytes, e.shape, e.flags["C_CONTIGUOUS"], a[0, 0],
-            a.reshape(-1)[::5].strides, np.asarray(3.0).strides, a.view(np.float32).dtype == np.float32,
+            a.reshape(-1)[::5].strides, np.asarray(3.0).strides,
+            a.view(np.float32).dtype == np.float32,
             np.arange(4, dtype=np.uint16).view(np.uint8), a[:, 1].base is None)
 
 
@@ -886,7 +904,8 @@ def fractals(np):
         cells = np.floor((pts - lo) / (hi - lo + 1e-12) * s).astype(np.int64)
         counts.append(len(np.unique(cells[:, 0] * s + cells[:, 1])))
     slope = np.polyfit(np.log([4, 8, 16, 32]), np.log(counts), 1)[0]
-    return (pascal.astype(bool) == sier, np.sum(sier), np.bincount(k, minlength=4), pts[-3:], lo, hi,
+    return (pascal.astype(bool) == sier, np.sum(sier), np.bincount(k, minlength=4), pts[-3:], lo,
+            hi,
             counts, slope, np.einsum("kij,j->ki", maps, np.ones(2)))
 
 
@@ -932,7 +951,8 @@ def optimisation(np):
                 S[-1] = k
             else:
                 S[1:] = S[0] + 0.5 * (S[1:] - S[0])
-    return (x, f(x), xn, np.asarray(path)[:5], np.linalg.norm(grad(xn)), S[np.argmin(f(S))], f(S).min(),
+    return (x, f(x), xn, np.asarray(path)[:5], np.linalg.norm(grad(xn)), S[np.argmin(f(S))],
+            f(S).min(),
             np.linalg.eigvalsh(hess(np.ones(2))))
 
 
@@ -964,8 +984,10 @@ def matrix_functions(np):
     Y, Z = S.copy(), np.eye(3)
     for _ in range(30):
         Y, Z = 0.5 * (Y + np.linalg.inv(Z)), 0.5 * (Z + np.linalg.inv(Y))
-    return (E, np.allclose(E, E2.real), np.abs(E2.imag).max() < 1e-10, sqrtS, np.allclose(sqrtS @ sqrtS, S),
-            logS, np.trace(logS), np.log(np.linalg.det(S)), R, np.allclose(Y, sqrtS), np.iscomplexobj(w))
+    return (E, np.allclose(E, E2.real), np.abs(E2.imag).max() < 1e-10, sqrtS,
+            np.allclose(sqrtS @ sqrtS, S),
+            logS, np.trace(logS), np.log(np.linalg.det(S)), R, np.allclose(Y, sqrtS),
+            np.iscomplexobj(w))
 
 
 def tensor_decomposition(np):
@@ -976,7 +998,8 @@ def tensor_decomposition(np):
     a = np.asarray([1.0, 2.0, 0.5, -1.0])
     b = np.asarray([0.5, -1.0, 2.0])
     c = np.asarray([1.0, 1.0, -2.0, 0.5, 3.0])
-    X = np.einsum("i,j,k->ijk", a, b, c) + 0.5 * np.einsum("i,j,k->ijk", b[[0, 1, 2, 0]], c[:3], a[[0, 1, 2, 3, 0]])
+    X = np.einsum("i,j,k->ijk", a, b, c) + 0.5 * np.einsum("i,j,k->ijk", b[[0, 1, 2, 0]], c[:3],
+                                                           a[[0, 1, 2, 3, 0]])
 
     def unfold(T, mode):
         return np.moveaxis(T, mode, 0).reshape(T.shape[mode], -1)
@@ -1001,7 +1024,8 @@ def tensor_decomposition(np):
         back = np.moveaxis(np.tensordot(U, back, axes=(1, m)), 0, m)
     return (unfold(X, 1)[:, :4], np.linalg.norm(X - Xhat) / np.linalg.norm(X) < 1e-6, core.shape,
             np.allclose(back, X), np.linalg.matrix_rank(unfold(X, 0)),
-            np.abs(np.linalg.svd(unfold(X, 2), compute_uv=False)), np.tensordot(X, a, axes=(0, 0)).shape)
+            np.abs(np.linalg.svd(unfold(X, 2), compute_uv=False)),
+            np.tensordot(X, a, axes=(0, 0)).shape)
 
 
 def byte_codes(np):
@@ -1046,7 +1070,8 @@ def climate(np):
     years, stations = 6, 3
     t = np.arange(years * 12, dtype=np.float64)
     base = 10 + 8 * np.sin(2 * np.pi * (t % 12) / 12)
-    data = base[:, None] + 0.02 * t[:, None] + np.asarray(rng.normal(0, 0.5, (years * 12, stations)))
+    noise = np.asarray(rng.normal(0, 0.5, (years * 12, stations)))
+    data = base[:, None] + 0.02 * t[:, None] + noise
     gaps = np.asarray(rng.random((years * 12, stations)) < 0.1)
     raw = np.where(gaps, np.nan, data)
     m = np.ma.masked_invalid(raw)
@@ -1058,7 +1083,8 @@ def climate(np):
     trend = np.ma.polyfit(t, regional, 1)
     valid = m.count(axis=0)
     return (clim.filled(np.nan)[:3], anom.filled(0)[0, :2], regional.filled(np.nan)[:6], trend,
-            np.asarray(valid), np.ma.getmaskarray(regional).sum(), by_month.max(axis=(0, 1)).filled(0),
+            np.asarray(valid), np.ma.getmaskarray(regional).sum(),
+            by_month.max(axis=(0, 1)).filled(0),
             np.nanmean(raw, axis=0), np.isnan(raw).sum(axis=0))
 
 
@@ -1118,7 +1144,8 @@ def segments(np):
     win = np.lib.stride_tricks.sliding_window_view(gappy, 5)
     m = np.ma.masked_invalid(gappy)
     return (crossings, len(runs), [len(r) for r in runs], lengths, sums / lengths,
-            mask[starts], np.nanmean(win, axis=-1)[:6], np.nanpercentile(win, [10, 90], axis=-1)[:, :4],
+            mask[starts], np.nanmean(win, axis=-1)[:6],
+            np.nanpercentile(win, [10, 90], axis=-1)[:, :4],
             np.ma.clump_unmasked(m)[:3], np.ma.flatnotmasked_contiguous(m)[-1],
             np.argwhere(np.abs(np.diff(x)) > 0.4).ravel())
 
@@ -1233,7 +1260,8 @@ def color_spaces(np):
     s_cdf = np.cumsum(s_counts).astype(np.float64) / src.size
     r_cdf = np.cumsum(r_counts).astype(np.float64) / ref.size
     matched = np.interp(s_cdf, r_cdf, r_vals)[s_idx].reshape(rgb.shape[:2])
-    return (h[:2], s[:2], np.allclose(back, f), over[0, :3], over.dtype == np.uint8, matched[:2].round(3),
+    return (h[:2], s[:2], np.allclose(back, f), over[0, :3], over.dtype == np.uint8,
+            matched[:2].round(3),
             np.histogram(matched, bins=4, range=(0, 256))[0], i.max())
 
 
@@ -1255,7 +1283,8 @@ def audio(np):
     exp = np.sign(q / 127.5 - 1) * ((1 + mu) ** np.abs(q / 127.5 - 1) - 1) / mu
     frame, hop = 64, 32
     count = 1 + (n - frame) // hop
-    frames = np.lib.stride_tricks.as_strided(x, shape=(count, frame), strides=(hop * x.strides[0], x.strides[0]))
+    frames = np.lib.stride_tricks.as_strided(x, shape=(count, frame),
+                                             strides=(hop * x.strides[0], x.strides[0]))
     w = np.hanning(frame + 1)[:-1]
     y = np.zeros(n)
     idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
@@ -1263,8 +1292,10 @@ def audio(np):
     wsum = np.zeros(n)
     np.add.at(wsum, idx, np.broadcast_to(w, frames.shape))
     inner = slice(frame, n - frame)
-    return (pcm[:5], (pcm == 32767).sum() + (pcm == -32768).sum(), back.dtype == np.float32, rms, db[:3],
-            q[:6], np.abs(exp - x).max() < 0.02, frames.shape, np.allclose(y[inner], x[inner] * wsum[inner]),
+    return (pcm[:5], (pcm == 32767).sum() + (pcm == -32768).sum(), back.dtype == np.float32, rms,
+            db[:3],
+            q[:6], np.abs(exp - x).max() < 0.02, frames.shape,
+            np.allclose(y[inner], x[inner] * wsum[inner]),
             wsum[inner].min(), np.argmax(np.abs(np.fft.rfft(x))))
 
 
@@ -1303,7 +1334,8 @@ def board_games(np):
         return bool(m.all(axis=0).any() or m.all(axis=1).any() or np.diag(m).all()
                     or np.diag(np.fliplr(m)).all())
     c4 = np.zeros((6, 7), dtype=np.int8)
-    for col, player in [(3, 1), (3, 2), (4, 1), (2, 2), (5, 1), (6, 2), (2, 1), (1, 2), (4, 1), (5, 2), (5, 1)]:
+    for col, player in [(3, 1), (3, 2), (4, 1), (2, 2), (5, 1), (6, 2), (2, 1), (1, 2), (4, 1),
+                        (5, 2), (5, 1)]:
         row = np.flatnonzero(c4[:, col] == 0)[-1]
         c4[row, col] = player
 
@@ -1312,12 +1344,15 @@ def board_games(np):
         sw = np.lib.stride_tricks.sliding_window_view
         horiz = (sw(m, 4, axis=1).sum(axis=-1) == 4).sum()
         vert = (sw(m, 4, axis=0).sum(axis=-1) == 4).sum()
-        diag = sum(int((np.diagonal(m, k).size >= 4) and (sw(np.diagonal(m, k), 4).sum(axis=-1) == 4).sum())
-                   for k in range(-2, 4))
-        anti = sum(int((np.diagonal(m[:, ::-1], k).size >= 4)
-                       and (sw(np.diagonal(m[:, ::-1], k), 4).sum(axis=-1) == 4).sum()) for k in range(-2, 4))
+
+        def diagonal_lines(b):
+            return sum(int((np.diagonal(b, k).size >= 4)
+                           and (sw(np.diagonal(b, k), 4).sum(axis=-1) == 4).sum())
+                       for k in range(-2, 4))
+        diag, anti = diagonal_lines(m), diagonal_lines(m[:, ::-1])
         return horiz, vert, diag, anti
-    go = np.asarray([[0, 1, 1, 0, 0], [1, 2, 2, 1, 0], [0, 1, 2, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]])
+    go = np.asarray([[0, 1, 1, 0, 0], [1, 2, 2, 1, 0], [0, 1, 2, 0, 0], [0, 0, 1, 0, 0],
+                     [0, 0, 0, 0, 0]])
     group = np.zeros_like(go, dtype=bool)
     group[1, 1] = True
     while True:
@@ -1328,7 +1363,8 @@ def board_games(np):
         group = grown
     p = np.pad(group, 1)
     libs = (p[:-2, 1:-1] | p[2:, 1:-1] | p[1:-1, :-2] | p[1:-1, 2:]) & (go == 0)
-    return (wins(ttt, 1), wins(ttt, 2), c4, lines(c4, 1), lines(c4, 2), group.sum(), np.argwhere(libs),
+    return (wins(ttt, 1), wins(ttt, 2), c4, lines(c4, 1), lines(c4, 2), group.sum(),
+            np.argwhere(libs),
             np.count_nonzero(c4, axis=0))
 
 
@@ -1481,7 +1517,8 @@ def interleaved_views(np):
     a = np.arange(24.0).reshape(4, 6)
     return (np.shares_memory(a[:, 0], a[:, 1]), np.may_share_memory(a[:, 0], a[:, 1]),
             np.shares_memory(a[::2], a[1::2]), np.shares_memory(a[:, ::2], a[:, 2]),
-            np.shares_memory(a, a.T), np.shares_memory(a[:2], a[2:]), np.may_share_memory(a[:2], a[2:]),
+            np.shares_memory(a, a.T), np.shares_memory(a[:2], a[2:]),
+            np.may_share_memory(a[:2], a[2:]),
             np.shares_memory(a, numpy.zeros(3)), np.shares_memory(a[0], a[0, 3:], max_work=None))
 
 
@@ -1563,7 +1600,8 @@ def ufunc_introspection(np):
     names = ("add", "sin", "divmod", "matmul", "vecdot", "bitwise_count", "isnat")
     funcs = [getattr(np, n) for n in names]
     return ([isinstance(f, np.ufunc) for f in funcs], [(f.nin, f.nout, f.nargs) for f in funcs],
-            [f.signature for f in funcs], [f.identity for f in funcs], [callable(f.reduce) for f in funcs],
+            [f.signature for f in funcs], [f.identity for f in funcs],
+            [callable(f.reduce) for f in funcs],
             np.bitwise_count(np.asarray([7, 255], dtype=np.uint8)))
 
 
@@ -1619,10 +1657,14 @@ def computed_counts(np):
             np.partition(x, n)[n], np.argpartition(x, n)[n], np.partition(x, [n - 1, n])[n - 1],
             np.moveaxis(np.zeros((2, 3, 4)), 0, n - 1).shape, np.sort(rng.permutation(n)),
             np.sort(np.random.permutation(n)), np.fft.fftfreq(n * 2, d=0.5), np.fft.rfftfreq(n * 2),
-            np.fft.fftfreq(numpy.int64(4)), np.reshape(x, n * 4).shape, np.reshape(x, numpy.int64(12)),
-            np.zeros_like(key, shape=n), np.full_like(x, 2.0, shape=(n, 2)), np.ones_like(key, shape=n - 1),
-            np.fft.fftshift(x.reshape(3, 4), axes=n - 2), np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
-            np.random.default_rng(n).random(2).shape, np.random.default_rng(numpy.int64(3)).random(1).shape)
+            np.fft.fftfreq(numpy.int64(4)), np.reshape(x, n * 4).shape,
+            np.reshape(x, numpy.int64(12)),
+            np.zeros_like(key, shape=n), np.full_like(x, 2.0, shape=(n, 2)),
+            np.ones_like(key, shape=n - 1),
+            np.fft.fftshift(x.reshape(3, 4), axes=n - 2),
+            np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
+            np.random.default_rng(n).random(2).shape,
+            np.random.default_rng(numpy.int64(3)).random(1).shape)
 
 
 def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
