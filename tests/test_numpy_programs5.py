@@ -1645,8 +1645,9 @@ def computed_counts(np):
     here, NumPy's integer scalar there) used where NumPy takes an int:
     np.resize, matrix_power, partition's kth, moveaxis, permutation, the
     FFT frequency axes, reshape to one size, the shape= of the *_like
-    functions, fftshift's axes and default_rng's seed raised (NumPy's
-    integer scalar passes; fftfreq, reshape and fftshift refused it too)."""
+    functions, the FFTs' axis= and fftshift's axes, default_rng's seed
+    raised (NumPy's integer scalar passes; fftfreq, reshape and the FFTs'
+    axes refused it too)."""
     x = np.arange(12.0)[::-1]
     n = np.sum(x > 8)                       # 3
     key = np.asarray([2, 7, 1])
@@ -1664,7 +1665,10 @@ def computed_counts(np):
             np.fft.fftshift(x.reshape(3, 4), axes=n - 2),
             np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
             np.random.default_rng(n).random(2).shape,
-            np.random.default_rng(numpy.int64(3)).random(1).shape)
+            np.random.default_rng(numpy.int64(3)).random(1).shape,
+            np.fft.fft(x.reshape(3, 4), n=n * 2, axis=n - 3),
+            np.fft.rfftn(x.reshape(3, 4), s=(n, n + 1), axes=(0, n - 2)),
+            np.fft.ifft(x.reshape(3, 4), axis=numpy.int64(0)))
 
 
 def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
