@@ -14,7 +14,8 @@ method, fractals, minimisation, matrix functions, tensor decompositions,
 byte ciphers and hashes, masked station records, permutations by hand,
 run segmentation, a recommender, rank statistics, periodic particles,
 colour spaces, audio, genomics, board games, wrapping-integer PRNGs and
-sorting algorithms -- run once with NumPy and once with ``torchlike.numpy``;
+sorting algorithms, a pivot table of sales -- run once with NumPy and once
+with ``torchlike.numpy``;
 NumPy is the oracle for values, dtypes and shapes (exact for integer and
 bool results, rtol 1e-6 for floats).
 
@@ -56,6 +57,8 @@ RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).ast
 PARTICLES = _RNG.random((25, 3))
 IMG_RGB = _RNG.integers(0, 256, (6, 8, 3), dtype=numpy.uint8)
 UNSORTED = _RNG.integers(0, 500, 40)
+SALES = numpy.column_stack([_RNG.integers(1, 4, 60), _RNG.integers(1, 5, 60),
+                            _RNG.choice([11, 12, 13, 14, 17, 19], 60), _RNG.integers(1, 9, 60)])
 
 
 def wave(np):
@@ -1441,6 +1444,33 @@ def sorting_algorithms(np):
             np.array_equal(radix, np.sort(data)), order, ages[order], names[order])
 
 
+def sales_tables(np):
+    """Column-wise records kept in a dict of arrays: a pivot table of
+    region by month with add.at into a 2-d array, a join of prices by
+    searchsorted on sorted keys, per-group shares with np.ix_ selections,
+    month-on-month change, a text report formatted from 0-d results."""
+    cols = {"region": np.asarray(SALES[:, 0]), "month": np.asarray(SALES[:, 1]),
+            "item": np.asarray(SALES[:, 2]), "qty": np.asarray(SALES[:, 3])}
+    price_keys = np.asarray([11, 12, 14, 17, 19])
+    price_vals = np.asarray([2.5, 4.0, 1.25, 9.5, 3.0])
+    at = np.searchsorted(price_keys, cols["item"])
+    found = (at < len(price_keys)) & (price_keys[np.minimum(at, len(price_keys) - 1)] == cols["item"])
+    revenue = np.where(found, cols["qty"] * price_vals[np.minimum(at, len(price_keys) - 1)], 0.0)
+    regions, r_idx = np.unique(cols["region"], return_inverse=True)
+    months, m_idx = np.unique(cols["month"], return_inverse=True)
+    pivot = np.zeros((len(regions), len(months)))
+    np.add.at(pivot, (r_idx, m_idx), revenue)
+    counts = np.zeros(pivot.shape, dtype=np.int64)
+    np.add.at(counts, (r_idx, m_idx), 1)
+    share = pivot / pivot.sum(axis=0, keepdims=True)
+    sub = pivot[np.ix_([0, len(regions) - 1], [0, 2])]
+    change = np.diff(pivot, axis=1) / pivot[:, :-1]
+    best = months[np.argmax(pivot, axis=1)]
+    lines = [f"{int(r):>3} {pivot[i].sum():9.2f} {int(best[i]):>3}" for i, r in enumerate(regions)]
+    return (regions, months, pivot, counts, share.sum(axis=0), sub, change, best, "\n".join(lines),
+            (~found).sum(), revenue.sum())
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -1462,6 +1492,7 @@ def test_statistics_and_machine_learning():
     _run(weighted_statistics)
     _run(ranks)
     _run(recommender)
+    _run(sales_tables)
     _run(kernel_density)
     _run(climate)
     _run(sampling)
