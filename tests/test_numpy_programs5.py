@@ -1715,3 +1715,39 @@ def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
     x = torchlike.arange(3.0, requires_grad=True)   # resize is recorded now
     tnp.resize(x, 5).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 1.0]
+
+
+def reading_orders(np):
+    """NumPy's documentation examples, run on tensors: np.ravel(x.T,
+    order='A') and x.ravel(order='K') of a transposed or swapped array read
+    C order (order='A'/'K' were taken as 'C', or 'K' as 'A'); 'K' reads the
+    memory order, a broadcast axis and a negative step kept in place;
+    nan_to_num with array replacements raised; result_type of Python
+    numbers alone raised."""
+    x = np.asarray([[1, 2, 3], [4, 5, 6]])
+    a = np.arange(12).reshape(2, 3, 2).swapaxes(1, 2)
+    b = np.broadcast_to(np.arange(3), (2, 3))
+    c = np.arange(24).reshape(2, 3, 4)[:, ::-1, ::2]
+    d = np.arange(24).reshape(4, 6)[::2, ::3].T
+    e = np.arange(6).reshape(2, 3).T[::-1]
+    g = np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1)
+    inf = np.asarray([np.inf, -np.inf, np.nan, -128, 128])
+    z = np.asarray([complex(np.inf, np.nan), np.nan, complex(np.nan, np.inf)])
+    return (np.ravel(x.T, order="A"), np.ravel(x.T, order="K"), a.ravel(order="K"),
+            np.ravel(a, order="K"), b.ravel("K"), b.flatten("K"), c.ravel("K"), d.ravel("K"),
+            d.ravel("A"), d.flatten("A"), e.ravel("K"), g.flatten("K"), np.ravel(x, "F"),
+            np.ravel(np.asarray(3.0), "K"), np.shares_memory(x.T.ravel("K"), x),
+            np.nan_to_num(inf, nan=np.asarray([11, 12, -9999, 13, 14]),
+                          posinf=np.asarray([33333333, 11, 12, 13, 14]),
+                          neginf=np.asarray([33333333, 11, 12, 13, 14])),
+            np.nan_to_num(z, nan=np.asarray([1.0, 2.0, 3.0])),
+            np.nan_to_num(inf.astype(np.float32), posinf=[7.0], neginf=np.asarray(-5)),
+            np.result_type(3.0, -2) == np.float64, np.result_type(True, 2) == np.int64,
+            np.result_type(1j) == np.complex128)
+
+
+def test_documentation_examples_on_tensors():
+    _run(reading_orders)
+    x = torchlike.arange(6.0, requires_grad=True)   # the reading orders are recorded
+    tnp.ravel(x.reshape(2, 3).T, order="K").mul(torchlike.arange(6.0)).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
