@@ -1746,8 +1746,35 @@ def reading_orders(np):
             np.result_type(1j) == np.complex128)
 
 
+def in_place_and_masked_examples(np):
+    """More of NumPy's documentation examples on tensors: a.resize() of a
+    Fortran-ordered array (one segment, resized in its own order) raised
+    'resize only works on single-segment arrays'; np.ma.average with
+    weights over a tuple of axes raised '1D weights expected'."""
+    results = []
+    for shape in ((2, 1), (3, 3), (4,), (2, 2, 2)):
+        a = np.array([[0, 1], [2, 3]], order="F")
+        a.resize(shape, refcheck=False)
+        results.append((a, bool(a.flags["F_CONTIGUOUS"])))
+    c = np.array([[0, 1], [2, 3]], order="C")
+    c.resize((2, 1))
+    data = np.arange(8).reshape((2, 2, 2))
+    m = np.ma.masked_equal(data, 5)
+    avg, wsum = np.ma.average(m, axis=(2, 0), weights=np.asarray([[1.0, 2.0], [3.0, 4.0]]),
+                              returned=True)
+    whole = np.ma.average(data, axis=(0, 1), weights=[[1. / 4, 3. / 4], [1., 1. / 2]])
+    return (results, c, whole.filled(-1), avg.filled(-1), wsum.filled(-1),
+            np.ma.average(m, axis=1, weights=[1, 3]).filled(-1),
+            np.average(data, axis=(0, 1), weights=[[1. / 4, 3. / 4], [1., 1. / 2]]))
+
+
 def test_documentation_examples_on_tensors():
     _run(reading_orders)
+    _run(in_place_and_masked_examples)
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+            np.ma.average(np.ma.masked_equal(np.arange(8).reshape(2, 2, 2), 5), axis=1,
+                          weights=[1, 2, 3])
     x = torchlike.arange(6.0, requires_grad=True)   # the reading orders are recorded
     tnp.ravel(x.reshape(2, 3).T, order="K").mul(torchlike.arange(6.0)).sum().backward()
     assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
