@@ -1768,9 +1768,24 @@ def in_place_and_masked_examples(np):
             np.average(data, axis=(0, 1), weights=[[1. / 4, 3. / 4], [1., 1. / 2]]))
 
 
+def keyword_spellings(np):
+    """Calls spelled with NumPy's parameter names, as its documentation
+    writes np.linspace(start=-10, stop=10, num=101): the namespace took
+    the Array API's positional-only forms (and asarray's order only as a
+    keyword), so these raised TypeError."""
+    x = np.linspace(start=-10, stop=10, num=5)
+    z = np.asarray([1 + 2j, 3.25])
+    return (x, np.eye(N=2, M=3, k=1), np.asarray(a=[1, 2]),
+            np.asarray([[1, 2], [3, 4]], float, "F"), np.asarray([[1, 2], [3, 4]], None, "F").flags["F_CONTIGUOUS"],
+            np.round(a=z.real, decimals=1), np.around(a=x / 3, decimals=2), np.real(val=z),
+            np.imag(val=z), np.sinc(x=x / 10), np.i0(x=x / 10), np.expand_dims(a=x, axis=0),
+            np.can_cast(from_=np.int8, to=np.int16), np.can_cast(np.float64, to=np.float32))
+
+
 def test_documentation_examples_on_tensors():
     _run(reading_orders)
     _run(in_place_and_masked_examples)
+    _run(keyword_spellings)
     for np in (numpy, tnp):
         with pytest.raises(ValueError, match="Shape of weights must be consistent"):
             np.ma.average(np.ma.masked_equal(np.arange(8).reshape(2, 2, 2), 5), axis=1,

@@ -163,7 +163,7 @@ def result_type(*arrays_and_dtypes):
     return dtype
 
 
-def can_cast(from_, to, /, casting="safe"):
+def can_cast(from_, to, casting="safe"):
     """Whether ``from_`` (an array or dtype) casts to ``to`` under NumPy's rules."""
     if from_ is None or to is None:  # tl_dtype would read None as "no dtype given"
         raise TypeError(f"can_cast(): argument '{'from_' if from_ is None else 'to'}' must be "
