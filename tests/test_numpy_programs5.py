@@ -1776,7 +1776,8 @@ def keyword_spellings(np):
     x = np.linspace(start=-10, stop=10, num=5)
     z = np.asarray([1 + 2j, 3.25])
     return (x, np.eye(N=2, M=3, k=1), np.asarray(a=[1, 2]),
-            np.asarray([[1, 2], [3, 4]], float, "F"), np.asarray([[1, 2], [3, 4]], None, "F").flags["F_CONTIGUOUS"],
+            np.asarray([[1, 2], [3, 4]], float, "F"),
+            np.asarray([[1, 2], [3, 4]], None, "F").flags["F_CONTIGUOUS"],
             np.round(a=z.real, decimals=1), np.around(a=x / 3, decimals=2), np.real(val=z),
             np.imag(val=z), np.sinc(x=x / 10), np.i0(x=x / 10), np.expand_dims(a=x, axis=0),
             np.can_cast(from_=np.int8, to=np.int16), np.can_cast(np.float64, to=np.float32))
