@@ -91,7 +91,7 @@ def _size(n):
     return int(n)
 
 
-def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies, made with torchlike ops on ``device``."""
     n = _size(n)
     k = _C.arange(n, dtype=_C.float64, device=device)
@@ -99,7 +99,7 @@ def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
-def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     n = _size(n)
     k = _C.arange(n // 2 + 1, dtype=_C.float64, device=device)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
