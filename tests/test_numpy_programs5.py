@@ -1781,7 +1781,8 @@ def keyword_spellings(np):
             np.round(a=z.real, decimals=1), np.around(a=x / 3, decimals=2), np.real(val=z),
             np.imag(val=z), np.sinc(x=x / 10), np.i0(x=x / 10), np.expand_dims(a=x, axis=0),
             np.can_cast(from_=np.int8, to=np.int16), np.can_cast(np.float64, to=np.float32),
-            np.fft.fftfreq(n=8, d=0.1), np.fft.rfftfreq(n=8))
+            np.fft.fftfreq(n=8, d=0.1), np.fft.rfftfreq(n=8), x.searchsorted(v=2.5),
+            x.searchsorted(v=[-5.0, 5.0], side="right"))
 
 
 def test_documentation_examples_on_tensors():

@@ -309,9 +309,10 @@ _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           ("axis", "out", "mode", "indices"))
 # searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
 # values that are not a tensor (a list, a NumPy array), a positional side or
-# NumPy's sorter= take NumPy's
+# NumPy's v=/sorter= take NumPy's
 _override("searchsorted", lambda self, v, side="left", sorter=None:
-          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE)
+          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE,
+          ("v", "sorter"))
 
 
 # ---- copies and fills ---------------------------------------------------------
