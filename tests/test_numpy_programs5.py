@@ -1785,10 +1785,33 @@ def keyword_spellings(np):
             x.searchsorted(v=[-5.0, 5.0], side="right"))
 
 
+def exact_casts(np):
+    """NumPy 2.4's casting='same_value' (its astype documentation): a cast
+    of any kind that raises ValueError when a value would change (a
+    fraction, an overflow, a float64 that float32 rounds, an imaginary
+    part); NaN stays NaN and any number keeps its truth as a bool. Ours
+    refused the rule name, on tensors and on masked arrays."""
+    x = np.asarray([1.0, 2.5, 3.0])
+    answers = []
+    for value, dtype in ((x, np.float32), (x[:1], np.int64), (x, np.int64),
+                         (np.asarray([300]), np.uint8), (np.asarray([np.nan]), np.float32),
+                         (np.asarray([0.1]), np.float32), (np.asarray([1 + 1j]), np.float64),
+                         (np.asarray([1 + 0j]), np.float64), (np.asarray([2, 0]), np.bool_),
+                         (np.asarray([70000], dtype=np.int32), np.int16)):
+        try:
+            answers.append(value.astype(dtype, casting="same_value"))
+        except ValueError:
+            answers.append("ValueError")
+    m = np.ma.masked_equal(np.arange(3.0), 1)
+    return answers, m.astype(np.int64, casting="same_value").filled(-1)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # NumPy's, on 1+0j
 def test_documentation_examples_on_tensors():
     _run(reading_orders)
     _run(in_place_and_masked_examples)
     _run(keyword_spellings)
+    _run(exact_casts)
     for np in (numpy, tnp):
         with pytest.raises(ValueError, match="Shape of weights must be consistent"):
             np.ma.average(np.ma.masked_equal(np.arange(8).reshape(2, 2, 2), 5), axis=1,
