@@ -1806,8 +1806,32 @@ def exact_casts(np):
     return answers, m.astype(np.int64, casting="same_value").filled(-1)
 
 
+def read_only_flags(np):
+    """np.copy's documentation example: a.flags["WRITEABLE"] = False (item
+    assignment on the flags, which raised TypeError; a.flags.writeable =
+    False worked), a copy that is writeable again, the flag given back."""
+    a = np.asarray([1, 2, 3])
+    a.flags["WRITEABLE"] = False
+    refused = False
+    try:
+        a[0] = 9
+    except ValueError:
+        refused = True
+    b = np.copy(a)
+    b[0] = 3
+    a.flags["W"] = True
+    a[1] = 7
+    unknown = None
+    try:
+        a.flags["C_CONTIGUOUS"] = False
+    except KeyError:
+        unknown = "KeyError"
+    return refused, b.flags["WRITEABLE"], b, a, a.flags["WRITEABLE"], unknown
+
+
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # NumPy's, on 1+0j
 def test_documentation_examples_on_tensors():
+    _run(read_only_flags)
     _run(reading_orders)
     _run(in_place_and_masked_examples)
     _run(keyword_spellings)

@@ -463,6 +463,16 @@ class _Flags:
                  "CARRAY": "carray", "CA": "carray", "FARRAY": "farray", "FA": "farray"}
         return getattr(self, names[key.upper()])
 
+    def __setitem__(self, key, value):
+        """``a.flags["WRITEABLE"] = False``: the flags NumPy lets a program set,
+        through setflags (its errors); any other name is NumPy's KeyError."""
+        name = {"WRITEABLE": "write", "W": "write", "ALIGNED": "align", "A": "align",
+                "WRITEBACKIFCOPY": "uic", "X": "uic"}.get(key.upper() if isinstance(key, str)
+                                                           else key)
+        if name is None:
+            raise KeyError("Unknown flag")
+        self._tensor.setflags(**{name: bool(value)})
+
     def __repr__(self):
         return "\n".join(f"  {k.upper()} : {getattr(self, k)}" for k in
                          ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned"))
