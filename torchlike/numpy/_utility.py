@@ -167,7 +167,8 @@ def _nan_to_num_part(p, nan, posinf, neginf):
         return _C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
     info = np.finfo(np_dtype(p))
     result = p
-    for mask, value in ((_C.isnan(p), nan), (_C.isposinf(p), info.max if posinf is None else posinf),
+    for mask, value in ((_C.isnan(p), nan),
+                        (_C.isposinf(p), info.max if posinf is None else posinf),
                         (_C.isneginf(p), info.min if neginf is None else neginf)):
         value = as_tensor(value).to(device=p.device)
         result = _C.where(mask, value.to(p.dtype), result)
@@ -237,7 +238,7 @@ def isrealobj(x):
 
 def _memory_of(x):
     """An ndarray over a host tensor's own memory (a dtype NumPy lacks is
-    seen as unsigned integers of its size); anything else as it is."""
+    seen as integers of its size); anything else as it is."""
     if not isinstance(x, Tensor):
         return x
     x = x.detach()
