@@ -11,8 +11,11 @@ Generator's permutation and sampling methods, einsum spellings, vectorize
 with signatures, np.emath, complex phasors, NumPy 2's np.linalg functions,
 Markov chains by eig, the abelian sandpile, queues, memory layout, a simplex
 method, fractals, minimisation, matrix functions, tensor decompositions,
-byte ciphers and hashes, masked station records, permutations by hand --
-run once with NumPy and once with ``torchlike.numpy``;
+byte ciphers and hashes, masked station records, permutations by hand,
+run segmentation, a recommender, rank statistics, periodic particles,
+colour spaces, audio, genomics, board games, wrapping-integer PRNGs and
+sorting algorithms, a pivot table of sales -- run once with NumPy and once
+with ``torchlike.numpy``;
 NumPy is the oracle for values, dtypes and shapes (exact for integer and
 bool results, rtol 1e-6 for floats).
 
@@ -48,6 +51,14 @@ ARRIVALS = _RNG.exponential(1.0, 30)
 SERVICE = _RNG.exponential(0.8, 30)
 POLYGON = numpy.asarray([[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [2.0, 5.0], [0.0, 3.0]])
 PTS = _RNG.uniform(-1, 6, (40, 2))
+SIGNAL5 = numpy.cumsum(_RNG.normal(0, 0.3, 60)) - 0.5
+RATINGS = numpy.where(_RNG.random((4, 6)) < 0.6, _RNG.integers(1, 6, (4, 6)).astype(float),
+                      numpy.nan)
+PARTICLES = _RNG.random((25, 3))
+IMG_RGB = _RNG.integers(0, 256, (6, 8, 3), dtype=numpy.uint8)
+UNSORTED = _RNG.integers(0, 500, 40)
+SALES = numpy.column_stack([_RNG.integers(1, 4, 60), _RNG.integers(1, 5, 60),
+                            _RNG.choice([11, 12, 13, 14, 17, 19], 60), _RNG.integers(1, 9, 60)])
 
 
 def wave(np):
@@ -359,7 +370,8 @@ def weighted_statistics(np):
              ("auto", "fd", "sturges", "sqrt", "doane", "scott", "rice", "stone")]
     h, e = np.histogram(s, bins=12, range=(-3, 3), weights=w, density=True)
     return (avg, wsum, np.cov(X, rowvar=False), np.cov(X.T, fweights=w[:50]),
-            np.cov(X.T, aweights=np.linspace(0.5, 2, 50)), np.cov(X.T, ddof=0), np.cov(X.T, bias=True),
+            np.cov(X.T, aweights=np.linspace(0.5, 2, 50)), np.cov(X.T, ddof=0),
+            np.cov(X.T, bias=True),
             np.cov(X[:, 0], X[:, 1]), np.corrcoef(X, rowvar=False), np.corrcoef(X[:, 0], X[:, 2]),
             wmedian, [len(b) for b in edges], edges[0], edges[4], h, e, (h * np.diff(e)).sum(),
             np.ptp(X, axis=0), np.median(X.reshape(10, 5, 3), axis=(0, 2)),
@@ -388,7 +400,8 @@ def bit_tricks(np):
     m = (np.arange(24).reshape(3, 8) % 3 == 0)
     u = np.asarray([1, 128, 255], dtype=np.uint8)
     return (sign, expo, mant, y, np.abs(y * np.sqrt(f) - 1).max() < 2e-3, pop,
-            np.bitwise_count(v), gray, np.packbits(m, axis=1), np.packbits(m, axis=1, bitorder="little"),
+            np.bitwise_count(v), gray, np.packbits(m, axis=1),
+            np.packbits(m, axis=1, bitorder="little"),
             np.unpackbits(np.packbits(m, axis=-1), axis=-1, count=8).astype(bool) == m,
             np.unpackbits(u, bitorder="little").reshape(3, 8), np.left_shift(u, 1), u << 3,
             np.right_shift(u, np.asarray([0, 4, 7], dtype=np.uint8)), np.invert(u),
@@ -414,7 +427,8 @@ def geometry(np):
     xint = (xn - x) * (py - y) / np.where(yn == y, 1, yn - y) + x
     inside = (np.sum(cond & (px < xint), axis=1) % 2) == 1
     th = np.linspace(0, np.pi, 5)
-    R = np.stack([np.stack([np.cos(th), -np.sin(th)], -1), np.stack([np.sin(th), np.cos(th)], -1)], -2)
+    R = np.stack([np.stack([np.cos(th), -np.sin(th)], -1), np.stack([np.sin(th), np.cos(th)], -1)],
+                 -2)
     rotated = np.einsum("kij,nj->kni", R, P)
 
     def hull(points):
@@ -438,7 +452,8 @@ def geometry(np):
     t = np.clip(np.einsum("nkj,kj->nk", pts[:, None, :] - a, ab) / np.sum(ab ** 2, axis=1), 0, 1)
     proj = a + t[..., None] * ab
     dist = np.linalg.norm(pts[:, None, :] - proj, axis=-1).min(axis=1)
-    return (area, cx, cy, inside, inside.sum(), rotated[:, 2], np.linalg.det(R), H, len(H), dist[:8],
+    return (area, cx, cy, inside, inside.sum(), rotated[:, 2], np.linalg.det(R), H, len(H),
+            dist[:8],
             np.hypot(*(H - H.mean(axis=0)).T).max())
 
 
@@ -512,12 +527,15 @@ def sampling(np):
     u = rng.uniform(2.0, 3.0, size=(2, 2))
     return (np.sort(perm), perm.dtype == np.int64, np.sort(rows, axis=0), rows.shape,
             np.sort(S, axis=1), np.array_equal(np.sort(S[:, 0]), S[:, 0]),
-            np.sort(P, axis=0), len(np.unique(pick)), bool((pick < 20).all()), len(set(wpick.tolist())),
+            np.sort(P, axis=0), len(np.unique(pick)), bool((pick < 20).all()),
+            len(set(wpick.tolist())),
             cols.shape, np.unique(ints), ints.min(), mvn.shape,
             np.allclose(mvn.mean(axis=0), [1.0, -1.0], atol=0.1),
             np.allclose(np.cov(mvn.T), [[1.0, 0.8], [0.8, 1.0]], atol=0.1),
-            np.allclose(dir_.sum(axis=1), 1.0), dir_.shape, mult.sum(axis=1), mult.dtype == np.int64,
-            bool(((u >= 2) & (u < 3)).all()), rng.permutation(np.asarray([5])), rng.choice(3, 0).shape)
+            np.allclose(dir_.sum(axis=1), 1.0), dir_.shape, mult.sum(axis=1),
+            mult.dtype == np.int64,
+            bool(((u >= 2) & (u < 3)).all()), rng.permutation(np.asarray([5])),
+            rng.choice(3, 0).shape)
 
 
 def einsum_forms(np):
@@ -590,10 +608,13 @@ def phasors(np):
     w.imag += 1.0
     y = np.zeros(3, dtype=complex)
     y.imag = np.asarray([1.0, 2.0, 3.0])
-    return (z, np.abs(z), np.angle(z, deg=True), total, np.angle(total), np.real_if_close(z * z.conj()),
-            np.real_if_close(np.asarray([1 + 1e-16j, 2])), np.sort_complex(np.asarray([3, 1j, -1, 1 - 1j])),
+    return (z, np.abs(z), np.angle(z, deg=True), total, np.angle(total),
+            np.real_if_close(z * z.conj()),
+            np.real_if_close(np.asarray([1 + 1e-16j, 2])),
+            np.sort_complex(np.asarray([3, 1j, -1, 1 - 1j])),
             w, y, np.iscomplexobj(z), np.isrealobj(mag), np.iscomplex(np.asarray([1, 1j])),
-            np.conjugate(z) * z, np.vdot(z, z), np.inner(z, z), np.sort_complex(np.asarray([3, 1, 2])))
+            np.conjugate(z) * z, np.vdot(z, z), np.inner(z, z),
+            np.sort_complex(np.asarray([3, 1, 2])))
 
 
 def linalg_numpy2(np):
@@ -607,12 +628,17 @@ def linalg_numpy2(np):
     v = np.asarray([0.0, 1.0, 1.0])
     T = np.eye(6).reshape(6, 2, 3) * 2.0
     lower = np.tril(A + A.T)
-    return (np.linalg.matrix_norm(S), np.linalg.matrix_norm(S, ord=1), np.linalg.matrix_norm(A, ord="nuc"),
-            np.linalg.matrix_norm(S, ord=-np.inf, keepdims=True), np.linalg.vector_norm(S, axis=(1, 2)),
-            np.linalg.vector_norm(u, ord=1, axis=1, keepdims=True), np.linalg.vector_norm(A, ord=np.inf),
+    return (np.linalg.matrix_norm(S), np.linalg.matrix_norm(S, ord=1),
+            np.linalg.matrix_norm(A, ord="nuc"),
+            np.linalg.matrix_norm(S, ord=-np.inf, keepdims=True),
+            np.linalg.vector_norm(S, axis=(1, 2)),
+            np.linalg.vector_norm(u, ord=1, axis=1, keepdims=True),
+            np.linalg.vector_norm(A, ord=np.inf),
             np.linalg.vector_norm(A[:, ::2]), np.linalg.vecdot(u, v), np.linalg.cross(u, v),
-            np.linalg.outer(v, np.arange(2)), np.linalg.diagonal(S, offset=1), np.linalg.trace(S, offset=-1),
-            np.linalg.matrix_transpose(S)[1], np.linalg.svdvals(S), np.linalg.tensorsolve(T, np.ones(6)),
+            np.linalg.outer(v, np.arange(2)), np.linalg.diagonal(S, offset=1),
+            np.linalg.trace(S, offset=-1),
+            np.linalg.matrix_transpose(S)[1], np.linalg.svdvals(S),
+            np.linalg.tensorsolve(T, np.ones(6)),
             np.linalg.tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape,
             np.linalg.eigh(lower, UPLO="L")[0], np.linalg.eigvalsh(np.triu(A + A.T), UPLO="U"),
             np.linalg.multi_dot([A, A[:, :2], np.ones((2, 4)), np.ones(4)]),
@@ -687,8 +713,8 @@ def queues(np):
     wait2 = S - np.minimum.accumulate(np.minimum(S, 0.0))
     depart = arrive + wait + svc
     times = np.linspace(0, arrive[-1], 7)
-    in_system = np.searchsorted(arrive, times, side="right") - np.searchsorted(np.sort(depart), times,
-                                                                               side="right")
+    arrived = np.searchsorted(arrive, times, side="right")
+    in_system = arrived - np.searchsorted(np.sort(depart), times, side="right")
     busy = svc.sum() / depart.max()
     return (wait, np.allclose(wait, wait2), depart[-3:], in_system, busy, np.mean(wait > 0),
             np.percentile(wait, [50, 90], method="nearest"), np.argmax(wait))
@@ -719,7 +745,8 @@ def image_features(np):
     ncc = (zw * zt).sum(axis=(-1, -2)) / np.sqrt((zw ** 2).sum(axis=(-1, -2)) * (zt ** 2).sum())
     edges = (mag > np.percentile(mag, 80)).astype(np.uint8) * 255
     return (ii[-1, -1], box, np.allclose(box, [[f[r:r + 3, c:c + 3].sum() for c in range(0, 9, 3)]
-                                              for r in range(0, 9, 3)]), gx[:3], mag.max(), ang[::4, ::4],
+                                              for r in range(0, 9, 3)]), gx[:3], mag.max(),
+            ang[::4, ::4],
             hist, np.unravel_index(np.argmax(ncc), ncc.shape), ncc.max(), edges.dtype == np.uint8,
             np.count_nonzero(edges), np.sum(edges, dtype=np.int64))
 
@@ -803,7 +830,8 @@ def memory_layout(np):
             np.shares_memory(a, t), np.shares_memory(a, h), np.shares_memory(a[:2], a[2:]),
             np.may_share_memory(a[:, 0], a[:, 1]), np.shares_memory(a[:, 0], a[:, 1]), b.shape,
             b[0, :8], a.itemsize, a.nbytes, s.nbytes, e.shape, e.flags["C_CONTIGUOUS"], a[0, 0],
-            a.reshape(-1)[::5].strides, np.asarray(3.0).strides, a.view(np.float32).dtype == np.float32,
+            a.reshape(-1)[::5].strides, np.asarray(3.0).strides,
+            a.view(np.float32).dtype == np.float32,
             np.arange(4, dtype=np.uint16).view(np.uint8), a[:, 1].base is None)
 
 
@@ -879,7 +907,8 @@ def fractals(np):
         cells = np.floor((pts - lo) / (hi - lo + 1e-12) * s).astype(np.int64)
         counts.append(len(np.unique(cells[:, 0] * s + cells[:, 1])))
     slope = np.polyfit(np.log([4, 8, 16, 32]), np.log(counts), 1)[0]
-    return (pascal.astype(bool) == sier, np.sum(sier), np.bincount(k, minlength=4), pts[-3:], lo, hi,
+    return (pascal.astype(bool) == sier, np.sum(sier), np.bincount(k, minlength=4), pts[-3:], lo,
+            hi,
             counts, slope, np.einsum("kij,j->ki", maps, np.ones(2)))
 
 
@@ -925,7 +954,8 @@ def optimisation(np):
                 S[-1] = k
             else:
                 S[1:] = S[0] + 0.5 * (S[1:] - S[0])
-    return (x, f(x), xn, np.asarray(path)[:5], np.linalg.norm(grad(xn)), S[np.argmin(f(S))], f(S).min(),
+    return (x, f(x), xn, np.asarray(path)[:5], np.linalg.norm(grad(xn)), S[np.argmin(f(S))],
+            f(S).min(),
             np.linalg.eigvalsh(hess(np.ones(2))))
 
 
@@ -957,8 +987,10 @@ def matrix_functions(np):
     Y, Z = S.copy(), np.eye(3)
     for _ in range(30):
         Y, Z = 0.5 * (Y + np.linalg.inv(Z)), 0.5 * (Z + np.linalg.inv(Y))
-    return (E, np.allclose(E, E2.real), np.abs(E2.imag).max() < 1e-10, sqrtS, np.allclose(sqrtS @ sqrtS, S),
-            logS, np.trace(logS), np.log(np.linalg.det(S)), R, np.allclose(Y, sqrtS), np.iscomplexobj(w))
+    return (E, np.allclose(E, E2.real), np.abs(E2.imag).max() < 1e-10, sqrtS,
+            np.allclose(sqrtS @ sqrtS, S),
+            logS, np.trace(logS), np.log(np.linalg.det(S)), R, np.allclose(Y, sqrtS),
+            np.iscomplexobj(w))
 
 
 def tensor_decomposition(np):
@@ -969,7 +1001,8 @@ def tensor_decomposition(np):
     a = np.asarray([1.0, 2.0, 0.5, -1.0])
     b = np.asarray([0.5, -1.0, 2.0])
     c = np.asarray([1.0, 1.0, -2.0, 0.5, 3.0])
-    X = np.einsum("i,j,k->ijk", a, b, c) + 0.5 * np.einsum("i,j,k->ijk", b[[0, 1, 2, 0]], c[:3], a[[0, 1, 2, 3, 0]])
+    X = np.einsum("i,j,k->ijk", a, b, c) + 0.5 * np.einsum("i,j,k->ijk", b[[0, 1, 2, 0]], c[:3],
+                                                           a[[0, 1, 2, 3, 0]])
 
     def unfold(T, mode):
         return np.moveaxis(T, mode, 0).reshape(T.shape[mode], -1)
@@ -994,7 +1027,8 @@ def tensor_decomposition(np):
         back = np.moveaxis(np.tensordot(U, back, axes=(1, m)), 0, m)
     return (unfold(X, 1)[:, :4], np.linalg.norm(X - Xhat) / np.linalg.norm(X) < 1e-6, core.shape,
             np.allclose(back, X), np.linalg.matrix_rank(unfold(X, 0)),
-            np.abs(np.linalg.svd(unfold(X, 2), compute_uv=False)), np.tensordot(X, a, axes=(0, 0)).shape)
+            np.abs(np.linalg.svd(unfold(X, 2), compute_uv=False)),
+            np.tensordot(X, a, axes=(0, 0)).shape)
 
 
 def byte_codes(np):
@@ -1039,7 +1073,8 @@ def climate(np):
     years, stations = 6, 3
     t = np.arange(years * 12, dtype=np.float64)
     base = 10 + 8 * np.sin(2 * np.pi * (t % 12) / 12)
-    data = base[:, None] + 0.02 * t[:, None] + np.asarray(rng.normal(0, 0.5, (years * 12, stations)))
+    noise = np.asarray(rng.normal(0, 0.5, (years * 12, stations)))
+    data = base[:, None] + 0.02 * t[:, None] + noise
     gaps = np.asarray(rng.random((years * 12, stations)) < 0.1)
     raw = np.where(gaps, np.nan, data)
     m = np.ma.masked_invalid(raw)
@@ -1051,7 +1086,8 @@ def climate(np):
     trend = np.ma.polyfit(t, regional, 1)
     valid = m.count(axis=0)
     return (clim.filled(np.nan)[:3], anom.filled(0)[0, :2], regional.filled(np.nan)[:6], trend,
-            np.asarray(valid), np.ma.getmaskarray(regional).sum(), by_month.max(axis=(0, 1)).filled(0),
+            np.asarray(valid), np.ma.getmaskarray(regional).sum(),
+            by_month.max(axis=(0, 1)).filled(0),
             np.nanmean(raw, axis=0), np.isnan(raw).sum(axis=0))
 
 
@@ -1091,6 +1127,351 @@ def permutations(np):
             inversions, inversions % 2 == parity, np.sort(p[np.argsort(-u)]))
 
 
+def segments(np):
+    """Splitting a signal into runs: zero crossings by sign changes, runs
+    of a condition split at np.flatnonzero(np.diff(mask)) + 1, segment
+    statistics by reduceat, rolling windows with nan-aware means and
+    percentiles over the window axis, contiguous valid stretches of a masked
+    series."""
+    x = np.asarray(SIGNAL5)
+    s = np.sign(x)
+    crossings = np.flatnonzero(s[:-1] * s[1:] < 0)
+    mask = x > 0
+    cuts = np.flatnonzero(np.diff(mask)) + 1
+    runs = np.split(x, cuts)
+    starts = np.concatenate([[0], cuts])
+    lengths = np.diff(np.concatenate([starts, [len(x)]]))
+    sums = np.add.reduceat(x, starts)
+    gappy = x.copy()
+    gappy[::7] = np.nan
+    win = np.lib.stride_tricks.sliding_window_view(gappy, 5)
+    m = np.ma.masked_invalid(gappy)
+    return (crossings, len(runs), [len(r) for r in runs], lengths, sums / lengths,
+            mask[starts], np.nanmean(win, axis=-1)[:6],
+            np.nanpercentile(win, [10, 90], axis=-1)[:, :4],
+            np.ma.clump_unmasked(m)[:3], np.ma.flatnotmasked_contiguous(m)[-1],
+            np.argwhere(np.abs(np.diff(x)) > 0.4).ravel())
+
+
+def recommender(np):
+    """Ratings with gaps: row means by nanmean for imputation, a rank-2
+    factorisation by alternating least squares over the observed entries
+    only, top-k unseen items per user by argsort and take_along_axis with
+    seen items pushed down by np.where, and hit counts by np.isin."""
+    R = np.asarray(RATINGS)
+    seen = ~np.isnan(R)
+    mu = np.nanmean(R, axis=1, keepdims=True)
+    filled = np.where(seen, R, mu)
+    k, lam = 2, 0.1
+    U = np.ones((R.shape[0], k)) + 0.01 * np.arange(R.shape[0] * k).reshape(-1, k)
+    V = np.ones((R.shape[1], k)) - 0.01 * np.arange(R.shape[1] * k).reshape(-1, k)
+    for _ in range(15):
+        for i in range(R.shape[0]):
+            Vi = V[seen[i]]
+            U[i] = np.linalg.solve(Vi.T @ Vi + lam * np.eye(k), Vi.T @ R[i, seen[i]])
+        for j in range(R.shape[1]):
+            Uj = U[seen[:, j]]
+            V[j] = np.linalg.solve(Uj.T @ Uj + lam * np.eye(k), Uj.T @ R[seen[:, j], j])
+    P = U @ V.T
+    rmse = np.sqrt(np.mean((P - R)[seen] ** 2))
+    scores = np.where(seen, -np.inf, P)
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :2]
+    best = np.take_along_axis(scores, top, axis=1)
+    liked = np.asarray([[1, 4], [0, 2], [3, 5], [2, 4]])
+    hits = np.isin(top, liked).sum(axis=1)
+    return mu.ravel(), filled[0], rmse, top, best, hits, np.count_nonzero(seen, axis=0)
+
+
+def ranks(np):
+    """Rank statistics as scipy computes them: average ranks with ties from
+    unique(return_inverse=True) and bincount, Spearman's rho as the
+    correlation of ranks, Kendall's tau from the signs of all pairs, a
+    dense ranking, percentile ranks by searchsorted."""
+    a = np.asarray([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+    b = np.asarray([2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0, 2.0, 8.0])
+
+    def rankdata(v):
+        vals, inv, counts = np.unique(v, return_inverse=True, return_counts=True)
+        ends = np.cumsum(counts)
+        return ((ends - counts + 1 + ends).astype(np.float64) / 2)[inv]
+    ra, rb = rankdata(a), rankdata(b)
+    rho = np.corrcoef(ra, rb)[0, 1]
+    i, j = np.triu_indices(len(a), k=1)
+    prod = np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])
+    tau = prod.sum() / len(prod)
+    dense = np.unique(a, return_inverse=True)[1] + 1
+    ordinal = np.empty(len(a), dtype=np.intp)
+    ordinal[np.argsort(a, kind="stable")] = np.arange(1, len(a) + 1)
+    pct = np.searchsorted(np.sort(a), a, side="right").astype(np.float64) / len(a) * 100
+    return ra, rb, rho, tau, dense, ordinal, pct, (prod > 0).sum(), (prod < 0).sum()
+
+
+def periodic_particles(np):
+    """Particles in a periodic box: minimum-image separations by rounding,
+    pair distances with an infinite diagonal, neighbour lists from
+    triu_indices under a cutoff, Lennard-Jones forces summed with add.at,
+    a radial distribution histogram."""
+    L = 5.0
+    pos = np.asarray(PARTICLES) * L
+    d = pos[:, None, :] - pos[None, :, :]
+    d -= L * np.round(d / L)
+    r = np.linalg.norm(d, axis=-1)
+    np.fill_diagonal(r, np.inf)
+    i, j = np.triu_indices(len(pos), k=1)
+    close = r[i, j] < 1.5
+    pi, pj = i[close], j[close]
+    rij = d[pi, pj]
+    dist = np.linalg.norm(rij, axis=1)
+    mag = 24 * (2 * dist ** -13 - dist ** -7)
+    f = rij * (mag / dist)[:, None]
+    F = np.zeros_like(pos)
+    np.add.at(F, pi, f)
+    np.subtract.at(F, pj, f)
+    hist, edges = np.histogram(r[i, j], bins=10, range=(0, L / 2))
+    shell = 4 / 3 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
+    g = hist / shell / (len(pos) * (len(pos) - 1) / 2 / L ** 3)
+    return (r.min(), np.argmin(r.min(axis=1)), len(pi), F.sum(axis=0), np.abs(F).max(), hist, g[:5],
+            np.all(np.abs(d) <= L / 2 + 1e-12))
+
+
+def color_spaces(np):
+    """Colour work on uint8 RGB pixels: RGB to HSV with max/min over the
+    channel axis and np.select for the hue's sector, back to RGB by
+    sector tables, alpha compositing rounded back to uint8, and histogram
+    matching of one channel to another through interp on their CDFs."""
+    rgb = np.asarray(IMG_RGB)
+    f = rgb.astype(np.float64) / 255
+    mx, mn = f.max(axis=-1), f.min(axis=-1)
+    delta = mx - mn
+    safe = np.where(delta == 0, 1, delta)
+    r, g, b = f[..., 0], f[..., 1], f[..., 2]
+    h = np.select([delta == 0, mx == r, mx == g], [0.0, ((g - b) / safe) % 6, (b - r) / safe + 2],
+                  default=(r - g) / safe + 4) / 6
+    s = np.where(mx == 0, 0, delta / np.where(mx == 0, 1, mx))
+    v = mx
+    i = np.floor(h * 6).astype(np.int64) % 6
+    fr = h * 6 - np.floor(h * 6)
+    p, q, t = v * (1 - s), v * (1 - fr * s), v * (1 - (1 - fr) * s)
+    table = np.stack([np.stack([v, t, p], -1), np.stack([q, v, p], -1), np.stack([p, v, t], -1),
+                      np.stack([p, q, v], -1), np.stack([t, p, v], -1), np.stack([v, p, q], -1)])
+    back = np.take_along_axis(table, i[None, ..., None], axis=0)[0]
+    alpha = np.linspace(0, 1, rgb.shape[1])[None, :, None]
+    over = np.rint(alpha * rgb + (1 - alpha) * rgb[::-1]).astype(np.uint8)
+    src, ref = rgb[..., 0].ravel(), rgb[..., 2].ravel()
+    s_vals, s_idx, s_counts = np.unique(src, return_inverse=True, return_counts=True)
+    r_vals, r_counts = np.unique(ref, return_counts=True)
+    s_cdf = np.cumsum(s_counts).astype(np.float64) / src.size
+    r_cdf = np.cumsum(r_counts).astype(np.float64) / ref.size
+    matched = np.interp(s_cdf, r_cdf, r_vals)[s_idx].reshape(rgb.shape[:2])
+    return (h[:2], s[:2], np.allclose(back, f), over[0, :3], over.dtype == np.uint8,
+            matched[:2].round(3),
+            np.histogram(matched, bins=4, range=(0, 256))[0], i.max())
+
+
+def audio(np):
+    """PCM audio: float samples to int16 with clipping and back, levels in
+    dB with a floor from finfo, mu-law companding and expansion, framing
+    with a hop by as_strided, a Hann window, and overlap-add synthesis
+    with np.add.at that restores the signal where the windows sum to one."""
+    n = 400
+    t = np.arange(n, dtype=np.float64) / 8000
+    x = 0.6 * np.sin(2 * np.pi * 440 * t) + 0.5 * np.sin(2 * np.pi * 1250 * t)
+    pcm = np.clip(np.round(x * 32767), -32768, 32767).astype(np.int16)
+    back = pcm.astype(np.float32) / 32768
+    rms = np.sqrt(np.mean(back.astype(np.float64) ** 2))
+    db = 20 * np.log10(np.maximum(np.abs(back), np.finfo(np.float32).tiny))
+    mu = 255.0
+    comp = np.sign(x) * np.log1p(mu * np.abs(x)) / np.log1p(mu)
+    q = np.round((comp + 1) / 2 * 255).astype(np.uint8)
+    exp = np.sign(q / 127.5 - 1) * ((1 + mu) ** np.abs(q / 127.5 - 1) - 1) / mu
+    frame, hop = 64, 32
+    count = 1 + (n - frame) // hop
+    frames = np.lib.stride_tricks.as_strided(x, shape=(count, frame),
+                                             strides=(hop * x.strides[0], x.strides[0]))
+    w = np.hanning(frame + 1)[:-1]
+    y = np.zeros(n)
+    idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
+    np.add.at(y, idx, frames * w)
+    wsum = np.zeros(n)
+    np.add.at(wsum, idx, np.broadcast_to(w, frames.shape))
+    inner = slice(frame, n - frame)
+    return (pcm[:5], (pcm == 32767).sum() + (pcm == -32768).sum(), back.dtype == np.float32, rms,
+            db[:3],
+            q[:6], np.abs(exp - x).max() < 0.02, frames.shape,
+            np.allclose(y[inner], x[inner] * wsum[inner]),
+            wsum[inner].min(), np.argmax(np.abs(np.fft.rfft(x))))
+
+
+def genomics(np):
+    """DNA as bytes: base codes by a lookup table indexed with the uint8
+    characters, GC content, the reverse complement by a second table,
+    k-mer counts by sliding windows dotted with powers of four, the most
+    frequent k-mers, and a Hamming distance matrix by broadcasting."""
+    seq = np.frombuffer(b"ACGTTGCAACGTGGCCATTAGCACGTAAGCT", dtype=np.uint8)
+    lut = np.full(256, -1, dtype=np.int8)
+    lut[np.frombuffer(b"ACGT", dtype=np.uint8)] = np.arange(4)
+    codes = lut[seq]
+    gc = np.isin(codes, [1, 2]).mean()
+    comp = np.asarray([3, 2, 1, 0], dtype=np.int8)[codes][::-1]
+    letters = np.frombuffer(b"ACGT", dtype=np.uint8)[comp]
+    k = 3
+    win = np.lib.stride_tricks.sliding_window_view(codes.astype(np.int64), k)
+    kmers = win @ (4 ** np.arange(k - 1, -1, -1))
+    counts = np.bincount(kmers, minlength=4 ** k)
+    top = np.argsort(-counts, kind="stable")[:3]
+    reads = np.stack([codes[i:i + 8] for i in (0, 5, 10, 15)])
+    ham = (reads[:, None, :] != reads[None, :, :]).sum(axis=-1)
+    return (codes[:8], gc, letters.tobytes(), kmers[:6], counts.max(), top, counts[top], ham,
+            len(np.unique(kmers)), codes.dtype == np.int8)
+
+
+def board_games(np):
+    """Board games on small integer grids: tic-tac-toe wins by rows,
+    columns and both diagonals (np.diag of a flipped board), connect-four
+    lines found by sliding windows in four directions, a flood fill of a
+    go group's liberties by repeated dilation with np.pad."""
+    ttt = np.asarray([[1, 2, 1], [2, 1, 2], [2, 1, 1]])
+
+    def wins(board, p):
+        m = board == p
+        return bool(m.all(axis=0).any() or m.all(axis=1).any() or np.diag(m).all()
+                    or np.diag(np.fliplr(m)).all())
+    c4 = np.zeros((6, 7), dtype=np.int8)
+    for col, player in [(3, 1), (3, 2), (4, 1), (2, 2), (5, 1), (6, 2), (2, 1), (1, 2), (4, 1),
+                        (5, 2), (5, 1)]:
+        row = np.flatnonzero(c4[:, col] == 0)[-1]
+        c4[row, col] = player
+
+    def lines(board, p):
+        m = (board == p).astype(np.int64)
+        sw = np.lib.stride_tricks.sliding_window_view
+        horiz = (sw(m, 4, axis=1).sum(axis=-1) == 4).sum()
+        vert = (sw(m, 4, axis=0).sum(axis=-1) == 4).sum()
+
+        def diagonal_lines(b):
+            return sum(int((np.diagonal(b, k).size >= 4)
+                           and (sw(np.diagonal(b, k), 4).sum(axis=-1) == 4).sum())
+                       for k in range(-2, 4))
+        diag, anti = diagonal_lines(m), diagonal_lines(m[:, ::-1])
+        return horiz, vert, diag, anti
+    go = np.asarray([[0, 1, 1, 0, 0], [1, 2, 2, 1, 0], [0, 1, 2, 0, 0], [0, 0, 1, 0, 0],
+                     [0, 0, 0, 0, 0]])
+    group = np.zeros_like(go, dtype=bool)
+    group[1, 1] = True
+    while True:
+        p = np.pad(group, 1)
+        grown = (p[:-2, 1:-1] | p[2:, 1:-1] | p[1:-1, :-2] | p[1:-1, 2:] | group) & (go == 2)
+        if (grown == group).all():
+            break
+        group = grown
+    p = np.pad(group, 1)
+    libs = (p[:-2, 1:-1] | p[2:, 1:-1] | p[1:-1, :-2] | p[1:-1, 2:]) & (go == 0)
+    return (wins(ttt, 1), wins(ttt, 2), c4, lines(c4, 1), lines(c4, 2), group.sum(),
+            np.argwhere(libs),
+            np.count_nonzero(c4, axis=0))
+
+
+def prngs(np):
+    """Pseudo-random generators in fixed-width integers: an LCG in uint32
+    whose products wrap, xorshift64 on uint64 with shifts and xors, the
+    uniforms they give, a chi-square of their histogram, and a
+    Park-Miller generator in int64 with its modulus."""
+    a, c = np.uint32(1664525), np.uint32(1013904223)
+    state = np.zeros(8, dtype=np.uint32)
+    s = np.uint32(12345)
+    for i in range(8):
+        s = a * s + c
+        state[i] = s
+    xs = np.empty(6, dtype=np.uint64)
+    v = np.uint64(88172645463325252)
+    for i in range(6):
+        v ^= v << np.uint64(13)
+        v ^= v >> np.uint64(7)
+        v ^= v << np.uint64(17)
+        xs[i] = v
+    u = (xs >> np.uint64(11)).astype(np.float64) / 2.0 ** 53
+    vec = np.arange(1, 1001, dtype=np.uint32) * np.uint32(2654435761)
+    hist = np.bincount((vec >> np.uint32(28)).astype(np.int64), minlength=16)
+    expected = np.full(16, 1000 / 16)
+    chi2 = ((hist - expected) ** 2 / expected).sum()
+    pm = np.empty(5, dtype=np.int64)
+    x = np.int64(1)
+    for i in range(5):
+        x = (np.int64(16807) * x) % np.int64(2147483647)
+        pm[i] = x
+    return state, xs, u, hist, chi2, pm, vec[:4], (vec[:4] * np.uint32(3)) ^ np.uint32(0xFFFF)
+
+
+def sorting_algorithms(np):
+    """Sorting written with array operations: merge sort by recursion and
+    concatenate, quicksort by boolean partitions, counting sort by
+    bincount and repeat, an LSD radix sort by decimal digits with stable
+    argsort, all checked against np.sort; a stable sort of records by two
+    keys with lexsort."""
+    data = np.asarray(UNSORTED)
+
+    def merge_sort(v):
+        if len(v) <= 1:
+            return v
+        mid = len(v) // 2
+        left, right = merge_sort(v[:mid]), merge_sort(v[mid:])
+        out = np.empty(len(v), dtype=v.dtype)
+        i = j = k = 0
+        while i < len(left) and j < len(right):
+            if left[i] <= right[j]:
+                out[k] = left[i]
+                i += 1
+            else:
+                out[k] = right[j]
+                j += 1
+            k += 1
+        out[k:] = np.concatenate([left[i:], right[j:]])
+        return out
+
+    def quicksort(v):
+        if len(v) <= 1:
+            return v
+        pivot = v[len(v) // 2]
+        return np.concatenate([quicksort(v[v < pivot]), v[v == pivot], quicksort(v[v > pivot])])
+    counting = np.repeat(np.arange(data.max() + 1), np.bincount(data))
+    radix = data.copy()
+    for place in (1, 10, 100):
+        radix = radix[np.argsort((radix // place) % 10, kind="stable")]
+    names = np.asarray([3, 1, 2, 1, 3, 2])
+    ages = np.asarray([30, 25, 25, 40, 20, 25])
+    order = np.lexsort((names, ages))
+    return (merge_sort(data), np.array_equal(quicksort(data), np.sort(data)), counting,
+            np.array_equal(radix, np.sort(data)), order, ages[order], names[order])
+
+
+def sales_tables(np):
+    """Column-wise records kept in a dict of arrays: a pivot table of
+    region by month with add.at into a 2-d array, a join of prices by
+    searchsorted on sorted keys, per-group shares with np.ix_ selections,
+    month-on-month change, a text report formatted from 0-d results."""
+    cols = {"region": np.asarray(SALES[:, 0]), "month": np.asarray(SALES[:, 1]),
+            "item": np.asarray(SALES[:, 2]), "qty": np.asarray(SALES[:, 3])}
+    price_keys = np.asarray([11, 12, 14, 17, 19])
+    price_vals = np.asarray([2.5, 4.0, 1.25, 9.5, 3.0])
+    at = np.searchsorted(price_keys, cols["item"])
+    clipped = np.minimum(at, len(price_keys) - 1)
+    found = (at < len(price_keys)) & (price_keys[clipped] == cols["item"])
+    revenue = np.where(found, cols["qty"] * price_vals[clipped], 0.0)
+    regions, r_idx = np.unique(cols["region"], return_inverse=True)
+    months, m_idx = np.unique(cols["month"], return_inverse=True)
+    pivot = np.zeros((len(regions), len(months)))
+    np.add.at(pivot, (r_idx, m_idx), revenue)
+    counts = np.zeros(pivot.shape, dtype=np.int64)
+    np.add.at(counts, (r_idx, m_idx), 1)
+    share = pivot / pivot.sum(axis=0, keepdims=True)
+    sub = pivot[np.ix_([0, len(regions) - 1], [0, 2])]
+    change = np.diff(pivot, axis=1) / pivot[:, :-1]
+    best = months[np.argmax(pivot, axis=1)]
+    lines = [f"{int(r):>3} {pivot[i].sum():9.2f} {int(best[i]):>3}" for i, r in enumerate(regions)]
+    return (regions, months, pivot, counts, share.sum(axis=0), sub, change, best, "\n".join(lines),
+            (~found).sum(), revenue.sum())
+
+
 # ---- the programs, by area -------------------------------------------------------------
 
 def test_partial_differential_equations_and_quadrature():
@@ -1110,6 +1491,9 @@ def test_statistics_and_machine_learning():
     _run(gaussian_process)
     _run(hmm)
     _run(weighted_statistics)
+    _run(ranks)
+    _run(recommender)
+    _run(sales_tables)
     _run(kernel_density)
     _run(climate)
     _run(sampling)
@@ -1117,13 +1501,22 @@ def test_statistics_and_machine_learning():
 
 
 def test_images_geometry_and_graphs():
+    _run(color_spaces)
+    _run(genomics)
+    _run(board_games)
+    _run(segments)
+    _run(periodic_particles)
     _run(image_features)
     _run(components)
     _run(geometry)
     _run(sparse_matrices)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on its uint32 scalars' wrap-around
 def test_algorithms_and_simulations():
+    _run(sorting_algorithms)
+    _run(prngs)
+    _run(audio)
     _run(permutations)
     _run(simplex)
     _run(optimisation)
@@ -1156,7 +1549,8 @@ def interleaved_views(np):
     a = np.arange(24.0).reshape(4, 6)
     return (np.shares_memory(a[:, 0], a[:, 1]), np.may_share_memory(a[:, 0], a[:, 1]),
             np.shares_memory(a[::2], a[1::2]), np.shares_memory(a[:, ::2], a[:, 2]),
-            np.shares_memory(a, a.T), np.shares_memory(a[:2], a[2:]), np.may_share_memory(a[:2], a[2:]),
+            np.shares_memory(a, a.T), np.shares_memory(a[:2], a[2:]),
+            np.may_share_memory(a[:2], a[2:]),
             np.shares_memory(a, numpy.zeros(3)), np.shares_memory(a[0], a[0, 3:], max_work=None))
 
 
@@ -1238,7 +1632,8 @@ def ufunc_introspection(np):
     names = ("add", "sin", "divmod", "matmul", "vecdot", "bitwise_count", "isnat")
     funcs = [getattr(np, n) for n in names]
     return ([isinstance(f, np.ufunc) for f in funcs], [(f.nin, f.nout, f.nargs) for f in funcs],
-            [f.signature for f in funcs], [f.identity for f in funcs], [callable(f.reduce) for f in funcs],
+            [f.signature for f in funcs], [f.identity for f in funcs],
+            [callable(f.reduce) for f in funcs],
             np.bitwise_count(np.asarray([7, 255], dtype=np.uint8)))
 
 
@@ -1282,8 +1677,9 @@ def computed_counts(np):
     here, NumPy's integer scalar there) used where NumPy takes an int:
     np.resize, matrix_power, partition's kth, moveaxis, permutation, the
     FFT frequency axes, reshape to one size, the shape= of the *_like
-    functions, fftshift's axes and default_rng's seed raised (NumPy's
-    integer scalar passes; fftfreq, reshape and fftshift refused it too)."""
+    functions, the FFTs' axis= and fftshift's axes, default_rng's seed
+    raised (NumPy's integer scalar passes; fftfreq, reshape and the FFTs'
+    axes refused it too)."""
     x = np.arange(12.0)[::-1]
     n = np.sum(x > 8)                       # 3
     key = np.asarray([2, 7, 1])
@@ -1294,10 +1690,17 @@ def computed_counts(np):
             np.partition(x, n)[n], np.argpartition(x, n)[n], np.partition(x, [n - 1, n])[n - 1],
             np.moveaxis(np.zeros((2, 3, 4)), 0, n - 1).shape, np.sort(rng.permutation(n)),
             np.sort(np.random.permutation(n)), np.fft.fftfreq(n * 2, d=0.5), np.fft.rfftfreq(n * 2),
-            np.fft.fftfreq(numpy.int64(4)), np.reshape(x, n * 4).shape, np.reshape(x, numpy.int64(12)),
-            np.zeros_like(key, shape=n), np.full_like(x, 2.0, shape=(n, 2)), np.ones_like(key, shape=n - 1),
-            np.fft.fftshift(x.reshape(3, 4), axes=n - 2), np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
-            np.random.default_rng(n).random(2).shape, np.random.default_rng(numpy.int64(3)).random(1).shape)
+            np.fft.fftfreq(numpy.int64(4)), np.reshape(x, n * 4).shape,
+            np.reshape(x, numpy.int64(12)),
+            np.zeros_like(key, shape=n), np.full_like(x, 2.0, shape=(n, 2)),
+            np.ones_like(key, shape=n - 1),
+            np.fft.fftshift(x.reshape(3, 4), axes=n - 2),
+            np.fft.ifftshift(x.reshape(3, 4), axes=numpy.int64(0)),
+            np.random.default_rng(n).random(2).shape,
+            np.random.default_rng(numpy.int64(3)).random(1).shape,
+            np.fft.fft(x.reshape(3, 4), n=n * 2, axis=n - 3),
+            np.fft.rfftn(x.reshape(3, 4), s=(n, n + 1), axes=(0, n - 2)),
+            np.fft.ifft(x.reshape(3, 4), axis=numpy.int64(0)))
 
 
 def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
@@ -1312,3 +1715,131 @@ def test_counts_computed_by_the_program_are_ints_where_numpy_takes_them():
     x = torchlike.arange(3.0, requires_grad=True)   # resize is recorded now
     tnp.resize(x, 5).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 1.0]
+
+
+def reading_orders(np):
+    """NumPy's documentation examples, run on tensors: np.ravel(x.T,
+    order='A') and x.ravel(order='K') of a transposed or swapped array read
+    C order (order='A'/'K' were taken as 'C', or 'K' as 'A'); 'K' reads the
+    memory order, a broadcast axis and a negative step kept in place;
+    nan_to_num with array replacements raised; result_type of Python
+    numbers alone raised."""
+    x = np.asarray([[1, 2, 3], [4, 5, 6]])
+    a = np.arange(12).reshape(2, 3, 2).swapaxes(1, 2)
+    b = np.broadcast_to(np.arange(3), (2, 3))
+    c = np.arange(24).reshape(2, 3, 4)[:, ::-1, ::2]
+    d = np.arange(24).reshape(4, 6)[::2, ::3].T
+    e = np.arange(6).reshape(2, 3).T[::-1]
+    g = np.arange(24).reshape(2, 3, 4).transpose(2, 0, 1)
+    inf = np.asarray([np.inf, -np.inf, np.nan, -128, 128])
+    z = np.asarray([complex(np.inf, np.nan), np.nan, complex(np.nan, np.inf)])
+    return (np.ravel(x.T, order="A"), np.ravel(x.T, order="K"), a.ravel(order="K"),
+            np.ravel(a, order="K"), b.ravel("K"), b.flatten("K"), c.ravel("K"), d.ravel("K"),
+            d.ravel("A"), d.flatten("A"), e.ravel("K"), g.flatten("K"), np.ravel(x, "F"),
+            np.ravel(np.asarray(3.0), "K"), np.shares_memory(x.T.ravel("K"), x),
+            np.nan_to_num(inf, nan=np.asarray([11, 12, -9999, 13, 14]),
+                          posinf=np.asarray([33333333, 11, 12, 13, 14]),
+                          neginf=np.asarray([33333333, 11, 12, 13, 14])),
+            np.nan_to_num(z, nan=np.asarray([1.0, 2.0, 3.0])),
+            np.nan_to_num(inf.astype(np.float32), posinf=[7.0], neginf=np.asarray(-5)),
+            np.result_type(3.0, -2) == np.float64, np.result_type(True, 2) == np.int64,
+            np.result_type(1j) == np.complex128)
+
+
+def in_place_and_masked_examples(np):
+    """More of NumPy's documentation examples on tensors: a.resize() of a
+    Fortran-ordered array (one segment, resized in its own order) raised
+    'resize only works on single-segment arrays'; np.ma.average with
+    weights over a tuple of axes raised '1D weights expected'."""
+    results = []
+    for shape in ((2, 1), (3, 3), (4,), (2, 2, 2)):
+        a = np.array([[0, 1], [2, 3]], order="F")
+        a.resize(shape, refcheck=False)
+        results.append((a, bool(a.flags["F_CONTIGUOUS"])))
+    c = np.array([[0, 1], [2, 3]], order="C")
+    c.resize((2, 1))
+    data = np.arange(8).reshape((2, 2, 2))
+    m = np.ma.masked_equal(data, 5)
+    avg, wsum = np.ma.average(m, axis=(2, 0), weights=np.asarray([[1.0, 2.0], [3.0, 4.0]]),
+                              returned=True)
+    whole = np.ma.average(data, axis=(0, 1), weights=[[1. / 4, 3. / 4], [1., 1. / 2]])
+    return (results, c, whole.filled(-1), avg.filled(-1), wsum.filled(-1),
+            np.ma.average(m, axis=1, weights=[1, 3]).filled(-1),
+            np.average(data, axis=(0, 1), weights=[[1. / 4, 3. / 4], [1., 1. / 2]]))
+
+
+def keyword_spellings(np):
+    """Calls spelled with NumPy's parameter names, as its documentation
+    writes np.linspace(start=-10, stop=10, num=101): the namespace took
+    the Array API's positional-only forms (and asarray's order only as a
+    keyword), so these raised TypeError."""
+    x = np.linspace(start=-10, stop=10, num=5)
+    z = np.asarray([1 + 2j, 3.25])
+    return (x, np.eye(N=2, M=3, k=1), np.asarray(a=[1, 2]),
+            np.asarray([[1, 2], [3, 4]], float, "F"),
+            np.asarray([[1, 2], [3, 4]], None, "F").flags["F_CONTIGUOUS"],
+            np.round(a=z.real, decimals=1), np.around(a=x / 3, decimals=2), np.real(val=z),
+            np.imag(val=z), np.sinc(x=x / 10), np.i0(x=x / 10), np.expand_dims(a=x, axis=0),
+            np.can_cast(from_=np.int8, to=np.int16), np.can_cast(np.float64, to=np.float32),
+            np.fft.fftfreq(n=8, d=0.1), np.fft.rfftfreq(n=8), x.searchsorted(v=2.5),
+            x.searchsorted(v=[-5.0, 5.0], side="right"))
+
+
+def exact_casts(np):
+    """NumPy 2.4's casting='same_value' (its astype documentation): a cast
+    of any kind that raises ValueError when a value would change (a
+    fraction, an overflow, a float64 that float32 rounds, an imaginary
+    part); NaN stays NaN and any number keeps its truth as a bool. Ours
+    refused the rule name, on tensors and on masked arrays."""
+    x = np.asarray([1.0, 2.5, 3.0])
+    answers = []
+    for value, dtype in ((x, np.float32), (x[:1], np.int64), (x, np.int64),
+                         (np.asarray([300]), np.uint8), (np.asarray([np.nan]), np.float32),
+                         (np.asarray([0.1]), np.float32), (np.asarray([1 + 1j]), np.float64),
+                         (np.asarray([1 + 0j]), np.float64), (np.asarray([2, 0]), np.bool_),
+                         (np.asarray([70000], dtype=np.int32), np.int16)):
+        try:
+            answers.append(value.astype(dtype, casting="same_value"))
+        except ValueError:
+            answers.append("ValueError")
+    m = np.ma.masked_equal(np.arange(3.0), 1)
+    return answers, m.astype(np.int64, casting="same_value").filled(-1)
+
+
+def read_only_flags(np):
+    """np.copy's documentation example: a.flags["WRITEABLE"] = False (item
+    assignment on the flags, which raised TypeError; a.flags.writeable =
+    False worked), a copy that is writeable again, the flag given back."""
+    a = np.asarray([1, 2, 3])
+    a.flags["WRITEABLE"] = False
+    refused = False
+    try:
+        a[0] = 9
+    except ValueError:
+        refused = True
+    b = np.copy(a)
+    b[0] = 3
+    a.flags["W"] = True
+    a[1] = 7
+    unknown = None
+    try:
+        a.flags["C_CONTIGUOUS"] = False
+    except KeyError:
+        unknown = "KeyError"
+    return refused, b.flags["WRITEABLE"], b, a, a.flags["WRITEABLE"], unknown
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # NumPy's, on 1+0j
+def test_documentation_examples_on_tensors():
+    _run(read_only_flags)
+    _run(reading_orders)
+    _run(in_place_and_masked_examples)
+    _run(keyword_spellings)
+    _run(exact_casts)
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+            np.ma.average(np.ma.masked_equal(np.arange(8).reshape(2, 2, 2), 5), axis=1,
+                          weights=[1, 2, 3])
+    x = torchlike.arange(6.0, requires_grad=True)   # the reading orders are recorded
+    tnp.ravel(x.reshape(2, 3).T, order="K").mul(torchlike.arange(6.0)).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]

@@ -673,6 +673,24 @@ def can_cast_dtypes(src, dst, casting):
     return np.can_cast(np_dtype(src), np_dtype(dst), casting)
 
 
+def _same_value_cast(x, target):
+    """x cast to target, or NumPy's ValueError when a value does not come back
+    the same (a fraction dropped, an overflow, a rounding, an imaginary part;
+    NaN stays NaN)."""
+    result = cast(x, target)
+    if result.dtype is _C.bool:  # NumPy: any number to bool keeps its truth
+        return result
+    back = cast(result, x.dtype) if not (x.is_complex() and not result.is_complex()) else \
+        result.to(x.dtype)
+    same = back == x
+    if x.is_floating_point() or x.is_complex():
+        same = same | (_C.isnan(x) & _C.isnan(back))
+    if not bool(same.all()):
+        raise ValueError(f"could not cast 'same_value' {np_dtype(x.dtype)} to "
+                         f"{np_dtype(target)}")
+    return result
+
+
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """NumPy's ``a.astype``: ``casting=`` refuses what its rule forbids (a
     TypeError naming both dtypes, as NumPy's), ``copy=False`` returns ``a``
@@ -685,9 +703,12 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
             return self.clone() if copy else self
         return self.to(target)
     target = tl_dtype(dtype)
+    if casting == "same_value":  # NumPy 2.4: any cast, unless a value changes
+        result = _same_value_cast(self, target)
+        return _astype(result, target, order, "unsafe", subok, copy and result is self)
     if casting not in CASTINGS:
         raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
-                         f"or 'unsafe' (got {casting!r})")
+                         f"'same_value' or 'unsafe' (got {casting!r})")
     if casting != "unsafe" and not can_cast_dtypes(self.dtype, target, casting):
         raise TypeError(f"Cannot cast array data from dtype('{np_dtype(self.dtype)}') to "
                         f"dtype('{np_dtype(target)}') according to the rule {casting!r}")

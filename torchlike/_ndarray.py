@@ -178,6 +178,36 @@ def _check_order(name, order, x):
     return order == "F"
 
 
+def _keep_order(x):
+    """x with its axes permuted into the order NumPy's order='K' reads them:
+    the outermost in memory first (by the size of the stride), where a zero
+    stride (a broadcast axis) or a length-1 axis is ambiguous and keeps its
+    C position, and a negative stride keeps its direction (NumPy's
+    iterator's insertion sort)."""
+    strides, shape = x.stride(), x.shape
+    perm = list(range(x.ndim))
+    for i0 in range(1, len(perm)):
+        ipos = i0
+        for i1 in range(i0 - 1, -1, -1):
+            a0, a1 = perm[i0], perm[i1]
+            s0, s1 = abs(strides[a0]), abs(strides[a1])
+            if s0 == 0 or s1 == 0 or shape[a0] == 1 or shape[a1] == 1:
+                continue
+            if s0 <= s1:
+                break
+            ipos = i1
+        perm.insert(ipos, perm.pop(i0))
+    return x.permute(*perm)
+
+
+def _flat_in_order(x, name, order):
+    """x read into one dimension in NumPy's ``order`` (a view where the
+    reading order is x's layout)."""
+    if isinstance(order, str) and order.upper() == "K":
+        return _keep_order(x).reshape(-1)
+    return _fortran_reshape(x, (-1,)) if _check_order(name, order, x) else _torch_ravel(x)
+
+
 def _reshape_numpy(self, *shape, order="C"):
     if _check_order("reshape", order, self):
         return _fortran_reshape(self, shape)
@@ -186,8 +216,7 @@ def _reshape_numpy(self, *shape, order="C"):
 
 def _flatten_numpy(self, order="C"):
     """NumPy's ``a.flatten(order=)``: always a copy (PyTorch's is a view where it can)."""
-    flat = _fortran_reshape(self, (-1,)) if _check_order("flatten", order, self) else \
-        _ORIGINAL["flatten"](self)
+    flat = _flat_in_order(self, "flatten", order)
     return flat.clone() if flat._is_view() or flat is self else flat
 
 
@@ -238,8 +267,7 @@ def _ravel(self, *args, **kwargs):
     order = args[0] if args else kwargs.pop("order", "C")
     if len(args) > 1 or kwargs:
         raise TypeError("ravel() takes at most 1 argument (order)")
-    flat = _fortran_reshape(self, (-1,)) if _check_order("ravel", order, self) else \
-        _torch_ravel(self)
+    flat = _flat_in_order(self, "ravel", order)
     # NumPy's ravel is contiguous: a copy where a view would step backwards
     return flat if flat.is_contiguous() else flat.contiguous()
 
@@ -281,9 +309,10 @@ _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           ("axis", "out", "mode", "indices"))
 # searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
 # values that are not a tensor (a list, a NumPy array), a positional side or
-# NumPy's sorter= take NumPy's
+# NumPy's v=/sorter= take NumPy's
 _override("searchsorted", lambda self, v, side="left", sorter=None:
-          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE)
+          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE,
+          ("v", "sorter"))
 
 
 # ---- copies and fills ---------------------------------------------------------
@@ -433,6 +462,16 @@ class _Flags:
                  "FNC": "fnc", "FORC": "forc", "BEHAVED": "behaved", "B": "behaved",
                  "CARRAY": "carray", "CA": "carray", "FARRAY": "farray", "FA": "farray"}
         return getattr(self, names[key.upper()])
+
+    def __setitem__(self, key, value):
+        """``a.flags["WRITEABLE"] = False``: the flags NumPy lets a program set,
+        through setflags (its errors); any other name is NumPy's KeyError."""
+        name = {"WRITEABLE": "write", "W": "write", "ALIGNED": "align", "A": "align",
+                "WRITEBACKIFCOPY": "uic", "X": "uic"}.get(key.upper() if isinstance(key, str)
+                                                           else key)
+        if name is None:
+            raise KeyError("Unknown flag")
+        self._tensor.setflags(**{name: bool(value)})
 
     def __repr__(self):
         return "\n".join(f"  {k.upper()} : {getattr(self, k)}" for k in

@@ -117,12 +117,23 @@ def _numpy_resize(self, shape, refcheck):
     if refcheck and (self.storage_offset() != 0 or
                      _C._storage_bytes(self).shape[0] != self.numel() * self.itemsize):
         raise ValueError("cannot resize this array: it does not own its data")
-    if not self.is_contiguous():
+    # one segment: C-contiguous, or Fortran-contiguous, which NumPy resizes in
+    # its own order (the memory kept, the new shape read first index fastest)
+    fortran = not self.is_contiguous() and \
+        self.permute(*reversed(range(self.ndim))).is_contiguous()
+    if not (self.is_contiguous() or fortran):
         raise ValueError("resize only works on single-segment arrays")
     old = self.numel()
     self.resize_(shape)
+    if fortran:
+        strides, step = [], 1
+        for n in shape:
+            strides.append(step)
+            step *= max(n, 1)
+        self.as_strided_(shape, tuple(strides), self.storage_offset())
     if self.numel() > old:     # NumPy fills the new elements with zeros
-        self.view(-1).narrow(0, old, self.numel() - old).zero_()
+        memory = self.permute(*reversed(range(self.ndim))) if fortran else self
+        memory.reshape(-1).narrow(0, old, self.numel() - old).zero_()
 
 
 def resize(self, *args, refcheck=None):

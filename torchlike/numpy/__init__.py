@@ -179,9 +179,9 @@ def broadcast_shapes(*shapes):
                          ) from None
 
 
-def expand_dims(x, /, axis=0):
+def expand_dims(a, axis=0):
     """Insert length-1 axes at ``axis`` (an int or a tuple of ints)."""
-    return _TABLE[_np.expand_dims](x, axis)
+    return _TABLE[_np.expand_dims](a, axis)
 
 
 def unstack(x, /, *, axis=0):

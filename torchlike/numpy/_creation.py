@@ -145,13 +145,15 @@ def _place(x, device):
     return x if device is None or x.device == device else x.to(device)
 
 
-def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None):
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """An array from a tensor, an ndarray, a buffer or nested Python sequences.
 
     Tensors and ndarrays are taken without a copy when ``copy`` is not True and
     neither dtype nor device changes; ``copy=False`` refuses to copy.  ``order``
     "C"/"F" lays the result out so (a copy when it is not), "A" keeps a
-    Fortran-ordered input Fortran-ordered, "K" (and None) keeps the layout."""
+    Fortran-ordered input Fortran-ordered, "K" (and None) keeps the layout.
+    NumPy's signature: ``asarray(x, float, "F")`` and ``asarray(a=x)`` work."""
+    obj = a
     if order is not None and order not in ("K", "k"):
         return _in_order(asarray(obj, dtype, device=device, copy=copy), order, copy)
     if type(obj) is Tensor and dtype is None and device is None and not copy:
@@ -555,7 +557,7 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
     return result, (np.complex128 if work == _C.complex128 else np.float64)(step)
 
 
-def eye(N, /, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
+def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     M = N if M is None else M
     # The result is allocated first, so an impossible size raises before any work.
     out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
@@ -600,7 +602,7 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 # differentiable in start and stop, and broadcasts them as NumPy does.
 
 @implements(np.linspace)
-def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     num = operator.index(num)  # NumPy's TypeError for num=2.5
     if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0 and \

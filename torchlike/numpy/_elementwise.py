@@ -259,10 +259,10 @@ def sign(x, /, **kwargs):
     return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
 
 
-def round(x, /, decimals=0, out=None):
+def round(a, decimals=0, out=None):
     """Round half to even, to ``decimals`` places (negative: tens,
     hundreds ..., integers too); bools round as float16, NumPy's loop for them."""
-    x = _arg(x)
+    x = _arg(a)
     if x.dtype is _C.bool:
         x = _float(x)
     if not (x.is_floating_point() or x.is_complex()):
@@ -302,14 +302,14 @@ def conj(x, /):
 conjugate = conj
 
 
-def real(x, /):
+def real(val):
     """The real part: a view, recorded with its own derivative."""
-    x = _arg(x)
+    x = _arg(val)
     return _C.real(x) if x.is_complex() else x
 
 
-def imag(x, /):
-    x = _arg(x)
+def imag(val):
+    x = _arg(val)
     if x.is_complex():
         return _C.imag(x)
     return _C.zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
@@ -533,7 +533,7 @@ def divmod(x1, x2, /):
     return globals()["floor_divide"](x1, x2), globals()["remainder"](x1, x2)
 
 
-def sinc(x, /):
+def sinc(x):
     return _C.sinc(_float64(x))
 
 
@@ -583,7 +583,7 @@ def spacing(x, /):
     return _ufunc._spacing(_float(x))
 
 
-def i0(x, /):
+def i0(x):
     return as_tensor(np.i0(_host(x)))
 
 

@@ -153,8 +153,8 @@ def result_type(*arrays_and_dtypes):
               if not isinstance(a, (builtins.bool, int, float, complex))]
     scalars = [a for a in arrays_and_dtypes if isinstance(a, (builtins.bool, int, float,
                                                                 complex))]
-    if not strong:
-        raise ValueError("at least one array or dtype is required")
+    if not strong:  # Python numbers alone: NumPy's answer for them (3.0 with -2 is float64)
+        return _as_dtype(np.result_type(*scalars))
     dtype = strong[0]
     for d in strong[1:]:
         dtype = _C.promote_types(dtype, d)
@@ -163,7 +163,7 @@ def result_type(*arrays_and_dtypes):
     return dtype
 
 
-def can_cast(from_, to, /, casting="safe"):
+def can_cast(from_, to, casting="safe"):
     """Whether ``from_`` (an array or dtype) casts to ``to`` under NumPy's rules."""
     if from_ is None or to is None:  # tl_dtype would read None as "no dtype given"
         raise TypeError(f"can_cast(): argument '{'from_' if from_ is None else 'to'}' must be "

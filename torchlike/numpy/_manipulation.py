@@ -41,9 +41,10 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
 
 @implements(np.ravel)
 def ravel(a, order="C"):
-    if order not in ("C", "K", "A"):
-        raise Unsupported(f"ravel: argument 'order' {order!r} is not supported on tensors")
-    return as_tensor(a).reshape(-1)
+    """The method's reading orders, 'A' and 'K' included (they read a
+    transposed or permuted array in its memory order, not C order)."""
+    a = as_tensor(a)
+    return a.reshape(-1) if order == "C" else a.ravel(order)
 
 
 @implements(np.transpose, np.permute_dims)

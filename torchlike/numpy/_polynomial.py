@@ -9,6 +9,7 @@ a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
 a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
 function runs with ``tensor=False`` (the same result for a reshaped ``c``).
 Everything else (the classes, fitting, arithmetic) is NumPy's own object."""
+import inspect
 import sys
 import types
 
@@ -36,7 +37,12 @@ def _reshaped(c, x):
 
 
 def _evaluation(func):
-    def call(x, c, tensor=True):
+    signature = inspect.signature(func)  # (x, c, tensor=True); polyvalfromroots names c r
+
+    def call(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        x, c, tensor = bound.arguments.values()
         if isinstance(x, Tensor) and tensor:
             return func(x, _reshaped(c, x), tensor=False)
         return func(x, c, tensor)

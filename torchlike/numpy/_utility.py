@@ -159,15 +159,31 @@ def imag(val):
     return imag_part(as_tensor(val))
 
 
+def _nan_to_num_part(p, nan, posinf, neginf):
+    """One real float tensor with its NaNs and infinities replaced: by
+    numbers through the core's op, by arrays (NumPy takes array-likes,
+    broadcast against x, one value per element) with where()."""
+    if all(v is None or isinstance(v, (int, float, np.generic)) for v in (nan, posinf, neginf)):
+        return _C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
+    info = np.finfo(np_dtype(p))
+    result = p
+    for mask, value in ((_C.isnan(p), nan),
+                        (_C.isposinf(p), info.max if posinf is None else posinf),
+                        (_C.isneginf(p), info.min if neginf is None else neginf)):
+        value = as_tensor(value).to(device=p.device)
+        result = _C.where(mask, value.to(p.dtype), result)
+    return result
+
+
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(x)
     if x.is_complex():  # each part on its own, as NumPy
-        parts = [_C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
+        parts = [_nan_to_num_part(p, nan, posinf, neginf)
                  for p in (real_part(x), imag_part(x))]
         result = parts[0] + parts[1] * 1j
     elif x.is_floating_point():
-        result = _C.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+        result = _nan_to_num_part(x, nan, posinf, neginf)
     else:
         return x.clone() if copy else x
     if copy:
@@ -222,7 +238,7 @@ def isrealobj(x):
 
 def _memory_of(x):
     """An ndarray over a host tensor's own memory (a dtype NumPy lacks is
-    seen as unsigned integers of its size); anything else as it is."""
+    seen as integers of its size); anything else as it is."""
     if not isinstance(x, Tensor):
         return x
     x = x.detach()

@@ -27,12 +27,23 @@ def _input(a):
     return x
 
 
+def _ints(v):
+    """Lengths and axes as NumPy takes them: NumPy integers and counts the
+    program computed (0-d integer arrays) as ints, alone or in a sequence."""
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return tuple(_ints(x) for x in v)
+    v = scalar_count(v)
+    return int(v) if isinstance(v, np.integer) else v
+
+
 def _one_dim(name):
     op = getattr(_tlfft, name)
 
     def fn(a, n=None, axis=-1, norm=None, out=None):
         with value_errors(name):  # an invalid number of points
-            result = op(_input(a), n=n, dim=axis, norm=norm)
+            result = op(_input(a), n=_ints(n), dim=_ints(axis), norm=norm)
         return finish(result, out)
     return _named(fn, name)
 
@@ -42,7 +53,7 @@ def _many_dims(name, default_axes):
 
     def fn(a, s=None, axes=default_axes, norm=None, out=None):
         with value_errors(name):
-            result = op(_input(a), s=s, dim=axes, norm=norm)
+            result = op(_input(a), s=_ints(s), dim=_ints(axes), norm=norm)
         return finish(result, out)
     return _named(fn, name)
 
@@ -80,7 +91,7 @@ def _size(n):
     return int(n)
 
 
-def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies, made with torchlike ops on ``device``."""
     n = _size(n)
     k = _C.arange(n, dtype=_C.float64, device=device)
@@ -88,26 +99,19 @@ def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
-def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     n = _size(n)
     k = _C.arange(n // 2 + 1, dtype=_C.float64, device=device)
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
-def _axes(axes):
-    """One axis as NumPy takes it (a NumPy integer, a 0-d integer array) as
-    an int; a sequence or None as it is."""
-    axes = scalar_count(axes)
-    return int(axes) if isinstance(axes, np.integer) else axes
-
-
 def fftshift(x, axes=None):
     """Zero frequency to the centre: a roll, so it stays on the tape."""
-    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
+    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_ints(axes))
 
 
 def ifftshift(x, axes=None):
-    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_axes(axes))
+    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=_ints(axes))
 
 
 # np.fft.<name>(tensor) dispatches here through __array_function__.

@@ -491,9 +491,12 @@ class MaskedArray:
     def __str__(self):
         return str(self.to_numpy())
 
-    def astype(self, dtype, copy=True):
-        dtype = tl_dtype(dtype)
-        out = MaskedArray._new(self._data.to(dtype), self._m, self)
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """The data cast as the tensor's astype casts it (NumPy's casting
+        rules, 'same_value' included), the mask kept."""
+        data = self._data.to(tl_dtype(dtype)) if casting == "unsafe" and order == "K" else \
+            self._data.astype(dtype, order=order, casting=casting, copy=False)
+        out = MaskedArray._new(data, self._m, self)
         if copy and out._data is self._data:
             out._data = out._data.clone()
         return out

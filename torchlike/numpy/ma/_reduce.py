@@ -6,7 +6,7 @@ as NumPy's, which divides by an int64 count; unmasked it stays float32)."""
 import numpy
 
 from ... import _C
-from ..._array_function import norm_axis, np_dtype, tl_dtype
+from ..._array_function import norm_axes, norm_axis, np_dtype, tl_dtype
 from ... import numpy as _tnp
 from ._core import (MaskedArray, Tensor, asarray, getdata, getmaskarray, mask_or, masked,
                     _broadcast_mask,
@@ -299,12 +299,13 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if tuple(w.shape) != a.shape:
         if axis is None:
             raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        if w.ndim != 1:
-            raise TypeError("1D weights expected when shapes of a and weights differ.")
-        ax = norm_axis(axis, a.ndim)
-        if w.shape[0] != a.shape[ax]:
-            raise ValueError("Length of weights not compatible with specified axis.")
-        w = w.reshape((-1,) + (1,) * (a.ndim - 1 - ax)).expand(a.shape)
+        # weights shaped as a along the axes (one per axis, or a tuple's), as NumPy 2
+        axes = norm_axes(axis, a.ndim)
+        if tuple(w.shape) != tuple(a.shape[ax] for ax in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        w = w.permute(*sorted(range(len(axes)), key=axes.__getitem__))
+        w = w.reshape(tuple(n if ax in axes else 1 for ax, n in enumerate(a.shape))).expand(a.shape)
     w = w.to(rdt)
     wm = MaskedArray._new(w, a._m, None) if a._m is not nomask else w
     if a._m is not nomask:
