@@ -405,6 +405,25 @@ def checkpoint():
     torch.save(obj, os.path.join(OUT, "quantized_checkpoint.pt"))
 
 
+def model_checkpoint():
+    """PyTorch's state dicts of a post-training quantized PTQNet (static conv
+    and Linear, whose (weight, bias) PyTorch packs as _packed_params) and of a
+    dynamically quantized MLP, with an input and PyTorch's output for each."""
+    tq = torch.ao.quantization
+    model = PTQNet().eval()
+    model.qconfig = tq.get_default_qconfig("x86")
+    prepared = tq.prepare(tq.fuse_modules(model, [["conv", "relu"]]))
+    prepared(torch.from_numpy(rng.normal(0, 1, (4, 2, 6, 6)).astype(np.float32)))
+    static = tq.convert(prepared)
+    mlp = torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3))
+    dynamic = tq.quantize_dynamic(mlp, {torch.nn.Linear}, dtype=torch.qint8)
+    x = torch.from_numpy(rng.normal(0, 1, (2, 2, 6, 6)).astype(np.float32))
+    xd = torch.from_numpy(rng.normal(0, 1, (3, 5)).astype(np.float32))
+    torch.save({"static": static.state_dict(), "dynamic": dynamic.state_dict(), "x": x,
+                "y": static(x), "xd": xd, "yd": dynamic(xd)},
+               os.path.join(OUT, "quantized_models.pt"))
+
+
 def main():
     torch.manual_seed(0)  # the models' initial weights: the same file on every run
     golden = {"per_tensor": per_tensor_cases(), "per_channel": per_channel_cases(),
@@ -417,6 +436,7 @@ def main():
     with open(os.path.join(OUT, "quantization.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     checkpoint()
+    model_checkpoint()
 
 
 if __name__ == "__main__":

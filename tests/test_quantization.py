@@ -31,6 +31,7 @@ import torchlike as T
 import torchlike.ao.quantization as tq
 import torchlike.ao.nn.quantized as nnq
 import torchlike.ao.nn.intrinsic.quantized as nniq
+from oracle import assert_close
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 with open(os.path.join(GOLDEN, "quantization.json")) as _f:
@@ -521,6 +522,56 @@ def test_quantized_engine_is_x86s():
         T.backends.quantized.engine = "qnnpack"
 
 
+def _converted(model, qconfig, calibration):
+    model.qconfig = qconfig
+    prepared = tq.prepare(model)
+    prepared(calibration)
+    return tq.convert(prepared)
+
+
+def test_pytorch_quantized_model_checkpoints_load():
+    """State dicts PyTorch saved (tests/golden/quantized_models.pt): a static
+    PTQNet, whose Linear packs (weight, bias) as _packed_params, and a dynamic
+    MLP load into the same models converted here (other calibrations, other
+    weights) and then give PyTorch's outputs: the static one bit for bit, the
+    dynamic one to float32 rounding (its float accumulation order)."""
+    golden = T.load(os.path.join(GOLDEN, "quantized_models.pt"))
+    T.manual_seed(3)
+    static = _converted(tq.fuse_modules(_PTQNet().eval(), [["conv", "relu"]]),
+                        tq.get_default_qconfig("x86"), T.randn(4, 2, 6, 6))
+    assert static.load_state_dict(golden["static"]).missing_keys == []
+    assert T.equal(static(golden["x"]), golden["y"])
+    mlp = T.nn.Sequential(T.nn.Linear(5, 4), T.nn.ReLU(), T.nn.Linear(4, 3))
+    dynamic = tq.quantize_dynamic(mlp, {T.nn.Linear}, dtype=T.qint8)
+    dynamic.load_state_dict(golden["dynamic"])
+    assert_close(dynamic(golden["xd"]), golden["yd"], rtol=1e-6, atol=1e-6)
+    # ours saves the same keys, kinds and values back
+    for name, model in (("static", static), ("dynamic", dynamic)):
+        buf = io.BytesIO()
+        T.save(model.state_dict(), buf)
+        ours, theirs = T.load(io.BytesIO(buf.getvalue())), golden[name]
+        assert list(ours) == list(theirs), name
+        for key in ours:
+            a, b = ours[key], theirs[key]
+            # (PyTorch's conv bias comes back a Parameter, ours a tensor)
+            assert type(a) is type(b) or isinstance(a, T.Tensor) and isinstance(b, T.Tensor), key
+            pairs = zip(a, b) if isinstance(a, tuple) else [(a, b)]
+            assert all(x is y if not isinstance(x, T.Tensor) else T.equal(x, y)
+                       for x, y in pairs), key
+
+
+def test_quantized_linear_state_dict_refusals():
+    q = tq.quantize_dynamic(T.nn.Sequential(T.nn.Linear(3, 2)), {T.nn.Linear}, dtype=T.qint8)
+    state = q.state_dict()
+    del state["0._packed_params._packed_params"]
+    with pytest.raises(RuntimeError, match="Missing key.*0._packed_params._packed_params"):
+        q.load_state_dict(state)
+    state = q.state_dict()
+    state["0._packed_params.dtype"] = T.float16
+    with pytest.raises(RuntimeError, match="holds qint8 weights, the checkpoint has"):
+        q.load_state_dict(state)
+
+
 def test_quantized_model_state_dict_and_deepcopy_round_trip():
     """A converted model's state (int8 weights, biases, scales, zero points)
     saves, loads into a fresh converted model and deep-copies unchanged."""
@@ -534,7 +585,8 @@ def test_quantized_model_state_dict_and_deepcopy_round_trip():
     buf = io.BytesIO()
     T.save(q.state_dict(), buf)
     state = T.load(io.BytesIO(buf.getvalue()))
-    assert state["fc.weight"].dtype is T.qint8 and state["quant.scale"].dtype is T.float32
+    assert state["fc._packed_params._packed_params"][0].dtype is T.qint8
+    assert state["conv.weight"].dtype is T.qint8 and state["quant.scale"].dtype is T.float32
     T.manual_seed(1)
     other = _PTQNet().eval()
     other.qconfig = tq.default_qconfig

@@ -77,8 +77,8 @@ class DeQuantize(Module):
 
 class _WeightedModule(Module):
     """A quantized module with an int8 weight, a float bias and its output's
-    scale and zero point; its state dict holds them as PyTorch's does
-    (``_packed_params`` replaced by plain ``weight``/``bias`` entries here)."""
+    scale and zero point; its state dict holds them as PyTorch's quantized
+    convolutions do (``weight``, ``bias``, ``scale``, ``zero_point``)."""
 
     def __init__(self):
         super().__init__()
@@ -131,6 +131,36 @@ class Linear(_WeightedModule):
     def forward(self, x):
         return qF.linear(x, self._weight, self._bias, self.scale, self.zero_point,
                          _relu=self._relu)
+
+    # PyTorch's quantized Linear keeps (weight, bias) in a LinearPackedParams
+    # child: its state dict has scale, zero_point, then _packed_params.dtype
+    # (qint8) and _packed_params._packed_params (the (weight, bias) pair), so
+    # checkpoints of quantized models move between the two libraries.
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        Module._save_to_state_dict(self, destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _C.tensor(self.scale)
+        destination[prefix + "zero_point"] = _C.tensor(self.zero_point)
+        destination[prefix + "_packed_params.dtype"] = self._weight.dtype
+        destination[prefix + "_packed_params._packed_params"] = (self._weight, self._bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        keys = [prefix + k for k in ("scale", "zero_point", "_packed_params.dtype",
+                                     "_packed_params._packed_params")]
+        present = [k in state_dict for k in keys]
+        if all(present):
+            scale, zero_point = state_dict.pop(keys[0]), state_dict.pop(keys[1])
+            dtype, (weight, bias) = state_dict.pop(keys[2]), state_dict.pop(keys[3])
+            if dtype is not _C.qint8:
+                error_msgs.append(f"{prefix}_packed_params.dtype: torchlike's quantized Linear "
+                                  f"holds qint8 weights, the checkpoint has {dtype}")
+            else:
+                self.set_weight_bias(weight, bias)
+                self.scale, self.zero_point = float(scale), int(zero_point)
+        elif strict:
+            missing_keys.extend(k for k, p in zip(keys, present) if not p)
+        Module._load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                                     missing_keys, unexpected_keys, error_msgs)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
