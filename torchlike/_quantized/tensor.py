@@ -234,6 +234,15 @@ def _quantize_ints(x, scale, zp, qdtype):
         q = _C.round(p).double() + zp
         q = _C.nan_to_num(q, nan=float(lo), posinf=float(hi), neginf=float(lo))
         return q.clamp(lo, hi).to(_C.int32)
+    # the common case, finite products well inside int32: clamped into the
+    # grid first (its bounds are integers, so rounding commutes with that),
+    # rounded, shifted, all in float32 (exact for 8-bit grids)
+    if p.numel() and float(p.abs().max()) < 2.0 ** 30:  # False for NaN
+        if zp.numel() == 1:  # per tensor: bounds and shift as numbers
+            z = float(zp)
+            return (_C.round(p.clamp(lo - z, hi - z)) + z).to(QDTYPES[qdtype][0])
+        zp32 = zp.float()
+        return (_C.round(p.clamp(lo - zp32, hi - zp32)) + zp32).to(QDTYPES[qdtype][0])
     # the vector kernel of 8-bit dtypes: the product is capped below 2**31
     # (NaN too), rounded to int32 (-2**31 below range), and the zero point
     # added in int32, which wraps: so NaN and +inf give qmax, or qmin when

@@ -4,7 +4,8 @@ CPU kernels compute it (torch.ao.nn.quantized.functional).
 Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
 (int8 values wq, per-tensor or per-output-channel sw, zw), acc the int32 sum.
 
-    linear, conv    acc = sum (xq - zx) * (wq - zw)          (exact, in float64)
+    linear, conv    acc = sum (xq - zx) * (wq - zw)          (exact: float32 products
+                    summed in runs short enough to stay below 2^24, _exact_sums)
                     r   = float32(acc) * float32(sx * sw) + bias   (float32)
                     out = clamp(rint(r * float32(1 / so)) + zo)    (max with zo for relu)
     add, add_relu   each side dequantized, summed in float32, quantized as
@@ -27,14 +28,47 @@ def _f32(v):
     return _C.tensor(v, dtype=_F32)
 
 
+def _centered_bound(q):
+    """The largest |q - zero point| q's dtype allows (its values need not be read)."""
+    _, lo, hi, _ = QDTYPES[q.dtype]
+    zps = [q._zp] if q.qscheme() is _q.per_tensor_affine else q._zps.tolist()
+    return max(max(z - lo, hi - z) for z in zps)
+
+
 def _weight_parts(w, out_dim_shape):
-    """(integers minus zero points as float64, scales float32 shaped for the output)."""
+    """(integers minus zero points as float32, scales float32 shaped for the
+    output, the bound of the first)."""
     if w.qscheme() is _q.per_tensor_affine:
-        return w._int.double() - w._zp, _f32(w._scale)
+        return w._int.float() - w._zp, _f32(w._scale), _centered_bound(w)
     shape = [1] * w.ndim
     shape[w._axis] = -1
-    centered = w._int.double() - w._zps.double().reshape(shape)
-    return centered, w._scales.float().reshape(out_dim_shape)
+    centered = w._int.float() - w._zps.float().reshape(shape)
+    return centered, w._scales.float().reshape(out_dim_shape), _centered_bound(w)
+
+
+# A float32 sum of integer products is exact while every partial sum stays
+# below 2^24, whatever the order BLAS adds in: products bounded by b are
+# summed exactly in runs of 2^24 // b (1024 for uint8 activations with
+# zero point 128 and symmetric int8 weights; 258 at worst).  Each run is
+# one float32 GEMM (or convolution), twice as fast as float64 and then
+# some; the runs are added in float64, exact too.
+_F32_EXACT = 2 ** 24
+
+
+def _exact_sums(products, x, w, bound, dim_x, dim_w, per_index=1):
+    """products(x, w) -- a float32 GEMM or convolution summing over x's dim_x
+    and w's dim_w, per_index products per index of those dims -- computed
+    exactly, in runs of as many indices as float32 sums exactly."""
+    k = x.shape[dim_x]
+    run = max(1, _F32_EXACT // max(1, bound * per_index))
+    if k <= run:
+        return products(x, w)
+    total = None
+    for start in range(0, k, run):
+        part = products(x.narrow(dim_x, start, min(run, k - start)),
+                        w.narrow(dim_w, start, min(run, k - start))).double()
+        total = part if total is None else total + part
+    return total
 
 
 def _requantize(acc, sx, sw, bias, scale, zero_point, relu, dtype=_C.quint8):
@@ -65,18 +99,30 @@ def linear(input, weight, bias=None, scale=None, zero_point=None, _relu=False):
     if input.shape[-1] != weight.shape[1]:
         raise RuntimeError(f"quantized::linear: input's last dim {input.shape[-1]} does not "
                            f"match weight {tuple(weight.shape)}")
-    x = input._int.double() - input._zp
-    w, sw = _weight_parts(weight, (-1,))
-    acc = _C.matmul(x, w.t())
+    x = input._int.float() - input._zp
+    w, sw, bw = _weight_parts(weight, (-1,))
+    acc = _exact_sums(lambda a, b: _C.matmul(a, b.t()), x, w, _centered_bound(input) * bw, -1, 1)
     return _requantize(acc, input._scale, sw, bias, scale, zero_point, _relu)
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, scale, zero_point, relu,
           conv, what):
     _check_input(input, what)
-    x = input._int.double() - input._zp  # zero padding is the zero point, as PyTorch pads
-    w, sw = _weight_parts(weight, [-1] + [1] * (weight.ndim - 2))
-    acc = conv(x, w, None, stride, padding, dilation, groups)
+    x = input._int.float() - input._zp  # zero padding is the zero point, as PyTorch pads
+    w, sw, bw = _weight_parts(weight, [-1] + [1] * (weight.ndim - 2))
+    window = 1
+    for size in weight.shape[2:]:
+        window *= size
+    bound = _centered_bound(input) * bw
+
+    def products(a, b):
+        return conv(a, b, None, stride, padding, dilation, groups)
+    if groups == 1:  # runs of input channels; grouped ones: one run per group's channels
+        acc = _exact_sums(products, x, w, bound, 1, 1, window)
+    elif weight.shape[1] * window * bound < _F32_EXACT:
+        acc = products(x, w)
+    else:
+        acc = products(x.double(), w.double())
     return _requantize(acc, input._scale, sw, bias if bias is None else
                        bias.reshape([-1] + [1] * (weight.ndim - 2)),
                        scale, zero_point, relu)
@@ -176,8 +222,9 @@ def linear_dynamic(x, weight, bias=None, reduce_range=True):
     """float32 x (*, K) @ weight (qint8, N, K).T + bias with x quantized on
     the fly (PyTorch's quantized::linear_dynamic): float32 out."""
     xq = quantize_dynamic_input(x, reduce_range)
-    w, sw = _weight_parts(weight, (-1,))
-    acc = _C.matmul(xq._int.double() - xq._zp, w.t())
+    w, sw, bw = _weight_parts(weight, (-1,))
+    acc = _exact_sums(lambda a, b: _C.matmul(a, b.t()), xq._int.float() - xq._zp, w,
+                      _centered_bound(xq) * bw, -1, 1)
     out = acc.float() * (_f32(xq._scale) * sw).float()
     return out if bias is None else out + bias
 
