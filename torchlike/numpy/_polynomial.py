@@ -28,12 +28,13 @@ _EVALUATIONS = {
 
 
 def _reshaped(c, x):
-    """c with one length-1 axis per axis of x appended (NumPy's tensor=True)."""
-    if isinstance(c, Tensor):
-        c = c.reshape(1) if c.ndim == 0 else c
-        return c.reshape(*c.shape, *(1,) * x.ndim)
-    c = np.array(c, ndmin=1, copy=None)
-    return c.reshape(c.shape + (1,) * x.ndim)
+    """c with one length-1 axis per axis of x appended (NumPy's tensor=True),
+    a tensor beside x (on x's device: host data does not meet device data)."""
+    if not isinstance(c, Tensor):
+        from . import asarray
+        c = asarray(np.array(c, ndmin=1, copy=None), device=x.device)
+    c = c.reshape(1) if c.ndim == 0 else c
+    return c.reshape(*c.shape, *(1,) * x.ndim)
 
 
 def _evaluation(func):
