@@ -1,0 +1,1136 @@
+"""Record PyTorch's answers for a fifth round of training programs, for
+tests/test_training_programs5.py, from areas the first four rounds left
+out: a ViT (patch embedding by Conv2d and by unfold, class token, learned
+positions), WGAN-GP (a gradient penalty differentiated again), MAML (inner
+steps with create_graph), DQN (replay buffer, gather on actions,
+smooth_l1, hard and soft target updates), skip-gram word2vec with negative
+sampling (sparse Embedding, SparseAdam), a DDPM training step (cosine-free
+linear schedule, cumprod, gather by timestep, sinusoidal embedding), a
+Glow step (ActNorm, invertible 1x1 convolution with slogdet, affine
+coupling), a neural ODE by hand-written RK4, a top-k gated mixture of
+experts, batch-hard triplet mining, pruning, SWA (AveragedModel, SWALR,
+update_bn), gradient accumulation with clipping and OneCycleLR /
+CosineAnnealingWarmRestarts, the data utilities (samplers, collate_fn,
+random_split), beam search over a TransformerDecoder, the less common
+losses, a linear-chain CRF, capsule routing, Newton steps by torch.func,
+and the less common optimizers with param groups added mid-run.
+
+As in rounds three and four, every program takes the library as T and
+builds its parameters and data from NumPy, so the test runs the very same
+code on torchlike; describe() is round three's.
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_training_programs5.py
+writes tests/golden/training_programs5.json ([call, outcome] pairs over T)."""
+import collections
+import copy
+import importlib
+import math
+
+import numpy as np
+
+from golden_calls import record
+from golden_training_programs3 import _arr, _init, describe  # noqa: F401 - describe is the test's
+
+
+# ---- a vision transformer -------------------------------------------------------------------
+
+def vit(T):
+    """A two-block ViT on 8x8 images: patches embedded by a strided Conv2d
+    (checked against F.unfold and a Linear on the same weights), a class
+    token and learned positions as Parameters, pre-norm blocks with
+    nn.MultiheadAttention, AdamW with a warmup LambdaLR."""
+    nn = T.nn
+    F = nn.functional
+
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.n1, self.n2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.attn = nn.MultiheadAttention(d, 2, batch_first=True)
+            self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+
+        def forward(self, x):
+            h = self.n1(x)
+            x = x + self.attn(h, h, h, need_weights=False)[0]
+            return x + self.mlp(self.n2(x))
+
+    class ViT(nn.Module):
+        def __init__(self, d=8, p=4):
+            super().__init__()
+            self.p = p
+            self.embed = nn.Conv2d(3, d, p, stride=p)
+            self.cls = nn.Parameter(T.zeros(1, 1, d))
+            self.pos = nn.Parameter(T.zeros(1, 5, d))
+            self.blocks = nn.Sequential(Block(d), Block(d))
+            self.norm = nn.LayerNorm(d)
+            self.head = nn.Linear(d, 3)
+
+        def forward(self, x):
+            x = self.embed(x).flatten(2).transpose(1, 2)
+            x = T.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.pos
+            return self.head(self.norm(self.blocks(x))[:, 0])
+
+    model = _init(T, ViT(), 1, 0.3)
+    imgs = T.from_numpy(_arr(4, 3, 8, 8, seed=2))
+    labels = T.tensor([0, 2, 1, 2])
+    cols = F.unfold(imgs, kernel_size=4, stride=4).transpose(1, 2)
+    by_unfold = cols @ model.embed.weight.flatten(1).t() + model.embed.bias
+    by_conv = model.embed(imgs).flatten(2).transpose(1, 2)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "pos" not in n]
+    other = [p for n, p in model.named_parameters() if p.dim() < 2 or "pos" in n]
+    opt = T.optim.AdamW([{"params": decay, "weight_decay": 0.05},
+                         {"params": other, "weight_decay": 0.0}], lr=3e-3)
+    sched = T.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 3))
+    losses = []
+    for _ in range(4):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(imgs), labels, label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+    return [losses, (by_unfold - by_conv).abs().max() < 1e-5, model.pos.grad[0, :2],
+            model.cls, sched.get_last_lr()]
+
+
+# ---- WGAN-GP --------------------------------------------------------------------------------
+
+def wgan_gp(T):
+    """A critic trained with the gradient penalty: the critic's gradient at
+    points between real and fake samples by autograd.grad(create_graph=True)
+    and its norm's distance from 1 differentiated again; n_critic steps per
+    generator step, Adam(betas=(0., 0.9))."""
+    nn = T.nn
+    G = _init(T, nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2)), 1)
+    D = _init(T, nn.Sequential(nn.Linear(2, 8), nn.LeakyReLU(0.2), nn.Linear(8, 8), nn.Tanh(),
+                               nn.Linear(8, 1)), 2)
+    opt_d = T.optim.Adam(D.parameters(), lr=1e-3, betas=(0.0, 0.9))
+    opt_g = T.optim.Adam(G.parameters(), lr=1e-3, betas=(0.0, 0.9))
+    log = []
+    for it in range(2):
+        for k in range(3):
+            real = T.from_numpy(_arr(6, 2, seed=10 * it + k) * 0.5 + 1.0)
+            fake = G(T.from_numpy(_arr(6, 2, seed=100 + 10 * it + k))).detach()
+            alpha = T.from_numpy(np.random.default_rng(k).random((6, 1)).astype(np.float32))
+            mid = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+            grad = T.autograd.grad(D(mid), mid, grad_outputs=T.ones(6, 1), create_graph=True,
+                                   retain_graph=True, only_inputs=True)[0]
+            gp = ((grad.norm(2, dim=1) - 1) ** 2).mean()
+            loss_d = D(fake).mean() - D(real).mean() + 10 * gp
+            opt_d.zero_grad()
+            loss_d.backward()
+            opt_d.step()
+        for p in D.parameters():
+            p.requires_grad_(False)
+        loss_g = -D(G(T.from_numpy(_arr(6, 2, seed=200 + it)))).mean()
+        opt_g.zero_grad()
+        loss_g.backward()
+        opt_g.step()
+        for p in D.parameters():
+            p.requires_grad_(True)
+        log.append([loss_d.item(), gp.item(), loss_g.item()])
+    return [log, D[0].weight.grad, G[2].weight.grad, D[2].weight.requires_grad]
+
+
+# ---- MAML -----------------------------------------------------------------------------------
+
+def maml(T):
+    """Model-agnostic meta-learning on sine tasks: a functional MLP, inner
+    SGD steps with autograd.grad(create_graph=True), the query loss summed
+    over tasks and backpropagated through the inner steps into the
+    meta-parameters; first-order MAML for comparison."""
+    F = T.nn.functional
+    rng = np.random.default_rng(0)
+    params = [T.from_numpy((rng.standard_normal(s) * 0.5).astype(np.float32)).requires_grad_()
+              for s in [(16, 1), (16,), (16, 16), (16,), (1, 16), (1,)]]
+
+    def net(x, w):
+        h = F.relu(F.linear(x, w[0], w[1]))
+        h = F.relu(F.linear(h, w[2], w[3]))
+        return F.linear(h, w[4], w[5])
+
+    def task(seed):
+        r = np.random.default_rng(seed)
+        amp, phase = r.uniform(0.5, 2.0), r.uniform(0, math.pi)
+        xs = r.uniform(-3, 3, (10, 1)).astype(np.float32)
+        x = T.from_numpy(xs)
+        return x[:5], (amp * T.sin(x[:5] + phase)), x[5:], (amp * T.sin(x[5:] + phase))
+
+    meta = T.optim.Adam(params, lr=1e-2)
+    log = []
+    for step in range(2):
+        for first_order in (False, True):
+            meta.zero_grad()
+            total = 0.0
+            for t in range(3):
+                xs, ys, xq, yq = task(10 * step + t)
+                fast = params
+                for _ in range(2):
+                    loss = F.mse_loss(net(xs, fast), ys)
+                    grads = T.autograd.grad(loss, fast, create_graph=not first_order)
+                    fast = [w - 0.05 * g for w, g in zip(fast, grads)]
+                q = F.mse_loss(net(xq, fast), yq)
+                q.backward()
+                total += q.item()
+            log.append([total, params[0].grad.norm().item(), params[5].grad.item()])
+            if not first_order:
+                meta.step()
+    return [log, params[4]]
+
+
+# ---- DQN ------------------------------------------------------------------------------------
+
+def dqn(T):
+    """DQN on a fixed replay buffer (a deque of transitions sampled by NumPy
+    indices): Q(s, a) by gather, the target by the target network's max
+    under no_grad, smooth_l1 (Huber) loss, value clipping of gradients,
+    hard target updates by load_state_dict and soft (Polyak) ones by
+    lerp_ / mul_ and add_; double-DQN's argmax for the target."""
+    nn = T.nn
+    F = nn.functional
+    q = _init(T, nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3)), 1)
+    target = copy.deepcopy(q)
+    for p in target.parameters():
+        p.requires_grad_(False)
+    rng = np.random.default_rng(3)
+    buffer = collections.deque(maxlen=20)
+    Transition = collections.namedtuple("Transition", "s a r s2 done")
+    for _ in range(25):
+        buffer.append(Transition(rng.standard_normal(4).astype(np.float32), int(rng.integers(3)),
+                                 float(rng.standard_normal()), rng.standard_normal(4)
+                                 .astype(np.float32), bool(rng.random() < 0.2)))
+    opt = T.optim.RMSprop(q.parameters(), lr=1e-3, alpha=0.95, eps=0.01, centered=True)
+    log = []
+    for step in range(4):
+        batch = Transition(*zip(*[buffer[i] for i in rng.choice(len(buffer), 8, replace=False)]))
+        s = T.tensor(np.stack(batch.s))
+        a = T.tensor(batch.a, dtype=T.long).unsqueeze(1)
+        r = T.tensor(batch.r, dtype=T.float32)
+        s2 = T.from_numpy(np.stack(batch.s2))
+        done = T.tensor(batch.done, dtype=T.bool)
+        q_sa = q(s).gather(1, a).squeeze(1)
+        with T.no_grad():
+            if step % 2:
+                best = q(s2).argmax(dim=1, keepdim=True)
+                nxt = target(s2).gather(1, best).squeeze(1)
+            else:
+                nxt = target(s2).max(1)[0]
+            y = r + 0.99 * nxt * (~done).float()
+        loss = F.smooth_l1_loss(q_sa, y)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_value_(q.parameters(), 0.5)
+        opt.step()
+        if step == 1:
+            target.load_state_dict(q.state_dict())
+        else:
+            with T.no_grad():
+                for tp, p in zip(target.parameters(), q.parameters()):
+                    if step == 2:
+                        tp.mul_(0.9).add_(p, alpha=0.1)
+                    else:
+                        tp.lerp_(p, 0.1)
+        log.append([loss.item(), q_sa.detach(), y])
+    eps = [max(0.05, 1.0 - i / 10) for i in range(3)]
+    return [log, target[2].bias, q[0].weight.grad, eps, len(buffer)]
+
+
+# ---- word2vec -------------------------------------------------------------------------------
+
+def word2vec(T):
+    """Skip-gram with negative sampling: centre and context tables as
+    nn.Embedding(sparse=True), scores by bmm, logsigmoid of positive and
+    negated negative scores, SparseAdam on the sparse gradients; the
+    nearest words by cosine similarity at the end."""
+    nn = T.nn
+    F = nn.functional
+    V, D = 12, 6
+
+    class SkipGram(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.u = nn.Embedding(V, D, sparse=True)
+            self.v = nn.Embedding(V, D, sparse=True)
+
+        def forward(self, centre, ctx, neg):
+            u = self.u(centre).unsqueeze(2)                 # B, D, 1
+            pos = F.logsigmoid(T.bmm(self.v(ctx).unsqueeze(1), u).squeeze())
+            negs = F.logsigmoid(-T.bmm(self.v(neg), u).squeeze(2)).sum(1)
+            return -(pos + negs).mean()
+
+    model = _init(T, SkipGram(), 1, 0.5)
+    opt = T.optim.SparseAdam(list(model.parameters()), lr=0.05)
+    rng = np.random.default_rng(2)
+    freq = np.arange(1, V + 1, dtype=np.float64) ** 0.75
+    log = []
+    for _ in range(4):
+        centre = T.from_numpy(rng.integers(0, V, 6))
+        ctx = T.from_numpy(rng.integers(0, V, 6))
+        neg = T.from_numpy(rng.choice(V, (6, 3), p=freq / freq.sum()))
+        opt.zero_grad()
+        loss = model(centre, ctx, neg)
+        loss.backward()
+        grad = model.u.weight.grad
+        opt.step()
+        log.append(loss.item())
+    emb = F.normalize(model.u.weight.detach(), dim=1)
+    sim = emb @ emb.t()
+    return [log, grad.is_sparse, grad.coalesce().indices(), grad.to_dense()[:3],
+            sim.topk(3, dim=1).indices[:4], model.v.weight[:2]]
+
+
+# ---- DDPM -----------------------------------------------------------------------------------
+
+def ddpm(T):
+    """A DDPM training step on 2-d points and two sampling steps: a linear
+    beta schedule, alphas' cumprod, coefficients gathered by timestep and
+    reshaped to broadcast, a sinusoidal time embedding (exp of an arange,
+    sin / cos concatenated), an MLP denoiser trained on the noise by MSE
+    with an EMA of its weights."""
+    nn = T.nn
+    F = nn.functional
+    steps = 50
+    betas = T.linspace(1e-4, 0.02, steps)
+    alphas = 1.0 - betas
+    abar = T.cumprod(alphas, dim=0)
+    abar_prev = F.pad(abar[:-1], (1, 0), value=1.0)
+    post_var = betas * (1.0 - abar_prev) / (1.0 - abar)
+
+    def extract(a, t, shape):
+        return a.gather(-1, t).reshape(t.shape[0], *((1,) * (len(shape) - 1)))
+
+    def time_embed(t, dim=8):
+        half = dim // 2
+        freqs = T.exp(-math.log(10000) * T.arange(half, dtype=T.float32) / half)
+        args = t[:, None].float() * freqs[None]
+        return T.cat([T.sin(args), T.cos(args)], dim=-1)
+
+    class Denoiser(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.t = nn.Sequential(nn.Linear(8, 16), nn.SiLU(), nn.Linear(16, 16))
+            self.x = nn.Linear(2, 16)
+            self.out = nn.Sequential(nn.SiLU(), nn.Linear(16, 16), nn.SiLU(), nn.Linear(16, 2))
+
+        def forward(self, x, t):
+            return self.out(self.x(x) + self.t(time_embed(t)))
+
+    model = _init(T, Denoiser(), 1, 0.3)
+    ema = copy.deepcopy(model).requires_grad_(False)
+    opt = T.optim.Adam(model.parameters(), lr=2e-3)
+    x0 = T.from_numpy(_arr(16, 2, seed=2))
+    rng = np.random.default_rng(3)
+    log = []
+    for i in range(4):
+        t = T.from_numpy(rng.integers(0, steps, 16))
+        noise = T.from_numpy(_arr(16, 2, seed=10 + i))
+        xt = extract(abar, t, x0.shape).sqrt() * x0 + extract(1 - abar, t, x0.shape).sqrt() * noise
+        loss = F.mse_loss(model(xt, t), noise)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with T.no_grad():
+            for pe, p in zip(ema.parameters(), model.parameters()):
+                pe.mul_(0.9).add_(p.detach(), alpha=0.1)
+        log.append(loss.item())
+    x = T.from_numpy(_arr(3, 2, seed=20))
+    with T.no_grad():
+        for k, step in enumerate((steps - 1, steps - 2)):
+            t = T.full((3,), step, dtype=T.long)
+            eps = ema(x, t)
+            mean = (x - extract(betas, t, x.shape) / extract(1 - abar, t, x.shape).sqrt() * eps) \
+                / extract(alphas, t, x.shape).sqrt()
+            x = mean + extract(post_var, t, x.shape).sqrt() * T.from_numpy(_arr(3, 2, seed=30 + k))
+    return [log, abar[[0, 24, 49]], post_var[:3], time_embed(T.tensor([0, 7, 49])), x]
+
+
+# ---- Glow -----------------------------------------------------------------------------------
+
+def glow(T):
+    """One Glow step on 2x4x4 inputs: ActNorm initialised from the first
+    batch's statistics (a flag buffer), an invertible 1x1 convolution whose
+    log-determinant is slogdet of its weight (initialised by QR of a random
+    matrix), an affine coupling with a sigmoid scale; the negative
+    log-likelihood in bits per dimension, trained by Adam, and the
+    inverse checked to reconstruct the input."""
+    nn = T.nn
+    F = nn.functional
+
+    class ActNorm(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.loc = nn.Parameter(T.zeros(1, c, 1, 1))
+            self.logs = nn.Parameter(T.zeros(1, c, 1, 1))
+            self.register_buffer("inited", T.tensor(0, dtype=T.uint8))
+
+        def forward(self, x):
+            if self.inited.item() == 0:
+                with T.no_grad():
+                    mean = x.mean(dim=(0, 2, 3), keepdim=True)
+                    std = x.std(dim=(0, 2, 3), keepdim=True)
+                    self.loc.data.copy_(-mean)
+                    self.logs.data.copy_(T.log(1 / (std + 1e-6)))
+                    self.inited.fill_(1)
+            y = (x + self.loc) * T.exp(self.logs)
+            return y, x.shape[2] * x.shape[3] * self.logs.sum()
+
+        def reverse(self, y):
+            return y * T.exp(-self.logs) - self.loc
+
+    class InvConv(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            w = np.linalg.qr(np.random.default_rng(4).standard_normal((c, c)))[0]
+            self.weight = nn.Parameter(T.from_numpy(w.astype(np.float32)))
+
+        def forward(self, x):
+            logdet = x.shape[2] * x.shape[3] * T.linalg.slogdet(self.weight)[1]
+            return F.conv2d(x, self.weight.unsqueeze(2).unsqueeze(3)), logdet
+
+        def reverse(self, y):
+            return F.conv2d(y, T.inverse(self.weight).unsqueeze(2).unsqueeze(3))
+
+    class Coupling(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.net = nn.Sequential(nn.Conv2d(c // 2, 8, 3, padding=1), nn.ReLU(),
+                                     nn.Conv2d(8, c, 3, padding=1))
+
+        def forward(self, x):
+            xa, xb = x.chunk(2, 1)
+            shift, s = self.net(xa).chunk(2, 1)
+            scale = T.sigmoid(s + 2.0)
+            yb = (xb + shift) * scale
+            return T.cat([xa, yb], 1), T.log(scale).flatten(1).sum(1)
+
+        def reverse(self, y):
+            ya, yb = y.chunk(2, 1)
+            shift, s = self.net(ya).chunk(2, 1)
+            return T.cat([ya, yb / T.sigmoid(s + 2.0) - shift], 1)
+
+    flow = nn.ModuleList([ActNorm(4), InvConv(4), Coupling(4)])
+    _init(T, flow[2], 5, 0.2)
+    opt = T.optim.Adam(flow.parameters(), lr=1e-2)
+    x = T.from_numpy(_arr(5, 4, 4, 4, seed=6) * 0.7 + 0.3)
+    n_dim = 4 * 4 * 4
+    log = []
+    for _ in range(3):
+        h, logdet = x, T.zeros(5)
+        for layer in flow:
+            h, ld = layer(h)
+            logdet = logdet + ld
+        log_pz = (-0.5 * (h ** 2 + math.log(2 * math.pi))).flatten(1).sum(1)
+        bpd = -(log_pz + logdet).mean() / (n_dim * math.log(2))
+        opt.zero_grad()
+        bpd.backward()
+        opt.step()
+        log.append(bpd.item())
+    with T.no_grad():
+        h = x
+        for layer in flow:
+            h = layer(h)[0]
+        back = h
+        for layer in reversed(flow):
+            back = layer.reverse(back)
+    return [log, flow[0].inited, flow[0].logs.flatten(), flow[1].weight.grad,
+            T.linalg.slogdet(flow[1].weight), (back - x).abs().max().item() < 1e-4]
+
+
+# ---- a neural ODE ---------------------------------------------------------------------------
+
+def neural_ode(T):
+    """dy/dt = f(t, y) by a small MLP, integrated by hand-written RK4 over a
+    time grid from linspace, the trajectory stacked and fitted to a spiral
+    by MSE; gradients by backpropagating through the solver."""
+    nn = T.nn
+    F = nn.functional
+
+    class ODEFunc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 2))
+
+        def forward(self, t, y):
+            return self.net(T.cat([y, t.expand(y.shape[0], 1)], dim=1))
+
+    def rk4(f, y0, ts):
+        ys = [y0]
+        y = y0
+        for t0, t1 in zip(ts[:-1], ts[1:]):
+            h = t1 - t0
+            k1 = f(t0, y)
+            k2 = f(t0 + h / 2, y + h / 2 * k1)
+            k3 = f(t0 + h / 2, y + h / 2 * k2)
+            k4 = f(t1, y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            ys.append(y)
+        return T.stack(ys)
+
+    func = _init(T, ODEFunc(), 1, 0.4)
+    ts = T.linspace(0.0, 1.0, 6)
+    y0 = T.tensor([[1.0, 0.0], [0.5, 0.5]])
+    true = T.stack([T.stack([T.cos(ts * 2) * r, T.sin(ts * 2) * r], dim=-1)
+                    for r in (1.0, 0.7)], dim=1)
+    opt = T.optim.Adam(func.parameters(), lr=1e-2)
+    log = []
+    for _ in range(3):
+        opt.zero_grad()
+        pred = rk4(func, y0, ts)
+        loss = F.mse_loss(pred, true)
+        loss.backward()
+        opt.step()
+        log.append(loss.item())
+    return [log, pred.shape, pred[-1], func.net[0].weight.grad[:2]]
+
+
+# ---- a mixture of experts -------------------------------------------------------------------
+
+def moe(T):
+    """A top-2 gated mixture of experts (Switch/GShard style): gate logits,
+    topk, softmax over the chosen logits scattered into a dense gate
+    matrix, tokens dispatched to experts by nonzero / index_add_, the
+    load-balancing loss from each expert's share of tokens and of gate
+    probability, a router z-loss by logsumexp."""
+    nn = T.nn
+    F = nn.functional
+    E, D = 4, 6
+
+    class MoE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = nn.Linear(D, E, bias=False)
+            self.experts = nn.ModuleList(nn.Sequential(nn.Linear(D, 8), nn.GELU(),
+                                                       nn.Linear(8, D)) for _ in range(E))
+
+        def forward(self, x):
+            logits = self.gate(x)                                  # N, E
+            probs = logits.softmax(-1)
+            top_v, top_i = logits.topk(2, dim=-1)
+            weights = T.zeros_like(logits).scatter(1, top_i, top_v.softmax(-1))
+            out = T.zeros_like(x)
+            for e, expert in enumerate(self.experts):
+                idx = (top_i == e).any(-1).nonzero(as_tuple=True)[0]
+                if idx.numel():
+                    out.index_add_(0, idx, expert(x[idx]) * weights[idx, e:e + 1])
+            share = F.one_hot(top_i[:, 0], E).float().mean(0)
+            aux = E * (share * probs.mean(0)).sum()
+            z = T.logsumexp(logits, dim=-1).pow(2).mean()
+            return out, aux, z, top_i
+
+    model = _init(T, MoE(), 1, 0.4)
+    head = _init(T, nn.Linear(D, 1), 2)
+    opt = T.optim.Adam(list(model.parameters()) + list(head.parameters()), lr=5e-3)
+    x = T.from_numpy(_arr(10, D, seed=3))
+    y = T.from_numpy(_arr(10, 1, seed=4))
+    log = []
+    for _ in range(3):
+        out, aux, z, top_i = model(x)
+        loss = F.mse_loss(head(out + x), y) + 0.01 * aux + 1e-3 * z
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append([loss.item(), aux.item(), z.item()])
+    counts = T.bincount(top_i.flatten(), minlength=E)
+    return [log, top_i, counts, model.gate.weight.grad,
+            model.experts[1][0].weight.grad is None]
+
+
+# ---- batch-hard triplet loss ----------------------------------------------------------------
+
+def triplet(T):
+    """Metric learning with batch-hard mining: pairwise distances by cdist,
+    same-label masks from broadcast equality (eye removed), the hardest
+    positive by masked max and hardest negative by masked_fill then min,
+    margin ranking by relu; F.triplet_margin_loss and
+    TripletMarginWithDistanceLoss on the mined triplets agree."""
+    nn = T.nn
+    F = nn.functional
+    net = _init(T, nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 4)), 1)
+    x = T.from_numpy(_arr(8, 5, seed=2))
+    labels = T.tensor([0, 0, 1, 1, 2, 2, 0, 1])
+    opt = T.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, nesterov=True)
+    log = []
+    for _ in range(3):
+        emb = F.normalize(net(x), p=2, dim=1)
+        dist = T.cdist(emb, emb)
+        same = labels.unsqueeze(0) == labels.unsqueeze(1)
+        pos_mask = same & ~T.eye(8, dtype=T.bool)
+        hard_pos = (dist * pos_mask.float()).max(dim=1).values
+        hard_neg = dist.masked_fill(same, float("inf")).min(dim=1).values
+        loss = F.relu(hard_pos - hard_neg + 0.3).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append([loss.item(), hard_pos.detach(), hard_neg.detach()])
+    emb = net(x)
+    a, p, n = emb[[0, 2, 4]], emb[[1, 3, 5]], emb[[2, 4, 0]]
+    cos = nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda u, v: 1.0 - F.cosine_similarity(u, v), margin=0.5)
+    return [log, F.triplet_margin_loss(a, p, n, margin=1.0, p=2, swap=True),
+            nn.TripletMarginLoss(margin=0.2, reduction="none")(a, p, n), cos(a, p, n),
+            T.cdist(emb[:3], emb[3:6], p=1), net[2].weight.grad]
+
+
+# ---- pruning --------------------------------------------------------------------------------
+
+def pruning(T):
+    """torch.nn.utils.prune as a pruning script uses it: l1_unstructured on
+    one layer (weight_orig and weight_mask appear, the weight is
+    recomputed by a forward pre-hook), ln_structured over output rows,
+    global_unstructured by L1 across layers, a fine-tuning step that keeps
+    pruned weights at zero, then prune.remove to make it permanent."""
+    nn = T.nn
+    F = nn.functional
+    prune = importlib.import_module(T.__name__ + ".nn.utils.prune")  # import torch.nn.utils.prune
+    model = _init(T, nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(),
+                                   nn.Linear(8, 3)), 1)
+    prune.l1_unstructured(model[0], name="weight", amount=0.3)
+    names = sorted(n for n, _ in model[0].named_parameters())
+    buffers = sorted(n for n, _ in model[0].named_buffers())
+    prune.ln_structured(model[2], name="weight", amount=0.25, n=2, dim=0)
+    prune.global_unstructured([(model[0], "weight"), (model[4], "weight")],
+                              pruning_method=prune.L1Unstructured, amount=10)
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    x, y = T.from_numpy(_arr(5, 6, seed=2)), T.tensor([0, 1, 2, 1, 0])
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    zeros = [int((m.weight == 0).sum()) for m in (model[0], model[2], model[4])]
+    pruned = prune.is_pruned(model)
+    for i in (0, 2, 4):
+        prune.remove(model[i], "weight")
+    return [losses, names, buffers, zeros, model[0].weight_orig.grad
+            if hasattr(model[0], "weight_orig") else None, pruned, prune.is_pruned(model),
+            sorted(n for n, _ in model.named_parameters()), model[2].weight, model[4].weight]
+
+
+# ---- stochastic weight averaging ------------------------------------------------------------
+
+def swa(T):
+    """SWA as the recipe goes: a cosine-annealed run, then SWALR and an
+    AveragedModel updated each epoch, an EMA model by
+    get_ema_multi_avg_fn, update_bn over a DataLoader to recompute the
+    averaged model's batch-norm statistics."""
+    nn = T.nn
+    F = nn.functional
+    swa_utils = T.optim.swa_utils
+    model = _init(T, nn.Sequential(nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(),
+                                   nn.Linear(8, 1)), 1)
+    data = T.utils.data.TensorDataset(T.from_numpy(_arr(12, 3, seed=2)),
+                                      T.from_numpy(_arr(12, 1, seed=3)))
+    loader = T.utils.data.DataLoader(data, batch_size=4, shuffle=False)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = T.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+    swa_model = swa_utils.AveragedModel(model)
+    ema_model = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.8))
+    swa_sched = swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=2, anneal_strategy="cos")
+    lrs, losses = [], []
+    for epoch in range(5):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = F.mse_loss(model(xb), yb)
+            loss.backward()
+            opt.step()
+            ema_model.update_parameters(model)
+            losses.append(loss.item())
+        if epoch >= 2:
+            swa_model.update_parameters(model)
+            swa_sched.step()
+        else:
+            sched.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    before = swa_model.module[1].running_mean.clone()
+    swa_utils.update_bn(loader, swa_model)
+    swa_model.eval()
+    return [losses, lrs, swa_model.n_averaged, ema_model.n_averaged, swa_model.module[0].weight,
+            ema_model.module[3].bias, before, swa_model.module[1].running_mean,
+            swa_model.module[1].running_var, swa_model(data.tensors[0][:2]),
+            sorted(swa_model.state_dict())[:4]]
+
+
+# ---- gradient accumulation ------------------------------------------------------------------
+
+def grad_accum(T):
+    """Gradient accumulation over micro-batches (the loss divided by the
+    number of steps), clip_grad_norm_ returning the total norm before the
+    step (and error_if_nonfinite), OneCycleLR's rates and momenta, then
+    CosineAnnealingWarmRestarts stepped with fractional epochs."""
+    nn = T.nn
+    F = nn.functional
+    model = _init(T, nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)), 1)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = T.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=6, pct_start=0.3,
+                                            anneal_strategy="cos", three_phase=True)
+    x, y = T.from_numpy(_arr(12, 4, seed=2)), T.from_numpy(_arr(12, 2, seed=3))
+    accum = 3
+    norms, lrs, moms, losses = [], [], [], []
+    for step in range(6):
+        for k in range(accum):
+            lo = (4 * step + k) % 9
+            loss = F.mse_loss(model(x[lo:lo + 4]), y[lo:lo + 4]) / accum
+            loss.backward()
+            losses.append(loss.item())
+        norms.append(nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5,
+                                              norm_type=2.0, error_if_nonfinite=True))
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        sched.step()
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+    opt2 = T.optim.Adam(model.parameters(), lr=0.01)
+    warm = T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt2, T_0=2, T_mult=2, eta_min=1e-4)
+    rates = []
+    for epoch in range(3):
+        for i in range(4):
+            warm.step(epoch + i / 4)
+            rates.append(opt2.param_groups[0]["lr"])
+    inf_norm = nn.utils.clip_grad_norm_([T.ones(3, requires_grad=True)], 1.0, norm_type="inf")
+    return [losses, norms, lrs, moms, rates, warm.T_i, warm.T_cur, inf_norm,
+            model[0].weight.grad is None]
+
+
+# ---- the named results programs print and test for -------------------------------------------
+
+def result_types(T):
+    """The named tuples that linear-algebra and histogram calls return, as a
+    program logging them or testing isinstance sees them: each type's name
+    (torch.linalg's carry a linalg_ prefix, torch.slogdet's does not), its
+    place in return_types, its fields and the repr's first line."""
+    a = T.tensor([[2.0, 1.0], [1.0, 3.0]])
+    results = [T.linalg.slogdet(a), T.slogdet(a), T.linalg.qr(a), T.linalg.svd(a), T.svd(a),
+               T.linalg.eigh(a), T.linalg.eig(a), T.linalg.lu_factor(a), T.linalg.lu(a),
+               T.linalg.inv_ex(a), T.linalg.cholesky_ex(a), T.linalg.solve_ex(a, a),
+               T.linalg.lu_factor_ex(a), T.linalg.lstsq(a, a), T.linalg.ldl_factor(a),
+               T.linalg.ldl_factor_ex(a), T.aminmax(a), T.frexp(a), T.geqrf(a),
+               T.lu_unpack(*T.linalg.lu_factor(a)), T.histogram(a.flatten(), 3)]
+    return [[type(r).__name__, getattr(T.return_types, type(r).__name__) is type(r),
+             list(type(r).__match_args__),
+             repr(r).split("\n")[0]] for r in results]
+
+
+# ---- data utilities -------------------------------------------------------------------------
+
+def data_pipeline(T):
+    """The data utilities around a training loop: random_split with a
+    seeded Generator (sizes by counts and by fractions; which samples go
+    where depends on the generator's stream, so only the partition is
+    compared), WeightedRandomSampler's length and support, a BatchSampler
+    over a SequentialSampler with and without drop_last, a collate_fn that
+    pads variable-length sequences by pad_sequence, a Subset and
+    ConcatDataset, default_collate of dicts and namedtuples."""
+    data = T.utils.data
+    nn = T.nn
+
+    class Seqs(data.Dataset):
+        def __init__(self):
+            rng = np.random.default_rng(1)
+            self.items = [(T.from_numpy(rng.standard_normal(int(n)).astype(np.float32)), int(n) % 3)
+                          for n in rng.integers(1, 6, 10)]
+
+        def __len__(self):
+            return len(self.items)
+
+        def __getitem__(self, i):
+            return self.items[i]
+
+    def pad_collate(batch):
+        seqs, labels = zip(*batch)
+        lens = T.tensor([len(s) for s in seqs])
+        return nn.utils.rnn.pad_sequence(list(seqs), batch_first=True, padding_value=-1.0), \
+            lens, T.tensor(labels)
+
+    ds = Seqs()
+    g = T.Generator().manual_seed(42)
+    parts = data.random_split(ds, [7, 3], generator=g)
+    fracs = data.random_split(range(10), [0.5, 0.3, 0.2], generator=T.Generator().manual_seed(0))
+    cover = sorted(i for p in parts for i in p.indices)
+    sampler = data.WeightedRandomSampler([0.0, 1.0, 0.0, 2.0, 1.0], num_samples=6,
+                                         replacement=True, generator=T.Generator().manual_seed(1))
+    drawn = list(sampler)
+    batches = list(data.BatchSampler(data.SequentialSampler(ds), batch_size=4, drop_last=False))
+    dropped = list(data.BatchSampler(range(10), batch_size=4, drop_last=True))
+    loader = data.DataLoader(ds, batch_sampler=data.BatchSampler(
+        data.SequentialSampler(ds), 4, False), collate_fn=pad_collate)
+    padded = [b for b in loader]
+    both = data.ConcatDataset([data.Subset(ds, [0, 1]), data.Subset(ds, [9])])
+    Pair = collections.namedtuple("Pair", "x y")
+    collated = data.default_collate([{"a": T.ones(2), "b": 1.5, "p": Pair(1, T.zeros(1))},
+                                     {"a": T.zeros(2), "b": 2.5, "p": Pair(2, T.ones(1))}])
+    return [[len(p) for p in parts], [len(p) for p in fracs], cover, len(sampler),
+            sorted(set(drawn)) in ([1, 3, 4], [1, 3], [3, 4], [1, 4], [1], [3], [4]),
+            all(i in (1, 3, 4) for i in drawn), batches, dropped, len(loader),
+            padded[0], padded[2], len(both), both[2][1], collated["a"], collated["b"],
+            type(collated["p"]).__name__, collated["p"].x, collated["p"].y]
+
+
+# ---- beam search over a Transformer decoder ---------------------------------------------------
+
+def beam_search(T):
+    """A small encoder-decoder: nn.TransformerDecoder with a causal tgt_mask
+    (generate_square_subsequent_mask), tgt_key_padding_mask and
+    memory_key_padding_mask, one teacher-forced training step, then beam
+    search (beam 3) for one source by log_softmax, topk over the flattened
+    beam x vocabulary scores, index arithmetic by // and %, and a length
+    penalty."""
+    nn = T.nn
+    F = nn.functional
+    V, D, BOS, EOS, PAD = 7, 8, 1, 2, 0
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(V, D, padding_idx=PAD)
+            self.pos = nn.Parameter(T.zeros(1, 8, D))
+            enc = nn.TransformerEncoderLayer(D, 2, 16, dropout=0.0, batch_first=True)
+            dec = nn.TransformerDecoderLayer(D, 2, 16, dropout=0.0, batch_first=True)
+            self.encoder = nn.TransformerEncoder(enc, 1, enable_nested_tensor=False)
+            self.decoder = nn.TransformerDecoder(dec, 2)
+            self.out = nn.Linear(D, V)
+
+        def encode(self, src, src_pad):
+            return self.encoder(self.emb(src) + self.pos[:, :src.shape[1]],
+                                src_key_padding_mask=src_pad)
+
+        def decode(self, tgt, memory, src_pad, tgt_pad=None):
+            n = tgt.shape[1]
+            mask = nn.Transformer.generate_square_subsequent_mask(n)
+            h = self.decoder(self.emb(tgt) + self.pos[:, :n], memory, tgt_mask=mask,
+                             tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=src_pad)
+            return self.out(h)
+
+    model = _init(T, Model(), 1, 0.3)
+    src = T.tensor([[3, 4, 5, 6, 2], [4, 4, 2, 0, 0]])
+    tgt = T.tensor([[1, 6, 5, 4, 3, 2], [1, 4, 4, 2, 0, 0]])
+    src_pad, tgt_pad = src == PAD, tgt[:, :-1] == PAD
+    opt = T.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(3):
+        logits = model.decode(tgt[:, :-1], model.encode(src, src_pad), src_pad, tgt_pad)
+        loss = F.cross_entropy(logits.reshape(-1, V), tgt[:, 1:].reshape(-1), ignore_index=PAD)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    beam = 3
+    with T.no_grad():
+        memory = model.encode(src[:1], src_pad[:1]).expand(beam, -1, -1)
+        mem_pad = src_pad[:1].expand(beam, -1)
+        seqs = T.full((beam, 1), BOS, dtype=T.long)
+        scores = T.tensor([0.0] + [float("-inf")] * (beam - 1))
+        finished = []
+        for _ in range(4):
+            logp = model.decode(seqs, memory, mem_pad)[:, -1].log_softmax(-1)
+            cand = (scores.unsqueeze(1) + logp).flatten()
+            top, idx = cand.topk(beam)
+            prev, tok = idx // V, idx % V
+            seqs = T.cat([seqs[prev], tok.unsqueeze(1)], dim=1)
+            scores = top
+            for b in range(beam):
+                if tok[b].item() == EOS:
+                    finished.append((scores[b].item() / seqs.shape[1] ** 0.6,
+                                     seqs[b].tolist()))
+            scores = scores.masked_fill(tok == EOS, float("-inf"))
+    return [losses, seqs, scores, finished]
+
+
+# ---- the less common losses ------------------------------------------------------------------
+
+def losses(T):
+    """A multi-head regression net trained on a sum of the losses a
+    forecasting or ranking script writes: a pinball (quantile) loss by
+    hand, GaussianNLLLoss (full, eps, a per-feature variance), PoissonNLLLoss
+    (log_input either way, full), KLDivLoss with log_target, and
+    MarginRanking / CosineEmbedding / HingeEmbedding / MultiLabelSoftMargin /
+    SoftMargin / MultiMargin / SmoothL1(beta) values of fixed inputs."""
+    nn = T.nn
+    F = nn.functional
+    net = _init(T, nn.Sequential(nn.Linear(4, 16), nn.ELU(), nn.Linear(16, 8)), 1)
+    x, y = T.from_numpy(_arr(6, 4, seed=2)), T.from_numpy(_arr(6, 1, seed=3))
+    counts = T.from_numpy(np.random.default_rng(4).poisson(2.0, (6, 1)).astype(np.float32))
+    qs = T.tensor([0.1, 0.5, 0.9])
+    gnll = nn.GaussianNLLLoss(full=True, eps=1e-4)
+    pnll = nn.PoissonNLLLoss(log_input=True, full=True)
+    kl = nn.KLDivLoss(reduction="batchmean", log_target=True)
+    target_dist = F.log_softmax(T.from_numpy(_arr(6, 2, seed=5)), dim=1)
+    opt = T.optim.Adam(net.parameters(), lr=1e-2)
+    log = []
+    for _ in range(3):
+        out = net(x)
+        q_pred, mu, var = out[:, :3], out[:, 3:4], F.softplus(out[:, 4:5])
+        err = y - q_pred
+        pinball = T.max(qs * err, (qs - 1) * err).mean()
+        parts = [pinball, gnll(mu, y, var), pnll(out[:, 5:6], counts),
+                 kl(F.log_softmax(out[:, 6:8], dim=1), target_dist)]
+        loss = sum(parts)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append([p.item() for p in parts])
+    a, b = T.from_numpy(_arr(5, seed=6)), T.from_numpy(_arr(5, seed=7))
+    sign = T.tensor([1.0, -1.0, 1.0, -1.0, 1.0])
+    A, B = T.from_numpy(_arr(5, 3, seed=8)), T.from_numpy(_arr(5, 3, seed=9))
+    multi = T.tensor([[1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]], dtype=T.float32)
+    fixed = [F.margin_ranking_loss(a, b, sign, margin=0.2),
+             F.cosine_embedding_loss(A, B, sign, margin=0.1, reduction="none"),
+             F.hinge_embedding_loss(a.abs(), sign, margin=0.5),
+             F.multilabel_soft_margin_loss(A, multi, weight=T.tensor([1.0, 2.0, 0.5])),
+             F.soft_margin_loss(a, sign), F.multi_margin_loss(A, T.tensor([0, 2, 1, 1, 0]), p=2,
+                                                            margin=0.5),
+             F.smooth_l1_loss(a, b, beta=0.3, reduction="sum"),
+             F.poisson_nll_loss(a.abs() + 0.1, counts[:5, 0], log_input=False, full=True),
+             F.gaussian_nll_loss(a, b, T.ones(5) * 0.5, reduction="sum"),
+             F.kl_div(F.log_softmax(A, 1), F.softmax(B, 1), reduction="sum")]
+    return [log, fixed, net[2].bias.grad]
+
+
+# ---- a linear-chain CRF -----------------------------------------------------------------------
+
+def crf(T):
+    """A BiLSTM-CRF tagger: emissions from a bidirectional LSTM, the CRF's
+    log partition by the forward algorithm (logsumexp over the previous tag
+    with masking of padded steps by where), the gold path's score by
+    gather, the NLL trained by Adam; Viterbi decoding by max / argmax and
+    backtracking through the stored pointers."""
+    nn = T.nn
+    K, B, L = 4, 3, 5
+    rng = np.random.default_rng(1)
+    tokens = T.from_numpy(rng.integers(1, 10, (B, L)))
+    tags = T.from_numpy(rng.integers(0, K, (B, L)))
+    lengths = T.tensor([5, 3, 4])
+    mask = T.arange(L).unsqueeze(0) < lengths.unsqueeze(1)
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 6)
+            self.lstm = nn.LSTM(6, 4, batch_first=True, bidirectional=True)
+            self.proj = nn.Linear(8, K)
+            self.trans = nn.Parameter(T.zeros(K, K))
+            self.start = nn.Parameter(T.zeros(K))
+            self.end = nn.Parameter(T.zeros(K))
+
+        def emissions(self, tok):
+            return self.proj(self.lstm(self.emb(tok))[0])
+
+        def log_partition(self, em):
+            alpha = self.start + em[:, 0]
+            for t in range(1, L):
+                nxt = T.logsumexp(alpha.unsqueeze(2) + self.trans + em[:, t].unsqueeze(1), dim=1)
+                alpha = T.where(mask[:, t].unsqueeze(1), nxt, alpha)
+            return T.logsumexp(alpha + self.end, dim=1)
+
+        def gold(self, em, tags):
+            s = self.start[tags[:, 0]] + em[:, 0].gather(1, tags[:, :1]).squeeze(1)
+            for t in range(1, L):
+                step = self.trans[tags[:, t - 1], tags[:, t]] + \
+                    em[:, t].gather(1, tags[:, t:t + 1]).squeeze(1)
+                s = s + step * mask[:, t]
+            last = tags.gather(1, (lengths - 1).unsqueeze(1)).squeeze(1)
+            return s + self.end[last]
+
+        def viterbi(self, em):
+            score = self.start + em[:, 0]
+            ptrs = []
+            for t in range(1, L):
+                best, idx = (score.unsqueeze(2) + self.trans).max(dim=1)
+                nxt = best + em[:, t]
+                score = T.where(mask[:, t].unsqueeze(1), nxt, score)
+                ptrs.append(idx)
+            score = score + self.end
+            paths = []
+            for b in range(B):
+                tag = score[b].argmax().item()
+                path = [tag]
+                for t in range(lengths[b].item() - 1, 0, -1):
+                    tag = ptrs[t - 1][b, tag].item()
+                    path.append(tag)
+                paths.append(path[::-1])
+            return score.max(dim=1).values, paths
+
+    model = _init(T, Tagger(), 1, 0.3)
+    opt = T.optim.Adam(model.parameters(), lr=2e-2)
+    log = []
+    for _ in range(3):
+        em = model.emissions(tokens)
+        nll = (model.log_partition(em) - model.gold(em, tags)).mean()
+        opt.zero_grad()
+        nll.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        log.append(nll.item())
+    with T.no_grad():
+        best, paths = model.viterbi(model.emissions(tokens))
+    return [log, best, paths, model.trans.grad, model.lstm.weight_hh_l0_reverse.grad[:2]]
+
+
+# ---- capsules ---------------------------------------------------------------------------------
+
+def capsules(T):
+    """Capsule layers with dynamic routing: primary capsules from a Conv2d
+    reshaped to vectors, the squash non-linearity, prediction vectors by a
+    broadcast matmul with a 5-d weight, three routing iterations (softmax
+    of the logits over the output capsules, weighted sum, agreement by a
+    dot product); the margin loss on capsule lengths and a masked
+    reconstruction."""
+    nn = T.nn
+    F = nn.functional
+
+    def squash(s, dim=-1):
+        n2 = (s ** 2).sum(dim=dim, keepdim=True)
+        return n2 / (1 + n2) * s / T.sqrt(n2 + 1e-8)
+
+    class CapsNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, 8, 3, stride=2)
+            self.W = nn.Parameter(T.zeros(1, 18, 3, 4, 2))    # in caps, out caps, out dim, in dim
+            self.recon = nn.Linear(3 * 4, 49)
+
+        def forward(self, x, y):
+            u = squash(self.conv(x).view(x.shape[0], 4, 2, 9).permute(0, 1, 3, 2)
+                       .reshape(x.shape[0], 36, 2)[:, :18])
+            u_hat = (self.W @ u[:, :, None, :, None]).squeeze(-1)   # B, 18, 3, 4
+            b = T.zeros(x.shape[0], 18, 3)
+            for it in range(3):
+                c = b.softmax(dim=2)
+                v = squash((c.unsqueeze(-1) * u_hat).sum(dim=1))    # B, 3, 4
+                if it < 2:
+                    b = b + (u_hat * v.unsqueeze(1)).sum(-1)
+            lengths = v.norm(dim=-1)
+            masked = (v * F.one_hot(y, 3).unsqueeze(-1)).flatten(1)
+            return lengths, T.sigmoid(self.recon(masked)), c
+
+    model = _init(T, CapsNet(), 1, 0.4)
+    x = T.from_numpy(np.abs(_arr(4, 1, 7, 7, seed=2)))
+    y = T.tensor([0, 2, 1, 2])
+    opt = T.optim.Adam(model.parameters(), lr=1e-2)
+    log = []
+    for _ in range(3):
+        lengths, recon, c = model(x, y)
+        onehot = F.one_hot(y, 3).float()
+        margin = (onehot * F.relu(0.9 - lengths) ** 2
+                  + 0.5 * (1 - onehot) * F.relu(lengths - 0.1) ** 2).sum(1).mean()
+        loss = margin + 5e-4 * F.mse_loss(recon, x.flatten(1), reduction="sum")
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append([margin.item(), loss.item()])
+    return [log, lengths, c[0, :3], model.W.grad[0, 0]]
+
+
+# ---- Newton steps by torch.func --------------------------------------------------------------
+
+def func_newton(T):
+    """Logistic regression fitted by Newton's method with torch.func: the
+    gradient by jacrev, the Hessian by hessian (and by jacfwd(jacrev)),
+    the step by linalg.solve; per-example losses by vmap and per-example
+    Jacobians of a small network by vmap(jacrev) over functional_call;
+    a Gauss-Newton product by jvp then vjp."""
+    tf = T.func
+    F = T.nn.functional
+    X = T.from_numpy(np.concatenate([_arr(12, 2, seed=1), np.ones((12, 1), np.float32)], 1)
+                     .astype(np.float64))
+    y = T.from_numpy((np.random.default_rng(2).random(12) < 0.5).astype(np.float64))
+
+    def nll(w):
+        return F.binary_cross_entropy_with_logits(X @ w, y) + 0.05 * (w ** 2).sum()
+
+    w = T.zeros(3, dtype=T.float64)
+    path = []
+    for _ in range(4):
+        g = tf.jacrev(nll)(w)
+        H = tf.hessian(nll)(w)
+        w = w - T.linalg.solve(H, g)
+        path.append(nll(w).item())
+    H2 = tf.jacfwd(tf.jacrev(nll))(w)
+    per = tf.vmap(lambda xi, yi: F.binary_cross_entropy_with_logits(xi @ w, yi))(X, y)
+    net = _init(T, T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 2)), 3).double()
+    params = {k: v.detach() for k, v in net.named_parameters()}
+    jac = tf.vmap(tf.jacrev(lambda p, xi: tf.functional_call(net, p, (xi,))),
+                  in_dims=(None, 0))(params, X[:3])
+    out, jvp_out = tf.jvp(lambda p: tf.functional_call(net, p, (X[:3],)), (params,),
+                          ({k: T.ones_like(v) for k, v in params.items()},))
+    _, vjp_fn = tf.vjp(lambda p: tf.functional_call(net, p, (X[:3],)), params)
+    gn = vjp_fn(jvp_out)[0]
+    return [path, w, (H2 - H).abs().max().item() < 1e-8, per, jac["0.weight"].shape,
+            jac["2.bias"], jvp_out, gn["0.bias"]]
+
+
+# ---- the less common optimizers ----------------------------------------------------------------
+
+def optimizers(T):
+    """Each of Adagrad (lr_decay, initial_accumulator_value), Adamax,
+    NAdam (momentum_decay, decoupled_weight_decay), RAdam (decoupled),
+    ASGD (t0, lambd), Rprop (etas, step_sizes) and Adadelta, with
+    weight_decay, maximize and foreach flags, trains a small net for four
+    steps; a second param group is added by add_param_group after two;
+    the state dict's keys and per-parameter state, ASGD's averaged
+    parameter."""
+    nn = T.nn
+    F = nn.functional
+    x, y = T.from_numpy(_arr(6, 3, seed=2)), T.from_numpy(_arr(6, 1, seed=3))
+    O = T.optim
+    configs = [
+        ("Adagrad", lambda p: O.Adagrad(p, lr=0.1, lr_decay=0.01, weight_decay=0.01,
+                                        initial_accumulator_value=0.1, foreach=False)),
+        ("Adamax", lambda p: O.Adamax(p, lr=0.05, weight_decay=0.01, foreach=True)),
+        ("NAdam", lambda p: O.NAdam(p, lr=0.05, momentum_decay=0.004, weight_decay=0.01,
+                                    decoupled_weight_decay=True)),
+        ("RAdam", lambda p: O.RAdam(p, lr=0.05, weight_decay=0.01, decoupled_weight_decay=True)),
+        ("ASGD", lambda p: O.ASGD(p, lr=0.05, lambd=1e-3, alpha=0.75, t0=2, weight_decay=0.01)),
+        ("Rprop", lambda p: O.Rprop(p, lr=0.02, etas=(0.4, 1.3), step_sizes=(1e-4, 0.5))),
+        ("Adadelta", lambda p: O.Adadelta(p, lr=1.0, rho=0.8, weight_decay=0.01, maximize=False)),
+        ("AdamMax", lambda p: O.Adam(p, lr=0.05, amsgrad=True, maximize=True)),
+    ]
+    out = []
+    for name, make in configs:
+        model = _init(T, nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)), 1)
+        opt = make(model[0].parameters())
+        losses = []
+        for step in range(4):
+            if step == 2:
+                opt.add_param_group({"params": model[2].parameters(), "lr": 0.01})
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            (-loss if name == "AdamMax" else loss).backward()
+            opt.step()
+            losses.append(loss.item())
+        sd = opt.state_dict()
+        state0 = sd["state"][0]
+        out.append([name, losses, model[0].weight, model[2].bias, len(sd["param_groups"]),
+                    sd["param_groups"][1]["params"], sorted(state0),
+                    {k: v for k, v in state0.items() if k == "step"},
+                    sorted(k for k in sd["param_groups"][1] if k != "params")])
+    return out
+
+
+def inputs(T):
+    return {"T": T, "vit": vit, "wgan_gp": wgan_gp, "maml": maml, "dqn": dqn,
+            "word2vec": word2vec, "ddpm": ddpm, "glow": glow, "neural_ode": neural_ode,
+            "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
+            "grad_accum": grad_accum, "result_types": result_types,
+            "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
+            "crf": crf, "capsules": capsules, "func_newton": func_newton,
+            "optimizers": optimizers}
+
+
+CALLS = [
+    "vit(T)", "wgan_gp(T)", "maml(T)", "dqn(T)", "word2vec(T)", "ddpm(T)", "glow(T)",
+    "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
+    "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
+    "capsules(T)", "func_newton(T)", "optimizers(T)",
+]
+
+
+def main():
+    record(CALLS, inputs, describe, "training_programs5", messages=True)
+
+
+if __name__ == "__main__":
+    main()
