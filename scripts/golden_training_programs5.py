@@ -13,7 +13,8 @@ update_bn), gradient accumulation with clipping and OneCycleLR /
 CosineAnnealingWarmRestarts, the data utilities (samplers, collate_fn,
 random_split), beam search over a TransformerDecoder, the less common
 losses, a linear-chain CRF, capsule routing, Newton steps by torch.func,
-and the less common optimizers with param groups added mid-run.
+the less common optimizers with param groups added mid-run, and a
+compiled model's checkpoint.
 
 As in rounds three and four, every program takes the library as T and
 builds its parameters and data from NumPy, so the test runs the very same
@@ -694,6 +695,43 @@ def grad_accum(T):
             model[0].weight.grad is None]
 
 
+# ---- a compiled model's checkpoint -------------------------------------------------------------
+
+def compiled_model(T):
+    """model = torch.compile(model) then training as usual: the optimizer
+    built from the compiled module's parameters, eval() through it, the
+    state dict saved with the _orig_mod. prefix, loaded into a fresh
+    compiled model, and stripped of the prefix by hand (nanoGPT's
+    unwanted_prefix) for an uncompiled one; model._orig_mod's own keys."""
+    nn = T.nn
+    F = nn.functional
+
+    def build():
+        return _init(T, nn.Sequential(nn.Linear(3, 6), nn.GELU(), nn.Linear(6, 1)), 1)
+
+    model = T.compile(build())
+    opt = T.optim.AdamW(model.parameters(), lr=1e-2)
+    x, y = T.from_numpy(_arr(5, 3, seed=2)), T.from_numpy(_arr(5, 1, seed=3))
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    state = model.state_dict()
+    again = T.compile(build())
+    again.load_state_dict(state)
+    prefix = "_orig_mod."
+    plain = build()
+    plain.load_state_dict({k[len(prefix):] if k.startswith(prefix) else k: v
+                           for k, v in state.items()})
+    return [losses, type(model).__name__, list(state), list(model._orig_mod.state_dict()),
+            [n for n, _ in model.named_modules()], model.training, model._orig_mod.training,
+            len(model), again(x), plain(x), repr(model).splitlines()[:2]]
+
+
 # ---- the named results programs print and test for -------------------------------------------
 
 def result_types(T):
@@ -1114,7 +1152,7 @@ def inputs(T):
     return {"T": T, "vit": vit, "wgan_gp": wgan_gp, "maml": maml, "dqn": dqn,
             "word2vec": word2vec, "ddpm": ddpm, "glow": glow, "neural_ode": neural_ode,
             "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
-            "grad_accum": grad_accum, "result_types": result_types,
+            "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1124,7 +1162,7 @@ CALLS = [
     "vit(T)", "wgan_gp(T)", "maml(T)", "dqn(T)", "word2vec(T)", "ddpm(T)", "glow(T)",
     "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
-    "capsules(T)", "func_newton(T)", "optimizers(T)",
+    "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
 ]
 
 
