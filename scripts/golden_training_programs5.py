@@ -1108,8 +1108,9 @@ def optimizers(T):
     ASGD (t0, lambd), Rprop (etas, step_sizes) and Adadelta, with
     weight_decay, maximize and foreach flags, trains a small net for four
     steps; a second param group is added by add_param_group after two;
-    the state dict's keys and per-parameter state, ASGD's averaged
-    parameter."""
+    the state dict's keys and per-parameter state.  LBFGS with
+    maximize=True climbs a log-likelihood, by fixed steps and by the
+    strong-Wolfe line search."""
     nn = T.nn
     F = nn.functional
     x, y = T.from_numpy(_arr(6, 3, seed=2)), T.from_numpy(_arr(6, 1, seed=3))
@@ -1145,6 +1146,20 @@ def optimizers(T):
                     sd["param_groups"][1]["params"], sorted(state0),
                     {k: v for k, v in state0.items() if k == "step"},
                     sorted(k for k in sd["param_groups"][1] if k != "params")])
+    for line_search in (None, "strong_wolfe"):    # LBFGS climbing a log-likelihood
+        model = _init(T, nn.Linear(3, 1), 4)
+        opt = O.LBFGS(model.parameters(), lr=0.5, max_iter=5, history_size=3,
+                      line_search_fn=line_search, maximize=True)
+
+        def closure():
+            opt.zero_grad()
+            ll = -F.mse_loss(model(x), y)
+            ll.backward()
+            return ll
+
+        lls = [opt.step(closure).item() for _ in range(2)]
+        out.append(["LBFGS", line_search, lls, model.weight, opt.state_dict()["param_groups"][0]
+                    ["maximize"], opt.state[model.weight]["func_evals"]])
     return out
 
 
