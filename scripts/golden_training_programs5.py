@@ -13,8 +13,9 @@ update_bn), gradient accumulation with clipping and OneCycleLR /
 CosineAnnealingWarmRestarts, the data utilities (samplers, collate_fn,
 random_split), beam search over a TransformerDecoder, the less common
 losses, a linear-chain CRF, capsule routing, Newton steps by torch.func,
-the less common optimizers with param groups added mid-run, and a
-compiled model's checkpoint.
+the less common optimizers with param groups added mid-run, a
+compiled model's checkpoint, and decoding with a key/value cache
+(nn.attention.bias).
 
 As in rounds three and four, every program takes the library as T and
 builds its parameters and data from NumPy, so the test runs the very same
@@ -695,6 +696,92 @@ def grad_accum(T):
             model[0].weight.grad is None]
 
 
+# ---- decoding with a KV cache ------------------------------------------------------------------
+
+def kv_cache(T):
+    """A causal self-attention layer decoding with a key/value cache: the
+    prompt by is_causal=True, then chunks of new tokens attending to the
+    cache plus themselves with nn.attention.bias.causal_lower_right (the
+    mask aligned to the bottom-right corner), checked against a full
+    causal pass; causal_upper_left for a chunk at the start; a query
+    longer than the keys (rows that see nothing); the CausalBias's
+    fields, repr and refusal of is_causal=True; a training step through
+    the lower-right mask."""
+    nn = T.nn
+    F = nn.functional
+    bias = importlib.import_module(T.__name__ + ".nn.attention.bias")
+    H, D = 2, 4
+
+    class SelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(H * D, 3 * H * D)
+            self.proj = nn.Linear(H * D, H * D)
+
+        def split(self, x):
+            B, L, _ = x.shape
+            q, k, v = self.qkv(x).split(H * D, dim=2)
+            return [t.view(B, L, H, D).transpose(1, 2) for t in (q, k, v)]
+
+        def merge(self, y):
+            B, _, L, _ = y.shape
+            return self.proj(y.transpose(1, 2).reshape(B, L, H * D))
+
+        def forward(self, x, cache=None, mask=None):
+            q, k, v = self.split(x)
+            if cache is not None:
+                k, v = T.cat([cache[0], k], dim=2), T.cat([cache[1], v], dim=2)
+            if mask is None:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            return self.merge(y), (k, v)
+
+    attn = _init(T, SelfAttention(), 1, 0.4)
+    x = T.from_numpy(_arr(2, 7, H * D, seed=2))
+    with T.no_grad():
+        full, _ = attn(x)
+        out, cache = attn(x[:, :4])
+        chunks = [out]
+        for lo, hi in ((4, 6), (6, 7)):
+            step, cache = attn(x[:, lo:hi], cache, bias.causal_lower_right(hi - lo, hi))
+            chunks.append(step)
+        first, _ = attn(x[:, :3], None, bias.causal_upper_left(3, 3))
+    decoded = T.cat(chunks, dim=1)
+    lr = bias.causal_lower_right(3, 5)
+
+    def refusal(fn):
+        try:
+            fn()
+        except Exception as e:   # noqa: BLE001 - the exception is the answer
+            return [type(e).__name__, str(e)]
+        return None
+
+    q = T.from_numpy(_arr(1, H, 5, D, seed=3)).requires_grad_()
+    kv = T.from_numpy(_arr(1, H, 3, D, seed=4)).requires_grad_()
+    tall = F.scaled_dot_product_attention(q, kv, kv, attn_mask=bias.causal_lower_right(5, 3))
+    tall.pow(2).sum().backward()
+    opt = T.optim.SGD(attn.parameters(), lr=0.1)
+    losses = []
+    for _ in range(2):
+        with T.no_grad():
+            _, cache = attn(x[:, :5])
+        y, _ = attn(x[:, 5:], (cache[0].detach(), cache[1].detach()),
+                    bias.causal_lower_right(2, 7))
+        loss = y.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [(decoded - full).abs().max().item() < 1e-5, (first - full[:, :3]).abs().max()
+            .item() < 1e-5, decoded[0, -1], repr(lr), lr._materialize(), [lr.seq_len_q,
+            lr.seq_len_kv, int(lr.variant)], list(bias.CausalVariant.__members__),
+            refusal(lambda: F.scaled_dot_product_attention(q, kv, kv, attn_mask=lr,
+                                                          is_causal=True)),
+            refusal(lambda: bias.causal_lower_right(3)), tall[0, 0], q.grad[0, 0], kv.grad[0, 1],
+            type(tall).__name__, losses, attn.qkv.weight.grad[:2]]
+
+
 # ---- a compiled model's checkpoint -------------------------------------------------------------
 
 def compiled_model(T):
@@ -1168,6 +1255,7 @@ def inputs(T):
             "word2vec": word2vec, "ddpm": ddpm, "glow": glow, "neural_ode": neural_ode,
             "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
+            "kv_cache": kv_cache,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1178,6 +1266,7 @@ CALLS = [
     "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
+    "kv_cache(T)",
 ]
 
 
