@@ -14,8 +14,8 @@ CosineAnnealingWarmRestarts, the data utilities (samplers, collate_fn,
 random_split), beam search over a TransformerDecoder, the less common
 losses, a linear-chain CRF, capsule routing, Newton steps by torch.func,
 the less common optimizers with param groups added mid-run, a
-compiled model's checkpoint, and decoding with a key/value cache
-(nn.attention.bias).
+compiled model's checkpoint, decoding with a key/value cache
+(nn.attention.bias) and flex_attention's block masks.
 
 As in rounds three and four, every program takes the library as T and
 builds its parameters and data from NumPy, so the test runs the very same
@@ -782,6 +782,54 @@ def kv_cache(T):
             type(tall).__name__, losses, attn.qkv.weight.grad[:2]]
 
 
+# ---- flex attention's block masks -----------------------------------------------------------
+
+def flex_masks(T):
+    """Evaluating a packed-sequence model with flex_attention (forward
+    only: PyTorch's CPU flex_attention has no backward): document masking
+    by and_masks of a causal and a same-document mask_mod, a sliding
+    window by or_masks, ALiBi and tanh soft-capping score_mods, GQA;
+    the BlockMask's metadata (partial and full blocks, their orders, the
+    transposed q_* lists), its repr, its drawing by print(), to_string
+    with a small grid, and rows taken by indexing for a decoding step."""
+    fa = importlib.import_module(T.__name__ + ".nn.attention.flex_attention")
+    doc = T.tensor([0, 0, 0, 1, 1, 1, 1, 1, 2, 2])
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    def same_doc(b, h, q_idx, kv_idx):
+        return doc[q_idx] == doc[kv_idx]
+
+    def window(b, h, q_idx, kv_idx):
+        return (q_idx - kv_idx).abs() <= 2
+
+    def alibi(score, b, h, q_idx, kv_idx):
+        return score - (h + 1) * 0.25 * (q_idx - kv_idx).abs()
+
+    def softcap(score, b, h, q_idx, kv_idx):
+        return 4 * T.tanh(score / 4)
+
+    packed = fa.create_block_mask(fa.and_masks(causal, same_doc), None, None, 10, 10,
+                                  device="cpu", BLOCK_SIZE=4)
+    banded = fa.create_block_mask(fa.or_masks(window, causal), 2, 2, 10, 10, device="cpu",
+                                  BLOCK_SIZE=(4, 2))
+    q = T.from_numpy(_arr(2, 2, 10, 4, seed=1))
+    k, v = T.from_numpy(_arr(2, 1, 10, 4, seed=2)), T.from_numpy(_arr(2, 1, 10, 4, seed=3))
+    with T.no_grad():
+        outs = [fa.flex_attention(q, k, v, score_mod=alibi, block_mask=packed, enable_gqa=True),
+                fa.flex_attention(q, k, v, score_mod=softcap, block_mask=banded,
+                                  enable_gqa=True, scale=0.4)]
+    meta = [[getattr(bm, f) for f in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks",
+                                      "full_kv_indices", "q_num_blocks", "q_indices",
+                                      "full_q_num_blocks", "full_q_indices")]
+            for bm in (packed, banded)]
+    step = banded[1, 0, 2]
+    return [outs, meta, [packed.to_dense(), packed.sparsity(), packed.numel(), packed.shape],
+            repr(banded), str(packed), banded.to_string(grid_size=2, limit=1),
+            [step.shape, step.kv_num_blocks, step.full_kv_indices, banded[:, 1].shape]]
+
+
 # ---- a compiled model's checkpoint -------------------------------------------------------------
 
 def compiled_model(T):
@@ -1255,7 +1303,7 @@ def inputs(T):
             "word2vec": word2vec, "ddpm": ddpm, "glow": glow, "neural_ode": neural_ode,
             "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
-            "kv_cache": kv_cache,
+            "kv_cache": kv_cache, "flex_masks": flex_masks,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1266,7 +1314,7 @@ CALLS = [
     "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
-    "kv_cache(T)",
+    "kv_cache(T)", "flex_masks(T)",
 ]
 
 
