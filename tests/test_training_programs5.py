@@ -1,7 +1,25 @@
 """A fifth round of ordinary PyTorch training programs run on torchlike: a
 ViT, WGAN-GP, MAML, DQN, skip-gram word2vec, a DDPM step, a Glow step, a
 neural ODE by RK4, a mixture of experts, batch-hard triplet mining,
-pruning, SWA, gradient accumulation with OneCycleLR.
+pruning, SWA, gradient accumulation with OneCycleLR, the data utilities,
+beam search over a TransformerDecoder, the less common losses, a BiLSTM-CRF,
+capsule routing, Newton steps by torch.func, the less common optimizers
+(and LBFGS with maximize), a compiled model's checkpoint, decoding with a
+KV cache (nn.attention.bias) and flex_attention's block masks.
+
+What they found, fixed with them: the named results of torch.linalg and
+the other Python-written ops had their own names (torch.linalg.slogdet's
+was "slogdet", PyTorch's is torch.return_types.linalg_slogdet), checked by
+result_types(T); torch.compile(module) returned the module instead of an
+OptimizedModule (no _orig_mod, state-dict keys without its prefix);
+LBFGS refused maximize=True; torch.nn.attention.bias did not exist;
+BlockMask lacked PyTorch's block metadata, drawing and indexing.
+
+By design, and so left out or spelled so it does not show: flex_attention
+backpropagates on the CPU here (PyTorch's CPU kernel refuses), so
+flex_masks(T) runs forward only; random streams differ from PyTorch's, so
+every program draws its data and weights from NumPy, and data_pipeline(T)
+compares what random_split and WeightedRandomSampler draw only as sets.
 
 The programs live in scripts/golden_training_programs5.py, taking the
 library as T; PyTorch's answers to them are in
