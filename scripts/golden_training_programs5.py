@@ -12,9 +12,9 @@ experts, batch-hard triplet mining, pruning, SWA (AveragedModel, SWALR,
 update_bn), gradient accumulation with clipping and OneCycleLR /
 CosineAnnealingWarmRestarts, the data utilities (samplers, collate_fn,
 random_split), beam search over a TransformerDecoder, the less common
-losses, a linear-chain CRF, capsule routing, Newton steps by torch.func,
-the less common optimizers with param groups added mid-run, a
-compiled model's checkpoint, decoding with a key/value cache
+losses, a linear-chain CRF, a one-stage detector's loss and NMS, capsule
+routing, Newton steps by torch.func, the less common optimizers with
+param groups added mid-run, a compiled model's checkpoint, decoding with a key/value cache
 (nn.attention.bias) and flex_attention's block masks.
 
 As in rounds three and four, every program takes the library as T and
@@ -830,6 +830,73 @@ def flex_masks(T):
             [step.shape, step.kv_num_blocks, step.full_kv_indices, banded[:, 1].shape]]
 
 
+# ---- a one-stage detector's loss ---------------------------------------------------------------
+
+def detection(T):
+    """A RetinaNet-style head on a 4x4 feature map: anchors from meshgrid
+    (indexing="ij") at two sizes, IoU by broadcast max/min and clamp,
+    anchor labels by the best overlap (each ground truth also takes its
+    best anchor by index assignment), the focal loss from
+    binary_cross_entropy_with_logits, box deltas encoded with log and
+    smooth_l1(beta=1/9), then greedy NMS by argsort and boolean masking."""
+    nn = T.nn
+    F = nn.functional
+    ys, xs = T.meshgrid(T.arange(4.0), T.arange(4.0), indexing="ij")
+    cx, cy = (xs + 0.5).flatten() / 4, (ys + 0.5).flatten() / 4
+    anchors = T.cat([T.stack([cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2], 1)
+                     for s in (0.25, 0.5)])                          # A, 4
+    gt = T.tensor([[0.1, 0.1, 0.4, 0.5], [0.5, 0.4, 0.95, 0.9]])
+    gt_labels = T.tensor([1, 2])
+
+    def iou(a, b):
+        lt = T.max(a[:, None, :2], b[None, :, :2])
+        rb = T.min(a[:, None, 2:], b[None, :, 2:])
+        wh = (rb - lt).clamp(min=0)
+        inter = wh[..., 0] * wh[..., 1]
+
+        def area(x):
+            return (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
+        return inter / (area(a)[:, None] + area(b)[None] - inter)
+
+    overlaps = iou(anchors, gt)
+    best, which = overlaps.max(1)
+    labels = T.where(best >= 0.3, gt_labels[which], T.zeros_like(which))
+    labels[overlaps.argmax(0)] = gt_labels
+    pos = labels > 0
+    head = _init(T, nn.Conv2d(8, 2 * (3 + 4), 1), 1)
+    feat = T.from_numpy(_arr(1, 8, 4, 4, seed=2))
+    opt = T.optim.SGD(head.parameters(), lr=0.05, momentum=0.9)
+    tgt, anc = gt[which[pos]], anchors[pos]
+    aw, ah = anc[:, 2] - anc[:, 0], anc[:, 3] - anc[:, 1]
+    deltas = T.stack([((tgt[:, 0] + tgt[:, 2]) - (anc[:, 0] + anc[:, 2])) / 2 / aw,
+                      ((tgt[:, 1] + tgt[:, 3]) - (anc[:, 1] + anc[:, 3])) / 2 / ah,
+                      T.log((tgt[:, 2] - tgt[:, 0]) / aw), T.log((tgt[:, 3] - tgt[:, 1]) / ah)], 1)
+    log = []
+    for _ in range(3):
+        out = head(feat).view(1, 2, 7, 16).permute(0, 1, 3, 2).reshape(32, 7)
+        cls, reg = out[:, :3], out[:, 3:]
+        p, t = cls.sigmoid(), F.one_hot(labels, 3).float()
+        ce = F.binary_cross_entropy_with_logits(cls, t, reduction="none")
+        pt = p * t + (1 - p) * (1 - t)
+        focal = (ce * (1 - pt) ** 2 * (0.25 * t + 0.75 * (1 - t))).sum() / max(1, pos.sum().item())
+        reg_loss = F.smooth_l1_loss(reg[pos], deltas, beta=1 / 9)
+        loss = focal + reg_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append([focal.item(), reg_loss.item()])
+    scores = cls.detach().sigmoid().max(1).values
+    order = scores.argsort(descending=True)
+    keep = []
+    while order.numel() > 0 and len(keep) < 5:
+        i = order[0]
+        keep.append(i.item())
+        if order.numel() == 1:
+            break
+        order = order[1:][iou(anchors[i].unsqueeze(0), anchors[order[1:]])[0] <= 0.5]
+    return [labels, pos.nonzero(as_tuple=True)[0], deltas, log, keep, head.weight.grad[:3, :3, 0, 0]]
+
+
 # ---- a compiled model's checkpoint -------------------------------------------------------------
 
 def compiled_model(T):
@@ -1304,6 +1371,7 @@ def inputs(T):
             "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
             "kv_cache": kv_cache, "flex_masks": flex_masks,
+            "detection": detection,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1314,7 +1382,7 @@ CALLS = [
     "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
-    "kv_cache(T)", "flex_masks(T)",
+    "kv_cache(T)", "flex_masks(T)", "detection(T)",
 ]
 
 

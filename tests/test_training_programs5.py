@@ -3,7 +3,7 @@ ViT, WGAN-GP, MAML, DQN, skip-gram word2vec, a DDPM step, a Glow step, a
 neural ODE by RK4, a mixture of experts, batch-hard triplet mining,
 pruning, SWA, gradient accumulation with OneCycleLR, the data utilities,
 beam search over a TransformerDecoder, the less common losses, a BiLSTM-CRF,
-capsule routing, Newton steps by torch.func, the less common optimizers
+a one-stage detector's loss and NMS, capsule routing, Newton steps by torch.func, the less common optimizers
 (and LBFGS with maximize), a compiled model's checkpoint, decoding with a
 KV cache (nn.attention.bias) and flex_attention's block masks.
 
