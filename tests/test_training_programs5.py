@@ -3,9 +3,10 @@ ViT, WGAN-GP, MAML, DQN, skip-gram word2vec, a DDPM step, a Glow step, a
 neural ODE by RK4, a mixture of experts, batch-hard triplet mining,
 pruning, SWA, gradient accumulation with OneCycleLR, the data utilities,
 beam search over a TransformerDecoder, the less common losses, a BiLSTM-CRF,
-a one-stage detector's loss and NMS, capsule routing, Newton steps by torch.func, the less common optimizers
-(and LBFGS with maximize), a compiled model's checkpoint, decoding with a
-KV cache (nn.attention.bias) and flex_attention's block masks.
+a one-stage detector's loss and NMS, capsule routing, Newton steps by
+torch.func, the less common optimizers (and LBFGS with maximize), a
+compiled model's checkpoint, decoding with a KV cache (nn.attention.bias)
+and flex_attention's block masks.
 
 What they found, fixed with them: the named results of torch.linalg and
 the other Python-written ops had their own names (torch.linalg.slogdet's
