@@ -934,6 +934,58 @@ def compiled_model(T):
             len(model), again(x), plain(x), repr(model).splitlines()[:2]]
 
 
+# ---- the warning of float(loss) --------------------------------------------------------------
+
+_SCALAR_WARNINGS = """
+import sys, warnings
+T = __import__(sys.argv[1])
+warnings.simplefilter("always")
+p = T.nn.Parameter(T.tensor([1.5, -0.5]))
+for search in (None, "strong_wolfe"):
+    opt = T.optim.LBFGS([p], max_iter=4, line_search_fn=search)
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 4).sum()
+        loss.backward()
+        return loss
+    with warnings.catch_warnings(record=True) as caught:
+        opt.step(closure)
+    print("lbfgs", len(caught))
+loss = (p * 2).sum()
+for where in ("no_grad", "inference_mode", "grad", "grad again", "int", "item"):
+    with warnings.catch_warnings(record=True) as caught:
+        if where == "no_grad":
+            with T.no_grad():
+                float(loss)
+        elif where == "inference_mode":
+            with T.inference_mode():
+                float(loss)
+        elif where == "int":
+            int(loss)
+        elif where == "item":
+            loss.item()
+        else:
+            float(loss)
+    print(where, [str(w.message).split(" (Triggered")[0] for w in caught])
+"""
+
+
+def scalar_warnings(T):
+    """float(loss) of a loss that requires grad: PyTorch warns once per
+    process, and only while grad mode is on, so an LBFGS step (which reads
+    its closure's loss under no_grad) says nothing.  Run in a fresh
+    interpreter, since the warning is once per process."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ)   # the library importable there as here
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(T.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", _SCALAR_WARNINGS, T.__name__],
+                         capture_output=True, text=True, timeout=120, env=env)
+    return out.stdout.replace("torchlike", "torch").splitlines()
+
+
 # ---- the named results programs print and test for -------------------------------------------
 
 def result_types(T):
@@ -1371,7 +1423,7 @@ def inputs(T):
             "moe": moe, "triplet": triplet, "pruning": pruning, "swa": swa,
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
             "kv_cache": kv_cache, "flex_masks": flex_masks,
-            "detection": detection,
+            "detection": detection, "scalar_warnings": scalar_warnings,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1382,7 +1434,7 @@ CALLS = [
     "neural_ode(T)", "moe(T)", "triplet(T)", "pruning(T)", "swa(T)", "grad_accum(T)",
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
-    "kv_cache(T)", "flex_masks(T)", "detection(T)",
+    "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
 ]
 
 

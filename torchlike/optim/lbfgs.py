@@ -177,7 +177,8 @@ class LBFGS(Optimizer):
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         with enable_grad():
-            loss = self._value(closure())
+            loss = closure()
+        loss = self._value(loss)   # read under no_grad: no requires_grad-to-scalar warning
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -280,7 +281,8 @@ class LBFGS(Optimizer):
                 opt_cond = False
                 if n_iter != max_iter:
                     with enable_grad():
-                        loss = self._value(closure())
+                        loss = closure()
+                    loss = self._value(loss)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max().item() <= tolerance_grad
                     ls_func_evals = 1
