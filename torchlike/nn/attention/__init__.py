@@ -8,8 +8,9 @@ __all__ = ["SDPBackend", "sdpa_kernel", "flex_attention", "bias"]
 
 
 def __getattr__(name):
-    # torch.nn.attention.flex_attention, imported on first use (it needs nn.functional)
+    # torch.nn.attention.flex_attention and .bias, imported on first use (they
+    # need nn.functional)
     if name in ("flex_attention", "bias"):
         import importlib
-        return importlib.import_module(".flex_attention", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
