@@ -28,6 +28,7 @@ import collections
 import copy
 import importlib
 import math
+import warnings
 
 import numpy as np
 
@@ -704,9 +705,9 @@ def kv_cache(T):
     cache plus themselves with nn.attention.bias.causal_lower_right (the
     mask aligned to the bottom-right corner), checked against a full
     causal pass; causal_upper_left for a chunk at the start; a query
-    longer than the keys (rows that see nothing); the CausalBias's
-    fields, repr and refusal of is_causal=True; a training step through
-    the lower-right mask."""
+    longer than the keys (rows that see nothing, and the warning); the
+    CausalBias's fields, repr and refusal of is_causal=True; a training
+    step through the lower-right mask."""
     nn = T.nn
     F = nn.functional
     bias = importlib.import_module(T.__name__ + ".nn.attention.bias")
@@ -759,7 +760,12 @@ def kv_cache(T):
 
     q = T.from_numpy(_arr(1, H, 5, D, seed=3)).requires_grad_()
     kv = T.from_numpy(_arr(1, H, 3, D, seed=4)).requires_grad_()
-    tall = F.scaled_dot_product_attention(q, kv, kv, attn_mask=bias.causal_lower_right(5, 3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tall_mask = bias.causal_lower_right(5, 3)
+        bias.causal_upper_left(5, 3)
+    warned = [str(w.message) for w in caught]
+    tall = F.scaled_dot_product_attention(q, kv, kv, attn_mask=tall_mask)
     tall.pow(2).sum().backward()
     opt = T.optim.SGD(attn.parameters(), lr=0.1)
     losses = []
@@ -779,7 +785,7 @@ def kv_cache(T):
             refusal(lambda: F.scaled_dot_product_attention(q, kv, kv, attn_mask=lr,
                                                           is_causal=True)),
             refusal(lambda: bias.causal_lower_right(3)), tall[0, 0], q.grad[0, 0], kv.grad[0, 1],
-            type(tall).__name__, losses, attn.qkv.weight.grad[:2]]
+            type(tall).__name__, losses, attn.qkv.weight.grad[:2], warned]
 
 
 # ---- flex attention's block masks -----------------------------------------------------------
@@ -934,7 +940,7 @@ def compiled_model(T):
             len(model), again(x), plain(x), repr(model).splitlines()[:2]]
 
 
-# ---- the warning of float(loss) --------------------------------------------------------------
+# ---- warnings given once per process --------------------------------------------------------------
 
 _SCALAR_WARNINGS = """
 import sys, warnings
@@ -967,14 +973,19 @@ for where in ("no_grad", "inference_mode", "grad", "grad again", "int", "item"):
         else:
             float(loss)
     print(where, [str(w.message).split(" (Triggered")[0] for w in caught])
+for call in range(2):   # a beta notice, once per process too
+    with warnings.catch_warnings(record=True) as caught:
+        T.zeros(3).index_reduce(0, T.tensor([0, 2]), T.ones(2), "amax")
+    print("index_reduce", [str(w.message).split(" (Triggered")[0] for w in caught])
 """
 
 
 def scalar_warnings(T):
     """float(loss) of a loss that requires grad: PyTorch warns once per
     process, and only while grad mode is on, so an LBFGS step (which reads
-    its closure's loss under no_grad) says nothing.  Run in a fresh
-    interpreter, since the warning is once per process."""
+    its closure's loss under no_grad) says nothing; index_reduce's beta
+    notice, once too.  Run in a fresh interpreter, since these warnings
+    are once per process."""
     import os
     import subprocess
     import sys

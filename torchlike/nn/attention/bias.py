@@ -12,6 +12,7 @@ PyTorch's CausalBias is a placeholder tensor that only its attention
 kernels understand; here it is the materialised (L, S) bool mask itself
 (a Tensor subclass), so scaled_dot_product_attention takes it as any bool
 mask and other functions see that mask (PyTorch refuses most of them)."""
+import warnings
 from enum import IntEnum, auto
 
 from ..._tensor import Tensor
@@ -39,6 +40,11 @@ class CausalBias(Tensor):
 
     def __new__(cls, variant, seq_len_q, seq_len_kv):
         variant = CausalVariant(variant)
+        if variant == CausalVariant.LOWER_RIGHT and seq_len_q > seq_len_kv:
+            # PyTorch's words; its kernels' rows that see no key may give NaN
+            # there, where the materialised mask gives zeros here
+            warnings.warn("Lower right causal bias will produce NaNs in the output when "
+                          "seq_len_q > seq_len_kv!", stacklevel=3)
         self = Tensor._make_subclass(cls, _mask(variant, seq_len_q, seq_len_kv))
         self.variant, self.seq_len_q, self.seq_len_kv = variant, seq_len_q, seq_len_kv
         return self
