@@ -973,18 +973,23 @@ for where in ("no_grad", "inference_mode", "grad", "grad again", "int", "item"):
         else:
             float(loss)
     print(where, [str(w.message).split(" (Triggered")[0] for w in caught])
-for call in range(2):   # a beta notice, once per process too
-    with warnings.catch_warnings(record=True) as caught:
-        T.zeros(3).index_reduce(0, T.tensor([0, 2]), T.ones(2), "amax")
-    print("index_reduce", [str(w.message).split(" (Triggered")[0] for w in caught])
+conv = T.nn.Conv1d(1, 1, 4, padding="same")
+for call in range(2):   # notices once per process too
+    for name, fn in (("index_reduce", lambda: T.zeros(3).index_reduce(0, T.tensor([0, 2]),
+                                                                        T.ones(2), "amax")),
+                     ("csr", lambda: T.eye(3).to_sparse_csr()),
+                     ("same", lambda: conv(T.ones(1, 1, 6)))):
+        with warnings.catch_warnings(record=True) as caught:
+            fn()
+        print(name, [str(w.message).split(" (Triggered")[0] for w in caught])
 """
 
 
 def scalar_warnings(T):
     """float(loss) of a loss that requires grad: PyTorch warns once per
     process, and only while grad mode is on, so an LBFGS step (which reads
-    its closure's loss under no_grad) says nothing; index_reduce's beta
-    notice, once too.  Run in a fresh interpreter, since these warnings
+    its closure's loss under no_grad) says nothing; index_reduce's and
+    sparse CSR's beta notices and padding='same''s copy notice, once too.  Run in a fresh interpreter, since these warnings
     are once per process."""
     import os
     import subprocess
