@@ -14,7 +14,12 @@ was "slogdet", PyTorch's is torch.return_types.linalg_slogdet), checked by
 result_types(T); torch.compile(module) returned the module instead of an
 OptimizedModule (no _orig_mod, state-dict keys without its prefix);
 LBFGS refused maximize=True; torch.nn.attention.bias did not exist;
-BlockMask lacked PyTorch's block metadata, drawing and indexing.
+BlockMask lacked PyTorch's block metadata, drawing and indexing, and
+and_masks/or_masks' functions their names; float(loss) warned under
+no_grad (every LBFGS step warned); PyTorch's warnings for a lower-right
+CausalBias with more queries than keys and its once-per-process notices
+(index_reduce, sparse CSR, an asymmetric padding='same') were missing,
+checked by kv_cache(T) and, in a fresh interpreter, scalar_warnings(T).
 
 By design, and so left out or spelled so it does not show: flex_attention
 backpropagates on the CPU here (PyTorch's CPU kernel refuses), so
