@@ -158,3 +158,11 @@ def test_module_matches_functional():
                                rtol=1e-6)
     m(x, t).backward()
     assert m.linear.weight.grad.shape == (15, 4)
+
+
+def test_module_and_options_at_pytorch_paths():
+    """torch.nn.modules exports LinearCrossEntropyLoss and
+    LinearCrossEntropyOptions, as torch.nn does."""
+    import torchlike.nn.modules as modules
+    assert modules.LinearCrossEntropyLoss is T.nn.LinearCrossEntropyLoss
+    assert modules.LinearCrossEntropyOptions is T.nn.LinearCrossEntropyOptions
