@@ -940,6 +940,40 @@ def compiled_model(T):
             len(model), again(x), plain(x), repr(model).splitlines()[:2]]
 
 
+# ---- tensors made under inference_mode ------------------------------------------------------
+
+def inference_tensors(T):
+    """An evaluation pass under inference_mode whose outputs a script then
+    tries to train with: requires_grad_ on an inference tensor, or a
+    Parameter made from one, is refused outside inference_mode (allowed
+    inside it, and with requires_grad=False); a clone is a normal tensor
+    that trains."""
+    nn = T.nn
+
+    def attempt(fn):
+        try:
+            r = fn()
+        except Exception as e:   # noqa: BLE001 - the exception is the answer
+            return [type(e).__name__, str(e)]
+        return ["ok", r.requires_grad, r.is_inference()]
+
+    model = _init(T, nn.Linear(3, 2), 1)
+    with T.inference_mode():
+        feats = model(T.from_numpy(_arr(4, 3, seed=2)))
+        inside = [attempt(lambda: T.ones(2).requires_grad_()),
+                  attempt(lambda: nn.Parameter(T.ones(2)))]
+    outside = [attempt(lambda: feats.requires_grad_()), attempt(lambda: nn.Parameter(feats)),
+               attempt(lambda: nn.Parameter(feats, requires_grad=False)),
+               attempt(lambda: feats.requires_grad_(False)),
+               attempt(lambda: feats.clone().requires_grad_())]
+    head = nn.Parameter(feats.clone())
+    (head ** 2).sum().backward()
+    views = [feats.detach(), feats[0], feats.t(), feats.view(-1), feats.unbind(0)[1],
+             feats + 1, feats.clone()]
+    return [inside, outside, feats.is_inference(), head.grad,
+            [v.is_inference() for v in views]]
+
+
 # ---- warnings given once per process --------------------------------------------------------------
 
 _SCALAR_WARNINGS = """
@@ -1440,6 +1474,7 @@ def inputs(T):
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
             "kv_cache": kv_cache, "flex_masks": flex_masks,
             "detection": detection, "scalar_warnings": scalar_warnings,
+            "inference_tensors": inference_tensors,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1451,6 +1486,7 @@ CALLS = [
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
+    "inference_tensors(T)",
 ]
 
 
