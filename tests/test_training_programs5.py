@@ -19,9 +19,15 @@ and_masks/or_masks' functions their names; float(loss) warned under
 no_grad (every LBFGS step warned); PyTorch's warnings for a lower-right
 CausalBias with more queries than keys and its once-per-process notices
 (index_reduce, sparse CSR, an asymmetric padding='same') were missing,
-checked by kv_cache(T) and, in a fresh interpreter, scalar_warnings(T).
+checked by kv_cache(T) and, in a fresh interpreter, scalar_warnings(T);
+views of an inference tensor were normal tensors and an evaluation
+pass's outputs could be made to require grad outside inference_mode
+(inference_tensors(T)).
 
-By design, and so left out or spelled so it does not show: flex_attention
+Not yet done, so left out: PyTorch refuses an in-place write to an
+inference tensor, and saving one for backward, outside inference_mode;
+torchlike allows both.  By design, and so left out or spelled so it does
+not show: flex_attention
 backpropagates on the CPU here (PyTorch's CPU kernel refuses), so
 flex_masks(T) runs forward only; random streams differ from PyTorch's, so
 every program draws its data and weights from NumPy, and data_pipeline(T)
