@@ -940,6 +940,84 @@ def compiled_model(T):
             len(model), again(x), plain(x), repr(model).splitlines()[:2]]
 
 
+# ---- an optimizer written outside PyTorch ---------------------------------------------------
+
+def custom_optimizer(T):
+    """A Lion optimizer written as third-party optimizers are: it imports
+    Optimizer and ParamsT with PyTorch's private helpers from
+    torch.optim.optimizer (_use_grad_for_differentiable on step, _get_value
+    of a tensor step count, _get_scalar_dtype, _default_to_fused_or_foreach,
+    _view_as_real for complex parameters, the docstring fragments), keeps a
+    step tensor in its state, trains a model with a complex parameter, and
+    its state dict loads into a fresh instance."""
+    opt_mod = importlib.import_module(T.__name__ + ".optim.optimizer")
+    Optimizer, ParamsT = opt_mod.Optimizer, opt_mod.ParamsT
+    nn = T.nn
+
+    class Lion(Optimizer):
+        __doc__ = "Lion.\n    " + opt_mod._maximize_doc + "\n    " + opt_mod._foreach_doc
+
+        def __init__(self, params: ParamsT, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0,
+                     maximize=False, foreach=None, differentiable=False):
+            super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay,
+                                          maximize=maximize, foreach=foreach,
+                                          differentiable=differentiable))
+
+        @opt_mod._use_grad_for_differentiable
+        def step(self, closure=None):
+            grad_mode = T.is_grad_enabled()
+            for group in self.param_groups:
+                params, grads, avgs = [], [], []
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = T.tensor(0.0, dtype=opt_mod._get_scalar_dtype())
+                        state["exp_avg"] = T.zeros_like(p)
+                    state["step"] += 1
+                    params.append(p)
+                    grads.append(-p.grad if group["maximize"] else p.grad)
+                    avgs.append(state["exp_avg"])
+                step = opt_mod._get_value(self.state[params[0]]["step"])
+                opt_mod._view_as_real(params, grads, avgs)
+                fused, foreach = opt_mod._default_to_fused_or_foreach(
+                    params, group["differentiable"], use_fused=False)
+                b1, b2 = group["betas"]
+                for p, g, m in zip(params, grads, avgs):
+                    p.mul_(1 - group["lr"] * group["weight_decay"])
+                    p.add_(T.sign(m * b1 + g * (1 - b1)), alpha=-group["lr"])
+                    m.lerp_(g, 1 - b2)
+            return [grad_mode, fused, foreach, step]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 2)
+            self.phase = nn.Parameter(T.tensor([0.5 + 0.5j, -0.2 + 1.0j]))
+
+        def forward(self, x):
+            return (self.lin(x) * self.phase).abs()
+
+    model = _init(T, Model(), 1, 0.4)
+    with T.no_grad():
+        model.phase.copy_(T.tensor([0.5 + 0.5j, -0.2 + 1.0j]))
+    opt = Lion(model.parameters(), lr=0.02, weight_decay=0.1)
+    x, y = T.from_numpy(_arr(5, 3, seed=2)), T.from_numpy(np.abs(_arr(5, 2, seed=3)))
+    log = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        log.append([loss.item(), opt.step()])
+    again = Lion(Model().parameters(), lr=0.02, weight_decay=0.1)
+    again.load_state_dict(opt.state_dict())
+    return [log, T.view_as_real(model.phase.detach()), model.lin.weight,
+            T.view_as_real(again.state[again.param_groups[0]["params"][0]]["exp_avg"]),
+            str(opt.state_dict()["state"][0]["step"].dtype),
+            "maximize (bool, optional)" in Lion.__doc__, T.is_grad_enabled()]
+
+
 # ---- tensors made under inference_mode ------------------------------------------------------
 
 def inference_tensors(T):
@@ -1474,7 +1552,7 @@ def inputs(T):
             "grad_accum": grad_accum, "result_types": result_types, "compiled_model": compiled_model,
             "kv_cache": kv_cache, "flex_masks": flex_masks,
             "detection": detection, "scalar_warnings": scalar_warnings,
-            "inference_tensors": inference_tensors,
+            "inference_tensors": inference_tensors, "custom_optimizer": custom_optimizer,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1486,7 +1564,7 @@ CALLS = [
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
-    "inference_tensors(T)",
+    "inference_tensors(T)", "custom_optimizer(T)",
 ]
 
 
