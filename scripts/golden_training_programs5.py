@@ -1018,6 +1018,65 @@ def custom_optimizer(T):
             "maximize (bool, optional)" in Lion.__doc__, T.is_grad_enabled()]
 
 
+# ---- what distributed and older training code imports from private modules -------------------
+
+def private_imports(T):
+    """Gradients bucketed as mixed-precision and distributed trainers do:
+    flattened into one buffer by torch._utils._flatten_dense_tensors,
+    averaged there (an all-reduce of one rank), viewed back by
+    _unflatten_dense_tensors and copied into .grad; weights initialised by
+    nn.init's private _no_grad_* fillers; a collate function copied from
+    PyTorch's, refusing string arrays by np_str_obj_array_pattern and
+    default_collate_err_msg_format; the StateDict annotation."""
+    utils = importlib.import_module(T.__name__ + "._utils")
+    collate = importlib.import_module(T.__name__ + ".utils.data._utils.collate")
+    opt_mod = importlib.import_module(T.__name__ + ".optim.optimizer")
+    nn = T.nn
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    init = nn.init
+    init._no_grad_fill_(model[0].bias, 0.1)
+    init._no_grad_zero_(model[2].bias)
+    with T.no_grad():
+        model[0].weight.copy_(T.from_numpy(_arr(4, 3, seed=1) * 0.5))
+        model[2].weight.copy_(T.from_numpy(_arr(2, 4, seed=2) * 0.5))
+    drawn = [init._no_grad_normal_(T.empty(3), 0.0, 1.0).shape,
+             init._no_grad_uniform_(T.empty(2, 2), -1.0, 1.0).abs().max().item() <= 1.0]
+
+    def my_collate(batch):
+        elem = batch[0]
+        if isinstance(elem, np.ndarray):
+            if collate.np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+                raise TypeError(collate.default_collate_err_msg_format.format(elem.dtype))
+            return T.stack([T.as_tensor(b) for b in batch])
+        return collate.default_collate(batch)
+
+    x = my_collate([_arr(3, seed=s) for s in range(4)])
+    y = T.from_numpy(_arr(4, 2, seed=9))
+    try:
+        my_collate([np.array(["a", "b"])])
+        refused = None
+    except TypeError as e:
+        refused = str(e)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        grads = [p.grad for p in model.parameters()]
+        flat = utils._flatten_dense_tensors(grads)
+        flat.div_(2.0)                               # the mean over two ranks of equal grads
+        for g, synced in zip(grads, utils._unflatten_dense_tensors(flat, grads)):
+            g.copy_(synced)
+        opt.step()
+        losses.append(loss.item())
+    state: opt_mod.StateDict = opt.state_dict()
+    views = utils._unflatten_dense_tensors(flat, grads)
+    views[0].zero_()
+    return [losses, drawn, refused, flat.shape, [v.shape for v in views],
+            flat[:12].abs().sum().item() == 0.0, model[2].weight, sorted(state)]
+
+
 # ---- tensors made under inference_mode ------------------------------------------------------
 
 def inference_tensors(T):
@@ -1553,6 +1612,7 @@ def inputs(T):
             "kv_cache": kv_cache, "flex_masks": flex_masks,
             "detection": detection, "scalar_warnings": scalar_warnings,
             "inference_tensors": inference_tensors, "custom_optimizer": custom_optimizer,
+            "private_imports": private_imports,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1564,7 +1624,7 @@ CALLS = [
     "result_types(T)", "data_pipeline(T)", "beam_search(T)", "losses(T)", "crf(T)",
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
-    "inference_tensors(T)", "custom_optimizer(T)",
+    "inference_tensors(T)", "custom_optimizer(T)", "private_imports(T)",
 ]
 
 

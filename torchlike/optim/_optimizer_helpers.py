@@ -12,7 +12,7 @@ from .. import _C
 from .._C import Tensor
 from .._composites import view_as_real
 
-__all__ = ["ParamsT", "_use_grad_for_differentiable", "_get_value", "_to_scalar",
+__all__ = ["ParamsT", "StateDict", "_use_grad_for_differentiable", "_get_value", "_to_scalar",
            "_get_scalar_dtype", "_view_as_real", "_stack_if_compiling",
            "_default_to_fused_or_foreach", "_foreach_doc", "_fused_doc", "_capturable_doc",
            "_differentiable_doc", "_maximize_doc"]
@@ -21,6 +21,9 @@ __all__ = ["ParamsT", "_use_grad_for_differentiable", "_get_value", "_to_scalar"
 # (name, tensor) pairs (named_parameters())
 ParamsT = typing.Union[Iterable[Tensor], Iterable[typing.Dict[str, typing.Any]],
                        Iterable[typing.Tuple[str, Tensor]]]
+
+# what state_dict() returns
+StateDict = typing.Dict[str, typing.Any]
 
 # the devices whose parameters a fused step takes (torchlike's fused steps
 # run on every device it has); torchlike's foreach steps are no faster than
