@@ -1018,6 +1018,54 @@ def custom_optimizer(T):
             "maximize (bool, optional)" in Lion.__doc__, T.is_grad_enabled()]
 
 
+# ---- the attention backend switches a training script sets ---------------------------------
+
+def attention_switches(T):
+    """The torch.backends.cuda switches scripts set before training
+    (enable_flash_sdp, enable_math_sdp ...) and read back, inside and
+    outside nn.attention.sdpa_kernel and the deprecated
+    backends.cuda.sdp_kernel; attention still runs with math off, and
+    with both math and flash off it is PyTorch's 'No viable backend'
+    error.  The switches are put back at the end."""
+    import warnings as w
+    cuda = T.backends.cuda
+    attn = T.nn.attention
+    F = T.nn.functional
+    q = T.from_numpy(_arr(1, 2, 3, 4, seed=1))
+
+    def flags():
+        return [cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(),
+                cuda.math_sdp_enabled(), cuda.cudnn_sdp_enabled()]
+
+    log = [flags(), cuda.fp16_bf16_reduction_math_sdp_allowed()]
+    try:
+        with attn.sdpa_kernel([attn.SDPBackend.MATH]):
+            log.append(flags())
+            cuda.enable_flash_sdp(True)
+            log.append(flags())
+        log.append(flags())
+        cuda.enable_math_sdp(False)
+        log.append([flags(), F.scaled_dot_product_attention(q, q, q, is_causal=True)])
+        cuda.enable_flash_sdp(False)
+        try:
+            F.scaled_dot_product_attention(q, q, q)
+        except RuntimeError as e:
+            log.append(str(e))
+        cuda.enable_math_sdp(True)
+        log.append(F.scaled_dot_product_attention(q, q, q, scale=0.3))
+        with w.catch_warnings(record=True) as caught:
+            w.simplefilter("always")
+            with cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False):
+                log.append([flags(), F.scaled_dot_product_attention(q, q, q)])
+        log.append([type(x.message).__name__ for x in caught])
+    finally:
+        for switch in (cuda.enable_flash_sdp, cuda.enable_mem_efficient_sdp,
+                       cuda.enable_math_sdp, cuda.enable_cudnn_sdp):
+            switch(True)
+    log.append(flags())
+    return log
+
+
 # ---- what distributed and older training code imports from private modules -------------------
 
 def private_imports(T):
@@ -1612,7 +1660,7 @@ def inputs(T):
             "kv_cache": kv_cache, "flex_masks": flex_masks,
             "detection": detection, "scalar_warnings": scalar_warnings,
             "inference_tensors": inference_tensors, "custom_optimizer": custom_optimizer,
-            "private_imports": private_imports,
+            "private_imports": private_imports, "attention_switches": attention_switches,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1625,6 +1673,7 @@ CALLS = [
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
     "inference_tensors(T)", "custom_optimizer(T)", "private_imports(T)",
+    "attention_switches(T)",
 ]
 
 
