@@ -1066,6 +1066,53 @@ def attention_switches(T):
     return log
 
 
+# ---- a torchrun entry point --------------------------------------------------------------------
+
+def elastic_record(T):
+    """A training script's main under torchrun's @record: its result when it
+    returns; when it raises, the exception raised again and written to the
+    JSON error file the launcher names in TORCHELASTIC_ERROR_FILE."""
+    import json
+    import os
+    import tempfile
+    errors = importlib.import_module(T.__name__ + ".distributed.elastic.multiprocessing.errors")
+
+    @errors.record
+    def main(steps):
+        model = _init(T, T.nn.Linear(2, 1), 1)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(steps):
+            opt.zero_grad()
+            model(T.ones(3, 2)).pow(2).mean().backward()
+            opt.step()
+        if steps > 2:
+            raise RuntimeError(f"diverged after {steps} steps")
+        return model.bias.item()
+
+    old = os.environ.get("TORCHELASTIC_ERROR_FILE")
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    os.environ["TORCHELASTIC_ERROR_FILE"] = path
+    try:
+        ok = main(2)
+        try:
+            main(3)
+            raised = None
+        except RuntimeError as e:
+            raised = str(e)
+        with open(path) as f:
+            written = json.load(f)
+    finally:
+        os.unlink(path)
+        if old is None:
+            del os.environ["TORCHELASTIC_ERROR_FILE"]
+        else:
+            os.environ["TORCHELASTIC_ERROR_FILE"] = old
+    info = written["message"]["extraInfo"]
+    return [ok, main.__name__, raised, written["message"]["message"], sorted(info),
+            "in main" in info["py_callstack"], info["timestamp"].isdigit()]
+
+
 # ---- what distributed and older training code imports from private modules -------------------
 
 def private_imports(T):
@@ -1661,6 +1708,7 @@ def inputs(T):
             "detection": detection, "scalar_warnings": scalar_warnings,
             "inference_tensors": inference_tensors, "custom_optimizer": custom_optimizer,
             "private_imports": private_imports, "attention_switches": attention_switches,
+            "elastic_record": elastic_record,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1673,7 +1721,7 @@ CALLS = [
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
     "inference_tensors(T)", "custom_optimizer(T)", "private_imports(T)",
-    "attention_switches(T)",
+    "attention_switches(T)", "elastic_record(T)",
 ]
 
 
