@@ -1066,6 +1066,35 @@ def attention_switches(T):
     return log
 
 
+# ---- compiler settings a speed-minded script sets ------------------------------------------
+
+def compiler_settings(T):
+    """The settings gpt-fast- or speedrun-style scripts write before
+    torch.compile: torch._inductor.config's coordinate_descent_tuning,
+    triton.unique_kernel_names, fx_graph_cache ... read back, PyTorch's
+    defaults, and its AttributeError for a name it does not have; the
+    values are put back at the end."""
+    config = T._inductor.config
+    names = ["coordinate_descent_tuning", "fx_graph_cache", "max_autotune", "epilogue_fusion",
+             "freezing", "unroll_reductions_threshold"]
+    defaults = [getattr(config, n) for n in names] + [config.triton.unique_kernel_names,
+                                                      config.triton.cudagraphs,
+                                                      config.cpp.threads]
+    config.coordinate_descent_tuning = True
+    config.triton.unique_kernel_names = False
+    set_values = [config.coordinate_descent_tuning, config.triton.unique_kernel_names]
+    config.coordinate_descent_tuning = False
+    config.triton.unique_kernel_names = True
+    errors = []
+    for fn in (lambda: setattr(config, "coordinate_descent_tunning", True),
+               lambda: config.no_such_setting, lambda: config.triton.no_such_setting):
+        try:
+            fn()
+        except AttributeError as e:
+            errors.append(str(e).replace("torchlike", "torch"))
+    return [defaults, set_values, errors]
+
+
 # ---- a torchrun entry point --------------------------------------------------------------------
 
 def elastic_record(T):
@@ -1708,7 +1737,7 @@ def inputs(T):
             "detection": detection, "scalar_warnings": scalar_warnings,
             "inference_tensors": inference_tensors, "custom_optimizer": custom_optimizer,
             "private_imports": private_imports, "attention_switches": attention_switches,
-            "elastic_record": elastic_record,
+            "elastic_record": elastic_record, "compiler_settings": compiler_settings,
             "data_pipeline": data_pipeline, "beam_search": beam_search, "losses": losses,
             "crf": crf, "capsules": capsules, "func_newton": func_newton,
             "optimizers": optimizers}
@@ -1721,7 +1750,7 @@ CALLS = [
     "capsules(T)", "func_newton(T)", "optimizers(T)", "compiled_model(T)",
     "kv_cache(T)", "flex_masks(T)", "detection(T)", "scalar_warnings(T)",
     "inference_tensors(T)", "custom_optimizer(T)", "private_imports(T)",
-    "attention_switches(T)", "elastic_record(T)",
+    "attention_switches(T)", "elastic_record(T)", "compiler_settings(T)",
 ]
 
 
