@@ -6,8 +6,8 @@ beam search over a TransformerDecoder, the less common losses, a BiLSTM-CRF,
 a one-stage detector's loss and NMS, capsule routing, Newton steps by
 torch.func, the less common optimizers (and LBFGS with maximize), a
 compiled model's checkpoint, decoding with a KV cache (nn.attention.bias),
-flex_attention's block masks, a third-party optimizer, gradient bucketing
-and a torchrun entry point.
+flex_attention's block masks, a third-party optimizer, gradient bucketing,
+a torchrun entry point and compiler settings.
 
 What they found, fixed with them: the named results of torch.linalg and
 the other Python-written ops had their own names (torch.linalg.slogdet's
@@ -29,7 +29,7 @@ gradient-bucketing code torch._utils' dense flattening, nor older code
 nn.init's _no_grad_* fillers or collate's pattern and message
 (private_imports(T)); torch.backends.cuda had no attention switches
 (attention_switches(T)); torchrun's @record did not exist
-(elastic_record(T)).
+(elastic_record(T)), nor torch._inductor.config (compiler_settings(T)).
 
 Not yet done, so left out: PyTorch refuses an in-place write to an
 inference tensor, and saving one for backward, outside inference_mode;
@@ -39,7 +39,8 @@ kernel refuses), so flex_masks(T) runs forward only; random streams
 differ from PyTorch's, so every program draws its data and weights from
 NumPy, and data_pipeline(T) compares what random_split and
 WeightedRandomSampler draw only as sets; the programs that touch global
-state (attention_switches(T), elastic_record(T)) put it back.
+state (attention_switches(T), elastic_record(T), compiler_settings(T))
+put it back.
 
 The programs live in scripts/golden_training_programs5.py, taking the
 library as T; PyTorch's answers to them are in
