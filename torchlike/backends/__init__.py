@@ -6,5 +6,6 @@ sets them runs; they take effect where such a path exists (the cuDNN paths
 come with the GPU work; the CPU kernels have no nondeterministic variant).
 ``backends.mps`` answers that there is no MPS device; ``backends.mha``
 switches the Transformer encoder's inference fast path; ``backends.opt_einsum``
-answers that einsum contracts left to right."""
-from . import cuda, cudnn, mha, mkldnn, mps, opt_einsum  # noqa: F401
+answers that einsum contracts left to right; ``backends.openmp`` and
+``backends.mkl`` answer that neither library is used."""
+from . import cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
