@@ -42,6 +42,12 @@ CALLS = (["T.xpu." + c for c in XPU] + ["T.mps." + c for c in MPS] + [
     "T.backends.opt_einsum.flags(enabled=True).__enter__()",
     "T.backends.opt_einsum.flags(strategy='greedy').__enter__()",
     "T.einsum('ij,jk,kl->il', T.ones(2, 3), T.ones(3, 4), T.ones(4, 2)).tolist()",
+    # openmp and mkl: whether they are used depends on the build (neither is
+    # here), so only the answers' form is PyTorch's
+    "type(T.backends.openmp.is_available())", "type(T.backends.mkl.is_available())",
+    "[T.backends.mkl.VERBOSE_OFF, T.backends.mkl.VERBOSE_ON]",
+    "[type(T.backends.mkl.verbose(1)).__name__, T.backends.mkl.verbose(1).__exit__(None, "
+    "None, None)]",
 ])
 
 

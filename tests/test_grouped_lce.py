@@ -93,8 +93,12 @@ def test_chunked_equals_reference(reduction, smoothing, weighted, chunk):
     kw = dict(linear_bias=b, weight=cw if weighted else None, reduction=reduction,
               label_smoothing=smoothing)
     ref = F.linear_cross_entropy(x, W, t, **kw)
-    got = F.linear_cross_entropy(x, W, t, options=T.nn.LinearCrossEntropyOptions(
-        batch_chunk_size=chunk), **kw)
+    options = T.nn.LinearCrossEntropyOptions(batch_chunk_size=chunk)
+    if smoothing:   # PyTorch ignores options with label smoothing, and says so
+        with pytest.warns(UserWarning, match="``options`` ignored"):
+            got = F.linear_cross_entropy(x, W, t, options=options, **kw)
+    else:
+        got = F.linear_cross_entropy(x, W, t, options=options, **kw)
     np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-13)
     g = T.tensor(_r(*ref.shape, seed=7)) if reduction == "none" else None
     want = T.autograd.grad(ref, (x, W, b), g)
@@ -110,7 +114,7 @@ def test_chunked_gradcheck(reduction):
 
     def f(x, W, b):
         return F.linear_cross_entropy(x, W, t, linear_bias=b, weight=cw, reduction=reduction,
-                                      label_smoothing=0.2, options=opts)
+                                      options=opts)
     assert gradcheck(f, (x, W, b))
     assert gradgradcheck(f, (x, W, b))
 
@@ -123,11 +127,23 @@ def test_chunk_rows_heuristic():
     assert T.nn.LinearCrossEntropyOptions(chunking_method=None).chunk_rows(30, 5, 4) == 30
 
 
-def test_unsupported_configuration_falls_back_with_warning():
+def test_options_pytorch_ignores_fall_back_with_its_warning():
+    """PyTorch ignores options (and says so) for label smoothing, not for a
+    probability target; either way the values are the reference path's."""
+    import warnings
     x, W, b, t, cw = _lce_inputs()
     probs = T.softmax(T.tensor(_r(9, 6, seed=8)), 1)
-    with pytest.warns(UserWarning, match="falling back"):
-        got = F.linear_cross_entropy(x, W, probs, options=T.nn.LinearCrossEntropyOptions())
+    options = T.nn.LinearCrossEntropyOptions()
+    with pytest.warns(UserWarning, match=r"^linear_cross_entropy: ``options`` ignored; chunked "
+                                         r"path needs .* Got reduction='sum', "
+                                         r"label_smoothing=0.2, target.dtype=torchlike.int64"):
+        got = F.linear_cross_entropy(x, W, t, label_smoothing=0.2, reduction="sum",
+                                     options=options)
+    np.testing.assert_allclose(got.detach().numpy(), F.linear_cross_entropy(
+        x, W, t, label_smoothing=0.2, reduction="sum").detach().numpy(), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = F.linear_cross_entropy(x, W, probs, options=options)
     np.testing.assert_allclose(got.detach().numpy(),
                                F.linear_cross_entropy(x, W, probs).detach().numpy())
 
@@ -142,3 +158,11 @@ def test_module_matches_functional():
                                rtol=1e-6)
     m(x, t).backward()
     assert m.linear.weight.grad.shape == (15, 4)
+
+
+def test_module_and_options_at_pytorch_paths():
+    """torch.nn.modules exports LinearCrossEntropyLoss and
+    LinearCrossEntropyOptions, as torch.nn does."""
+    import torchlike.nn.modules as modules
+    assert modules.LinearCrossEntropyLoss is T.nn.LinearCrossEntropyLoss
+    assert modules.LinearCrossEntropyOptions is T.nn.LinearCrossEntropyOptions

@@ -279,7 +279,9 @@ def test_data_parallel_and_compile_run_the_module_as_it_is():
     x = torch.randn(4, 3)
     np.testing.assert_array_equal(dp(x).detach().cpu().numpy(), lin(x).detach().cpu().numpy())
     assert dp.module is lin and dp.device_ids == []
-    assert torch.compile(lin) is lin and torch.compile(mode="max-autotune")(lin) is lin
+    for compiled in (torch.compile(lin), torch.compile(mode="max-autotune")(lin)):
+        assert compiled._orig_mod is lin     # PyTorch's OptimizedModule around it
+        np.testing.assert_array_equal(compiled(x).detach().numpy(), lin(x).detach().numpy())
     assert lin.compile() is None
 
 

@@ -509,3 +509,21 @@ def test_multihead_attention_accepts_an_empty_batch():
     assert tuple(kv(T.zeros(3, 0, 4), T.zeros(3, 0, 4), T.zeros(3, 0, 4))[0].shape) == (3, 0, 4)
     tr = nn.Transformer(4, 2, 1, 1, 8, batch_first=True)
     assert tuple(tr(T.zeros(0, 3, 4), T.zeros(0, 2, 4)).shape) == (0, 2, 4)
+
+
+def test_attention_submodules_found_as_attributes():
+    """torch.nn.attention.bias and .flex_attention reached as attributes of
+    the package (no import of the submodule first) are those submodules;
+    in a fresh interpreter, since an earlier import would set them."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import torchlike as T\n"
+            "print(T.nn.attention.bias.__name__, T.nn.attention.flex_attention.__name__,\n"
+            "      callable(T.nn.attention.bias.causal_lower_right))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.stdout.split() == ["torchlike.nn.attention.bias",
+                                  "torchlike.nn.attention.flex_attention", "True"], out.stderr

@@ -72,7 +72,7 @@ from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,
                                 set_autocast_cpu_dtype, set_autocast_gpu_dtype,
                                 autocast_increment_nesting, autocast_decrement_nesting)
 # PyTorch's modules for tests, TorchScript, compilers, custom ops (docs/api_modules.md)
-from . import testing, futures, jit, compiler, _dynamo  # noqa: F401,E402
+from . import testing, futures, jit, compiler, _dynamo, _inductor  # noqa: F401,E402
 from .futures import Future  # noqa: F401,E402
 from . import library  # noqa: F401,E402
 from ._ops import ops  # noqa: F401,E402

@@ -8,6 +8,7 @@ import numbers
 
 from . import _C
 from ._dtype_names import cpp_name as _cpp_name  # frexp's out= errors name C++ types
+from ._return_types import return_type
 
 Tensor = _C.Tensor
 
@@ -104,20 +105,7 @@ Tensor.rad2deg_ = lambda self: self.mul_(180.0 / 3.141592653589793)
 Tensor.deg2rad_ = lambda self: self.mul_(3.141592653589793 / 180.0)
 
 
-class _FrexpResult(tuple):
-    """torch.return_types.frexp: (mantissa, exponent), by name too."""
-    __slots__ = ()
-
-    def __new__(cls, mantissa, exponent):
-        return super().__new__(cls, (mantissa, exponent))
-
-    mantissa = property(lambda self: self[0])
-    exponent = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"torchlike.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
-
-
+_FrexpResult = return_type("frexp", ["mantissa", "exponent"])
 
 
 def frexp(input, *, out=None):

@@ -2,16 +2,20 @@
 
 Scripts call ``torch.compile(model)`` (or ``model.compile()``) as an
 optimisation that must not change results; torchlike runs every op eagerly,
-so ``compile`` returns the callable unchanged (as a decorator too), and the
-options are accepted and ignored."""
+so ``compile`` returns a function unchanged (as a decorator too), and the
+options are accepted and ignored.  A module comes back wrapped, as in
+PyTorch, in an ``OptimizedModule`` (torchlike._dynamo.eval_frame) whose
+``_orig_mod`` is the module: programs read ``_orig_mod`` and save or load
+state dicts whose keys carry its prefix."""
 
 __all__ = ["compile"]
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
             options=None, disable=False):
-    """Return ``model`` as it is (eager execution); with no ``model``, a
-    decorator that does the same."""
+    """Return a function as it is and a module wrapped in an OptimizedModule
+    (eager execution either way; ``disable=True`` returns a module as it is
+    too); with no ``model``, a decorator that does the same."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
@@ -22,6 +26,14 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         def fn(model):
             if model is None:
                 raise RuntimeError("Model can't be None")
-            return model
+            return _wrapped(model, disable)
         return fn
-    return model
+    return _wrapped(model, disable)
+
+
+def _wrapped(model, disable):
+    from .nn.modules.module import Module
+    if disable or not isinstance(model, Module):
+        return model
+    from ._dynamo.eval_frame import OptimizedModule
+    return OptimizedModule(model)

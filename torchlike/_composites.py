@@ -6,11 +6,11 @@ Each is written with the registry's ops only, so autograd and every device
 come from those ops; nothing here reads tensor data on the host except where
 PyTorch's result itself is a Python value (is_nonzero)."""
 import math
-from collections import namedtuple
 
 from . import _C
 from . import linalg
 from ._dtype_names import scalar_type_name as _dtype_name
+from ._return_types import return_type
 from .autograd import Function
 
 __all__ = ["numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "conj",
@@ -21,7 +21,7 @@ __all__ = ["numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero"
            "bartlett_window", "kaiser_window"]
 
 Tensor = _C.Tensor
-_AMINMAX = namedtuple("aminmax", ["min", "max"])
+_AMINMAX = return_type("aminmax", ["min", "max"])
 
 
 def _need_tensor(fn, name, x, position=1):

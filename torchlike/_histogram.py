@@ -16,17 +16,17 @@ The bins are found with searchsorted and summed with one index_add, so any
 device runs it (PyTorch runs histogram on the CPU only).  The data's range is
 read on the host, as PyTorch reads it, to check it and make the edges."""
 import builtins
-from collections import namedtuple
 
 from . import _C
 from ._composites import _dtype_name
+from ._return_types import return_type
 from ._dtype_names import CPP_NAMES as _CPP_NAMES  # what histogram messages print
 
 __all__ = ["histogram", "histogramdd"]
 
 Tensor = _C.Tensor
-_HISTOGRAM = namedtuple("histogram", ["hist", "bin_edges"])
-_HISTOGRAMDD = namedtuple("histogramdd", ["hist", "bin_edges"])
+_HISTOGRAM = return_type("histogram", ["hist", "bin_edges"])
+_HISTOGRAMDD = return_type("histogramdd", ["hist", "bin_edges"])
 
 
 def _torch_linspace(start, end, steps, dtype, device):

@@ -6,18 +6,18 @@ registry and need nothing here; these are the decompositions' aliases and the
 older torch.* spellings whose results differ from torch.linalg's (torch.svd
 returns V rather than Vh, torch.qr takes some=)."""
 import warnings
-from collections import namedtuple
 
 from . import _C
 from . import linalg
 from ._einsum import einsum
+from ._return_types import return_type
 
 __all__ = ["einsum", "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
            "pinverse", "matrix_power", "svd", "qr", "cross", "chain_matmul", "adjoint",
            "cholesky_inverse", "matrix_exp", "orgqr", "geqrf"]
 
-_SVD = namedtuple("svd", ["U", "S", "V"])
-_GEQRF = namedtuple("geqrf", ["a", "tau"])
+_SVD = return_type("svd", ["U", "S", "V"])
+_GEQRF = return_type("geqrf", ["a", "tau"])
 
 
 def det(input):
@@ -29,8 +29,12 @@ def logdet(input):
     return _C._linalg_logdet(input)
 
 
+_SLOGDET = return_type("slogdet", ["sign", "logabsdet"])
+
+
 def slogdet(input):
-    return linalg.slogdet(input)
+    """torch.slogdet: linalg.slogdet's values as torch.return_types.slogdet."""
+    return _SLOGDET(*linalg.slogdet(input))
 
 
 def inverse(input, *, out=None):

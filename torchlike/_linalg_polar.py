@@ -14,11 +14,11 @@ way).
 matrix_sqrth: A = Q diag(w) Q^H (eigh, lower triangle) gives
 X = Q diag(sqrt(max(w, 0))) Q^H; negative eigenvalues (A not positive
 semi-definite) are clamped to zero, as PyTorch does."""
-from collections import namedtuple
 
 from . import _C
+from ._return_types import return_type
 
-PolarResult = namedtuple("linalg_polar", ["U", "H"])
+PolarResult = return_type("linalg_polar", ["U", "H"])
 
 
 def _check(fn, A):

@@ -12,18 +12,18 @@ square m x m factor whose L and U are the identity describe A = P, so
 lu_solve(I, pivots, I) = P^T, on any device.  Only the CPU checks the
 pivots' range, as PyTorch's CPU kernel does."""
 import warnings
-from collections import namedtuple
 
 from . import _C
 from . import linalg
 from ._composites import _dtype_name, _need_tensor
+from ._return_types import return_type
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve"]
 
 Tensor = _C.Tensor
-_LU_WITH_INFO = namedtuple("_lu_with_info", ["LU", "pivots", "info"])
-_LU_UNPACK = namedtuple("lu_unpack", ["P", "L", "U"])
-_TRIANGULAR_SOLVE = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+_LU_WITH_INFO = return_type("_lu_with_info", ["LU", "pivots", "info"])
+_LU_UNPACK = return_type("lu_unpack", ["P", "L", "U"])
+_TRIANGULAR_SOLVE = return_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def _floating(t):

@@ -10,6 +10,7 @@ tensor data is read on the host except index_reduce's range check on the
 CPU, where PyTorch makes it too."""
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 
 from . import _C
@@ -218,6 +219,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 # ---- index_reduce --------------------------------------------------------------------
 
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+_index_reduce_warned = False   # PyTorch's beta notice comes once per process
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
@@ -262,6 +264,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         # PyTorch's CUDA kernel asserts).  A negative one, which torchlike's
         # scatters wrap, is moved past the end so that it is found too.
         index = _C.where(_C.lt(index, 0), x.shape[dim], index)
+    global _index_reduce_warned
+    if not _index_reduce_warned:
+        _index_reduce_warned = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      stacklevel=2)
     shape = [1] * src.ndim
     shape[dim] = -1
     spread = index.to(_C.int64).reshape(shape).expand(list(src.shape))

@@ -8,12 +8,11 @@ Failures on singular or non positive-definite input raise :class:`LinAlgError`
 naming the batch element, e.g. ``linalg.inv: (Batch element 3): ...``.
 """
 import math
-from collections import namedtuple
-
 import numpy as _np
 
 from . import _C
 from ._dtype_names import scalar_type_name
+from ._return_types import return_type
 
 __all__ = [
     "LinAlgError", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
@@ -35,21 +34,21 @@ class LinAlgError(RuntimeError, _np.linalg.LinAlgError):
 
 _C._set_linalg_error(LinAlgError)
 
-# Result tuples, named as PyTorch's torch.return_types.
-SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
-QRResult = namedtuple("qr", ["Q", "R"])
-SVDResult = namedtuple("svd", ["U", "S", "Vh"])
-EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
-EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
-LUFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
-LUResult = namedtuple("lu", ["P", "L", "U"])
-InvExResult = namedtuple("inv_ex", ["inverse", "info"])
-CholeskyExResult = namedtuple("cholesky_ex", ["L", "info"])
-SolveExResult = namedtuple("solve_ex", ["result", "info"])
-LUFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
-LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
-LDLFactorResult = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
-LDLFactorExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+# Result tuples, named as PyTorch's torch.return_types (linalg_<name>).
+SlogdetResult = return_type("linalg_slogdet", ["sign", "logabsdet"])
+QRResult = return_type("linalg_qr", ["Q", "R"])
+SVDResult = return_type("linalg_svd", ["U", "S", "Vh"])
+EighResult = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+EigResult = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+LUFactorResult = return_type("linalg_lu_factor", ["LU", "pivots"])
+LUResult = return_type("linalg_lu", ["P", "L", "U"])
+InvExResult = return_type("linalg_inv_ex", ["inverse", "info"])
+CholeskyExResult = return_type("linalg_cholesky_ex", ["L", "info"])
+SolveExResult = return_type("linalg_solve_ex", ["result", "info"])
+LUFactorExResult = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+LDLFactorResult = return_type("linalg_ldl_factor", ["LD", "pivots"])
+LDLFactorExResult = return_type("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 matmul = _C.matmul
 from ._matrix_functions import householder_product, matrix_exp  # noqa: E402

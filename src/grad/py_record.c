@@ -59,9 +59,14 @@ static void view_mark(PyObject *view, PyObject *src, int how)
 {
   tl_py_tensor *v = (tl_py_tensor *)view, *s = (tl_py_tensor *)src;
   PyObject *root = s->base ? s->base : src;
-  /* a view of an inference tensor is no view (PyTorch) */
-  if (view == src || view == root || ((tl_py_tensor *)root)->inference)
+  if (view == src || view == root)
     return;
+  /* a view of an inference tensor is no view but an inference tensor
+   * itself, even made outside inference_mode (PyTorch) */
+  if (((tl_py_tensor *)root)->inference) {
+    v->inference = true;
+    return;
+  }
   int meta = how | (s->base ? s->view_meta : 0); /* a view of a view inherits its limits */
   if (tl_py_inference_mode)
     meta |= TL_PY_VIEW_INFERENCE;

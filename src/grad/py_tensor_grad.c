@@ -27,6 +27,12 @@ static int set_requires_grad(tl_py_tensor *self, int on)
                  "require gradients (got %s)", tl_dtype_names[self->t.dtype]);
     return -1;
   }
+  if (on && self->inference && !tl_py_inference_mode) {
+    /* made under inference_mode, it has no version counter to guard a graph */
+    PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
+                    "outside InferenceMode is not allowed.");
+    return -1;
+  }
   self->requires_grad = on;
   return 0;
 }
@@ -232,7 +238,10 @@ static PyGetSetDef grad_getset[] = {
 static PyObject *tensor_detach(PyObject *self, PyObject *unused)
 {
   (void)unused;
-  return tl_py_tensor_alias(self);
+  PyObject *r = tl_py_tensor_alias(self);
+  if (r && ((tl_py_tensor *)self)->inference)
+    ((tl_py_tensor *)r)->inference = true; /* an inference tensor's alias is one too */
+  return r;
 }
 
 static PyObject *tensor_detach_(PyObject *self, PyObject *unused)

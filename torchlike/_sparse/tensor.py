@@ -2,6 +2,7 @@
 to the table of implementations (_IMPL), PyTorch's NotImplementedError for
 the ops without one, and the constructors of the raw type (docs/sparse.md)."""
 import math
+import warnings
 
 from .. import _C
 from .._C import Tensor
@@ -134,7 +135,16 @@ def _coo(idx, vals, size, coalesced=False):
     return _new(sparse_coo, size, vals, idx=idx, coalesced=coalesced)
 
 
+_compressed_warned = False   # PyTorch's beta notice, once per process
+
+
 def _compressed(layout, cidx, pidx, vals, size):
+    global _compressed_warned
+    if not _compressed_warned:
+        _compressed_warned = True
+        warnings.warn("Sparse CSR tensor support is in beta state. If you miss a functionality "
+                      "in the sparse tensor support, please submit a feature request to "
+                      "https://github.com/pytorch/pytorch/issues.", stacklevel=3)
     return _new(layout, size, vals, cidx=cidx, pidx=pidx)
 
 

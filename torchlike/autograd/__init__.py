@@ -127,10 +127,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         result = graph._engine_run_backward(outputs, grads, bool(retain_graph),
                                             bool(create_graph), inputs_tuple, True)
         result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
-    if not allow_unused and any(r is None for r in result):
-        raise RuntimeError("One of the differentiated Tensors appears to not have been used "
-                           "in the graph. Set allow_unused=True if this is the desired "
-                           "behavior.")
+    unused = [i for i, r in enumerate(result) if r is None]
+    if not allow_unused and unused:
+        raise RuntimeError(f"The differentiated Tensor at index {unused[0]} appears to not have "
+                           f"been used in the graph. Set allow_unused=True if this is the "
+                           f"desired behavior.")   # PyTorch's words, naming the first such input
     if materialize_grads:
         batch = (len(grad_outputs[0]),) if is_grads_batched else ()
         result = tuple(_C.zeros(batch + tuple(t.shape), dtype=t.dtype, device=t.device)

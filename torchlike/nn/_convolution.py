@@ -9,8 +9,12 @@ are the op's; so are the derivatives (conv and conv_transpose are each
 other's input gradient, im2col and col2im each other's).
 
 Legend: N batch, C channels, O output channels, k kernel sizes."""
+import warnings
+
 from .. import _C
 from ._conv import _batched, _ntuple
+
+_same_copy_warned = False
 
 
 def _same_padding(x, weight, stride, dilation, n):
@@ -23,6 +27,11 @@ def _same_padding(x, weight, stride, dilation, n):
     left = tuple(t // 2 for t in total)
     extra = [t - 2 * (t // 2) for t in total]
     if any(extra):
+        global _same_copy_warned
+        if not _same_copy_warned:   # PyTorch's notice, once per process
+            _same_copy_warned = True
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                          "require a zero-padded copy of the input be created", stacklevel=4)
         pads = []
         for e in reversed(extra):
             pads += [0, e]

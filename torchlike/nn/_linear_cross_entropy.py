@@ -8,8 +8,14 @@ Reference path (options=None, and every form the chunked path does not
 take): exactly ``cross_entropy(linear(input, W, b) reshaped to
 (*input.shape[:-1], C, *out_features), target, ...)``.
 
-Chunked path (options given; input (N, in), weight (C, in), class-index
-target (N,), bias (C,) or None): the batch is cut into chunks of B rows;
+Options PyTorch would ignore (label smoothing, a K-dimensional loss, a
+target neither int64 indices nor probabilities of input's dtype that do
+not require grad) give its warning and the reference path.
+
+Chunked path (options given and honoured; input (N, in), weight (C, in),
+class-index target (N,), bias (C,) or None; the other forms PyTorch's
+chunked path takes go to the reference path here, silently, with the same
+values): the batch is cut into chunks of B rows;
 forward keeps, per chunk, only the three sums the loss needs (legend:
 w class weights, eps label smoothing, p = softmax of the chunk's logits z,
 y the target, rows with y == ignore_index dropped):
@@ -20,7 +26,9 @@ y the target, rows with y == ignore_index dropped):
 backward recomputes each chunk's logits (memory stays O(B C)) and uses
     dL/dz_i = (a_i + S) p_i - a_i e_y - s,  a_i = (1 - eps) w[y_i] g_i,
     s_c = eps / C w_c g_i,  S = sum_c s_c
-(g_i the incoming gradient of row i, divided by denom for 'mean'), then
+(g_i the incoming gradient of row i, divided by denom for 'mean'; eps is
+0 whenever this path runs, since label smoothing goes to the reference path
+as in PyTorch, but the formulas are kept whole), then
 dX = dZ W, dW += dZ^T X, db += sum_i dZ_i.  Backward is written with
 torchlike ops, so retain_graph and create_graph work (PyTorch's chunked
 path refuses both; this is a superset)."""
@@ -180,6 +188,31 @@ def _check(input, linear_weight, target, reduction, label_smoothing):
                            f"{label_smoothing}")
 
 
+def _options_ignored(input, linear_weight, target, linear_bias, reduction, label_smoothing):
+    """Whether PyTorch ignores ``options`` for this call (and says so, in
+    its words): label smoothing, K-dimensional losses, and targets that are
+    neither int64 indices nor probabilities of input's dtype and shape
+    that do not require grad go to its reference path."""
+    from ..jit import is_tracing
+    out_features = tuple(linear_weight.shape[1:-1])
+    logits_shape = (*input.shape[:-1], linear_weight.shape[0], *out_features)
+    probabilities = (tuple(target.shape) == logits_shape and target.dtype == input.dtype
+                     and not (target.requires_grad and _C.is_grad_enabled()))
+    tracing = is_tracing()
+    if (label_smoothing == 0.0 and (target.dtype == _C.int64 or probabilities)
+            and not out_features and not tracing):
+        return False
+    bias_shape = None if linear_bias is None else tuple(linear_bias.shape)
+    warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+                  "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64 (or a "
+                  "probability target with dtype matching input and requires_grad == False), "
+                  f"out_features == (). Got reduction={reduction!r}, label_smoothing="
+                  f"{label_smoothing}, target.dtype={target.dtype}, out_features={out_features}"
+                  f", tracing={tracing}, target.requires_grad={target.requires_grad}, "
+                  f"linear_bias.shape={bias_shape}.", stacklevel=3)
+    return True
+
+
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
                          reduction="mean", ignore_index=None, label_smoothing=0.0,
                          options=None):
@@ -191,13 +224,12 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
             label_smoothing)
     if options is None:
         return _reference(*args)
+    if _options_ignored(input, linear_weight, target, linear_bias, reduction, label_smoothing):
+        return _reference(*args)
     chunkable = (input.ndim == 2 and linear_weight.ndim == 2 and target.ndim == 1
                  and target.dtype == _C.int64 and (linear_bias is None or linear_bias.ndim == 1)
                  and input.is_floating_point())
-    if not chunkable:
-        warnings.warn("linear_cross_entropy: this configuration is not supported by the chunked "
-                      "path; falling back to the reference implementation", UserWarning,
-                      stacklevel=2)
+    if not chunkable:   # PyTorch's chunked path takes these; the reference gives its values
         return _reference(*args)
     N, C = input.shape[0], linear_weight.shape[0]
     if target.shape[0] != N:

@@ -243,6 +243,23 @@ orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
 
 
+# PyTorch's private fillers that older model code imports (the public
+# initialisers' bodies, run under no_grad)
 def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
-    """The name older model code imports for trunc_normal_'s body."""
     return trunc_normal_(tensor, mean, std, a, b, generator=generator)
+
+
+def _no_grad_normal_(tensor, mean, std, generator=None):
+    return normal_(tensor, mean, std, generator=generator)
+
+
+def _no_grad_uniform_(tensor, a, b, generator=None):
+    return uniform_(tensor, a, b, generator=generator)
+
+
+def _no_grad_fill_(tensor, val):
+    return constant_(tensor, val)
+
+
+def _no_grad_zero_(tensor):
+    return zeros_(tensor)

@@ -14,11 +14,9 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 
 def _detached_subclass(cls, data, requires_grad):
     """A ``cls`` instance viewing ``data``'s storage, with no history."""
-    self = Tensor.__new__(cls)
-    self.data = data.detach()
-    if requires_grad:
-        self.requires_grad_(True)
-    return self
+    # a view of data's storage, an inference tensor if data is one (as PyTorch;
+    # _make_subclass refuses requires_grad for one outside inference_mode)
+    return Tensor._make_subclass(cls, data.detach(), bool(requires_grad))
 
 
 class _ParameterMeta(type):

@@ -118,10 +118,13 @@ class LBFGS(Optimizer):
     each a two-loop recursion over the last history_size curvature pairs and
     either a fixed step (lr) or a strong-Wolfe line search
     (line_search_fn="strong_wolfe").  The closure must clear the gradients,
-    compute the loss, call backward and return the loss."""
+    compute the loss, call backward and return the loss.  maximize=True
+    climbs the closure's value: the algorithm reads the negated loss and
+    gradient (the closure still returns and backpropagates its own)."""
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None, *,
+                 maximize=False):
         _check_nonnegative(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -130,7 +133,8 @@ class LBFGS(Optimizer):
                              f"got {line_search_fn!r}")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                         tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
-                        history_size=history_size, line_search_fn=line_search_fn)
+                        history_size=history_size, line_search_fn=line_search_fn,
+                        maximize=maximize)
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -145,7 +149,16 @@ class LBFGS(Optimizer):
         # a complex parameter counts as its pairs of reals, as in PyTorch
         views = [_real_view(p).new_zeros((_real_view(p).numel(),)) if p.grad is None
                  else _real_view(p.grad).reshape(-1) for p in self._params]
-        return _C.cat(views, 0)
+        flat = _C.cat(views, 0)
+        return flat.neg_() if self._maximize() else flat
+
+    def _maximize(self):
+        # a state dict saved before LBFGS had the option has no such key
+        return self.param_groups[0].get("maximize", False)
+
+    def _value(self, loss):
+        """The closure's loss as the algorithm minimises it."""
+        return -float(loss) if self._maximize() else float(loss)
 
     def _add_grad(self, step_size, update):
         offset = 0
@@ -164,7 +177,8 @@ class LBFGS(Optimizer):
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         with enable_grad():
-            loss = float(closure())
+            loss = closure()
+        loss = self._value(loss)   # read under no_grad: no requires_grad-to-scalar warning
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -189,7 +203,7 @@ class LBFGS(Optimizer):
 
         with enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
+        loss = self._value(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
@@ -267,7 +281,8 @@ class LBFGS(Optimizer):
                 opt_cond = False
                 if n_iter != max_iter:
                     with enable_grad():
-                        loss = float(closure())
+                        loss = closure()
+                    loss = self._value(loss)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max().item() <= tolerance_grad
                     ls_func_evals = 1

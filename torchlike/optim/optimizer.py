@@ -16,6 +16,10 @@ from .._C import Tensor
 from .._tensor_utils import typename as _typename
 from ..autograd.grad_mode import no_grad
 from ..utils.hooks import RemovableHandle
+from ._optimizer_helpers import (  # noqa: F401 - imported from here by optimizers written elsewhere
+    ParamsT, StateDict, _capturable_doc, _default_to_fused_or_foreach, _differentiable_doc, _foreach_doc,
+    _fused_doc, _get_scalar_dtype, _get_value, _maximize_doc, _stack_if_compiling, _to_scalar,
+    _use_grad_for_differentiable, _view_as_real)
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]

@@ -70,12 +70,16 @@ static PyObject *py_make_subclass(PyObject *self, PyObject *const *args, Py_ssiz
   if (require_grad && !tl_dtype_is_float(data->dtype) && !tl_dtype_is_complex(data->dtype))
     return PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point and complex dtype "
                         "can require gradients (got %s)", tl_dtype_names[data->dtype]);
+  if (require_grad && ((tl_py_tensor *)v[1])->inference && !tl_py_inference_mode)
+    return PyErr_Format(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
+                        "outside InferenceMode is not allowed.");   /* Parameter(t), as PyTorch */
   PyTypeObject *type = (PyTypeObject *)v[0];
   tl_py_tensor *out = (tl_py_tensor *)type->tp_alloc(type, 0);
   if (!out)
     return NULL;
   tl_tensor_view_of(&out->t, data);
   out->requires_grad = require_grad;
+  out->inference = ((tl_py_tensor *)v[1])->inference; /* the same tensor, another class */
   return (PyObject *)out;
 }
 

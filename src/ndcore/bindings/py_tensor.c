@@ -745,11 +745,13 @@ static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject 
 }
 
 /* float(loss) on a tensor with a history drops the history: PyTorch says so
- * once per process (only float(), not int(), item() or bool()). */
+ * once per process (only float(), not int(), item() or bool()), and only
+ * while grad mode is on: under no_grad (an optimizer's step reading its
+ * closure's loss) nothing is said and the once is not spent. */
 static int warn_float_of_grad(PyObject *self)
 {
   static bool warned;
-  if (warned || !((tl_py_tensor *)self)->requires_grad)
+  if (warned || !((tl_py_tensor *)self)->requires_grad || !tl_py_grad_enabled)
     return 0;
   warned = true;
   return PyErr_WarnEx(PyExc_UserWarning, "Converting a tensor with requires_grad=True to a "

@@ -1,8 +1,10 @@
 """Which scaled-dot-product-attention backend runs, under ``sdpa_kernel``.
 
-With no ``sdpa_kernel`` context, ``F.scaled_dot_product_attention`` runs
-the blocked (flash-style) kernel of src/nn/attention for every input.
-Inside one, the allowed backends are tried in priority order:
+With no ``sdpa_kernel`` context and every backend switched on (the
+torch.backends.cuda.enable_*_sdp switches), ``F.scaled_dot_product_attention``
+runs the blocked (flash-style) kernel of src/nn/attention for every input.
+Inside one, or with some switched off, the allowed backends are tried in
+priority order:
 
 - FLASH_ATTENTION: that blocked kernel, under the constraints PyTorch's CPU
   flash kernel has (4-d inputs, equal batch sizes and last dims, no
@@ -42,6 +44,28 @@ _FUSED = {"cpu": {SDPBackend.FLASH_ATTENTION},
 # (allowed backends, priority order) or None outside any sdpa_kernel
 _state = contextvars.ContextVar("torchlike_sdpa_backends", default=None)
 
+# the global switches (torch.backends.cuda.enable_*_sdp), read outside any
+# sdpa_kernel; inside one, its allowed set is what is enabled
+_enabled = {b: True for b in SDPBackend if b != SDPBackend.ERROR}
+
+
+def backend_enabled(backend):
+    """Whether ``backend`` may run now (the innermost sdpa_kernel's choice,
+    else the global switch)."""
+    state = _state.get()
+    return backend in state[0] if state is not None else _enabled[backend]
+
+
+def set_backend_enabled(backend, on):
+    """Switch ``backend`` on or off: globally, or inside an sdpa_kernel for
+    the rest of it (its exit restores what was before, as PyTorch's does)."""
+    state = _state.get()
+    if state is None:
+        _enabled[backend] = bool(on)
+    else:
+        allowed = state[0] | {backend} if on else state[0] - {backend}
+        _state.set((frozenset(allowed), state[1]))
+
 
 def _flash_reasons(q, k, v, dropout_p, enable_gqa):
     """Why PyTorch's CPU flash kernel would refuse these inputs (empty: it runs)."""
@@ -67,8 +91,12 @@ def choose(query, key, value, dropout_p, enable_gqa):
     """"kernel", "math", or None (no context: the kernel); raises when no
     allowed backend can run these inputs."""
     state = _state.get()
-    if state is None or query.numel() == 0:
+    if state is None and all(_enabled.values()):
+        return None
+    if query.numel() == 0:
         return None   # (an empty query needs no backend: PyTorch returns the empty result)
+    if state is None:   # some switched off globally
+        state = (frozenset(b for b, on in _enabled.items() if on), _DEFAULT_ORDER)
     allowed, order = state
     fused = _FUSED.get(query.device.type, set())
     candidates = [b for b in order if b in allowed and (b == SDPBackend.MATH or b in fused)]

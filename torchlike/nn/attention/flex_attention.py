@@ -36,8 +36,9 @@ def noop_mask(b, h, q_idx, kv_idx):
     return _C.ones_like(q_idx + kv_idx, dtype=_C.bool) if isinstance(q_idx, _C.Tensor) else True
 
 
-def _combine(mask_mods, start, op):
-    """A mask_mod folding ``mask_mods``' masks with ``op`` from ``start`` (ones or zeros)."""
+def _combine(mask_mods, start, op, name):
+    """A mask_mod folding ``mask_mods``' masks with ``op`` from ``start``
+    (ones or zeros), called ``name`` (as PyTorch's, in a BlockMask's repr)."""
     if not all(callable(m) for m in mask_mods):
         raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
 
@@ -46,17 +47,18 @@ def _combine(mask_mods, start, op):
         for m in mask_mods:
             result = op(result, m(b, h, q_idx, kv_idx))
         return result
+    mask.__name__ = mask.__qualname__ = name
     return mask
 
 
 def and_masks(*mask_mods):
     """A mask_mod attending where all of ``mask_mods`` do."""
-    return _combine(mask_mods, _C.ones, operator.and_)
+    return _combine(mask_mods, _C.ones, operator.and_, "and_mask")
 
 
 def or_masks(*mask_mods):
     """A mask_mod attending where any of ``mask_mods`` does."""
-    return _combine(mask_mods, _C.zeros, operator.or_)
+    return _combine(mask_mods, _C.zeros, operator.or_, "or_mask")
 
 
 def _dense_mask(mask_mod, B, H, L, S, device):
@@ -71,10 +73,17 @@ def _dense_mask(mask_mod, B, H, L, S, device):
 class BlockMask:
     """Which (query block, key block) pairs attend, for ``flex_attention``.
 
-    Holds the mask_mod and its dense (B, H, Q_LEN, KV_LEN) bool mask;
-    ``to_dense()`` gives the block-level mask (B, H, Q blocks, KV blocks)
-    as int32 as PyTorch's, ``sparsity()`` the percentage of blocks with
-    nothing to attend."""
+    Holds the mask_mod and its dense (B, H, Q_LEN, KV_LEN) bool mask, from
+    which PyTorch's block metadata is derived: a block (BLOCK_SIZE rows by
+    columns, the last ones padded with masked-out positions) is *full* when
+    every position in it attends, *partial* when some do.  Per query-block
+    row, ``kv_num_blocks`` counts the partial key blocks and ``kv_indices``
+    lists their indices first, ascending, then the other blocks' (int32,
+    (B, H, Q blocks) and (B, H, Q blocks, KV blocks)); ``full_kv_*`` do the
+    same for full blocks and ``q_*`` / ``full_q_*`` for the transposed
+    grid.  ``to_dense()`` gives the block-level mask (1 where a block is
+    partial or full), ``sparsity()`` the percentage of blocks skipped;
+    str() draws the mask as PyTorch does."""
 
     def __init__(self, mask_mod, dense, BLOCK_SIZE):
         self.mask_mod = mask_mod
@@ -89,24 +98,118 @@ class BlockMask:
     def shape(self):
         return tuple(self._dense.shape)
 
-    def to_dense(self):
-        """Block-level mask: 1 where a block has any position to attend."""
+    def numel(self):
+        """The number of positions the mask covers (sparsity not counted)."""
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def _block_counts(self):
+        """Attending positions per block: (B, H, Q blocks, KV blocks) int64."""
         B, H, L, S = self._dense.shape
         bq, bk = self.BLOCK_SIZE
         nq, nk = -(-L // bq), -(-S // bk)
         padded = _C.zeros((B, H, nq * bq, nk * bk), dtype=_C.bool, device=self._dense.device)
         padded[:, :, :L, :S] = self._dense
-        blocks = padded.reshape(B, H, nq, bq, nk, bk).any(5).any(3)
-        return blocks.to(_C.int32)
+        return padded.reshape(B, H, nq, bq, nk, bk).sum((3, 5))
+
+    def _partial_full(self):
+        counts = self._block_counts()
+        whole = self.BLOCK_SIZE[0] * self.BLOCK_SIZE[1]
+        return (counts > 0) & (counts < whole), counts == whole
+
+    @staticmethod
+    def _ordered(blocks):
+        """(count per row, the selected columns first then the rest), as int32."""
+        dense = blocks.to(_C.int32)
+        order = _C.argsort(dense, dim=-1, descending=True, stable=True)
+        return dense.sum(-1).to(_C.int32), order.to(_C.int32)
+
+    kv_num_blocks = property(lambda self: self._ordered(self._partial_full()[0])[0])
+    kv_indices = property(lambda self: self._ordered(self._partial_full()[0])[1])
+    full_kv_num_blocks = property(lambda self: self._ordered(self._partial_full()[1])[0])
+    full_kv_indices = property(lambda self: self._ordered(self._partial_full()[1])[1])
+    q_num_blocks = property(lambda self: self._ordered(self._partial_full()[0].mT)[0])
+    q_indices = property(lambda self: self._ordered(self._partial_full()[0].mT)[1])
+    full_q_num_blocks = property(lambda self: self._ordered(self._partial_full()[1].mT)[0])
+    full_q_indices = property(lambda self: self._ordered(self._partial_full()[1].mT)[1])
+
+    def to_dense(self):
+        """Block-level mask (B, H, Q blocks, KV blocks), int32: 1 where a
+        block has any position to attend."""
+        return (self._block_counts() > 0).to(_C.int32)
 
     def sparsity(self):
         """Percentage of blocks that are skipped (have nothing to attend)."""
         dense = self.to_dense()
         return 100.0 * (1.0 - dense.sum().item() / max(dense.numel(), 1))
 
+    def to(self, device):
+        return BlockMask(self.mask_mod, self._dense.to(device), self.BLOCK_SIZE)
+
+    def __getitem__(self, index):
+        """A BlockMask of the selected batches, heads and query-block rows.
+        Integers keep their dimension (as length-one slices); selected
+        query-block rows are packed together, so a mask_mod that reads
+        absolute query positions must be replaced by the caller."""
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) > 3:
+            raise IndexError(f"BlockMask supports at most three indices (batch, head, query "
+                             f"block), got {len(index)}")
+        index = [slice(i, i + 1 if i != -1 else None) if isinstance(i, int) else i
+                 for i in index]
+        dense = self._dense[tuple(index[:2])]
+        if len(index) == 3:
+            L, bq = dense.shape[-2], self.BLOCK_SIZE[0]
+            rows = range(-(-L // bq))[index[2]]
+            dense = _C.cat([dense[:, :, r * bq:(r + 1) * bq] for r in rows], dim=2) if rows \
+                else dense[:, :, :0]
+        return BlockMask(self.mask_mod, dense, self.BLOCK_SIZE)
+
+    def to_string(self, grid_size=(20, 20), limit=4):
+        """The block mask drawn with two characters a cell: full blocks
+        solid, partly attending cells shaded, empty ones blank; at most
+        ``grid_size`` cells a side (blocks summarised), ``limit`` (batch,
+        head) pairs."""
+        dense = self.to_dense()
+        B, H, rows, cols = dense.shape
+        if grid_size == -1:
+            max_rows, max_cols = rows, cols
+        elif isinstance(grid_size, int):
+            max_rows = max_cols = grid_size
+        else:
+            max_rows, max_cols = grid_size
+        row_step, col_step = max(1, -(-rows // max_rows)), max(1, -(-cols // max_cols))
+        drawings = []
+        for n, (b, h) in enumerate((b, h) for b in range(B) for h in range(H)):
+            if n == limit:
+                drawings += ["...", "To print out more, set BlockMask.to_string(limit=N)",
+                             "You can also index (BlockMask[batch, head]) to choose a specific "
+                             "batch or head"]
+                break
+            lines = [f"{(b, h)}"]
+            for r in range(0, rows, row_step):
+                line = ""
+                for c in range(0, cols, col_step):
+                    share = dense[b, h, r:r + row_step, c:c + col_step].float().mean().item()
+                    line += ("\u2588" if share == 1 else " " if share == 0 else "\u2591") * 2
+                lines.append(line)
+            drawings.append("\n".join(lines) + "\n")
+        return "\n".join(drawings)
+
+    def __str__(self):
+        return (f"BlockMask(shape={self.shape}, sparsity={self.sparsity():.2f}%, \n"
+                f"{self.to_string().strip()}\n)")
+
     def __repr__(self):
-        return (f"BlockMask(shape={self.shape}, sparsity={self.sparsity():.2f}%, "
-                f"mask_mod={getattr(self.mask_mod, '__name__', 'mask_mod')})")
+        fields = ["kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices",
+                  "q_num_blocks", "q_indices", "full_q_num_blocks", "full_q_indices"]
+        lines = [f"    {f}={getattr(self, f).shape}," for f in fields]
+        name = getattr(self.mask_mod, "__name__", self.mask_mod)
+        lines += [f"    BLOCK_SIZE={self.BLOCK_SIZE},", f"    shape={self.shape},",
+                  f"    sparsity={self.sparsity():.2f}%,", f"    mask_mod={name}"]
+        return "BlockMask(\n" + "\n".join(lines) + "\n)"
 
 
 def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=128,

@@ -16,6 +16,8 @@ from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .adaptive import *  # noqa: F401,F403
 from .lazy import LazyModuleMixin  # noqa: F401
+from .linear_cross_entropy import LinearCrossEntropyLoss  # noqa: F401
+from .._linear_cross_entropy import LinearCrossEntropyOptions  # noqa: F401
 # PyTorch's module paths for classes that live in the files above, and the
 # argument helpers (torch.nn.modules.utils._pair ...)
 from . import (batchnorm, channelshuffle, distance, flatten, fold, instancenorm,  # noqa: F401

@@ -1,0 +1,104 @@
+"""A fifth round of ordinary PyTorch training programs run on torchlike: a
+ViT, WGAN-GP, MAML, DQN, skip-gram word2vec, a DDPM step, a Glow step, a
+neural ODE by RK4, a mixture of experts, batch-hard triplet mining,
+pruning, SWA, gradient accumulation with OneCycleLR, the data utilities,
+beam search over a TransformerDecoder, the less common losses, a BiLSTM-CRF,
+a one-stage detector's loss and NMS, capsule routing, Newton steps by
+torch.func, the less common optimizers (and LBFGS with maximize), a
+compiled model's checkpoint, decoding with a KV cache (nn.attention.bias),
+flex_attention's block masks, a third-party optimizer, gradient bucketing,
+a torchrun entry point and compiler settings.
+
+What they found, fixed with them: the named results of torch.linalg and
+the other Python-written ops had their own names (torch.linalg.slogdet's
+was "slogdet", PyTorch's is torch.return_types.linalg_slogdet), checked by
+result_types(T); torch.compile(module) returned the module instead of an
+OptimizedModule (no _orig_mod, state-dict keys without its prefix);
+LBFGS refused maximize=True; torch.nn.attention.bias did not exist;
+BlockMask lacked PyTorch's block metadata, drawing and indexing, and
+and_masks/or_masks' functions their names; float(loss) warned under
+no_grad (every LBFGS step warned); PyTorch's warnings for a lower-right
+CausalBias with more queries than keys and its once-per-process notices
+(index_reduce, sparse CSR, an asymmetric padding='same') were missing,
+checked by kv_cache(T) and, in a fresh interpreter, scalar_warnings(T);
+views of an inference tensor were normal tensors and an evaluation
+pass's outputs could be made to require grad outside inference_mode
+(inference_tensors(T)); optimizers written elsewhere could not import
+PyTorch's helpers from torch.optim.optimizer (custom_optimizer(T)), nor
+gradient-bucketing code torch._utils' dense flattening, nor older code
+nn.init's _no_grad_* fillers or collate's pattern and message
+(private_imports(T)); torch.backends.cuda had no attention switches
+(attention_switches(T)); torchrun's @record did not exist
+(elastic_record(T)), nor torch._inductor.config (compiler_settings(T)).
+
+Not yet done, so left out: PyTorch refuses an in-place write to an
+inference tensor, and saving one for backward, outside inference_mode;
+torchlike allows both.  By design, and so left out or spelled so it does
+not show: flex_attention backpropagates on the CPU here (PyTorch's CPU
+kernel refuses), so flex_masks(T) runs forward only; random streams
+differ from PyTorch's, so every program draws its data and weights from
+NumPy, and data_pipeline(T) compares what random_split and
+WeightedRandomSampler draw only as sets; the programs that touch global
+state (attention_switches(T), elastic_record(T), compiler_settings(T))
+put it back.
+
+The programs live in scripts/golden_training_programs5.py, taking the
+library as T; PyTorch's answers to them are in
+tests/golden/training_programs5.json.  Each runs here on torchlike and its
+described result is compared with PyTorch's, within the stated tolerance."""
+import math
+import warnings
+
+import pytest
+
+import torchlike as torch
+from oracle import golden_calls
+
+CALLS, _golden = golden_calls("training_programs5")
+
+# (rtol, atol) for the float values of each program.  As in round four:
+# float32 programs round PyTorch's BLAS, conv and vectorised exp/tanh/log
+# in another order than ours (a few ulp per op), and a few optimizer steps
+# carry that along.
+_FLOAT32 = (2e-5, 1e-6)
+_TOLERANCE = {
+    "result_types(T)": None,   # names and reprs: exactly
+}
+# programs PyTorch runs and torchlike cannot yet, with the reason
+_KNOWN_GAPS = {}
+
+
+def _same(got, want, tol):
+    """Described results equal: NaN equal to NaN, floats within tol."""
+    if isinstance(want, float) and isinstance(got, float):
+        if math.isnan(want) or math.isnan(got):
+            return math.isnan(want) and math.isnan(got)
+        if tol is None or math.isinf(want) or math.isinf(got):
+            return got == want
+        return abs(got - want) <= tol[0] * abs(want) + tol[1]
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want))
+    return got == want
+
+
+def _where(got, want, tol, path="result"):
+    """The first place two described results differ beyond tol (for the
+    failure message)."""
+    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
+        for i, (g, w) in enumerate(zip(got, want)):
+            if not _same(g, w, tol):
+                return _where(g, w, tol, f"{path}[{i}]")
+    return f"{path}: {str(got)[:300]} != {str(want)[:300]}"
+
+
+@pytest.mark.parametrize("call,expected", [
+    pytest.param(c, e, marks=pytest.mark.xfail(reason=_KNOWN_GAPS[c], strict=True))
+    if c in _KNOWN_GAPS else (c, e) for c, e in CALLS], ids=[c for c, _ in CALLS])
+def test_program_matches_pytorch(call, expected):
+    assert expected[0] != "raises", expected   # every program runs under PyTorch
+    env = _golden.inputs(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _golden.describe(eval(call, env))
+    tol = _TOLERANCE.get(call, _FLOAT32)
+    assert _same(got, expected, tol), (call, _where(got, expected, tol))

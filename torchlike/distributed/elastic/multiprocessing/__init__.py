@@ -1,0 +1,1 @@
+"""torch.distributed.elastic.multiprocessing: see its ``errors`` submodule."""
