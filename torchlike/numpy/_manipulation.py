@@ -661,10 +661,18 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
-    if mode != "raise":
-        raise Unsupported(f"take: argument 'mode' {mode!r} is not supported on tensors")
+    """mode 'wrap' takes indices modulo the axis' length, 'clip' clamps them
+    into it (negative ones to 0, as NumPy's); both stay a gather, so recorded."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     a = as_tensor(a)
     idx = as_tensor(indices).to(_C.int64)
+    if mode != "raise":
+        n = a.numel() if axis is None else (a.reshape(1) if a.ndim == 0 else a).shape[
+            norm_axis(axis, max(a.ndim, 1))]
+        if n == 0 and idx.numel():
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        idx = idx.remainder(n) if mode == "wrap" else idx.clamp(0, max(n - 1, 0))
     if axis is None:
         result = _C.take(a, idx.reshape(-1)).reshape(tuple(idx.shape))
     else:

@@ -86,13 +86,27 @@ def convolve(a, v, mode="full"):
 def interp(x, xp, fp, left=None, right=None, period=None):
     """The piecewise-linear interpolant through (xp, fp) at x, float64 as
     NumPy's: fp[0] (or ``left``) below xp[0], fp[-1] (or ``right``) above
-    xp[-1].  Differentiable in x (the slope), fp and xp."""
-    if period is not None:
-        raise Unsupported("interp: the argument 'period' is not supported on tensors")
+    xp[-1].  Differentiable in x (the slope), fp and xp.  With ``period``,
+    NumPy's periodic form: x and xp taken modulo the period, xp sorted and
+    extended by one point at each end (left and right are ignored)."""
+    if period is not None and period == 0:
+        raise ValueError("period must be a non-zero value")
     x, xp, fp = (as_tensor(t) for t in (x, xp, fp))
     if any(t.is_complex() for t in (x, xp, fp)):
         raise Unsupported("interp of complex values")
     x, xp, fp = (t if t.dtype == _C.float64 else t.to(_C.float64) for t in (x, xp, fp))
+    if period is not None:
+        if xp.ndim != 1 or fp.ndim != 1:
+            raise ValueError("Data points must be 1-D sequences")
+        if xp.shape[0] != fp.shape[0]:
+            raise ValueError("fp and xp are not of the same length")
+        period = abs(float(period))
+        left = right = None
+        x, xp = _C.remainder(x, period), _C.remainder(xp, period)
+        order = _C.argsort(xp.detach())
+        xp, fp = xp[order], fp[order]
+        xp = _C.cat([xp[-1:] - period, xp, xp[:1] + period])
+        fp = _C.cat([fp[-1:], fp, fp[:1]])
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:
