@@ -559,6 +559,12 @@ def diag(v, k=0):
     return _C.diag(v, k)
 
 
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    """The square array with ``v`` flattened on its ``k``-th diagonal."""
+    return _C.diag(as_tensor(v).reshape(-1), k)
+
+
 def _as_matrix(m, name):
     """NumPy's tril/triu of a 1-d array: the row repeated into a square."""
     m = as_tensor(m)
@@ -607,6 +613,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     widths = np.broadcast_to(widths.astype(np.int64), (x.ndim, 2))
     if (widths < 0).any():
         raise ValueError("index can't contain negative values")
+    if mode in _PAD_COMPUTED and x.is_floating_point():
+        x = _pad_computed(x, widths, mode, kwargs)
+        return x.clone() if x is array else x  # a new array, as NumPy's
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
             or set(kwargs) - {"constant_values"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
@@ -657,6 +666,61 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 index = np.where(index >= n, 2 * n - 1 - index, index)
             x = _C.index_select(x, axis, _C.from_numpy(index.astype(np.int64)).to(x.device))
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
+
+
+_PAD_COMPUTED = {"maximum": np.amax, "minimum": np.amin, "mean": np.mean, "median": np.median,
+                 "linear_ramp": None}
+
+
+def _pad_computed(x, widths, mode, kwargs):
+    """NumPy's padding by a statistic (of the first / last ``stat_length``
+    elements along each axis) or by a linear ramp (from ``end_values`` to the
+    edge), for float data: axis by axis over what the earlier axes padded,
+    as NumPy's, from ops, so the padding is recorded too."""
+    ramp = mode == "linear_ramp"
+    given = kwargs.get("end_values", 0) if ramp else kwargs.get("stat_length")
+    if given is None:
+        pairs = [(None, None)] * x.ndim
+    else:
+        values = np.asarray(given)
+        if not ramp:  # NumPy rounds lengths, then refuses negative ones
+            values = np.round(values).astype(np.int64)
+            if (values < 0).any():
+                raise ValueError("index can't contain negative values")
+        pairs = np.broadcast_to(values, (x.ndim, 2)).tolist()
+    for axis, ((before, after), pair) in enumerate(zip(widths.tolist(), pairs)):
+        n = x.shape[axis]
+        if n == 0:
+            if before or after:
+                raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                                 f"'constant' or 'empty'")
+            continue
+        if ramp:
+            sides = []
+            for width, end, at in ((before, pair[0], 0), (after, pair[1], n - 1)):
+                k = _C.arange(width, dtype=x.dtype, device=x.device).reshape(
+                    tuple(-1 if d == axis else 1 for d in range(x.ndim)))
+                edge = x.narrow(axis, at, 1)
+                sides.append(end + k * ((edge - end) / max(width, 1)))  # linspace(end, edge)
+            x = _C.cat([sides[0], x, sides[1].flip(axis)], axis)
+            continue
+        lengths = [n if length is None else min(length, n) for length in pair]
+        if 0 in lengths and mode in ("maximum", "minimum"):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        stat = _PAD_COMPUTED[mode]
+        first = stat(x.narrow(axis, 0, lengths[0]), axis=axis, keepdims=True)
+        last = first if lengths == [n, n] else \
+            stat(x.narrow(axis, n - lengths[1], lengths[1]), axis=axis, keepdims=True)
+        shape = list(x.shape)
+        parts = []
+        for width, value in ((before, first), (0, x), (after, last)):
+            if value is x:
+                parts.append(x)
+            elif width:
+                shape[axis] = width
+                parts.append(value.to(x.dtype).expand(tuple(shape)))
+        x = _C.cat(parts, axis)
+    return x
 
 
 @implements(np.take)
