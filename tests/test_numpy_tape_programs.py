@@ -697,3 +697,17 @@ def test_numpy_code_that_loses_the_gradient_through_an_ndarray_is_refused():
 def test_diagflat_is_recorded():
     same_as_numpy(lambda t: np.diagflat(t, -1), RNG.standard_normal((2, 2)))
     same_as_numpy(lambda t: np.diagflat(t[:0], 1), RNG.standard_normal(3))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_moments_about_a_given_mean_are_recorded(name):
+    """np.var/np.std(mean=...) (NumPy 2) refused a tensor that requires grad;
+    the moment about the given mean is computed (with where=, ddof=, axis=())
+    and the gradient reaches the data and the mean."""
+    x = RNG.standard_normal((3, 4))
+    mask = RNG.random((3, 4)) > 0.3
+    f = getattr(np, name)
+    for axis, kwargs in ((1, {}), (None, {"ddof": 1}), ((), {}), (0, {"where": mask})):
+        same_as_numpy(lambda t, m: f(t, axis=axis, mean=m, **kwargs), x,
+                      np.mean(x, axis=axis, keepdims=True, where=kwargs.get("where", True)))
+    same_as_numpy(lambda t: f(t, axis=1, mean=np.mean(t, axis=1, keepdims=True)), x)
