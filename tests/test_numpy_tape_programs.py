@@ -694,6 +694,19 @@ def test_numpy_code_that_loses_the_gradient_through_an_ndarray_is_refused():
     np.testing.assert_allclose(np.asarray(q), np.polydiv(u, v)[0], rtol=1e-13)
 
 
+def test_polymul_is_recorded():
+    """np.polymul refused a tensor that requires grad (NumPy's code makes
+    poly1d objects); it is the convolution of the trimmed coefficients."""
+    same_as_numpy(np.polymul, [1.0, -2.0, 0.5], [0.25, 4.0, 1.0, 2.0])
+    same_as_numpy(lambda a, b: np.polyval(np.polymul(a, b), np.linspace(-1, 1, 5)),
+                  [0.5, 3.0], [2.0, -1.0, 0.75])
+    for a, b in (([0.0, 0.0, 1.0, 2.0], [0.0, 3.0]), ([0.0, 0.0], [1.0, 2.0]),
+                 (np.float32([1.0, 2.0]), [1.0, 2.0]), (3.0, [1.0, 2.0])):
+        got, want = np.polymul(tl.tensor(np.asarray(a)), tl.tensor(np.asarray(b))), np.polymul(a, b)
+        assert np.dtype(got.dtype.name) == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_diagflat_is_recorded():
     same_as_numpy(lambda t: np.diagflat(t, -1), RNG.standard_normal((2, 2)))
     same_as_numpy(lambda t: np.diagflat(t[:0], 1), RNG.standard_normal(3))

@@ -1,5 +1,5 @@
-"""NumPy's one-dimensional signal functions over tensors: convolve, correlate
-and interp.
+"""NumPy's one-dimensional signal functions over tensors: convolve, correlate,
+polymul and interp.
 
 Written with torchlike ops (conv1d, searchsorted and gathers), so
 a layer written with them is recorded on the autograd tape.  What the ops do
@@ -78,6 +78,26 @@ def convolve(a, v, mode="full"):
         a, v = v, a
     n, m = a.shape[0], v.shape[0]
     return _mode_slice(_full_correlation(a, v.flip(0)), n, m, mode)
+
+
+@implements(np.polymul)
+def polymul(a1, a2):
+    """The product of two polynomials (highest power first): the convolution
+    of their coefficients, each without its leading zeros (NumPy's poly1d)."""
+    if isinstance(a1, np.poly1d) or isinstance(a2, np.poly1d):
+        raise Unsupported("polymul of a poly1d")
+    return convolve(*(_poly_coefficients(a) for a in (a1, a2)))
+
+
+def _poly_coefficients(c):
+    c = as_tensor(c)
+    c = c.reshape(1) if c.ndim == 0 else c
+    if c.ndim != 1:
+        raise ValueError("Polynomial must be 1d only.")
+    first = (c != 0).nonzero()  # data-dependent: one host read
+    if not first.numel():
+        return _C.zeros(1, dtype=c.dtype, device=c.device)
+    return c[int(first[0, 0]):]
 
 
 # ---- interp --------------------------------------------------------------------------------------
