@@ -724,3 +724,27 @@ def test_moments_about_a_given_mean_are_recorded(name):
         same_as_numpy(lambda t, m: f(t, axis=axis, mean=m, **kwargs), x,
                       np.mean(x, axis=axis, keepdims=True, where=kwargs.get("where", True)))
     same_as_numpy(lambda t: f(t, axis=1, mean=np.mean(t, axis=1, keepdims=True)), x)
+
+
+def test_complex_programs_by_their_real_and_imaginary_parts():
+    """Complex layers (FFT filtering, complex linear algebra, phases): the
+    loss as a function of the real and imaginary parts, gradchecked; values
+    as NumPy's on complex128."""
+    z = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+    w = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+
+    def layer(z, w):
+        spec = np.fft.fft(z, axis=1) * np.conj(np.fft.fft(w, axis=1))
+        A = z[:, :3] + 3 * np.eye(3)
+        return (np.sum(np.abs(np.fft.ifft(spec, axis=1)) ** 2) + np.real(np.vdot(z, w))
+                + np.sum(np.angle(w)) + np.real(np.trace(np.linalg.solve(A, w[:, :3])))
+                + np.abs(np.linalg.det(A)) + np.linalg.norm(z, axis=0).sum())
+
+    want = layer(z, w)
+    parts = [leaf(p) for a in (z, w) for p in (a.real, a.imag)]
+
+    def by_parts(zr, zi, wr, wi):
+        return layer(zr + 1j * zi, wr + 1j * wi)
+
+    np.testing.assert_allclose(host(by_parts(*parts)), want, rtol=1e-12)
+    assert gradcheck(by_parts, parts)
