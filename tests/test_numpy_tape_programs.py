@@ -748,3 +748,36 @@ def test_complex_programs_by_their_real_and_imaginary_parts():
 
     np.testing.assert_allclose(host(by_parts(*parts)), want, rtol=1e-12)
     assert gradcheck(by_parts, parts)
+
+
+def test_adam_written_with_numpy_updates_parameters_under_no_grad():
+    """An Adam step in NumPy's in-place idioms on tensor state, the update
+    written by np.copyto(param, new) under no_grad -- which refused a leaf
+    that requires grad ('numpy.copyto has no torchlike implementation'):
+    NumPy's own loop cannot take it, so the write is torchlike's, and it
+    bumps the version counter as PyTorch's no_grad writes do."""
+    X = RNG.standard_normal((20, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.1
+    w, b = leaf(np.zeros(3)), leaf(np.float64(0.0))
+    state = {id(p): (np.zeros_like(p), np.zeros_like(p)) for p in (w, b)}
+    for t in range(1, 301):
+        loss = np.mean((np.dot(X, w) + b - y) ** 2)
+        w.grad = b.grad = None
+        loss.backward()
+        with tl.no_grad():
+            for p in (w, b):
+                m, v = state[id(p)]
+                np.multiply(m, 0.9, out=m)
+                np.add(m, 0.1 * p.grad, out=m)
+                np.multiply(v, 0.999, out=v)
+                np.add(v, 0.001 * np.square(p.grad), out=v)
+                version = p._version
+                np.copyto(p, p - 0.05 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t))
+                                                               + 1e-8))
+                assert p._version > version
+                np.putmask(p, np.abs(p) > 5, 5.0)
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None
+    np.testing.assert_allclose(host(w), [1.0, -2.0, 0.5], atol=1e-3)
+    assert abs(float(b.detach()) - 0.1) < 1e-3
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        np.copyto(w, np.zeros(3))          # outside no_grad: PyTorch's error

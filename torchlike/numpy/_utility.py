@@ -452,9 +452,12 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
 # in-place write of the destination, recorded like `dst[...] = value`.
 
 def _recorded_write(func, dst, *sources):
-    """Whether this write is ours to do (else Unsupported: NumPy's)."""
-    grads = _C.is_grad_enabled() and any(getattr(t, "requires_grad", False)
-                                         for t in (dst,) + sources)
+    """Whether this write is ours to do (else Unsupported: NumPy's).  A tensor
+    that requires grad takes part even under no_grad (an optimizer's
+    np.copyto(param, new) there): NumPy cannot see it, and the write must
+    bump the destination's version counter."""
+    involved = any(getattr(t, "requires_grad", False) for t in (dst,) + sources)
+    grads = _C.is_grad_enabled() and involved
     if isinstance(dst, np.ndarray):
         if grads:
             raise RuntimeError(f"numpy.{func} writes into a NumPy array, which cannot record "
@@ -463,7 +466,7 @@ def _recorded_write(func, dst, *sources):
         raise Unsupported(f"{func} into an ndarray")
     if not isinstance(dst, Tensor):
         raise TypeError(f"{func}() argument 1 must be numpy.ndarray, not {type(dst).__name__}")
-    if not grads and dst.device.type == "cpu":
+    if not involved and dst.device.type == "cpu":
         raise Unsupported(f"{func}: NumPy's own loop on the host")
 
 
