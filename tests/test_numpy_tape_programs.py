@@ -712,6 +712,18 @@ def test_diagflat_is_recorded():
     same_as_numpy(lambda t: np.diagflat(t[:0], 1), RNG.standard_normal(3))
 
 
+def test_fill_diagonal_and_unwrap_are_recorded():
+    """NumPy's own code of both runs on tensors (fill_diagonal writes through
+    ``a.flat``): recorded, as docs/numpy.md now says."""
+    def filled(t):
+        h = np.outer(t, t)
+        np.fill_diagonal(h, 2 * t)
+        return h
+
+    same_as_numpy(filled, RNG.standard_normal(4))
+    same_as_numpy(lambda t: np.unwrap(4 * t, axis=1), RNG.standard_normal((3, 5)))
+
+
 @pytest.mark.parametrize("name", ["var", "std"])
 def test_moments_about_a_given_mean_are_recorded(name):
     """np.var/np.std(mean=...) (NumPy 2) refused a tensor that requires grad;
