@@ -714,13 +714,22 @@ def test_diagflat_is_recorded():
 
 def test_fill_diagonal_and_unwrap_are_recorded():
     """NumPy's own code of both runs on tensors (fill_diagonal writes through
-    ``a.flat``): recorded, as docs/numpy.md now says."""
+    ``a.flat``): recorded, as docs/numpy.md now says.  ``x.flat[i] = v``
+    repeats or cuts v to the positions written, as NumPy's (it raised a
+    shape error, so fill_diagonal with fewer values refused)."""
     def filled(t):
         h = np.outer(t, t)
         np.fill_diagonal(h, 2 * t)
+        np.fill_diagonal(h, t[:3] + 1)       # shorter values repeat, as NumPy's
         return h
 
     same_as_numpy(filled, RNG.standard_normal(4))
+    for index, value in ((slice(None, 4), [1.0, 2.0, 3.0]), (slice(None, None, 3), [5.0, 6.0, 7.0]),
+                         ([0, 3], [4.0]), (slice(None), np.arange(4.0).reshape(2, 2))):
+        a, t = np.zeros((2, 2)), tl.zeros(2, 2, dtype=tl.float64)
+        a.flat[index] = value
+        t.flat[index] = value
+        np.testing.assert_array_equal(np.asarray(t), a)
     same_as_numpy(lambda t: np.unwrap(4 * t, axis=1), RNG.standard_normal((3, 5)))
 
 
