@@ -297,6 +297,12 @@ def test_gather_layer_with_fancy_indexing_take_and_put_along_axis():
 
     got, _ = same_as_numpy(layer, table)
     assert type(got.grad_fn).__name__ == "AddBackward0"
+    # NumPy's checks of the indices (a float index reached scatter's RuntimeError)
+    z = np.zeros_like(leaf(table))
+    with pytest.raises(IndexError, match="`indices` must be an integer array"):
+        np.put_along_axis(z, np.zeros((6, 1)), 1.0, axis=1)
+    with pytest.raises(ValueError, match="`indices` and `arr` must have the same number"):
+        np.put_along_axis(z, np.zeros(6, np.int64), 1.0, axis=1)
 
 
 @pytest.mark.parametrize("mode", ["wrap", "clip"])

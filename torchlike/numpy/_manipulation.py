@@ -797,16 +797,21 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
-    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
-        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
-    if axis is None and indices.ndim != 1:
-        raise ValueError("when axis=None, `indices` must have a single dimension.")
-    if axis is not None and indices.ndim != arr.ndim:
-        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    _check_along_axis(indices, arr.ndim, axis)
     with _index_error():
         if axis is None:
             return _C.take_along_dim(arr.reshape(-1), indices, 0)
         return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
+
+
+def _check_along_axis(indices, ndim, axis):
+    """NumPy's checks of take_along_axis/put_along_axis's indices."""
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
+        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
+    if axis is None and indices.ndim != 1:
+        raise ValueError("when axis=None, `indices` must have a single dimension.")
+    if axis is not None and indices.ndim != ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
 
 
 @contextlib.contextmanager
@@ -827,6 +832,7 @@ def put_along_axis(arr, indices, values, axis):
         raise Unsupported(f"put_along_axis: argument 'arr' must be a tensor, not "
                           f"{type(arr).__name__}")
     indices = as_tensor(indices)
+    _check_along_axis(indices, arr.ndim, axis)
     target = arr if axis is not None else arr.reshape(-1)
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     # NumPy's assignment converts the values first (a Python int past the dtype
