@@ -562,7 +562,7 @@ def diag(v, k=0):
 @implements(np.diagflat)
 def diagflat(v, k=0):
     """The square array with ``v`` flattened on its ``k``-th diagonal."""
-    return _C.diag(as_tensor(v).reshape(-1), k)
+    return _C.diagflat(as_tensor(v), k)
 
 
 def _as_matrix(m, name):
