@@ -592,8 +592,9 @@ _PAD_KEYWORDS = {
 
 @implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Constant padding concatenates filled blocks; the other modes gather
-    indices computed per axis, so both stay on the tape."""
+    """Constant padding concatenates filled blocks; edge/wrap/reflect/symmetric
+    gather indices computed per axis; the statistic and ramp modes of float
+    data concatenate computed blocks (_pad_computed): all stay on the tape."""
     x = as_tensor(array)
     # NumPy's checks, before any mode runs: keywords per mode, integral widths
     if not callable(mode):
