@@ -244,7 +244,8 @@ def test_binary_operators():
 
 
 def test_binary_values_at_kinks():
-    # maximum/minimum: ties split evenly; fmax/fmin: ties to the first argument
+    # maximum/minimum and fmax/fmin: ties split evenly, as PyTorch's (its
+    # answers in tests/golden/numpy_tape.json); in fmax/fmin a NaN loses
     a, b = leaf([1.0, 2.0, 3.0]), leaf([1.0, 5.0, 0.0])
     tl.maximum(a, b).sum().backward()
     assert_close(a.grad, np.array([0.5, 0.0, 1.0]))
@@ -255,12 +256,21 @@ def test_binary_values_at_kinks():
     assert_close(b.grad, np.array([0.5, 0.0, 1.0]))
     a, b = leaf([1.0, 2.0, 3.0, 4.0]), leaf([1.0, 5.0, 0.0, np.nan])
     tl.fmax(a, b).sum().backward()
-    assert_close(a.grad, np.array([1.0, 0.0, 1.0, 1.0]))
-    assert_close(b.grad, np.array([0.0, 1.0, 0.0, 0.0]))
+    assert_close(a.grad, np.array([0.5, 0.0, 1.0, 1.0]))
+    assert_close(b.grad, np.array([0.5, 1.0, 0.0, 0.0]))
     a, b = leaf([1.0, 2.0, 3.0, np.nan]), leaf([1.0, 5.0, 0.0, 2.0])
     tl.fmin(a, b).sum().backward()
-    assert_close(a.grad, np.array([1.0, 1.0, 0.0, 0.0]))
-    assert_close(b.grad, np.array([0.0, 0.0, 1.0, 1.0]))
+    assert_close(a.grad, np.array([0.5, 1.0, 0.0, 0.0]))
+    assert_close(b.grad, np.array([0.5, 0.0, 1.0, 1.0]))
+    a, b = leaf([np.nan, 3.0]), leaf([np.nan, np.nan])   # both NaN: the first
+    tl.fmax(a, b).sum().backward()
+    assert_close(a.grad, np.array([1.0, 1.0]))
+    assert_close(b.grad, np.array([0.0, 0.0]))
+    # atan2 at the origin (and where x^2 + y^2 underflows): zero, not NaN
+    a, b = leaf([0.0, 1e-200, 1.0]), leaf([0.0, 0.0, 1.0])
+    tl.atan2(a, b).sum().backward()
+    assert_close(a.grad, np.array([0.0, 0.0, 0.5]))
+    assert_close(b.grad, np.array([0.0, 0.0, -0.5]))
     # xlogy: zero gradient for x where x == 0, even at y == 0
     a, b = leaf([0.0, 2.0]), leaf([0.0, 3.0])
     tl.xlogy(a, b).sum().backward()

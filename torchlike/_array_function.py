@@ -539,7 +539,21 @@ def _via_implementation(func, args, kwargs):
         result = _rebind(impl)(*args, **kwargs)
     finally:
         _C._local_default_dtype(previous)
-    return _wrap(result)
+    result = _wrap(result)
+    if _C.is_grad_enabled() and any(t.requires_grad for t in _tensors_in((args, kwargs), [])):
+        _check_recorded(func, result)
+    return result
+
+
+def _check_recorded(func, result):
+    """NumPy's code ran on a tensor that requires grad: a float result that
+    does not require grad got its values through an ndarray (np.polydiv
+    writes ``q[k] = d`` into ``np.zeros``), a gradient silently dropped.
+    Refused (route 3 then raises the TypeError naming ``func``)."""
+    for r in _tensors_in(result, []):
+        if (r.is_floating_point() or r.is_complex()) and not r.requires_grad:
+            raise Unsupported(f"{_name(func)}: NumPy's code lost the gradient of a tensor "
+                              f"that requires grad (its values went through an ndarray)")
 
 
 # ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Each overridden method is a ``_C._Spelled`` (src/ndcore/bindings/py_spelling.c):
 it looks at the spelling in C and hands the call to the original method or to
 the NumPy-meaning function below (usually ``torchlike.numpy``'s).  Both paths
 are recorded on the tape like any other call."""
+import math
 import sys
 import types
 
@@ -501,7 +502,19 @@ class _FlatIter:
         if flat is None:
             raise ValueError("x.flat[...] = value needs a contiguous tensor; call "
                              ".contiguous() first")
-        flat[index] = value
+        if isinstance(value, (int, float, complex)):
+            flat[index] = value
+            return
+        # NumPy's rule: the values, flattened, are repeated (or cut) to the
+        # number of positions written (np.fill_diagonal(a, [1, 2]) relies on it)
+        v = value if isinstance(value, Tensor) else \
+            _numpy_ns().asarray(value, device=self._tensor.device)
+        shape = tuple(flat[index].shape)
+        n = math.prod(shape)
+        v = v.reshape(-1)
+        if v.numel() and v.numel() != n:
+            v = v[_C.remainder(_C.arange(n, device=v.device), v.numel())]
+        flat[index] = v.reshape(shape) if v.numel() == n else v
 
 
 Tensor.flags = property(_Flags)

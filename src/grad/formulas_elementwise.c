@@ -12,7 +12,7 @@
  * SEND ignores non-tensors and every op called here accepts them.
  *
  * Piecewise ops follow PyTorch at their kinks: abs'(0) = 0, maximum/minimum
- * split ties evenly, fmax/fmin give ties to the first argument, clamp passes
+ * and fmax/fmin split ties evenly, atan2'(0, 0) = 0, clamp passes
  * the gradient where min < x < max (ties: clamp_backward), floor/ceil/round/trunc/sign and the
  * rounding divisions have zero gradients, 0**0 has zero gradients.        */
 #include <math.h>
@@ -126,8 +126,8 @@ static void pow_backward(tl_grad_ctx *c, PyObject *g, const char *pow_name)
   }
 }
 
-/* maximum/minimum (ties split evenly), fmax/fmin (ties to the first
- * argument; a NaN loses). */
+/* maximum/minimum and fmax/fmin: ties split evenly (PyTorch's rule for
+ * both); in fmax/fmin a NaN loses. */
 static void extremum_backward(tl_grad_ctx *c, PyObject *g)
 {
   PyObject *x = X(0, "input"), *y = X(1, "other");
@@ -143,10 +143,16 @@ static void extremum_backward(tl_grad_ctx *c, PyObject *g)
     break;
   }
   default: {
-    PyObject *first = CALL("logical_or", "OO", CALL(c->formula == TL_OP_FMAX ? "ge" : "le", "OO", x, y),
-                           CALL("isnan", "O", y));
-    SEND(x, keep_where(c, first, g));
-    SEND(y, drop_where(c, first, g));
+    /* fmax/fmin: the number wins over a NaN (both NaN: x), a tie splits g */
+    bool max = c->formula == TL_OP_FMAX;
+    PyObject *split = CALL("where", "OOO", CALL("eq", "OO", x, y), CALL("div", "Oi", g, 2), g);
+    PyObject *nan_y = CALL("isnan", "O", y);
+    if (NEEDS(x))
+      SEND(x, keep_where(c, CALL("logical_or", "OO", CALL(max ? "ge" : "le", "OO", x, y), nan_y),
+                         split));
+    if (NEEDS(y))
+      SEND(y, drop_where(c, CALL("logical_or", "OO", CALL(max ? "gt" : "lt", "OO", x, y), nan_y),
+                         split));
     break;
   }
   }
@@ -475,7 +481,8 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
     x = X(0, "input");
     y = X(1, "other");
     PyObject *den = CALL("add", "OO", CALL("mul", "OO", x, x), CALL("mul", "OO", y, y));
-    PyObject *gden = CALL("div", "OO", g, den);
+    /* zero where x^2 + y^2 is 0 (the origin, or underflow), as PyTorch's */
+    PyObject *gden = drop_where(c, CALL("eq", "Od", den, 0.0), CALL("div", "OO", g, den));
     if (NEEDS(x))
       SEND(x, CALL("mul", "OO", gden, y));
     if (NEEDS(y))

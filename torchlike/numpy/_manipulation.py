@@ -559,6 +559,12 @@ def diag(v, k=0):
     return _C.diag(v, k)
 
 
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    """The square array with ``v`` flattened on its ``k``-th diagonal."""
+    return _C.diagflat(as_tensor(v), k)
+
+
 def _as_matrix(m, name):
     """NumPy's tril/triu of a 1-d array: the row repeated into a square."""
     m = as_tensor(m)
@@ -586,8 +592,9 @@ _PAD_KEYWORDS = {
 
 @implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
-    """Constant padding concatenates filled blocks; the other modes gather
-    indices computed per axis, so both stay on the tape."""
+    """Constant padding concatenates filled blocks; edge/wrap/reflect/symmetric
+    gather indices computed per axis; the statistic and ramp modes of float
+    data concatenate computed blocks (_pad_computed): all stay on the tape."""
     x = as_tensor(array)
     # NumPy's checks, before any mode runs: keywords per mode, integral widths
     if not callable(mode):
@@ -607,6 +614,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     widths = np.broadcast_to(widths.astype(np.int64), (x.ndim, 2))
     if (widths < 0).any():
         raise ValueError("index can't contain negative values")
+    if mode in _PAD_COMPUTED and x.is_floating_point():
+        x = _pad_computed(x, widths, mode, kwargs)
+        return x.clone() if x is array else x  # a new array, as NumPy's
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
             or set(kwargs) - {"constant_values"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
@@ -659,12 +669,75 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
 
 
+_PAD_COMPUTED = {"maximum": np.amax, "minimum": np.amin, "mean": np.mean, "median": np.median,
+                 "linear_ramp": None}
+
+
+def _pad_computed(x, widths, mode, kwargs):
+    """NumPy's padding by a statistic (of the first / last ``stat_length``
+    elements along each axis) or by a linear ramp (from ``end_values`` to the
+    edge), for float data: axis by axis over what the earlier axes padded,
+    as NumPy's, from ops, so the padding is recorded too."""
+    ramp = mode == "linear_ramp"
+    given = kwargs.get("end_values", 0) if ramp else kwargs.get("stat_length")
+    if given is None:
+        pairs = [(None, None)] * x.ndim
+    else:
+        values = np.asarray(given)
+        if not ramp:  # NumPy rounds lengths, then refuses negative ones
+            values = np.round(values).astype(np.int64)
+            if (values < 0).any():
+                raise ValueError("index can't contain negative values")
+        pairs = np.broadcast_to(values, (x.ndim, 2)).tolist()
+    for axis, ((before, after), pair) in enumerate(zip(widths.tolist(), pairs)):
+        n = x.shape[axis]
+        if n == 0:
+            if before or after:
+                raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                                 f"'constant' or 'empty'")
+            continue
+        if ramp:
+            sides = []
+            for width, end, at in ((before, pair[0], 0), (after, pair[1], n - 1)):
+                k = _C.arange(width, dtype=x.dtype, device=x.device).reshape(
+                    tuple(-1 if d == axis else 1 for d in range(x.ndim)))
+                edge = x.narrow(axis, at, 1)
+                sides.append(end + k * ((edge - end) / max(width, 1)))  # linspace(end, edge)
+            x = _C.cat([sides[0], x, sides[1].flip(axis)], axis)
+            continue
+        lengths = [n if length is None else min(length, n) for length in pair]
+        if 0 in lengths and mode in ("maximum", "minimum"):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        stat = _PAD_COMPUTED[mode]
+        first = stat(x.narrow(axis, 0, lengths[0]), axis=axis, keepdims=True)
+        last = first if lengths == [n, n] else \
+            stat(x.narrow(axis, n - lengths[1], lengths[1]), axis=axis, keepdims=True)
+        shape = list(x.shape)
+        parts = []
+        for width, value in ((before, first), (0, x), (after, last)):
+            if value is x:
+                parts.append(x)
+            elif width:
+                shape[axis] = width
+                parts.append(value.to(x.dtype).expand(tuple(shape)))
+        x = _C.cat(parts, axis)
+    return x
+
+
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
-    if mode != "raise":
-        raise Unsupported(f"take: argument 'mode' {mode!r} is not supported on tensors")
+    """mode 'wrap' takes indices modulo the axis' length, 'clip' clamps them
+    into it (negative ones to 0, as NumPy's); both stay a gather, so recorded."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     a = as_tensor(a)
     idx = as_tensor(indices).to(_C.int64)
+    if mode != "raise":
+        n = a.numel() if axis is None else (a.reshape(1) if a.ndim == 0 else a).shape[
+            norm_axis(axis, max(a.ndim, 1))]
+        if n == 0 and idx.numel():
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+        idx = idx.remainder(n) if mode == "wrap" else idx.clamp(0, max(n - 1, 0))
     if axis is None:
         result = _C.take(a, idx.reshape(-1)).reshape(tuple(idx.shape))
     else:
@@ -725,16 +798,21 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
-    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
-        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
-    if axis is None and indices.ndim != 1:
-        raise ValueError("when axis=None, `indices` must have a single dimension.")
-    if axis is not None and indices.ndim != arr.ndim:
-        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    _check_along_axis(indices, arr.ndim, axis)
     with _index_error():
         if axis is None:
             return _C.take_along_dim(arr.reshape(-1), indices, 0)
         return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
+
+
+def _check_along_axis(indices, ndim, axis):
+    """NumPy's checks of take_along_axis/put_along_axis's indices."""
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype is _C.bool:
+        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
+    if axis is None and indices.ndim != 1:
+        raise ValueError("when axis=None, `indices` must have a single dimension.")
+    if axis is not None and indices.ndim != ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
 
 
 @contextlib.contextmanager
@@ -755,6 +833,7 @@ def put_along_axis(arr, indices, values, axis):
         raise Unsupported(f"put_along_axis: argument 'arr' must be a tensor, not "
                           f"{type(arr).__name__}")
     indices = as_tensor(indices)
+    _check_along_axis(indices, arr.ndim, axis)
     target = arr if axis is not None else arr.reshape(-1)
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     # NumPy's assignment converts the values first (a Python int past the dtype

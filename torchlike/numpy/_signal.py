@@ -1,5 +1,5 @@
-"""NumPy's one-dimensional signal functions over tensors: convolve, correlate
-and interp.
+"""NumPy's one-dimensional signal functions over tensors: convolve, correlate,
+polymul and interp.
 
 Written with torchlike ops (conv1d, searchsorted and gathers), so
 a layer written with them is recorded on the autograd tape.  What the ops do
@@ -80,19 +80,53 @@ def convolve(a, v, mode="full"):
     return _mode_slice(_full_correlation(a, v.flip(0)), n, m, mode)
 
 
+@implements(np.polymul)
+def polymul(a1, a2):
+    """The product of two polynomials (highest power first): the convolution
+    of their coefficients, each without its leading zeros (NumPy's poly1d)."""
+    if isinstance(a1, np.poly1d) or isinstance(a2, np.poly1d):
+        raise Unsupported("polymul of a poly1d")
+    return convolve(*(_poly_coefficients(a) for a in (a1, a2)))
+
+
+def _poly_coefficients(c):
+    c = as_tensor(c)
+    c = c.reshape(1) if c.ndim == 0 else c
+    if c.ndim != 1:
+        raise ValueError("Polynomial must be 1d only.")
+    first = (c != 0).nonzero()  # data-dependent: one host read
+    if not first.numel():
+        return _C.zeros(1, dtype=c.dtype, device=c.device)
+    return c[int(first[0, 0]):]
+
+
 # ---- interp --------------------------------------------------------------------------------------
 
 @implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     """The piecewise-linear interpolant through (xp, fp) at x, float64 as
     NumPy's: fp[0] (or ``left``) below xp[0], fp[-1] (or ``right``) above
-    xp[-1].  Differentiable in x (the slope), fp and xp."""
-    if period is not None:
-        raise Unsupported("interp: the argument 'period' is not supported on tensors")
+    xp[-1].  Differentiable in x (the slope), fp and xp.  With ``period``,
+    NumPy's periodic form: x and xp taken modulo the period, xp sorted and
+    extended by one point at each end (left and right are ignored)."""
+    if period is not None and period == 0:
+        raise ValueError("period must be a non-zero value")
     x, xp, fp = (as_tensor(t) for t in (x, xp, fp))
     if any(t.is_complex() for t in (x, xp, fp)):
         raise Unsupported("interp of complex values")
     x, xp, fp = (t if t.dtype == _C.float64 else t.to(_C.float64) for t in (x, xp, fp))
+    if period is not None:
+        if xp.ndim != 1 or fp.ndim != 1:
+            raise ValueError("Data points must be 1-D sequences")
+        if xp.shape[0] != fp.shape[0]:
+            raise ValueError("fp and xp are not of the same length")
+        period = abs(float(period))
+        left = right = None
+        x, xp = _C.remainder(x, period), _C.remainder(xp, period)
+        order = _C.argsort(xp.detach())
+        xp, fp = xp[order], fp[order]
+        xp = _C.cat([xp[-1:] - period, xp, xp[:1] + period])
+        fp = _C.cat([fp[-1:], fp, fp[:1]])
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:

@@ -290,13 +290,13 @@ def _moment(name):
 
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=NoValue, *,
              where=NoValue, mean=NoValue, correction=NoValue):
-        refuse(mean=mean)
         if correction is not NoValue:
             if ddof:
                 raise ValueError("ddof and correction can't be provided simultaneously.")
             ddof = correction
         a = as_tensor(a)
         mask = _where_mask(a, where)
+        ndim = a.ndim
         a, axes, keep = _reduce_args(a, axis, keepdims)
         dtype = tl_dtype(dtype)
         if dtype is None and not (a.is_floating_point() or a.is_complex()):
@@ -307,20 +307,32 @@ def _moment(name):
             # NumPy divides the summed |z - mean|^2 by 0 (inf); torchlike's
             # op is PyTorch's var(re) + var(im), NaN where a part is 0 / 0
             mask = _C.ones((), dtype=_C.bool, device=a.device).expand(*a.shape)
-        if mask is None:
+        if mask is None and mean is NoValue:
             return finish(op(a, axes, correction=ddof, keepdim=keep), out)
-        # NumPy's masked moment: the masked mean, then the kept squared
-        # deviations summed over (count - ddof), floored at 0
+        # NumPy's masked moment (and its moment about a given mean=, shaped
+        # as with keepdims=True): the kept squared deviations from the
+        # (masked) mean summed over (count - ddof), floored at 0
+        if mask is None:
+            mask = _C.ones((), dtype=_C.bool, device=a.device).expand(*a.shape)
         if a.ndim != mask.ndim:
             mask = mask.reshape(tuple(a.shape))
-        centred = a - _masked_mean(a, mask, axes, True)
+        if mean is NoValue:
+            centred = a - _masked_mean(a, mask, axes, True)
+        else:
+            given = as_tensor(mean)
+            centred = a - (given if a.ndim == ndim else given.reshape(*given.shape, 1))
         square = _C.real(centred * _C.conj_physical(centred)) if a.is_complex() else \
             centred * centred
         total = _C.sum(_C.where(mask, square, _C.zeros((), dtype=square.dtype,
                                                        device=a.device)), axes, keepdim=keep)
         count = _C.sum(mask, axes, keepdim=keep).to(total.dtype) - ddof
         result = total / _C.clamp(count, min=0)
-        return finish(_C.sqrt(result) if name == "std" else result, out)
+        if name == "std":
+            # a zero std has a zero gradient, as the op's (PyTorch's): sqrt's
+            # infinite slope at 0 would make it NaN
+            zero = result == 0
+            result = _C.where(zero, 0.0, _C.sqrt(_C.where(zero, 1.0, result)))
+        return finish(result, out)
     impl.__name__ = name
     return impl
 

@@ -25,23 +25,36 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     a = as_tensor(a)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
         return finish(ordered_clip(a, lo, hi), out)
-    lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
-    hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
+    # a Python number is weak; a NumPy scalar (np.float64 is a float) is an array
+    lo, hi = (b if b is None or isinstance(b, (int, float)) and not isinstance(b, np.generic)
+              else as_tensor(b) for b in (lo, hi))
     lo, hi = integer_clip_bounds(a, lo, hi)
     if lo is None and hi is None:
         return finish(a.clone(), out)
+    if a.is_floating_point() and all(b is None or type(b) is float for b in (lo, hi)):
+        # NOTE: number bounds are clamp's, as torch.clip's and the namespace's
+        # clip: an element at a bound gets no gradient (maximum/minimum would
+        # give it half)
+        return finish(_C.clamp(a, lo, hi), out)
     # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
     # promote as in NumPy, and the gradient flows to every operand.
-    result = a if lo is None else _C.maximum(a, lo if isinstance(lo, Tensor)
-                                             else _C.tensor(lo, device=a.device).to(a.dtype) if
-                                             isinstance(lo, int) or a.is_floating_point()
-                                             else _C.tensor(lo, device=a.device))
-    result = result if hi is None else _C.minimum(result, hi if isinstance(hi, Tensor)
-                                                  else _C.tensor(hi, device=a.device).to(result.dtype) if
-                                                  isinstance(hi, int) or
-                                                  result.is_floating_point()
-                                                  else _C.tensor(hi, device=a.device))
+    result = a if lo is None else _C.maximum(a, _clip_bound(lo, a))
+    result = result if hi is None else _C.minimum(result, _clip_bound(hi, result))
     return finish(result, out)
+
+
+def _clip_bound(b, x):
+    """A clip bound as a tensor next to ``x``: a Python number is NEP 50's weak
+    scalar, made in x's float dtype directly (0.3 went through float32 first,
+    so np.clip(t, None, 0.3) of float64 data gave 0.30000001192...), and a
+    float bound of integer data is float64 and an int bound of bool data
+    int64, NumPy's result dtypes."""
+    if isinstance(b, Tensor):
+        return b
+    if x.is_floating_point() or isinstance(b, builtins.bool) or \
+            isinstance(b, int) and x.dtype is not _C.bool:
+        return _C.tensor(b, dtype=x.dtype, device=x.device)
+    return _C.tensor(b, dtype=_C.float64 if isinstance(b, float) else _C.int64, device=x.device)
 
 
 @implements(np.diff)
@@ -439,9 +452,12 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
 # in-place write of the destination, recorded like `dst[...] = value`.
 
 def _recorded_write(func, dst, *sources):
-    """Whether this write is ours to do (else Unsupported: NumPy's)."""
-    grads = _C.is_grad_enabled() and any(getattr(t, "requires_grad", False)
-                                         for t in (dst,) + sources)
+    """Whether this write is ours to do (else Unsupported: NumPy's).  A tensor
+    that requires grad takes part even under no_grad (an optimizer's
+    np.copyto(param, new) there): NumPy cannot see it, and the write must
+    bump the destination's version counter."""
+    involved = any(getattr(t, "requires_grad", False) for t in (dst,) + sources)
+    grads = _C.is_grad_enabled() and involved
     if isinstance(dst, np.ndarray):
         if grads:
             raise RuntimeError(f"numpy.{func} writes into a NumPy array, which cannot record "
@@ -450,7 +466,7 @@ def _recorded_write(func, dst, *sources):
         raise Unsupported(f"{func} into an ndarray")
     if not isinstance(dst, Tensor):
         raise TypeError(f"{func}() argument 1 must be numpy.ndarray, not {type(dst).__name__}")
-    if not grads and dst.device.type == "cpu":
+    if not involved and dst.device.type == "cpu":
         raise Unsupported(f"{func}: NumPy's own loop on the host")
 
 
