@@ -281,7 +281,8 @@ def test_data_parallel_and_compile_run_the_module_as_it_is():
     assert dp.module is lin and dp.device_ids == []
     for compiled in (torch.compile(lin), torch.compile(mode="max-autotune")(lin)):
         assert compiled._orig_mod is lin     # PyTorch's OptimizedModule around it
-        np.testing.assert_array_equal(compiled(x).detach().numpy(), lin(x).detach().numpy())
+        np.testing.assert_array_equal(compiled(x).detach().cpu().numpy(),
+                                      lin(x).detach().cpu().numpy())
     assert lin.compile() is None
 
 

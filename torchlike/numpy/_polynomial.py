@@ -28,13 +28,24 @@ _EVALUATIONS = {
 
 
 def _reshaped(c, x):
-    """c with one length-1 axis per axis of x appended (NumPy's tensor=True),
-    a tensor beside x (on x's device: host data does not meet device data)."""
-    if not isinstance(c, Tensor):
-        from . import asarray
-        c = asarray(np.array(c, ndmin=1, copy=None), device=x.device)
-    c = c.reshape(1) if c.ndim == 0 else c
-    return c.reshape(*c.shape, *(1,) * x.ndim)
+    """c with one length-1 axis per axis of x appended (NumPy's tensor=True)."""
+    if isinstance(c, Tensor):
+        c = c.reshape(1) if c.ndim == 0 else c
+        return c.reshape(*c.shape, *(1,) * x.ndim)
+    c = np.array(c, ndmin=1, copy=None)
+    return c.reshape(c.shape + (1,) * x.ndim)
+
+
+def _roots_product(x, r):
+    """polyvalfromroots(x, r) for a tensor x (tensor=True): prod(x - r) over
+    the roots, r given one length-1 axis per axis of x, as NumPy computes it;
+    the roots become a tensor beside x (host data does not meet device data)."""
+    from . import asarray
+    r = r if isinstance(r, Tensor) else asarray(np.array(r, ndmin=1, copy=None), device=x.device)
+    r = r.reshape(1) if r.ndim == 0 else r
+    if not (r.is_floating_point() or r.is_complex()):
+        r = r + 0.0  # NumPy's: integer and bool roots evaluate in float64
+    return _C.prod(x - r.reshape(*r.shape, *(1,) * x.ndim), 0)
 
 
 def _evaluation(func):
@@ -44,9 +55,15 @@ def _evaluation(func):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         x, c, tensor = bound.arguments.values()
-        if isinstance(x, Tensor) and tensor:
-            return func(x, _reshaped(c, x), tensor=False)
-        return func(x, c, tensor)
+        if not (isinstance(x, Tensor) and tensor):
+            return func(x, c, tensor)
+        if func is np.polynomial.polynomial.polyvalfromroots:
+            return _roots_product(x, c)
+        if np.ndim(c) <= 1 and not isinstance(c, Tensor):
+            # one set of coefficients: NumPy's recurrence on its scalars, which
+            # meet x on any device (tensor=True changes nothing for them)
+            return func(x, c, tensor=False)
+        return func(x, _reshaped(c, x), tensor=False)
     call.__name__ = call.__qualname__ = func.__name__
     call.__doc__ = func.__doc__
     call.__wrapped__ = func
