@@ -486,11 +486,16 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (check_elementwise_args(op, nin, in, compute, given) != TL_OK)
     return tl_error_status();
 
-  int ndim = 0;
+  int ndim = in[0].t->ndim;
   int64_t shape[TL_MAX_DIMS];
-  for (int i = 0; i < nin; i++)
-    if (tl_shape_broadcast(ndim, shape, in[i].t->ndim, in[i].t->shape, &ndim, shape) != TL_OK)
+  memcpy(shape, in[0].t->shape, (size_t)ndim * sizeof *shape);
+  for (int i = 1; i < nin; i++) {
+    const tl_tensor *t = in[i].t;
+    if (t->ndim == ndim && !memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+      continue; /* the same shape (the common case): nothing to broadcast */
+    if (tl_shape_broadcast(ndim, shape, t->ndim, t->shape, &ndim, shape) != TL_OK)
       return tl_error_status();
+  }
   int order[TL_MAX_DIMS];
   if (allocated && keep_layout) {
     const tl_tensor *operands[TL_ITER_MAX_OPERANDS];
