@@ -6,7 +6,10 @@ weak references.  x.T builds its view directly when nothing can see the
 call; it must give what x.permute(reversed dims) gives (values as NumPy's
 .T, the same view base and version counter, the same no_grad/inference
 limits) and step aside for a reassigned Tensor.permute, a
-__torch_function__ mode or subclass, the profiler and autograd."""
+__torch_function__ mode or subclass, the profiler and autograd.  x.ravel()
+with no argument goes to PyTorch's ravel from C; any argument still selects
+NumPy's meaning.  (NumPy's order="K" of a permuted array is not checked:
+ravel differs there, before these shortcuts as after.)"""
 import gc
 import weakref
 
@@ -142,3 +145,21 @@ def test_T_under_the_profiler_is_an_event():
         x.T
     names = [e.name for e in prof.events()]
     assert any("permute" in n for n in names)
+
+
+@pytest.mark.parametrize("order", [None, "C", "F", "A"])
+def test_ravel_spellings_match_numpy(order):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = tl.tensor(a)
+    for src, t in ((a, x), (a.transpose(2, 0, 1), x.permute(2, 0, 1)),
+                   (a[:, ::-1, ::2], x[:, ::-1, ::2])):
+        got = t.ravel() if order is None else t.ravel(order)
+        want = src.ravel() if order is None else src.ravel(order)
+        np.testing.assert_array_equal(got.numpy(), want)
+        if order is not None:
+            np.testing.assert_array_equal(t.ravel(order=order).numpy(), want)
+    assert x.ravel()._base is x  # the plain call is PyTorch's view of a contiguous tensor
+    np.testing.assert_array_equal(tl.ravel(x).numpy(), a.ravel())
+    np.testing.assert_array_equal(np.ravel(x), a.ravel())
+    with pytest.raises(TypeError):
+        x.ravel("C", 1)
