@@ -60,7 +60,8 @@ _SMALL = ["np.zeros((4, 4))", "np.asarray([1.0, 2.0, 3.0])", "np.add(x, x)", "np
           "np.maximum(x, 0.5)", "np.clip(x, 0.0, 1.0)", "np.concatenate([x, x])",
           "np.vstack([x, x])", "np.dot(x, x)", "np.arange(1, 10, 2)", "np.empty_like(x)",
           "np.squeeze(x)", "x.copy()", "x.astype(np.float32)", "np.sum(x)", "np.mean(x, axis=0)",
-          "np.zeros_like(x)", "np.asarray(x)", "x.T", "np.array([1.0, 2.0, 3.0])"]
+          "np.zeros_like(x)", "np.asarray(x)", "x.T", "np.array([1.0, 2.0, 3.0])",
+          "x + x", "x.ravel()", "x.reshape(2, 8)", "x[1]", "x[1:3]"]
 
 
 def _small_calls():

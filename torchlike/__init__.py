@@ -147,6 +147,10 @@ overrides._install()
 from . import fx  # noqa: E402,F401
 from . import export  # noqa: E402,F401  (torch.export: docs/export.md)
 
+# x.T builds its view directly while Tensor.permute is still the one
+# installed above (one a user assigns later is called as before).
+_C._arm_fast_views()
+
 
 def __getattr__(name):
     """torch.ao and torch.quantization load on first use (they cost import time)."""

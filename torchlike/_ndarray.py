@@ -273,7 +273,8 @@ def _ravel(self, *args, **kwargs):
     return flat if flat.is_contiguous() else flat.contiguous()
 
 
-Tensor.ravel = _ravel
+# x.ravel() goes to PyTorch's straight from C; any argument to _ravel
+Tensor.ravel = _C._Spelled(_torch_ravel, _ravel, _C._SPELL_ARGUMENTS)
 if getattr(sys.modules[__package__], "ravel", None) is _torch_ravel:
     sys.modules[__package__].ravel = Tensor.ravel  # the function is the method, as before
 # axis=: NumPy's squeeze, which refuses an axis whose length is not one

@@ -24,6 +24,8 @@
  *               NumPy gives float64, PyTorch refuses the dtype), and no
  *               keyword only PyTorch has (dim=, keepdim=, correction=,
  *               unbiased=) is given
+ *   ARGUMENTS   any argument besides the tensor (x.ravel('F'): PyTorch's
+ *               ravel takes none, so the plain call skips a Python frame)
  * A call whose first argument is not a tensor always goes to the original,
  * which raises its usual error.
  *
@@ -46,6 +48,7 @@ typedef enum {
   SPELL_TAKE,
   SPELL_ATTRIBUTE,
   SPELL_INTEGRAL,
+  SPELL_ARGUMENTS,
   SPELL_COUNT
 } spell_rule;
 
@@ -105,6 +108,8 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return tl_dtype_is_integral(tl_py_t(args[0])->dtype) && !has_named(kwnames, "dim") &&
            !has_named(kwnames, "keepdim") && !has_named(kwnames, "correction") &&
            !has_named(kwnames, "unbiased");
+  case SPELL_ARGUMENTS:
+    return nargs > 1 || nk > 0;
   default:
     return false;
   }
@@ -212,7 +217,7 @@ int tl_py_spelling_init(PyObject *m)
     return -1;
   static const char *const names[SPELL_COUNT] = {"KEYWORDS", "TRANSPOSE", "CUMULATIVE",
                                                  "VIEW", "DOT", "TAKE", "ATTRIBUTE",
-                                                 "INTEGRAL"};
+                                                 "INTEGRAL", "ARGUMENTS"};
   for (int i = 0; i < SPELL_COUNT; i++) {
     char key[32];
     snprintf(key, sizeof key, "_SPELL_%s", names[i]);

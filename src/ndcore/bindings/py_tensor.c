@@ -12,6 +12,8 @@
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/bindings/py_torch_function.h"
 #include "ndcore/bindings/py_create.h"
+#include "ndcore/bindings/py_profiler.h"
+#include "ndcore/tensor/tl_views.h"
 
 PyTypeObject *tl_py_tensor_type;
 static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
@@ -135,12 +137,34 @@ bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n)
 
 /* ---- lifetime ------------------------------------------------------------------- */
 
+/* Freed Tensor objects kept for the next one.  An object is ~650 bytes (its
+ * view holds TL_MAX_DIMS sizes and strides), past CPython's small-object
+ * allocator, so each new one cost a malloc, a memset of all of it and, when
+ * freed, a free: a third of a small op's fixed cost.  Only objects of the
+ * exact type are kept (a subclass's objects are bigger and have slots of
+ * their own); one is kept untracked by the GC, with its type reference and
+ * every field released, and is made anew as tp_alloc makes one.  As
+ * CPython's own free lists, it skips the GC's allocation count on both
+ * sides (a count the free would have taken back).  Touched with the GIL
+ * held only: tp_dealloc and tl_py_tensor_alloc run under it.           */
+#define TENSOR_FREE_MAX 64
+static PyObject *tensor_free[TENSOR_FREE_MAX];
+static int tensor_nfree;
+
 tl_py_tensor *tl_py_tensor_alloc(void)
 {
-  tl_py_tensor *self = (tl_py_tensor *)tl_py_tensor_type->tp_alloc(tl_py_tensor_type, 0);
+  tl_py_tensor *self;
+  if (tensor_nfree > 0) {
+    self = (tl_py_tensor *)tensor_free[--tensor_nfree];
+    memset((char *)self + sizeof(PyObject), 0, sizeof *self - sizeof(PyObject));
+    PyObject_Init((PyObject *)self, tl_py_tensor_type); /* type reference, refcount 1 */
+    PyObject_GC_Track(self);
+  } else {
+    self = (tl_py_tensor *)tl_py_tensor_type->tp_alloc(tl_py_tensor_type, 0);
+  }
   if (self)
     self->inference = tl_py_inference_mode;
-  return self; /* tp_alloc zeroes: t.storage == NULL */
+  return self; /* zeroed: t.storage == NULL */
 }
 
 PyObject *tl_py_tensor_from(tl_tensor *t)
@@ -188,7 +212,10 @@ static void tensor_dealloc(PyObject *obj)
   tensor_clear(obj);
   if (self->t.storage)
     tl_tensor_release(&self->t);
-  type->tp_free(obj);
+  if (type == tl_py_tensor_type && tensor_nfree < TENSOR_FREE_MAX)
+    tensor_free[tensor_nfree++] = obj; /* untracked, fields released: kept for reuse */
+  else
+    type->tp_free(obj);
   Py_DECREF(type);
 }
 
@@ -427,14 +454,58 @@ static PyObject *call_with_dims(PyObject *self, PyObject **method, const char *n
   return r;
 }
 
+/* Tensor.permute as torchlike installed it (_C._arm_fast_views, at the end
+ * of the package's import), borrowed from the type's dict. */
+static PyObject *permute_installed;
+
+static PyObject *arm_fast_views(PyObject *m, PyObject *unused)
+{
+  (void)m, (void)unused;
+  PyObject *attr = PyDict_GetItemString(tl_py_tensor_type->tp_dict, "permute");
+  Py_XSETREF(permute_installed, Py_XNewRef(attr)); /* kept alive: compared by identity */
+  Py_RETURN_NONE;
+}
+
+/* x.T where nothing can see the call: a plain Tensor, no __torch_function__
+ * (mode or argument), no profiler, nothing to record, and Tensor.permute
+ * still the one torchlike installed.  Then permute's layers (the method
+ * lookup, the __torch_function__ wrapper, the recorder, the binder's int
+ * parsing) would only build the same view; it is built here, and marked as
+ * a view of x exactly as the recorder's mark_views does. */
+static PyObject *fast_T(PyObject *self, PyObject *permute_name)
+{
+  PyObject *args[1] = {self};
+  if (Py_TYPE(self) != tl_py_tensor_type || !permute_installed || tl_py_tf_wanted(args, 1) ||
+      TL_PROF_UNLIKELY(tl_prof_on) || tl_py_grad_wanted(args, 1) ||
+      _PyType_Lookup(tl_py_tensor_type, permute_name) != permute_installed)
+    return NULL;
+  tl_py_error_fresh();
+  const tl_tensor *t = tl_py_t(self);
+  int64_t dims[TL_MAX_DIMS];
+  for (int i = 0; i < t->ndim; i++)
+    dims[i] = t->ndim - 1 - i;
+  tl_tensor out;
+  if (tl_view_permute(&out, t, t->ndim, dims) != TL_OK)
+    return tl_py_raise();
+  PyObject *view = tl_py_tensor_from(&out);
+  if (view && tl_py_view_mark)
+    tl_py_view_mark(view, self, 0);
+  return view;
+}
+
 static PyObject *tensor_get_T(PyObject *self, void *closure)
 {
   (void)closure;
   int dims[TL_MAX_DIMS];
   const int ndim = tl_py_t(self)->ndim;
+  static PyObject *permute;
+  if (!permute && !(permute = PyUnicode_InternFromString("permute")))
+    return NULL;
+  PyObject *fast = fast_T(self, permute);
+  if (fast || PyErr_Occurred())
+    return fast;
   for (int i = 0; i < ndim; i++)
     dims[i] = ndim - 1 - i;
-  static PyObject *permute;
   return call_with_dims(self, &permute, "permute", ndim, dims);
 }
 
@@ -1048,6 +1119,8 @@ static PyType_Spec tensor_spec = {
 static PyMethodDef tensor_functions[] = {
     {"_set_linalg_error", set_linalg_error, METH_O, NULL},
     {"_core_error", core_error, METH_NOARGS, "the core error pending on this thread, or None"},
+    {"_arm_fast_views", arm_fast_views, METH_NOARGS,
+     "take Tensor.permute as it is now as the one x.T may bypass (the package's import, last)"},
     {"_core_error_leave", core_error_leave, METH_O,
      "leave a RuntimeError pending in the core, as a missed clear would; None clears (tests)"},
     {NULL, NULL, 0, NULL},

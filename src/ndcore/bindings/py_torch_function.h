@@ -21,12 +21,13 @@ extern int tl_py_tf_modes_anywhere;
 /* The slow half of tl_py_tf_wanted: args[0] is the first non-plain one. */
 bool tl_py_tf_slow(PyObject *const *args, Py_ssize_t n);
 
-/* A plain Tensor or a Python number: never overrides anything. */
+/* A plain Tensor, a Python number or a basic index (a slice, ...): never
+ * overrides anything (slice and ellipsis cannot be subclassed). */
 static inline bool tl_py_tf_plain(PyObject *o)
 {
   PyTypeObject *t = Py_TYPE(o);
   return t == tl_py_tensor_type || t == &PyLong_Type || t == &PyFloat_Type || o == Py_None ||
-         t == &PyBool_Type;
+         t == &PyBool_Type || t == &PySlice_Type || o == Py_Ellipsis;
 }
 
 /* Does a call with these arguments (positional, then keyword values) go to
