@@ -242,6 +242,37 @@ def golden_calls(name):
     return calls, script("golden_" + name)
 
 
+def described_same(got, want, tol):
+    """Two described results (golden_calls' form) equal: NaN equal to NaN,
+    floats within tol = (rtol, atol), or exactly when tol is None."""
+    if isinstance(want, float) and isinstance(got, float):
+        if math.isnan(want) or math.isnan(got):
+            return math.isnan(want) and math.isnan(got)
+        if tol is None or math.isinf(want) or math.isinf(got):
+            return got == want
+        return abs(got - want) <= tol[0] * abs(want) + tol[1]
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(described_same(g, w, tol) for g, w in zip(got, want))
+    if isinstance(want, dict) and isinstance(got, dict):
+        return got.keys() == want.keys() and all(described_same(got[k], want[k], tol)
+                                                 for k in want)
+    return got == want
+
+
+def described_difference(got, want, tol, path="result"):
+    """The first place two described results differ beyond tol (for a
+    failure message)."""
+    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
+        for i, (g, w) in enumerate(zip(got, want)):
+            if not described_same(g, w, tol):
+                return described_difference(g, w, tol, f"{path}[{i}]")
+    if isinstance(want, dict) and isinstance(got, dict) and got.keys() == want.keys():
+        for k in want:
+            if not described_same(got[k], want[k], tol):
+                return described_difference(got[k], want[k], tol, f"{path}[{k!r}]")
+    return f"{path}: {str(got)[:300]} != {str(want)[:300]}"
+
+
 def script(name):
     """scripts/<name>.py as a module (the golden recorders, the fuzzers)."""
     import importlib

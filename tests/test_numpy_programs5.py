@@ -15,18 +15,9 @@ byte ciphers and hashes, masked station records, permutations by hand,
 run segmentation, a recommender, rank statistics, periodic particles,
 colour spaces, audio, genomics, board games, wrapping-integer PRNGs and
 sorting algorithms, a pivot table of sales -- run once with NumPy and once
-with ``torchlike.numpy``;
-NumPy is the oracle for values, dtypes and shapes (exact for integer and
-bool results, rtol 1e-6 for floats).
-
-Programs are written as NumPy code is, except where the result would only
-show a difference docs/numpy.md already names (PyTorch's promotion of an
-integer array with a Python float, the Tensor methods' int64 sums of
-unsigned integers, ``str(dtype)``, NumPy scalars' types): there the program
-spells its data or its question as NumPy code also often does
-(``np.arange(n, dtype=np.float64) * h``, ``np.sum(u8)``, ``x.dtype == np.uint8``).
-Random inputs are drawn once by NumPy's generator; programs that use
-``np.random`` compare properties, as the streams differ (docs/random.md)."""
+with ``torchlike.numpy``, with round 4's oracle and conventions (its
+docstring: NumPy for values, dtypes and shapes; programs spelled around the
+differences docs/numpy.md names; random inputs drawn once by NumPy)."""
 import io
 
 import numpy

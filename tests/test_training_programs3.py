@@ -11,7 +11,6 @@ tests/golden/training_programs3.json.  Here each runs on torchlike and its
 described result is compared with PyTorch's: bit for bit where the
 computation is the same sequence of float operations (schedulers' rates,
 dtypes, hook orders, messages), else within a stated tolerance."""
-import math
 import warnings
 
 import numpy as np
@@ -19,7 +18,7 @@ import pytest
 
 import torchlike as torch
 import torchlike.nn as nn
-from oracle import golden_calls
+from oracle import described_difference as _where, described_same as _same, golden_calls
 
 CALLS, _golden = golden_calls("training_programs3")
 
@@ -45,35 +44,6 @@ _TOLERANCE = {
     "clipping(T)": (1e-5, 1e-6),
     "hooks(T)": (1e-6, 1e-7),
 }
-
-
-def _same(got, want, tol):
-    """Described results equal: NaN equal to NaN, floats within tol."""
-    if isinstance(want, float) and isinstance(got, float):
-        if math.isnan(want) or math.isnan(got):
-            return math.isnan(want) and math.isnan(got)
-        if tol is None or math.isinf(want) or math.isinf(got):
-            return got == want
-        return abs(got - want) <= tol[0] * abs(want) + tol[1]
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want))
-    if isinstance(want, dict) and isinstance(got, dict):
-        return got.keys() == want.keys() and all(_same(got[k], want[k], tol) for k in want)
-    return got == want
-
-
-def _where(got, want, tol, path="result"):
-    """The first place two described results differ beyond tol (for the
-    failure message)."""
-    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
-        for i, (g, w) in enumerate(zip(got, want)):
-            if not _same(g, w, tol):
-                return _where(g, w, tol, f"{path}[{i}]")
-    if isinstance(want, dict) and isinstance(got, dict) and got.keys() == want.keys():
-        for k in want:
-            if not _same(got[k], want[k], tol):
-                return _where(got[k], want[k], tol, f"{path}[{k!r}]")
-    return f"{path}: {str(got)[:300]} != {str(want)[:300]}"
 
 
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])

@@ -12,13 +12,12 @@ The programs live in scripts/golden_training_programs4.py, taking the
 library as T; PyTorch's answers to them are in
 tests/golden/training_programs4.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
-import math
 import warnings
 
 import pytest
 
 import torchlike as torch
-from oracle import golden_calls
+from oracle import described_difference as _where, described_same as _same, golden_calls
 
 CALLS, _golden = golden_calls("training_programs4")
 
@@ -42,29 +41,6 @@ _TOLERANCE = {
 }
 # programs PyTorch runs and torchlike cannot yet, with the reason
 _KNOWN_GAPS = {}
-
-
-def _same(got, want, tol):
-    """Described results equal: NaN equal to NaN, floats within tol."""
-    if isinstance(want, float) and isinstance(got, float):
-        if math.isnan(want) or math.isnan(got):
-            return math.isnan(want) and math.isnan(got)
-        if tol is None or math.isinf(want) or math.isinf(got):
-            return got == want
-        return abs(got - want) <= tol[0] * abs(want) + tol[1]
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want))
-    return got == want
-
-
-def _where(got, want, tol, path="result"):
-    """The first place two described results differ beyond tol (for the
-    failure message)."""
-    if isinstance(want, list) and isinstance(got, list) and len(got) == len(want):
-        for i, (g, w) in enumerate(zip(got, want)):
-            if not _same(g, w, tol):
-                return _where(g, w, tol, f"{path}[{i}]")
-    return f"{path}: {str(got)[:300]} != {str(want)[:300]}"
 
 
 @pytest.mark.parametrize("call,expected", [
