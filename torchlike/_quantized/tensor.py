@@ -24,6 +24,7 @@ import warnings
 
 from .. import _C
 from .._C import Tensor
+from .._op_table import registrar, route
 
 __all__ = ["qscheme", "per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
            "per_channel_symmetric", "per_channel_affine_float_qparams"]
@@ -80,14 +81,7 @@ class QTensor(Tensor):
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        from ..overrides import resolve_name
-        kwargs = kwargs or {}
-        full = resolve_name(func) or getattr(func, "__name__", str(func))
-        name = full[len("torchlike."):] if full.startswith("torchlike.") else full
-        impl = _IMPL.get(name)
-        if impl is None:
-            raise NotImplementedError(not_implemented(name))
-        return impl(*args, **kwargs)
+        return route(_IMPL, func, args, kwargs or {}, _refusal)
 
     def __reduce_ex__(self, proto):  # plain pickle: the integers and the quantizer
         return _rebuild_quantized, (self._int.clone(), self.dtype, quantizer_params(self))
@@ -114,13 +108,7 @@ class QTensor(Tensor):
 _IMPL = {}
 
 
-def op(*names):
-    """Register f for these names (``resolve_name`` without the ``torchlike.`` prefix)."""
-    def deco(f):
-        for n in names:
-            _IMPL[n] = f
-        return f
-    return deco
+op = registrar(_IMPL)  # @op("name", ...): an implementation (_op_table.py)
 
 
 _DUNDER = {"getitem": "index", "setitem": "index_put_", "invert": "bitwise_not",
@@ -150,6 +138,11 @@ def not_implemented(name, backend="QuantizedCPU"):
     return (f"Could not run 'aten::{aten_name(name)}' with arguments from the '{backend}' "
             "backend. This could be because the operator doesn't exist for this backend, or was "
             "omitted during the selective/custom build process (if using custom build).")
+
+
+def _refusal(name, args, kwargs):
+    """__torch_function__'s words for an op the table lacks."""
+    return not_implemented(name)
 
 
 # ---- construction ---------------------------------------------------------------------------

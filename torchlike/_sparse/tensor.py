@@ -6,6 +6,7 @@ import warnings
 
 from .. import _C
 from .._C import Tensor
+from .._op_table import registrar, route
 from .._layout import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, strided
 
 
@@ -29,14 +30,7 @@ class SparseTensor(Tensor):
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        from ..overrides import resolve_name
-        kwargs = kwargs or {}
-        full = resolve_name(func) or getattr(func, "__name__", str(func))
-        name = full[len("torchlike."):] if full.startswith("torchlike.") else full
-        impl = _IMPL.get(name)
-        if impl is None:
-            raise NotImplementedError(_not_implemented(name, args, kwargs))
-        return impl(*args, **kwargs)
+        return route(_IMPL, func, args, kwargs or {}, _not_implemented)
 
     # pickling (torchlike.save and pickle): rebuilt from the index and value tensors
     def __reduce_ex__(self, proto):
@@ -199,13 +193,7 @@ def _block(s):
 _IMPL = {}
 
 
-def _op(*names):
-    """Register f for these names (``resolve_name`` without the ``torchlike.`` prefix)."""
-    def deco(f):
-        for n in names:
-            _IMPL[n] = f
-        return f
-    return deco
+_op = registrar(_IMPL)  # @_op("name", ...): an implementation (_op_table.py)
 
 
 def _sp(x):
