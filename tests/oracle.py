@@ -242,6 +242,18 @@ def golden_calls(name):
     return calls, script("golden_" + name)
 
 
+def program_result(golden, call):
+    """A golden script's program ``call`` (an expression over T and the
+    script's inputs) run on torchlike and described as the script describes
+    PyTorch's result; warnings silenced (the programs' own are PyTorch's)."""
+    import warnings
+    import torchlike
+    env = golden.inputs(torchlike)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return golden.describe(eval(call, env))
+
+
 def described_same(got, want, tol):
     """Two described results (golden_calls' form) equal: NaN equal to NaN,
     floats within tol = (rtol, atol), or exactly when tol is None."""

@@ -18,7 +18,8 @@ import pytest
 
 import torchlike as torch
 import torchlike.nn as nn
-from oracle import described_difference as _where, described_same as _same, golden_calls
+from oracle import (described_difference as _where, described_same as _same, golden_calls,
+                    program_result)
 
 CALLS, _golden = golden_calls("training_programs3")
 
@@ -49,10 +50,7 @@ _TOLERANCE = {
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_program_matches_pytorch(call, expected):
     assert expected[0] != "raises", expected   # every program runs under PyTorch
-    env = _golden.inputs(torch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = _golden.describe(eval(call, env))
+    got = program_result(_golden, call)
     tol = _TOLERANCE.get(call)
     assert _same(got, expected, tol), (call, _where(got, expected, tol))
 

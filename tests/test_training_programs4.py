@@ -12,12 +12,11 @@ The programs live in scripts/golden_training_programs4.py, taking the
 library as T; PyTorch's answers to them are in
 tests/golden/training_programs4.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
-import warnings
-
 import pytest
 
 import torchlike as torch
-from oracle import described_difference as _where, described_same as _same, golden_calls
+from oracle import (described_difference as _where, described_same as _same, golden_calls,
+                    program_result)
 
 CALLS, _golden = golden_calls("training_programs4")
 
@@ -39,18 +38,11 @@ _TOLERANCE = {
     "bf16_model(T)": None,
     "resumed_schedulers(T)": None,   # the same float operations: bit for bit
 }
-# programs PyTorch runs and torchlike cannot yet, with the reason
-_KNOWN_GAPS = {}
 
 
-@pytest.mark.parametrize("call,expected", [
-    pytest.param(c, e, marks=pytest.mark.xfail(reason=_KNOWN_GAPS[c], strict=True))
-    if c in _KNOWN_GAPS else (c, e) for c, e in CALLS], ids=[c for c, _ in CALLS])
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_program_matches_pytorch(call, expected):
     assert expected[0] != "raises", expected   # every program runs under PyTorch
-    env = _golden.inputs(torch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = _golden.describe(eval(call, env))
+    got = program_result(_golden, call)
     tol = _TOLERANCE.get(call, _FLOAT32)
     assert _same(got, expected, tol), (call, _where(got, expected, tol))
