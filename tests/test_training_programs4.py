@@ -14,7 +14,6 @@ tests/golden/training_programs4.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
 import pytest
 
-import torchlike as torch
 from oracle import (described_difference as _where, described_same as _same, golden_calls,
                     program_result)
 
