@@ -48,7 +48,6 @@ tests/golden/training_programs5.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
 import pytest
 
-import torchlike as torch
 from oracle import (described_difference as _where, described_same as _same, golden_calls,
                     program_result)
 
