@@ -1208,6 +1208,32 @@ def test_pad_random(shape, rnd, mode):
     assert_close(F.pad(to_tensor(a), pad, mode), np_pad(a, pad, mode))
 
 
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=4), st.randoms(use_true_random=False),
+       st.sampled_from(["reflect", "replicate"]),
+       st.sampled_from([np.int8, np.float32, np.complex128]), st.booleans())
+def test_pad_crop_random(shape, rnd, mode, dtype, transposed):
+    """Negative amounts crop before the mirror or edge is taken, on every
+    element size and on transposed inputs: the result is NumPy's pad of the
+    cropped array."""
+    a = (np.arange(int(np.prod(shape))) % 97).astype(dtype).reshape(shape)
+    t = to_tensor(a)
+    if transposed:
+        t = to_tensor(np.ascontiguousarray(a.T)).T
+    pad, crop = [], [slice(None)] * len(shape)
+    for j in range(rnd.randint(1, len(shape))):
+        d = len(shape) - 1 - j
+        left, right = rnd.randint(-2, 3), rnd.randint(-2, 3)
+        keep = shape[d] - max(-left, 0) - max(-right, 0)
+        if keep < 0:  # cropping more than there is: refused (test_pad_errors)
+            left, right, keep = max(left, 0), max(right, 0), shape[d]
+        most = max(keep - 1, 0) if mode == "reflect" else 3 if keep else 0  # what it can add
+        left, right = min(left, most), min(right, most)
+        pad += [left, right]
+        crop[d] = slice(max(-left, 0), shape[d] - max(-right, 0))
+    want = np_pad(a[tuple(crop)], [max(p, 0) for p in pad], mode)
+    assert_close(F.pad(t, pad, mode), want)
+
+
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=3), st.randoms(use_true_random=False))
 def test_roll_flip_split_random(shape, rnd):
     a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)

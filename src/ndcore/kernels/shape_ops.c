@@ -997,6 +997,36 @@ static tl_status pad_borders(const tl_tensor *dst, const tl_tensor *src, int d, 
   return status;
 }
 
+/* pad_borders for the last dim of a CPU tensor with unit stride there: each
+ * row's few border elements are written directly, where the copy iterator
+ * would take one call per row and side.  dst's rows hold l border, n middle
+ * and r border elements; the middle is filled already. */
+static void pad_row_borders(const tl_tensor *dst, int64_t l, int64_t n, int64_t r,
+                            tl_pad_mode mode)
+{
+  const int last = dst->ndim - 1;
+  const size_t size = tl_dtype_size(dst->dtype);
+  int64_t rows = 1, idx[TL_MAX_DIMS] = {0};
+  for (int e = 0; e < last; e++)
+    rows *= dst->shape[e];
+  char *row = (char *)tl_tensor_data(dst);
+  for (int64_t k = 0; k < rows; k++) {
+    for (int64_t i = 0; i < l; i++) /* reflect: l - i past the edge; replicate: the edge */
+      memcpy(row + (size_t)i * size, row + (size_t)(mode == TL_PAD_REFLECT ? 2 * l - i : l) * size,
+             size);
+    for (int64_t i = 0; i < r; i++)
+      memcpy(row + (size_t)(l + n + i) * size,
+             row + (size_t)(mode == TL_PAD_REFLECT ? l + n - 2 - i : l + n - 1) * size, size);
+    for (int e = last - 1; e >= 0; e--) { /* the next row: an odometer over the leading dims */
+      row += dst->strides[e] * (int64_t)size;
+      if (++idx[e] < dst->shape[e])
+        break;
+      row -= dst->strides[e] * dst->shape[e] * (int64_t)size;
+      idx[e] = 0;
+    }
+  }
+}
+
 /* dst along d is src taken circularly from index -l (|l|, |r| <= n). */
 static tl_status pad_circular(const tl_tensor *dst, const tl_tensor *src, int d, int64_t l)
 {
@@ -1076,6 +1106,41 @@ static tl_status empty_in_format(tl_tensor *t, tl_dtype dtype, int ndim, const i
   return TL_OK;
 }
 
+/* Circular padding, one dim at a time, last dim first: each step a new
+ * tensor taken modulo the previous one's size along its dim. */
+static tl_status pad_circular_dims(tl_tensor *out, const tl_tensor *in, int npad,
+                                   const int64_t *pad, const int64_t *shape)
+{
+  tl_tensor cur;
+  tl_tensor_view_of(&cur, in);
+  for (int j = 0; j < npad / 2; j++) {
+    int d = in->ndim - 1 - j;
+    if (pad[2 * j] == 0 && pad[2 * j + 1] == 0)
+      continue;
+    tl_tensor next;
+    int64_t next_shape[TL_MAX_DIMS];
+    memcpy(next_shape, cur.shape, (size_t)cur.ndim * sizeof *next_shape);
+    next_shape[d] = shape[d];
+    if (tl_tensor_empty(&next, in->dtype, cur.ndim, next_shape, tl_tensor_device(in)) != TL_OK)
+      goto fail;
+    tl_status status = tl_tensor_numel(&next) ? pad_circular(&next, &cur, d, pad[2 * j]) : TL_OK;
+    tl_tensor_release(&cur);
+    cur = next;
+    if (status != TL_OK)
+      goto fail;
+  }
+  if (cur.storage == in->storage) { /* nothing padded: still return a new tensor */
+    tl_status status = materialize(out, &cur);
+    tl_tensor_release(&cur);
+    return status;
+  }
+  *out = cur;
+  return TL_OK;
+fail:
+  tl_tensor_release(&cur);
+  return tl_error_status();
+}
+
 tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int64_t *pad,
                        tl_pad_mode mode, tl_scalar value)
 {
@@ -1123,60 +1188,59 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     return status;
   }
 
-  /* Other modes pad one dim at a time, last dim first, each step a new tensor
-   * whose middle is the previous one.  Reflect and replicate crop negative
-   * amounts first; circular indexes modulo the original size. */
-  tl_tensor cur;
-  tl_tensor_view_of(&cur, in);
+  if (mode == TL_PAD_CIRCULAR)
+    return pad_circular_dims(out, in, npad, pad, shape);
+
+  /* Reflect and replicate: crop the negative amounts off a view of the
+   * input, copy it once into the middle of the result, then fill each padded
+   * dim's borders from the result itself, last dim first, so that a corner
+   * mirrors the already padded rows as padding one dim at a time would. */
+  tl_tensor src = *in; /* borrowed */
+  int64_t lo[TL_MAX_DIMS] = {0}, keep[TL_MAX_DIMS];
+  memcpy(keep, in->shape, (size_t)in->ndim * sizeof *keep);
   for (int j = 0; j < npad / 2; j++) {
     int d = in->ndim - 1 - j;
     int64_t l = pad[2 * j], r = pad[2 * j + 1];
-    if (l == 0 && r == 0)
+    keep[d] = in->shape[d] + (l < 0 ? l : 0) + (r < 0 ? r : 0);
+    lo[d] = l > 0 ? l : 0;
+    tl_view_slice(&src, d, l < 0 ? -l : 0, keep[d], 1);
+    l = lo[d];
+    r = r > 0 ? r : 0;
+    /* Cropping the other side may leave too little to mirror or copy. */
+    if ((mode == TL_PAD_REFLECT && ((l > 0 && l >= keep[d]) || (r > 0 && r >= keep[d]))) ||
+        (mode == TL_PAD_REPLICATE && keep[d] == 0 && l + r > 0))
+      return tl_error_set(TL_ERR_RUNTIME, "padding (%lld, %lld) at dimension %d is too large "
+                                          "for the %lld elements left after cropping",
+                          (long long)pad[2 * j], (long long)pad[2 * j + 1], d,
+                          (long long)keep[d]);
+  }
+  if (empty_in_format(out, in->dtype, in->ndim, shape, tl_tensor_device(in), format) != TL_OK)
+    return tl_error_status();
+  if (tl_tensor_numel(out) == 0)
+    return TL_OK;
+  tl_tensor mid = *out; /* borrowed, as are the views below */
+  for (int d = 0; d < in->ndim; d++)
+    tl_view_slice(&mid, d, lo[d], keep[d], 1);
+  tl_status status = copy_into(&mid, &src);
+  for (int j = 0; j < npad / 2 && status == TL_OK; j++) {
+    int d = in->ndim - 1 - j;
+    tl_tensor whole = *out, inner;
+    for (int e = 0; e < d; e++) /* the dims before d are not padded yet */
+      tl_view_slice(&whole, e, lo[e], keep[e], 1);
+    inner = whole;
+    tl_view_slice(&inner, d, lo[d], keep[d], 1);
+    int64_t r = shape[d] - lo[d] - keep[d];
+    if (lo[d] == 0 && r == 0)
       continue;
-    if (mode != TL_PAD_CIRCULAR) {
-      int64_t n = cur.shape[d];
-      int64_t keep = n + (l < 0 ? l : 0) + (r < 0 ? r : 0);
-      tl_view_slice(&cur, d, l < 0 ? -l : 0, keep, 1);
-      l = l < 0 ? 0 : l;
-      r = r < 0 ? 0 : r;
-      /* Cropping the other side may leave too little to mirror or copy. */
-      if ((mode == TL_PAD_REFLECT && ((l > 0 && l >= keep) || (r > 0 && r >= keep))) ||
-          (mode == TL_PAD_REPLICATE && keep == 0 && l + r > 0)) {
-        tl_error_set(TL_ERR_RUNTIME, "padding (%lld, %lld) at dimension %d is too large for "
-                                     "the %lld elements left after cropping",
-                     (long long)pad[2 * j], (long long)pad[2 * j + 1], d, (long long)keep);
-        goto fail;
-      }
-    }
-    tl_tensor next;
-    int64_t next_shape[TL_MAX_DIMS];
-    memcpy(next_shape, cur.shape, (size_t)cur.ndim * sizeof *next_shape);
-    next_shape[d] = shape[d];
-    if (empty_in_format(&next, in->dtype, cur.ndim, next_shape, tl_tensor_device(in), format) !=
-        TL_OK)
-      goto fail;
-    tl_status status;
-    if (tl_tensor_numel(&next) == 0)
-      status = TL_OK;
-    else if (mode == TL_PAD_CIRCULAR)
-      status = pad_circular(&next, &cur, d, l);
-    else if ((status = copy_to_slice(&next, d, l, cur.shape[d], &cur)) == TL_OK)
-      status = pad_borders(&next, &cur, d, l, r, mode);
-    tl_tensor_release(&cur);
-    cur = next;
-    if (status != TL_OK)
-      goto fail;
+    if (d == in->ndim - 1 && whole.strides[d] == 1 &&
+        tl_tensor_device(out).type == TL_DEVICE_CPU)
+      pad_row_borders(&whole, lo[d], keep[d], r, mode);
+    else
+      status = pad_borders(&whole, &inner, d, lo[d], r, mode);
   }
-  if (cur.storage == in->storage) { /* nothing padded: still return a new tensor */
-    tl_status status = materialize(out, &cur);
-    tl_tensor_release(&cur);
-    return status;
-  }
-  *out = cur;
-  return TL_OK;
-fail:
-  tl_tensor_release(&cur);
-  return tl_error_status();
+  if (status != TL_OK)
+    tl_tensor_release(out);
+  return status;
 }
 
 /* ---- groups of views -------------------------------------------------------- */
