@@ -12,13 +12,13 @@ from ...nn.modules.linear import Linear
 from ...nn.modules.conv import Conv1d, Conv2d
 from ...nn.modules.activation import ReLU6
 from ...nn.modules.dropout import Dropout
-from ...nn.modules.rnn import LSTM
+from ...nn.modules.rnn import LSTM, GRU, RNNCell, LSTMCell, GRUCell
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni
 from ..nn.intrinsic import quantized as nniq
 from ..nn import qat as nnqat
 from .stubs import QuantStub, DeQuantStub
-from .qconfig import default_dynamic_qconfig
+from .qconfig import default_dynamic_qconfig, float16_dynamic_qconfig
 
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
            "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
@@ -43,7 +43,9 @@ def get_default_qat_module_mappings():
 
 
 def get_default_dynamic_quant_module_mappings():
-    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM}
+    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM, GRU: nnq.dynamic.GRU,
+            RNNCell: nnq.dynamic.RNNCell, LSTMCell: nnq.dynamic.LSTMCell,
+            GRUCell: nnq.dynamic.GRUCell}
 
 
 def get_default_qconfig_propagation_list():
@@ -179,23 +181,25 @@ def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     return model
 
 
+_DYNAMIC_TYPES = (Linear, LSTM, GRU, LSTMCell, RNNCell, GRUCell)
+
+
 def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace=False):
-    """model with its Linear and LSTM layers (those named or typed in
-    qconfig_spec, all by default) replaced by dynamically quantized ones with
-    int8 weights."""
+    """model with its Linear, LSTM, GRU and RNN cell layers (those named or
+    typed in qconfig_spec, all by default) replaced by dynamically quantized
+    ones: weights int8 (dtype qint8, the default) or float16."""
     from ... import _C
     dtype = _C.qint8 if dtype is None else dtype
-    if dtype is not _C.qint8:
-        raise NotImplementedError(f"torchlike's quantize_dynamic supports dtype=torch.qint8 "
-                                  f"only, got {dtype}")
+    defaults = {_C.qint8: default_dynamic_qconfig, _C.float16: float16_dynamic_qconfig}
     if qconfig_spec is None:
-        qconfig_spec = {Linear: default_dynamic_qconfig, LSTM: default_dynamic_qconfig}
+        if dtype not in defaults:
+            raise ValueError(f"Don't know how to quantize with default settings for {dtype}. "
+                             f"Provide full qconfig please")
+        qconfig_spec = dict.fromkeys(_DYNAMIC_TYPES, defaults[dtype])
     elif isinstance(qconfig_spec, set):
-        qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
-    for key in qconfig_spec:
-        if isinstance(key, type) and key not in (Linear, LSTM) and issubclass(key, Module):
-            raise NotImplementedError(f"quantize_dynamic: torchlike quantizes nn.Linear and "
-                                      f"nn.LSTM only, not {key.__name__}")
+        if dtype not in defaults:
+            raise RuntimeError(f"Unknown dtype specified for quantize_dynamic: {dtype}")
+        qconfig_spec = dict.fromkeys(qconfig_spec, defaults[dtype])
     mapping = get_default_dynamic_quant_module_mappings() if mapping is None else mapping
     if not inplace:
         model = copy.deepcopy(model)

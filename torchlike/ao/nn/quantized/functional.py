@@ -14,12 +14,15 @@ Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
     mul             c = (aq - za) * (bq - zb); out = rint(float32(c) * m) + zo,
                     m = float32(sa * sb) * float32(1 / so)
     dynamic linear  x quantized per tensor from its min and max (range reduced),
-                    out = float32(acc) * float32(sx * sw) + bias, float32"""
+                    out = float32(acc) * float32(sx * sw) + bias, float32
+    float16 linear  weights rounded to float16 (saturated at +-65504) and held
+                    as float32; out = x @ w.T + bias in float32"""
 from .... import _C, _quantized as _q
 from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "relu6", "hardtanh", "add",
-           "add_relu", "mul", "cat", "quantize_dynamic_input"]
+           "add_relu", "mul", "cat", "quantize_dynamic_input", "linear_dynamic_fp16",
+           "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
 
@@ -226,6 +229,23 @@ def linear_dynamic(x, weight, bias=None, reduce_range=True):
     acc = _exact_sums(lambda a, b: _C.matmul(a, b.t()), xq._int.float() - xq._zp, w,
                       _centered_bound(xq) * bw, -1, 1)
     out = acc.float() * (_f32(xq._scale) * sw).float()
+    return out if bias is None else out + bias
+
+
+_FP16_MAX = 65504.0
+
+
+def to_fp16_weight(weight):
+    """A float weight as PyTorch's float16 packing keeps it: saturated to
+    float16's range, rounded to float16, held as float32."""
+    return weight.detach().float().clamp(-_FP16_MAX, _FP16_MAX).half().float()
+
+
+def linear_dynamic_fp16(x, weight, bias=None):
+    """x (*, K) float32 @ weight (N, K, float16 values as float32).T + bias:
+    PyTorch's quantized::linear_dynamic_fp16, whose fbgemm GEMM widens the
+    float16 weights and sums in float32 (in its own order: agrees to ~1e-6)."""
+    out = _C.matmul(x, weight.t())
     return out if bias is None else out + bias
 
 

@@ -140,8 +140,19 @@ class Linear(_WeightedModule):
         Module._save_to_state_dict(self, destination, prefix, keep_vars)
         destination[prefix + "scale"] = _C.tensor(self.scale)
         destination[prefix + "zero_point"] = _C.tensor(self.zero_point)
-        destination[prefix + "_packed_params.dtype"] = self._weight.dtype
+        destination[prefix + "_packed_params.dtype"] = self._packed_dtype()
         destination[prefix + "_packed_params._packed_params"] = (self._weight, self._bias)
+
+    def _packed_dtype(self):
+        return self._weight.dtype
+
+    def _set_packed(self, dtype, weight, bias):
+        """Takes a checkpoint's packed (weight, bias); an error message when it cannot."""
+        if dtype is not _C.qint8:
+            return (f"torchlike's quantized Linear holds qint8 weights, the checkpoint has "
+                    f"{dtype}")
+        self.set_weight_bias(weight, bias)
+        return None
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -151,11 +162,10 @@ class Linear(_WeightedModule):
         if all(present):
             scale, zero_point = state_dict.pop(keys[0]), state_dict.pop(keys[1])
             dtype, (weight, bias) = state_dict.pop(keys[2]), state_dict.pop(keys[3])
-            if dtype is not _C.qint8:
-                error_msgs.append(f"{prefix}_packed_params.dtype: torchlike's quantized Linear "
-                                  f"holds qint8 weights, the checkpoint has {dtype}")
+            error = self._set_packed(dtype, weight, bias)
+            if error is not None:
+                error_msgs.append(f"{prefix}_packed_params.dtype: {error}")
             else:
-                self.set_weight_bias(weight, bias)
                 self.scale, self.zero_point = float(scale), int(zero_point)
         elif strict:
             missing_keys.extend(k for k, p in zip(keys, present) if not p)

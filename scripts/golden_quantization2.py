@@ -1,0 +1,95 @@
+"""Record what PyTorch's dynamic quantization of recurrent layers and
+float16 dynamic quantization give, for tests/test_quantization2.py: for
+each float model its state dict, an input, PyTorch's quantized state dict
+(its own layout: CellParamsBase / LinearPackedParamsBase objects), repr and
+outputs.
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_quantization2.py
+writes tests/golden/quantized_rnn.pt (load it with weights_only=False: the
+packed RNN weights are TorchScript objects, which PyTorch's weights-only
+loader refuses too)."""
+import os
+import warnings
+
+import torch
+
+warnings.simplefilter("ignore")
+torch.backends.quantized.engine = "x86"
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "golden")
+nn = torch.nn
+
+# name: (float module factory, input shape, hidden state shapes or None)
+MODELS = {
+    "lstm": (lambda: nn.LSTM(5, 4), (6, 3, 5), None),
+    "lstm2": (lambda: nn.LSTM(5, 4, num_layers=2, bidirectional=True, batch_first=True),
+              (3, 6, 5), [(4, 3, 4), (4, 3, 4)]),
+    "gru": (lambda: nn.GRU(5, 4), (6, 3, 5), None),
+    "gru2": (lambda: nn.GRU(5, 4, num_layers=2, bidirectional=True, batch_first=True),
+             (3, 6, 5), [(4, 3, 4)]),
+    "lstmcell": (lambda: nn.LSTMCell(5, 4), (3, 5), [(3, 4), (3, 4)]),
+    "grucell": (lambda: nn.GRUCell(5, 4), (3, 5), [(3, 4)]),
+    "rnncell": (lambda: nn.RNNCell(5, 4), (3, 5), None),
+    "rnncell_relu": (lambda: nn.RNNCell(5, 4, nonlinearity="relu"), (3, 5), [(3, 4)]),
+    "linear": (lambda: nn.Linear(5, 4), (3, 5), None),
+}
+
+
+def record(name, dtype):
+    make, xshape, hshapes = MODELS[name]
+    fmod = make()
+    if name == "linear":  # float16 saturates at 65504 and flushes tiny values
+        with torch.no_grad():
+            fmod.weight[0, :3] = torch.tensor([1e6, -7e4, 1e-9])
+    fstate = {k: v.detach().clone() for k, v in fmod.state_dict().items()}
+    q = torch.ao.quantization.quantize_dynamic(nn.Sequential(fmod), dtype=dtype)
+    x = torch.randn(*xshape)
+    hx = None if hshapes is None else [torch.randn(*s) for s in hshapes]
+    args = (x,) if hx is None else (x, hx[0] if len(hx) == 1 else tuple(hx))
+    with torch.no_grad():
+        out = q[0](*args)
+    entry = {"float": fstate, "x": x, "hx": hx, "out": out, "repr": repr(q[0]),
+             "quant": q.state_dict()}
+    if dtype is torch.qint8 and name not in ("linear",):
+        entry["weights"] = {k: v for k, v in q[0].get_weight().items()}
+    return entry
+
+
+def errors():
+    """PyTorch's messages for bad input to the dynamic modules."""
+    torch.manual_seed(1)
+    cell = torch.ao.quantization.quantize_dynamic(nn.Sequential(nn.LSTMCell(3, 2)))[0]
+    gru = torch.ao.quantization.quantize_dynamic(nn.Sequential(nn.GRU(3, 2)))[0]
+    cases = {
+        "cell_double": lambda: cell(torch.randn(4, 3).double()),
+        "cell_size": lambda: cell(torch.randn(4, 5)),
+        "cell_batch": lambda: cell(torch.randn(4, 3), (torch.randn(3, 2), torch.randn(3, 2))),
+        "gru_ndim": lambda: gru(torch.randn(4, 3)),
+        "gru_size": lambda: gru(torch.randn(4, 2, 5)),
+        "gru_hidden": lambda: gru(torch.randn(4, 2, 3), torch.randn(1, 3, 2)),
+        "bias_false": lambda: torch.ao.quantization.quantize_dynamic(
+            nn.Sequential(nn.GRUCell(3, 2, bias=False))),
+        "dtype_quint4": lambda: torch.ao.quantization.quantize_dynamic(
+            nn.Sequential(nn.GRU(3, 2)), dtype=torch.qint32),
+    }
+    out = {}
+    for k, f in cases.items():
+        try:
+            f()
+            out[k] = None
+        except Exception as e:  # noqa: BLE001
+            out[k] = (type(e).__name__, str(e).split("\n")[0])
+    return out
+
+
+def main():
+    torch.manual_seed(0)
+    golden = {f"{name}_{str(dtype).split('.')[1]}": record(name, dtype)
+              for dtype in (torch.qint8, torch.float16) for name in MODELS}
+    golden["errors"] = errors()
+    torch.save(golden, os.path.join(OUT, "quantized_rnn.pt"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Dynamic quantization of recurrent layers (LSTM, GRU, LSTMCell, GRUCell,
+RNNCell) and float16 dynamic quantization (Linear and the recurrent ones)
+against PyTorch's recorded answers (scripts/golden_quantization2.py, x86).
+
+Exact: the int8 weights (integers and scales) and the float16 ones, reprs,
+state-dict keys and the packed layout.  Not bit-exact: the float outputs
+(PyTorch's GEMMs add the float32 terms in another order and its sigmoid
+and tanh are its own vector code): compared with rtol 1e-6, atol 1e-6."""
+import io
+import os
+import warnings
+import zipfile
+
+import pytest
+
+import torchlike as T
+import torchlike.ao.quantization as tq
+import torchlike.ao.nn.quantized.dynamic as nnqd
+from oracle import assert_close
+
+warnings.filterwarnings("ignore", message=".*quantize_per_tensor, torch.quantize_per_channel.*")
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
+# weights_only=False: the packed RNN weights are torch.ScriptObjects, which
+# PyTorch's weights-only loader refuses as well.
+G = T.load(os.path.join(GOLDEN, "quantized_rnn.pt"), weights_only=False)
+CASES = sorted(k for k in G if k != "errors")
+nn = T.nn
+FLOAT = {
+    "lstm": lambda: nn.LSTM(5, 4),
+    "lstm2": lambda: nn.LSTM(5, 4, num_layers=2, bidirectional=True, batch_first=True),
+    "gru": lambda: nn.GRU(5, 4),
+    "gru2": lambda: nn.GRU(5, 4, num_layers=2, bidirectional=True, batch_first=True),
+    "lstmcell": lambda: nn.LSTMCell(5, 4), "grucell": lambda: nn.GRUCell(5, 4),
+    "rnncell": lambda: nn.RNNCell(5, 4),
+    "rnncell_relu": lambda: nn.RNNCell(5, 4, nonlinearity="relu"),
+    "linear": lambda: nn.Linear(5, 4),
+}
+DYNAMIC = {"lstm": nnqd.LSTM, "gru": nnqd.GRU, "lstmcell": nnqd.LSTMCell,
+           "grucell": nnqd.GRUCell, "rnncell": nnqd.RNNCell, "linear": nnqd.Linear}
+
+
+def _split(key):
+    name, dtype = key.rsplit("_", 1)
+    return name, getattr(T, dtype)
+
+
+def _quantized(key):
+    name, dtype = _split(key)
+    f = FLOAT[name]()
+    f.load_state_dict(G[key]["float"])
+    return tq.quantize_dynamic(nn.Sequential(f), dtype=dtype)
+
+
+def _args(e):
+    if e["hx"] is None:
+        return (e["x"],)
+    return (e["x"], e["hx"][0] if len(e["hx"]) == 1 else tuple(e["hx"]))
+
+
+def _flat(o):
+    return [o] if isinstance(o, T.Tensor) else [t for x in o for t in _flat(x)]
+
+
+def _check_outputs(got, want):
+    got, want = _flat(got), _flat(want)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert tuple(a.shape) == tuple(b.shape) and a.dtype is T.float32
+        scale = max(1.0, float(b.abs().max()))  # the saturated float16 Linear reaches 1e5
+        assert_close(a, b, rtol=1e-6, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_dynamic_modules_match_pytorch(key):
+    e = G[key]
+    q = _quantized(key)
+    mod = q[0]
+    assert repr(mod) == e["repr"].replace("torch.", "torchlike.")
+    with T.no_grad():
+        _check_outputs(mod(*_args(e)), e["out"])
+    assert list(q.state_dict()) == list(e["quant"])
+
+
+@pytest.mark.parametrize("key", [k for k in CASES if "weights" in G[k]])
+def test_int8_weights_equal_pytorchs(key):
+    mod = _quantized(key)[0]
+    ours = mod.get_weight()
+    assert list(ours) == list(G[key]["weights"])
+    for name, want in G[key]["weights"].items():
+        got = ours[name]
+        assert got.dtype is T.qint8 and got.qscheme() is T.per_tensor_affine
+        assert got.q_scale() == want.q_scale() and got.q_zero_point() == want.q_zero_point()
+        assert T.equal(got.int_repr(), want.int_repr())
+
+
+def test_float16_weights_round_and_saturate_as_pytorch():
+    """PyTorch's float16 packing: saturated at +-65504, rounded to float16
+    (1e-9 flushes to 0), unpacked as float32."""
+    key = "linear_float16"
+    mod = _quantized(key)[0]
+    want, _ = G[key]["quant"]["0._packed_params._packed_params"]
+    assert mod.weight().dtype is T.float32 and T.equal(mod.weight(), want)
+    assert float(mod.weight()[0, 0]) == 65504.0 and float(mod.weight()[0, 1]) == -65504.0
+    assert float(mod.weight()[0, 2]) == 0.0
+    assert G[key]["quant"]["0._packed_params.dtype"] is T.float16
+    assert _quantized(key).state_dict()["0._packed_params.dtype"] is T.float16
+
+
+def _fresh(key):
+    """The dynamic module built directly (placeholder weights), as PyTorch's
+    load_state_dict target would be."""
+    name, dtype = _split(key)
+    base = name.rstrip("2").replace("_relu", "")
+    kw = {"dtype": dtype}
+    if name.endswith("2"):
+        kw.update(num_layers=2, bidirectional=True, batch_first=True)
+    if name == "rnncell_relu":
+        kw["nonlinearity"] = "relu"
+    if base == "linear":
+        return nnqd.Linear(5, 4, dtype=dtype)
+    return DYNAMIC[base](5, 4, **kw)
+
+
+@pytest.mark.parametrize("key", CASES)
+def test_pytorch_state_dict_loads(key):
+    """PyTorch's state dict (its packed layout) loads into a module built
+    directly and gives PyTorch's outputs."""
+    e = G[key]
+    q = nn.Sequential(_fresh(key))
+    q.load_state_dict(e["quant"])
+    with T.no_grad():
+        _check_outputs(q[0](*_args(e)), e["out"])
+
+
+@pytest.mark.parametrize("key", ["lstm2_qint8", "gru2_float16", "lstmcell_qint8",
+                                 "rnncell_float16", "linear_float16"])
+def test_state_dict_save_load_round_trip(key):
+    """Ours saves PyTorch's layout (torch.ScriptObject, NEWOBJ + BUILD of
+    (payload, class name)) and loads back unchanged."""
+    e = G[key]
+    q = _quantized(key)
+    buf = io.BytesIO()
+    T.save(q.state_dict(), buf)
+    data = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    pkl = data.read([n for n in data.namelist() if n.endswith("data.pkl")][0])
+    if "linear" not in key:
+        assert b"ctorch\nScriptObject\n" in pkl and b"\x81" in pkl  # GLOBAL, NEWOBJ
+        assert b"__torch__.torch.classes.quantized.LinearPackedParamsBase" in pkl
+    buf.seek(0)
+    state = T.load(buf, weights_only=False)
+    for k, v in state.items():  # the payloads are laid out as PyTorch's
+        want = e["quant"][k]
+        if hasattr(want, "_payload"):
+            assert v._qualified_name == want._qualified_name
+            p, w = v._payload, want._payload
+            if isinstance(w[0], str):
+                assert p[0] == w[0] and [len(a) for a in p[1:]] == [len(a) for a in w[1:]]
+                assert p[3] == w[3]
+    target = nn.Sequential(_fresh(key))
+    target.load_state_dict(state)
+    with T.no_grad():
+        _check_outputs(target[0](*_args(e)), e["out"])
+    buf.seek(0)
+    if "linear" not in key:
+        with pytest.raises(Exception, match="ScriptObject"):
+            T.load(buf)  # weights_only refuses TorchScript objects, as PyTorch does
+
+
+def test_bad_input_errors_match_pytorch():
+    errs = G["errors"]
+    T.manual_seed(1)
+    cell = tq.quantize_dynamic(nn.Sequential(nn.LSTMCell(3, 2)))[0]
+    gru = tq.quantize_dynamic(nn.Sequential(nn.GRU(3, 2)))[0]
+    cases = {
+        "cell_size": lambda: cell(T.randn(4, 5)),
+        "cell_batch": lambda: cell(T.randn(4, 3), (T.randn(3, 2), T.randn(3, 2))),
+        "gru_ndim": lambda: gru(T.randn(4, 3)),
+        "gru_size": lambda: gru(T.randn(4, 2, 5)),
+        "gru_hidden": lambda: gru(T.randn(4, 2, 3), T.randn(1, 3, 2)),
+        "bias_false": lambda: tq.quantize_dynamic(nn.Sequential(nn.GRUCell(3, 2, bias=False))),
+        "dtype_quint4": lambda: tq.quantize_dynamic(nn.Sequential(nn.GRU(3, 2)), dtype=T.qint32),
+    }
+    for name, f in cases.items():
+        kind, msg = errs[name]
+        with pytest.raises(Exception) as info:
+            f()
+        assert type(info.value).__name__ == kind and str(info.value) == msg.replace(
+            "torch.", "torchlike."), name
+    with pytest.raises(RuntimeError, match="float32 input, got torchlike.float64"):
+        cell(T.randn(4, 3).double())  # PyTorch: "expected scalar type Float but found Double"
+    with pytest.raises(RuntimeError, match=r"input must be \(batch, input_size\), got 1"):
+        cell(T.randn(3))
+    with pytest.raises(RuntimeError, match="float32 input"):
+        gru(T.quantize_per_tensor(T.randn(4, 2, 3), 0.1, 0, T.quint8))
+
+
+def test_quantize_dynamic_specs():
+    """The default spec of each dtype, a set with a dtype, a per-type qconfig;
+    modules without a dynamic counterpart (nn.RNN) stay float, as in PyTorch."""
+    T.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.GRUCell(4, 2), nn.RNN(3, 2), nn.LSTM(3, 2))
+    q = tq.quantize_dynamic(model)
+    assert [type(m) for m in q] == [nnqd.Linear, nnqd.GRUCell, nn.RNN, nnqd.LSTM]
+    q16 = tq.quantize_dynamic(model, dtype=T.float16)
+    assert q16[0]._packed_dtype() is T.float16 and q16[1].weight_dtype is T.float16
+    assert q16[3].dtype is T.float16
+    qs = tq.quantize_dynamic(model, {nn.LSTM}, dtype=T.float16)
+    assert [type(m) for m in qs] == [nn.Linear, nn.GRUCell, nn.RNN, nnqd.LSTM]
+    assert qs[3].dtype is T.float16
+    qd = tq.quantize_dynamic(model, {nn.Linear: tq.float16_dynamic_qconfig,
+                                     nn.GRUCell: tq.default_dynamic_qconfig})
+    assert qd[0]._packed_dtype() is T.float16 and qd[1].weight_dtype is T.qint8
+    with pytest.raises(RuntimeError, match="Unknown dtype specified for quantize_dynamic"):
+        tq.quantize_dynamic(model, {nn.Linear}, dtype=T.qint32)
+    with pytest.raises(RuntimeError, match="Unsupported dtype for dynamic RNN quantization"):
+        tq.quantize_dynamic(model, {nn.LSTM: tq.default_qconfig.__class__(
+            activation=tq.default_dynamic_quant_observer,
+            weight=tq.MinMaxObserver.with_args(dtype=T.quint8))})
+
+
+def test_set_weight_bias_checks_dtypes():
+    lstm = nnqd.LSTM(3, 2)
+    wb = {"weight": lstm.get_weight(), "bias": lstm.get_bias()}
+    wb["weight"]["weight_ih_l0"] = T.zeros(8, 3)
+    with pytest.raises(RuntimeError, match="qint8 quantized weights, got torchlike.float32"):
+        lstm.set_weight_bias(wb)
+    cell = nnqd.GRUCell(3, 2, dtype=T.float16)
+    wb = {"weight": cell.get_weight(), "bias": cell.get_bias()}
+    wb["weight"]["weight_hh"] = T.quantize_per_tensor(T.zeros(6, 2), 1.0, 0, T.qint8)
+    with pytest.raises(RuntimeError, match="float32 weights, got torchlike.qint8"):
+        cell.set_weight_bias(wb)
+    with pytest.raises(ValueError, match="Unsupported dtype for dynamic RNN quantization"):
+        nnqd.GRU(3, 2, dtype=T.quint8)
+    with pytest.raises(RuntimeError, match="Unsupported dtype specified for dynamic quantized"):
+        nnqd.Linear(3, 2, dtype=T.quint8)
+    state = tq.quantize_dynamic(nn.Sequential(nn.GRU(3, 2)), dtype=T.float16).state_dict()
+    with pytest.raises(RuntimeError, match="weights are torchlike.float16, the module's "
+                                           "torchlike.qint8"):
+        nn.Sequential(nnqd.GRU(3, 2)).load_state_dict(state)
