@@ -8,7 +8,8 @@ Run with an interpreter that has PyTorch:
     python scripts/golden_quantization2.py
 writes tests/golden/quantized_rnn.pt (load it with weights_only=False: the
 packed RNN weights are TorchScript objects, which PyTorch's weights-only
-loader refuses too)."""
+loader refuses too) and tests/golden/quantized_embedding.pt (weight-only
+quantized Embedding / EmbeddingBag: weights, state dicts, lookups)."""
 import os
 import warnings
 
@@ -83,12 +84,71 @@ def errors():
     return out
 
 
+def _embedding_state(model):
+    """model.state_dict() with each weight rebuilt from copies of its
+    integers and qparams: PyTorch's unpacked embedding weight keeps its
+    scales and zero points in memory it frees (saving the state dict as it
+    is writes garbage qparams for some rows)."""
+    state = model.state_dict()
+    for k, w in state.items():
+        if isinstance(w, torch.Tensor) and w.is_quantized:
+            ints = w.int_repr().clone()
+            scales = w.q_per_channel_scales().clone()
+            zps = w.q_per_channel_zero_points().clone()
+            state[k] = torch._make_per_channel_quantized_tensor(ints, scales, zps, 0)
+    return state
+
+
+def embedding_cases():
+    """Embedding / EmbeddingBag quantized through quantize_dynamic(dtype=quint8)
+    and through prepare/convert with float_qparams_weight_only_qconfig."""
+    tq = torch.ao.quantization
+    emb, bag = nn.Embedding(10, 70), nn.EmbeddingBag(10, 70, mode="mean")
+    bag_sum = nn.EmbeddingBag(10, 7, mode="sum", include_last_offset=True)
+    with torch.no_grad():
+        emb.weight[4] = 0.75  # a constant row: the observer's eps scale
+        bag.weight[2, :5] = torch.tensor([1e3, -1e3, 1e-8, 0.0, 3.0])
+    model = nn.Sequential(emb, bag, bag_sum)
+    fstate = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    q = tq.quantize_dynamic(model, dtype=torch.quint8)
+    model.qconfig = tq.float_qparams_weight_only_qconfig
+    converted = tq.convert(tq.prepare(model))
+    idx2 = torch.tensor([[1, 2, 9], [0, 0, 3], [4, 4, 8]])
+    idx1 = torch.tensor([1, 2, 9, 0, 0, 3, 5, 2, 2], dtype=torch.int32)
+    offsets = torch.tensor([0, 3, 3, 7])
+    psw = torch.randn(9)
+    outs = {"emb2": q[0](idx2), "emb1": q[0](idx1), "bag_offsets": q[1](idx1, offsets),
+            "bag_2d": q[1](idx2), "bag_psw": q[1](idx1, offsets, per_sample_weights=psw),
+            "bagsum_last": q[2](idx1, torch.tensor([0, 2, 2, 9]), per_sample_weights=psw),
+            "conv_emb": converted[0](idx2), "conv_bag": converted[1](idx1, offsets)}
+    errs = {}
+    for name, f in {"no_offsets": lambda: q[1](idx1),
+                    "float_idx": lambda: q[0](torch.tensor([1.0])),
+                    "idx_0d": lambda: q[0](torch.tensor(3))}.items():
+        try:
+            f()
+            errs[name] = None
+        except Exception as e:  # noqa: BLE001
+            errs[name] = (type(e).__name__, str(e).split("\n")[0])
+    m = nn.Sequential(nn.Embedding(5, 3))
+    m[0].qconfig = tq.default_qconfig
+    try:
+        tq.convert(tq.prepare(m))
+    except Exception as e:  # noqa: BLE001
+        errs["qconfig"] = (type(e).__name__, str(e).split("\n")[0])
+    return {"float": fstate, "quant": _embedding_state(q), "converted": _embedding_state(converted),
+            "reprs": [repr(q[i]) for i in range(3)], "idx2": idx2, "idx1": idx1,
+            "offsets": offsets, "psw": psw, "outs": outs, "errors": errs}
+
+
 def main():
     torch.manual_seed(0)
     golden = {f"{name}_{str(dtype).split('.')[1]}": record(name, dtype)
               for dtype in (torch.qint8, torch.float16) for name in MODELS}
     golden["errors"] = errors()
     torch.save(golden, os.path.join(OUT, "quantized_rnn.pt"))
+    torch.manual_seed(2)
+    torch.save(embedding_cases(), os.path.join(OUT, "quantized_embedding.pt"))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import pytest
 
 import torchlike as T
 import torchlike.ao.quantization as tq
+import torchlike.ao.nn.quantized as nnq
 import torchlike.ao.nn.quantized.dynamic as nnqd
 from oracle import assert_close
 
@@ -237,3 +238,103 @@ def test_set_weight_bias_checks_dtypes():
     with pytest.raises(RuntimeError, match="weights are torchlike.float16, the module's "
                                            "torchlike.qint8"):
         nn.Sequential(nnqd.GRU(3, 2)).load_state_dict(state)
+
+
+# ---- weight-only quantized Embedding / EmbeddingBag ---------------------------------------
+
+E = T.load(os.path.join(GOLDEN, "quantized_embedding.pt"))
+
+
+def _float_embeddings():
+    model = nn.Sequential(nn.Embedding(10, 70), nn.EmbeddingBag(10, 70, mode="mean"),
+                          nn.EmbeddingBag(10, 7, mode="sum", include_last_offset=True))
+    model.load_state_dict(E["float"])
+    return model
+
+
+def _lookups(q):
+    """The recorded lookups, run on q (PyTorch's quantized EmbeddingBag sums
+    whatever its mode says: the golden's mode="mean" bag sums too)."""
+    idx1, idx2, offsets, psw = E["idx1"], E["idx2"], E["offsets"], E["psw"]
+    return {"emb2": q[0](idx2), "emb1": q[0](idx1), "bag_offsets": q[1](idx1, offsets),
+            "bag_2d": q[1](idx2), "bag_psw": q[1](idx1, offsets, per_sample_weights=psw),
+            "bagsum_last": q[2](idx1, T.tensor([0, 2, 2, 9]), per_sample_weights=psw)}
+
+
+def test_quantized_embeddings_match_pytorch_bit_for_bit():
+    q = tq.quantize_dynamic(_float_embeddings(), dtype=T.quint8)
+    assert [repr(m) for m in q] == [r.replace("torch.", "torchlike.") for r in E["reprs"]]
+    state = q.state_dict()
+    assert list(state) == list(E["quant"])
+    for k, want in E["quant"].items():
+        got = state[k]
+        if k.endswith("dtype"):
+            assert got is T.quint8 and want is T.quint8
+            continue
+        assert got.qscheme() is T.per_channel_affine_float_qparams and got.dtype is T.quint8
+        assert T.equal(got.int_repr(), want.int_repr())
+        assert T.equal(got.q_per_channel_scales(), want.q_per_channel_scales())
+        assert T.equal(got.q_per_channel_zero_points(), want.q_per_channel_zero_points())
+        assert got.q_per_channel_scales().dtype is T.float32
+    for name, got in _lookups(q).items():
+        want = E["outs"][name]
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype is T.float32, name
+        assert T.equal(got, want), name
+
+
+def test_embeddings_prepare_convert_and_state_dict_round_trip():
+    model = _float_embeddings()
+    model.qconfig = tq.float_qparams_weight_only_qconfig
+    prepared = tq.prepare(model)
+    assert type(prepared[0].activation_post_process).__name__ == "PlaceholderObserver"
+    converted = tq.convert(prepared)
+    assert isinstance(converted[0], nnq.Embedding) and isinstance(converted[1], nnq.EmbeddingBag)
+    assert T.equal(converted[0](E["idx2"]), E["outs"]["conv_emb"])
+    assert T.equal(converted[1](E["idx1"], E["offsets"]), E["outs"]["conv_bag"])
+    # PyTorch's state dict loads into modules built directly; ours saves and loads back
+    fresh = nn.Sequential(nnq.Embedding(10, 70), nnq.EmbeddingBag(10, 70),
+                          nnq.EmbeddingBag(10, 7, include_last_offset=True))
+    fresh.load_state_dict(E["converted"] | {k: v for k, v in E["quant"].items()
+                                            if k.startswith("2.")})
+    for name, got in _lookups(fresh).items():
+        assert T.equal(got, E["outs"][name]), name
+    buf = io.BytesIO()
+    T.save(fresh.state_dict(), buf)
+    buf.seek(0)
+    again = nn.Sequential(nnq.Embedding(10, 70), nnq.EmbeddingBag(10, 70),
+                          nnq.EmbeddingBag(10, 7, include_last_offset=True))
+    again.load_state_dict(T.load(buf))  # plain tensors: weights_only loads it
+    for name, got in _lookups(again).items():
+        assert T.equal(got, E["outs"][name]), name
+
+
+def test_quantized_embedding_bad_input():
+    errs = E["errors"]
+    q = tq.quantize_dynamic(_float_embeddings(), dtype=T.quint8)
+    with pytest.raises(RuntimeError, match=errs["no_offsets"][1]):
+        q[1](E["idx1"])
+    with pytest.raises(RuntimeError, match="Expect 32 or 64 bit indices, but found "):
+        q[0](T.tensor([1.0]))
+    with pytest.raises(RuntimeError, match=errs["idx_0d"][1]):
+        q[0](T.tensor(3))
+    with pytest.raises(IndexError, match="index 10 is out of range for 10 embeddings"):
+        q[0](T.tensor([1, 10]))
+    with pytest.raises(IndexError, match="index -1 is out of range"):
+        q[1](T.tensor([1, -1]), T.tensor([0]))
+    with pytest.raises(RuntimeError, match=r"per_sample_weights must be float32 of the indices' "
+                                           r"shape \(2,\)"):
+        q[1](T.tensor([1, 2]), T.tensor([0]), per_sample_weights=T.ones(3))
+    with pytest.raises(RuntimeError, match="offsets .* must be non-decreasing"):
+        q[1](T.tensor([1, 2]), T.tensor([0, 3]))
+    m = nn.Sequential(nn.Embedding(5, 3))
+    m[0].qconfig = tq.default_qconfig
+    kind, msg = errs["qconfig"]
+    with pytest.raises(AssertionError, match=msg):
+        tq.convert(tq.prepare(m))
+    with pytest.raises(RuntimeError, match="quint8 quantized per row with float qparams"):
+        nnq.Embedding(3, 2).set_weight(T.quantize_per_tensor(T.zeros(3, 2), 0.1, 0, T.quint8))
+    with pytest.raises(AssertionError, match=r"expected \[3, 2\], got \[4, 2\]"):
+        nnq.Embedding(3, 2).set_weight(T.quantize_per_channel(
+            T.zeros(4, 2), T.ones(4), T.zeros(4), 0, T.quint8))
+    with pytest.raises(NotImplementedError, match="quint4x2"):
+        nnq.Embedding(3, 2, dtype=T.quint4x2)
