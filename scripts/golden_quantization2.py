@@ -9,7 +9,10 @@ Run with an interpreter that has PyTorch:
 writes tests/golden/quantized_rnn.pt (load it with weights_only=False: the
 packed RNN weights are TorchScript objects, which PyTorch's weights-only
 loader refuses too) and tests/golden/quantized_embedding.pt (weight-only
-quantized Embedding / EmbeddingBag: weights, state dicts, lookups)."""
+quantized Embedding / EmbeddingBag: weights, state dicts, lookups) and
+tests/golden/quantized_ops.pt (activations, norms, Conv3d, ConvTranspose:
+modules built directly on fixed inputs, and float models through
+prepare / convert)."""
 import os
 import warnings
 
@@ -141,6 +144,130 @@ def embedding_cases():
             "offsets": offsets, "psw": psw, "outs": outs, "errors": errs}
 
 
+# Quantized modules built directly: expressions over nnq, P (Parameter) and
+# the tensors of PARAMS, each applied to the input named second.
+DIRECT = [
+    ("nnq.Hardswish(0.03, 100)", "q4"), ("nnq.ELU(0.03, 100, 0.7)", "q4"),
+    ("nnq.LeakyReLU(0.03, 100, 0.1)", "q4"), ("nnq.Sigmoid(1 / 256, 0)", "q4"),
+    ("nnq.Softmax(1, 1 / 256, 0)", "q4"), ("nnq.Softmax(-1, 1 / 256, 0)", "q4"),
+    ("nnq.LayerNorm([5, 7], P(w57), P(b57), 0.03, 100)", "q4"),
+    ("nnq.LayerNorm([7], None, None, 0.02, 120, elementwise_affine=False)", "q4"),
+    ("nnq.GroupNorm(3, 6, P(w6), P(b6), 0.03, 100)", "q4"),
+    ("nnq.InstanceNorm2d(6, P(w6), P(b6), 0.03, 100, affine=True)", "q4"),
+    ("nnq.InstanceNorm1d(6, None, None, 0.03, 100)", "q3"),
+    ("nnq.InstanceNorm3d(6, P(w6), P(b6), 0.03, 100, affine=True)", "q5"),
+    ("nnq.Dropout(0.5)", "q4"),
+]
+
+
+def op_cases():
+    tq = torch.ao.quantization
+    nnq = torch.ao.nn.quantized
+    F_ = torch.nn.functional
+    x4 = torch.randn(2, 6, 5, 7) * 3
+    x5 = torch.randn(2, 6, 3, 4, 5) * 2
+    inputs = {"q4": torch.quantize_per_tensor(x4, 0.05, 128, torch.quint8),
+              "q3": torch.quantize_per_tensor(x4[:, :, 0], 0.05, 128, torch.quint8),
+              "q5": torch.quantize_per_tensor(x5, 0.04, 120, torch.quint8)}
+    params = {"w57": torch.randn(5, 7), "b57": torch.randn(5, 7), "w6": torch.randn(6),
+              "b6": torch.randn(6)}
+    env = {"nnq": nnq, "P": torch.nn.Parameter, **params}
+    direct = []
+    with torch.no_grad():
+        for expr, name in DIRECT:
+            mod = eval(expr, env)
+            y = mod(inputs[name])
+            direct.append({"expr": expr, "input": name, "repr": repr(mod),
+                           "keys": list(mod.state_dict()), "ints": y.int_repr(),
+                           "qparams": [y.q_scale(), y.q_zero_point()]})
+        bn_state = {"weight": torch.randn(6), "bias": torch.randn(6),
+                    "running_mean": torch.randn(6), "running_var": torch.rand(6) + 0.5,
+                    "num_batches_tracked": torch.tensor(3), "scale": torch.tensor(0.03),
+                    "zero_point": torch.tensor(100)}
+        for cls, name in (("BatchNorm2d", "q4"), ("BatchNorm3d", "q5")):
+            bn = getattr(nnq, cls)(6)
+            bn.load_state_dict(bn_state)
+            y = bn(inputs[name])
+            direct.append({"expr": f"nnq.{cls}(6)", "input": name, "repr": repr(bn),
+                           "keys": list(bn.state_dict()), "ints": y.int_repr(),
+                           "qparams": [y.q_scale(), y.q_zero_point()], "state": bn_state})
+        convs = []
+        for ctor, wshape, name in (
+                ("nnq.Conv3d(6, 4, 3, stride=(1, 2, 1), padding=1)", (4, 6, 3, 3, 3), "q5"),
+                ("nnq.ConvTranspose2d(6, 4, 3, stride=2, padding=1, output_padding=1)",
+                 (6, 4, 3, 3), "q4"),
+                ("nnq.ConvTranspose2d(6, 4, (2, 3), groups=2, dilation=2)", (6, 2, 2, 3), "q4"),
+                ("nnq.ConvTranspose2d(6, 6, 3)", (6, 6, 3, 3), "q4"),
+                ("nnq.ConvTranspose1d(6, 3, 4, stride=3)", (6, 3, 4), "q3")):
+            mod = eval(ctor, env)
+            w = torch.quantize_per_tensor(torch.randn(*wshape) * 0.3, 0.01, 0, torch.qint8)
+            b = torch.randn(mod.out_channels)
+            mod.set_weight_bias(w, b)
+            mod.scale, mod.zero_point = 0.08, 110
+            y = mod(inputs[name])
+            # the transposed (or plain) convolution of the dequantized operands, in
+            # float64, quantized: PyTorch's quantized ConvTranspose kernel departs
+            # from it in most configurations (see docs/quantization.md)
+            xd, wd = inputs[name].dequantize().double(), w.dequantize().double()
+            if "Transpose" in ctor:
+                fn = F_.conv_transpose1d if xd.dim() == 3 else F_.conv_transpose2d
+                f = fn(xd, wd, b.double(), mod.stride, mod.padding, mod.output_padding,
+                       mod.groups, mod.dilation)
+            else:
+                f = F_.conv3d(xd, wd, b.double(), mod.stride, mod.padding, mod.dilation,
+                              mod.groups)
+            ref = torch.quantize_per_tensor(f.float(), 0.08, 110, torch.quint8).int_repr()
+            convs.append({"expr": ctor, "input": name, "w": w, "b": b, "repr": repr(mod),
+                          "keys": list(mod.state_dict()), "ints": y.int_repr(),
+                          "float_ref_ints": ref, "pytorch_agrees": bool(torch.equal(ref, y.int_repr()))})
+    # float models through prepare / convert (default_qconfig: per-tensor weights,
+    # which ConvTranspose needs on x86)
+    nn_ = torch.nn
+
+    def model2d():
+        return nn_.Sequential(tq.QuantStub(), nn_.Conv2d(3, 6, 3, padding=1),
+                              nn_.BatchNorm2d(6), nn_.Hardswish(),
+                              nn_.ConvTranspose2d(6, 4, 3, stride=2, padding=1, output_padding=1),
+                              nn_.LeakyReLU(0.2), nn_.GroupNorm(2, 4), nn_.ELU(),
+                              nn_.LayerNorm([12]),
+                              nn_.InstanceNorm2d(4, affine=True), nn_.Dropout(0.3),
+                              tq.DeQuantStub())
+
+    def model3d():
+        return nn_.Sequential(tq.QuantStub(), nn_.Conv3d(2, 4, 2), nn_.BatchNorm3d(4),
+                              nn_.InstanceNorm3d(4), tq.DeQuantStub())
+
+    def model1d():
+        return nn_.Sequential(tq.QuantStub(), nn_.Conv1d(3, 5, 3, stride=2),
+                              nn_.InstanceNorm1d(5), tq.DeQuantStub())
+    models = {}
+    for name, make, shape in (("m2d", model2d, (2, 3, 6, 6)), ("m3d", model3d, (2, 2, 4, 4, 4)),
+                              ("m1d", model1d, (2, 3, 8))):
+        model = make().eval()
+        with torch.no_grad():  # running statistics that do something
+            for m in model.modules():
+                if isinstance(m, nn_.modules.batchnorm._BatchNorm):
+                    m.running_mean.copy_(torch.randn(m.num_features) * 0.1)
+                    m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+                    m.weight.copy_(torch.randn(m.num_features))
+                if isinstance(m, (nn_.GroupNorm, nn_.LayerNorm, nn_.InstanceNorm2d)) and \
+                        getattr(m, "weight", None) is not None:
+                    m.weight.copy_(torch.randn(m.weight.shape))
+                    m.bias.copy_(torch.randn(m.bias.shape))
+        fstate = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        model.qconfig = tq.default_qconfig
+        prepared = tq.prepare(model)
+        batches = [torch.randn(*shape) for _ in range(2)]
+        for b in batches:
+            prepared(b)
+        q = tq.convert(prepared)
+        x = torch.randn(*shape)
+        models[name] = {"float": fstate, "batches": batches, "x": x, "y": q(x),
+                        "quant": q.state_dict(), "repr": repr(q)}
+    return {"inputs": inputs, "params": params, "direct": direct, "convs": convs,
+            "models": models}
+
+
 def main():
     torch.manual_seed(0)
     golden = {f"{name}_{str(dtype).split('.')[1]}": record(name, dtype)
@@ -149,6 +276,8 @@ def main():
     torch.save(golden, os.path.join(OUT, "quantized_rnn.pt"))
     torch.manual_seed(2)
     torch.save(embedding_cases(), os.path.join(OUT, "quantized_embedding.pt"))
+    torch.manual_seed(3)
+    torch.save(op_cases(), os.path.join(OUT, "quantized_ops.pt"))
 
 
 if __name__ == "__main__":

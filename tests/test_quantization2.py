@@ -7,6 +7,8 @@ state-dict keys and the packed layout.  Not bit-exact: the float outputs
 (PyTorch's GEMMs add the float32 terms in another order and its sigmoid
 and tanh are its own vector code): compared with rtol 1e-6, atol 1e-6."""
 import io
+import math
+import re
 import os
 import warnings
 import zipfile
@@ -338,3 +340,123 @@ def test_quantized_embedding_bad_input():
             T.zeros(4, 2), T.ones(4), T.zeros(4), 0, T.quint8))
     with pytest.raises(NotImplementedError, match="quint4x2"):
         nnq.Embedding(3, 2, dtype=T.quint4x2)
+
+
+# ---- activations, norms, Conv3d, ConvTranspose ---------------------------------------------
+
+O = T.load(os.path.join(GOLDEN, "quantized_ops.pt"))
+
+
+def _env():
+    return {"nnq": nnq, "P": nn.Parameter, **O["params"]}
+
+
+def _steps_off(got, want_ints):
+    return (got.int_repr().int() - want_ints.int()).abs()
+
+
+@pytest.mark.parametrize("case", O["direct"], ids=lambda c: c["expr"])
+def test_quantized_float_op_modules_match_pytorch(case):
+    """Hardswish, ELU, LeakyReLU, Sigmoid, Softmax, the norms, Dropout: the
+    output integers and qparams PyTorch gives, module reprs and state-dict keys."""
+    mod = eval(case["expr"], _env())
+    if "state" in case:
+        mod.load_state_dict(case["state"])
+    assert repr(mod) == case["repr"]
+    assert list(mod.state_dict()) == case["keys"]
+    with T.no_grad():
+        y = mod(O["inputs"][case["input"]])
+    assert y.dtype is T.quint8 and tuple(y.shape) == tuple(case["ints"].shape)
+    assert [y.q_scale(), y.q_zero_point()] == case["qparams"]
+    assert int(_steps_off(y, case["ints"]).max()) == 0
+
+
+@pytest.mark.parametrize("case", O["convs"], ids=lambda c: c["expr"])
+def test_quantized_conv3d_and_conv_transpose_match_pytorch(case):
+    """The output integers are those of PyTorch's float64 convolution (or
+    transposed one) of the dequantized operands, quantized; and PyTorch's
+    quantized kernel's where it agrees with that (Conv3d and some transposed
+    configurations: PyTorch's x86 ConvTranspose departs from its own float
+    transposed convolution in the others)."""
+    mod = eval(case["expr"], _env())
+    mod.set_weight_bias(case["w"], case["b"])
+    mod.scale, mod.zero_point = 0.08, 110
+    assert repr(mod) == case["repr"]
+    assert list(mod.state_dict()) == case["keys"]
+    y = mod(O["inputs"][case["input"]])
+    assert tuple(y.shape) == tuple(case["ints"].shape)
+    assert T.equal(y.int_repr(), case["float_ref_ints"])
+    if case["pytorch_agrees"]:
+        assert T.equal(y.int_repr(), case["ints"])
+    fresh = eval(case["expr"], _env())  # state dict round trip
+    fresh.load_state_dict(mod.state_dict())
+    assert T.equal(fresh(O["inputs"][case["input"]]).int_repr(), case["float_ref_ints"])
+
+
+FLOAT_MODELS = {
+    "m2d": lambda: nn.Sequential(tq.QuantStub(), nn.Conv2d(3, 6, 3, padding=1), nn.BatchNorm2d(6),
+                                 nn.Hardswish(),
+                                 nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1, output_padding=1),
+                                 nn.LeakyReLU(0.2), nn.GroupNorm(2, 4), nn.ELU(),
+                                 nn.LayerNorm([12]), nn.InstanceNorm2d(4, affine=True),
+                                 nn.Dropout(0.3), tq.DeQuantStub()),
+    "m3d": lambda: nn.Sequential(tq.QuantStub(), nn.Conv3d(2, 4, 2), nn.BatchNorm3d(4),
+                                 nn.InstanceNorm3d(4), tq.DeQuantStub()),
+    "m1d": lambda: nn.Sequential(tq.QuantStub(), nn.Conv1d(3, 5, 3, stride=2),
+                                 nn.InstanceNorm1d(5), tq.DeQuantStub()),
+}
+
+
+def _scale_of(value):
+    return float(value.reshape(-1)[0]) if isinstance(value, T.Tensor) else float(value)
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_MODELS))
+def test_prepare_convert_of_new_modules_matches_pytorch(name):
+    """A float model through prepare / convert (default_qconfig): every layer
+    swapped as PyTorch swaps it, the same qparams and weights, and the output
+    within one output step of PyTorch's (the observers watch float conv
+    outputs summed in another order)."""
+    g = O["models"][name]
+    model = FLOAT_MODELS[name]().eval()
+    model.load_state_dict(g["float"])
+    model.qconfig = tq.default_qconfig
+    prepared = tq.prepare(model)
+    for b in g["batches"]:
+        prepared(b)
+    q = tq.convert(prepared)
+    def masked(r):  # scales after a float conv may differ in the last bits (compared below)
+        return re.sub(r"scale=[0-9.e-]+", "scale=S", r.replace("torchlike.", "torch."))
+    assert masked(repr(q)) == masked(g["repr"])
+    state = q.state_dict()
+    assert list(state) == list(g["quant"])
+    for k, want in g["quant"].items():
+        got = state[k]
+        if isinstance(want, T.Tensor) and want.is_quantized:
+            assert T.equal(got.int_repr(), want.int_repr()), k
+        elif k.endswith("scale"):
+            assert math.isclose(_scale_of(got), _scale_of(want), rel_tol=1e-5), k
+        elif isinstance(want, T.Tensor):
+            assert_close(got.detach().float(), want.detach().float(), rtol=1e-6, atol=1e-6)
+    y = q(g["x"])
+    last_scale = [_scale_of(v) for k, v in state.items() if k.endswith("scale")][-1]
+    assert float((y - g["y"]).abs().max()) <= last_scale + 1e-6
+
+
+def test_new_modules_bad_input():
+    hs = nnq.Hardswish(0.1, 10)
+    with pytest.raises(RuntimeError, match="quantized::hardswish: expected a quint8 quantized"):
+        hs(T.randn(3))
+    with pytest.raises(ValueError, match=r"Input shape must be `\(N, C, D, H, W\)`!"):
+        nnq.Conv3d(2, 2, 1)(T.quantize_per_tensor(T.randn(1, 2, 3, 3), 0.1, 0, T.quint8))
+    with pytest.raises(ValueError, match=r"Input shape must be `\(N, C, H, W\)`!"):
+        nnq.BatchNorm2d(2)(T.quantize_per_tensor(T.randn(1, 2, 3), 0.1, 0, T.quint8))
+    ct = nnq.ConvTranspose2d(2, 2, 1)
+    with pytest.raises(RuntimeError, match="Per Channel Quantization is currently disabled"):
+        ct.set_weight_bias(T.quantize_per_channel(T.randn(2, 2, 1, 1), T.ones(2) * 0.1,
+                                                  T.zeros(2, dtype=T.int64), 0, T.qint8), None)
+        ct(T.quantize_per_tensor(T.randn(1, 2, 3, 3), 0.1, 0, T.quint8))
+    with pytest.raises(ValueError, match='Only "zeros" padding mode'):
+        nnq.ConvTranspose1d(2, 2, 1, padding_mode="reflect")
+    q = T.quantize_per_tensor(T.randn(2, 3), 0.1, 3, T.quint8)
+    assert nnq.Dropout(0.9).train()(q) is q  # a pass-through in training mode too

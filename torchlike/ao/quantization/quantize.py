@@ -9,8 +9,10 @@ import copy
 from ...nn.modules.module import Module
 from ...nn.modules.container import Sequential
 from ...nn.modules.linear import Linear
-from ...nn.modules.conv import Conv1d, Conv2d
-from ...nn.modules.activation import ReLU6
+from ...nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU
+from ...nn.modules.normalization import (BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm,
+                                         InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
 from ...nn.modules.dropout import Dropout
 from ...nn.modules.sparse import Embedding, EmbeddingBag
 from ...nn.modules.rnn import LSTM, GRU, RNNCell, LSTMCell, GRUCell
@@ -36,7 +38,13 @@ def get_default_static_quant_module_mappings():
             nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
             nnqat.Linear: nnq.Linear, nnqat.LinearReLU: nniq.LinearReLU,
             nnqat.Conv2d: nnq.Conv2d, nnqat.ConvReLU2d: nniq.ConvReLU2d,
-            Embedding: nnq.Embedding, EmbeddingBag: nnq.EmbeddingBag}
+            Embedding: nnq.Embedding, EmbeddingBag: nnq.EmbeddingBag,
+            Conv3d: nnq.Conv3d, ConvTranspose1d: nnq.ConvTranspose1d,
+            ConvTranspose2d: nnq.ConvTranspose2d, BatchNorm2d: nnq.BatchNorm2d,
+            BatchNorm3d: nnq.BatchNorm3d, Dropout: nnq.Dropout, ELU: nnq.ELU,
+            Hardswish: nnq.Hardswish, LeakyReLU: nnq.LeakyReLU, LayerNorm: nnq.LayerNorm,
+            GroupNorm: nnq.GroupNorm, InstanceNorm1d: nnq.InstanceNorm1d,
+            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d}
 
 
 def get_default_qat_module_mappings():
