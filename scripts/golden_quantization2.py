@@ -219,7 +219,8 @@ def op_cases():
             ref = torch.quantize_per_tensor(f.float(), 0.08, 110, torch.quint8).int_repr()
             convs.append({"expr": ctor, "input": name, "w": w, "b": b, "repr": repr(mod),
                           "keys": list(mod.state_dict()), "ints": y.int_repr(),
-                          "float_ref_ints": ref, "pytorch_agrees": bool(torch.equal(ref, y.int_repr()))})
+                          "float_ref_ints": ref,
+                          "pytorch_agrees": bool(torch.equal(ref, y.int_repr()))})
     # float models through prepare / convert (default_qconfig: per-tensor weights,
     # which ConvTranspose needs on x86)
     nn_ = torch.nn

@@ -53,11 +53,13 @@ def _zero_weight(rows, cols, dtype):
 
 
 def _check_weight(w, dtype, what):
-    ok = w.dtype is _C.qint8 if dtype is _C.qint8 else \
-        (isinstance(w, _C.Tensor) and not w.is_quantized and w.dtype is _C.float32)
+    int8 = dtype is _C.qint8
+    ok = isinstance(w, _C.Tensor) and (w.dtype is _C.qint8 if int8 else
+                                       (not w.is_quantized and w.dtype is _C.float32))
     if not ok:
-        raise RuntimeError(f"{what}: a {dtype} module takes {'qint8 quantized' if dtype is _C.qint8 else 'float32'} "
-                           f"weights, got {getattr(w, 'dtype', type(w).__name__)}")
+        want = "qint8 quantized" if int8 else "float32"
+        raise RuntimeError(f"{what}: a {dtype} module takes {want} weights, got "
+                           f"{getattr(w, 'dtype', type(w).__name__)}")
     return w
 
 
@@ -182,7 +184,7 @@ class _RNNBase(Module):
             yield (layer, d), f"_l{layer}" + ("_reverse" if d else "")
 
     def _weight_bias(self):
-        """{'weight': {'weight_ih_l0': ..., ...}, 'bias': {'bias_ih_l0': ..., ...}}, as PyTorch's."""
+        """PyTorch's {'weight': {'weight_ih_l0': ...}, 'bias': {'bias_ih_l0': ...}}."""
         out = {"weight": {}, "bias": {}}
         for key, sfx in self._suffixes():
             w_ih, w_hh, b_ih, b_hh = self._cells[key]
@@ -200,11 +202,11 @@ class _RNNBase(Module):
         """Takes get_weight()/get_bias()'s names ({'weight': {...}, 'bias': {...}})."""
         what = f"dynamic quantized {self.mode}.set_weight_bias"
         cells = {}
+        weights, biases = weight_bias_dict["weight"], weight_bias_dict["bias"]
         for key, sfx in self._suffixes():
-            cells[key] = (_check_weight(weight_bias_dict["weight"]["weight_ih" + sfx], self.dtype, what),
-                          _check_weight(weight_bias_dict["weight"]["weight_hh" + sfx], self.dtype, what),
-                          _bias(weight_bias_dict["bias"]["bias_ih" + sfx]),
-                          _bias(weight_bias_dict["bias"]["bias_hh" + sfx]))
+            cells[key] = (_check_weight(weights["weight_ih" + sfx], self.dtype, what),
+                          _check_weight(weights["weight_hh" + sfx], self.dtype, what),
+                          _bias(biases["bias_ih" + sfx]), _bias(biases["bias_hh" + sfx]))
         self._cells = cells
 
     # PyTorch's layout: one CellParamsBase per layer and direction, in order.
@@ -212,7 +214,8 @@ class _RNNBase(Module):
         super()._save_to_state_dict(destination, prefix, keep_vars)
         fp16 = self.dtype is _C.float16
         for k, key in enumerate(self._cells):
-            destination[f"{prefix}_all_weight_values.{k}.param"] = pack_cell(*self._cells[key], fp16)
+            name = f"{prefix}_all_weight_values.{k}.param"
+            destination[name] = pack_cell(*self._cells[key], fp16)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -227,8 +230,8 @@ class _RNNBase(Module):
                 tag, w_ih, w_hh, b_ih, b_hh = unpack_cell(state_dict.pop(name), name)
                 dtype = _C.float16 if tag == "quantized_fp16" else _C.qint8
                 if dtype is not self.dtype:
-                    raise RuntimeError(f"{name}: the checkpoint's weights are {dtype}, the module's "
-                                       f"{self.dtype}")
+                    raise RuntimeError(f"{name}: the checkpoint's weights are {dtype}, the "
+                                       f"module's {self.dtype}")
                 cells[key] = (_check_weight(w_ih, dtype, name), _check_weight(w_hh, dtype, name),
                               _bias(b_ih), _bias(b_hh))
             except RuntimeError as e:
