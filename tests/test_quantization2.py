@@ -460,3 +460,40 @@ def test_new_modules_bad_input():
         nnq.ConvTranspose1d(2, 2, 1, padding_mode="reflect")
     q = T.quantize_per_tensor(T.randn(2, 3), 0.1, 3, T.quint8)
     assert nnq.Dropout(0.9).train()(q) is q  # a pass-through in training mode too
+
+
+def test_packed_state_dict_refusals():
+    """A state dict entry that is not the packed object PyTorch writes is
+    refused with a message naming the key and what was expected."""
+    from torchlike._quantized.script_object import ScriptObject, pack_linear
+    q = nn.Sequential(nnqd.LSTM(3, 2))
+    state = q.state_dict()
+    state["0._all_weight_values.0.param"] = pack_linear(T.zeros(8, 3), None)
+    with pytest.raises(RuntimeError, match="0._all_weight_values.0.param: expected a "
+                                           "torch.ScriptObject of CellParamsBase, got "
+                                           ".*LinearPackedParamsBase"):
+        q.load_state_dict(state)
+    state["0._all_weight_values.0.param"] = ScriptObject(
+        ("quantized_weird", [], [], [], []), "__torch__.torch.classes.rnn.CellParamsBase")
+    with pytest.raises(RuntimeError, match="unsupported CellParamsBase"):
+        q.load_state_dict(state)
+    cell = nn.Sequential(nnqd.GRUCell(3, 2))
+    state = cell.state_dict()
+    state["0._packed_weight_hh"] = T.zeros(6, 2)
+    with pytest.raises(RuntimeError, match="0._packed_weight_hh: expected a torch.ScriptObject "
+                                           "of LinearPackedParamsBase, got Tensor"):
+        cell.load_state_dict(state)
+    with pytest.raises(RuntimeError, match="expected the state \\(payload, qualified"):
+        ScriptObject().__setstate__(("no name",))
+    del state["0._packed_weight_hh"]
+    with pytest.raises(RuntimeError, match="Missing key.*0._packed_weight_hh"):
+        cell.load_state_dict(state)
+
+
+def test_legacy_namespaces_export_the_new_modules():
+    assert T.nn.quantized.dynamic.GRU is nnqd.GRU and T.nn.quantized.EmbeddingBag is \
+        nnq.EmbeddingBag
+    assert T.nn.quantized.LayerNorm is nnq.LayerNorm
+    assert tq.get_default_dynamic_quant_module_mappings()[nn.GRUCell] is nnqd.GRUCell
+    assert tq.get_default_static_quant_module_mappings()[nn.ConvTranspose2d] is \
+        nnq.ConvTranspose2d
