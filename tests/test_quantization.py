@@ -567,9 +567,17 @@ def test_quantized_linear_state_dict_refusals():
     with pytest.raises(RuntimeError, match="Missing key.*0._packed_params._packed_params"):
         q.load_state_dict(state)
     state = q.state_dict()
-    state["0._packed_params.dtype"] = T.float16
-    with pytest.raises(RuntimeError, match="holds qint8 weights, the checkpoint has"):
+    state["0._packed_params.dtype"] = T.quint8
+    with pytest.raises(RuntimeError, match="packs qint8 or float16 weights, not"):
         q.load_state_dict(state)
+    state["0._packed_params.dtype"] = T.float16  # a float16 layer takes float weights
+    with pytest.raises(RuntimeError, match="the weight must be a float tensor, got .*qint8"):
+        q.load_state_dict(state)
+    static = nnq.Linear(3, 2)
+    state = {k[2:]: v for k, v in q.state_dict().items()}
+    state["_packed_params.dtype"] = T.float16
+    with pytest.raises(RuntimeError, match="holds qint8 weights, the checkpoint has"):
+        static.load_state_dict(state)
 
 
 def test_quantized_model_state_dict_and_deepcopy_round_trip():

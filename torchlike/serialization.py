@@ -29,6 +29,7 @@ its storages."""
 import collections
 import contextlib
 import copy
+import copyreg
 import enum
 import io
 import mmap as _mmap
@@ -636,6 +637,18 @@ def _file_byteorder(recorded):
 
 # ---- save -------------------------------------------------------------------------------
 
+def _script_object_class():
+    """torch.ScriptObject's stand-in (imported late: the quantized package is optional)."""
+    global _SCRIPT_OBJECT
+    if _SCRIPT_OBJECT is None:
+        from ._quantized.script_object import ScriptObject
+        _SCRIPT_OBJECT = ScriptObject
+    return _SCRIPT_OBJECT
+
+
+_SCRIPT_OBJECT = None
+
+
 class _TorchName:
     """A global written as ``module name`` in data.pkl (PyTorch's own names)."""
     __slots__ = ("module", "name")
@@ -775,6 +788,9 @@ class _CheckpointPickler(pickle._Pickler):
             return self._save_torch_global(_torch_name("torch", obj.name), memo_key=obj)
         if kind is _C.Size:
             return self.save_reduce(_torch_name("torch", "Size"), (tuple(obj),), obj=obj)
+        if kind is _script_object_class():  # NEWOBJ torch.ScriptObject, BUILD its state
+            return self.save_reduce(copyreg.__newobj__, (_torch_name("torch", "ScriptObject"),),
+                                    obj.__getstate__())
         if kind is _device:
             return self.save_reduce(_torch_name("torch", "device"), (str(obj),), obj=obj)
         return super().save(obj, save_persistent_id)
@@ -1070,6 +1086,8 @@ class _FullUnpickler(pickle.Unpickler):
         obj = self._torch.get(f"{module}.{name}")
         if obj is not None:
             return obj
+        if module == "torch" and name == "ScriptObject":  # quantized RNNs' packed weights
+            return _script_object_class()
         if module == "torch.nn.parameter" and name == "Parameter":
             param = _parameter_class()
             if param is not None:

@@ -9,16 +9,20 @@ import copy
 from ...nn.modules.module import Module
 from ...nn.modules.container import Sequential
 from ...nn.modules.linear import Linear
-from ...nn.modules.conv import Conv1d, Conv2d
-from ...nn.modules.activation import ReLU6
+from ...nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU
+from ...nn.modules.normalization import (BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm,
+                                         InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
 from ...nn.modules.dropout import Dropout
-from ...nn.modules.rnn import LSTM
+from ...nn.modules.sparse import Embedding, EmbeddingBag
+from ...nn.modules.rnn import LSTM, GRU, RNNCell, LSTMCell, GRUCell
 from ..nn import quantized as nnq
 from ..nn import intrinsic as nni
 from ..nn.intrinsic import quantized as nniq
 from ..nn import qat as nnqat
 from .stubs import QuantStub, DeQuantStub
-from .qconfig import default_dynamic_qconfig
+from .qconfig import (default_dynamic_qconfig, float16_dynamic_qconfig,
+                      float_qparams_weight_only_qconfig)
 
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
            "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
@@ -33,7 +37,14 @@ def get_default_static_quant_module_mappings():
             nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
             nni.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
             nnqat.Linear: nnq.Linear, nnqat.LinearReLU: nniq.LinearReLU,
-            nnqat.Conv2d: nnq.Conv2d, nnqat.ConvReLU2d: nniq.ConvReLU2d}
+            nnqat.Conv2d: nnq.Conv2d, nnqat.ConvReLU2d: nniq.ConvReLU2d,
+            Embedding: nnq.Embedding, EmbeddingBag: nnq.EmbeddingBag,
+            Conv3d: nnq.Conv3d, ConvTranspose1d: nnq.ConvTranspose1d,
+            ConvTranspose2d: nnq.ConvTranspose2d, BatchNorm2d: nnq.BatchNorm2d,
+            BatchNorm3d: nnq.BatchNorm3d, Dropout: nnq.Dropout, ELU: nnq.ELU,
+            Hardswish: nnq.Hardswish, LeakyReLU: nnq.LeakyReLU, LayerNorm: nnq.LayerNorm,
+            GroupNorm: nnq.GroupNorm, InstanceNorm1d: nnq.InstanceNorm1d,
+            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d}
 
 
 def get_default_qat_module_mappings():
@@ -43,7 +54,10 @@ def get_default_qat_module_mappings():
 
 
 def get_default_dynamic_quant_module_mappings():
-    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM}
+    return {Linear: nnq.dynamic.Linear, LSTM: nnq.dynamic.LSTM, GRU: nnq.dynamic.GRU,
+            RNNCell: nnq.dynamic.RNNCell, LSTMCell: nnq.dynamic.LSTMCell,
+            GRUCell: nnq.dynamic.GRUCell, Embedding: nnq.Embedding,
+            EmbeddingBag: nnq.EmbeddingBag}
 
 
 def get_default_qconfig_propagation_list():
@@ -179,23 +193,28 @@ def quantize(model, run_fn, run_args, mapping=None, inplace=False):
     return model
 
 
+_DYNAMIC_TYPES = (Linear, LSTM, GRU, LSTMCell, RNNCell, GRUCell)
+
+
 def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace=False):
-    """model with its Linear and LSTM layers (those named or typed in
-    qconfig_spec, all by default) replaced by dynamically quantized ones with
-    int8 weights."""
+    """model with its Linear, LSTM, GRU and RNN cell layers (those named or
+    typed in qconfig_spec, all by default) replaced by dynamically quantized
+    ones: weights int8 (dtype qint8, the default) or float16; with dtype
+    quint8, its Embedding and EmbeddingBag layers quantized weight-only."""
     from ... import _C
     dtype = _C.qint8 if dtype is None else dtype
-    if dtype is not _C.qint8:
-        raise NotImplementedError(f"torchlike's quantize_dynamic supports dtype=torch.qint8 "
-                                  f"only, got {dtype}")
+    defaults = {_C.qint8: default_dynamic_qconfig, _C.float16: float16_dynamic_qconfig,
+                _C.quint8: float_qparams_weight_only_qconfig}
     if qconfig_spec is None:
-        qconfig_spec = {Linear: default_dynamic_qconfig, LSTM: default_dynamic_qconfig}
+        if dtype not in defaults:
+            raise ValueError(f"Don't know how to quantize with default settings for {dtype}. "
+                             f"Provide full qconfig please")
+        types = (Embedding, EmbeddingBag) if dtype is _C.quint8 else _DYNAMIC_TYPES
+        qconfig_spec = dict.fromkeys(types, defaults[dtype])
     elif isinstance(qconfig_spec, set):
-        qconfig_spec = dict.fromkeys(qconfig_spec, default_dynamic_qconfig)
-    for key in qconfig_spec:
-        if isinstance(key, type) and key not in (Linear, LSTM) and issubclass(key, Module):
-            raise NotImplementedError(f"quantize_dynamic: torchlike quantizes nn.Linear and "
-                                      f"nn.LSTM only, not {key.__name__}")
+        if dtype not in defaults:
+            raise RuntimeError(f"Unknown dtype specified for quantize_dynamic: {dtype}")
+        qconfig_spec = dict.fromkeys(qconfig_spec, defaults[dtype])
     mapping = get_default_dynamic_quant_module_mappings() if mapping is None else mapping
     if not inplace:
         model = copy.deepcopy(model)

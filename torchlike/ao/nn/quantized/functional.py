@@ -14,12 +14,23 @@ Legend: x activations (uint8 values xq, scale sx, zero point zx), w weights
     mul             c = (aq - za) * (bq - zb); out = rint(float32(c) * m) + zo,
                     m = float32(sa * sb) * float32(1 / so)
     dynamic linear  x quantized per tensor from its min and max (range reduced),
-                    out = float32(acc) * float32(sx * sw) + bias, float32"""
+                    out = float32(acc) * float32(sx * sw) + bias, float32
+    float16 linear  weights rounded to float16 (saturated at +-65504) and held
+                    as float32; out = x @ w.T + bias in float32
+    conv_transpose  as conv, the int32 sums of the transposed convolution
+                    (per-tensor weights only, as PyTorch's x86 engine)
+    hardswish, elu, leaky_relu, sigmoid, softmax, the norms
+                    out = quantize(float op(dequantize(x)), scale, zero_point):
+                    PyTorch's kernels give exactly that (on the recorded
+                    cases); its float op may differ from ours by an ulp,
+                    which moves a value one step where it falls on a tie"""
 from .... import _C, _quantized as _q
 from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
 
-__all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "relu6", "hardtanh", "add",
-           "add_relu", "mul", "cat", "quantize_dynamic_input"]
+__all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+           "conv_transpose2d", "hardswish", "elu", "leaky_relu", "relu6", "hardtanh", "add",
+           "add_relu", "mul", "cat", "quantize_dynamic_input", "linear_dynamic_fp16",
+           "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
 
@@ -148,6 +159,84 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                  _relu, F.conv1d, "quantized::conv1d")
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           padding_mode="zeros", scale=1.0, zero_point=0, dtype=_C.quint8, _relu=False):
+    from ....nn import functional as F
+    if padding_mode != "zeros":
+        raise NotImplementedError("Only zero-padding is supported!")
+    return _conv(input, weight, bias, stride, padding, dilation, groups, scale, zero_point,
+                 _relu, F.conv3d, "quantized::conv3d")
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    scale, zero_point, conv, what):
+    """The transposed convolution's int32 sums (weight (C_in, C_out/groups, k...)),
+    requantized as conv's: float32 runs of input channels, or float64 for groups."""
+    _check_input(input, what)
+    if weight.qscheme() is not _q.per_tensor_affine:
+        raise RuntimeError("Per Channel Quantization is currently disabled for transposed conv")
+    x = input._int.float() - input._zp
+    w = weight._int.float() - weight._zp
+    window = 1
+    for size in weight.shape[2:]:
+        window *= size
+
+    def products(a, b):
+        return conv(a, b, None, stride, padding, output_padding, groups, dilation)
+    if groups == 1:
+        acc = _exact_sums(products, x, w, _centered_bound(input) * _centered_bound(weight), 1, 0,
+                          window)
+    else:  # float64 sums of integer products below 2^53: exact
+        acc = products(x.double(), w.double())
+    return _requantize(acc, input._scale, _f32(weight._scale),
+                       None if bias is None else bias.reshape([-1] + [1] * (weight.ndim - 2)),
+                       scale, zero_point, False)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, scale=1.0, zero_point=0):
+    from ....nn import functional as F
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, scale, zero_point, F.conv_transpose1d,
+                           "quantized::conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, scale=1.0, zero_point=0):
+    from ....nn import functional as F
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, scale, zero_point, F.conv_transpose2d,
+                           "quantized::conv_transpose2d")
+
+
+def requantize_float(input, fn, scale, zero_point, what):
+    """fn(dequantized input) quantized to (scale, zero_point) in input's dtype."""
+    _check_input(input, what)
+    values = fn(input.dequantize())
+    ints = _quantize_ints(values, _f32(scale), _C.tensor(float(zero_point), dtype=_F64),
+                          input.dtype)
+    return per_tensor(ints, input.dtype, float(scale), int(zero_point))
+
+
+def hardswish(input, scale, zero_point):
+    from ....nn import functional as F
+    return requantize_float(input, F.hardswish, scale, zero_point, "quantized::hardswish")
+
+
+def elu(input, scale, zero_point, alpha=1.0):
+    from ....nn import functional as F
+    return requantize_float(input, lambda v: F.elu(v, alpha), scale, zero_point,
+                            "quantized::elu")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False, scale=None, zero_point=None):
+    from ....nn import functional as F
+    scale = input.q_scale() if scale is None else scale
+    zero_point = input.q_zero_point() if zero_point is None else zero_point
+    return requantize_float(input, lambda v: F.leaky_relu(v, negative_slope), scale,
+                            zero_point, "quantized::leaky_relu")
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp in the quantized grid: the bounds quantized with input's quantizer."""
     lo, hi = quantize_as(_f32(min_val), input), quantize_as(_f32(max_val), input)
@@ -226,6 +315,23 @@ def linear_dynamic(x, weight, bias=None, reduce_range=True):
     acc = _exact_sums(lambda a, b: _C.matmul(a, b.t()), xq._int.float() - xq._zp, w,
                       _centered_bound(xq) * bw, -1, 1)
     out = acc.float() * (_f32(xq._scale) * sw).float()
+    return out if bias is None else out + bias
+
+
+_FP16_MAX = 65504.0
+
+
+def to_fp16_weight(weight):
+    """A float weight as PyTorch's float16 packing keeps it: saturated to
+    float16's range, rounded to float16, held as float32."""
+    return weight.detach().float().clamp(-_FP16_MAX, _FP16_MAX).half().float()
+
+
+def linear_dynamic_fp16(x, weight, bias=None):
+    """x (*, K) float32 @ weight (N, K, float16 values as float32).T + bias:
+    PyTorch's quantized::linear_dynamic_fp16, whose fbgemm GEMM widens the
+    float16 weights and sums in float32 (in its own order: agrees to ~1e-6)."""
+    out = _C.matmul(x, weight.t())
     return out if bias is None else out + bias
 
 

@@ -7,8 +7,8 @@ from ....nn.modules.linear import Linear as _FloatLinear
 from . import functional as qF
 
 # LinearReLU, ConvReLU1d and ConvReLU2d are exported by ao.nn.intrinsic.quantized, as PyTorch's
-__all__ = ["Quantize", "DeQuantize", "Linear", "Conv1d", "Conv2d", "ReLU6", "Hardtanh",
-           "FloatFunctional", "QFunctional"]
+__all__ = ["Quantize", "DeQuantize", "Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+           "ConvTranspose2d", "ReLU6", "Hardtanh", "FloatFunctional", "QFunctional"]
 
 
 def _act_qparams(mod):
@@ -85,6 +85,9 @@ class _WeightedModule(Module):
         self.scale = 1.0
         self.zero_point = 0
 
+    def _get_name(self):
+        return "Quantized" + type(self).__name__
+
     def weight(self):
         return self._weight
 
@@ -140,8 +143,19 @@ class Linear(_WeightedModule):
         Module._save_to_state_dict(self, destination, prefix, keep_vars)
         destination[prefix + "scale"] = _C.tensor(self.scale)
         destination[prefix + "zero_point"] = _C.tensor(self.zero_point)
-        destination[prefix + "_packed_params.dtype"] = self._weight.dtype
+        destination[prefix + "_packed_params.dtype"] = self._packed_dtype()
         destination[prefix + "_packed_params._packed_params"] = (self._weight, self._bias)
+
+    def _packed_dtype(self):
+        return self._weight.dtype
+
+    def _set_packed(self, dtype, weight, bias):
+        """Takes a checkpoint's packed (weight, bias); an error message when it cannot."""
+        if dtype is not _C.qint8:
+            return (f"torchlike's quantized Linear holds qint8 weights, the checkpoint has "
+                    f"{dtype}")
+        self.set_weight_bias(weight, bias)
+        return None
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -151,11 +165,10 @@ class Linear(_WeightedModule):
         if all(present):
             scale, zero_point = state_dict.pop(keys[0]), state_dict.pop(keys[1])
             dtype, (weight, bias) = state_dict.pop(keys[2]), state_dict.pop(keys[3])
-            if dtype is not _C.qint8:
-                error_msgs.append(f"{prefix}_packed_params.dtype: torchlike's quantized Linear "
-                                  f"holds qint8 weights, the checkpoint has {dtype}")
+            error = self._set_packed(dtype, weight, bias)
+            if error is not None:
+                error_msgs.append(f"{prefix}_packed_params.dtype: {error}")
             else:
-                self.set_weight_bias(weight, bias)
                 self.scale, self.zero_point = float(scale), int(zero_point)
         elif strict:
             missing_keys.extend(k for k, p in zip(keys, present) if not p)
@@ -208,17 +221,31 @@ class _ConvNd(_WeightedModule):
             _C.zeros(out_channels, in_channels // groups, *self.kernel_size), 1.0, 0, _C.qint8)
         self.set_weight_bias(w, _C.zeros(out_channels) if bias else None)
 
-    def forward(self, input):
+    def _check_ndim(self, input):
         if input.ndim != self._dims + 2:
-            raise ValueError(f"Input shape must be `(N, C, {'H, W' if self._dims == 2 else 'L'})`!")
+            raise ValueError(f"Input shape must be `(N, C, {_SPATIAL[self._dims]})`!")
+
+    def forward(self, input):
+        self._check_ndim(input)
         return type(self)._conv(input, self._weight, self._bias, self.stride, self.padding,
                                 self.dilation, self.groups, "zeros", self.scale,
                                 self.zero_point, _relu=self._relu)
 
-    def extra_repr(self):
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, scale={self.scale}, zero_point={self.zero_point}, "
-                f"padding={self.padding}")
+    def extra_repr(self):  # PyTorch's: the non-default arguments only
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}, scale={self.scale}, zero_point={self.zero_point}")
+        n = len(self.kernel_size)
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if getattr(self, "output_padding", (0,) * n) != (0,) * n:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self._bias is None:
+            s += ", bias=False"
+        return s
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
@@ -241,6 +268,66 @@ class Conv1d(_ConvNd):
     """A 1-d convolution on quantized tensors: (N, C, L) quint8 -> quint8."""
     _conv = staticmethod(qF.conv1d)
     _dims = 1
+
+
+class Conv3d(_ConvNd):
+    """A 3-d convolution on quantized tensors: (N, C, D, H, W) quint8 -> quint8."""
+    _conv = staticmethod(qF.conv3d)
+    _dims = 3
+
+
+_SPATIAL = {1: "L", 2: "H, W", 3: "D, H, W"}
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution on quantized tensors: weight (C_in, C_out/groups,
+    k...) qint8 per tensor (PyTorch's x86 engine refuses per-channel ones)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        _WeightedModule.__init__(self)
+        n = self._dims
+
+        def tup(v):
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = tup(kernel_size), tup(stride), tup(padding)
+        self.output_padding, self.dilation = tup(output_padding), tup(dilation)
+        self.groups, self.padding_mode = groups, padding_mode
+        w = _q.quantize_per_tensor(
+            _C.zeros(in_channels, out_channels // groups, *self.kernel_size), 1.0, 0, _C.qint8)
+        self.set_weight_bias(w, _C.zeros(out_channels) if bias else None)
+
+    def forward(self, input):
+        self._check_ndim(input)
+        return type(self)._conv(input, self._weight, self._bias, self.stride, self.padding,
+                                self.output_padding, self.groups, self.dilation, self.scale,
+                                self.zero_point)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        qweight = _observed_weight(mod)
+        out = cls(mod.in_channels, mod.out_channels, mod.kernel_size, mod.stride, mod.padding,
+                  mod.output_padding, mod.groups, mod.bias is not None, mod.dilation,
+                  mod.padding_mode)
+        out.set_weight_bias(qweight, mod.bias)
+        out.scale, out.zero_point = _act_qparams(mod)
+        return out
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """(N, C_in, L) quint8 -> (N, C_out, L_out) quint8."""
+    _conv = staticmethod(qF.conv_transpose1d)
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """(N, C_in, H, W) quint8 -> (N, C_out, H_out, W_out) quint8."""
+    _conv = staticmethod(qF.conv_transpose2d)
+    _dims = 2
 
 
 class ConvReLU2d(Conv2d):
