@@ -285,6 +285,8 @@ def field_lines(p):
 def converter(p, i):
     """The call that fills field p.name from v[i] (0 or -1)."""
     f, v = p.name, f"v[{i}]"
+    if p.type == "Tensor" and f == "out":  # a tensor to write: checked writable
+        return f'tl_py_arg_out(func, {v}, &a.{f})'
     if p.type == "Tensor":
         return f'tl_py_arg_tensor(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
     if p.type == "int":

@@ -31,10 +31,10 @@ nn.init's _no_grad_* fillers or collate's pattern and message
 (attention_switches(T)); torchrun's @record did not exist
 (elastic_record(T)), nor torch._inductor.config (compiler_settings(T)).
 
-Not yet done, so left out: PyTorch refuses an in-place write to an
-inference tensor, and saving one for backward, outside inference_mode;
-torchlike allows both.  By design, and so left out or spelled so it does
-not show: flex_attention backpropagates on the CPU here (PyTorch's CPU
+PyTorch's refusals of an in-place write to an inference tensor, and of
+saving one for backward, outside inference_mode are checked by
+tests/test_inference_tensors.py.  By design, and so left out or spelled so
+it does not show: flex_attention backpropagates on the CPU here (PyTorch's CPU
 kernel refuses), so flex_masks(T) runs forward only; random streams
 differ from PyTorch's, so every program draws its data and weights from
 NumPy, and data_pipeline(T) compares what random_split and

@@ -91,6 +91,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if self.requires_grad and self.is_leaf and _C.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    _C._check_write(self)
     if source is None:
         view = _C.empty(0, dtype=self.dtype, device=self.device)
     elif isinstance(source, Tensor):

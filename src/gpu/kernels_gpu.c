@@ -190,6 +190,8 @@ static tl_status gpu_fill(tl_tensor *t, tl_scalar value)
   void *stream = NULL;
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
+  if (tl_storage_check_write(t->storage) != TL_OK)
+    return tl_error_status();
   if (tl_iter_init(&it, 1, ops, NULL) != TL_OK || tl_gpu_plan_from_iter(&plan, &it, name) != TL_OK ||
       tl_gpu_stream(it.device, name, &stream) != TL_OK)
     return tl_error_status();

@@ -68,7 +68,7 @@ static void view_mark(PyObject *view, PyObject *src, int how)
     return;
   }
   int meta = how | (s->base ? s->view_meta : 0); /* a view of a view inherits its limits */
-  if (tl_py_inference_mode)
+  if (tl_inference_mode)
     meta |= TL_PY_VIEW_INFERENCE;
   else if (!tl_py_grad_enabled)
     meta |= TL_PY_VIEW_NO_GRAD;
@@ -344,6 +344,28 @@ static int add_input(tl_py_node *node, PyObject *kept, PyObject *source, int *ca
   return 0;
 }
 
+/* An inference tensor's values cannot be kept for backward: they may be
+ * written in inference mode behind the tape's back (PyTorch's rule). */
+static int check_keepable(PyObject *a)
+{
+  bool inference = false;
+  if (tl_py_is_tensor(a))
+    inference = ((tl_py_tensor *)a)->inference;
+  else if (PyList_CheckExact(a) || PyTuple_CheckExact(a))
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(a); k++) {
+      PyObject *item = PySequence_Fast_ITEMS(a)[k];
+      inference |= tl_py_is_tensor(item) && ((tl_py_tensor *)item)->inference;
+    }
+  if (!inference || tl_inference_mode)
+    return 0;
+  PyErr_SetString(PyExc_RuntimeError, "Inference tensors cannot be saved for backward. Please "
+                  "do not use Tensors created in inference mode in computation tracked by "
+                  "autograd. To work around this, you can make a clone to get a normal tensor "
+                  "and use it in autograd, or use `torch.no_grad()` instead of "
+                  "`torch.inference_mode()`.");
+  return -1;
+}
+
 static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                      PyObject *replaced, PyObject *replacement, int flags)
 {
@@ -366,7 +388,8 @@ static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, 
     PyObject *a = replacement && args[i] == replaced ? replacement : args[i];
     bool unpaired = (drops[node->formula] & TL_GRAD_DROP_UNPAIRED) && tl_py_is_tensor(a) &&
                     wanting - ((tl_py_tensor *)a)->requires_grad == 0;
-    if (!(node->args[i] = kept_form(a, stub || unpaired || i >= inputs)))
+    bool whole = !(stub || unpaired || i >= inputs); /* its values are kept */
+    if ((whole && check_keepable(a) < 0) || !(node->args[i] = kept_form(a, !whole)))
       return -1;
     PyObject *kept = node->args[i];
     if (i >= inputs)
@@ -974,8 +997,8 @@ static PyObject *py_set_inference_mode(PyObject *self, PyObject *arg)
   int on = PyObject_IsTrue(arg);
   if (on < 0)
     return NULL;
-  bool was = tl_py_inference_mode;
-  tl_py_inference_mode = on;
+  bool was = tl_inference_mode;
+  tl_inference_mode = on;
   return PyBool_FromLong(was);
 }
 

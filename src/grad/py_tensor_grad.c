@@ -27,7 +27,7 @@ static int set_requires_grad(tl_py_tensor *self, int on)
                  "require gradients (got %s)", tl_dtype_names[self->t.dtype]);
     return -1;
   }
-  if (on && self->inference && !tl_py_inference_mode) {
+  if (on && self->inference && !tl_inference_mode) {
     /* made under inference_mode, it has no version counter to guard a graph */
     PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
                     "outside InferenceMode is not allowed.");

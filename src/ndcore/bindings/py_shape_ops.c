@@ -737,6 +737,8 @@ static PyObject *become_view(const char *name, PyObject *self, PyObject *const *
                              Py_ssize_t nargs, PyObject *kwnames)
 {
   tl_py_tensor *me = (tl_py_tensor *)self;
+  if (tl_storage_check_write(me->t.storage) != TL_OK)
+    return tl_py_raise();
   if (tl_py_grad_enabled && me->requires_grad && !me->grad_fn)
     return PyErr_Format(PyExc_RuntimeError, "a leaf Variable that requires grad is being used "
                         "in an in-place operation.");

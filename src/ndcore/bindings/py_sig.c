@@ -239,6 +239,20 @@ int tl_py_arg_tensor_slow(const char *func, const char *name, PyObject *o)
   return -1;
 }
 
+int tl_py_arg_out_slow(const char *func, PyObject *o)
+{
+  const tl_storage *s = tl_py_t(o)->storage;
+  if (s->readonly) {
+    PyErr_Format(PyExc_ValueError, "%s(): output tensor is read-only", func);
+    return -1;
+  }
+  if (tl_storage_check_write(s) != TL_OK) {
+    tl_py_raise();
+    return -1;
+  }
+  return 0;
+}
+
 /* o as an int64: a Python int (not a bool), a NumPy int or a 0-d int tensor. */
 static int int_value(PyObject *o, int64_t *v)
 {

@@ -229,6 +229,19 @@ static inline int tl_py_arg_tensor(const char *func, const char *name, PyObject 
   return 0;
 }
 
+/* out=: None, or a tensor that may be written now (not read-only, and not
+ * an inference tensor outside inference mode); every kernel behind an out=
+ * is spared the check. */
+int tl_py_arg_out_slow(const char *func, PyObject *o);
+static inline int tl_py_arg_out(const char *func, PyObject *o, PyObject **t)
+{
+  if (tl_py_arg_tensor(func, "out", o, true, t) < 0)
+    return -1;
+  if (*t && (tl_py_t(*t)->storage->readonly || tl_py_t(*t)->storage->inference))
+    return tl_py_arg_out_slow(func, *t);
+  return 0;
+}
+
 /* A Python int, NumPy int or 0-d integer tensor (not a bool). */
 int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
                        int64_t *v, bool *given);

@@ -24,7 +24,10 @@
  *                       old storage's bytes.  Other views keep the old one:
  *                       PyTorch grows the shared storage itself, which a
  *                       storage here cannot do (its header sits inside its
- *                       block). */
+ *                       block).
+ *   _check_write(t)     raises if t may not be written now (an inference
+ *                       tensor outside inference mode): for the Python-written
+ *                       in-place ops that change a tensor's storage (set_). */
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/bindings/py_torch_function.h"
 
@@ -70,7 +73,7 @@ static PyObject *py_make_subclass(PyObject *self, PyObject *const *args, Py_ssiz
   if (require_grad && !tl_dtype_is_float(data->dtype) && !tl_dtype_is_complex(data->dtype))
     return PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point and complex dtype "
                         "can require gradients (got %s)", tl_dtype_names[data->dtype]);
-  if (require_grad && ((tl_py_tensor *)v[1])->inference && !tl_py_inference_mode)
+  if (require_grad && ((tl_py_tensor *)v[1])->inference && !tl_inference_mode)
     return PyErr_Format(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "
                         "outside InferenceMode is not allowed.");   /* Parameter(t), as PyTorch */
   PyTypeObject *type = (PyTypeObject *)v[0];
@@ -100,6 +103,7 @@ static PyObject *py_untracked_alias(PyObject *self, PyObject *arg)
                                       release_aliased, base);
   if (!alias)
     return tl_py_raise();
+  alias->inference = base->inference;
   tl_storage_incref(base);
   tl_tensor out = *t;
   out.storage = alias; /* the new reference is out's */
@@ -117,6 +121,8 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args)
     return NULL;
   tl_tensor *t = tl_py_t(obj);
   int64_t had = (int64_t)t->storage->nbytes;
+  if (tl_storage_check_write(t->storage) != TL_OK)
+    return tl_py_raise();
   if (nbytes <= had)
     Py_RETURN_NONE;
   /* both storages as flat bytes: the copy runs on their device */
@@ -128,6 +134,7 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args)
   prefix.shape[0] = had;
   if (had && tl_tensor_copy(&prefix, &old) != TL_OK)
     goto fail;
+  fresh.storage->inference = t->storage->inference; /* the same storage, grown */
   tl_storage_decref(t->storage);
   t->storage = fresh.storage; /* fresh's reference moves to t */
   Py_RETURN_NONE;
@@ -136,7 +143,20 @@ fail:
   return tl_py_raise();
 }
 
+static PyObject *py_check_write(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const tl_tensor *t = tl_py_tensor_arg("_check_write", "tensor", arg);
+  if (!t)
+    return NULL;
+  if (tl_storage_check_write(t->storage) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
 PyMethodDef tl_py_storage_functions[] = {
+    {"_check_write", py_check_write, METH_O,
+     "_check_write(t): raises if t may not be written now (an inference tensor)"},
     {"_grow_storage", py_grow_storage, METH_VARARGS,
      "_grow_storage(t, nbytes): t alone on a larger storage starting with its old bytes"},
     {"_untracked_alias", py_untracked_alias, METH_O,

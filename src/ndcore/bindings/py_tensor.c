@@ -97,7 +97,6 @@ static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
 /* ---- autograd's entry (see py_tensor.h) ---- */
 
 _Thread_local bool tl_py_grad_enabled = true;
-_Thread_local bool tl_py_inference_mode = false;
 tl_py_record_fn tl_py_record;
 int tl_py_formula_getitem, tl_py_formula_setitem;
 void (*tl_py_view_mark)(PyObject *view, PyObject *src, int how);
@@ -163,7 +162,7 @@ tl_py_tensor *tl_py_tensor_alloc(void)
     self = (tl_py_tensor *)tl_py_tensor_type->tp_alloc(tl_py_tensor_type, 0);
   }
   if (self)
-    self->inference = tl_py_inference_mode;
+    self->inference = tl_inference_mode;
   return self; /* zeroed: t.storage == NULL */
 }
 
@@ -297,7 +296,7 @@ static PyObject *tensor_new_forms(PyTypeObject *type, PyObject *args, PyObject *
   tl_py_tensor *self = (tl_py_tensor *)type->tp_alloc(type, 0);
   if (!self)
     goto fail;
-  self->inference = tl_py_inference_mode;
+  self->inference = tl_inference_mode;
   self->t = t;
   return (PyObject *)self;
 fail_core:

@@ -68,9 +68,9 @@ extern PyTypeObject *tl_py_tensor_type;
  * tl_py_grad_wanted first, so a call that needs no gradient pays one flag
  * test per argument.  Grad mode is per thread, as in PyTorch. */
 extern _Thread_local bool tl_py_grad_enabled;
-/* inference_mode's depth flag: a tensor made while it is set is an inference
- * tensor (src/grad sets it, as it does grad mode). */
-extern _Thread_local bool tl_py_inference_mode;
+/* inference_mode's flag is the core's tl_inference_mode (tl_tensor.h): a
+ * tensor made while it is set is an inference tensor, and so is its storage
+ * (src/grad sets it, as it does grad mode). */
 typedef PyObject *(*tl_py_record_fn)(int formula, PyObject *impl, PyObject *const *args,
                                      size_t nargsf, PyObject *kwnames, int flags);
 extern tl_py_record_fn tl_py_record;

@@ -243,6 +243,8 @@ static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int n
                         tl_shape_str(sb, sizeof sb, ndim, shape));
   if (out->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s(): output tensor is read-only", tl_op_infos[op].name);
+  if (tl_storage_check_write(out->storage) != TL_OK)
+    return tl_error_status();
   if (tl_tensor_has_internal_overlap(out))
     return tl_error_set(TL_ERR_RUNTIME, "%s(): unsupported operation: more than one element of "
                                         "the written-to tensor refers to a single memory "
@@ -646,6 +648,8 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
     return tl_error_status();
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  if (tl_storage_check_write(dst->storage) != TL_OK)
+    return tl_error_status();
   if (tl_tensor_has_internal_overlap(dst))
     return tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
                                         "written-to tensor refers to a single memory location. "

@@ -56,6 +56,8 @@ tl_status tl_cpu_tensor_fill(tl_tensor *t, tl_scalar value)
 {
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
+  if (tl_storage_check_write(t->storage) != TL_OK)
+    return tl_error_status();
   _Alignas(16) char data[16];
   tl_scalar_store(value, t->dtype, data);
   const tl_tensor *ops[1] = {t};

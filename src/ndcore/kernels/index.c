@@ -1219,6 +1219,8 @@ tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
   tl_status status = TL_OK;
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  if (tl_storage_check_write(self->storage) != TL_OK)
+    return tl_error_status();
   const tl_tensor *mask = n == 1 && items[0].kind == TL_INDEX_TENSOR ? items[0].tensor : NULL;
   if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
       tl_device_eq(tl_tensor_device(mask), tl_tensor_device(self)) &&

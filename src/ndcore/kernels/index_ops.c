@@ -42,7 +42,7 @@ static tl_status check_writable(const char *op, const tl_tensor *self)
 {
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s(): the tensor written to is read-only", op);
-  return TL_OK;
+  return tl_storage_check_write(self->storage);
 }
 
 /* ---- gather and scatter ------------------------------------------------------------- */

@@ -475,6 +475,8 @@ tl_status tl_random_plan(tl_generator *g, const tl_tensor *t, const tl_random_di
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s: cannot write random values into a read-only tensor",
                         kind_name(d->kind));
+  if (tl_storage_check_write(t->storage) != TL_OK)
+    return tl_error_status();
   if (tl_tensor_has_internal_overlap(t)) /* a broadcast view would keep only one draw */
     return tl_error_set(TL_ERR_RUNTIME, "%s: the written-to tensor has a stride-0 dimension, "
                         "so several elements share one memory location; clone() it first",

@@ -265,6 +265,8 @@ tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_
   tl_status status;
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  if (tl_storage_check_write(dst->storage) != TL_OK)
+    return tl_error_status();
   if (!tl_backend_get(dd) || !tl_backend_get(sd))
     return tl_error_status();
   /* The meta device holds no data: nothing comes out of it, even an empty

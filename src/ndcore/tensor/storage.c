@@ -14,12 +14,31 @@
 #define TL_ZERO_MAP_MIN ((size_t)4 << 20)
 #define TL_ZERO_MAP_ALIGN ((size_t)2 << 20)
 
+_Thread_local bool tl_inference_mode = false;
+
 void tl_storage_init(void) { tl_backend_init(); }
+
+tl_status tl_storage_check_write(const tl_storage *s)
+{
+  if (s->inference && !tl_inference_mode)
+    return tl_error_set(TL_ERR_RUNTIME, "Inplace update to inference tensor outside "
+                                        "InferenceMode is not allowed. You can make a clone to "
+                                        "get a normal tensor before doing inplace update.");
+  return TL_OK;
+}
+
+/* A storage made now is an inference storage if inference mode is on. */
+static tl_storage *made_now(tl_storage *s)
+{
+  if (s)
+    s->inference = tl_inference_mode;
+  return s;
+}
 
 tl_storage *tl_storage_new(tl_device device, size_t nbytes)
 {
   const tl_backend *b = tl_backend_get(device);
-  return b ? b->storage_new(b, device, nbytes) : NULL;
+  return made_now(b ? b->storage_new(b, device, nbytes) : NULL);
 }
 
 static void release_mapping(void *ctx, void *data)
@@ -36,7 +55,7 @@ tl_storage *tl_storage_new_zeroed(tl_device device, size_t nbytes)
       tl_storage_decref(s);
       return NULL;
     }
-    return s;
+    return made_now(s);
   }
   /* Fresh anonymous pages are zero already: nothing is touched until used,
    * as with NumPy's calloc-backed zeros. */
@@ -65,7 +84,8 @@ tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool re
     return NULL;
   }
   *s = (tl_storage){.refcount = 1, .data = data, .nbytes = nbytes, .device = device,
-                    .readonly = readonly, .release = release, .release_ctx = ctx};
+                    .readonly = readonly, .inference = tl_inference_mode, .release = release,
+                    .release_ctx = ctx};
   return s;
 }
 

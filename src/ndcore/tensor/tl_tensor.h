@@ -142,6 +142,7 @@ struct tl_storage {
   uint64_t version; /* bumped by every in-place write, read by autograd (atomic:
                        writers may run on several threads, without the GIL) */
   bool readonly;
+  bool inference; /* made in inference mode: written only in inference mode */
   tl_release_fn release;
   void *release_ctx;
   size_t block_bytes; /* a large block the allocator may cache; 0 otherwise */
@@ -163,6 +164,12 @@ tl_storage *tl_storage_new_zeroed(tl_device device, size_t nbytes);
 tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool readonly,
                             tl_release_fn release, void *ctx);
 void tl_storage_incref(tl_storage *s);
+/* Inference mode (PyTorch's InferenceMode), per thread: the storages made
+ * while it is on are inference storages, which only it may write. */
+extern _Thread_local bool tl_inference_mode;
+/* TL_OK if s may be written now; else a RuntimeError (an inference storage
+ * outside inference mode).  Every write checks it next to `readonly`. */
+tl_status tl_storage_check_write(const tl_storage *s);
 void tl_storage_decref(tl_storage *s);
 static inline void tl_storage_bump(tl_storage *s)
 {

@@ -126,6 +126,10 @@ static tl_tensor *check_tensor(PyObject *o, const char *what, Py_ssize_t j, tl_d
     PyErr_Format(PyExc_ValueError, "_optim_step: %s %zd is read-only", what, j);
     return NULL;
   }
+  if (writes && tl_storage_check_write(t->storage) != TL_OK) {
+    tl_py_raise();
+    return NULL;
+  }
   return t;
 }
 

@@ -23,7 +23,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
   a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -52,7 +52,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
   a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -81,7 +81,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
   a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -109,7 +109,7 @@ PyObject *tl_py_binder_full(PyObject *module, PyObject *const *args, Py_ssize_t 
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -243,7 +243,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -272,7 +272,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -301,7 +301,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -329,7 +329,7 @@ PyObject *tl_py_binder_new_full(PyObject *self, PyObject *const *args, Py_ssize_
       tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -357,7 +357,7 @@ PyObject *tl_py_binder_empty_strided(PyObject *module, PyObject *const *args, Py
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -387,7 +387,7 @@ PyObject *tl_py_binder_eye(PyObject *module, PyObject *const *args, Py_ssize_t n
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 1, v) < 0 ||
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_int(func, "m", v[1], false, &a.m, &a.has_m) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -417,7 +417,7 @@ PyObject *tl_py_binder_arange(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_scalar(func, "start", v[0], &a.start, &a.has_start) < 0 ||
       tl_py_arg_scalar(func, "end", v[1], &a.end, &a.has_end) < 0 ||
       tl_py_arg_scalar(func, "step", v[2], &a.step, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[3], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
@@ -447,7 +447,7 @@ PyObject *tl_py_binder_linspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_scalar(func, "start", v[0], &a.start, NULL) < 0 ||
       tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
       tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[3], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
@@ -479,7 +479,7 @@ PyObject *tl_py_binder_logspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
       tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
       tl_py_arg_scalar(func, "base", v[3], &a.base, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[4], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
@@ -506,7 +506,7 @@ PyObject *tl_py_binder_scalar_tensor(PyObject *module, PyObject *const *args, Py
   a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_scalar(func, "s", v[0], &a.s, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -533,7 +533,7 @@ PyObject *tl_py_binder_tensor(PyObject *module, PyObject *const *args, Py_ssize_
   a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -561,7 +561,7 @@ PyObject *tl_py_binder_as_tensor(PyObject *module, PyObject *const *args, Py_ssi
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -587,7 +587,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
   a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
       (a.obj = v[0], 0) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -615,7 +615,7 @@ PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssiz
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||

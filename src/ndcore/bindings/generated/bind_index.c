@@ -21,7 +21,7 @@ PyObject *tl_py_binder_gather(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
       tl_py_arg_bool(func, "sparse_grad", v[3], &a.sparse_grad) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+      tl_py_arg_out(func, v[4], &a.out) < 0)
     return NULL;
   return tl_py_impl_gather(op, &a);
 }
@@ -136,7 +136,7 @@ PyObject *tl_py_binder_index_select(tl_op op, PyObject *const *args, Py_ssize_t 
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_index_select(op, &a);
 }
@@ -329,7 +329,7 @@ PyObject *tl_py_binder_masked_select(tl_op op, PyObject *const *args, Py_ssize_t
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_masked_select(op, &a);
 }
@@ -345,7 +345,7 @@ PyObject *tl_py_binder_take(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_take(op, &a);
 }
@@ -363,7 +363,7 @@ PyObject *tl_py_binder_take_along_dim(tl_op op, PyObject *const *args, Py_ssize_
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_take_along_dim(op, &a);
 }
@@ -409,7 +409,7 @@ PyObject *tl_py_binder_nonzero(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.as_tuple = false;
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[1], &a.out) < 0 ||
       tl_py_arg_bool(func, "as_tuple", v[2], &a.as_tuple) < 0)
     return NULL;
   return tl_py_impl_nonzero(op, &a);

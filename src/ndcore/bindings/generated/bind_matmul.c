@@ -20,7 +20,7 @@ PyObject *tl_py_binder_product(tl_op op, PyObject *const *args, Py_ssize_t nargs
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   r = tl_py_impl_product(op, &a);
 done:
@@ -43,7 +43,7 @@ PyObject *tl_py_binder_product_mat2(tl_op op, PyObject *const *args, Py_ssize_t 
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "mat2", v[1], false, &a.mat2) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   r = tl_py_impl_product_mat2(op, &a);
 done:
@@ -66,7 +66,7 @@ PyObject *tl_py_binder_product_vec(tl_op op, PyObject *const *args, Py_ssize_t n
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "vec", v[1], false, &a.vec) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   r = tl_py_impl_product_vec(op, &a);
 done:
@@ -89,7 +89,7 @@ PyObject *tl_py_binder_product_vec2(tl_op op, PyObject *const *args, Py_ssize_t 
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "vec2", v[1], false, &a.vec2) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   r = tl_py_impl_product_vec2(op, &a);
 done:
@@ -118,7 +118,7 @@ PyObject *tl_py_binder_addmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_tensorlike(func, "mat2", v[2], false, &a.mat2) < 0 ||
       tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
       tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     goto done;
   r = tl_py_impl_addmm(op, &a);
 done:
@@ -148,7 +148,7 @@ PyObject *tl_py_binder_addbmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_tensorlike(func, "batch2", v[2], false, &a.batch2) < 0 ||
       tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
       tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     goto done;
   r = tl_py_impl_addbmm(op, &a);
 done:
@@ -178,7 +178,7 @@ PyObject *tl_py_binder_addmv(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_tensorlike(func, "vec", v[2], false, &a.vec) < 0 ||
       tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
       tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     goto done;
   r = tl_py_impl_addmv(op, &a);
 done:
@@ -208,7 +208,7 @@ PyObject *tl_py_binder_addr(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_tensorlike(func, "vec2", v[2], false, &a.vec2) < 0 ||
       tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
       tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     goto done;
   r = tl_py_impl_addr(op, &a);
 done:
@@ -233,7 +233,7 @@ PyObject *tl_py_binder_tensordot(tl_op op, PyObject *const *args, Py_ssize_t nar
       tl_py_arg_tensorlike(func, "a", v[0], false, &a.a) < 0 ||
       tl_py_arg_tensorlike(func, "b", v[1], false, &a.b) < 0 ||
       (a.dims = v[2], 0) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     goto done;
   r = tl_py_impl_tensordot(op, &a);
 done:

@@ -16,7 +16,7 @@ PyObject *tl_py_binder_activation(tl_op op, PyObject *const *args, Py_ssize_t na
   tl_py_args_activation a;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     return NULL;
   return tl_py_impl_activation(op, &a);
 }
@@ -35,7 +35,7 @@ PyObject *tl_py_binder_threshold(tl_op op, PyObject *const *args, Py_ssize_t nar
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "threshold", v[1], &a.threshold, NULL) < 0 ||
       tl_py_arg_float(func, "value", v[2], &a.value, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_threshold(op, &a);
 }
@@ -52,7 +52,7 @@ PyObject *tl_py_binder_leaky_relu(tl_op op, PyObject *const *args, Py_ssize_t na
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "negative_slope", v[1], &a.negative_slope, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_leaky_relu(op, &a);
 }
@@ -73,7 +73,7 @@ PyObject *tl_py_binder_elu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_float(func, "alpha", v[1], &a.alpha, NULL) < 0 ||
       tl_py_arg_float(func, "scale", v[2], &a.scale, NULL) < 0 ||
       tl_py_arg_float(func, "input_scale", v[3], &a.input_scale, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+      tl_py_arg_out(func, v[4], &a.out) < 0)
     return NULL;
   return tl_py_impl_elu(op, &a);
 }
@@ -90,7 +90,7 @@ PyObject *tl_py_binder_gelu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_str(func, "approximate", v[1], &a.approximate) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_gelu(op, &a);
 }
@@ -109,7 +109,7 @@ PyObject *tl_py_binder_softplus(tl_op op, PyObject *const *args, Py_ssize_t narg
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "beta", v[1], &a.beta, NULL) < 0 ||
       tl_py_arg_float(func, "threshold", v[2], &a.threshold, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_softplus(op, &a);
 }
@@ -128,7 +128,7 @@ PyObject *tl_py_binder_hardtanh(tl_op op, PyObject *const *args, Py_ssize_t narg
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "min_val", v[1], &a.min_val, NULL) < 0 ||
       tl_py_arg_float(func, "max_val", v[2], &a.max_val, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_hardtanh(op, &a);
 }
@@ -145,7 +145,7 @@ PyObject *tl_py_binder_shrink(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "lambd", v[1], &a.lambd, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_shrink(op, &a);
 }

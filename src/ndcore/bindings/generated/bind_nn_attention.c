@@ -46,7 +46,7 @@ PyObject *tl_py_binder_flash_attention_backward(tl_op op, PyObject *const *args,
       tl_py_arg_tensor(func, "query", v[1], false, &a.query) < 0 ||
       tl_py_arg_tensor(func, "key", v[2], false, &a.key) < 0 ||
       tl_py_arg_tensor(func, "value", v[3], false, &a.value) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], false, &a.out) < 0 ||
+      tl_py_arg_out(func, v[4], &a.out) < 0 ||
       tl_py_arg_tensor(func, "logsumexp", v[5], false, &a.logsumexp) < 0 ||
       tl_py_arg_float(func, "dropout_p", v[6], &a.dropout_p, NULL) < 0 ||
       tl_py_arg_bool(func, "is_causal", v[7], &a.is_causal) < 0 ||

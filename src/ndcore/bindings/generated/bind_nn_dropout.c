@@ -23,7 +23,7 @@ PyObject *tl_py_binder_dropout(tl_op op, PyObject *const *args, Py_ssize_t nargs
       tl_py_arg_int(func, "batch_dims", v[2], false, &a.batch_dims, NULL) < 0 ||
       tl_py_arg_bool(func, "alpha", v[3], &a.alpha) < 0 ||
       tl_py_arg_generator(func, "generator", v[4], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     return NULL;
   return tl_py_impl_dropout(op, &a);
 }

@@ -24,7 +24,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -54,7 +54,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -85,7 +85,7 @@ PyObject *tl_py_binder_randint(PyObject *module, PyObject *const *args, Py_ssize
       (a.high = v[1], 0) < 0 ||
       (a.size = v[2], 0) < 0 ||
       tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[4], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
@@ -114,7 +114,7 @@ PyObject *tl_py_binder_randperm(PyObject *module, PyObject *const *args, Py_ssiz
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[2], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
@@ -229,7 +229,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
       (a.std = v[1], 0) < 0 ||
       tl_py_arg_ints(func, "size", v[2], &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[4], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
@@ -253,7 +253,7 @@ PyObject *tl_py_binder_bernoulli(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_bind(func, args, nargs, kwnames, names, 3, 1, 0, v) < 0 ||
       (a.p = v[0], 0) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     return NULL;
   return tl_py_impl_bernoulli(func, &a);
 }
@@ -273,7 +273,7 @@ PyObject *tl_py_binder_multinomial(PyObject *self, PyObject *const *args, Py_ssi
       tl_py_arg_int(func, "num_samples", v[0], true, &a.num_samples, NULL) < 0 ||
       tl_py_arg_bool(func, "replacement", v[1], &a.replacement) < 0 ||
       tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_multinomial(func, &a);

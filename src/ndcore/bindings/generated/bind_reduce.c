@@ -21,7 +21,7 @@ PyObject *tl_py_binder_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t 
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+      tl_py_arg_out(func, v[4], &a.out) < 0)
     return NULL;
   return tl_py_impl_reduce_dtype(op, &a);
 }
@@ -51,7 +51,7 @@ PyObject *tl_py_binder_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_bool_given(func, "unbiased", v[2], &a.unbiased, &a.has_unbiased) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
       tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_var, 2);
   return tl_py_impl_var(op, &a);
 }
@@ -74,7 +74,7 @@ PyObject *tl_py_binder_var_unbiased(tl_op op, PyObject *const *args, Py_ssize_t 
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
       tl_py_arg_ints(func, "dim", v[3], &a.dim) < 0 ||
       tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
-      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+      tl_py_arg_out(func, v[5], &a.out) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_var, 2);
   return tl_py_impl_var_unbiased(op, &a);
 }
@@ -92,7 +92,7 @@ PyObject *tl_py_binder_reduce_out(tl_op op, PyObject *const *args, Py_ssize_t na
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_reduce_out(op, &a);
 }
@@ -145,7 +145,7 @@ PyObject *tl_py_binder_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       (a.p = v[1], 0) < 0 ||
       tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
-      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_out(func, v[4], &a.out) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0)
     return NULL;
   return tl_py_impl_norm(op, &a);
@@ -184,7 +184,7 @@ PyObject *tl_py_binder_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+      tl_py_arg_out(func, v[3], &a.out) < 0)
     return NULL;
   return tl_py_impl_scan(op, &a);
 }

@@ -348,7 +348,7 @@ PyObject *tl_py_binder_cat(PyObject *module, PyObject *const *args, Py_ssize_t n
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_cat(func, &a);
@@ -372,7 +372,7 @@ PyObject *tl_py_binder_concat(PyObject *module, PyObject *const *args, Py_ssize_
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_cat(func, &a);
@@ -396,7 +396,7 @@ PyObject *tl_py_binder_concatenate(PyObject *module, PyObject *const *args, Py_s
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_cat(func, &a);
@@ -420,7 +420,7 @@ PyObject *tl_py_binder_stack(PyObject *module, PyObject *const *args, Py_ssize_t
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+      tl_py_arg_out(func, v[2], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_cat(func, &a);
@@ -442,7 +442,7 @@ PyObject *tl_py_binder_hstack(PyObject *module, PyObject *const *args, Py_ssize_
   a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_hstack(func, &a);
@@ -464,7 +464,7 @@ PyObject *tl_py_binder_vstack(PyObject *module, PyObject *const *args, Py_ssize_
   a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_hstack(func, &a);
@@ -486,7 +486,7 @@ PyObject *tl_py_binder_row_stack(PyObject *module, PyObject *const *args, Py_ssi
   a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_hstack(func, &a);
@@ -508,7 +508,7 @@ PyObject *tl_py_binder_dstack(PyObject *module, PyObject *const *args, Py_ssize_
   a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_hstack(func, &a);
@@ -530,7 +530,7 @@ PyObject *tl_py_binder_column_stack(PyObject *module, PyObject *const *args, Py_
   a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
-      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+      tl_py_arg_out(func, v[1], &a.out) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_hstack(func, &a);
