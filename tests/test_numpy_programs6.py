@@ -1,0 +1,843 @@
+"""NumPy programs, sixth round (docstring completed below)."""
+import numpy
+import pytest
+
+import torchlike
+import torchlike.numpy as tnp
+from test_numpy_programs import _run, _same
+
+_RNG = numpy.random.default_rng(6)
+SERIES = numpy.cumsum(_RNG.normal(0, 1, 48))
+FIELD = _RNG.normal(0, 1, (7, 9))
+MATS = _RNG.normal(0, 1, (4, 3, 3)) + 3 * numpy.eye(3)
+RHS = _RNG.normal(0, 1, (2, 1, 3, 2))
+DESIGN = _RNG.normal(0, 1, (20, 3))
+TARGET = DESIGN @ numpy.asarray([1.5, -2.0, 0.5]) + 0.1 * _RNG.normal(0, 1, 20)
+VOLUME = _RNG.normal(0, 1, (6, 5, 8))
+CLOUD = _RNG.normal(0, 1, (60, 2)) * [1.0, 0.5] + [0.3, -0.2]
+LABELS = _RNG.integers(0, 5, 40)
+KEYS = _RNG.integers(0, 4, (3, 30))
+TABLE = _RNG.integers(0, 3, (12, 3))
+NANNY = numpy.where(_RNG.random((5, 6)) < 0.3, numpy.nan, _RNG.normal(10, 2, (5, 6)))
+RETURNS = _RNG.normal(0.0005, 0.01, (250, 3))
+IMAGE = _RNG.integers(0, 256, (10, 11), dtype=numpy.uint8)
+UNIFORMS = _RNG.random((4000, 2))
+GAUSS = _RNG.normal(0, 1, 4000)
+MEASURED = numpy.cumsum(numpy.full(30, 0.5)) + _RNG.normal(0, 0.3, 30)
+WEIGHTS6 = _RNG.integers(1, 4, 60)
+
+
+def sliding_windows(np):
+    """Rolling statistics over np.lib.stride_tricks.sliding_window_view:
+    a moving mean, a rolling max and min, a rolling std with ddof, 2-d
+    windows on chosen axes, windows with steps taken by slicing, and
+    as_strided lagged copies of a series (read, never written)."""
+    swv = np.lib.stride_tricks.sliding_window_view
+    x = np.asarray(SERIES)
+    w = swv(x, 5)
+    mean = w.mean(axis=-1)
+    roll_max = np.max(w, axis=1)
+    roll_min = np.min(w, axis=-1)
+    roll_std = np.std(w, axis=-1, ddof=1)
+    f = np.asarray(FIELD)
+    w2 = swv(f, (3, 4))
+    w_axis = swv(f, 3, axis=0)
+    w_both = swv(f, (2, 2), axis=(1, 0))
+    stepped = swv(x, 4)[::3]
+    lags = np.lib.stride_tricks.as_strided(x, shape=(len(x) - 3, 4),
+                                           strides=(x.strides[0], x.strides[0]))
+    return (mean, roll_max, roll_min, roll_std, w2.shape, w2.sum(axis=(-1, -2)),
+            w_axis.shape, w_axis[2, 4], w_both.shape, w_both[1, 2], stepped,
+            np.array_equal(lags, w[:, :4][: len(x) - 3]), lags[::7],
+            swv(np.arange(5), 5), swv(np.arange(6.0)[::-1], 2)[:, ::-1])
+
+
+def einsum_optimized(np):
+    """np.einsum with optimize= (True, 'greedy', 'optimal', a precomputed
+    path) and ellipses: batched products, bilinear forms, traces of stacks,
+    a chain of four matrices, outer products and contractions to scalars."""
+    A = np.asarray(MATS)
+    B = np.asarray(VOLUME[:, :3, :3])[:4]
+    v = np.asarray(FIELD[0, :3])
+    chain = [np.asarray(FIELD[:3, :4]), np.asarray(FIELD[:4, 1:6]), np.asarray(VOLUME[0, :5, :4]),
+             np.asarray(FIELD[2:6, :2])]
+    path, text = np.einsum_path("ij,jk,kl,lm->im", *chain, optimize="optimal")
+    return (np.einsum("...ij,...jk->...ik", A, B, optimize=True),
+            np.einsum("bij,bjk->bik", A, B, optimize="greedy"),
+            np.einsum("...ii->...", A), np.einsum("...ii->...i", A),
+            np.einsum("i,bij,j->b", v, A, v, optimize="optimal"),
+            np.einsum("ij,jk,kl,lm->im", *chain, optimize=path),
+            np.einsum("ij,jk,kl,lm->im", *chain, optimize=True), path,
+            np.einsum("i,j->ij", v, v), np.einsum("bij,bij->", A, B),
+            np.einsum(A, [0, 1, 2], B, [0, 2, 3], [0, 1, 3]),
+            np.einsum("...j,j", A, v), np.einsum("ji", A[0]),
+            np.einsum("bii->b", A[:, ::-1, ::-1], optimize=True))
+
+
+def batched_linalg(np):
+    """np.linalg over stacks: solve with b broadcast against a stack,
+    lstsq's four results, eigenvalues of stacked matrices (sorted),
+    multi_dot, matrix_power with negative exponents, inv/det/slogdet/
+    eigvalsh/svd/norm/cond/pinv of stacks."""
+    A = np.asarray(MATS)
+    b = np.asarray(RHS)
+    x = np.linalg.solve(A, b)
+    vec = np.linalg.solve(A, np.asarray(RHS[0, 0, :, 0]))
+    X = np.asarray(DESIGN)
+    coef, res, rank, sv = np.linalg.lstsq(X, np.asarray(TARGET), rcond=None)
+    coef2, res2, _, _ = np.linalg.lstsq(X, np.stack([np.asarray(TARGET), X[:, 0]], axis=1),
+                                        rcond=None)
+    w = np.linalg.eigvals(A)
+    w = np.sort_complex(w.astype(np.complex128))
+    sym = A + np.swapaxes(A, -1, -2)
+    sign, logdet = np.linalg.slogdet(A)
+    u, s, vt = np.linalg.svd(A)
+    return (x.shape, x, vec, coef, res, rank, sv, coef2, res2, w,
+            np.linalg.multi_dot([A[0], A[1], A[2], A[3]]),
+            np.linalg.matrix_power(A[0], -2), np.linalg.matrix_power(A[1], 0),
+            np.linalg.matrix_power(np.asarray([[2, 1], [1, 1]]), 5),
+            np.linalg.inv(A), np.linalg.det(A), sign, logdet, np.linalg.eigvalsh(sym), s,
+            np.allclose(u @ (s[..., None] * vt), A), np.linalg.norm(A, axis=(1, 2)),
+            np.linalg.norm(A, ord=2, axis=(-2, -1)), np.linalg.cond(A),
+            np.linalg.pinv(A[:, :2, :]).shape, np.linalg.matrix_rank(A))
+
+
+def fft_workflows(np):
+    """FFT work: rfftn/irfftn with s= and axes=, fftshift/ifftshift over
+    chosen axes, a 2-d convolution by zero-padded FFTs, norm= choices,
+    hfft/ihfft, and transforms of strided views."""
+    f = np.asarray(FIELD)
+    spec = np.fft.rfftn(f, s=(8, 12), axes=(0, 1))
+    back = np.fft.irfftn(spec, s=(8, 12), axes=(0, 1))
+    vol = np.asarray(VOLUME)
+    spec3 = np.fft.rfftn(vol, axes=(0, 2))
+    back3 = np.fft.irfftn(spec3, s=(6, 8), axes=(0, 2))
+    k = np.asarray([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]])
+    shape = (f.shape[0] + 2, f.shape[1] + 2)
+    conv = np.fft.irfft2(np.fft.rfft2(f, s=shape) * np.fft.rfft2(k, s=shape), s=shape)
+    direct = np.zeros(shape)
+    for i in range(3):
+        for j in range(3):
+            direct[i:i + f.shape[0], j:j + f.shape[1]] += k[i, j] * f
+    centred = np.fft.fftshift(np.fft.fft2(f), axes=(0, 1))
+    freqs = np.fft.fftshift(np.fft.fftfreq(9, d=0.5))
+    x = np.asarray(SERIES[:16])
+    return (spec.shape, spec, back, spec3.shape, np.allclose(back3, vol), conv,
+            np.allclose(conv, direct), np.abs(centred)[3], freqs,
+            np.fft.ifftshift(centred, axes=0)[0], np.fft.fft(x, norm="ortho"),
+            np.fft.ifft(x, norm="forward"), np.fft.rfft(x, n=20, norm="ortho"),
+            np.fft.hfft(x[:9]), np.fft.ihfft(x), np.fft.fft(f[::2, ::3], axis=0),
+            np.fft.fftn(vol[:, ::2, 1::3], axes=(2, 0)), np.fft.ifftshift(np.arange(7)))
+
+
+def generator_patterns(np):
+    """np.random.Generator as programs use it, compared by properties
+    (shapes, dtypes, ranges, determinism): integers with endpoint= and
+    dtype=, choice without replacement, permuted along an axis, shuffle of
+    rows, dirichlet and multivariate_normal shapes, float32 draws, spawn."""
+    rng = np.random.default_rng(42)
+    ints = rng.integers(1, 6, size=(100,), endpoint=True)
+    small = rng.integers(0, 10, size=(3, 4), dtype=np.int32)
+    pick = rng.choice(20, size=8, replace=False)
+    m = np.arange(12).reshape(3, 4)
+    perm = rng.permuted(m, axis=1)
+    rows = np.arange(10).reshape(5, 2)
+    rng.shuffle(rows)
+    d = rng.dirichlet([1.0, 2.0, 3.0], size=5)
+    mv = rng.multivariate_normal([0.0, 1.0], [[1.0, 0.3], [0.3, 2.0]], size=(4, 2))
+    f32 = rng.standard_normal((2, 3), dtype=np.float32)
+    u = rng.uniform(-1, 1, 1000)
+    a = np.random.default_rng(7).normal(size=5)
+    b = np.random.default_rng(7).normal(size=5)
+    children = rng.spawn(2)
+    return (ints.shape, ints.dtype == np.int64, bool(ints.min() >= 1), bool(ints.max() <= 6),
+            small.dtype == np.int32, len(np.unique(pick)), np.sort(perm, axis=1),
+            np.sort(rows[:, 0]), bool((rows[:, 1] - rows[:, 0] == 1).all()), d.shape,
+            np.allclose(d.sum(axis=1), 1.0), mv.shape, f32.dtype == np.float32,
+            bool(np.abs(u).max() <= 1), np.array_equal(a, b), len(children),
+            children[0].integers(0, 5, 3).shape)
+
+
+def polynomial_classes(np):
+    """np.polynomial classes: Polynomial.fit with its window, conversion to
+    the power basis, Chebyshev.interpolate, Legendre.fit, linspace, deriv
+    with m=, integ with k= and lbnd=, cutdeg/truncate, roots, basis and
+    identity, cast between kinds, mapparms."""
+    P, C, L = np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre
+    x = np.linspace(0, 4, 21)
+    y = np.asarray(MEASURED[:21])
+    p = P.fit(x, y, 3)
+    pc = p.convert()
+    xs, ys = p.linspace(5)
+    ci = C.interpolate(np.cos, 6)
+    lf = L.fit(x, np.sin(x), 4, domain=[0, 4])
+    q = P([6.0, -5.0, 1.0])
+    return (p.coef, p.domain, p.window, pc.coef, xs, ys, ci.coef, lf.coef, lf(x[::5]),
+            q.deriv(m=2).coef, q.integ(m=2, k=[1.0, 2.0]).coef, q.integ(lbnd=1.0).coef,
+            p.cutdeg(1).coef, p.truncate(2).coef, q.roots(), P.basis(3).coef,
+            P.identity().coef, C.cast(q).coef, L.basis(2).convert(kind=P).coef,
+            p.mapparms(), np.polynomial.chebyshev.chebder([1.0, 2.0, 3.0, 4.0], m=2),
+            np.polynomial.polynomial.polyroots([6.0, -5.0, 1.0]))
+
+
+def histogram_pipelines(np):
+    """Binning pipelines: histogram2d with weights and density, histogramdd
+    with range= and a list of bin counts, bincount with weights and
+    minlength, digitize with right= and decreasing edges, searchsorted
+    of bin centres, histogram_bin_edges by rule, a histogram of int data."""
+    c = np.asarray(CLOUD)
+    H, xe, ye = np.histogram2d(c[:, 0], c[:, 1], bins=(4, 3), weights=np.asarray(WEIGHTS6) * 1.0)
+    Hd, xd, yd = np.histogram2d(c[:, 0], c[:, 1], bins=[np.linspace(-3, 3, 5), 3],
+                                density=True)
+    D, edges = np.histogramdd(np.asarray(VOLUME).reshape(-1, 4)[:, :3], bins=[2, 3, 4],
+                              range=[(-2, 2), (-3, 3), (-1, 1)])
+    lab = np.asarray(LABELS)
+    counts = np.bincount(lab, minlength=8)
+    wsum = np.bincount(lab, weights=np.asarray(SERIES[:40]))
+    x = np.asarray(SERIES[:12])
+    bins = np.asarray([-5.0, -2.0, 0.0, 2.0, 5.0])
+    idx = np.digitize(x, bins)
+    idx_r = np.digitize(x, bins, right=True)
+    idx_dec = np.digitize(x, bins[::-1])
+    centres = 0.5 * (bins[1:] + bins[:-1])
+    hist_i, edges_i = np.histogram(lab, bins=5)
+    return (H, xe, ye, Hd, xd, yd, D, edges, counts, wsum, idx, idx_r, idx_dec,
+            np.searchsorted(centres, x), np.histogram_bin_edges(x, bins="fd"),
+            np.histogram_bin_edges(x, bins="sturges", range=(-4, 4)),
+            np.histogram_bin_edges(x, bins="auto"), hist_i, edges_i,
+            np.histogram(x, bins=3, weights=np.abs(x), density=True))
+
+
+def set_operations(np):
+    """Set operations on ids: unique with return_index/inverse/counts, along
+    axis 0 and axis 1, equal_nan; intersect1d with return_indices,
+    setdiff1d with assume_unique, union1d, setxor1d, isin with invert and
+    kind=, and the Array API's unique_* results."""
+    t = np.asarray(TABLE)
+    rows, first, inv, cnt = np.unique(t, axis=0, return_index=True, return_inverse=True,
+                                      return_counts=True)
+    cols, cinv = np.unique(t.T, axis=1, return_inverse=True)
+    a = np.asarray([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5])
+    b = np.asarray([5, 3, 8, 9, 7, 9])
+    common, ia, ib = np.intersect1d(a, b, return_indices=True)
+    nan = np.asarray([1.0, np.nan, 2.0, np.nan, 1.0])
+    u = np.unique_all(a)
+    return (rows, first, inv, cnt, cols.shape, cinv, np.unique(a, return_index=True),
+            np.unique(a, return_inverse=True), np.unique(nan), np.unique(nan, equal_nan=False),
+            common, ia, ib, np.setdiff1d(a, b), np.setdiff1d(np.unique(a), np.unique(b),
+                                                              assume_unique=True),
+            np.union1d(a, b), np.setxor1d(a, b), np.isin(a, b), np.isin(a, b, invert=True),
+            np.isin(a, b, kind="table"), np.isin(t, [0, 2]), u.values, u.indices,
+            u.inverse_indices, u.counts, np.unique_counts(b).counts, np.sort(np.unique_values(b)),
+            np.unique_inverse(t).inverse_indices.shape)
+
+
+def sorting_keys(np):
+    """Sorting by keys: lexsort of three keys (and of a 2-d key array),
+    stable argsort of ties, partition and argpartition with several kth,
+    sort_complex, sort along axis 0 of a strided view and with axis=None,
+    searchsorted with sorter= into an unsorted array."""
+    k = np.asarray(KEYS)
+    order = np.lexsort((k[2], k[1], k[0]))
+    order2 = np.lexsort(k)
+    ties = np.asarray([3, 1, 3, 2, 1, 3, 2])
+    f = np.asarray(FIELD)
+    part = np.partition(f[0], (2, 5))
+    apart = np.argpartition(f, (1, 4), axis=1)
+    z = np.asarray([1 + 2j, 1 - 1j, -3 + 0j, 1 + 0j, -3 - 2j])
+    sorter = np.argsort(f[1])
+    return (order, order2, k[:, order], np.argsort(ties, kind="stable"),
+            np.argsort(-ties, kind="stable"), part[[2, 5]], np.sort(part[:2]),
+            np.take_along_axis(f, apart, axis=1)[:, [1, 4]], np.sort_complex(z),
+            np.sort_complex(np.asarray([3, 1, 2])), np.sort(f[::2, ::-1], axis=0),
+            np.sort(f, axis=None)[:5], np.searchsorted(f[1], [0.0, 0.5], sorter=sorter),
+            np.argsort(f, axis=0, kind="stable")[:, 0], np.sort(k, axis=-1, kind="mergesort"),
+            np.argsort(np.asarray([2, 0, 1])[None, :], axis=None))
+
+
+def masked_updates(np):
+    """Masked writes: np.where with broadcast operands, np.putmask with
+    values recycled, np.place with a short list, np.copyto(where=) with a
+    broadcast source and casting=, np.select with a default, np.extract,
+    np.compress along an axis, np.choose with mode='clip'."""
+    f = np.asarray(FIELD).copy()
+    clipped = np.where(f > 1.0, 1.0, np.where(f < -1.0, -1.0, f))
+    a = np.arange(10.0)
+    np.putmask(a, a % 3 == 0, np.asarray([-1.0, -2.0]))
+    b = np.arange(8)
+    np.place(b, b > 3, [40, 50, 60])
+    dst = np.zeros((3, 4))
+    np.copyto(dst, np.arange(4.0), where=np.asarray([[True], [False], [True]]))
+    ints = np.zeros(4, dtype=np.int64)
+    np.copyto(ints, np.asarray([1.7, 2.2, -3.9, 4.0]), casting="unsafe")
+    sel = np.select([f < -0.5, f > 0.5], [f * 10, -f], default=0.0)
+    choice = np.choose(np.asarray([0, 3, 1, 2]), [np.arange(4), np.arange(4) * 10,
+                                                  np.arange(4) * 100], mode="clip")
+    rows = np.compress(np.asarray([True, False, True]), np.asarray(FIELD[:3]), axis=0)
+    m = np.asarray(FIELD) > 0
+    f2 = np.asarray(FIELD).copy()
+    f2[m] = 0
+    f2[:, 2][~m[:, 2]] = 5.0
+    return (clipped, a, b, dst, ints, sel, choice, rows, np.extract(f > 1, f),
+            np.compress([0, 1, 1], np.arange(6).reshape(2, 3), axis=1), f2,
+            np.where(np.asarray([[True, False]]), np.asarray([[1], [2]]), 0))
+
+
+def nan_statistics(np):
+    """nan-functions: nanpercentile and nanquantile with methods, axes and
+    keepdims, nanargmax/nanargmin (and the ValueError of an all-NaN row),
+    nanmedian of a row that is all NaN, nancumsum/nancumprod, nanvar with
+    ddof, nanmean and nansum with where=."""
+    x = np.asarray(NANNY).copy()
+    x[2] = np.nan
+    out = [np.nanpercentile(x, 50, axis=1), np.nanquantile(x, [0.25, 0.75], axis=0),
+           np.nanquantile(x, 0.3, method="nearest", axis=1),
+           np.nanpercentile(x, 90, method="lower", axis=1, keepdims=True),
+           np.nanquantile(x, 0.5, method="midpoint"), np.nanmedian(x, axis=1),
+           np.nanmedian(x, axis=0, keepdims=True), np.nancumsum(x, axis=1),
+           np.nancumprod(x[:, :2] / 10, axis=0), np.nanvar(x, axis=1, ddof=1),
+           np.nanstd(x, axis=0), np.nanmean(x, axis=1), np.nansum(x), np.nanmax(x, axis=0),
+           np.nanmin(x, axis=1), np.nanargmax(x[[0, 1, 3, 4]], axis=1),
+           np.nanargmin(x[[0, 1, 3, 4]], axis=1), np.nanargmax(x), np.nanprod(x, axis=0)]
+    try:
+        np.nanargmax(x, axis=1)
+        out.append("no error")
+    except ValueError:
+        out.append("ValueError")
+    return out
+
+
+def apply_functions(np):
+    """Python functions over arrays: apply_along_axis with scalar, vector
+    and matrix results, apply_over_axes, vectorize with excluded= and
+    otypes=, frompyfunc with two outputs, piecewise with callables."""
+    f = np.asarray(FIELD)
+    spread = np.apply_along_axis(lambda r: r.max() - r.min(), 1, f)
+    ranks = np.apply_along_axis(lambda r: np.argsort(np.argsort(r)), 0, f)
+    outer = np.apply_along_axis(lambda r: np.outer(r[:2], r[:3]), 1, f)
+    vol = np.asarray(VOLUME)
+    summed = np.apply_over_axes(np.sum, vol, [0, 2])
+    maxed = np.apply_over_axes(np.max, vol, (1,))
+
+    def clipped_power(x, p, lo):
+        return max(lo, x ** p)
+    vpow = np.vectorize(clipped_power, excluded={"lo"}, otypes=[np.float64])
+    vsign = np.vectorize(lambda v: "+" if v >= 0 else "-")
+    divmod_py = np.frompyfunc(divmod, 2, 2)
+    q, r = divmod_py(np.arange(7), 3)
+    x = np.linspace(-2, 2, 9)
+    pw = np.piecewise(x, [x < -1, (x >= -1) & (x < 1), x >= 1],
+                      [lambda t: -t - 1, 0.0, lambda t: t ** 2 - 1])
+    return (spread, ranks, outer.shape, outer[3], summed.shape, summed, maxed.shape,
+            vpow(np.asarray([0.5, 2.0, 3.0]), 2, lo=1.5), vsign(f[0]),
+            q.astype(np.int64), r.astype(np.int64), pw,
+            np.piecewise(np.asarray(0.5), [True], [lambda t: t * 4]))
+
+
+def ufunc_methods(np):
+    """ufunc methods: reduce with where= and initial=, with tuple axes and
+    dtype=, accumulate along axes, reduceat with repeated and decreasing
+    indices, outer of two ufuncs, at with 2-d indices and repeats, and the
+    logical and bitwise reductions."""
+    f = np.asarray(FIELD)
+    mask = f > 0
+    vol = np.asarray(VOLUME)
+    counts = np.zeros((3, 4), dtype=np.int64)
+    np.add.at(counts, (np.asarray([0, 1, 1, 2, 0]), np.asarray([3, 3, 3, 0, 3])), 1)
+    best = np.full(5, -np.inf)
+    np.maximum.at(best, np.asarray(LABELS[:12]), np.asarray(SERIES[:12]))
+    worst = np.asarray(SERIES[:5]).copy()
+    np.minimum.at(worst, [0, 0, 4], [-9.0, -10.0, 3.0])
+    bits = np.asarray([1, 2, 4, 8, 3], dtype=np.uint8)
+    return (np.add.reduce(f, axis=1, where=mask), np.add.reduce(f, axis=0, where=mask,
+                                                                initial=10.0),
+            np.maximum.reduce(f, axis=1, where=mask, initial=-np.inf),
+            np.minimum.reduce(f, axis=None, initial=0.0), np.multiply.reduce(vol[:2, :2, :2],
+                                                                           axis=(0, 2)),
+            np.add.reduce(np.arange(10, dtype=np.int8), dtype=np.int64),
+            np.add.reduce(f, axis=(0, 1), keepdims=True), np.multiply.accumulate(f[:3], axis=1),
+            np.maximum.accumulate(f, axis=0)[-1], np.subtract.accumulate(np.arange(6)),
+            np.add.reduceat(np.arange(8), [0, 4, 1, 5]), np.add.reduceat(f, [0, 2, 2, 5], axis=1),
+            np.minimum.reduceat(np.asarray(SERIES[:10]), [0, 3, 7]), np.subtract.outer(
+                np.arange(3), np.arange(4)), np.power.outer(np.asarray([1.0, 2.0]), np.arange(3)),
+            np.logical_and.outer([True, False], [True, True, False]), counts, best, worst,
+            np.logical_and.reduce(mask, axis=0), np.logical_or.reduce(mask, axis=1),
+            np.bitwise_or.reduce(bits), np.bitwise_xor.accumulate(bits),
+            np.add.accumulate(np.ones((2, 3)), axis=1, dtype=np.int32))
+
+
+def padding_modes(np):
+    """np.pad as programs use it: constant_values per axis side, reflect
+    with reflect_type='odd', symmetric and wrap wider than the array,
+    edge, linear_ramp with end values, statistic modes with stat_length,
+    a callable mode, and pads of 3-d data on chosen axes only."""
+    f = np.asarray(FIELD[:3, :4])
+    x = np.arange(1.0, 5.0)
+
+    def pad_with(vector, pad_width, iaxis, kwargs):
+        vector[:pad_width[0]] = kwargs.get("padder", 10)
+        if pad_width[1]:
+            vector[-pad_width[1]:] = kwargs.get("padder", 10)
+    return (np.pad(f, ((1, 2), (2, 1)), constant_values=((-1, -2), (-3, -4))),
+            np.pad(x, 3, mode="reflect", reflect_type="odd"),
+            np.pad(x, (6, 7), mode="symmetric"), np.pad(x, (9, 5), mode="wrap"),
+            np.pad(f, 1, mode="edge"), np.pad(x, (2, 3), mode="linear_ramp", end_values=(5, -5)),
+            np.pad(f, 2, mode="maximum", stat_length=2),
+            np.pad(f, ((1, 1), (0, 2)), mode="mean", stat_length=((2, 2), (3, 3))),
+            np.pad(f, 1, mode="median"), np.pad(f, 1, mode="minimum"),
+            np.pad(np.arange(6).reshape(2, 3), 2, pad_with),
+            np.pad(np.arange(6).reshape(2, 3), 1, pad_with, padder=-7),
+            np.pad(np.asarray(VOLUME), ((0, 0), (1, 1), (0, 0)), mode="wrap").shape,
+            np.pad(np.arange(4, dtype=np.uint8), 2, mode="constant", constant_values=255),
+            np.pad(x, (0, 0)), np.pad(np.asarray(3.0), 2))
+
+
+def calculus(np):
+    """Sampled calculus: interp with left/right and period, gradient with
+    coordinate arrays, on chosen axes and edge_order=2, trapezoid with x=,
+    dx= and axis=, diff with n=2 and prepend/append arrays, cumulative_sum
+    with include_initial, and an integral by cumulative trapezoids."""
+    x = np.asarray([0.0, 0.5, 1.5, 2.0, 3.5])
+    y = np.sin(x)
+    f = np.asarray(FIELD)
+    xq = np.linspace(-1, 4, 11)
+    ang = np.asarray([350.0, 10.0, 30.0, 200.0])
+    gy, gx = np.gradient(f, np.arange(7.0) * 0.5, np.linspace(0, 2, 9))
+    ct = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
+    return (np.interp(xq, x, y), np.interp(xq, x, y, left=-1.0, right=np.nan),
+            np.interp(ang, [0.0, 90.0, 180.0, 270.0], [0.0, 1.0, 0.0, -1.0], period=360),
+            np.interp(2.25, x, y), np.gradient(y, x), np.gradient(y, x, edge_order=2),
+            gy, gx, np.gradient(f, axis=1), np.gradient(f, 2.0, axis=0, edge_order=2),
+            np.gradient(np.asarray(VOLUME), axis=(0, 2))[1][0, 0],
+            np.trapezoid(y, x), np.trapezoid(f, dx=0.5, axis=0), np.trapezoid(f, axis=-1),
+            np.diff(x, n=2), np.diff(f, axis=0, prepend=0.0)[0], np.diff(x, append=x[-1:]),
+            np.diff(f, prepend=f[:, :1], append=np.zeros((7, 2)), axis=1).shape,
+            np.cumulative_sum(x, include_initial=True), ct, np.diff(np.asarray([1, 4, 9]), n=3))
+
+
+def grids_and_blocks(np):
+    """Grids and assembly: meshgrid sparse and 'xy'/'ij', mgrid with a
+    complex step, ogrid, indices sparse=True, ix_ with a bool mask, np.r_
+    with slices and directive strings, np.c_, nested np.block."""
+    xs, ys = np.meshgrid(np.arange(3.0), np.arange(4.0), sparse=True)
+    X, Y, Z = np.meshgrid(np.arange(2), np.arange(3), np.arange(4), indexing="ij")
+    mg = np.mgrid[0:1:5j, -1:1:3j]
+    og = np.ogrid[0:3, 0:4]
+    ind = np.indices((2, 3), sparse=True)
+    f = np.asarray(FIELD)
+    sub = f[np.ix_(np.asarray([True, False, True, False, False, True, False]), [0, 4, 8])]
+    A = np.eye(2)
+    B = np.zeros((2, 3))
+    return (xs + ys, X.shape, (X + Y * Z)[1, 2], mg, og[0] * og[1], ind[0].shape,
+            ind[1].shape, sub, np.r_[0:4, 9, -1:1:5j], np.r_["0,2", [1, 2], [3, 4]],
+            np.r_["1,2,0", [1, 2], [3, 4]], np.r_["r", 1:4], np.c_[np.arange(3), np.ones(3)],
+            np.c_[[1, 2], [[3, 4], [5, 6]]],
+            np.block([[A, B], [np.ones((1, 2)), np.full((1, 3), 7.0)]]),
+            np.block([[[1, 2]], [[3, 4]]]), np.block([np.arange(2), 5, np.arange(3)]),
+            np.mgrid[0:4:2, 0:3].shape, np.r_[np.asarray([1, 2]), 0, np.asarray([3.5])],
+            np.ix_([1, 2], [0, 3], [1])[2].shape)
+
+
+def finance(np):
+    """Portfolio statistics of daily returns: cov with fweights/aweights
+    and ddof, corrcoef of columns (rowvar=False) and of two series,
+    average with returned=, cumulative growth and drawdowns, annualised
+    Sharpe ratios, value at risk by percentile, ptp, an exponentially
+    weighted mean by convolution."""
+    r = np.asarray(RETURNS)
+    w = np.asarray([0.5, 0.3, 0.2])
+    port = r @ w
+    fw = np.asarray(WEIGHTS6)[np.arange(250) % 60]
+    aw = np.linspace(0.5, 1.5, 250)
+    growth = np.cumprod(1 + r, axis=0)
+    peak = np.maximum.accumulate(growth, axis=0)
+    dd = growth / peak - 1
+    avg, wsum = np.average(r, axis=0, weights=aw, returned=True)
+    alpha = 0.1
+    kernel = alpha * (1 - alpha) ** np.arange(20)
+    ewm = np.convolve(port, kernel)[:250]
+    return (np.cov(r, rowvar=False), np.cov(r.T, fweights=fw), np.cov(r.T, aweights=aw),
+            np.cov(r.T, fweights=fw, aweights=aw, ddof=0), np.cov(r[:, 0], r[:, 1], bias=True),
+            np.corrcoef(r, rowvar=False), np.corrcoef(r[:, 0], r[:, 2]), avg, wsum,
+            np.average(port, weights=aw), np.average(r, axis=1, weights=w).shape,
+            growth[-1], dd.min(axis=0), np.argmin(dd, axis=0),
+            np.mean(r, axis=0) / np.std(r, axis=0, ddof=1) * np.sqrt(252),
+            np.percentile(port, 5), np.percentile(port, [1, 5], method="lower"),
+            np.ptp(r, axis=0), ewm[-3:], np.var(port), np.cov(r.T)[0, 1])
+
+
+def image_filters(np):
+    """Image processing with plain arrays: a 3x3 box blur and a Gaussian
+    blur by sliding windows and einsum, Sobel gradient magnitude, grey
+    dilation/erosion/opening by max and min over windows, a median filter,
+    a binary threshold and its morphological gradient, uint8 clipping."""
+    swv = np.lib.stride_tricks.sliding_window_view
+    img = np.asarray(IMAGE).astype(np.float64)
+    padded = np.pad(img, 1, mode="reflect")
+    win = swv(padded, (3, 3))
+    box = win.mean(axis=(-1, -2))
+    g = np.exp(-np.arange(-1, 2) ** 2 / 2.0)
+    gk = np.outer(g, g) / np.outer(g, g).sum()
+    gauss = np.einsum("ijkl,kl->ij", win, gk)
+    sx = np.asarray([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]])
+    gx = np.einsum("ijkl,kl->ij", win, sx)
+    gy = np.einsum("ijkl,lk->ij", win, sx)
+    mag = np.hypot(gx, gy)
+    u8 = np.asarray(IMAGE)
+    edge = np.pad(u8, 1, mode="edge")
+    dil = swv(edge, (3, 3)).max(axis=(2, 3))
+    ero = np.min(swv(edge, (3, 3)), axis=(2, 3))
+    opening = np.max(swv(np.pad(ero, 1, mode="edge"), (3, 3)), axis=(2, 3))
+    med = np.median(swv(edge, (3, 3)).reshape(u8.shape + (9,)), axis=-1)
+    binary = u8 > 128
+    bpad = np.pad(binary, 1)
+    grad = swv(bpad, (3, 3)).any(axis=(2, 3)) & ~swv(bpad, (3, 3)).all(axis=(2, 3))
+    sharp = np.clip(img + (img - gauss) * 2, 0, 255).astype(np.uint8)
+    return (box, gauss, mag, dil, ero, opening, dil.dtype == np.uint8, med, grad,
+            np.count_nonzero(grad), sharp, np.argmax(mag), dil - ero)
+
+
+def dynamic_programs(np):
+    """Dynamic programming with whole-row slice updates: edit distance row
+    by row with np.minimum, longest common subsequence, 0/1 knapsack with
+    np.maximum over shifted slices, coin change counts, the maximum
+    subarray by cumulative sums, Pascal's triangle in place."""
+    s, t = np.asarray(list(b"kitten")), np.asarray(list(b"sitting"))
+    prev = np.arange(len(t) + 1)
+    for i in range(1, len(s) + 1):
+        cur = np.empty_like(prev)
+        cur[0] = i
+        sub = prev[:-1] + (s[i - 1] != t)
+        for j in range(1, len(t) + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, sub[j - 1])
+        prev = cur
+    a, b = np.asarray([1, 3, 4, 1, 2, 3, 4, 1]), np.asarray([3, 4, 1, 2, 1, 3])
+    L = np.zeros((len(a) + 1, len(b) + 1), dtype=np.int64)
+    for i in range(1, len(a) + 1):
+        match = a[i - 1] == b
+        for j in range(1, len(b) + 1):
+            L[i, j] = L[i - 1, j - 1] + 1 if match[j - 1] else max(L[i - 1, j], L[i, j - 1])
+    weights, values, cap = np.asarray([2, 3, 4, 5]), np.asarray([3.0, 4.0, 5.0, 6.0]), 8
+    best = np.zeros(cap + 1)
+    for w, v in zip(weights, values):
+        best[w:] = np.maximum(best[w:], best[:-w] + v) if w else best
+    coins = np.asarray([1, 2, 5])
+    ways = np.zeros(12, dtype=np.int64)
+    ways[0] = 1
+    for c in coins:
+        for k in range(int(c), 12):
+            ways[k] += ways[k - c]
+    x = np.asarray(SERIES[:20]) - np.asarray(SERIES[1:21])
+    cs = np.concatenate([[0.0], np.cumsum(x)])
+    best_sub = np.max(cs - np.minimum.accumulate(cs))
+    row = np.zeros(8, dtype=np.int64)
+    row[0] = 1
+    for _ in range(7):
+        row[1:] = row[1:] + row[:-1]
+    return prev, prev[-1], L, L[-1, -1], best, ways, best_sub, row
+
+
+def monte_carlo(np):
+    """Monte Carlo over fixed draws: an integral by the sample mean and its
+    standard error, pi by hits in a quarter circle, importance sampling of
+    a Gaussian tail, antithetic pairs, and Buffon's needle."""
+    u = np.asarray(UNIFORMS)
+    z = np.asarray(GAUSS)
+    fx = np.exp(-u[:, 0] ** 2)
+    est, se = fx.mean(), fx.std(ddof=1) / np.sqrt(fx.size)
+    hits = np.sum(np.hypot(u[:, 0], u[:, 1]) <= 1.0)
+    shifted = z + 3.0
+    wts = np.exp(-3.0 * shifted + 4.5)
+    tail = np.mean((shifted > 3.0) * wts)
+    anti = 0.5 * (np.exp(u[:, 0]) + np.exp(1 - u[:, 0]))
+    theta = u[:, 1] * np.pi / 2
+    crosses = (u[:, 0] * 0.5) <= 0.5 * np.sin(theta)
+    running = np.cumsum(fx) / np.arange(1, fx.size + 1)
+    return (est, se, hits, 4 * np.mean(np.hypot(u[:, 0], u[:, 1]) <= 1.0), tail, anti.mean(),
+            np.var(anti),
+            2 / np.mean(crosses), running[[9, 99, 999, -1]],
+            np.quantile(z, [0.025, 0.975]), np.histogram(z, bins=8, range=(-4, 4))[0])
+
+
+def pde_solvers(np):
+    """Finite differences: Crank-Nicolson for the heat equation with a
+    tridiagonal matrix from np.diag (solved each step), upwind advection
+    with np.roll, Burgers' equation by Lax-Friedrichs, 2-d heat with
+    Neumann edges by np.pad(mode='edge'), the steady state by Jacobi."""
+    n, dx, dt = 21, 1.0 / 20, 0.001
+    x = np.linspace(0, 1, n)
+    u = np.sin(np.pi * x)
+    r = dt / dx ** 2
+    main = np.full(n - 2, 1 + r)
+    off = np.full(n - 3, -r / 2)
+    A = np.diag(main) + np.diag(off, 1) + np.diag(off, -1)
+    B = np.diag(np.full(n - 2, 1 - r)) + np.diag(-off, 1) + np.diag(-off, -1)
+    for _ in range(20):
+        u[1:-1] = np.linalg.solve(A, B @ u[1:-1])
+    exact = np.exp(-np.pi ** 2 * 20 * dt) * np.sin(np.pi * x)
+    q = np.where((x > 0.2) & (x < 0.4), 1.0, 0.0)
+    for _ in range(10):
+        q = q - 0.5 * (q - np.roll(q, 1))
+    v = np.sin(2 * np.pi * x[:-1])
+    for _ in range(5):
+        f = 0.5 * v ** 2
+        v = 0.5 * (np.roll(v, 1) + np.roll(v, -1)) - 0.1 * (np.roll(f, -1) - np.roll(f, 1))
+    T = np.zeros((8, 8))
+    T[3:5, 3:5] = 100.0
+    for _ in range(15):
+        p = np.pad(T, 1, mode="edge")
+        T = T + 0.2 * (p[2:, 1:-1] + p[:-2, 1:-1] + p[1:-1, 2:] + p[1:-1, :-2] - 4 * T)
+    S = np.zeros((6, 6))
+    S[0] = 1.0
+    for _ in range(50):
+        S[1:-1, 1:-1] = 0.25 * (S[2:, 1:-1] + S[:-2, 1:-1] + S[1:-1, 2:] + S[1:-1, :-2])
+    return u, np.abs(u - exact).max() < 1e-3, q, v, T, T.sum(), S, np.round(S, 3)
+
+
+def kmeans_pp(np):
+    """k-means with k-means++ seeding from fixed uniform draws: squared
+    distances by the expanded norm (einsum), seeds by searchsorted into the
+    cumulative weights, Lloyd steps with np.add.at sums, empty clusters
+    kept, the silhouette of the result."""
+    X = np.asarray(CLOUD)
+    u = np.asarray(UNIFORMS[:4, 0])
+    centres = [X[0]]
+    for k in range(1, 4):
+        C = np.asarray(centres)
+        d2 = np.min(np.einsum("ij,ij->i", X, X)[:, None] - 2 * X @ C.T
+                    + np.einsum("ij,ij->i", C, C)[None, :], axis=1)
+        d2 = np.maximum(d2, 0.0)
+        cdf = np.cumsum(d2) / d2.sum()
+        centres.append(X[np.searchsorted(cdf, u[k])])
+    C = np.stack(centres)
+    for _ in range(8):
+        dist = np.linalg.norm(X[:, None, :] - C[None], axis=-1)
+        lab = dist.argmin(axis=1)
+        sums = np.zeros_like(C)
+        np.add.at(sums, lab, X)
+        cnt = np.bincount(lab, minlength=len(C))
+        C = np.where(cnt[:, None] > 0, sums / np.maximum(cnt, 1)[:, None], C)
+    D = np.linalg.norm(X[:, None] - X[None], axis=-1)
+    same = lab[:, None] == lab[None, :]
+    a = np.sum(D * same, axis=1) / np.maximum(same.sum(axis=1) - 1, 1)
+    b = np.min(np.where(same, np.inf, D), axis=1)
+    sil = (b - a) / np.maximum(a, b)
+    return C, lab, cnt, np.nanmean(sil), np.round(sil[:10], 6)
+
+
+def pca(np):
+    """PCA by SVD: centring, explained variance ratios, the sign convention
+    that makes the largest loading positive, projections, whitening,
+    reconstruction from k components, and the same by eigh of the
+    covariance."""
+    X = np.asarray(VOLUME).reshape(30, 8)
+    Xc = X - X.mean(axis=0)
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    signs = np.sign(Vt[np.arange(len(Vt)), np.argmax(np.abs(Vt), axis=1)])
+    Vt = Vt * signs[:, None]
+    U = U * signs
+    var = s ** 2 / (len(X) - 1)
+    ratio = var / var.sum()
+    scores = Xc @ Vt[:3].T
+    white = scores / np.sqrt(var[:3])
+    recon = scores @ Vt[:3] + X.mean(axis=0)
+    evals, evecs = np.linalg.eigh(np.cov(Xc, rowvar=False))
+    order = np.argsort(evals)[::-1]
+    evals, evecs = evals[order], evecs[:, order]
+    return (s, ratio, np.cumsum(ratio), np.searchsorted(np.cumsum(ratio), 0.9) + 1, scores,
+            np.cov(white, rowvar=False), np.linalg.norm(X - recon), evals, var,
+            np.abs(np.sum(evecs[:, :3] * Vt[:3].T, axis=0)), U[:3, :3])
+
+
+def kalman(np):
+    """A constant-velocity Kalman filter over noisy positions and the
+    Rauch-Tung-Striebel smoother backwards, with batched covariance
+    updates by einsum and np.linalg.inv, the innovations' likelihood by
+    slogdet."""
+    z = np.asarray(MEASURED)
+    F = np.asarray([[1.0, 1.0], [0.0, 1.0]])
+    H = np.asarray([[1.0, 0.0]])
+    Q = 0.01 * np.eye(2)
+    R = np.asarray([[0.09]])
+    x = np.zeros(2)
+    P = np.eye(2) * 10
+    xs, Ps, xp, Pp = [], [], [], []
+    loglik = 0.0
+    for zk in z:
+        x, P = F @ x, F @ P @ F.T + Q
+        xp.append(x)
+        Pp.append(P)
+        S = H @ P @ H.T + R
+        K = P @ H.T @ np.linalg.inv(S)
+        y = zk - H @ x
+        sign, logdet = np.linalg.slogdet(S)
+        loglik = loglik - 0.5 * (logdet + y @ np.linalg.solve(S, y) + np.log(2 * np.pi))
+        x = x + K @ y
+        P = (np.eye(2) - K @ H) @ P
+        xs.append(x)
+        Ps.append(P)
+    xs, Ps, xp, Pp = map(np.asarray, (xs, Ps, xp, Pp))
+    xsm, Psm = xs.copy(), Ps.copy()
+    for k in range(len(z) - 2, -1, -1):
+        G = Ps[k] @ F.T @ np.linalg.inv(Pp[k + 1])
+        xsm[k] = xs[k] + G @ (xsm[k + 1] - xp[k + 1])
+        Psm[k] = Ps[k] + G @ (Psm[k + 1] - Pp[k + 1]) @ G.T
+    traces = np.einsum("kii->k", Psm)
+    return xs[-1], Ps[-1], xsm[::6], traces[::6], loglik, np.trace(Psm, axis1=1, axis2=2)[:3]
+
+
+def markov_powers(np):
+    """Markov chains by matrix powers: the n-step transitions, the
+    stationary distribution as a limit and by solving (P^T - I) pi = 0 with
+    a normalisation row (lstsq), an absorbing chain's fundamental matrix,
+    expected steps and absorption probabilities, the negative power of an
+    invertible transition matrix."""
+    P = np.asarray([[0.5, 0.3, 0.2], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]])
+    P10 = np.linalg.matrix_power(P, 10)
+    P100 = np.linalg.matrix_power(P, 100)
+    A = np.vstack([P.T - np.eye(3), np.ones(3)])
+    pi = np.linalg.lstsq(A, np.r_[np.zeros(3), 1.0], rcond=None)[0]
+    Q = np.asarray([[0.0, 0.5, 0.0], [0.5, 0.0, 0.5], [0.0, 0.5, 0.0]])
+    Rr = np.asarray([[0.5, 0.0], [0.0, 0.0], [0.0, 0.5]])
+    N = np.linalg.inv(np.eye(3) - Q)
+    steps = N @ np.ones(3)
+    B = N @ Rr
+    stack = np.stack([P, P.T / P.T.sum(axis=1, keepdims=True)])
+    dist = np.asarray([1.0, 0.0, 0.0])
+    hist = [dist]
+    for _ in range(5):
+        dist = dist @ P
+        hist.append(dist)
+    return (P10, P100[0], pi, np.allclose(pi @ P, pi), N, steps, B,
+            np.linalg.matrix_power(P, -1) @ P, np.linalg.matrix_power(stack, 3),
+            np.linalg.matrix_power(stack, -2).shape, np.asarray(hist),
+            np.linalg.matrix_power(np.asarray([[1, 1], [1, 0]], dtype=np.int64), 30))
+
+
+def regression_report(np):
+    """An ordinary least squares report: coefficients by lstsq, standard
+    errors from inv(X^T X), t statistics, R^2 and adjusted R^2, the hat
+    matrix's diagonal (leverage), Cook's distances, a ridge path over
+    several penalties solved as a batch."""
+    X = np.column_stack([np.ones(20), np.asarray(DESIGN)])
+    y = np.asarray(TARGET)
+    beta, ssr, rank, sv = np.linalg.lstsq(X, y, rcond=None)
+    n, p = X.shape
+    resid = y - X @ beta
+    sigma2 = resid @ resid / (n - p)
+    cov = sigma2 * np.linalg.inv(X.T @ X)
+    se = np.sqrt(np.diag(cov))
+    r2 = 1 - resid @ resid / np.sum((y - y.mean()) ** 2)
+    hat = np.einsum("ij,jk,ik->i", X, np.linalg.inv(X.T @ X), X)
+    cook = resid ** 2 / (p * sigma2) * hat / (1 - hat) ** 2
+    lams = np.asarray([0.0, 0.1, 1.0, 10.0])
+    ridge = np.linalg.solve(X.T @ X + lams[:, None, None] * np.eye(p), (X.T @ y)[None, :, None])
+    return (beta, ssr, rank, sv, se, beta / se, r2, 1 - (1 - r2) * (n - 1) / (n - p - 1), hat,
+            np.argmax(cook), ridge[..., 0], np.linalg.norm(ridge[..., 0], axis=1))
+
+
+
+# ---- the programs, by area -------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.r_["r", ...]
+def test_arrays_windows_and_grids():
+    _run(sliding_windows)
+    _run(grids_and_blocks)
+    _run(padding_modes)
+    _run(masked_updates)
+    _run(image_filters)
+
+
+def test_linear_algebra_and_transforms():
+    _run(einsum_optimized)
+    _run(batched_linalg)
+    _run(fft_workflows)
+    _run(polynomial_classes)
+    _run(markov_powers)
+    _run(regression_report)
+    _run(pca)
+    _run(kalman)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on the all-NaN row
+def test_statistics_sets_and_sorting():
+    _run(histogram_pipelines)
+    _run(set_operations)
+    _run(sorting_keys)
+    _run(nan_statistics)
+    _run(finance)
+    _run(monte_carlo)
+    _run(generator_patterns)
+
+
+def test_functions_ufuncs_and_calculus():
+    _run(apply_functions)
+    _run(ufunc_methods)
+    _run(calculus)
+
+
+def test_algorithms_and_simulations():
+    _run(dynamic_programs)
+    _run(pde_solvers)
+    _run(kmeans_pp)
+
+# ---- what the programs found ---------------------------------------------------------------
+
+def string_results(np):
+    """np.vectorize of a function that returns strings (signs, labels): our
+    vectorize turned NumPy's string result into a tensor and raised 'no
+    dtype str32'; it stays NumPy's string array, as frompyfunc's objects do."""
+    x = np.asarray([-1.5, 0.0, 2.0])
+    label = np.vectorize(lambda v: "neg" if v < 0 else "pos")
+    pair = np.vectorize(lambda v: (f"{v:.1f}", v * 2), otypes=[str, float])
+    text, doubled = pair(x)
+    return (label(x), label(x).dtype.kind, text, doubled,
+            np.vectorize(lambda v: v, otypes=[object])(x).dtype == object)
+
+
+def test_vectorize_keeps_string_and_object_results():
+    _run(string_results)
+
+
+def chained_products(np):
+    """np.linalg.multi_dot of integer matrices (NumPy keeps int64, ours
+    was float64) and of float64 with float32 operands (ours raised 'expected
+    all operands to have the same dtype'): each product is dot's."""
+    a = np.arange(6).reshape(2, 3)
+    b = np.arange(12).reshape(3, 4)
+    c = np.arange(4)
+    f64 = np.ones((2, 3))
+    f32 = np.ones((3, 2), dtype=np.float32)
+    return (np.linalg.multi_dot([a, b, c]), np.linalg.multi_dot([a, b]),
+            np.linalg.multi_dot([c, b.T, a.T]), np.linalg.multi_dot([f64, f32]),
+            np.linalg.multi_dot([a, f32, np.eye(2)]), np.linalg.multi_dot([f64, f32, a]))
+
+
+def test_multi_dot_promotes_as_dot():
+    _run(chained_products)
+    with pytest.raises(ValueError):
+        tnp.linalg.multi_dot([tnp.ones((2, 3)), tnp.ones((2, 3))])
+    a = torchlike.ones(2, 3, dtype=torchlike.float64, requires_grad=True)
+    tnp.linalg.multi_dot([a, tnp.ones((3, 2), dtype=tnp.float32), tnp.arange(2.0)]).sum().backward()
+    assert a.grad.tolist() == [[1.0] * 3] * 2
+
+
+def nan_extremes_with_initial(np):
+    """np.nanmax/np.nanmin with initial= (and where=): NumPy's fmax.reduce
+    gives the initial value for a slice that is all NaN or masked out; ours
+    gave NaN."""
+    x = np.asarray([[np.nan, np.nan, 3.0], [np.nan, 1.0, np.nan]])
+    keep = np.asarray([True, True, False])
+    return (np.nanmax(x, axis=1, initial=-5.0), np.nanmin(x, axis=0, initial=2.0),
+            np.nanmax(x, initial=0.0), np.nanmax(x, axis=1, where=keep, initial=-1.0),
+            np.nanmin(x.astype(np.float32), axis=1, where=keep, initial=9.0, keepdims=True),
+            np.nanmax(np.asarray([np.nan, np.nan]), initial=np.inf))
+
+
+def test_nan_extremes_honour_initial():
+    _run(nan_extremes_with_initial)
+    for np in (numpy, tnp):   # a mask without initial: NumPy's ValueError
+        with pytest.raises(ValueError):
+            np.nanmax(np.asarray([1.0, np.nan]), where=np.asarray([True, False]))
+    got = tnp.nanmax(tnp.asarray([[numpy.nan, numpy.nan], [1.0, numpy.nan]]), axis=1)
+    _same(numpy.asarray([numpy.nan, 1.0]), got, "nanmax all-NaN row, no initial")
