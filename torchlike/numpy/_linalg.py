@@ -515,8 +515,10 @@ def _install_linalg():
     TABLE[la.cond] = cond
 
     def multi_dot(arrays, *, out=None):
+        """NumPy's: a chain of dot products, so the dtypes promote as dot's
+        (integers stay integers) rather than all having to agree."""
         with value_errors("multi_dot"):
-            result = tla.multi_dot([_linalg_input(a, 1) for a in arrays])
+            result = tla.multi_dot(promote(*[as_tensor(a) for a in arrays]))
         return finish(result, out)
     TABLE[la.multi_dot] = multi_dot
 
