@@ -578,12 +578,16 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _nan_extreme(name, fill):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
-        refuse(where=where)  # the all-NaN test below would count masked-out NaNs
         a = as_tensor(a)
         if not (a.is_floating_point() or a.is_complex()):
             return TABLE[getattr(np, name)](a, axis, out, keepdims, initial, where)
+        # NumPy's is fmax/fmin.reduce: a where= mask needs initial= (the
+        # reduction below raises NumPy's ValueError without it), and with
+        # initial= an all-NaN (or all masked) slice gives initial, not NaN
         result = TABLE[getattr(np, name)](_nan_to(a, fill), axis, None, keepdims, initial,
                                            where)
+        if initial is not NoValue:
+            return finish(result, out)
         all_nan = TABLE[np.all](_C.isnan(a), axis, keepdims=keepdims)
         return finish(_C.where(all_nan, _C.full((), float("nan"), dtype=a.dtype,
                                                 device=a.device), result), out)
