@@ -1,6 +1,7 @@
 """NumPy linear algebra over tensors: dot, vdot, inner, outer, matmul,
 tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
+import math
 import operator
 import sys
 
@@ -387,6 +388,22 @@ def _install_linalg():
         return tla.solve(a.expand(batch + tuple(a.shape[-2:])),
                          b.expand(batch + tuple(b.shape[-2:])))
     TABLE[la.solve] = solve
+
+    def tensorsolve(a, b, axes=None):
+        """NumPy's steps on tensors (its own code wraps the result with
+        ``a.__array_wrap__``, which a tensor lacks, so it never ran on one):
+        ``axes`` moved to the end, the square system solved flat."""
+        a, b = as_tensor(a), as_tensor(b)
+        if axes is not None:
+            rest = [k for k in range(a.ndim) if k not in [norm_axis(j, a.ndim) for j in axes]]
+            a = a.permute(*rest, *[norm_axis(j, a.ndim) for j in axes])
+        shape = tuple(a.shape[b.ndim:])
+        size = math.prod(shape)
+        if a.numel() != size ** 2:
+            raise np.linalg.LinAlgError("Input arrays must satisfy the requirement "
+                                        "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+        return solve(a.reshape(size, size), b.reshape(-1)).reshape(shape)
+    TABLE[la.tensorsolve] = tensorsolve
 
     # NumPy reads one triangle of the matrix and ignores the other, so the
     # other gets no gradient: the matrix is rebuilt from the triangle read
