@@ -737,6 +737,218 @@ def regression_report(np):
 
 
 
+
+def record_columns(np):
+    """A table kept as named columns (no structured dtype): sorting by two
+    keys with lexsort, group boundaries by np.flatnonzero of np.diff, group
+    sums by add.reduceat, a join by searchsorted, filtering with isin,
+    ranks within groups, and a stable sort by a derived key."""
+    ids = np.asarray(TABLE[:, 0] * 10 + TABLE[:, 1])
+    dept = np.asarray(TABLE[:, 2])
+    pay = np.asarray(SERIES[:12]) * 1000 + 50000
+    order = np.lexsort((-pay, dept))
+    d_sorted, p_sorted, i_sorted = dept[order], pay[order], ids[order]
+    starts = np.flatnonzero(np.diff(d_sorted, prepend=-1))
+    totals = np.add.reduceat(p_sorted, starts)
+    counts = np.diff(np.append(starts, len(d_sorted)))
+    rank = np.arange(len(order)) - np.repeat(starts, counts)
+    lookup_keys = np.asarray([0, 1, 2])
+    lookup_names = np.asarray([100, 200, 300])
+    pos = np.searchsorted(lookup_keys, dept)
+    senior = np.isin(ids, [0, 11, 21, 22])
+    by_band = np.argsort(np.floor(pay / 1000), kind="stable")
+    cols = {"id": i_sorted, "dept": d_sorted, "pay": p_sorted}
+    top = {k: v[rank == 0] for k, v in cols.items()}
+    return (order, starts, totals, counts, rank, lookup_names[pos], senior, by_band,
+            top["id"], top["pay"], np.unique(dept, return_counts=True))
+
+
+def nearest_points(np):
+    """Nearest neighbours: a distance matrix by the expanded norm, k nearest
+    by argpartition then a sort of the k, a Voronoi labelling of a grid,
+    the closest pair by triu_indices, mutual neighbours."""
+    P = np.asarray(CLOUD[:15])
+    sq = np.sum(P ** 2, axis=1)
+    D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * P @ P.T, 0.0))
+    np.fill_diagonal(D, np.inf)
+    k = 3
+    part = np.argpartition(D, k, axis=1)[:, :k]
+    knn = np.take_along_axis(part, np.argsort(np.take_along_axis(D, part, axis=1), axis=1), axis=1)
+    gx, gy = np.meshgrid(np.linspace(-2, 2, 9), np.linspace(-1, 1, 5))
+    grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    cell = np.argmin(np.linalg.norm(grid[:, None, :] - P[None, :4], axis=-1), axis=1)
+    iu, ju = np.triu_indices(len(P), 1)
+    c = np.argmin(D[iu, ju])
+    nn = np.argmin(D, axis=1)
+    mutual = np.flatnonzero(nn[nn] == np.arange(len(P)))
+    return knn, cell.reshape(gx.shape), (iu[c], ju[c]), D[iu[c], ju[c]], mutual
+
+
+def rotations(np):
+    """3-d rotations: axis-angle to matrices by Rodrigues' formula for a
+    stack, quaternion products and conversion, composition by matmul,
+    orthogonality and determinants, angles recovered by arccos of a
+    clipped trace, np.cross with axis= arguments."""
+    axes = np.asarray([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [1.0, 2.0, 3.0]])
+    axes = axes / np.linalg.norm(axes, axis=1, keepdims=True)
+    ang = np.asarray([0.3, 1.2, 2.5])
+    K = np.zeros((3, 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -axes[:, 2], axes[:, 1], -axes[:, 0]
+    K = K - np.swapaxes(K, 1, 2)
+    R = np.eye(3) + np.sin(ang)[:, None, None] * K + (1 - np.cos(ang))[:, None, None] * (K @ K)
+    q = np.concatenate([np.cos(ang / 2)[:, None], np.sin(ang / 2)[:, None] * axes], axis=1)
+    w1, v1 = q[0, 0], q[0, 1:]
+    w2, v2 = q[1, 0], q[1, 1:]
+    prod = np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
+    back = np.arccos(np.clip((np.trace(R, axis1=1, axis2=2) - 1) / 2, -1, 1))
+    comp = R[0] @ R[1]
+    pts = np.asarray(CLOUD[:4])
+    pts3 = np.column_stack([pts, np.ones(4)])
+    return (R, np.allclose(R @ np.swapaxes(R, 1, 2), np.eye(3)), np.linalg.det(R), q, prod,
+            back, comp, np.einsum("nij,pj->npi", R, pts3),
+            np.cross(pts3.T, axes[0][:, None], axisa=0, axisb=0),
+            np.cross(pts3, axes[1], axisc=0), np.cross(pts3, pts3[::-1]))
+
+
+def convex_hull(np):
+    """The convex hull of a point cloud by Andrew's monotone chain (lexsort,
+    2-d cross products of differences in a Python loop), its area by the
+    shoelace formula, and the points inside by half-plane tests."""
+    P = np.asarray(CLOUD[:25])
+    order = np.lexsort((P[:, 1], P[:, 0]))
+    pts = P[order]
+
+    def half(points):
+        chain = []
+        for p in points:
+            while len(chain) >= 2:
+                a, b = chain[-2], chain[-1]
+                if (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) > 0:
+                    break
+                chain.pop()
+            chain.append(p)
+        return chain
+    lower, upper = half(pts), half(pts[::-1])
+    hull = np.asarray(lower[:-1] + upper[:-1])
+    x, y = hull[:, 0], hull[:, 1]
+    area = 0.5 * np.abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    edges = np.roll(hull, -1, axis=0) - hull
+    rel = P[:, None, :] - hull[None, :, :]
+    inside = np.all(edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0] >= -1e-12,
+                    axis=1)
+    return hull, area, np.count_nonzero(inside), order[:5]
+
+
+def rounding_and_quantization(np):
+    """Quantising signals: np.round half to even at several decimals, floor,
+    ceil, trunc, fix and rint, divmod of negatives, a uniform quantiser to
+    uint8 codes and back, np.digitize into level edges, a dithered
+    quantiser, and float16 round trips."""
+    x = np.asarray([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1.25, -1.35, 2.675])
+    sig = np.asarray(SERIES[:16])
+    lo, hi = sig.min(), sig.max()
+    codes = np.round((sig - lo) / (hi - lo) * 255).astype(np.uint8)
+    recon = codes.astype(np.float64) / 255 * (hi - lo) + lo
+    edges = np.linspace(lo, hi, 5)
+    levels = np.digitize(sig, edges[1:-1])
+    dither = np.floor(sig * 4 + np.asarray(UNIFORMS[:16, 0])) / 4
+    q, r = np.divmod(np.asarray([-7, -3, 3, 7]), 3)
+    fq, fr = np.divmod(np.asarray([-7.5, 7.5]), 2.0)
+    h = x.astype(np.float16)
+    return (np.round(x), np.round(x, 1), np.around(x * 100, -1), np.floor(x), np.ceil(x),
+            np.trunc(x), np.fix(x), np.rint(x), q, r, fq, fr, codes, np.abs(recon - sig).max(),
+            levels, dither, h, h.astype(np.float64), np.round(np.asarray([15, 25, -35]), -1),
+            np.fmod(np.asarray([-7, 7]), 3), np.remainder(np.asarray([-7.0, 7.0]), -3))
+
+
+def thomas_and_newton(np):
+    """A tridiagonal solver by the Thomas algorithm (forward sweep in a
+    loop over rows, back substitution) checked against np.linalg.solve, and
+    Newton's method for a 2-d nonlinear system with a finite-difference
+    Jacobian built column by column."""
+    n = 8
+    a = np.full(n, -1.0)
+    b = np.full(n, 2.5) + np.arange(n) * 0.1
+    c = np.full(n, -1.0)
+    d = np.asarray(SERIES[:n])
+    cp, dp = np.zeros(n), np.zeros(n)
+    cp[0], dp[0] = c[0] / b[0], d[0] / b[0]
+    for i in range(1, n):
+        m = b[i] - a[i] * cp[i - 1]
+        cp[i] = c[i] / m
+        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+    xs = np.zeros(n)
+    xs[-1] = dp[-1]
+    for i in range(n - 2, -1, -1):
+        xs[i] = dp[i] - cp[i] * xs[i + 1]
+    A = np.diag(b) + np.diag(a[1:], -1) + np.diag(c[:-1], 1)
+
+    def F(v):
+        return np.asarray([v[0] ** 2 + v[1] ** 2 - 4.0, np.exp(v[0]) + v[1] - 1.0])
+    v = np.asarray([1.0, -1.0])
+    path = [v]
+    for _ in range(8):
+        J = np.empty((2, 2))
+        for j in range(2):
+            e = np.zeros(2)
+            e[j] = 1e-7
+            J[:, j] = (F(v + e) - F(v)) / 1e-7
+        v = v - np.linalg.solve(J, F(v))
+        path.append(v)
+    return xs, np.allclose(A @ xs, d), np.linalg.solve(A, d), v, np.abs(F(v)).max() < 1e-9, \
+        np.asarray(path)[:4]
+
+
+def splits_and_joins(np):
+    """Assembling and taking apart arrays: array_split into uneven parts,
+    hsplit/vsplit/dsplit at indices, stack on a negative axis, dstack,
+    column_stack of 1-d and 2-d, moveaxis with several axes, rollaxis,
+    swapaxes, expand_dims with a tuple, squeeze of one axis, broadcast
+    arrays and shapes, atleast_3d."""
+    v = np.asarray(VOLUME)
+    parts = np.array_split(np.arange(10), 4)
+    h = np.hsplit(v, [1, 3])
+    vs = np.vsplit(v, 3)
+    ds = np.dsplit(v, [2, 2, 6])
+    a, b = np.broadcast_arrays(np.arange(3)[:, None], np.arange(4))
+    return ([p.shape for p in parts], parts[-1], [x.shape for x in h], vs[1][0, 0],
+            [x.shape for x in ds], np.stack([v[0], v[1]], axis=-1).shape,
+            np.dstack([np.arange(3), np.arange(3)]).shape, np.column_stack([np.arange(2),
+                                                                           np.ones((2, 2))]),
+            np.moveaxis(v, [0, 1], [-1, 0]).shape, np.rollaxis(v, 2, 1).shape,
+            np.swapaxes(v, 0, 2)[1, 2], np.expand_dims(np.arange(3), (0, 2)).shape,
+            np.squeeze(np.ones((1, 3, 1)), axis=2).shape, a + b,
+            np.broadcast_shapes((6, 1, 8), (5, 1)), np.atleast_3d(np.arange(3)).shape,
+            np.concatenate([v, v], axis=None).shape, np.vstack([np.arange(3), np.ones(3)]),
+            np.hstack([np.asarray(1.0), np.arange(2.0)]), np.unstack(np.arange(6).reshape(2, 3),
+                                                                    axis=1))
+
+
+def langton(np):
+    """Langton's ant on a small torus and a forest-fire cellular automaton
+    with fixed draws: headings as complex rotations turned into index
+    steps, neighbourhoods by np.roll, states updated with np.select."""
+    grid = np.zeros((11, 11), dtype=np.int8)
+    pos = np.asarray([5, 5])
+    heading = 0
+    steps = np.asarray([[-1, 0], [0, 1], [1, 0], [0, -1]])
+    for _ in range(120):
+        turn = 1 if grid[pos[0], pos[1]] == 0 else -1
+        grid[pos[0], pos[1]] ^= 1
+        heading = (heading + turn) % 4
+        pos = (pos + steps[heading]) % 11
+    state = np.where(np.asarray(UNIFORMS[:64, 0]).reshape(8, 8) < 0.6, 1, 0)
+    state[3, 3] = 2
+    u = np.asarray(UNIFORMS[64:576, 1]).reshape(8, 8, 8)
+    for t in range(8):
+        burning = state == 2
+        near = np.zeros_like(burning)
+        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+            near |= np.roll(burning, (dy, dx), axis=(0, 1))
+        state = np.select([burning, (state == 1) & near, (state == 0) & (u[t] < 0.05)],
+                          [0, 2, 1], default=state)
+    return grid, grid.sum(), pos, heading, state, np.bincount(state.ravel(), minlength=3)
+
 # ---- the programs, by area -------------------------------------------------------------
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.r_["r", ...]
@@ -780,6 +992,17 @@ def test_algorithms_and_simulations():
     _run(dynamic_programs)
     _run(pde_solvers)
     _run(kmeans_pp)
+    _run(thomas_and_newton)
+    _run(langton)
+    _run(convex_hull)
+
+
+def test_tables_geometry_and_numbers():
+    _run(record_columns)
+    _run(nearest_points)
+    _run(rotations)
+    _run(rounding_and_quantization)
+    _run(splits_and_joins)
 
 # ---- what the programs found ---------------------------------------------------------------
 

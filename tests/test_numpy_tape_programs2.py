@@ -306,8 +306,8 @@ def test_tensorsolve_is_recorded():
 
 def test_polynomial_fits_and_features():
     same_as_numpy(lambda y: np.polyfit(np.linspace(0, 1, 6), y, 2), RNG.standard_normal(6))
-    same_as_numpy(lambda c: np.poly1d(c)(np.linspace(0, 1, 4)) + np.polyint(np.polyder(c), k=1.0)[0],
-                  RNG.standard_normal(4))
+    same_as_numpy(lambda c: np.poly1d(c)(np.linspace(0, 1, 4))
+                  + np.polyint(np.polyder(c), k=1.0)[0], RNG.standard_normal(4))
     same_as_numpy(lambda x: np.vander(x, 3) @ np.asarray([1.0, 2.0, 3.0]), RNG.standard_normal(4))
     same_as_numpy(lambda b: np.linalg.lstsq(np.vander(np.linspace(0, 1, 6), 3), b,
                                             rcond=None)[1], RNG.standard_normal(6))
