@@ -1064,3 +1064,25 @@ def test_nan_extremes_honour_initial():
             np.nanmax(np.asarray([1.0, np.nan]), where=np.asarray([True, False]))
     got = tnp.nanmax(tnp.asarray([[numpy.nan, numpy.nan], [1.0, numpy.nan]]), axis=1)
     _same(numpy.asarray([numpy.nan, 1.0]), got, "nanmax all-NaN row, no initial")
+
+
+def out_tuples(np):
+    """NumPy's ufuncs take out= as a one-element tuple (the form NumPy
+    itself hands to __array_ufunc__, and code that forwards ``out`` keeps);
+    the namespace's functions passed the tuple on and raised "argument
+    'out' must be Tensor, not tuple"."""
+    x = np.linspace(0.5, 2.0, 4)
+    y = np.zeros(4)
+    r1 = np.sqrt(x, out=(y,))
+    z = np.zeros((2, 2))
+    np.add(np.ones((2, 2)), np.eye(2), out=(z,))
+    w = np.arange(4.0)
+    np.multiply(w, 2, out=(w,), where=np.asarray([True, False, True, False]))
+    return r1 is y, y, z, w, np.negative(x, out=(np.empty(4),)), np.maximum(x, 1.0, out=(x,))
+
+
+def test_ufunc_out_as_a_one_element_tuple():
+    _run(out_tuples)
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="one entry per ufunc output"):
+            np.sqrt(np.ones(2), out=(np.ones(2), np.ones(2)))
