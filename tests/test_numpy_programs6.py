@@ -1086,3 +1086,49 @@ def test_ufunc_out_as_a_one_element_tuple():
     for np in (numpy, tnp):
         with pytest.raises(ValueError, match="one entry per ufunc output"):
             np.sqrt(np.ones(2), out=(np.ones(2), np.ones(2)))
+
+
+def empty_norms(np):
+    """Norms of empty vectors and matrices, as a batch with an empty
+    feature axis meets them: torchlike's norms refused every order that
+    takes a maximum or a minimum ("cannot compute the inf norm on an empty
+    tensor"). NumPy's maxima of magnitudes start at 0, a negative vector
+    order is inf; the minima raise ValueError (below)."""
+    feats = np.zeros((3, 0))
+    return (np.linalg.norm(feats, axis=1, ord=np.inf), np.linalg.norm(feats, axis=1, ord=-1),
+            np.linalg.norm(feats, axis=1, ord=1, keepdims=True), np.linalg.norm(feats, ord=2),
+            np.linalg.norm(feats, ord=1), np.linalg.norm(feats, ord=-np.inf),
+            np.linalg.norm(feats.T, ord=-1), np.linalg.norm(feats, ord="nuc"),
+            np.linalg.norm(np.zeros((2, 3, 0)), ord=np.inf, axis=(1, 2)),
+            np.linalg.matrix_norm(np.zeros((0, 0)), ord=2),
+            np.linalg.vector_norm(np.zeros(0, dtype=np.float32), ord=np.inf),
+            np.linalg.norm(np.zeros((0, 2), dtype=np.complex128), ord=np.inf),
+            np.linalg.norm(np.zeros((0, 3)), axis=1, ord=np.inf))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on 0 ** -1
+def test_norms_of_empty_arrays_are_numpys():
+    _run(empty_norms)
+    for np in (numpy, tnp):
+        for call in (lambda: np.linalg.norm(np.zeros(0), ord=-np.inf),
+                     lambda: np.linalg.norm(np.zeros((2, 0)), ord=-2),
+                     lambda: np.linalg.norm(np.zeros((2, 0)), ord=-1),
+                     lambda: np.linalg.norm(np.zeros((0, 2)), ord=-np.inf),
+                     lambda: np.linalg.matrix_norm(np.zeros((3, 0)), ord=-1)):
+            with pytest.raises(ValueError, match="zero-size array"):
+                call()
+    x = torchlike.zeros(2, 0, dtype=torchlike.float64, requires_grad=True)
+    r = tnp.linalg.norm(x, ord=2)
+    r.backward()
+    assert r.grad_fn is not None and tuple(x.grad.shape) == (2, 0)
+
+
+def test_mistakes_raise_numpys_exception_classes():
+    """qr's unknown mode leaked the dispatcher's internal Unsupported error;
+    bincount's complex weights raised NotImplementedError (NumPy: TypeError;
+    torchlike's DtypeError is both)."""
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="Unrecognized mode 'bogus'"):
+            np.linalg.qr(np.ones((2, 3)), mode="bogus")
+        with pytest.raises(TypeError):
+            np.bincount(np.asarray([0, 2, 2]), weights=np.asarray([1 + 1j, 2, 3]))

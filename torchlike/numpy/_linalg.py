@@ -318,6 +318,28 @@ def _linalg(name, np_func, least=2, result=None, square=False):
     TABLE[np_func] = impl
 
 
+def _norm_of_nothing(x, ord, axes, keepdims, matrix):
+    """NumPy's norm over axes that hold nothing (a (2, 0) matrix, an empty
+    vector), where torchlike's norms refuse for want of an identity: the
+    orders that take a maximum of magnitudes give 0 (NumPy's reductions
+    start there), a negative vector order inf, and those that take a
+    minimum NumPy's ValueError.  None when the axes hold something."""
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    if math.prod(x.shape[a] for a in axes) != 0:
+        return None
+    # the minimum is over the rows' sums (-inf), the columns' sums (-1) or
+    # the singular values (-2): empty when those are
+    if matrix and (ord == -2 or ord == -np.inf and x.shape[axes[0]] == 0 or
+                   ord == -1 and x.shape[axes[1]] == 0) or not matrix and ord == -np.inf:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+    value = np.inf if not matrix and not isinstance(ord, str) and ord is not None and ord < 0 \
+        else 0.0
+    shape = [1 if d in axes else n for d, n in enumerate(x.shape) if keepdims or d not in axes]
+    real = _C.abs(x) if x.is_complex() else x
+    # the sum of nothing (0) keeps the result on the tape
+    return _C.full(tuple(shape), value, dtype=real.dtype, device=x.device) + real.sum() * 0
+
+
 def _install_linalg():
     import torchlike.linalg as tla
     la = np.linalg
@@ -454,8 +476,8 @@ def _install_linalg():
             h, tau = a._geqrf()
             return h.mT, tau
         if mode not in ("reduced", "complete", "r"):
-            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete', 'r' or "
-                              f"'raw', not {mode!r}")
+            raise ValueError(f"Unrecognized mode '{mode}' (qr takes 'reduced', 'complete', "
+                             f"'r' or 'raw')")
         q, r = tla.qr(a, mode=mode)
         return r if mode == "r" else la._linalg.QRResult(q, r)
     TABLE[la.qr] = qr
@@ -542,11 +564,15 @@ def _install_linalg():
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         x = _linalg_input(x, 0)
         axes = norm_axes(axis, x.ndim)
-        return tla.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims)
+        empty = _norm_of_nothing(x, ord, axes, keepdims, False)
+        return tla.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims) if empty is None \
+            else empty
     TABLE[la.vector_norm] = vector_norm
 
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-        return tla.matrix_norm(_linalg_input(x), ord=ord, keepdim=keepdims)
+        x = _linalg_input(x)
+        empty = _norm_of_nothing(x, ord, (x.ndim - 2, x.ndim - 1), keepdims, True)
+        return tla.matrix_norm(x, ord=ord, keepdim=keepdims) if empty is None else empty
     TABLE[la.matrix_norm] = matrix_norm
 
     def norm(x, ord=None, axis=None, keepdims=False):
@@ -562,11 +588,15 @@ def _install_linalg():
         if len(axes) == 1:
             if isinstance(ord, str):
                 raise ValueError(f"Invalid norm order '{ord}' for vectors")
-            return tla.vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+            empty = _norm_of_nothing(x, ord, axes, keepdims, False)
+            return tla.vector_norm(x, 2 if ord is None else ord, axes, keepdims) \
+                if empty is None else empty
         if len(axes) == 2:
             if ord not in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
                 raise ValueError("Invalid norm order for matrices.")
-            return tla.matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
+            empty = _norm_of_nothing(x, ord, axes, keepdims, True)
+            return tla.matrix_norm(x, "fro" if ord is None else ord, axes, keepdims) \
+                if empty is None else empty
         raise ValueError("Improper number of dimensions to norm.")
     TABLE[la.norm] = norm
 
