@@ -1132,3 +1132,22 @@ def test_mistakes_raise_numpys_exception_classes():
             np.linalg.qr(np.ones((2, 3)), mode="bogus")
         with pytest.raises(TypeError):
             np.bincount(np.asarray([0, 2, 2]), weights=np.asarray([1 + 1j, 2, 3]))
+
+
+def memory_extents(np):
+    """np.lib.array_utils.byte_bounds of tensors (NumPy's reads
+    ``__array_interface__``, which a tensor lacks: AttributeError), as a
+    program checks how far views reach into their base's memory."""
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    lo0, _ = np.lib.array_utils.byte_bounds(a)
+    spans = []
+    for v in (a, a[:, ::2], a[::-1, 1:4], a.T, a[1:2, 3:4], a[:0], a[:0, ::2], a[2:3, 5]):
+        lo, hi = np.lib.array_utils.byte_bounds(v)
+        spans.append((lo - lo0, hi - lo0))
+    back = np.arange(6.0)[::-2]
+    lo, hi = np.lib.array_utils.byte_bounds(back)
+    return spans, hi - lo, np.lib.array_utils.normalize_axis_index(-1, 3)
+
+
+def test_byte_bounds_of_tensors():
+    _run(memory_extents)
