@@ -32,6 +32,9 @@ What they found, and is fixed:
   on the host, refused a tensor that requires grad and a device tensor.
   It is torchlike's now (NumPy's steps; negative ``axes`` are taken,
   where NumPy's ``list.remove`` raises ValueError).
+- ``np.interp(x, xp, fp, left=fp[1], right=...)``: a ``left``/``right``
+  that requires grad went through ``float()``, so its gradient was dropped
+  (and a device tensor was read on the host); it stays on the tape now.
 
 What is refused, by design (each raises naming the call, as the first
 round's docstring says for NumPy code that builds host arrays): ``np.r_``
@@ -205,6 +208,9 @@ def test_interpolation_and_derivatives_on_a_learned_grid():
     same_as_numpy(lambda fp: np.interp(np.asarray([350.0, 10.0, 190.0]),
                                        np.asarray([0.0, 90.0, 180.0, 270.0]), fp, period=360),
                   RNG.standard_normal(4))
+    # left=/right= taken from the learned values (their gradient was dropped)
+    same_as_numpy(lambda fp: np.interp(np.asarray([-1.0, 0.5, 9.0]), np.arange(4.0), fp,
+                                       left=fp[1], right=2 * fp[0]), RNG.standard_normal(4))
 
     def on_grid(y, steps):
         x = np.cumsum(np.abs(steps))
