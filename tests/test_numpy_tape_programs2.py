@@ -32,6 +32,11 @@ What they found, and is fixed:
   on the host, refused a tensor that requires grad and a device tensor.
   It is torchlike's now (NumPy's steps; negative ``axes`` are taken,
   where NumPy's ``list.remove`` raises ValueError).
+- ``np.maximum.at``, ``np.minimum.at`` and ``np.multiply.at`` into a tensor
+  that requires grad (a scatter-max layer, a product over groups) raised
+  "has no torchlike implementation", as on a device; they are scatter
+  reductions that include the target's values now, recorded as
+  ``np.add.at`` is (ties share the gradient, as PyTorch's amax/amin).
 - ``np.interp(x, xp, fp, left=fp[1], right=...)``: a ``left``/``right``
   that requires grad went through ``float()``, so its gradient was dropped
   (and a device tensor was read on the host); it stays on the tape now.
@@ -43,11 +48,13 @@ item; ``torchlike.numpy.r_`` records), NumPy's own
 ``np.lib.stride_tricks.as_strided`` (``torchlike.numpy``'s records),
 ``np.histogram``/``histogram2d``/``histogramdd`` with weights that require
 grad and ``np.polydiv``/``np.roots`` of such coefficients (NumPy's code
-writes them into ``np.zeros``), ``np.maximum.at``/``np.minimum.at`` on a
-tensor that requires grad (only ``np.add.at`` and ``np.subtract.at``
-scatter on the tape), scipy.special's ``softmax``/``log_softmax``/
+writes them into ``np.zeros``), ``np.divide.at`` and the other ufuncs'
+``at`` on a tensor that requires grad (add, subtract, maximum, minimum and
+multiply scatter on the tape), scipy.special's ``softmax``/``log_softmax``/
 ``logsumexp(b=)`` outside SciPy's array-API mode, and ``np.polynomial``'s
-classes and evaluation functions with coefficients that require grad.
+classes and evaluation functions with coefficients that require grad
+(NumPy's classes refuse such an ``x`` too; ``torchlike.numpy.polynomial``'s
+record it, as ``test_namespace_series_classes_are_recorded_in_x`` shows).
 A standard deviation of one value has PyTorch's NaN gradient (as
 tests/golden/numpy_tape.json records for ``std_of_constant``)."""
 import numpy as np
@@ -247,6 +254,24 @@ def test_shape_arrays_are_sizes_on_the_tape():
 
 # ---- ufunc methods, masks, selections ----------------------------------------------------------
 
+def scatter_layer(a, v):
+    """Group maxima, minima and products by ufunc.at into copies: a
+    scatter-max pooling over segment ids, repeated ids included."""
+    seg = np.asarray([0, 2, 2, 1, 0, 2])
+    hi, lo, prod = np.full(3, -10.0) + 0 * a[:3], a[:3] * 1.0, np.ones(3) + 0 * a[:3]
+    np.maximum.at(hi, seg, v)
+    np.minimum.at(lo, seg, v)
+    np.multiply.at(prod, seg, v)
+    grid = np.zeros((2, 3)) + a[:3]
+    np.maximum.at(grid, (np.asarray([0, 1, 1]), np.asarray([2, 0, 0])), v[:3])
+    return np.concatenate([hi, lo, prod, grid.ravel()])
+
+
+def test_scatter_reductions_by_ufunc_at():
+    same_as_numpy(scatter_layer, RNG.standard_normal(3), np.asarray([0.3, -1.2, 2.2, 0.7, 1.5,
+                                                                      -0.4]))
+
+
 def ufunc_layer(a):
     return (np.sum(np.add.reduceat(a, [0, 2, 5])) + np.sum(np.maximum.accumulate(a))
             + np.sum(np.multiply.outer(a[:3], a[3:5]) ** 2)
@@ -319,6 +344,17 @@ def test_polynomial_fits_and_features():
                                             rcond=None)[1], RNG.standard_normal(6))
 
 
+def test_namespace_series_classes_are_recorded_in_x():
+    """torchlike.numpy's Polynomial/Chebyshev called on a tensor that
+    requires grad (NumPy's class call converts with np.asanyarray)."""
+    import torchlike.numpy as tnp
+    p = tnp.polynomial.Chebyshev.fit(np.linspace(0, 2, 7), np.sin(np.linspace(0, 2, 7)), 3)
+    x = RNG.uniform(0, 2, 5)
+    got, _ = same_as_numpy(lambda t: p(t) if isinstance(t, tl.Tensor) else
+                           np.polynomial.Chebyshev(p.coef, p.domain, p.window)(t), x)
+    assert type(got.grad_fn).__name__ != "NoneType"
+
+
 def test_what_numpy_code_cannot_record_is_refused_by_name():
     x = leaf(RNG.standard_normal(4))
     for call, name in ((lambda: np.r_[x, 1.0], None),
@@ -326,7 +362,7 @@ def test_what_numpy_code_cannot_record_is_refused_by_name():
                         "numpy.histogram"),
                        (lambda: np.roots(x), "numpy.roots"),
                        (lambda: np.polydiv(x, [1.0, 2.0]), "numpy.polydiv"),
-                       (lambda: np.maximum.at(x * 1, [0, 1], 1.0), "numpy.maximum.at")):
+                       (lambda: np.divide.at(x * 1, [0, 1], 2.0), "numpy.divide.at")):
         with pytest.raises((TypeError, RuntimeError)) as e:
             call()
         assert name is None or name in str(e.value), str(e.value)

@@ -527,14 +527,18 @@ def _reduceat(ufunc, inputs, kwargs):
 
 # ufunc.at(a, indices, b) for the ufuncs that are an accumulating index_put
 _AT = {"add": 1, "subtract": -1}
+# ... and for those that are a scatter reduction including a's own values
+_REDUCE_AT = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}
 
 
 def _at(ufunc, inputs, kwargs):
     """ufunc.at(a, indices, b) on a tensor ``a``: an unbuffered accumulation
-    (repeated indices add up), recorded as an in-place index_put, so the
-    gradient reaches ``b`` (and ``a``'s history)."""
-    sign = _AT.get(ufunc.__name__)
-    if sign is None or kwargs or len(inputs) != 3 or not isinstance(inputs[0], _C.Tensor):
+    (repeated indices add up, or take their maximum, minimum or product),
+    recorded as an in-place index_put (a copy of the scatter reduction), so
+    the gradient reaches ``b`` (and ``a``'s history)."""
+    sign, reduce = _AT.get(ufunc.__name__), _REDUCE_AT.get(ufunc.__name__)
+    if sign is None and reduce is None or kwargs or len(inputs) != 3 or \
+            not isinstance(inputs[0], _C.Tensor):
         return NotImplemented
     a, indices, b = inputs
     if a.ndim == 0:
@@ -544,6 +548,13 @@ def _at(ufunc, inputs, kwargs):
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
     values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
     values = values.to(a.dtype) if values.dtype != a.dtype else values
+    if reduce is not None:
+        values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
+        # (a copy: the reduction keeps its input for the gradient, and a is written next)
+        flat = a.reshape(-1).clone().scatter_reduce(0, positions.reshape(-1), values, reduce,
+                                                    include_self=True)
+        a.copy_(flat.reshape(tuple(a.shape)))
+        return None
     values = (values if sign > 0 else -values).broadcast_to(tuple(positions.shape))
     rest, coords = positions.reshape(-1), []
     for size in reversed(tuple(a.shape)):
