@@ -1151,3 +1151,26 @@ def memory_extents(np):
 
 def test_byte_bounds_of_tensors():
     _run(memory_extents)
+
+
+def fitted_series(np):
+    """A fitted series evaluated on the program's arrays: the namespace's
+    Polynomial(...)(t) and Chebyshev.fit(...)(t) gave NumPy's ndarrays (the
+    class call converts with np.asanyarray), so a device tensor was refused."""
+    x = np.linspace(0, 4, 9)
+    y = np.exp(-x) * np.cos(x)
+    P, C, H = np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.HermiteE
+    p, c = P.fit(x, y, 3), C.fit(x, y, 4)
+    grid = np.linspace(0, 4, 6).reshape(2, 3)
+    return (p(x), c(grid), P([1, 2, 3])(np.arange(3)), H([0.5, 1.0])(np.asarray(2.0)),
+            np.polynomial.Legendre([1.0, 0.5], domain=[0, 2])(x[::2].astype(np.float32)),
+            (p.deriv() + p)(x), c.convert(kind=P)(x))
+
+
+def test_series_classes_evaluate_tensors():
+    _run(fitted_series)
+    got = fitted_series(tnp)
+    assert all(isinstance(r, torchlike.Tensor) for r in got), [type(r) for r in got]
+    assert issubclass(tnp.polynomial.Polynomial, numpy.polynomial.Polynomial)
+    p = tnp.polynomial.Polynomial.fit(numpy.arange(4.0), numpy.arange(4.0) ** 2, 2)
+    assert isinstance(p(2.5), float) and isinstance(p(numpy.arange(2.0)), numpy.ndarray)
