@@ -37,6 +37,9 @@ What they found, and is fixed:
   "has no torchlike implementation", as on a device; they are scatter
   reductions that include the target's values now, recorded as
   ``np.add.at`` is (ties share the gradient, as PyTorch's amax/amin).
+- ``np.mean(a, axis=0, out=row)`` of a tensor that requires grad failed in
+  backward ("modified by an inplace operation"): the sum was written into
+  ``out``, divided from there and written back over the division's operand.
 - ``np.interp(x, xp, fp, left=fp[1], right=...)``: a ``left``/``right``
   that requires grad went through ``float()``, so its gradient was dropped
   (and a device tensor was read on the host); it stays on the tape now.
@@ -250,6 +253,32 @@ def test_shape_arrays_are_sizes_on_the_tape():
     assert tuple(y.shape) == (1, 3) and y.grad_fn is not None
     with pytest.raises(TypeError):
         x.reshape(np.asarray([3.0, 1.0]))
+
+
+def reductions_into_out(a):
+    """Statistics written into preallocated arrays with out=, as NumPy code
+    fills a results table."""
+    table = tl.zeros(6, 3, dtype=tl.float64)
+    np.mean(a, axis=0, out=table[0])
+    np.sum(a, axis=0, out=table[1])
+    np.max(a, axis=0, out=table[2])
+    np.std(a, axis=0, out=table[3])
+    np.median(a, axis=0, out=table[4])
+    np.quantile(a, 0.3, axis=0, out=table[5])
+    return table
+
+
+def test_reductions_into_out_are_recorded():
+    """np.mean(..., out=) of a tensor that requires grad failed in backward:
+    the sum written into out was divided by the count and written there
+    again, over the operand the division kept."""
+    got, _ = same_as_numpy(lambda a: reductions_into_out(a) if isinstance(a, tl.Tensor) else
+                           np.stack([np.mean(a, axis=0), np.sum(a, axis=0), np.max(a, axis=0),
+                                     np.std(a, axis=0), np.median(a, axis=0),
+                                     np.quantile(a, 0.3, axis=0)]), RNG.standard_normal((4, 3)))
+    same_as_numpy(lambda a: np.mean(a, axis=1, out=tl.zeros(2, dtype=tl.float64)
+                                    if isinstance(a, tl.Tensor) else None),
+                  RNG.standard_normal((2, 3)))
 
 
 # ---- ufunc methods, masks, selections ----------------------------------------------------------

@@ -238,7 +238,10 @@ def _mean_into(a, axes, keep, dtype, mask, out):
     target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
     exact = target.dtype in _EXACT
     count = count.to(target.device)  # an ndarray out of device data: on the host
-    quotient = (target.to(_C.float64) if exact else target) / \
+    # the sum as out holds it, copied: the division keeps its operand for the
+    # gradient, and out is written again below
+    held = target.to(_C.float64) if exact else target.clone()
+    quotient = held / \
         count.to(_C.float64 if exact or target.is_complex() else target.dtype)
     return finish(quotient, out)
 
