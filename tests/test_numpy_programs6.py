@@ -1,4 +1,85 @@
-"""NumPy programs, sixth round (docstring completed below)."""
+"""NumPy programs, sixth round: kinds the first five rounds
+(tests/test_numpy_programs.py ... 5.py) do not cover -- rolling statistics
+over np.lib.stride_tricks (sliding_window_view with axis=, as_strided lag
+matrices), einsum with optimize= (True, 'greedy', 'optimal', a precomputed
+einsum_path) and ellipses, np.linalg over stacks (solve with a broadcast b,
+lstsq's four results, eigenvalues of a stack, multi_dot, negative
+matrix_power, slogdet, cond, pinv), FFT work (rfftn/irfftn with s= and
+axes=, fftshift over chosen axes, convolution by zero-padded transforms,
+norm=, hfft), np.random.Generator patterns (by properties), the
+np.polynomial classes (fit, convert, interpolate, linspace, cutdeg,
+mapparms), binning pipelines (histogram2d/histogramdd with weights, density
+and range, digitize, bin-edge rules), set operations (unique along axes,
+intersect1d with indices, isin kinds, the Array API's unique_*), sorting by
+keys (lexsort, stable argsort, partition with several kth, sort_complex),
+masked writes (putmask, place, copyto(where=, casting=), select, choose,
+compress), nan-functions (quantile methods, all-NaN rows), apply_along_axis/
+apply_over_axes/vectorize(excluded=, otypes=)/frompyfunc with two outputs/
+piecewise, ufunc methods (reduce with where= and initial=, accumulate,
+reduceat, outer, at), np.pad modes (stat_length, reflect_type, callables),
+interp/gradient/trapezoid/diff with coordinates and prepend/append, grids
+and assembly (meshgrid sparse, mgrid with complex steps, ogrid, indices,
+ix_, r_/c_ directives, block), portfolio statistics (cov with fweights and
+aweights, corrcoef, average(returned=), drawdowns), image filters and grey
+morphology by windows, dynamic programming with slice updates, Monte Carlo
+over fixed draws, finite-difference PDE solvers (Crank-Nicolson, upwind,
+Lax-Friedrichs, Jacobi), k-means++ and a silhouette, PCA by SVD, a Kalman
+filter with an RTS smoother, Markov chains by matrix powers, a regression
+report, record-like columns, nearest neighbours, 3-d rotations and
+quaternions, a convex hull, quantisation and rounding, Thomas and Newton
+solvers, splits and joins, Langton's ant and a forest fire -- run once with
+NumPy and once with ``torchlike.numpy``, with round 4's oracle and
+conventions (NumPy for values, dtypes and shapes; programs spelled around
+the differences docs/numpy.md names; random inputs drawn once by NumPy).
+Their NumPy/SciPy layers on the tape are tests/test_numpy_tape_programs2.py.
+
+What they found, each with a program below ("what the programs found"):
+
+- ``np.vectorize`` of a function returning strings raised "no dtype str32":
+  its result became a tensor; strings and objects stay NumPy's arrays now,
+  as frompyfunc's results and Generator.choice's strings do.
+- ``np.linalg.multi_dot`` cast integer chains to float64 (NumPy keeps
+  int64) and raised for a float32 beside a float64 operand: the products
+  promote as dot's now.
+- ``np.nanmax``/``np.nanmin`` with ``initial=``: an all-NaN (or masked out)
+  slice gave NaN where NumPy's fmax.reduce gives the initial value; with
+  ``where=`` the call left for NumPy's own host code.
+- The namespace's ufuncs refused ``out=(y,)``, NumPy's one-element tuple
+  (the form NumPy hands to ``__array_ufunc__``, which forwarding code keeps).
+- Norms over empty axes (a batch with an empty feature axis) raised for
+  every order that takes a maximum or minimum: NumPy gives 0 for the
+  maxima (``ord=inf``, 1, 2), inf for a negative vector order, and
+  ValueError for the minima.
+- ``np.linalg.qr(a, mode="bogus")`` leaked the dispatcher's internal
+  ``Unsupported`` error (NumPy: ValueError); ``np.bincount`` with complex
+  weights raised NotImplementedError (NumPy: TypeError; torchlike's
+  DtypeError is both now).
+- ``np.lib.array_utils.byte_bounds`` of a tensor raised AttributeError
+  (NumPy's reads ``__array_interface__``): it reads the tensor's memory.
+- The namespace's ``Polynomial``/``Chebyshev`` ... classes called on a
+  tensor gave an ndarray (NumPy's call converts with np.asanyarray), so a
+  device tensor, or one that requires grad, was refused: the call maps and
+  evaluates with tensor ops now (the classes are NumPy's, subclassed).
+
+The tape programs found the rest (np.cov with weights that require grad,
+shape methods given an ndarray of sizes on the tape, tensorsolve, interp's
+left/right, maximum/minimum/multiply.at on the tape, mean with out=): see
+that file's docstring.
+
+What differs by design, spelled around here: ``np.unique_values`` (NumPy
+2.4 hashes, so its order is unspecified; the program sorts it);
+``4 * hits / n`` of an integer count is float32 (PyTorch's promotion; the
+program takes ``np.mean`` of the mask); the order of the elements on
+either side of ``np.partition``'s kth, which NumPy leaves unspecified;
+``np.copysign``, ``np.sqrt`` ... of integer arrays are float32 and
+``np.stack`` of float16 with int16 is float16 (the documented promotion);
+``np.nanmax`` of an all-NaN slice gives NaN without NumPy's RuntimeWarning
+(as the other nan-functions: no host read for it).  Left as they are:
+``np.linalg.det``/``inv`` of float16 compute in float32 where NumPy
+refuses the dtype; ``np.linalg.cross`` of 2-vectors computes (NumPy 2
+refuses; ``np.cross`` deprecates them); ``np.fft.fftshift`` of a 0-d
+array returns it (NumPy raises); ``as_strided`` past the end of the memory
+raises where NumPy reads whatever lies there."""
 import numpy
 import pytest
 

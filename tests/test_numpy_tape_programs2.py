@@ -58,7 +58,14 @@ multiply scatter on the tape), scipy.special's ``softmax``/``log_softmax``/
 classes and evaluation functions with coefficients that require grad
 (NumPy's classes refuse such an ``x`` too; ``torchlike.numpy.polynomial``'s
 record it, as ``test_namespace_series_classes_are_recorded_in_x`` shows).
-A standard deviation of one value has PyTorch's NaN gradient (as
+scipy.special's ufuncs torchlike has no op for (``zeta``, ``exp1``,
+``k0``, ``ellipk``, ``owens_t``, ``spence``, ``dawsn``, ``lambertw``,
+``binom``; ``polygamma``, ``multigammaln`` and ``factorial`` convert with
+np.asarray) refuse a tensor that requires grad by name.  A ufunc with
+``out=`` given a tensor that requires grad raises PyTorch's "functions
+with out=... arguments don't support automatic differentiation" (the
+reductions' and np.clip's out= are recorded, as round one tests).  A
+standard deviation of one value has PyTorch's NaN gradient (as
 tests/golden/numpy_tape.json records for ``std_of_constant``)."""
 import numpy as np
 import pytest
