@@ -1030,6 +1030,49 @@ def langton(np):
                           [0, 2, 1], default=state)
     return grid, grid.sum(), pos, heading, state, np.bincount(state.ravel(), minlength=3)
 
+
+def classifier_metrics(np):
+    """A float32 classification pipeline: standardised features, a
+    train/test split by a fixed permutation, logistic regression by
+    gradient descent, a confusion matrix by np.add.at and by bincount of
+    pair codes, precision/recall/F1 with errstate-guarded division, ROC
+    points by argsort and cumsum, AUC by np.trapezoid, log loss with clip."""
+    X = np.asarray(CLOUD[:40]).astype(np.float32)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0.2).astype(np.int64)
+    yf = y.astype(np.float32)
+    X = (X - X.mean(axis=0, keepdims=True)) / X.std(axis=0, keepdims=True)
+    perm = np.asarray(numpy.random.default_rng(3).permutation(40))
+    tr, te = perm[:30], perm[30:]
+    w = np.zeros(2, dtype=np.float32)
+    b = np.float32(0.0)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(X[tr] @ w + b)))
+        g = p - yf[tr]
+        w = w - np.float32(0.5) * (X[tr].T @ g) / len(tr)
+        b = b - np.float32(0.5) * np.mean(g)
+    score = 1 / (1 + np.exp(-(X @ w + b)))
+    pred = (score > 0.5).astype(np.int64)
+    cm = np.zeros((2, 2), dtype=np.int64)
+    np.add.at(cm, (y, pred), 1)
+    cm2 = np.bincount(2 * y + pred, minlength=4).reshape(2, 2)
+    tp, fp, fn = cm[1, 1], cm[0, 1], cm[1, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.divide(tp, tp + fp, dtype=np.float64)
+        recall = np.divide(tp, tp + fn, dtype=np.float64)
+    f1 = 2 * precision * recall / (precision + recall)
+    order = np.argsort(-score, kind="stable")
+    tps = np.cumsum(y[order])
+    fps = np.cumsum(1 - y[order])
+    tpr = np.concatenate([[0.0], tps / tps[-1]])
+    fpr = np.concatenate([[0.0], fps / fps[-1]])
+    eps = np.float32(1e-7)
+    s = np.clip(score, eps, 1 - eps)
+    loss = -np.mean(yf * np.log(s) + (1 - yf) * np.log(1 - s))
+    onehot = np.eye(2, dtype=np.float32)[y]
+    return (w, b, pred, cm, np.array_equal(cm, cm2), precision, recall, f1,
+            np.trapezoid(tpr, fpr), loss, onehot.sum(axis=0), np.mean(pred[te] == y[te]),
+            X.dtype == np.float32, score.dtype == np.float32)
+
 # ---- the programs, by area -------------------------------------------------------------
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's, on np.r_["r", ...]
@@ -1054,6 +1097,7 @@ def test_linear_algebra_and_transforms():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on the all-NaN row
 def test_statistics_sets_and_sorting():
+    _run(classifier_metrics)
     _run(histogram_pipelines)
     _run(set_operations)
     _run(sorting_keys)
