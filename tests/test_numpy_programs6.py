@@ -53,7 +53,9 @@ What they found, each with a program below ("what the programs found"):
 - ``np.linalg.qr(a, mode="bogus")`` leaked the dispatcher's internal
   ``Unsupported`` error (NumPy: ValueError); ``np.bincount`` with complex
   weights raised NotImplementedError (NumPy: TypeError; torchlike's
-  DtypeError is both now).
+  DtypeError is both now); ``ufunc.accumulate``/``reduceat`` along a
+  missing axis raised IndexError (NumPy: AxisError) and accumulated a 0-d
+  array (NumPy: TypeError).
 - ``np.lib.array_utils.byte_bounds`` of a tensor raised AttributeError
   (NumPy's reads ``__array_interface__``): it reads the tensor's memory.
 - The namespace's ``Polynomial``/``Chebyshev`` ... classes called on a
@@ -1251,10 +1253,23 @@ def test_norms_of_empty_arrays_are_numpys():
 def test_mistakes_raise_numpys_exception_classes():
     """qr's unknown mode leaked the dispatcher's internal Unsupported error;
     bincount's complex weights raised NotImplementedError (NumPy: TypeError;
-    torchlike's DtypeError is both)."""
+    torchlike's DtypeError is both); ufunc.accumulate and reduceat along a
+    missing axis raised a plain IndexError (NumPy: AxisError, which is also
+    a ValueError), and of a 0-d array accumulate returned it (add) or raised
+    ValueError (maximum) where NumPy raises TypeError."""
     for np in (numpy, tnp):
         with pytest.raises(ValueError, match="Unrecognized mode 'bogus'"):
             np.linalg.qr(np.ones((2, 3)), mode="bogus")
+        for call in (lambda: np.add.accumulate(np.ones(3), axis=1),
+                     lambda: np.maximum.accumulate(np.ones((2, 3)), axis=-3),
+                     lambda: np.add.reduceat(np.ones(3), [0], axis=1)):
+            with pytest.raises(np.exceptions.AxisError):   # a ValueError and an IndexError
+                call()
+        for call in (lambda: np.add.accumulate(np.asarray(3.0)),
+                     lambda: np.maximum.accumulate(np.asarray(3.0)),
+                     lambda: np.add.reduceat(np.asarray(3.0), [0])):
+            with pytest.raises(TypeError, match="on a scalar"):
+                call()
         with pytest.raises(TypeError):
             np.bincount(np.asarray([0, 2, 2]), weights=np.asarray([1 + 1j, 2, 3]))
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
-                              np_dtype, refuse_host_out, tl_dtype)
+                              norm_axis, np_dtype, refuse_host_out, tl_dtype)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -470,13 +470,13 @@ def _reduce(ufunc, method, inputs, kwargs):
             not _is_default(kwargs):
         return NotImplemented
     x = as_tensor(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
+    if x.ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    # NumPy's AxisError, not the scan's IndexError
+    x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
         if dtype is not None or not x.is_floating_point() and ufunc.__name__[:3] == "log":
             return NotImplemented
-        if x.ndim == 0:
-            raise ValueError("zero-dimensional arrays cannot be accumulated")
         result = _OP_SCANS[ufunc.__name__](x, axis)
     else:
         fn = getattr(_C, name)
@@ -498,10 +498,9 @@ def _reduceat(ufunc, inputs, kwargs):
     if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis"}:
         return NotImplemented
     x = as_tensor(inputs[0])
-    axis = kwargs.get("axis", 0)
     if x.ndim == 0:
-        return NotImplemented
-    axis = axis + x.ndim if -x.ndim <= axis < 0 else axis
+        raise TypeError("cannot reduceat on a scalar")
+    axis = norm_axis(kwargs.get("axis", 0), x.ndim)
     indices = [int(i) for i in np.asarray(inputs[1].detach().cpu() if isinstance(
         inputs[1], _C.Tensor) else inputs[1]).reshape(-1)]
     n = x.shape[axis]
