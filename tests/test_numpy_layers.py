@@ -75,8 +75,8 @@ def test_ufunc_at_into_an_ndarray_with_grad_values_raises():
     x = leaf([1.0, 2.0, 3.0])
     with pytest.raises(RuntimeError, match=r"numpy\.add\.at writes into a NumPy array"):
         np.add.at(np.zeros(4), np.array([0, 1, 0]), x)
-    with pytest.raises(TypeError, match=r"numpy\.multiply\.at has no torchlike implementation"):
-        np.multiply.at(tl.ones(4, dtype=tl.float64), np.array([0, 1, 0]), x)
+    with pytest.raises(TypeError, match=r"numpy\.divide\.at has no torchlike implementation"):
+        np.divide.at(tl.ones(4, dtype=tl.float64), np.array([0, 1, 0]), x)
 
 
 # ---- reductions with where= and initial= (masked layers) ------------------------------------------

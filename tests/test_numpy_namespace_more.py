@@ -458,7 +458,12 @@ def test_polynomial_evaluation_takes_tensors():
     assert isinstance(got, tl.Tensor) and got.device == DEFAULT
     numpy.testing.assert_allclose(host(got), numpy.poly1d(c)(x))
     numpy.testing.assert_allclose(host(np.polyval(c, np.asarray(x))), numpy.polyval(c, x))
-    assert np.poly1d is numpy.poly1d and np.polynomial.Polynomial is numpy.polynomial.Polynomial
+    assert np.poly1d is numpy.poly1d
+    # the series classes are NumPy's, called on tensors as on ndarrays
+    assert issubclass(np.polynomial.Polynomial, numpy.polynomial.Polynomial)
+    got = np.polynomial.Polynomial(c[::-1])(np.asarray(x))
+    assert isinstance(got, tl.Tensor) and got.device == DEFAULT
+    numpy.testing.assert_allclose(host(got), numpy.polynomial.Polynomial(c[::-1])(x))
     assert np.polynomial.chebyshev.chebfit is numpy.polynomial.chebyshev.chebfit
 
 

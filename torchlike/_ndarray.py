@@ -134,6 +134,8 @@ _override("repeat", lambda self, repeats, axis=None: _numpy_ns().repeat(self, re
 def _set_shape(self, shape):
     """``a.shape = (2, 3)``: NumPy's in-place reshape, which changes the view
     itself and never copies (Tensor.shape's setter, in C, calls this)."""
+    if getattr(shape, "ndim", None) == 1:  # an array of sizes (np.gradient's own code)
+        shape = shape.tolist()
     shape = (shape,) if not isinstance(shape, (tuple, list, _C.Size)) else tuple(shape)
     try:
         shape = tuple(int(s) for s in shape)

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
-                              np_dtype, refuse_host_out, tl_dtype)
+                              norm_axis, np_dtype, refuse_host_out, tl_dtype)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -470,13 +470,13 @@ def _reduce(ufunc, method, inputs, kwargs):
             not _is_default(kwargs):
         return NotImplemented
     x = as_tensor(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
+    if x.ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    # NumPy's AxisError, not the scan's IndexError
+    x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
         if dtype is not None or not x.is_floating_point() and ufunc.__name__[:3] == "log":
             return NotImplemented
-        if x.ndim == 0:
-            raise ValueError("zero-dimensional arrays cannot be accumulated")
         result = _OP_SCANS[ufunc.__name__](x, axis)
     else:
         fn = getattr(_C, name)
@@ -498,10 +498,9 @@ def _reduceat(ufunc, inputs, kwargs):
     if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis"}:
         return NotImplemented
     x = as_tensor(inputs[0])
-    axis = kwargs.get("axis", 0)
     if x.ndim == 0:
-        return NotImplemented
-    axis = axis + x.ndim if -x.ndim <= axis < 0 else axis
+        raise TypeError("cannot reduceat on a scalar")
+    axis = norm_axis(kwargs.get("axis", 0), x.ndim)
     indices = [int(i) for i in np.asarray(inputs[1].detach().cpu() if isinstance(
         inputs[1], _C.Tensor) else inputs[1]).reshape(-1)]
     n = x.shape[axis]
@@ -527,14 +526,18 @@ def _reduceat(ufunc, inputs, kwargs):
 
 # ufunc.at(a, indices, b) for the ufuncs that are an accumulating index_put
 _AT = {"add": 1, "subtract": -1}
+# ... and for those that are a scatter reduction including a's own values
+_REDUCE_AT = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}
 
 
 def _at(ufunc, inputs, kwargs):
     """ufunc.at(a, indices, b) on a tensor ``a``: an unbuffered accumulation
-    (repeated indices add up), recorded as an in-place index_put, so the
-    gradient reaches ``b`` (and ``a``'s history)."""
-    sign = _AT.get(ufunc.__name__)
-    if sign is None or kwargs or len(inputs) != 3 or not isinstance(inputs[0], _C.Tensor):
+    (repeated indices add up, or take their maximum, minimum or product),
+    recorded as an in-place index_put (a copy of the scatter reduction), so
+    the gradient reaches ``b`` (and ``a``'s history)."""
+    sign, reduce = _AT.get(ufunc.__name__), _REDUCE_AT.get(ufunc.__name__)
+    if sign is None and reduce is None or kwargs or len(inputs) != 3 or \
+            not isinstance(inputs[0], _C.Tensor):
         return NotImplemented
     a, indices, b = inputs
     if a.ndim == 0:
@@ -544,6 +547,13 @@ def _at(ufunc, inputs, kwargs):
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
     values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
     values = values.to(a.dtype) if values.dtype != a.dtype else values
+    if reduce is not None:
+        values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
+        # (a copy: the reduction keeps its input for the gradient, and a is written next)
+        flat = a.reshape(-1).clone().scatter_reduce(0, positions.reshape(-1), values, reduce,
+                                                    include_self=True)
+        a.copy_(flat.reshape(tuple(a.shape)))
+        return None
     values = (values if sign > 0 else -values).broadcast_to(tuple(positions.shape))
     rest, coords = positions.reshape(-1), []
     for size in reversed(tuple(a.shape)):

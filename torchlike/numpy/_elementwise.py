@@ -666,6 +666,10 @@ def _with_ufunc_keywords(fn, ufunc):
             if any(o is not None for o in outs):
                 outs = outs + (None,) * (ufunc.nout - len(outs))
                 kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
+        if ufunc.nout == 1 and isinstance(kwargs.get("out"), tuple):  # NumPy's out=(y,)
+            if len(kwargs["out"]) != 1:
+                raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+            kwargs = dict(kwargs, out=kwargs["out"][0])
         if kwargs.get("dtype") is not None and len(args) == ufunc.nin and \
                 not _check_ufunc_dtype(ufunc, args, kwargs["dtype"],
                                        kwargs.get("casting", "same_kind")):

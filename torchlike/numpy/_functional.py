@@ -3,7 +3,9 @@
 
 Both call Python once per element, so the elements are on the host whatever
 the device: the inputs are copied there once (NumPy's own machinery runs on
-the copies) and ``vectorize``'s results go back to the inputs' device.  A
+the copies) and ``vectorize``'s numeric results go back to the inputs'
+device (strings and other objects stay NumPy's arrays, as ``frompyfunc``'s
+and ``Generator.choice``'s do: torchlike has no such dtypes).  A
 tensor that requires grad is refused (the Python function sees NumPy scalars,
 so no gradient could be recorded); ``broadcast``'s shape, size and ndim need
 no copy."""
@@ -43,8 +45,16 @@ class vectorize(np.vectorize):
                   for k, v in kwargs.items()}
         result = super()._call_as_normal(*args, **kwargs)
         if isinstance(result, tuple):
-            return tuple(asarray(r, device=device) for r in result)
-        return asarray(result, device=device)
+            return tuple(_result(r, device) for r in result)
+        return _result(result, device)
+
+
+def _result(r, device):
+    """One of vectorize's results: a tensor of numbers, or NumPy's array of
+    strings or objects as it is."""
+    if isinstance(r, np.ndarray) and r.dtype.kind not in "biufc":
+        return r
+    return asarray(r, device=device)
 
 
 class broadcast:

@@ -1,6 +1,7 @@
 """NumPy linear algebra over tensors: dot, vdot, inner, outer, matmul,
 tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
+import math
 import operator
 import sys
 
@@ -317,6 +318,28 @@ def _linalg(name, np_func, least=2, result=None, square=False):
     TABLE[np_func] = impl
 
 
+def _norm_of_nothing(x, ord, axes, keepdims, matrix):
+    """NumPy's norm over axes that hold nothing (a (2, 0) matrix, an empty
+    vector), where torchlike's norms refuse for want of an identity: the
+    orders that take a maximum of magnitudes give 0 (NumPy's reductions
+    start there), a negative vector order inf, and those that take a
+    minimum NumPy's ValueError.  None when the axes hold something."""
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    if math.prod(x.shape[a] for a in axes) != 0:
+        return None
+    # the minimum is over the rows' sums (-inf), the columns' sums (-1) or
+    # the singular values (-2): empty when those are
+    if matrix and (ord == -2 or ord == -np.inf and x.shape[axes[0]] == 0 or
+                   ord == -1 and x.shape[axes[1]] == 0) or not matrix and ord == -np.inf:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+    value = np.inf if not matrix and not isinstance(ord, str) and ord is not None and ord < 0 \
+        else 0.0
+    shape = [1 if d in axes else n for d, n in enumerate(x.shape) if keepdims or d not in axes]
+    real = _C.abs(x) if x.is_complex() else x
+    # the sum of nothing (0) keeps the result on the tape
+    return _C.full(tuple(shape), value, dtype=real.dtype, device=x.device) + real.sum() * 0
+
+
 def _install_linalg():
     import torchlike.linalg as tla
     la = np.linalg
@@ -388,6 +411,22 @@ def _install_linalg():
                          b.expand(batch + tuple(b.shape[-2:])))
     TABLE[la.solve] = solve
 
+    def tensorsolve(a, b, axes=None):
+        """NumPy's steps on tensors (its own code wraps the result with
+        ``a.__array_wrap__``, which a tensor lacks, so it never ran on one):
+        ``axes`` moved to the end, the square system solved flat."""
+        a, b = as_tensor(a), as_tensor(b)
+        if axes is not None:
+            rest = [k for k in range(a.ndim) if k not in [norm_axis(j, a.ndim) for j in axes]]
+            a = a.permute(*rest, *[norm_axis(j, a.ndim) for j in axes])
+        shape = tuple(a.shape[b.ndim:])
+        size = math.prod(shape)
+        if a.numel() != size ** 2:
+            raise np.linalg.LinAlgError("Input arrays must satisfy the requirement "
+                                        "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+        return solve(a.reshape(size, size), b.reshape(-1)).reshape(shape)
+    TABLE[la.tensorsolve] = tensorsolve
+
     # NumPy reads one triangle of the matrix and ignores the other, so the
     # other gets no gradient: the matrix is rebuilt from the triangle read
     # (recorded), then decomposed.  torchlike.linalg.eigh keeps PyTorch's
@@ -437,8 +476,8 @@ def _install_linalg():
             h, tau = a._geqrf()
             return h.mT, tau
         if mode not in ("reduced", "complete", "r"):
-            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete', 'r' or "
-                              f"'raw', not {mode!r}")
+            raise ValueError(f"Unrecognized mode '{mode}' (qr takes 'reduced', 'complete', "
+                             f"'r' or 'raw')")
         q, r = tla.qr(a, mode=mode)
         return r if mode == "r" else la._linalg.QRResult(q, r)
     TABLE[la.qr] = qr
@@ -515,19 +554,25 @@ def _install_linalg():
     TABLE[la.cond] = cond
 
     def multi_dot(arrays, *, out=None):
+        """NumPy's: a chain of dot products, so the dtypes promote as dot's
+        (integers stay integers) rather than all having to agree."""
         with value_errors("multi_dot"):
-            result = tla.multi_dot([_linalg_input(a, 1) for a in arrays])
+            result = tla.multi_dot(promote(*[as_tensor(a) for a in arrays]))
         return finish(result, out)
     TABLE[la.multi_dot] = multi_dot
 
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         x = _linalg_input(x, 0)
         axes = norm_axes(axis, x.ndim)
-        return tla.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims)
+        empty = _norm_of_nothing(x, ord, axes, keepdims, False)
+        return tla.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims) if empty is None \
+            else empty
     TABLE[la.vector_norm] = vector_norm
 
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-        return tla.matrix_norm(_linalg_input(x), ord=ord, keepdim=keepdims)
+        x = _linalg_input(x)
+        empty = _norm_of_nothing(x, ord, (x.ndim - 2, x.ndim - 1), keepdims, True)
+        return tla.matrix_norm(x, ord=ord, keepdim=keepdims) if empty is None else empty
     TABLE[la.matrix_norm] = matrix_norm
 
     def norm(x, ord=None, axis=None, keepdims=False):
@@ -543,11 +588,15 @@ def _install_linalg():
         if len(axes) == 1:
             if isinstance(ord, str):
                 raise ValueError(f"Invalid norm order '{ord}' for vectors")
-            return tla.vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+            empty = _norm_of_nothing(x, ord, axes, keepdims, False)
+            return tla.vector_norm(x, 2 if ord is None else ord, axes, keepdims) \
+                if empty is None else empty
         if len(axes) == 2:
             if ord not in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
                 raise ValueError("Invalid norm order for matrices.")
-            return tla.matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
+            empty = _norm_of_nothing(x, ord, axes, keepdims, True)
+            return tla.matrix_norm(x, "fro" if ord is None else ord, axes, keepdims) \
+                if empty is None else empty
         raise ValueError("Improper number of dimensions to norm.")
     TABLE[la.norm] = norm
 

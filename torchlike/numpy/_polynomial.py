@@ -8,7 +8,9 @@ with a tensor ``x`` they broadcast instead, so ``polyvalfromroots(x, r)`` of
 a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
 a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
 function runs with ``tensor=False`` (the same result for a reshaped ``c``).
-Everything else (the classes, fitting, arithmetic) is NumPy's own object."""
+The series classes are NumPy's, called on a tensor as on an ndarray (a
+tensor result, on the tape); everything else (fitting, arithmetic) is
+NumPy's own object."""
 import inspect
 import sys
 import types
@@ -85,12 +87,37 @@ class _View(types.ModuleType):
         return sorted(set(dir(self._source)) | set(self.__dict__))
 
 
+def _series_class(base):
+    """NumPy's series class ``base`` whose call takes a tensor as NumPy's
+    takes an ndarray: NumPy's maps the domain with np.asanyarray, so p(t)
+    gave an ndarray, refused a tensor that requires grad and a device
+    tensor.  The tensor is mapped with tensor ops (in NumPy's result dtype)
+    and evaluated by the recorded evaluation function; anything else is
+    NumPy's call."""
+    evaluate = _evaluation(base._val)
+
+    def __call__(self, arg):
+        if not isinstance(arg, Tensor):
+            return base.__call__(self, arg)
+        from .._array_function import np_dtype, tl_dtype
+        want = tl_dtype(np.result_type(np_dtype(arg.dtype), self.coef.dtype))
+        off, scl = self.mapparms()
+        return evaluate(off + scl * arg.to(want), self.coef)
+    return type(base.__name__, (base,), {"__call__": __call__, "__doc__": base.__doc__,
+                                         "__module__": "torchlike.numpy.polynomial"})
+
+
 polynomial = _View("torchlike.numpy.polynomial", np.polynomial)
+_CLASSES = {"polynomial": "Polynomial", "chebyshev": "Chebyshev", "legendre": "Legendre",
+            "laguerre": "Laguerre", "hermite": "Hermite", "hermite_e": "HermiteE"}
 for _sub, _names in _EVALUATIONS.items():
     _module = _View(f"torchlike.numpy.polynomial.{_sub}", getattr(np.polynomial, _sub))
     for _name in _names:
         setattr(_module, _name, _evaluation(getattr(_module._source, _name)))
+    _cls = _series_class(getattr(_module._source, _CLASSES[_sub]))
+    setattr(_module, _cls.__name__, _cls)
+    setattr(polynomial, _cls.__name__, _cls)
     setattr(polynomial, _sub, _module)
     sys.modules[_module.__name__] = _module  # import torchlike.numpy.polynomial.chebyshev
 sys.modules[polynomial.__name__] = polynomial
-del _sub, _names, _module, _name
+del _sub, _names, _module, _name, _cls

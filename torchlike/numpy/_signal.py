@@ -102,6 +102,18 @@ def _poly_coefficients(c):
 
 # ---- interp --------------------------------------------------------------------------------------
 
+def _end_value(value, default, x):
+    """interp's left= or right=: a number, or one value of a tensor (kept on
+    the tape: fp[1] as ``left`` gets its gradient)."""
+    if value is None:
+        return default
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return value.reshape(()).to(device=x.device, dtype=_C.float64)
+    return _C.tensor(float(value), dtype=_C.float64, device=x.device)
+
+
 @implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     """The piecewise-linear interpolant through (xp, fp) at x, float64 as
@@ -134,9 +146,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if xp.shape[0] == 0:
         raise ValueError("array of sample points is empty")
     n = xp.shape[0]
-    below = fp[0] if left is None else _C.tensor(float(left), dtype=_C.float64, device=x.device)
-    above = fp[-1] if right is None else _C.tensor(float(right), dtype=_C.float64,
-                                                   device=x.device)
+    below, above = _end_value(left, fp[0], x), _end_value(right, fp[-1], x)
     if n == 1:
         inside = fp[0].expand(tuple(x.shape))
     else:

@@ -6,6 +6,7 @@ NumPy's arguments (``axis=``, ``keepdims=``, ``dtype=``, ``out=``, ``ddof=``)
 are translated to torchlike's; integer sums accumulate in int64 as in NumPy."""
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -237,7 +238,10 @@ def _mean_into(a, axes, keep, dtype, mask, out):
     target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
     exact = target.dtype in _EXACT
     count = count.to(target.device)  # an ndarray out of device data: on the host
-    quotient = (target.to(_C.float64) if exact else target) / \
+    # the sum as out holds it, copied: the division keeps its operand for the
+    # gradient, and out is written again below
+    held = target.to(_C.float64) if exact else target.clone()
+    quotient = held / \
         count.to(_C.float64 if exact or target.is_complex() else target.dtype)
     return finish(quotient, out)
 
@@ -578,12 +582,16 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _nan_extreme(name, fill):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
-        refuse(where=where)  # the all-NaN test below would count masked-out NaNs
         a = as_tensor(a)
         if not (a.is_floating_point() or a.is_complex()):
             return TABLE[getattr(np, name)](a, axis, out, keepdims, initial, where)
+        # NumPy's is fmax/fmin.reduce: a where= mask needs initial= (the
+        # reduction below raises NumPy's ValueError without it), and with
+        # initial= an all-NaN (or all masked) slice gives initial, not NaN
         result = TABLE[getattr(np, name)](_nan_to(a, fill), axis, None, keepdims, initial,
                                            where)
+        if initial is not NoValue:
+            return finish(result, out)
         all_nan = TABLE[np.all](_C.isnan(a), axis, keepdims=keepdims)
         return finish(_C.where(all_nan, _C.full((), float("nan"), dtype=a.dtype,
                                                 device=a.device), result), out)
@@ -900,6 +908,86 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
         avg = _C.sum(a * w, axes, keepdim=keep) / scl
         scl = _C.broadcast_to(scl, tuple(avg.shape)).clone()
     return (avg, scl) if returned else avg
+
+
+def _cov_weights(weights, name, n, integral=False):
+    """cov's fweights or aweights as float64, with NumPy's checks (and its
+    exception classes)."""
+    w = as_tensor(weights).to(_C.float64)
+    if integral and not builtins.bool((w == _C.round(w)).all().item()):
+        raise TypeError("fweights must be integer")
+    if w.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if w.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    if builtins.bool((w < 0).any().item()):
+        raise ValueError(f"{name} cannot be negative")
+    return w
+
+
+@implements(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """NumPy's covariance, step by step as its own code but without its
+    writes (``X -= avg``, ``c *= 1 / fact``, ``w *= aweights``): average()
+    keeps X for the tape when the weights require grad, so the write failed
+    in backward, and NumPy's ``w *= aweights`` overwrites the caller's
+    float64 fweights."""
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    m = as_tensor(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    parts = [m]
+    if y is not None:
+        y = as_tensor(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        parts.append(y)
+    dtype = tl_dtype(dtype) if dtype is not None else \
+        tl_dtype(np.result_type(*[np_dtype(p.dtype) for p in parts], np.float64))
+
+    def rows(a):  # NumPy's array(a, ndmin=2, dtype=dtype)
+        return a.to(dtype).reshape((1,) * (2 - a.ndim) + tuple(a.shape))
+
+    X = rows(m)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return _C.zeros((0, 0), dtype=_C.float64, device=m.device)
+    if y is not None:
+        Y = rows(y)
+        X = _C.cat([X, Y if rowvar or Y.shape[0] == 1 else Y.T], 0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = _cov_weights(fweights, "fweights", X.shape[1], integral=True)
+    if aweights is not None:
+        aweights = _cov_weights(aweights, "aweights", X.shape[1])
+        w = aweights if w is None else w * aweights
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        fact = X.shape[1] - ddof
+    elif ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * _C.sum(w * aweights) / w_sum
+    # (complex data average complex weights: NumPy orders by the real part first)
+    if builtins.bool((fact.real if isinstance(fact, Tensor) and fact.is_complex() else fact)
+                     <= 0):
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = fact * 0 if isinstance(fact, Tensor) else 0.0
+    X = X - avg[:, None]
+    X_T = X.T if w is None else (X * w).T
+    X, X_T = promote(X, X_T)
+    c = _C.matmul(X, X_T.conj() if X_T.is_complex() else X_T)
+    scale = 1 / fact if isinstance(fact, Tensor) else \
+        (1 / fact if fact else float("inf"))
+    return (c * scale).squeeze()
 
 
 @implements(np.corrcoef)

@@ -50,8 +50,8 @@ vector_norm = TABLE[np.linalg.vector_norm]
 
 
 def _through_numpy(name):
-    """NumPy's own Python implementation, run on tensors (tensorinv and
-    tensorsolve are written on top of functions above)."""
+    """NumPy's own Python implementation, run on tensors (tensorinv is
+    written on top of functions above)."""
     np_func = getattr(np.linalg, name)
 
     def fn(*args, **kwargs):
@@ -63,4 +63,4 @@ def _through_numpy(name):
 
 
 tensorinv = _through_numpy("tensorinv")
-tensorsolve = _through_numpy("tensorsolve")
+tensorsolve = TABLE[np.linalg.tensorsolve]

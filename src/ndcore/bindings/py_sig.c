@@ -89,6 +89,15 @@ static PyObject *norm_int_list(PyObject *o, bool nested)
   }
   if (PyList_Check(o) || PyTuple_Check(o))
     return norm_items(o, nested);
+  /* a 1-d ndarray or another sized sequence (NumPy's own code reshapes by
+   * np.ones(n, dtype=int)); an ndarray has __index__ too, which only its
+   * 0-d form takes, so ask for a length first */
+  if (!tl_py_is_tensor(o) && !PyLong_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+      PySequence_Check(o)) {
+    if (PySequence_Size(o) >= 0)
+      return norm_items(o, nested);
+    PyErr_Clear();
+  }
   return norm_int(o);
 }
 

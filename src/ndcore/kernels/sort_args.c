@@ -297,7 +297,8 @@ tl_status tl_bincount_check(const tl_tensor *in, const tl_tensor *weights, int64
                         tl_shape_str(s1, sizeof s1, in->ndim, in->shape),
                         tl_shape_str(s2, sizeof s2, weights->ndim, weights->shape));
   if (weights && tl_dtype_is_complex(weights->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "bincount(): complex weights are not supported");
+    return tl_error_set(TL_ERR_DTYPE, "bincount(): complex weights (%s) are not supported",
+                        tl_dtype_names[weights->dtype]);
   *od = !weights ? TL_DTYPE_I64 : weights->dtype == TL_DTYPE_F32 ? TL_DTYPE_F32 : TL_DTYPE_F64;
   return TL_OK;
 }

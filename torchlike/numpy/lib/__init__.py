@@ -1,8 +1,9 @@
-"""``torchlike.numpy.lib``: ``stride_tricks`` on tensors; any other name is
-NumPy's own ``numpy.lib`` member (``np.lib.format``, ``np.lib.scimath`` ...)."""
+"""``torchlike.numpy.lib``: ``stride_tricks`` and ``array_utils`` on tensors;
+any other name is NumPy's own ``numpy.lib`` member (``np.lib.format``,
+``np.lib.scimath`` ...)."""
 import numpy as _np
 
-from . import stride_tricks  # noqa: F401
+from . import array_utils, stride_tricks  # noqa: F401
 
 
 def __getattr__(name):
