@@ -1,0 +1,88 @@
+"""What FX graph mode quantization recognises (the x86 / fbgemm
+BackendConfig's static int8 patterns, PyTorch's defaults): how each node
+of a traced model is quantized.  Kinds:
+
+    module      a module with a quantized counterpart (Linear, Conv, the
+                fused modules, norms, activations): its input and output
+                observed, convert swaps in ``mapping[type].from_float``
+    linear      F.linear (optionally followed by a relu): input, weight and
+                output observed; convert calls quantized::linear(_relu)
+                with a packed weight
+    binary      a + b, a * b of two tensors (optionally then a relu):
+                quantized::add / add_relu / mul / mul_relu
+    share       ops that keep their input's qparams (pooling, relu, flatten,
+                cat, views): their output observer is their input's
+    reuse       ops whose qconfig is ReuseInputObserver (reshape): no
+                observer, they run on whatever comes in
+Everything else stays float; convert dequantizes its quantized inputs."""
+import operator
+
+import torchlike as _t  # the functions as models call them (torch.relu, torch.cat)
+from ....nn import functional as F
+from ....nn.modules import activation as _act, pooling as _pool
+from ....nn.modules.dropout import Dropout
+from ....nn.modules.linear import Identity
+from ...nn import intrinsic as nni
+from ...nn import qat as nnqat
+
+RELU_FUNCTIONS = (F.relu, _t.relu)
+BINARY = {operator.add: "add", _t.add: "add", operator.mul: "mul", _t.mul: "mul"}
+SHARE_MODULES = (_pool.AdaptiveAvgPool1d, _pool.AdaptiveAvgPool2d, _pool.AvgPool1d,
+                 _pool.AvgPool2d, _pool.MaxPool1d, _pool.MaxPool2d, _act.ReLU, _act.ReLU6,
+                 _act.Hardtanh, Identity, Dropout)
+SHARE_FUNCTIONS = (F.relu, _t.relu, F.relu6, F.hardtanh, F.max_pool1d, F.max_pool2d,
+                   F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.avg_pool1d, F.avg_pool2d,
+                   _t.flatten, _t.mean, _t.transpose, _t.squeeze, _t.unsqueeze, _t.cat,
+                   _t.clamp)
+SHARE_METHODS = ("view", "permute", "transpose", "squeeze", "unsqueeze", "contiguous",
+                 "relu", "mean", "detach", "clamp", "flatten", "reshape")
+# modules observed and converted by the static mapping but not as "module" patterns
+_NOT_MODULE_PATTERNS = (Dropout,)
+
+
+def static_module_mapping():
+    from ..quantize import get_default_static_quant_module_mappings
+    mapping = get_default_static_quant_module_mappings()
+    for t in _NOT_MODULE_PATTERNS:
+        mapping.pop(t, None)
+    return mapping
+
+
+def is_relu(node, modules):
+    if node.op == "call_module":
+        return type(modules.get(node.target)) is _act.ReLU
+    if node.op == "call_method":
+        return node.target == "relu"
+    return node.op == "call_function" and any(node.target is f for f in RELU_FUNCTIONS)
+
+
+def _is(target, functions):
+    return any(target is f for f in functions)
+
+
+def kind_of(node, modules, mapping):
+    """The pattern kind of a node (module docstring), or None."""
+    if node.op == "call_module":
+        mod = modules[node.target]
+        if type(mod) in mapping:
+            return "module"
+        return "share" if isinstance(mod, SHARE_MODULES) else None
+    if node.op == "call_function":
+        if node.target is F.linear:
+            return "linear"
+        if _is(node.target, tuple(BINARY)):
+            tensors = [a for a in node.args[:2] if isinstance(a, _node_type())]
+            return "binary" if len(tensors) == 2 and not node.kwargs else None
+        return "share" if _is(node.target, SHARE_FUNCTIONS) else None
+    if node.op == "call_method":
+        return "share" if node.target in SHARE_METHODS else None
+    return None
+
+
+def _node_type():
+    from ....fx import Node
+    return Node
+
+
+QAT_MODULES = {nnqat.Linear, nnqat.LinearReLU, nnqat.Conv2d, nnqat.ConvReLU2d}
+FUSED = nni._FusedModule
