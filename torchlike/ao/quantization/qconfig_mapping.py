@@ -97,6 +97,14 @@ class QConfigMapping:
             out.set_module_name_object_type_order(name, typ, index, q)
         return out
 
+    def _copy(self):
+        """A copy with its own tables (the keys and qconfigs shared)."""
+        out = QConfigMapping()
+        out.global_qconfig = self.global_qconfig
+        for key in _KEYS[1:]:
+            setattr(out, key, OrderedDict(getattr(self, key)))
+        return out
+
     # ---- lookups (FX prepare) ---------------------------------------------------------
 
     def _for_type_or_name(self, object_type, module_name, fallback):

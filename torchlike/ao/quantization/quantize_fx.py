@@ -15,6 +15,7 @@ from .fx.tracer import trace
 from .fx.fuse import fuse_graph
 from .fx.prepare import node_qconfigs, insert_observers
 from .fx.convert import convert_graph
+from .fx.patterns import FUSED_TYPES
 
 __all__ = ["fuse_fx", "prepare_fx", "prepare_qat_fx", "convert_fx", "convert_to_reference_fx"]
 
@@ -49,6 +50,24 @@ def _qat_swap(gm, qconfigs):
             setattr(gm.get_submodule(parent) if parent else gm, leaf, qat)
 
 
+def _check_fusion_qconfigs(mapping):
+    """A fused module's qconfig by type is its parts' (which must agree), as
+    PyTorch's _update_qconfig_for_fusion."""
+    from .qconfig import qconfig_equals
+    from ... import nn
+    by_type = mapping.object_type_qconfigs
+    for fused, parts in FUSED_TYPES.items():
+        types = [getattr(nn, p) for p in parts]
+        if types[0] not in by_type:
+            continue
+        first = by_type[types[0]]
+        for t in types[1:]:
+            if t not in by_type or not qconfig_equals(by_type[t], first):
+                raise LookupError(f"During fusion, we need to specify the same qconfigs for "
+                                  f"all module types in {fused} offending type: {t}")
+        by_type[fused] = first
+
+
 def _prepare(model, qconfig_mapping, is_qat, example_inputs, prepare_custom_config,
              backend_config, what):
     _check_model(model, what)
@@ -64,8 +83,8 @@ def _prepare(model, qconfig_mapping, is_qat, example_inputs, prepare_custom_conf
     if not isinstance(qconfig_mapping, QConfigMapping):
         raise TypeError(f"{what}: qconfig_mapping must be a QConfigMapping (or a qconfig "
                         f"dict), got {type(qconfig_mapping).__name__}")
-    if is_qat and not model.training:
-        raise AssertionError("prepare_qat_fx only works on models in training mode")
+    qconfig_mapping = qconfig_mapping._copy()  # the fusion check adds entries
+    _check_fusion_qconfigs(qconfig_mapping)
     model = copy.deepcopy(model)
     gm, scopes = trace(model, prepare_custom_config)
     gm = fuse_graph(gm, is_qat)

@@ -120,9 +120,6 @@ def _lower(gm, info, qinfo, names):
     """Step two."""
     graph = gm.graph
     mapping = static_module_mapping()
-    if info["is_qat"]:
-        from ..quantize import get_default_static_quant_module_mappings
-        mapping = get_default_static_quant_module_mappings()
     patterns, qconfigs = info["patterns"], info["qconfigs"]
     fused_into = {v.split(":", 1)[1]: k for k, v in patterns.items()
                   if v.startswith("fused_into:")}
@@ -154,7 +151,8 @@ def _lower(gm, info, qinfo, names):
             weight = _get_attr(gm, w_q.args[0].target).detach()
             qweight = _quantize_weight(weight, qinfo[w_q][2])
             bias = _get_attr(gm, b.target).detach() if isinstance(b, Node) else b
-            packed_name = names.attr(PACKED_PREFIX)
+            path = info["scopes"].get(first.name, ("", None))[0]
+            packed_name = names.attr(path + PACKED_PREFIX)
             setattr(gm, packed_name, pack_linear(qweight, bias))
             with graph.inserting_before(first):
                 packed = graph.create_node("get_attr", packed_name)
@@ -174,12 +172,12 @@ def _lower(gm, info, qinfo, names):
             with graph.inserting_before(q_out):
                 new = graph.create_node("call_function", getattr(_t.ops.quantized, op),
                                         (a.args[0], b.args[0], q_out.args[1], q_out.args[2]),
-                                        {}, name=base)
+                                        {}, name=op)
             _drop_q(q_out, new, graph)
             if last is not first:
                 graph.erase_node(last)
             graph.erase_node(first)
-        elif kind == "share":
+        elif kind in ("share", "fixed"):
             inputs = [a for arg in first.args
                       for a in (arg if isinstance(arg, (list, tuple)) else [arg])
                       if isinstance(a, Node)]
@@ -194,47 +192,44 @@ def _lower(gm, info, qinfo, names):
             _drop_q(q_out, first, graph)
 
 
+# The packed F.linear weights are plain attributes (ScriptObjects, not
+# tensors); PyTorch's state dict holds them after the buffers.
 def _save_packed(module, state_dict, prefix, local_metadata):
-    for name, value in module.__dict__.items():
-        if name.startswith(PACKED_PREFIX) and isinstance(value, ScriptObject):
-            state_dict[prefix + name] = value
+    for name in module._fx_packed_weights:
+        state_dict[prefix + name] = getattr(module, name)
 
 
 def _load_packed(module, state_dict, prefix, local_metadata, strict, missing_keys,
                  unexpected_keys, error_msgs):
-    for name, value in list(module.__dict__.items()):
-        if name.startswith(PACKED_PREFIX) and isinstance(value, ScriptObject):
-            key = prefix + name
-            if key in state_dict:
-                new = state_dict.pop(key)
-                if not isinstance(new, ScriptObject) or \
-                        new._qualified_name != value._qualified_name:
-                    error_msgs.append(f"{key}: expected a torch.ScriptObject of "
-                                      f"{value._qualified_name}, got {type(new).__name__}")
-                else:
-                    setattr(module, name, new)
-            elif strict:
-                missing_keys.append(key)
+    for name in module._fx_packed_weights:
+        value, key = getattr(module, name), prefix + name
+        if key in state_dict:
+            new = state_dict.pop(key)
+            if not isinstance(new, ScriptObject) or \
+                    new._qualified_name != value._qualified_name:
+                error_msgs.append(f"{key}: expected a torch.ScriptObject of "
+                                  f"{value._qualified_name}, got {type(new).__name__}")
+            else:
+                setattr(module, name, new)
+        elif strict:
+            missing_keys.append(key)
 
 
 def convert_graph(gm):
     """The quantized GraphModule of a prepared (and calibrated) one."""
     info = getattr(gm, "_fx_quantization", None)
-    if info is None:
-        raise RuntimeError("convert_fx expects a GraphModule returned by prepare_fx or "
-                           f"prepare_qat_fx, got {type(gm).__name__}")
+    if info is None:  # PyTorch's words
+        raise AssertionError("incoming model must be produced by prepare_fx")
     names = _Names(gm)
     qinfo = _observers_to_quantize(gm, info, names)
     _lower(gm, info, qinfo, names)
     gm.graph.eliminate_dead_code()
     gm.graph.lint()
     out = GraphModule(gm, gm.graph)
-    for name, value in gm.__dict__.items():
-        if name.startswith(PACKED_PREFIX) and isinstance(value, ScriptObject) and \
-                any(n.op == "get_attr" and n.target == name for n in gm.graph.nodes):
-            setattr(out, name, value)
+    out._fx_packed_weights = [n.target for n in gm.graph.nodes if n.op == "get_attr" and
+                              isinstance(getattr(out, n.target, None), ScriptObject)]
     out._register_state_dict_hook(_save_packed)
-    out._register_load_state_dict_pre_hook(_load_packed)
+    out._register_load_state_dict_pre_hook(_load_packed, with_module=True)
     out.recompile()
     return out
 

@@ -12,6 +12,9 @@ of a traced model is quantized.  Kinds:
                 quantized::add / add_relu / mul / mul_relu
     share       ops that keep their input's qparams (pooling, relu, flatten,
                 cat, views): their output observer is their input's
+    fixed       sigmoid, tanh, hardsigmoid with a FixedQParamsObserver qconfig
+                (PyTorch's default mapping gives them one): lowered as share
+                ops, the quantized op's output has the fixed qparams
     reuse       ops whose qconfig is ReuseInputObserver (reshape): no
                 observer, they run on whatever comes in
 Everything else stays float; convert dequantizes its quantized inputs."""
@@ -23,7 +26,6 @@ from ....nn.modules import activation as _act, pooling as _pool
 from ....nn.modules.dropout import Dropout
 from ....nn.modules.linear import Identity
 from ...nn import intrinsic as nni
-from ...nn import qat as nnqat
 
 RELU_FUNCTIONS = (F.relu, _t.relu)
 BINARY = {operator.add: "add", _t.add: "add", operator.mul: "mul", _t.mul: "mul"}
@@ -36,6 +38,9 @@ SHARE_FUNCTIONS = (F.relu, _t.relu, F.relu6, F.hardtanh, F.max_pool1d, F.max_poo
                    _t.clamp)
 SHARE_METHODS = ("view", "permute", "transpose", "squeeze", "unsqueeze", "contiguous",
                  "relu", "mean", "detach", "clamp", "flatten", "reshape")
+FIXED_MODULES = (_act.Sigmoid, _act.Tanh, _act.Hardsigmoid)
+FIXED_FUNCTIONS = (_t.sigmoid, _t.tanh, F.sigmoid, F.tanh, F.hardsigmoid)
+FIXED_METHODS = ("sigmoid", "tanh", "hardsigmoid")
 # modules observed and converted by the static mapping but not as "module" patterns
 _NOT_MODULE_PATTERNS = (Dropout,)
 
@@ -66,6 +71,8 @@ def kind_of(node, modules, mapping):
         mod = modules[node.target]
         if type(mod) in mapping:
             return "module"
+        if isinstance(mod, FIXED_MODULES):
+            return "fixed"
         return "share" if isinstance(mod, SHARE_MODULES) else None
     if node.op == "call_function":
         if node.target is F.linear:
@@ -73,8 +80,12 @@ def kind_of(node, modules, mapping):
         if _is(node.target, tuple(BINARY)):
             tensors = [a for a in node.args[:2] if isinstance(a, _node_type())]
             return "binary" if len(tensors) == 2 and not node.kwargs else None
+        if _is(node.target, FIXED_FUNCTIONS):
+            return "fixed"
         return "share" if _is(node.target, SHARE_FUNCTIONS) else None
     if node.op == "call_method":
+        if node.target in FIXED_METHODS:
+            return "fixed"
         return "share" if node.target in SHARE_METHODS else None
     return None
 
@@ -84,5 +95,18 @@ def _node_type():
     return Node
 
 
-QAT_MODULES = {nnqat.Linear, nnqat.LinearReLU, nnqat.Conv2d, nnqat.ConvReLU2d}
-FUSED = nni._FusedModule
+
+
+def fixed_qparams(observer):
+    """The (scale, zero point) a FixedQParamsObserver (or a fake quantizer
+    holding one) fixes, else None."""
+    from ..observer import FixedQParamsObserver
+    inner = getattr(observer, "activation_post_process", observer)
+    if isinstance(inner, FixedQParamsObserver):
+        return float(inner.scale), int(inner.zero_point)
+    return None
+
+
+# fused module type -> the float types it fuses (a QConfigMapping must give them one qconfig)
+FUSED_TYPES = {nni.LinearReLU: ("Linear", "ReLU"), nni.ConvReLU1d: ("Conv1d", "ReLU"),
+               nni.ConvReLU2d: ("Conv2d", "ReLU")}

@@ -5,7 +5,7 @@ outputs, named activation_post_process_<i> in the order PyTorch creates
 them; ops that keep their input's qparams share their input's observer."""
 from .... import _C
 from ..observer import ReuseInputObserver
-from .patterns import kind_of, is_relu, static_module_mapping
+from .patterns import kind_of, is_relu, static_module_mapping, fixed_qparams
 
 OBSERVER_PREFIX = "activation_post_process_"
 
@@ -129,9 +129,6 @@ def insert_observers(gm, qconfigs, is_qat):
     graph = gm.graph
     modules = dict(gm.named_modules())
     mapping = static_module_mapping()
-    if is_qat:
-        from ..quantize import get_default_static_quant_module_mappings
-        mapping = get_default_static_quant_module_mappings()
     patterns = {}
     skip = set()
     for node in list(graph.nodes):
@@ -144,6 +141,8 @@ def insert_observers(gm, qconfigs, is_qat):
         if isinstance(qconfig.activation(), ReuseInputObserver):
             patterns[node.name] = "reuse"
             continue
+        if kind == "fixed" and fixed_qparams(qconfig.activation()) is None:
+            continue  # PyTorch's backend quantizes these with fixed qparams only
         last = node
         if kind in ("linear", "binary"):
             users = list(node.users)
@@ -161,7 +160,7 @@ def insert_observers(gm, qconfigs, is_qat):
                 return arg  # the bias stays float
             make = qconfig.weight if kind == "linear" and index == 1 else qconfig.activation
             return _observe_input(gm, graph, arg, make, modules)
-        n_inputs = {"module": 1, "linear": 3, "binary": 2, "share": 1}[kind]
+        n_inputs = {"module": 1, "linear": 3, "binary": 2, "share": 1, "fixed": 1}[kind]
         node.args = tuple(observed(a, i) if i < n_inputs else a
                           for i, a in enumerate(node.args))
         # the output

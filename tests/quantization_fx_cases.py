@@ -1,0 +1,126 @@
+"""Models and FX quantization calls for tests/test_quantization3.py, written
+against a library passed in (PyTorch in scripts/golden_quantization3.py,
+torchlike in the test), so both quantize the same models.
+
+``models(torch)`` -> {name: (float module factory, input shape, is_qat)}.
+``qconfig_mapping(torch, name)`` -> the QConfigMapping the case uses.
+``run(torch, name, float_state, batches)`` -> the prepared (calibrated or
+trained) GraphModule, then convert_fx's result, as a dict."""
+
+
+def models(torch):
+    nn, F = torch.nn, torch.nn.functional
+
+    class CNN(nn.Module):  # conv-bn-relu, conv, pooling, torch.flatten, linear
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+            self.bn = nn.BatchNorm2d(4)
+            self.relu = nn.ReLU()
+            self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            x = self.relu(self.bn(self.conv(x)))
+            x = self.pool(self.conv2(x))
+            return self.fc(torch.flatten(x, 1))
+
+    class MLP(nn.Module):  # functional relu (fused into LinearReLU), add, cat
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.Linear(5, 6)
+            self.l2 = nn.Linear(6, 6)
+            self.l3 = nn.Linear(12, 3)
+
+        def forward(self, x):
+            a = F.relu(self.l1(x))
+            b = self.l2(a) + a
+            return self.l3(torch.cat([a, b], 1))
+
+    class Block(nn.Module):  # traced through: its ops are named after "blk"
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(4, 6))
+            self.b = nn.Parameter(torch.randn(4))
+
+        def forward(self, x):
+            y = F.linear(x, self.w, self.b)
+            return F.relu(y * y), torch.relu(y + y)
+
+    class Functional(nn.Module):  # torch.flatten, F.linear (+relu), mul_relu, add_relu
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(6, 6))
+            self.b = nn.Parameter(torch.randn(6))
+            self.blk = Block()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            x = torch.flatten(x, 1)
+            x = F.relu(F.linear(x, self.w, self.b))
+            m, a = self.blk(x)
+            return self.fc(m + a).sigmoid()
+
+    class QAT(nn.Module):  # prepare_qat_fx: conv + relu, linear + relu
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 3, 3)
+            self.fc = nn.Linear(12, 4)
+            self.fc2 = nn.Linear(4, 3)
+
+        def forward(self, x):
+            x = F.relu(self.conv(x))
+            x = torch.flatten(x, 1)
+            return self.fc2(F.relu(self.fc(x)))
+
+    return {"cnn": (CNN, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+            "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
+            "qat": (QAT, (2, 2, 4, 4), True)}
+
+
+def qconfig_mapping(torch, name):
+    tq = torch.ao.quantization
+    if name == "mlp_mapping":  # l2 stays float; Linear (and fused LinearReLU) per tensor
+        return (tq.QConfigMapping().set_global(tq.get_default_qconfig("x86"))
+                .set_object_type(torch.nn.Linear, tq.default_qconfig)
+                .set_object_type(torch.nn.ReLU, tq.default_qconfig)
+                .set_module_name("l2", None))
+    if name == "qat":
+        return tq.get_default_qat_qconfig_mapping("x86")
+    return tq.get_default_qconfig_mapping("x86")
+
+
+def run(torch, name, float_state, batches):
+    """prepare (calibrate / train on batches), convert: the prepared and
+    quantized GraphModules."""
+    from importlib import import_module
+    qfx = import_module(torch.__name__ + ".ao.quantization.quantize_fx")
+    make, _, is_qat = models(torch)[name]
+    model = make()
+    model.load_state_dict(float_state)
+    model.train(is_qat)
+    prepare = qfx.prepare_qat_fx if is_qat else qfx.prepare_fx
+    prepared = prepare(model, qconfig_mapping(torch, name), (batches[0],))
+    for x in batches:
+        prepared(x)
+    prepared.eval()
+    return prepared, qfx.convert_fx(prepared)
+
+
+def observers(prepared):
+    """{observer name: (scale, zero point)} after calibration and groups of
+    names that are one shared observer."""
+    qparams, groups, seen = {}, [], {}
+    for name, mod in prepared._modules.items():
+        if not name.startswith("activation_post_process_"):
+            continue
+        if id(mod) in seen:
+            groups[seen[id(mod)]].append(name)
+        else:
+            seen[id(mod)] = len(groups)
+            groups.append([name])
+        scale, zp = mod.calculate_qparams()
+        qparams[name] = ([float(v) for v in scale.reshape(-1).tolist()],
+                         [int(v) for v in zp.reshape(-1).tolist()])
+    return qparams, [g for g in groups if len(g) > 1]

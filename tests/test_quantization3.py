@@ -1,0 +1,230 @@
+"""FX graph mode quantization (prepare_fx / prepare_qat_fx / convert_fx /
+fuse_fx with QConfigMapping) and the fixed-qparams quantized ops, against
+PyTorch's recorded answers (scripts/golden_quantization3.py, x86, the
+models of tests/quantization_fx_cases.py).
+
+Exact: the prepared and converted graphs' code (PyTorch's node and
+attribute names, up to the library's spelling of functions), the modules,
+which observers are shared, the state-dict keys, the quantized weights,
+and the outputs of our converted model holding PyTorch's state dict (a
+PyTorch checkpoint loads and computes PyTorch's integers).  The
+calibrated qparams agree to 1e-5 (scales) and one step (zero points): the
+observers watch float conv / linear outputs, summed in another order."""
+import io
+import os
+import re
+import sys
+import warnings
+
+import pytest
+
+import torchlike as T
+import torchlike.ao.quantization as tq
+from torchlike.ao.quantization import quantize_fx as qfx
+from oracle import assert_close
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import quantization_fx_cases as cases  # noqa: E402
+
+warnings.filterwarnings("ignore", message=".*quantize_per_tensor, torch.quantize_per_channel.*")
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
+# weights_only=False: a packed F.linear weight is a torch.ScriptObject
+G = T.load(os.path.join(GOLDEN, "quantized_fx.pt"), weights_only=False)
+MODELS = sorted(cases.models(T))
+
+
+def _code(src):
+    """Generated code with the library's spellings made PyTorch's."""
+    src = re.sub(r"torchlike__ops_(\w+)\(", r"torch.ops.quantized.\1(", src)
+    src = src.replace("torchlike.", "torch.").replace("torch._C._nn.", "torch.nn.functional.")
+    # torchlike's torch.relu is F.relu (one function): the graph names it so
+    src = src.replace(" torch.relu(", " torch.nn.functional.relu(")
+    src = src.replace(", inplace = False)", ")")
+    return [line.rstrip() for line in src.strip().splitlines() if line.strip()]
+
+
+def _run(name):
+    g = G[name]
+    return cases.run(T, name, g["float"], g["batches"])
+
+
+@pytest.fixture(scope="module")
+def converted():
+    return {name: _run(name) for name in MODELS}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_prepared_graph(name, converted):
+    g = G[name]
+    prepared, _ = converted[name]
+    assert _code(prepared.code) == _code(g["prepared_code"])
+    assert [(n, type(m).__name__) for n, m in prepared.named_children()] == \
+        g["prepared_children"]
+    qparams, shared = cases.observers(prepared)
+    assert shared == g["shared"]
+    assert sorted(qparams) == sorted(g["observers"])
+    for key, (scales, zps) in g["observers"].items():
+        ours_s, ours_z = qparams[key]
+        assert_close(T.tensor(ours_s), T.tensor(scales), rtol=1e-5, atol=0)
+        assert max(abs(a - b) for a, b in zip(ours_z, zps)) <= 1, key
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_converted_graph(name, converted):
+    g = G[name]
+    _, q = converted[name]
+    assert _code(q.code) == _code(g["code"])
+    assert [(n, type(m).__name__) for n, m in q.named_children()] == g["children"]
+    state = q.state_dict()
+    assert list(state) == list(g["quant"])
+    for key, theirs in g["quant"].items():
+        ours = state[key]
+        if isinstance(theirs, T.Tensor) and theirs.is_quantized:
+            assert ours.dtype == theirs.dtype and ours.qscheme() == theirs.qscheme(), key
+        elif isinstance(theirs, T.Tensor):
+            assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, key
+
+
+def _weights(value):
+    """The quantized weights inside a state dict entry."""
+    if isinstance(value, tuple):
+        return [w for w in value if isinstance(w, T.Tensor) and w.is_quantized]
+    if type(value).__name__ == "ScriptObject":  # a packed Linear: (weight, bias)
+        return _weights(value._payload)
+    return [value] if isinstance(value, T.Tensor) and value.is_quantized else []
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_quantized_weights_equal(name, converted):
+    """The int8 weights come from observers of the float weights: exact
+    (batch norm folded first in float32, as PyTorch)."""
+    _, q = converted[name]
+    state = q.state_dict()
+    for key, theirs in G[name]["quant"].items():
+        for ours_w, their_w in zip(_weights(state[key]), _weights(theirs)):
+            assert T.equal(ours_w.int_repr(), their_w.int_repr()), key
+            assert ours_w.qscheme() == their_w.qscheme(), key
+            if ours_w.qscheme() == T.per_tensor_affine:
+                assert ours_w.q_scale() == their_w.q_scale(), key
+            else:
+                assert_close(ours_w.q_per_channel_scales(), their_w.q_per_channel_scales(),
+                             rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_pytorch_checkpoint_gives_pytorch_outputs(name, converted):
+    g = G[name]
+    _, q = converted[name]
+    q.load_state_dict(g["quant"])
+    with T.no_grad():
+        out = q(g["x"])
+    assert T.equal(out, g["out"]), (out, g["out"])
+    theirs = re.sub(r"\btorch\.", "torchlike.", g["repr"])
+    assert repr(q) == theirs
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_state_dict_round_trip(name):
+    g = G[name]
+    _, q = _run(name)
+    buf = io.BytesIO()
+    T.save(q.state_dict(), buf)
+    buf.seek(0)
+    _, again = _run(name)
+    again.load_state_dict(g["quant"])  # other values first, then ours
+    again.load_state_dict(T.load(buf, weights_only=False))
+    assert T.equal(again(g["x"]), q(g["x"]))
+
+
+def test_fuse_fx():
+    g = G["fuse_cnn"]
+    model = cases.models(T)["cnn"][0]()
+    model.load_state_dict(G["cnn"]["float"])
+    fused = qfx.fuse_fx(model.eval())
+    assert _code(fused.code) == _code(g["code"])
+    state = fused.state_dict()
+    assert list(state) == list(g["state"])
+    for key, value in g["state"].items():
+        assert_close(state[key], value, rtol=1e-6, atol=1e-7)
+    assert_close(fused(G["cnn"]["x"]).detach(), g["out"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("key", sorted(G["fixed_ops"], key=str))
+def test_fixed_qparams_ops(key):
+    """Quantized sigmoid / tanh / hardsigmoid at PyTorch's fixed output
+    qparams: every quint8 input value."""
+    name, scale, zp = key
+    ints, out_scale, out_zp = G["fixed_ops"][key]
+    q = T._make_per_tensor_quantized_tensor(T.arange(256, dtype=T.uint8), scale, zp)
+    results = [getattr(T.nn.functional, name)(q)]
+    if name != "hardsigmoid":  # PyTorch has no Tensor.hardsigmoid
+        results += [getattr(q, name)(), getattr(T, name)(q)]
+    for r in results:
+        assert T.equal(r.int_repr(), ints)
+        assert r.q_scale() == out_scale and r.q_zero_point() == out_zp
+
+
+def _mlp():
+    return cases.models(T)["mlp"][0]().eval()
+
+
+def test_errors_as_pytorch():
+    errors = G["errors"]
+    with pytest.raises(LookupError) as e:
+        qfx.prepare_fx(_mlp(), tq.QConfigMapping().set_object_type(T.nn.Linear,
+                                                                    tq.default_qconfig),
+                       (T.randn(2, 5),))
+    kind, msg = errors["fusion_qconfigs"]
+    assert kind == "LookupError" and str(e.value).split(" in ")[0] == msg.split(" in ")[0]
+    assert str(e.value).endswith("offending type: <class 'torchlike.nn.modules.activation."
+                                 "ReLU'>")
+    with pytest.raises(AssertionError, match=errors["convert_float"][1]):
+        qfx.convert_fx(T.fx.symbolic_trace(_mlp()))
+    # PyTorch prepares an eval-mode model for QAT without complaint
+    assert errors["qat_eval"] is None
+    qfx.prepare_qat_fx(_mlp(), tq.get_default_qat_qconfig_mapping(), (T.randn(2, 5),))
+
+
+def test_bad_calls():
+    mapping = tq.get_default_qconfig_mapping()
+    with pytest.raises(TypeError, match="example_inputs must be a tuple"):
+        qfx.prepare_fx(_mlp(), mapping, T.randn(2, 5))
+    with pytest.raises(TypeError, match="QConfigMapping"):
+        qfx.prepare_fx(_mlp(), tq.default_qconfig, (T.randn(2, 5),))
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        qfx.prepare_fx(lambda x: x, mapping, (T.randn(2, 5),))
+    from torchlike.ao.quantization.backend_config import BackendConfig
+    with pytest.raises(NotImplementedError, match="native / x86 / fbgemm"):
+        qfx.prepare_fx(_mlp(), mapping, (T.randn(2, 5),),
+                       backend_config=BackendConfig("qnnpack"))
+    dynamic = tq.QConfigMapping().set_global(tq.default_dynamic_qconfig)
+    with pytest.raises(NotImplementedError, match="static int8 only"):
+        qfx.prepare_fx(_mlp(), dynamic, (T.randn(2, 5),))
+    with pytest.raises(NotImplementedError, match="reference"):
+        qfx.convert_to_reference_fx(qfx.prepare_fx(_mlp(), mapping, (T.randn(2, 5),)))
+
+
+def test_qconfig_mapping_precedence_and_dict_form():
+    q1, q2, q3 = tq.default_qconfig, tq.get_default_qconfig("x86"), tq.default_qat_qconfig
+    m = (tq.QConfigMapping().set_global(q1).set_object_type(T.nn.Linear, q2)
+         .set_module_name("a.b", q3).set_module_name_regex("x.*", None))
+    assert m._for_type_or_name(T.nn.Linear, "a.b.c", q1) is q3  # longest name prefix
+    assert m._for_type_or_name(T.nn.Linear, "a", q1) is q2      # type over global
+    assert m._for_type_or_name(T.nn.Conv2d, "", q1) is q1
+    assert m._for_type_or_name(T.nn.Linear, "xy", q1) is None   # regex over type
+    again = tq.QConfigMapping.from_dict(m.to_dict())
+    assert again.to_dict() == m.to_dict()
+    with pytest.raises(ValueError, match="Unknown key"):
+        tq.QConfigMapping.from_dict({"bogus": []})
+    with pytest.warns(FutureWarning):
+        prepared = qfx.prepare_fx(_mlp(), {"": q1, "module_name": [("l2", None)]},
+                                  (T.randn(2, 5),))
+    assert "l2 = self.l2(activation_post_process_1)" in prepared.code
+
+
+def test_prepare_leaves_the_model_alone():
+    model = _mlp()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    qfx.prepare_fx(model, tq.get_default_qconfig_mapping(), (T.randn(2, 5),))
+    assert [type(m).__name__ for m in model.children()] == ["Linear"] * 3
+    assert all(T.equal(model.state_dict()[k], v) for k, v in before.items())
