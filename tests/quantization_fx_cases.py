@@ -74,7 +74,33 @@ def models(torch):
             x = torch.flatten(x, 1)
             return self.fc2(F.relu(self.fc(x)))
 
-    return {"cnn": (CNN, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+    class ResNetish(nn.Module):  # Sequential stem, a residual block, view(size(0), -1)
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4),
+                                      nn.ReLU(inplace=True))
+            self.pool = nn.MaxPool2d(2)
+            self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+            self.bn1 = nn.BatchNorm2d(4)
+            self.relu = nn.ReLU(inplace=True)
+            self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+            self.bn2 = nn.BatchNorm2d(4)
+            self.avg = nn.AdaptiveAvgPool2d((1, 1))
+            self.drop = nn.Dropout(0.5)
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            x = self.pool(self.stem(x))
+            identity = x
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            out += identity
+            out = self.relu(out)
+            out = self.avg(out)
+            out = out.view(out.size(0), -1)
+            return self.fc(self.drop(out)).tanh()
+
+    return {"cnn": (CNN, (2, 3, 8, 8), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
             "qat": (QAT, (2, 2, 4, 4), True)}
 

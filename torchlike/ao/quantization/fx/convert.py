@@ -178,18 +178,27 @@ def _lower(gm, info, qinfo, names):
                 graph.erase_node(last)
             graph.erase_node(first)
         elif kind in ("share", "fixed"):
-            inputs = [a for arg in first.args
-                      for a in (arg if isinstance(arg, (list, tuple)) else [arg])
+            lead = first.args[0] if first.args else None  # the tensor (or cat's list)
+            inputs = [a for a in (lead if isinstance(lead, (list, tuple)) else [lead])
                       if isinstance(a, Node)]
             if not inputs or not all(_is_dq(a, qinfo) for a in inputs) or q_out is None:
                 continue
 
-            def to_q(arg):
-                if isinstance(arg, (list, tuple)):
-                    return type(arg)(to_q(a) for a in arg)
-                return arg.args[0] if _is_dq(arg, qinfo) else arg
-            first.args = tuple(to_q(a) for a in first.args)
+            for dq in dict.fromkeys(inputs):
+                first.replace_input_with(dq, dq.args[0])
             _drop_q(q_out, first, graph)
+    _skip_dq_for_shape(graph, qinfo)
+
+
+def _skip_dq_for_shape(graph, qinfo):
+    """x.size() and x.shape read the quantized tensor, not its dequantized copy
+    (PyTorch's _lower_get_tensor_info_op / _lower_getattr_tensor_metadta_op)."""
+    for node in graph.nodes:
+        info = (node.op == "call_method" and node.target == "size") or \
+            (node.op == "call_function" and node.target is getattr and
+             len(node.args) > 1 and node.args[1] == "shape")
+        if info and _is_dq(node.args[0], qinfo):
+            node.replace_input_with(node.args[0], node.args[0].args[0])
 
 
 # The packed F.linear weights are plain attributes (ScriptObjects, not

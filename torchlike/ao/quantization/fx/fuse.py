@@ -7,6 +7,7 @@ from ....nn.modules.linear import Linear
 from ....nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from ....nn.modules.activation import ReLU
 from ..fuse_modules import get_fuser_method
+from .tracer import modules_of
 from .patterns import is_relu
 
 _BN = {Conv1d: BatchNorm1d, Conv2d: BatchNorm2d, Conv3d: BatchNorm3d, Linear: BatchNorm1d}
@@ -24,7 +25,7 @@ def _set_module(gm, name, module):
 
 def fuse_graph(gm, is_qat):
     """Fuses gm's chains in place; returns gm."""
-    modules = dict(gm.named_modules())
+    modules = modules_of(gm)
     for node in list(gm.graph.nodes):
         if node.op != "call_module" or type(modules.get(node.target)) not in _BN:
             continue

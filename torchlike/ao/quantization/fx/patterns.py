@@ -42,7 +42,7 @@ FIXED_MODULES = (_act.Sigmoid, _act.Tanh, _act.Hardsigmoid)
 FIXED_FUNCTIONS = (_t.sigmoid, _t.tanh, F.sigmoid, F.tanh, F.hardsigmoid)
 FIXED_METHODS = ("sigmoid", "tanh", "hardsigmoid")
 # modules observed and converted by the static mapping but not as "module" patterns
-_NOT_MODULE_PATTERNS = (Dropout,)
+_NOT_MODULE_PATTERNS = ()
 
 
 def static_module_mapping():

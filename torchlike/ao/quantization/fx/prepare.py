@@ -5,6 +5,7 @@ outputs, named activation_post_process_<i> in the order PyTorch creates
 them; ops that keep their input's qparams share their input's observer."""
 from .... import _C
 from ..observer import ReuseInputObserver
+from .tracer import modules_of
 from .patterns import kind_of, is_relu, static_module_mapping, fixed_qparams
 
 OBSERVER_PREFIX = "activation_post_process_"
@@ -17,7 +18,7 @@ def _parent(target):
 
 def node_qconfigs(gm, mapping, scopes):
     """node name -> qconfig (or None), as PyTorch's _generate_node_name_to_qconfig."""
-    modules = dict(gm.named_modules())
+    modules = modules_of(gm)
     glob = mapping.global_qconfig
     counts = {}
     out = {}
@@ -25,7 +26,8 @@ def node_qconfigs(gm, mapping, scopes):
         qconfig = None
         if node.op == "get_attr":
             parent, _ = _parent(node.target)
-            qconfig = mapping._for_type_or_name(type(modules[parent]), parent, glob)
+            owner = gm.get_submodule(parent) if parent else gm
+            qconfig = mapping._for_type_or_name(type(owner), parent, glob)
         elif node.op == "call_function":
             path, mtype = scopes.get(node.name, ("", None))
             qconfig = mapping.object_type_qconfigs.get(node.target, glob)
@@ -127,7 +129,7 @@ def insert_observers(gm, qconfigs, is_qat):
     """Adds observers to gm in place; returns {node name: pattern kind} of
     the quantized patterns (their last node)."""
     graph = gm.graph
-    modules = dict(gm.named_modules())
+    modules = modules_of(gm)
     mapping = static_module_mapping()
     patterns = {}
     skip = set()

@@ -38,3 +38,14 @@ def trace(model, prepare_custom_config=None):
     graph = tracer.trace(model)
     gm = GraphModule(model, graph)
     return gm, dict(tracer.node_name_to_scope)
+
+
+def modules_of(gm):
+    """{target: module} of gm's call_module nodes and its children (a module
+    called under two names, or held by a fused module too, is found under
+    each: named_modules() would list it once)."""
+    out = dict(gm.named_children())
+    for node in gm.graph.nodes:
+        if node.op == "call_module":
+            out[node.target] = gm.get_submodule(node.target)
+    return out
