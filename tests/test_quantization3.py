@@ -228,3 +228,11 @@ def test_prepare_leaves_the_model_alone():
     qfx.prepare_fx(model, tq.get_default_qconfig_mapping(), (T.randn(2, 5),))
     assert [type(m).__name__ for m in model.children()] == ["Linear"] * 3
     assert all(T.equal(model.state_dict()[k], v) for k, v in before.items())
+
+
+def test_no_pt2e_as_pytorch_2_15():
+    """PyTorch 2.15 moved the PT2E flow out to torchao: neither has it."""
+    with pytest.raises(ModuleNotFoundError):
+        import torchlike.ao.quantization.quantize_pt2e  # noqa: F401
+    with pytest.raises(ModuleNotFoundError):
+        import torchlike.ao.quantization.quantizer  # noqa: F401
