@@ -34,7 +34,7 @@ def record(name):
     model = make()
     with torch.no_grad():  # batch norm statistics that are not the identity
         for mod in model.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
+            if isinstance(mod, (torch.nn.BatchNorm2d, torch.nn.BatchNorm3d)):
                 mod.running_mean.uniform_(-0.5, 0.5)
                 mod.running_var.uniform_(0.5, 2.0)
                 mod.weight.uniform_(0.5, 1.5)
@@ -65,6 +65,122 @@ def fixed_ops():
             fn = getattr(torch.nn.functional, name)
             r = fn(q)
             out[(name, scale, zp)] = (r.int_repr(), r.q_scale(), r.q_zero_point())
+    return out
+
+
+def _q(shape, scale, zp, dtype=torch.quint8, mul=2.0):
+    return torch.quantize_per_tensor(torch.randn(*shape) * mul, scale, zp, dtype)
+
+
+def modules():
+    """The fused / 3-d / PReLU modules built directly on fixed inputs, and
+    float models through fuse_modules / prepare / convert."""
+    nnq, nniq = torch.ao.nn.quantized, torch.ao.nn.intrinsic.quantized
+    tq = torch.ao.quantization
+    torch.manual_seed(3)
+    out = {}
+    x4, x5 = _q((2, 3, 4, 4), 0.03, 120), _q((1, 3, 16, 16), 0.05, 100)
+    for name, x, w in (("prelu3", x4, torch.tensor([0.25, -0.3, 1.7])),
+                       ("prelu1", x5, torch.tensor([0.1])),
+                       ("prelu3_big", x5, torch.tensor([-2.0, 0.5, 0.03]))):
+        m = nnq.PReLU(0.02, 90, w.numel())
+        m.set_weight(torch.quantize_per_tensor(w, 0.013, 100, torch.quint8))
+        out[name] = {"x": x, "w": m.weight, "out": m(x), "state": m.state_dict(),
+                     "repr": repr(m)}
+    for dims, cls in ((2, nniq.BNReLU2d), (3, nniq.BNReLU3d)):
+        m = cls(3)
+        with torch.no_grad():
+            m.weight.uniform_(0.5, 1.5), m.bias.uniform_(-0.3, 0.3)
+            m.running_mean.uniform_(-0.5, 0.5), m.running_var.uniform_(0.5, 2.0)
+        m.scale, m.zero_point = torch.tensor(0.02), torch.tensor(60)
+        x = _q((2, 3) + (4,) * dims, 0.04, 110)
+        out[f"bnrelu{dims}d"] = {"x": x, "out": m(x), "state": m.state_dict(), "repr": repr(m)}
+    x3 = _q((2, 4, 3, 5, 5), 0.05, 128)
+    conv = nniq.ConvReLU3d(4, 3, 3, padding=1)
+    conv.set_weight_bias(torch.quantize_per_channel(torch.randn(3, 4, 3, 3, 3),
+                                                    torch.tensor([0.02, 0.03, 0.01]).double(),
+                                                    torch.zeros(3).long(), 0, torch.qint8),
+                         torch.randn(3))
+    conv.scale, conv.zero_point = 0.1, 70
+    out["convrelu3d"] = {"x": x3, "out": conv(x3), "state": conv.state_dict(),
+                         "repr": repr(conv)}
+    for name, kw in (("ct3_plain", dict()), ("ct3_stride", dict(stride=2, padding=1,
+                                                                output_padding=1)),
+                     ("ct3_groups", dict(groups=2, dilation=(1, 2, 1)))):
+        m = nnq.ConvTranspose3d(4, 4, (2, 3, 3), **kw)
+        w = torch.quantize_per_tensor(torch.randn(4, 4 // m.groups, 2, 3, 3) * 0.3, 0.01, 0,
+                                      torch.qint8)
+        b = torch.randn(4)
+        m.set_weight_bias(w, b)
+        m.scale, m.zero_point = 0.2, 64
+        ref = torch.nn.functional.conv_transpose3d(
+            x3.dequantize().double(), w.dequantize().double(), b.double(), m.stride,
+            m.padding, m.output_padding, m.groups, m.dilation)
+        ref = torch.quantize_per_tensor(ref.float(), 0.2, 64, torch.quint8)
+        out[name] = {"x": x3, "out": m(x3), "ref": ref, "state": m.state_dict(),
+                     "repr": repr(m), "kw": kw}
+    # through fuse_modules / prepare / convert
+    model = torch.nn.Sequential(tq.QuantStub(), torch.nn.Conv3d(2, 3, 3),
+                                torch.nn.BatchNorm3d(3), torch.nn.ReLU(),
+                                torch.nn.ConvTranspose3d(3, 2, 2, stride=2),
+                                torch.nn.PReLU(2), tq.DeQuantStub())
+    with torch.no_grad():
+        model[2].running_mean.uniform_(-0.5, 0.5), model[2].running_var.uniform_(0.5, 2.0)
+    fstate = {k: v.clone() for k, v in model.state_dict().items()}
+    model.eval()
+    model.qconfig = tq.get_default_qconfig("x86")
+    model[4].qconfig = tq.QConfig(activation=model.qconfig.activation,
+                                  weight=tq.default_weight_observer)
+    model[5].qconfig = tq.QConfig(activation=tq.HistogramObserver, weight=tq.MinMaxObserver)
+    fused = tq.fuse_modules(model, [["1", "2", "3"]])
+    prepared = tq.prepare(fused)
+    batches = [torch.randn(2, 2, 4, 5, 5) for _ in range(2)]
+    for b in batches:
+        prepared(b)
+    q = tq.convert(prepared)
+    x = torch.randn(2, 2, 4, 5, 5)
+    # PyTorch's transposed-convolution kernel departs from its own float64
+    # transposed convolution here (docs/quantization.md): record both
+    h3 = q[3](q[2](q[1](q[0](x))))
+    w4, b4 = q[4].weight(), q[4].bias()
+    ref4 = torch.nn.functional.conv_transpose3d(h3.dequantize().double(), w4.dequantize().double(),
+                                                b4.double(), 2)
+    ref4 = torch.quantize_per_tensor(ref4.float(), q[4].scale, q[4].zero_point, torch.quint8)
+    out["eager3d"] = {"float": fstate, "batches": batches, "x": x, "out": q(x), "h3": h3,
+                      "h4": q[4](h3), "ref4": ref4,
+                      "state": dict(q.state_dict()), "repr": repr(q),
+                      "prelu_w": q[5].weight, "prelu_qparams": (q[5].scale, q[5].zero_point)}
+    model = torch.nn.Sequential(tq.QuantStub(), torch.nn.BatchNorm2d(3), torch.nn.ReLU(),
+                                tq.DeQuantStub()).eval()
+    fstate = {k: v.clone() for k, v in model.state_dict().items()}
+    model.qconfig = tq.get_default_qconfig("x86")
+    fused = tq.fuse_modules(model, [["1", "2"]])
+    prepared = tq.prepare(fused)
+    prepared(batches[0][:, :, 0].repeat(1, 2, 1, 1)[:, :3])
+    q = tq.convert(prepared)
+    x = torch.randn(2, 3, 4, 4)
+    out["eager_bnrelu"] = {"float": fstate, "calib": batches[0][:, :, 0].repeat(1, 2, 1, 1)[:, :3],
+                           "x": x, "out": q(x), "state": dict(q.state_dict()), "repr": repr(q),
+                           "fused_repr": repr(fused)}
+    errs = {}
+    lin = torch.quantize_per_tensor(torch.randn(2, 4), 0.05, 128, torch.quint8)
+    img = torch.quantize_per_tensor(torch.randn(1, 2, 5, 5), 0.05, 128, torch.quint8)
+    for name, f in {"linear_leaky_relu": lambda: nniq.LinearLeakyReLU(4, 3, 0.1)(lin),
+                    "linear_tanh": lambda: nniq.LinearTanh(4, 3)(lin),
+                    "conv_add": lambda: nniq.ConvAdd2d(2, 2, 3, padding=1)(img, img),
+                    "conv_add_relu": lambda: nniq.ConvAddReLU2d(2, 2, 3, padding=1)(img, img),
+                    "prelu_0d": lambda: nnq.PReLU(0.1, 0)(
+                        torch.quantize_per_tensor(torch.tensor(1.0), 0.1, 0, torch.quint8)),
+                    "prelu_channels": lambda: nnq.PReLU(0.1, 0, 3)(img)}.items():
+        try:
+            f()
+            errs[name] = None
+        except Exception as e:  # noqa: BLE001
+            errs[name] = (type(e).__name__, str(e).split("\n")[0])
+    out["errors"] = errs
+    out["reprs"] = {"linear_leaky_relu": repr(nniq.LinearLeakyReLU(4, 3, 0.1)),
+                    "linear_tanh": repr(nniq.LinearTanh(4, 3)),
+                    "conv_add": repr(nniq.ConvAdd2d(2, 2, 3, padding=1))}
     return out
 
 
@@ -99,6 +215,7 @@ def main():
                           "out": fused(golden["cnn"]["x"]).detach()}
     golden["errors"] = errors()
     golden["fixed_ops"] = fixed_ops()
+    golden["modules"] = modules()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

@@ -100,7 +100,20 @@ def models(torch):
             out = out.view(out.size(0), -1)
             return self.fc(self.drop(out)).tanh()
 
-    return {"cnn": (CNN, (2, 3, 8, 8), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+    class Fused3d(nn.Module):  # conv3d-bn3d-relu, PReLU, bn2d-relu
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv3d(2, 3, 3)
+            self.bn = nn.BatchNorm3d(3)
+            self.relu = nn.ReLU()
+            self.prelu = nn.PReLU(3)
+            self.bn2 = nn.BatchNorm2d(3)
+
+        def forward(self, x):
+            x = self.prelu(self.relu(self.bn(self.conv(x))))
+            return F.relu(self.bn2(x.mean(2)))
+
+    return {"cnn": (CNN, (2, 3, 8, 8), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
             "qat": (QAT, (2, 2, 4, 4), True)}
 

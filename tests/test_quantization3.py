@@ -236,3 +236,153 @@ def test_no_pt2e_as_pytorch_2_15():
         import torchlike.ao.quantization.quantize_pt2e  # noqa: F401
     with pytest.raises(ModuleNotFoundError):
         import torchlike.ao.quantization.quantizer  # noqa: F401
+
+
+# ---- fused, 3-d and PReLU modules (built directly and through eager convert) -------------
+
+M = G["modules"]
+nnq = T.ao.nn.quantized
+nniq = T.ao.nn.intrinsic.quantized
+
+
+def _torch_repr(text):
+    return re.sub(r"\btorch\.", "torchlike.", text)
+
+
+@pytest.mark.parametrize("name", ["prelu3", "prelu1", "prelu3_big"])
+def test_prelu_integers(name):
+    """PyTorch's integer prelu kernel, bit for bit; its state dict is empty
+    (weight and qparams are plain attributes), as PyTorch's."""
+    g = M[name]
+    m = nnq.PReLU(0.02, 90, g["w"].numel())
+    m.set_weight(g["w"])
+    out = m(g["x"])
+    assert T.equal(out.int_repr(), g["out"].int_repr())
+    assert (out.q_scale(), out.q_zero_point()) == (g["out"].q_scale(), g["out"].q_zero_point())
+    assert list(m.state_dict()) == list(g["state"]) == []
+    assert repr(m) == g["repr"]
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_bn_relu(dims):
+    g = M[f"bnrelu{dims}d"]
+    m = getattr(nniq, f"BNReLU{dims}d")(3)
+    m.load_state_dict(g["state"])
+    out = m(g["x"])
+    assert T.equal(out.int_repr(), g["out"].int_repr())
+    assert list(m.state_dict()) == list(g["state"])
+    assert repr(m) == g["repr"]
+
+
+def test_conv_relu3d():
+    g = M["convrelu3d"]
+    m = nniq.ConvReLU3d(4, 3, 3, padding=1)
+    m.load_state_dict(g["state"])
+    m.scale = 0.1  # as the golden set it (a float64; the state dict holds float32)
+    assert T.equal(m(g["x"]).int_repr(), g["out"].int_repr())
+    assert repr(m) == _torch_repr(g["repr"])
+
+
+@pytest.mark.parametrize("name", ["ct3_plain", "ct3_stride", "ct3_groups"])
+def test_conv_transpose3d(name):
+    """Equal to PyTorch's kernel and to its float64 transposed convolution of
+    the dequantized operands (the two agree on these cases)."""
+    g = M[name]
+    m = nnq.ConvTranspose3d(4, 4, (2, 3, 3), **g["kw"])
+    m.load_state_dict(g["state"])
+    m.scale = 0.2  # as the golden set it (a float64; the state dict holds float32)
+    out = m(g["x"])
+    assert T.equal(out.int_repr(), g["out"].int_repr())
+    assert T.equal(out.int_repr(), g["ref"].int_repr())
+    assert repr(m) == _torch_repr(g["repr"])
+    assert list(m.state_dict()) == list(g["state"])
+
+
+def _eager3d():
+    tq_ = tq
+    model = T.nn.Sequential(tq_.QuantStub(), T.nn.Conv3d(2, 3, 3), T.nn.BatchNorm3d(3),
+                            T.nn.ReLU(), T.nn.ConvTranspose3d(3, 2, 2, stride=2),
+                            T.nn.PReLU(2), tq_.DeQuantStub())
+    model.load_state_dict(M["eager3d"]["float"])
+    model.eval()
+    model.qconfig = tq_.get_default_qconfig("x86")
+    model[4].qconfig = tq_.QConfig(activation=model.qconfig.activation,
+                                   weight=tq_.default_weight_observer)
+    model[5].qconfig = tq_.QConfig(activation=tq_.HistogramObserver, weight=tq_.MinMaxObserver)
+    prepared = tq_.prepare(tq_.fuse_modules(model, [["1", "2", "3"]]))
+    for b in M["eager3d"]["batches"]:
+        prepared(b)
+    return tq_.convert(prepared)
+
+
+def test_eager_conv3d_bn_relu_conv_transpose3d_prelu():
+    """fuse_modules (Conv3d + BatchNorm3d + ReLU -> ConvReLU3d), prepare,
+    convert: PyTorch's modules and state dict keys; with PyTorch's state dict
+    (and its PReLU weight, which the state dict does not hold) the outputs
+    are PyTorch's."""
+    g = M["eager3d"]
+    q = _eager3d()
+    assert list(q.state_dict()) == list(g["state"])
+    # PyTorch's PReLU weight is not in its state dict: the quantized weights agree
+    assert T.equal(q[5].weight.int_repr(), g["prelu_w"].int_repr())
+    assert q[5].weight.q_scale() == g["prelu_w"].q_scale()
+    q.load_state_dict(g["state"])
+    q[5].set_weight(g["prelu_w"])
+    q[5].scale, q[5].zero_point = g["prelu_qparams"]
+    h3 = q[3](q[2](q[1](q[0](g["x"]))))
+    assert T.equal(h3.int_repr(), g["h3"].int_repr())
+    # PyTorch's transposed-convolution kernel departs from its float64 transposed
+    # convolution on this layer; ours is the latter
+    assert not T.equal(g["h4"].int_repr(), g["ref4"].int_repr())
+    assert T.equal(q[4](h3).int_repr(), g["ref4"].int_repr())
+    assert T.equal(q[6](q[5](g["h4"])), g["out"])
+    assert repr(q) == _torch_repr(g["repr"])
+
+
+def test_eager_bn_relu():
+    g = M["eager_bnrelu"]
+    model = T.nn.Sequential(tq.QuantStub(), T.nn.BatchNorm2d(3), T.nn.ReLU(),
+                            tq.DeQuantStub()).eval()
+    model.load_state_dict(g["float"])
+    model.qconfig = tq.get_default_qconfig("x86")
+    fused = tq.fuse_modules(model, [["1", "2"]])
+    assert repr(fused) == g["fused_repr"]
+    prepared = tq.prepare(fused)
+    prepared(g["calib"])
+    q = tq.convert(prepared)
+    assert list(q.state_dict()) == list(g["state"])
+    q.load_state_dict(g["state"])
+    assert T.equal(q(g["x"]), g["out"])
+    assert repr(q) == _torch_repr(g["repr"])
+
+
+@pytest.mark.parametrize("name", ["linear_leaky_relu", "linear_tanh", "conv_add",
+                                  "conv_add_relu", "prelu_channels", "prelu_0d"])
+def test_module_errors_as_pytorch(name):
+    """The onednn-only fused modules have no x86 kernel in PyTorch: the same
+    RuntimeError; PReLU's bad shapes."""
+    lin = T.quantize_per_tensor(T.randn(2, 4), 0.05, 128, T.quint8)
+    img = T.quantize_per_tensor(T.randn(1, 2, 5, 5), 0.05, 128, T.quint8)
+    calls = {"linear_leaky_relu": lambda: nniq.LinearLeakyReLU(4, 3, 0.1)(lin),
+             "linear_tanh": lambda: nniq.LinearTanh(4, 3)(lin),
+             "conv_add": lambda: nniq.ConvAdd2d(2, 2, 3, padding=1)(img, img),
+             "conv_add_relu": lambda: nniq.ConvAddReLU2d(2, 2, 3, padding=1)(img, img),
+             "prelu_0d": lambda: nnq.PReLU(0.1, 0)(
+                 T.quantize_per_tensor(T.tensor(1.0), 0.1, 0, T.quint8)),
+             "prelu_channels": lambda: nnq.PReLU(0.1, 0, 3)(img)}
+    kind, msg = M["errors"][name]
+    with pytest.raises(RuntimeError) as e:
+        calls[name]()
+    assert kind == "RuntimeError"
+    if name != "prelu_0d":  # PyTorch's words there name a type promotion; ours the cause
+        assert str(e.value) == msg
+    else:
+        assert "zero-dim" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["linear_leaky_relu", "linear_tanh", "conv_add"])
+def test_onednn_module_reprs(name):
+    made = {"linear_leaky_relu": lambda: nniq.LinearLeakyReLU(4, 3, 0.1),
+            "linear_tanh": lambda: nniq.LinearTanh(4, 3),
+            "conv_add": lambda: nniq.ConvAdd2d(2, 2, 3, padding=1)}[name]()
+    assert repr(made) == _torch_repr(M["reprs"][name])

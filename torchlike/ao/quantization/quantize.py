@@ -9,8 +9,9 @@ import copy
 from ...nn.modules.module import Module
 from ...nn.modules.container import Sequential
 from ...nn.modules.linear import Linear
-from ...nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU
+from ...nn.modules.conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                                ConvTranspose3d)
+from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU, PReLU
 from ...nn.modules.normalization import (BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm,
                                          InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
 from ...nn.modules.dropout import Dropout
@@ -44,7 +45,12 @@ def get_default_static_quant_module_mappings():
             BatchNorm3d: nnq.BatchNorm3d, Dropout: nnq.Dropout, ELU: nnq.ELU,
             Hardswish: nnq.Hardswish, LeakyReLU: nnq.LeakyReLU, LayerNorm: nnq.LayerNorm,
             GroupNorm: nnq.GroupNorm, InstanceNorm1d: nnq.InstanceNorm1d,
-            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d}
+            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d,
+            ConvTranspose3d: nnq.ConvTranspose3d, PReLU: nnq.PReLU,
+            nni.ConvReLU3d: nniq.ConvReLU3d, nni.BNReLU2d: nniq.BNReLU2d,
+            nni.BNReLU3d: nniq.BNReLU3d, nni.LinearLeakyReLU: nniq.LinearLeakyReLU,
+            nni.LinearTanh: nniq.LinearTanh, nni.ConvAdd2d: nniq.ConvAdd2d,
+            nni.ConvAddReLU2d: nniq.ConvAddReLU2d}
 
 
 def get_default_qat_module_mappings():

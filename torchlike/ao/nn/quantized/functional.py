@@ -28,9 +28,9 @@ from .... import _C, _quantized as _q
 from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-           "conv_transpose2d", "hardswish", "elu", "leaky_relu", "relu6", "hardtanh", "add",
-           "add_relu", "mul", "cat", "quantize_dynamic_input", "linear_dynamic_fp16",
-           "to_fp16_weight"]
+           "conv_transpose2d", "conv_transpose3d", "prelu", "hardswish", "elu", "leaky_relu",
+           "relu6", "hardtanh", "add", "add_relu", "mul", "cat", "quantize_dynamic_input",
+           "linear_dynamic_fp16", "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
 
@@ -207,6 +207,45 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, scale, zero_point, F.conv_transpose2d,
                            "quantized::conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, scale=1.0, zero_point=0):
+    from ....nn import functional as F
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, scale, zero_point, F.conv_transpose3d,
+                           "quantized::conv_transpose3d")
+
+
+def prelu(input, weight, scale, zero_point):
+    """quantized::prelu, all in integers as PyTorch's kernel: with w1 the
+    weight's integer for 1.0, acc = (max(xq, zx) - zx) * (w1 - zw) +
+    (min(xq, zx) - zx) * (wq - zw), out = zo + rint(float32(acc) * m),
+    m = float32(float32(sx * sw) * float32(1 / so)).  The weight (quint8
+    per tensor, one value or one per channel) broadcasts over dim 1."""
+    _check_input(input, "quantized::prelu")
+    if input.ndim == 0:
+        raise RuntimeError("qprelu: zero-dim input tensor is not allowed.")
+    if weight.qscheme() is not _q.per_tensor_affine:
+        raise RuntimeError("quantized::prelu: the weight must be quantized per tensor, got "
+                           f"{weight.qscheme()}")
+    n = weight.numel()
+    if n != 1 and (input.ndim < 2 or input.shape[1] != n):  # PyTorch's broadcasting words
+        raise RuntimeError(f"The size of tensor a ({input.shape[1] if input.ndim > 1 else 1}) "
+                           f"must match the size of tensor b ({n}) at non-singleton dimension 1")
+    zx, zw = float(input._zp), float(weight._zp)
+    shape = [1] * input.ndim
+    if input.ndim > 1:
+        shape[1] = n
+    w = weight._int.double().reshape(shape if n != 1 else [1] * input.ndim)
+    one = float(_quantize_ints(_f32(1.0), _f32(weight._scale), _C.tensor(zw, dtype=_F64),
+                               weight.dtype))
+    x = input._int.double()
+    acc = (_C.clamp(x, min=zx) - zx) * (one - zw) + (_C.clamp(x, max=zx) - zx) * (w - zw)
+    m = (_f32(input._scale) * _f32(weight._scale)).float() * (1.0 / _f32(scale)).float()
+    _, lo, hi, _ = QDTYPES[input.dtype]
+    ints = (_C.round(acc.float() * m).double() + zero_point).clamp(lo, hi).to(input._int.dtype)
+    return per_tensor(ints, input.dtype, scale, zero_point)
 
 
 def requantize_float(input, fn, scale, zero_point, what):

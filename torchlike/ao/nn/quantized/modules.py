@@ -6,9 +6,10 @@ from ....nn.modules.module import Module
 from ....nn.modules.linear import Linear as _FloatLinear
 from . import functional as qF
 
-# LinearReLU, ConvReLU1d and ConvReLU2d are exported by ao.nn.intrinsic.quantized, as PyTorch's
+# LinearReLU, ConvReLU1d/2d/3d are exported by ao.nn.intrinsic.quantized, as PyTorch's
 __all__ = ["Quantize", "DeQuantize", "Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-           "ConvTranspose2d", "ReLU6", "Hardtanh", "FloatFunctional", "QFunctional"]
+           "ConvTranspose2d", "ConvTranspose3d", "ReLU6", "Hardtanh", "FloatFunctional",
+           "QFunctional"]
 
 
 def _act_qparams(mod):
@@ -330,7 +331,17 @@ class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """(N, C_in, D, H, W) quint8 -> (N, C_out, D_out, H_out, W_out) quint8."""
+    _conv = staticmethod(qF.conv_transpose3d)
+    _dims = 3
+
+
 class ConvReLU2d(Conv2d):
+    _relu = True
+
+
+class ConvReLU3d(Conv3d):
     _relu = True
 
 

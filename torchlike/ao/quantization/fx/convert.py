@@ -138,6 +138,9 @@ def _lower(gm, info, qinfo, names):
             mod.activation_post_process = qinfo[q_out][2]
             mod.qconfig = qconfigs[first.name]
             qmod = mapping[type(mod)].from_float(mod)
+            if "scale" in qmod._buffers:  # PyTorch's from_reference: the 0-d qparams buffers
+                qmod.scale = qinfo[q_out][0].clone()
+                qmod.zero_point = qinfo[q_out][1].clone()
             parent, _, leaf = first.target.rpartition(".")
             setattr(gm.get_submodule(parent) if parent else gm, leaf, qmod)
             first.args = (x.args[0],) + tuple(first.args[1:])

@@ -10,7 +10,9 @@ from ..fuse_modules import get_fuser_method
 from .tracer import modules_of
 from .patterns import is_relu
 
-_BN = {Conv1d: BatchNorm1d, Conv2d: BatchNorm2d, Conv3d: BatchNorm3d, Linear: BatchNorm1d}
+# the module types a chain starts with -> the batch norm that may follow (None: none)
+_BN = {Conv1d: BatchNorm1d, Conv2d: BatchNorm2d, Conv3d: BatchNorm3d, Linear: BatchNorm1d,
+       BatchNorm2d: None, BatchNorm3d: None}
 
 
 def _single_user(node):
@@ -32,7 +34,7 @@ def fuse_graph(gm, is_qat):
         first = modules[node.target]
         chain, mods, cur = [node], [first], node
         nxt = _single_user(cur)
-        if nxt is not None and nxt.op == "call_module" and \
+        if nxt is not None and nxt.op == "call_module" and _BN[type(first)] is not None and \
                 type(modules.get(nxt.target)) is _BN[type(first)]:
             chain.append(nxt)
             mods.append(modules[nxt.target])

@@ -109,4 +109,5 @@ def fixed_qparams(observer):
 
 # fused module type -> the float types it fuses (a QConfigMapping must give them one qconfig)
 FUSED_TYPES = {nni.LinearReLU: ("Linear", "ReLU"), nni.ConvReLU1d: ("Conv1d", "ReLU"),
-               nni.ConvReLU2d: ("Conv2d", "ReLU")}
+               nni.ConvReLU2d: ("Conv2d", "ReLU"), nni.ConvReLU3d: ("Conv3d", "ReLU"),
+               nni.BNReLU2d: ("BatchNorm2d", "ReLU"), nni.BNReLU3d: ("BatchNorm3d", "ReLU")}
