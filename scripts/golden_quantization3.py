@@ -184,6 +184,70 @@ def modules():
     return out
 
 
+def _embedding_state(module):
+    """module.state_dict() with each quantized weight rebuilt from copies of
+    its integers and qparams: PyTorch's quantized Embedding hands out a weight
+    whose qparams live in memory it frees (see golden_quantization2.py)."""
+    state = dict(module.state_dict())
+    for k, w in state.items():
+        if isinstance(w, torch.Tensor) and w.is_quantized:
+            state[k] = torch._make_per_channel_quantized_tensor(
+                w.int_repr().clone(), w.q_per_channel_scales().clone(),
+                w.q_per_channel_zero_points().clone(), 0)
+    return state
+
+
+def qat_embeddings():
+    """prepare_qat of Embedding / EmbeddingBag with default_embedding_qat_qconfig:
+    the fake-quantized lookups while training, then convert."""
+    tq = torch.ao.quantization
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.Embedding(10, 12),
+                                torch.nn.EmbeddingBag(10, 12, mode="sum"))
+    fstate = {k: v.clone() for k, v in model.state_dict().items()}
+    model.qconfig = tq.default_embedding_qat_qconfig
+    prepared = tq.prepare_qat(model.train())
+    idx = torch.tensor([[1, 2, 9], [0, 0, 3]])
+    offsets = torch.tensor([0, 2, 2])
+    flat = torch.tensor([1, 4, 9, 3, 3])
+    train = [(prepared[0](idx).detach(), prepared[1](flat, offsets).detach())]
+    with torch.no_grad():
+        prepared[0].weight.mul_(1.5)
+        prepared[1].weight.add_(0.25)
+    train.append((prepared[0](idx).detach(), prepared[1](flat, offsets).detach()))
+    q = tq.convert(prepared.eval())
+    # the QAT modules themselves (PyTorch's default QAT mapping leaves embeddings float)
+    qat_mods = []
+    for float_mod, cls, qcls, args in (
+            (torch.nn.Embedding(10, 12), torch.ao.nn.qat.Embedding,
+             torch.ao.nn.quantized.Embedding, (idx,)),
+            (torch.nn.EmbeddingBag(10, 12, mode="sum"), torch.ao.nn.qat.EmbeddingBag,
+             torch.ao.nn.quantized.EmbeddingBag, (flat, offsets))):
+        float_mod.qconfig = tq.default_embedding_qat_qconfig
+        fw = float_mod.weight.detach().clone()
+        qat = cls.from_float(float_mod)
+        outs = [qat(*args).detach()]
+        with torch.no_grad():
+            qat.weight.mul_(-2.0)
+        outs.append(qat(*args).detach())
+        qq = qcls.from_float(qat)
+        qat_mods.append({"weight": fw, "outs": outs, "repr": repr(qat),
+                         "state": dict(qat.state_dict()), "q_state": _embedding_state(qq),
+                         "q_out": qq(*args)})
+    errs = {}
+    bad = torch.nn.Embedding(3, 2)
+    bad.qconfig = tq.get_default_qat_qconfig()
+    try:
+        torch.ao.nn.qat.Embedding.from_float(bad)
+        errs["qat_qconfig"] = None
+    except Exception as e:  # noqa: BLE001
+        errs["qat_qconfig"] = (type(e).__name__, str(e).split("\n")[0])
+    return {"float": fstate, "idx": idx, "offsets": offsets, "flat": flat, "train": train,
+            "prepared_repr": repr(prepared), "prepared_state": dict(prepared.state_dict()),
+            "repr": repr(q), "state": _embedding_state(q),
+            "out": (q[0](idx), q[1](flat, offsets)), "errors": errs, "qat_modules": qat_mods}
+
+
 def errors():
     qfx = torch.ao.quantization.quantize_fx
     tq = torch.ao.quantization
@@ -216,6 +280,7 @@ def main():
     golden["errors"] = errors()
     golden["fixed_ops"] = fixed_ops()
     golden["modules"] = modules()
+    golden["qat_embeddings"] = qat_embeddings()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

@@ -386,3 +386,84 @@ def test_onednn_module_reprs(name):
             "linear_tanh": lambda: nniq.LinearTanh(4, 3),
             "conv_add": lambda: nniq.ConvAdd2d(2, 2, 3, padding=1)}[name]()
     assert repr(made) == _torch_repr(M["reprs"][name])
+
+
+# ---- QAT embeddings ------------------------------------------------------------------------
+
+QE = G["qat_embeddings"]
+
+
+def test_prepare_qat_leaves_embeddings_float_as_pytorch():
+    """PyTorch 2.15's default QAT mapping has no embeddings: prepare_qat keeps
+    them float (observed by a NoopObserver) and convert quantizes their
+    weights with the qconfig's fake quantizer."""
+    model = T.nn.Sequential(T.nn.Embedding(10, 12), T.nn.EmbeddingBag(10, 12, mode="sum"))
+    model.load_state_dict(QE["float"])
+    model.qconfig = tq.default_embedding_qat_qconfig
+    prepared = tq.prepare_qat(model.train())
+    assert repr(prepared) == QE["prepared_repr"]
+    assert list(prepared.state_dict()) == list(QE["prepared_state"])
+    run = [(prepared[0](QE["idx"]), prepared[1](QE["flat"], QE["offsets"]))]
+    with T.no_grad():
+        prepared[0].weight.mul_(1.5)
+        prepared[1].weight.add_(0.25)
+    run.append((prepared[0](QE["idx"]), prepared[1](QE["flat"], QE["offsets"])))
+    for ours, theirs in zip(run, QE["train"]):
+        for a, b in zip(ours, theirs):
+            assert_close(a.detach(), b, rtol=1e-6, atol=1e-6)
+    q = tq.convert(prepared.eval())
+    assert repr(q) == _torch_repr(QE["repr"])
+    state = q.state_dict()
+    assert list(state) == list(QE["state"])
+    for key in ("0._packed_params._packed_weight", "1._packed_params._packed_weight"):
+        assert T.equal(state[key].int_repr(), QE["state"][key].int_repr())
+    outs = (q[0](QE["idx"]), q[1](QE["flat"], QE["offsets"]))
+    for a, b in zip(outs, QE["out"]):
+        assert T.equal(a, b)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_qat_embedding_modules(which):
+    """torch.ao.nn.qat.Embedding / EmbeddingBag: lookups through the weight's
+    per-row float-qparams fake quantization (equal to PyTorch's), their state
+    dicts, and the quantized module made from them."""
+    g = QE["qat_modules"][which]
+    nnqat = T.ao.nn.qat
+    if which == 0:
+        float_mod, cls, qcls = T.nn.Embedding(10, 12), nnqat.Embedding, nnq.Embedding
+        args = (QE["idx"],)
+    else:
+        float_mod = T.nn.EmbeddingBag(10, 12, mode="sum")
+        cls, qcls, args = nnqat.EmbeddingBag, nnq.EmbeddingBag, (QE["flat"], QE["offsets"])
+    with T.no_grad():
+        float_mod.weight.copy_(g["weight"])
+    float_mod.qconfig = tq.default_embedding_qat_qconfig
+    qat = cls.from_float(float_mod)
+    outs = [qat(*args).detach()]
+    with T.no_grad():
+        qat.weight.mul_(-2.0)
+    outs.append(qat(*args).detach())
+    for a, b in zip(outs, g["outs"]):
+        assert T.equal(a, b)
+    state = qat.state_dict()
+    assert list(state) == list(g["state"])
+    qq = qcls.from_float(qat)  # runs the fake quantizer's observer once more, as PyTorch's
+    state = qat.state_dict()
+    for key, value in g["state"].items():
+        assert T.equal(state[key], value), key
+    assert list(qq.state_dict()) == list(g["q_state"])
+    w, theirs = qq.state_dict()["_packed_params._packed_weight"], \
+        g["q_state"]["_packed_params._packed_weight"]
+    assert T.equal(w.int_repr(), theirs.int_repr())
+    assert T.equal(w.q_per_channel_scales(), theirs.q_per_channel_scales())
+    assert T.equal(w.q_per_channel_zero_points(), theirs.q_per_channel_zero_points())
+    assert T.equal(qq(*args), g["q_out"])
+
+
+def test_qat_embedding_needs_float_qparams():
+    bad = T.nn.Embedding(3, 2)
+    bad.qconfig = tq.get_default_qat_qconfig()
+    kind, msg = QE["errors"]["qat_qconfig"]
+    with pytest.raises(AssertionError) as e:
+        T.ao.nn.qat.Embedding.from_float(bad)
+    assert kind == "AssertionError" and str(e.value) == _torch_repr(msg)

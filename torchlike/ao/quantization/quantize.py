@@ -50,7 +50,8 @@ def get_default_static_quant_module_mappings():
             nni.ConvReLU3d: nniq.ConvReLU3d, nni.BNReLU2d: nniq.BNReLU2d,
             nni.BNReLU3d: nniq.BNReLU3d, nni.LinearLeakyReLU: nniq.LinearLeakyReLU,
             nni.LinearTanh: nniq.LinearTanh, nni.ConvAdd2d: nniq.ConvAdd2d,
-            nni.ConvAddReLU2d: nniq.ConvAddReLU2d}
+            nni.ConvAddReLU2d: nniq.ConvAddReLU2d, nnqat.Embedding: nnq.Embedding,
+            nnqat.EmbeddingBag: nnq.EmbeddingBag}
 
 
 def get_default_qat_module_mappings():
