@@ -248,6 +248,40 @@ def qat_embeddings():
             "out": (q[0](idx), q[1](flat, offsets)), "errors": errs, "qat_modules": qat_mods}
 
 
+def packed_rnns():
+    """Dynamic LSTM / GRU (int8 and float16) on packed sequences: unsorted
+    lengths, given and default hidden states."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+    torch.manual_seed(7)
+    out = {}
+    for name, make in (("lstm", lambda: torch.nn.LSTM(5, 4, num_layers=2, bidirectional=True)),
+                       ("gru", lambda: torch.nn.GRU(5, 4, num_layers=2, bidirectional=True)),
+                       ("lstm1", lambda: torch.nn.LSTM(5, 3))):
+        for dtype in (torch.qint8, torch.float16):
+            fmod = make()
+            fstate = {k: v.detach().clone() for k, v in fmod.state_dict().items()}
+            q = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(fmod), dtype=dtype)[0]
+            x = torch.randn(6, 4, 5)
+            packed = pack_padded_sequence(x, [3, 6, 1, 4], enforce_sorted=False)
+            D = 2 if fmod.bidirectional else 1
+            h = torch.randn(fmod.num_layers * D, 4, fmod.hidden_size)
+            hx = (h, torch.randn_like(h)) if name.startswith("lstm") else h
+            with torch.no_grad():
+                o1, h1 = q(packed)
+                o2, h2 = q(packed, hx)
+            out[(name, str(dtype))] = {"float": fstate, "x": x, "hx": hx,
+                                       "out": (o1.data, h1), "out_hx": (o2.data, h2),
+                                       "batch_sizes": o1.batch_sizes}
+    mod = torch.nn.LSTM(5, 4, proj_size=2)
+    q = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(mod))[0]
+    try:
+        q(torch.randn(3, 2, 5))
+        out["proj_size"] = None
+    except Exception as e:  # noqa: BLE001
+        out["proj_size"] = (type(e).__name__, str(e).split("\n")[0])
+    return out
+
+
 def errors():
     qfx = torch.ao.quantization.quantize_fx
     tq = torch.ao.quantization
@@ -281,6 +315,7 @@ def main():
     golden["fixed_ops"] = fixed_ops()
     golden["modules"] = modules()
     golden["qat_embeddings"] = qat_embeddings()
+    golden["packed_rnns"] = packed_rnns()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

@@ -467,3 +467,58 @@ def test_qat_embedding_needs_float_qparams():
     with pytest.raises(AssertionError) as e:
         T.ao.nn.qat.Embedding.from_float(bad)
     assert kind == "AssertionError" and str(e.value) == _torch_repr(msg)
+
+
+# ---- dynamic LSTM / GRU on packed sequences -------------------------------------------------
+
+PR = G["packed_rnns"]
+PACKED = sorted(k for k in PR if k != "proj_size")
+
+
+def _dynamic(name, state, dtype):
+    make = {"lstm": lambda: T.nn.LSTM(5, 4, num_layers=2, bidirectional=True),
+            "gru": lambda: T.nn.GRU(5, 4, num_layers=2, bidirectional=True),
+            "lstm1": lambda: T.nn.LSTM(5, 3)}[name]
+    fmod = make()
+    fmod.load_state_dict(state)
+    return tq.quantize_dynamic(T.nn.Sequential(fmod), dtype=dtype)[0]
+
+
+@pytest.mark.parametrize("key", PACKED, ids=lambda k: f"{k[0]}-{k[1]}")
+def test_dynamic_rnn_packed_sequence(key):
+    """PyTorch's packed layers: the input projection over all packed rows, each
+    step on the sequences still running; unsorted lengths, with and without
+    an initial state.  1e-6, as the padded form (PyTorch's own sigmoid/tanh)."""
+    from torchlike.nn.utils.rnn import pack_padded_sequence, PackedSequence
+    name, dtype = key
+    g = PR[key]
+    q = _dynamic(name, g["float"], T.qint8 if dtype == "torch.qint8" else T.float16)
+    packed = pack_padded_sequence(g["x"], [3, 6, 1, 4], enforce_sorted=False)
+    for hx, (data, hidden) in ((None, g["out"]), (g["hx"], g["out_hx"])):
+        out, h = q(packed, hx)
+        assert isinstance(out, PackedSequence)
+        assert T.equal(out.batch_sizes, g["batch_sizes"])
+        assert T.equal(out.unsorted_indices, packed.unsorted_indices)
+        assert_close(out.data, data, rtol=1e-6, atol=1e-6)
+        for a, b in zip(h if isinstance(h, tuple) else (h,),
+                        hidden if isinstance(hidden, tuple) else (hidden,)):
+            assert_close(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_dynamic_rnn_packed_bad_input():
+    from torchlike.nn.utils.rnn import pack_padded_sequence
+    key = PACKED[0]
+    q = _dynamic(key[0], PR[key]["float"], T.qint8)
+    with pytest.raises(RuntimeError, match="input_size"):
+        q(pack_padded_sequence(T.randn(3, 2, 6), [3, 2]))
+    with pytest.raises(TypeError, match="PackedSequence"):
+        q([T.randn(3, 2, 5)])
+
+
+def test_dynamic_lstm_proj_size_refused():
+    """PyTorch's quantize_dynamic drops an LSTM's projection and the module it
+    makes fails when called; torchlike refuses to make it."""
+    kind, msg = PR["proj_size"]
+    assert kind == "RuntimeError" and "packB" in msg
+    with pytest.raises(NotImplementedError, match="proj_size"):
+        tq.quantize_dynamic(T.nn.Sequential(T.nn.LSTM(5, 4, proj_size=2)))
