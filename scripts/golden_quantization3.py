@@ -282,6 +282,61 @@ def packed_rnns():
     return out
 
 
+def references():
+    """convert_to_reference_fx, eager convert(is_reference=True) and the
+    reference modules themselves."""
+    qfx, tq = torch.ao.quantization.quantize_fx, torch.ao.quantization
+    nnqr = torch.ao.nn.quantized.reference
+    out = {}
+    for name in ("mixed", "cnn"):
+        g = GOLDEN_CASES[name]
+        prepared = cases.prepare(torch, name, g["float"], g["batches"])
+        ref = qfx.convert_to_reference_fx(prepared)
+        with torch.no_grad():
+            y = ref(g["x"])
+        out[name] = {"code": ref.code, "repr": repr(ref), "state": _copy_state(ref.state_dict()),
+                     "out": y, "children": [(n, type(m).__name__) for n, m in
+                                            ref.named_children()]}
+    model = torch.nn.Sequential(tq.QuantStub(), torch.nn.Linear(4, 3), torch.nn.Conv2d(1, 2, 2),
+                                tq.DeQuantStub()).eval()
+    model.qconfig = tq.get_default_qconfig("x86")
+    prepared = tq.prepare(model)
+    calib = torch.randn(2, 4)
+    prepared[0](calib)
+    eager = tq.convert(prepared, is_reference=True)
+    out["eager"] = {"float": {k: v.clone() for k, v in model.state_dict().items()},
+                    "calib": calib,
+                    "repr": repr(eager), "state": _copy_state(eager.state_dict()),
+                    "weights": [eager[1].get_weight(), eager[2].get_weight()]}
+    torch.manual_seed(11)
+    direct = {}
+    for name, mod, x in (("linear", torch.nn.Linear(5, 4), torch.randn(3, 5)),
+                         ("conv2d", torch.nn.Conv2d(2, 3, 3, padding=1), torch.randn(1, 2, 5, 5)),
+                         ("convt2d", torch.nn.ConvTranspose2d(2, 3, 3, stride=2),
+                          torch.randn(1, 2, 4, 4))):
+        for scheme in ("per_tensor", "per_channel"):
+            obs = (tq.default_weight_observer if scheme == "per_tensor"
+                   else tq.default_per_channel_weight_observer)()
+            if name == "convt2d" and scheme == "per_channel":
+                obs = tq.PerChannelMinMaxObserver(ch_axis=1, dtype=torch.qint8,
+                                                  qscheme=torch.per_channel_symmetric)
+            obs(mod.weight)
+            qparams = tq.utils.get_qparam_dict(obs)
+            cls = {"linear": nnqr.Linear, "conv2d": nnqr.Conv2d,
+                   "convt2d": nnqr.ConvTranspose2d}[name]
+            ref = cls.from_float(mod, qparams)
+            with torch.no_grad():
+                direct[(name, scheme)] = {
+                    "float": {k: v.clone() for k, v in mod.state_dict().items()}, "x": x,
+                    "state": _copy_state(ref.state_dict()), "weight": ref.get_weight(),
+                    "out": ref(x), "repr": repr(ref)}
+    out["direct"] = direct
+    return out
+
+
+GOLDEN_CASES = {}
+
+
 def errors():
     qfx = torch.ao.quantization.quantize_fx
     tq = torch.ao.quantization
@@ -306,6 +361,7 @@ def errors():
 
 def main():
     golden = {name: record(name) for name in cases.models(torch)}
+    GOLDEN_CASES.update(golden)
     cnn = cases.models(torch)["cnn"][0]()
     cnn.load_state_dict(golden["cnn"]["float"])
     fused = torch.ao.quantization.quantize_fx.fuse_fx(cnn.eval())
@@ -316,6 +372,7 @@ def main():
     golden["modules"] = modules()
     golden["qat_embeddings"] = qat_embeddings()
     golden["packed_rnns"] = packed_rnns()
+    golden["references"] = references()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

@@ -113,7 +113,18 @@ def models(torch):
             x = self.prelu(self.relu(self.bn(self.conv(x))))
             return F.relu(self.bn2(x.mean(2)))
 
-    return {"cnn": (CNN, (2, 3, 8, 8), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+    class Mixed(nn.Module):  # linear + F.relu, conv1d, F.linear: also as a reference model
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(4, 6)
+            self.c = nn.Conv1d(1, 2, 2)
+            self.w = nn.Parameter(torch.randn(3, 5))
+
+        def forward(self, x):
+            y = F.relu(self.l(x))
+            return F.linear(self.c(y.unsqueeze(1)), self.w)
+
+    return {"cnn": (CNN, (2, 3, 8, 8), False), "mixed": (Mixed, (3, 4), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
             "qat": (QAT, (2, 2, 4, 4), True)}
 
@@ -130,20 +141,28 @@ def qconfig_mapping(torch, name):
     return tq.get_default_qconfig_mapping("x86")
 
 
-def run(torch, name, float_state, batches):
-    """prepare (calibrate / train on batches), convert: the prepared and
-    quantized GraphModules."""
+def prepare(torch, name, float_state, batches):
+    """The prepared GraphModule, calibrated (or trained) on batches, in eval mode."""
     from importlib import import_module
     qfx = import_module(torch.__name__ + ".ao.quantization.quantize_fx")
     make, _, is_qat = models(torch)[name]
     model = make()
     model.load_state_dict(float_state)
     model.train(is_qat)
-    prepare = qfx.prepare_qat_fx if is_qat else qfx.prepare_fx
-    prepared = prepare(model, qconfig_mapping(torch, name), (batches[0],))
+    prepare_fn = qfx.prepare_qat_fx if is_qat else qfx.prepare_fx
+    prepared = prepare_fn(model, qconfig_mapping(torch, name), (batches[0],))
     for x in batches:
         prepared(x)
-    prepared.eval()
+    return prepared.eval()
+
+
+def run(torch, name, float_state, batches):
+    """prepare (calibrate / train on batches), convert: the prepared and
+    quantized GraphModules (PyTorch's convert_fx edits the prepared one's
+    graph: prepare again for another conversion)."""
+    from importlib import import_module
+    qfx = import_module(torch.__name__ + ".ao.quantization.quantize_fx")
+    prepared = prepare(torch, name, float_state, batches)
     return prepared, qfx.convert_fx(prepared)
 
 

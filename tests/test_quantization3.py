@@ -200,8 +200,9 @@ def test_bad_calls():
     dynamic = tq.QConfigMapping().set_global(tq.default_dynamic_qconfig)
     with pytest.raises(NotImplementedError, match="static int8 only"):
         qfx.prepare_fx(_mlp(), dynamic, (T.randn(2, 5),))
-    with pytest.raises(NotImplementedError, match="reference"):
-        qfx.convert_to_reference_fx(qfx.prepare_fx(_mlp(), mapping, (T.randn(2, 5),)))
+    with pytest.raises(NotImplementedError, match="qconfig_mapping"):
+        qfx.convert_fx(qfx.prepare_fx(_mlp(), mapping, (T.randn(2, 5),)),
+                       qconfig_mapping=mapping)
 
 
 def test_qconfig_mapping_precedence_and_dict_form():
@@ -522,3 +523,91 @@ def test_dynamic_lstm_proj_size_refused():
     assert kind == "RuntimeError" and "packB" in msg
     with pytest.raises(NotImplementedError, match="proj_size"):
         tq.quantize_dynamic(T.nn.Sequential(T.nn.LSTM(5, 4, proj_size=2)))
+
+
+# ---- reference modules and reference conversion ---------------------------------------------
+
+RF = G["references"]
+nnqr = T.ao.nn.quantized.reference
+
+
+@pytest.mark.parametrize("name", ["mixed", "cnn"])
+def test_convert_to_reference_fx(name):
+    """PyTorch's reference graph (quantize / dequantize around the float ops,
+    reference modules inside fused ones), names and state dict keys; the
+    weights' qparams equal; outputs within one output step (the float ops
+    between quantize nodes sum in another order)."""
+    g, case = RF[name], G[name]
+    prepared = cases.prepare(T, name, case["float"], case["batches"])
+    ref = qfx.convert_to_reference_fx(prepared)
+    assert _code(ref.code) == _code(g["code"])
+    assert [(n, type(m).__name__) for n, m in ref.named_children()] == g["children"]
+    state = ref.state_dict()
+    assert list(state) == list(g["state"])
+    for key, theirs in g["state"].items():
+        if key.endswith(("weight_scale", "weight_zero_point", "weight_axis")):
+            assert T.equal(state[key], theirs), key
+        elif key.endswith(("weight_qscheme", "weight_dtype")):
+            assert str(state[key]) == str(theirs).replace("torch.", "torchlike."), key
+    ref.load_state_dict(g["state"])
+    out = ref(case["x"])
+    step = max(float(v) for k, v in g["state"].items()  # the activations' scales
+               if "scale" in k and isinstance(v, T.Tensor) and v.ndim == 0 and "." not in k)
+    assert_close(out.detach(), g["out"], rtol=0, atol=step * 1.001)
+    assert float((out.detach() == g["out"]).float().mean()) > 0.9
+
+
+def test_eager_convert_is_reference():
+    """convert(is_reference=True): PyTorch's modules and state dict (PyTorch's
+    own such model cannot run: its Quantize hands a quantized tensor to the
+    float reference module; ours raises the same way)."""
+    g = RF["eager"]
+    model = T.nn.Sequential(tq.QuantStub(), T.nn.Linear(4, 3), T.nn.Conv2d(1, 2, 2),
+                            tq.DeQuantStub()).eval()
+    model.load_state_dict(g["float"])
+    model.qconfig = tq.get_default_qconfig("x86")
+    prepared = tq.prepare(model)
+    prepared[0](g["calib"])
+    ref = tq.convert(prepared, is_reference=True)
+    assert repr(ref) == _torch_repr(g["repr"])
+    with pytest.raises(RuntimeError):
+        ref(T.randn(2, 4))
+    assert list(ref.state_dict()) == list(g["state"])
+    for ours, theirs in zip((ref[1].get_weight(), ref[2].get_weight()), g["weights"]):
+        assert T.equal(ours, theirs)
+
+
+@pytest.mark.parametrize("key", sorted(RF["direct"]), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_reference_modules(key):
+    """from_float with get_qparam_dict: state dict (qscheme, dtype, scale,
+    zero point, axis) and the quantized-dequantized weight equal to
+    PyTorch's; forward is the float op on it (1e-6); a state dict round trip."""
+    g = RF["direct"][key]
+    name, scheme = key
+    make = {"linear": lambda: T.nn.Linear(5, 4),
+            "conv2d": lambda: T.nn.Conv2d(2, 3, 3, padding=1),
+            "convt2d": lambda: T.nn.ConvTranspose2d(2, 3, 3, stride=2)}[name]
+    mod = make()
+    mod.load_state_dict(g["float"])
+    if scheme == "per_tensor":
+        obs = tq.default_weight_observer()
+    elif name == "convt2d":
+        obs = tq.PerChannelMinMaxObserver(ch_axis=1, dtype=T.qint8,
+                                          qscheme=T.per_channel_symmetric)
+    else:
+        obs = tq.default_per_channel_weight_observer()
+    obs(mod.weight)
+    cls = {"linear": nnqr.Linear, "conv2d": nnqr.Conv2d, "convt2d": nnqr.ConvTranspose2d}[name]
+    ref = cls.from_float(mod, tq.utils.get_qparam_dict(obs))
+    assert repr(ref) == g["repr"]
+    state = ref.state_dict()
+    assert list(state) == list(g["state"])
+    for k in ("weight_scale", "weight_zero_point", "weight_axis"):
+        assert state[k].dtype == g["state"][k].dtype and T.equal(state[k], g["state"][k]), k
+    assert T.equal(ref.get_weight(), g["weight"])
+    assert_close(ref(g["x"]).detach(), g["out"], rtol=1e-6, atol=1e-6)
+    again = cls(*((5, 4) if name == "linear" else (2, 3, 3)))
+    again.load_state_dict(g["state"])
+    assert str(again.weight_qscheme) == str(g["state"]["weight_qscheme"]).replace("torch.",
+                                                                                  "torchlike.")
+    assert T.equal(again.get_weight(), g["weight"])

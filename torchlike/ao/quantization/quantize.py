@@ -28,7 +28,8 @@ from .qconfig import (default_dynamic_qconfig, float16_dynamic_qconfig,
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
            "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
            "get_default_static_quant_module_mappings", "get_default_dynamic_quant_module_mappings",
-           "get_default_qconfig_propagation_list"]
+           "get_default_qconfig_propagation_list",
+           "get_default_static_quant_reference_module_mappings"]
 
 
 def get_default_static_quant_module_mappings():
@@ -52,6 +53,23 @@ def get_default_static_quant_module_mappings():
             nni.LinearTanh: nniq.LinearTanh, nni.ConvAdd2d: nniq.ConvAdd2d,
             nni.ConvAddReLU2d: nniq.ConvAddReLU2d, nnqat.Embedding: nnq.Embedding,
             nnqat.EmbeddingBag: nnq.EmbeddingBag}
+
+
+def get_default_static_quant_reference_module_mappings():
+    """float module type -> reference module type (convert(is_reference=True))."""
+    from ..nn.quantized import reference as nnqr
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, Linear: nnqr.Linear,
+            Conv1d: nnqr.Conv1d, Conv2d: nnqr.Conv2d, Conv3d: nnqr.Conv3d,
+            ConvTranspose1d: nnqr.ConvTranspose1d, ConvTranspose2d: nnqr.ConvTranspose2d,
+            ConvTranspose3d: nnqr.ConvTranspose3d}
+
+
+def to_reference(mod, reference_cls):
+    """mod as a reference module: its qconfig's weight observer run on its weight."""
+    from ..nn.quantized.reference import get_qparam_dict
+    observer = mod.qconfig.weight()
+    observer(mod.weight)
+    return reference_cls.from_float(mod, get_qparam_dict(observer))
 
 
 def get_default_qat_module_mappings():
@@ -155,7 +173,9 @@ def _remove_qconfig(module):
 def swap_module(mod, mapping, custom_module_class_mapping=None):
     """mod's quantized counterpart when it has a qconfig and a mapping; else mod."""
     if _needs_observer(mod) and type(mod) in mapping:
-        new = mapping[type(mod)].from_float(mod)
+        target = mapping[type(mod)]
+        new = to_reference(mod, target) if getattr(target, "_IS_REFERENCE", False) else \
+            target.from_float(mod)
         for hook in mod._forward_pre_hooks.values():
             new.register_forward_pre_hook(hook)
         for key, hook in mod._forward_hooks.items():
@@ -179,11 +199,12 @@ def _convert(module, mapping, inplace=True):
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
             convert_custom_config_dict=None, use_precomputed_fake_quant=False):
     """module with every observed module swapped for its quantized counterpart."""
-    if is_reference:
-        raise NotImplementedError("reference quantized modules are not supported by torchlike")
     if not inplace:
         module = copy.deepcopy(module)
-    _convert(module, get_default_static_quant_module_mappings() if mapping is None else mapping)
+    if mapping is None:
+        mapping = get_default_static_quant_reference_module_mappings() if is_reference else \
+            get_default_static_quant_module_mappings()
+    _convert(module, mapping)
     if remove_qconfig:
         _remove_qconfig(module)
     return module

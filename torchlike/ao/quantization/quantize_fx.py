@@ -119,15 +119,21 @@ def prepare_qat_fx(model, qconfig_mapping, example_inputs, prepare_custom_config
 def convert_fx(graph_module, convert_custom_config=None, _remove_qconfig=True,
                qconfig_mapping=None, backend_config=None, keep_original_weights=False):
     """The quantized GraphModule of a prepared, calibrated one."""
+    return _convert(graph_module, qconfig_mapping, backend_config, False)
+
+
+def _convert(graph_module, qconfig_mapping, backend_config, is_reference):
     _check_backend_config(backend_config)
     if qconfig_mapping is not None:
         raise NotImplementedError("convert_fx(qconfig_mapping=...) is not supported by "
                                   "torchlike: give the mapping to prepare_fx")
-    return convert_graph(graph_module)
+    return convert_graph(graph_module, is_reference)
 
 
 def convert_to_reference_fx(graph_module, convert_custom_config=None, _remove_qconfig=True,
                             qconfig_mapping=None, backend_config=None):
-    raise NotImplementedError("reference quantized models (convert_to_reference_fx) are not "
-                              "supported by torchlike")
+    """The reference quantized GraphModule: quantize / dequantize nodes around
+    float ops, weighted modules as reference modules (their weight quantized
+    and dequantized)."""
+    return _convert(graph_module, qconfig_mapping, backend_config, True)
 

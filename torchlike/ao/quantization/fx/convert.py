@@ -227,14 +227,42 @@ def _load_packed(module, state_dict, prefix, local_metadata, strict, missing_key
             missing_keys.append(key)
 
 
-def convert_graph(gm):
-    """The quantized GraphModule of a prepared (and calibrated) one."""
+def _to_reference(gm, info, qinfo):
+    """convert_to_reference_fx's step two: weighted modules (alone or inside a
+    fused module) become reference modules; everything stays between its
+    quantize / dequantize nodes."""
+    from ..quantize import get_default_static_quant_reference_module_mappings, to_reference
+    from ...nn.intrinsic import _FusedModule
+    mapping = get_default_static_quant_reference_module_mappings()
+    for node in gm.graph.nodes:
+        if node.op != "call_module" or info["patterns"].get(node.name) != "module":
+            continue
+        mod = gm.get_submodule(node.target)
+        inner = mod[0] if isinstance(mod, _FusedModule) else mod
+        if type(inner) not in mapping:
+            continue
+        inner.qconfig = info["qconfigs"][node.name]
+        ref = to_reference(inner, mapping[type(inner)])
+        if inner is mod:
+            parent, _, leaf = node.target.rpartition(".")
+            setattr(gm.get_submodule(parent) if parent else gm, leaf, ref)
+        else:
+            mod[0] = ref
+
+
+def convert_graph(gm, is_reference=False):
+    """The quantized GraphModule of a prepared (and calibrated) one (its
+    reference form: quantize / dequantize around float ops, reference
+    modules, when is_reference)."""
     info = getattr(gm, "_fx_quantization", None)
     if info is None:  # PyTorch's words
         raise AssertionError("incoming model must be produced by prepare_fx")
     names = _Names(gm)
     qinfo = _observers_to_quantize(gm, info, names)
-    _lower(gm, info, qinfo, names)
+    if is_reference:
+        _to_reference(gm, info, qinfo)
+    else:
+        _lower(gm, info, qinfo, names)
     gm.graph.eliminate_dead_code()
     gm.graph.lint()
     out = GraphModule(gm, gm.graph)
