@@ -337,6 +337,22 @@ def references():
 GOLDEN_CASES = {}
 
 
+def scalar_ops():
+    """quantized::add / mul (and _relu) of a quantized tensor and a number:
+    integers and the output qparams the kernels choose."""
+    out = {}
+    ints = torch.arange(256, dtype=torch.uint8)
+    for scale, zp in ((0.1, 10), (0.05, 250), (0.02, 128)):
+        q = torch._make_per_tensor_quantized_tensor(ints, scale, zp)
+        for op, values in (("add", (1.0, -1.0, 3.7, -30.0, 0.0, 2.5, -0.5, 0.15)),
+                           ("mul", (2.0, -2.0, 0.0, 0.3, -1.5))):
+            for relu in ("", "_relu"):
+                for c in values:
+                    r = getattr(torch.ops.quantized, op + relu)(q, c)
+                    out[(op + relu, scale, zp, c)] = (r.int_repr(), r.q_scale(), r.q_zero_point())
+    return out
+
+
 def errors():
     qfx = torch.ao.quantization.quantize_fx
     tq = torch.ao.quantization
@@ -373,6 +389,7 @@ def main():
     golden["qat_embeddings"] = qat_embeddings()
     golden["packed_rnns"] = packed_rnns()
     golden["references"] = references()
+    golden["scalar_ops"] = scalar_ops()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

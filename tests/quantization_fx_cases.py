@@ -124,7 +124,23 @@ def models(torch):
             y = F.relu(self.l(x))
             return F.linear(self.c(y.unsqueeze(1)), self.w)
 
-    return {"cnn": (CNN, (2, 3, 8, 8), False), "mixed": (Mixed, (3, 4), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+    class Misc(nn.Module):  # scalar add / mul, conv + F.relu, norms, activations, sigmoid
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 4, 3, padding=1)
+            self.hs = nn.Hardswish()
+            self.ln = nn.LayerNorm([4, 5, 5])
+            self.lrelu = nn.LeakyReLU(0.2)
+            self.pool = nn.MaxPool2d(2)
+
+        def forward(self, x):
+            x = F.relu(self.conv(x * 2.0 + 1.0))
+            x = self.lrelu(self.ln(self.hs(x)))
+            x = self.pool(x).transpose(2, 3).contiguous()
+            return torch.sigmoid(x.reshape(x.shape[0], -1))
+
+    return {"cnn": (CNN, (2, 3, 8, 8), False), "mixed": (Mixed, (3, 4), False),
+            "misc": (Misc, (2, 2, 5, 5), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
             "qat": (QAT, (2, 2, 4, 4), True)}
 

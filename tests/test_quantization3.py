@@ -611,3 +611,16 @@ def test_reference_modules(key):
     assert str(again.weight_qscheme) == str(g["state"]["weight_qscheme"]).replace("torch.",
                                                                                   "torchlike.")
     assert T.equal(again.get_weight(), g["weight"])
+
+
+@pytest.mark.parametrize("key", sorted(G["scalar_ops"], key=str), ids=str)
+def test_scalar_add_mul(key):
+    """torch.ops.quantized.add / mul (and _relu) with a number, every quint8
+    value: PyTorch's output qparams and integers."""
+    op, scale, zp, c = key
+    ints, out_scale, out_zp = G["scalar_ops"][key]
+    q = T._make_per_tensor_quantized_tensor(T.arange(256, dtype=T.uint8), scale, zp)
+    r = getattr(T.ops.quantized, op)(q, c)
+    assert r.q_zero_point() == out_zp
+    assert r.q_scale() == pytest.approx(out_scale, rel=1e-12)
+    assert T.equal(r.int_repr(), ints)

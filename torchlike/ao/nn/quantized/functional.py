@@ -29,7 +29,7 @@ from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYP
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
            "conv_transpose2d", "conv_transpose3d", "prelu", "hardswish", "elu", "leaky_relu",
-           "relu6", "hardtanh", "add", "add_relu", "mul", "cat", "quantize_dynamic_input",
+           "relu6", "hardtanh", "add", "add_relu", "mul", "add_scalar", "mul_scalar", "cat", "quantize_dynamic_input",
            "linear_dynamic_fp16", "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
@@ -324,6 +324,50 @@ def add(qa, qb, scale, zero_point, _relu=False):
 
 def add_relu(qa, qb, scale, zero_point):
     return add(qa, qb, scale, zero_point, _relu=True)
+
+
+def add_scalar(q, c, _relu=False):
+    """quantized::add of a tensor and a number, as PyTorch's kernel: the
+    output keeps the scale and moves the zero point by c_q = round(c / s);
+    when z - c_q leaves the dtype's range the zero point sits at its end and
+    the scale grows, the integers requantized:
+    out = z' + rint(float32((q - z) + c_q) * float32(s / s'))."""
+    _check_input(q, "quantized::add")
+    _, lo, hi, _ = QDTYPES[q.dtype]
+    s, z = q._scale, q._zp
+    c_q = int(round(float(c) / s))  # nearbyint: half to even, as Python's round
+    shifted = z - c_q
+    if lo <= shifted <= hi:
+        out = per_tensor(q._int.clone(), q.dtype, s, shifted)
+        return out.relu() if _relu else out
+    if shifted < lo:
+        s_new, z_new = (float(hi) - shifted) / (float(hi) - lo) * s, lo
+    else:
+        s_new, z_new = (float(shifted) - lo) / (float(hi) - lo) * s, hi
+    m = (_f32(s) * (1.0 / _f32(s_new)).float()).float()
+    acc = (q._int.double() - z + c_q).float()
+    ints = (_C.round(acc * m).double() + z_new).clamp(lo, hi)
+    if _relu:
+        ints = ints.clamp(min=z_new)
+    return per_tensor(ints.to(q._int.dtype), q.dtype, s_new, z_new)
+
+
+def mul_scalar(q, c, _relu=False):
+    """quantized::mul of a tensor and a number, as PyTorch's kernel: c > 0
+    scales the scale (integers kept), c == 0 gives zeros at scale 1 and zero
+    point 0, c < 0 reflects the integers (q' = qmax + qmin - q) about the
+    range with scale |c| s and zero point qmax - (z - qmin)."""
+    _check_input(q, "quantized::mul")
+    _, lo, hi, _ = QDTYPES[q.dtype]
+    c = float(c)
+    if c > 0:
+        out = per_tensor(q._int.clone(), q.dtype, c * q._scale, q._zp)
+    elif c == 0:
+        return per_tensor(_C.zeros_like(q._int), q.dtype, 1.0, 0)
+    else:
+        zp = hi - (q._zp - lo)
+        out = per_tensor((hi + lo - q._int.long()).to(q._int.dtype), q.dtype, -c * q._scale, zp)
+    return out.relu() if _relu else out
 
 
 def mul(qa, qb, scale, zero_point):

@@ -180,6 +180,16 @@ def _lower(gm, info, qinfo, names):
             if last is not first:
                 graph.erase_node(last)
             graph.erase_node(first)
+        elif kind == "scalar":
+            a = first.args[0]
+            if not (_is_dq(a, qinfo) and q_out is not None):
+                continue
+            op = BINARY[[k for k in BINARY if k is first.target][0]]
+            with graph.inserting_before(q_out):
+                new = graph.create_node("call_function", getattr(_t.ops.quantized, op),
+                                        (a.args[0], first.args[1]), {}, name=op)
+            _drop_q(q_out, new, graph)
+            graph.erase_node(first)
         elif kind in ("share", "fixed"):
             lead = first.args[0] if first.args else None  # the tensor (or cat's list)
             inputs = [a for a in (lead if isinstance(lead, (list, tuple)) else [lead])

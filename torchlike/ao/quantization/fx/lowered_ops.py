@@ -13,19 +13,29 @@ def _qparams(scale, zero_point):
     return float(scale), int(zero_point)
 
 
-def _add(qa, qb, scale, zero_point):
+# Each takes two quantized tensors and the output's scale and zero point, or
+# (PyTorch's Scalar overloads) a quantized tensor and a number.
+def _add(qa, qb, scale=None, zero_point=None):
+    if scale is None:
+        return qF.add_scalar(qa, qb)
     return qF.add(qa, qb, *_qparams(scale, zero_point))
 
 
-def _add_relu(qa, qb, scale, zero_point):
+def _add_relu(qa, qb, scale=None, zero_point=None):
+    if scale is None:
+        return qF.add_scalar(qa, qb, _relu=True)
     return qF.add_relu(qa, qb, *_qparams(scale, zero_point))
 
 
-def _mul(qa, qb, scale, zero_point):
+def _mul(qa, qb, scale=None, zero_point=None):
+    if scale is None:
+        return qF.mul_scalar(qa, qb)
     return qF.mul(qa, qb, *_qparams(scale, zero_point))
 
 
-def _mul_relu(qa, qb, scale, zero_point):
+def _mul_relu(qa, qb, scale=None, zero_point=None):
+    if scale is None:
+        return qF.mul_scalar(qa, qb, _relu=True)
     # PyTorch's kernel clamps the requantized product at the zero point: a relu after mul
     return qF.mul(qa, qb, *_qparams(scale, zero_point)).relu()
 
@@ -42,7 +52,8 @@ def _linear_relu(x, packed, scale, zero_point):
 
 for _name, _fn in (("add", _add), ("add_relu", _add_relu), ("mul", _mul),
                    ("mul_relu", _mul_relu)):
-    _LIB.define(f"{_name}(Tensor qa, Tensor qb, float scale, int zero_point) -> Tensor qc")
+    _LIB.define(f"{_name}(Tensor qa, Any qb, Any scale=None, Any zero_point=None) "
+                f"-> Tensor qc")
     _LIB.impl(_name, _fn, "CompositeImplicitAutograd")
 for _name, _fn in (("linear", _linear), ("linear_relu", _linear_relu)):
     _LIB.define(f"{_name}(Tensor X, Any W_prepack, float Y_scale_i, int Y_zero_point_i) "

@@ -10,13 +10,16 @@ of a traced model is quantized.  Kinds:
                 with a packed weight
     binary      a + b, a * b of two tensors (optionally then a relu):
                 quantized::add / add_relu / mul / mul_relu
+    scalar      a + c, a * c with a number c: quantized::add / mul's Scalar
+                forms, whose output qparams follow from the input's (the
+                output observer is the input's, as for share ops)
     share       ops that keep their input's qparams (pooling, relu, flatten,
                 cat, views): their output observer is their input's
     fixed       sigmoid, tanh, hardsigmoid with a FixedQParamsObserver qconfig
                 (PyTorch's default mapping gives them one): lowered as share
                 ops, the quantized op's output has the fixed qparams
-    reuse       ops whose qconfig is ReuseInputObserver (reshape): no
-                observer, they run on whatever comes in
+    (a share op whose qconfig is ReuseInputObserver, reshape in the default
+    mapping, gets no input observer: it shares its input's if there is one)
 Everything else stays float; convert dequantizes its quantized inputs."""
 import operator
 
@@ -78,8 +81,13 @@ def kind_of(node, modules, mapping):
         if node.target is F.linear:
             return "linear"
         if _is(node.target, tuple(BINARY)):
-            tensors = [a for a in node.args[:2] if isinstance(a, _node_type())]
-            return "binary" if len(tensors) == 2 and not node.kwargs else None
+            a = node.args[:2]
+            if node.kwargs or len(a) != 2 or not isinstance(a[0], _node_type()):
+                return None
+            if isinstance(a[1], _node_type()):
+                return "binary"
+            return "scalar" if isinstance(a[1], (int, float)) and \
+                not isinstance(a[1], bool) else None
         if _is(node.target, FIXED_FUNCTIONS):
             return "fixed"
         return "share" if _is(node.target, SHARE_FUNCTIONS) else None

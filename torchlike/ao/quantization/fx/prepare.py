@@ -140,8 +140,8 @@ def insert_observers(gm, qconfigs, is_qat):
         qconfig = qconfigs.get(node.name)
         if kind is None or qconfig is None:
             continue
-        if isinstance(qconfig.activation(), ReuseInputObserver):
-            patterns[node.name] = "reuse"
+        reuse = isinstance(qconfig.activation(), ReuseInputObserver)
+        if reuse and kind != "share":
             continue
         if kind == "fixed" and fixed_qparams(qconfig.activation()) is None:
             continue  # PyTorch's backend quantizes these with fixed qparams only
@@ -161,8 +161,11 @@ def insert_observers(gm, qconfigs, is_qat):
             if kind == "linear" and index == 2:
                 return arg  # the bias stays float
             make = qconfig.weight if kind == "linear" and index == 1 else qconfig.activation
+            if reuse:  # a reshape's qconfig: it takes its input as it comes
+                return arg
             return _observe_input(gm, graph, arg, make, modules)
-        n_inputs = {"module": 1, "linear": 3, "binary": 2, "share": 1, "fixed": 1}[kind]
+        n_inputs = {"module": 1, "linear": 3, "binary": 2, "share": 1, "fixed": 1,
+                    "scalar": 1}[kind]
         node.args = tuple(observed(a, i) if i < n_inputs else a
                           for i, a in enumerate(node.args))
         # the output
@@ -171,7 +174,7 @@ def insert_observers(gm, qconfigs, is_qat):
         for user in list(last.users):
             if user is not out_obs:
                 user.replace_input_with(last, out_obs)
-        if kind == "share" and not _share_observers(gm, node, out_obs, modules):
+        if kind in ("share", "scalar") and not _share_observers(gm, node, out_obs, modules):
             out_obs.replace_all_uses_with(last)
             graph.erase_node(out_obs)
             delattr(gm, out_obs.target)
