@@ -140,7 +140,8 @@ def models(torch):
             return torch.sigmoid(x.reshape(x.shape[0], -1))
 
     return {"cnn": (CNN, (2, 3, 8, 8), False), "mixed": (Mixed, (3, 4), False),
-            "misc": (Misc, (2, 2, 5, 5), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False), "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
+            "misc": (Misc, (2, 2, 5, 5), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False),
+            "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),
             "qat": (QAT, (2, 2, 4, 4), True)}
 

@@ -12,7 +12,8 @@ __all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize",
            "default_fused_act_fake_quant", "default_fused_wt_fake_quant",
            "default_fused_per_channel_wt_fake_quant", "default_fake_quant",
            "default_weight_fake_quant",
-           "default_per_channel_weight_fake_quant", "default_embedding_fake_quant", "disable_fake_quant", "enable_fake_quant",
+           "default_per_channel_weight_fake_quant", "default_embedding_fake_quant",
+           "disable_fake_quant", "enable_fake_quant",
            "disable_observer", "enable_observer"]
 
 _PER_CHANNEL = ("per_channel_affine", "per_channel_symmetric", "per_channel_affine_float_qparams")

@@ -4,7 +4,8 @@ defaults PyTorch ships for its backends."""
 from collections import namedtuple
 
 from ...nn.modules.module import Module
-from .observer import (HistogramObserver, NoopObserver, MovingAverageMinMaxObserver, PlaceholderObserver,
+from .observer import (HistogramObserver, NoopObserver, MovingAverageMinMaxObserver,
+                       PlaceholderObserver,
                        default_debug_observer, default_dynamic_quant_observer,
                        default_float_qparams_observer, default_observer,
                        default_per_channel_weight_observer, default_placeholder_observer,

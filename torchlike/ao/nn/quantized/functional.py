@@ -29,8 +29,8 @@ from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYP
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
            "conv_transpose2d", "conv_transpose3d", "prelu", "hardswish", "elu", "leaky_relu",
-           "relu6", "hardtanh", "add", "add_relu", "mul", "add_scalar", "mul_scalar", "cat", "quantize_dynamic_input",
-           "linear_dynamic_fp16", "to_fp16_weight"]
+           "relu6", "hardtanh", "add", "add_relu", "mul", "add_scalar", "mul_scalar", "cat",
+           "quantize_dynamic_input", "linear_dynamic_fp16", "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
 
