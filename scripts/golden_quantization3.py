@@ -384,6 +384,15 @@ def main():
     golden["fuse_cnn"] = {"code": fused.code, "state": _copy_state(fused.state_dict()),
                           "out": fused(golden["cnn"]["x"]).detach()}
     golden["errors"] = errors()
+    torch.manual_seed(2)
+    emb = cases.embedding_model(torch).eval()
+    idx = torch.tensor([[1, 2], [7, 7]])
+    prepared = torch.ao.quantization.quantize_fx.prepare_fx(
+        emb, torch.ao.quantization.get_default_qconfig_mapping(), (idx,))
+    prepared(idx)
+    q = torch.ao.quantization.quantize_fx.convert_fx(prepared)
+    golden["embedding_fx"] = {"float": _copy_state(emb.state_dict()), "idx": idx,
+                              "code": q.code, "state": _copy_state(q.state_dict()), "out": q(idx)}
     golden["fixed_ops"] = fixed_ops()
     golden["modules"] = modules()
     golden["qat_embeddings"] = qat_embeddings()

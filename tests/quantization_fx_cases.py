@@ -146,6 +146,21 @@ def models(torch):
             "qat": (QAT, (2, 2, 4, 4), True)}
 
 
+def embedding_model(torch):
+    """An Embedding feeding a Linear: a static qconfig leaves the lookup float."""
+    nn = torch.nn
+
+    class Embed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = nn.Embedding(10, 4)
+            self.l = nn.Linear(4, 2)
+
+        def forward(self, i):
+            return self.l(self.e(i))
+    return Embed()
+
+
 def qconfig_mapping(torch, name):
     tq = torch.ao.quantization
     if name == "mlp_mapping":  # l2 stays float; Linear (and fused LinearReLU) per tensor

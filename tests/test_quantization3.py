@@ -624,3 +624,18 @@ def test_scalar_add_mul(key):
     assert r.q_zero_point() == out_zp
     assert r.q_scale() == pytest.approx(out_scale, rel=1e-12)
     assert T.equal(r.int_repr(), ints)
+
+
+def test_fx_leaves_embeddings_float():
+    """Under a static int8 qconfig an Embedding stays float and its output is
+    quantized for the next op, as in PyTorch's graph."""
+    g = G["embedding_fx"]
+    model = cases.embedding_model(T).eval()
+    model.load_state_dict(g["float"])
+    prepared = qfx.prepare_fx(model, tq.get_default_qconfig_mapping(), (g["idx"],))
+    prepared(g["idx"])
+    q = qfx.convert_fx(prepared)
+    assert _code(q.code) == _code(g["code"])
+    assert list(q.state_dict()) == list(g["state"])
+    q.load_state_dict(g["state"])
+    assert T.equal(q(g["idx"]), g["out"])

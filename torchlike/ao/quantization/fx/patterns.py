@@ -28,6 +28,7 @@ from ....nn import functional as F
 from ....nn.modules import activation as _act, pooling as _pool
 from ....nn.modules.dropout import Dropout
 from ....nn.modules.linear import Identity
+from ....nn.modules.sparse import Embedding, EmbeddingBag
 from ...nn import intrinsic as nni
 
 RELU_FUNCTIONS = (F.relu, _t.relu)
@@ -45,7 +46,8 @@ FIXED_MODULES = (_act.Sigmoid, _act.Tanh, _act.Hardsigmoid)
 FIXED_FUNCTIONS = (_t.sigmoid, _t.tanh, F.sigmoid, F.tanh, F.hardsigmoid)
 FIXED_METHODS = ("sigmoid", "tanh", "hardsigmoid")
 # modules observed and converted by the static mapping but not as "module" patterns
-_NOT_MODULE_PATTERNS = ()
+# (embeddings are weight-only: a static int8 qconfig leaves them float, as PyTorch's)
+_NOT_MODULE_PATTERNS = (Embedding, EmbeddingBag)
 
 
 def static_module_mapping():
