@@ -139,7 +139,23 @@ def models(torch):
             x = self.pool(x).transpose(2, 3).contiguous()
             return torch.sigmoid(x.reshape(x.shape[0], -1))
 
+    class FlattenMethod(nn.Module):  # x.flatten(): observed, left float (PyTorch's)
+        def __init__(self, transposed=False):
+            super().__init__()
+            self.conv = nn.ConvTranspose2d(3, 3, 2, stride=2) if transposed else \
+                nn.Conv2d(3, 3, 3, padding=2, dilation=2)
+            self.relu = nn.ReLU()
+            self.pool = nn.AvgPool2d(2)
+            self.fc = nn.Linear(48, 5)  # 3 channels, 4 x 4 after the pool
+
+        def forward(self, x):
+            x = self.pool(self.relu(self.conv(x)))
+            return self.fc(x.flatten(1))
+
     return {"cnn": (CNN, (2, 3, 8, 8), False), "mixed": (Mixed, (3, 4), False),
+            "flatten_method": (FlattenMethod, (2, 3, 8, 8), False),
+            # the default mapping's per-tensor weights for transposed convolutions
+            "transposed": (lambda: FlattenMethod(True), (2, 3, 4, 4), False),
             "misc": (Misc, (2, 2, 5, 5), False), "fused3d": (Fused3d, (2, 2, 5, 6, 6), False),
             "resnet": (ResNetish, (2, 3, 8, 8), False), "mlp": (MLP, (3, 5), False),
             "mlp_mapping": (MLP, (3, 5), False), "functional": (Functional, (3, 2, 3), False),

@@ -18,6 +18,8 @@ of a traced model is quantized.  Kinds:
     fixed       sigmoid, tanh, hardsigmoid with a FixedQParamsObserver qconfig
                 (PyTorch's default mapping gives them one): lowered as share
                 ops, the quantized op's output has the fixed qparams
+    observed    x.flatten(): its input and output get observers of their own,
+                and convert leaves it float between dequantize and quantize
     (a share op whose qconfig is ReuseInputObserver, reshape in the default
     mapping, gets no input observer: it shares its input's if there is one)
 Everything else stays float; convert dequantizes its quantized inputs."""
@@ -41,7 +43,9 @@ SHARE_FUNCTIONS = (F.relu, _t.relu, F.relu6, F.hardtanh, F.max_pool1d, F.max_poo
                    _t.flatten, _t.mean, _t.transpose, _t.squeeze, _t.unsqueeze, _t.cat,
                    _t.clamp)
 SHARE_METHODS = ("view", "permute", "transpose", "squeeze", "unsqueeze", "contiguous",
-                 "relu", "mean", "detach", "clamp", "flatten", "reshape")
+                 "relu", "mean", "detach", "clamp", "reshape")
+# observed in and out by PyTorch's backend config, then left float between them
+OBSERVED_METHODS = ("flatten",)
 FIXED_MODULES = (_act.Sigmoid, _act.Tanh, _act.Hardsigmoid)
 FIXED_FUNCTIONS = (_t.sigmoid, _t.tanh, F.sigmoid, F.tanh, F.hardsigmoid)
 FIXED_METHODS = ("sigmoid", "tanh", "hardsigmoid")
@@ -96,6 +100,8 @@ def kind_of(node, modules, mapping):
     if node.op == "call_method":
         if node.target in FIXED_METHODS:
             return "fixed"
+        if node.target in OBSERVED_METHODS:
+            return "observed"
         return "share" if node.target in SHARE_METHODS else None
     return None
 

@@ -165,7 +165,7 @@ def insert_observers(gm, qconfigs, is_qat):
                 return arg
             return _observe_input(gm, graph, arg, make, modules)
         n_inputs = {"module": 1, "linear": 3, "binary": 2, "share": 1, "fixed": 1,
-                    "scalar": 1}[kind]
+                    "scalar": 1, "observed": 1}[kind]
         node.args = tuple(observed(a, i) if i < n_inputs else a
                           for i, a in enumerate(node.args))
         # the output
