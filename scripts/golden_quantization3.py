@@ -334,6 +334,27 @@ def references():
     return out
 
 
+def mha_cases():
+    """The eager custom-module flow of MultiheadAttention (quantizable, then
+    quantized), seq-first and batch-first with bias_k / bias_v."""
+    out = {}
+    for name, kw, shapes in (("mha", {}, ((5, 2, 8), (6, 2, 8))),
+                             ("mha_bf_biaskv", {"batch_first": True, "add_bias_kv": True},
+                              ((2, 5, 8), (2, 6, 8)))):
+        torch.manual_seed(13)
+        model = cases.mha_model(torch, **kw)
+        fstate = _copy_state(model.state_dict())
+        batches = [(torch.randn(*shapes[0]), torch.randn(*shapes[1])) for _ in range(2)]
+        prepared, q = cases.quantize_mha(torch, model, batches)
+        x, y = torch.randn(*shapes[0]), torch.randn(*shapes[1])
+        out[name] = {"kw": kw, "float": fstate, "batches": batches, "x": x, "y": y,
+                     "prepared_repr": repr(prepared),
+                     "prepared_state": list(prepared.state_dict()),
+                     "repr": repr(q), "state": _copy_state(q.state_dict()), "out": q(x, y),
+                     "bias_kv": (q.mha.bias_k, q.mha.bias_v)}
+    return out
+
+
 GOLDEN_CASES = {}
 
 
@@ -399,6 +420,7 @@ def main():
     golden["packed_rnns"] = packed_rnns()
     golden["references"] = references()
     golden["scalar_ops"] = scalar_ops()
+    golden["mha"] = mha_cases()
     torch.save(golden, os.path.join(OUT, "quantized_fx.pt"))
 
 

@@ -177,6 +177,41 @@ def embedding_model(torch):
     return Embed()
 
 
+def mha_model(torch, batch_first=False, add_bias_kv=False):
+    """A quantized-input MultiheadAttention (eager, custom module flow)."""
+    nn, tq = torch.nn, torch.ao.quantization
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q = tq.QuantStub()
+            self.mha = nn.MultiheadAttention(8, 2, batch_first=batch_first,
+                                             add_bias_kv=add_bias_kv)
+            self.dq, self.dqw = tq.DeQuantStub(), tq.DeQuantStub()
+
+        def forward(self, x, y):
+            x, y = self.q(x), self.q(y)
+            out, weights = self.mha(x, y, y)
+            return self.dq(out), self.dqw(weights)
+    return Attention()
+
+
+def quantize_mha(torch, model, batches):
+    """prepare with the quantizable MHA, calibrate, convert to the quantized one."""
+    tq = torch.ao.quantization
+    nn = torch.nn
+    model.eval()
+    model.qconfig = tq.default_qconfig
+    prepared = tq.prepare(model, prepare_custom_config_dict={
+        "float_to_observed_custom_module_class":
+            {nn.MultiheadAttention: torch.ao.nn.quantizable.MultiheadAttention}})
+    for x, y in batches:
+        prepared(x, y)
+    return prepared, tq.convert(prepared, convert_custom_config_dict={
+        "observed_to_quantized_custom_module_class":
+            {torch.ao.nn.quantizable.MultiheadAttention: torch.ao.nn.quantized.MultiheadAttention}})
+
+
 def qconfig_mapping(torch, name):
     tq = torch.ao.quantization
     if name == "mlp_mapping":  # l2 stays float; Linear (and fused LinearReLU) per tensor

@@ -639,3 +639,49 @@ def test_fx_leaves_embeddings_float():
     assert list(q.state_dict()) == list(g["state"])
     q.load_state_dict(g["state"])
     assert T.equal(q(g["idx"]), g["out"])
+
+
+# ---- MultiheadAttention: the quantizable / quantized custom-module flow ------------------
+
+MHA = G["mha"]
+
+
+@pytest.mark.parametrize("name", sorted(MHA))
+def test_quantized_multihead_attention(name):
+    """prepare with float_to_observed_custom_module_class (the quantizable MHA,
+    its in_proj split into linear_Q/K/V), calibrate, convert with
+    observed_to_quantized_custom_module_class: PyTorch's modules, state dict
+    keys and, holding PyTorch's state dict, its outputs (the attention
+    products and softmax are float between quantize steps: to one output
+    step, almost all equal)."""
+    g = MHA[name]
+    model = cases.mha_model(T, **g["kw"])
+    model.load_state_dict(g["float"])
+    prepared, q = cases.quantize_mha(T, model, g["batches"])
+    assert repr(prepared).count("activation_post_process") == \
+        g["prepared_repr"].count("activation_post_process")
+    assert list(prepared.state_dict()) == g["prepared_state"]
+    assert list(q.state_dict()) == list(g["state"])
+    theirs_repr = _torch_repr(g["repr"])
+    q.load_state_dict(g["state"])
+    if "bias_kv" in name:  # quantized bias_k / bias_v are attributes, outside the state dict
+        for ours, theirs in zip((q.mha.bias_k, q.mha.bias_v), g["bias_kv"]):
+            assert T.equal(ours.int_repr(), theirs.int_repr())
+            assert (ours.q_scale(), ours.q_zero_point()) == \
+                (theirs.q_scale(), theirs.q_zero_point())
+    else:
+        assert repr(q) == theirs_repr
+    out, weights = q(g["x"], g["y"])
+    for ours, theirs, scale in ((out, g["out"][0], float(g["state"]["mha.out_proj.scale"])),
+                                (weights, g["out"][1],
+                                 float(g["state"]["mha.quant_attn_output_weights.scale"]))):
+        assert ours.shape == theirs.shape
+        assert_close(ours, theirs, rtol=0, atol=2 * scale + 1e-6)
+        assert float((ours == theirs).float().mean()) > 0.8
+
+
+def test_quantizable_mha_needs_qconfig():
+    with pytest.raises(AssertionError, match="qconfig"):
+        T.ao.nn.quantizable.MultiheadAttention.from_float(T.nn.MultiheadAttention(8, 2))
+    with pytest.raises(NotImplementedError, match="non-observed"):
+        nnq.MultiheadAttention.from_float(T.nn.MultiheadAttention(8, 2))

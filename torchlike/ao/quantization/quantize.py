@@ -114,9 +114,14 @@ def _needs_observer(mod):
     return getattr(mod, "qconfig", None) is not None
 
 
-def _add_observer_(module, allow_list, non_leaf=()):
+def _add_observer_(module, allow_list, non_leaf=(), custom=None):
     for name, child in module.named_children():
         if type(child) is Dropout:
+            continue
+        if custom and type(child) in custom and _needs_observer(child):
+            # a custom module observes itself (from_float prepares it); PyTorch adds no
+            # output observer for the quantizable MultiheadAttention / LSTM
+            module._modules[name] = custom[type(child)].from_float(child)
             continue
         if type(child) in non_leaf:  # a module with children of its own (QAT: weight_fake_quant)
             _insert_observer(child)
@@ -128,7 +133,7 @@ def _add_observer_(module, allow_list, non_leaf=()):
             if _needs_observer(child):
                 _insert_observer(child)
         else:
-            _add_observer_(child, allow_list, non_leaf)
+            _add_observer_(child, allow_list, non_leaf, custom)
     if not list(module.children()) and not isinstance(module, Sequential) and \
             type(module) in allow_list:
         _insert_observer(module)
@@ -153,7 +158,8 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
         warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct "
                       "configuration through `qconfig_dict` or by assigning the `.qconfig` "
                       "attribute directly on submodules")
-    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()))
+    custom = (prepare_custom_config_dict or {}).get("float_to_observed_custom_module_class")
+    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()), custom)
     return model
 
 
@@ -185,11 +191,14 @@ def swap_module(mod, mapping, custom_module_class_mapping=None):
     return mod
 
 
-def _convert(module, mapping, inplace=True):
+def _convert(module, mapping, inplace=True, custom=None):
     swaps = {}
     for name, child in module.named_children():
+        if custom and type(child) in custom:  # an observed custom module converts itself
+            swaps[name] = custom[type(child)].from_observed(child)
+            continue
         if not isinstance(child, nni._FusedModule):
-            _convert(child, mapping, True)
+            _convert(child, mapping, True, custom)
         swaps[name] = swap_module(child, mapping)
     for name, new in swaps.items():
         module._modules[name] = new
@@ -204,7 +213,8 @@ def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_referen
     if mapping is None:
         mapping = get_default_static_quant_reference_module_mappings() if is_reference else \
             get_default_static_quant_module_mappings()
-    _convert(module, mapping)
+    custom = (convert_custom_config_dict or {}).get("observed_to_quantized_custom_module_class")
+    _convert(module, mapping, custom=custom)
     if remove_qconfig:
         _remove_qconfig(module)
     return module

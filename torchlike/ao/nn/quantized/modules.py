@@ -449,8 +449,34 @@ class QFunctional(Module):
     def cat(self, x, dim=0):
         return qF.cat(x, dim, self.scale, self.zero_point)
 
+    # the Scalar forms choose their output qparams (not observed, as PyTorch's)
+    def add_scalar(self, x, y):
+        return qF.add_scalar(x, y)
+
+    def mul_scalar(self, x, y):
+        return qF.mul_scalar(x, y)
+
     def extra_repr(self):
         return f"scale={self.scale}, zero_point={self.zero_point}"
+
+    # scale and zero_point travel in the state dict, as PyTorch's QFunctional keeps them
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _C.tensor(self.scale)
+        destination[prefix + "zero_point"] = _C.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        if prefix + "scale" in state_dict:
+            self.scale = float(state_dict.pop(prefix + "scale"))
+        elif strict:
+            missing_keys.append(prefix + "scale")
+        if prefix + "zero_point" in state_dict:
+            self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        elif strict:
+            missing_keys.append(prefix + "zero_point")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
