@@ -9,5 +9,6 @@ from .float_op_modules import *  # noqa: F401,F403
 from .float_op_modules import __all__ as _float_op_all
 from . import functional, dynamic, reference  # noqa: F401
 
-__all__ = list(_modules_all) + list(_float_op_all) + ["Embedding", "EmbeddingBag", "PReLU", "MultiheadAttention",
-                                                     "functional", "reference", "dynamic"]
+__all__ = list(_modules_all) + list(_float_op_all) + [
+    "Embedding", "EmbeddingBag", "PReLU", "MultiheadAttention", "functional", "reference",
+    "dynamic"]
