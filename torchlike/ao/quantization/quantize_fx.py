@@ -92,7 +92,7 @@ def _prepare(model, qconfig_mapping, is_qat, example_inputs, prepare_custom_conf
     qconfigs = node_qconfigs(gm, qconfig_mapping, scopes)
     if is_qat:
         _qat_swap(gm, qconfigs)
-    patterns = insert_observers(gm, qconfigs, is_qat)
+    patterns = insert_observers(gm, qconfigs)
     gm = GraphModule(gm, gm.graph)
     gm._fx_quantization = {"qconfigs": qconfigs, "scopes": scopes, "patterns": patterns,
                            "is_qat": is_qat}

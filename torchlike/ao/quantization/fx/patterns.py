@@ -84,8 +84,8 @@ def kind_of(node, modules, mapping):
             return "fixed"
         return "share" if isinstance(mod, SHARE_MODULES) else None
     if node.op == "call_function":
-        if node.target is F.linear:
-            return "linear"
+        if node.target is F.linear:  # (input, weight[, bias]) given by position
+            return "linear" if 2 <= len(node.args) <= 3 and not node.kwargs else None
         if _is(node.target, tuple(BINARY)):
             a = node.args[:2]
             if node.kwargs or len(a) != 2 or not isinstance(a[0], _node_type()):

@@ -115,7 +115,7 @@ def _share_observers(gm, node, out_obs, modules):
     others = list(first[1:]) if isinstance(first, (list, tuple)) else []
     for other in others:
         while not _is_observer_node(other, modules):
-            if not other.args:
+            if not isinstance(other, Node) or not other.args:
                 return False
             other = other.args[0]
         setattr(gm, other.target, shared)
@@ -125,7 +125,7 @@ def _share_observers(gm, node, out_obs, modules):
     return True
 
 
-def insert_observers(gm, qconfigs, is_qat):
+def insert_observers(gm, qconfigs):
     """Adds observers to gm in place; returns {node name: pattern kind} of
     the quantized patterns (their last node)."""
     graph = gm.graph
