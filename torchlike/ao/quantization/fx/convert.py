@@ -116,91 +116,113 @@ def _get_attr(gm, target):
     return obj
 
 
-def _lower(gm, info, qinfo, names):
-    """Step two."""
+def _op_name(target):
+    return BINARY[[k for k in BINARY if k is target][0]]
+
+
+def _lower_module(gm, first, last, q_out, qinfo, info, names):
+    """dq -> module -> q: the module's quantized counterpart on the quantized input."""
+    x = first.args[0]
+    if not _is_dq(x, qinfo):
+        return
+    mod = gm.get_submodule(first.target)
+    mod.activation_post_process = qinfo[q_out][2]
+    mod.qconfig = info["qconfigs"][first.name]
+    qmod = static_module_mapping()[type(mod)].from_float(mod)
+    if "scale" in qmod._buffers:  # PyTorch's from_reference: the 0-d qparams buffers
+        qmod.scale = qinfo[q_out][0].clone()
+        qmod.zero_point = qinfo[q_out][1].clone()
+    parent, _, leaf = first.target.rpartition(".")
+    setattr(gm.get_submodule(parent) if parent else gm, leaf, qmod)
+    first.args = (x.args[0],) + tuple(first.args[1:])
+    _drop_q(q_out, first, gm.graph)
+
+
+def _lower_linear(gm, first, last, q_out, qinfo, info, names):
+    """F.linear (+ relu) -> quantized::linear(_relu) with a packed weight attribute."""
     graph = gm.graph
-    mapping = static_module_mapping()
-    patterns, qconfigs = info["patterns"], info["qconfigs"]
+    x, w = first.args[0], first.args[1]
+    b = first.args[2] if len(first.args) > 2 else None
+    if not (_is_dq(x, qinfo) and _is_dq(w, qinfo)):
+        return
+    w_q = w.args[0]
+    weight = _get_attr(gm, w_q.args[0].target).detach()
+    qweight = _quantize_weight(weight, qinfo[w_q][2])
+    bias = _get_attr(gm, b.target).detach() if isinstance(b, Node) else b
+    path = info["scopes"].get(first.name, ("", None))[0]
+    packed_name = names.attr(path + PACKED_PREFIX)
+    setattr(gm, packed_name, pack_linear(qweight, bias))
+    with graph.inserting_before(first):
+        packed = graph.create_node("get_attr", packed_name)
+    op = "linear_relu" if last is not first else "linear"
+    first.target = getattr(_t.ops.quantized, op)
+    first.args, first.kwargs = (x.args[0], packed, q_out.args[1], q_out.args[2]), {}
+    _drop_q(q_out, first, graph)
+    if last is not first:
+        graph.erase_node(last)
+    first.args[3].append(first)  # after its zero point, as PyTorch orders it
+
+
+def _lower_binary(gm, first, last, q_out, qinfo, info, names):
+    """a + b, a * b (+ relu) -> quantized::add / mul (_relu) at the output's qparams."""
+    a, b = first.args[0], first.args[1]
+    if not (_is_dq(a, qinfo) and _is_dq(b, qinfo)):
+        return
+    op = _op_name(first.target) + ("_relu" if last is not first else "")
+    _replace_with_op(gm.graph, first, last, q_out, op,
+                     (a.args[0], b.args[0], q_out.args[1], q_out.args[2]))
+
+
+def _lower_scalar(gm, first, last, q_out, qinfo, info, names):
+    """a + c, a * c -> quantized::add / mul's Scalar forms."""
+    a = first.args[0]
+    if _is_dq(a, qinfo):
+        op = _op_name(first.target)
+        _replace_with_op(gm.graph, first, last, q_out, op, (a.args[0], first.args[1]))
+
+
+def _replace_with_op(graph, first, last, q_out, op, args):
+    with graph.inserting_before(q_out):  # where PyTorch puts it: after the qparams
+        new = graph.create_node("call_function", getattr(_t.ops.quantized, op), args, {},
+                                name=op)
+    _drop_q(q_out, new, graph)
+    if last is not first:
+        graph.erase_node(last)
+    graph.erase_node(first)
+
+
+def _lower_share(gm, first, last, q_out, qinfo, info, names):
+    """dq -> op -> q of an op that keeps (or fixes) qparams: the op on the quantized
+    tensor (cat: on each of its inputs)."""
+    lead = first.args[0] if first.args else None
+    inputs = [a for a in (lead if isinstance(lead, (list, tuple)) else [lead])
+              if isinstance(a, Node)]
+    if not inputs or not all(_is_dq(a, qinfo) for a in inputs):
+        return
+    for dq in dict.fromkeys(inputs):
+        first.replace_input_with(dq, dq.args[0])
+    _drop_q(q_out, first, gm.graph)
+
+
+_LOWER = {"module": _lower_module, "linear": _lower_linear, "binary": _lower_binary,
+          "scalar": _lower_scalar, "share": _lower_share, "fixed": _lower_share}
+
+
+def _lower(gm, info, qinfo, names):
+    """Step two: each pattern found between a dequantize and a quantize, lowered."""
+    patterns = info["patterns"]
     fused_into = {v.split(":", 1)[1]: k for k, v in patterns.items()
                   if v.startswith("fused_into:")}
-    by_name = {n.name: n for n in graph.nodes}
+    by_name = {n.name: n for n in gm.graph.nodes}
     for last_name, kind in list(patterns.items()):
         last = by_name.get(last_name)
-        if last is None or kind.startswith("fused_into:"):
+        if last is None or kind not in _LOWER:  # ("observed" ops stay float)
             continue
         first = by_name[fused_into[last_name]] if last_name in fused_into else last
         q_out = _q_user(last, qinfo)
-        if kind == "module":
-            x = first.args[0]
-            if not (_is_dq(x, qinfo) and q_out is not None):
-                continue
-            mod = gm.get_submodule(first.target)
-            mod.activation_post_process = qinfo[q_out][2]
-            mod.qconfig = qconfigs[first.name]
-            qmod = mapping[type(mod)].from_float(mod)
-            if "scale" in qmod._buffers:  # PyTorch's from_reference: the 0-d qparams buffers
-                qmod.scale = qinfo[q_out][0].clone()
-                qmod.zero_point = qinfo[q_out][1].clone()
-            parent, _, leaf = first.target.rpartition(".")
-            setattr(gm.get_submodule(parent) if parent else gm, leaf, qmod)
-            first.args = (x.args[0],) + tuple(first.args[1:])
-            _drop_q(q_out, first, graph)
-        elif kind == "linear":
-            x, w = first.args[0], first.args[1]
-            b = first.args[2] if len(first.args) > 2 else first.kwargs.get("bias")
-            if not (_is_dq(x, qinfo) and _is_dq(w, qinfo) and q_out is not None):
-                continue
-            w_q = w.args[0]
-            weight = _get_attr(gm, w_q.args[0].target).detach()
-            qweight = _quantize_weight(weight, qinfo[w_q][2])
-            bias = _get_attr(gm, b.target).detach() if isinstance(b, Node) else b
-            path = info["scopes"].get(first.name, ("", None))[0]
-            packed_name = names.attr(path + PACKED_PREFIX)
-            setattr(gm, packed_name, pack_linear(qweight, bias))
-            with graph.inserting_before(first):
-                packed = graph.create_node("get_attr", packed_name)
-            op = "linear_relu" if last is not first else "linear"
-            first.target = getattr(_t.ops.quantized, op)
-            first.args, first.kwargs = (x.args[0], packed, q_out.args[1], q_out.args[2]), {}
-            _drop_q(q_out, first, graph)
-            if last is not first:
-                graph.erase_node(last)
-            first.args[3].append(first)  # after its zero point, as PyTorch orders it
-        elif kind == "binary":
-            a, b = first.args[0], first.args[1]
-            if not (_is_dq(a, qinfo) and _is_dq(b, qinfo) and q_out is not None):
-                continue
-            base = BINARY[[k for k in BINARY if k is first.target][0]]
-            op = base + ("_relu" if last is not first else "")
-            with graph.inserting_before(q_out):
-                new = graph.create_node("call_function", getattr(_t.ops.quantized, op),
-                                        (a.args[0], b.args[0], q_out.args[1], q_out.args[2]),
-                                        {}, name=op)
-            _drop_q(q_out, new, graph)
-            if last is not first:
-                graph.erase_node(last)
-            graph.erase_node(first)
-        elif kind == "scalar":
-            a = first.args[0]
-            if not (_is_dq(a, qinfo) and q_out is not None):
-                continue
-            op = BINARY[[k for k in BINARY if k is first.target][0]]
-            with graph.inserting_before(q_out):
-                new = graph.create_node("call_function", getattr(_t.ops.quantized, op),
-                                        (a.args[0], first.args[1]), {}, name=op)
-            _drop_q(q_out, new, graph)
-            graph.erase_node(first)
-        elif kind in ("share", "fixed"):
-            lead = first.args[0] if first.args else None  # the tensor (or cat's list)
-            inputs = [a for a in (lead if isinstance(lead, (list, tuple)) else [lead])
-                      if isinstance(a, Node)]
-            if not inputs or not all(_is_dq(a, qinfo) for a in inputs) or q_out is None:
-                continue
-
-            for dq in dict.fromkeys(inputs):
-                first.replace_input_with(dq, dq.args[0])
-            _drop_q(q_out, first, graph)
-    _skip_dq_for_shape(graph, qinfo)
+        if q_out is not None:
+            _LOWER[kind](gm, first, last, q_out, qinfo, info, names)
+    _skip_dq_for_shape(gm.graph, qinfo)
 
 
 def _skip_dq_for_shape(graph, qinfo):
