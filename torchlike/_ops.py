@@ -115,6 +115,10 @@ class _OpNamespace(types.ModuleType):
                 # the collectives' names CommDebugMode counts by, made there
                 from .distributed.tensor.debug import _comm_mode  # noqa: F401
                 packet = self.__dict__.get(op_name)
+            if packet is None and self.name == "quantized":
+                # the ops convert_fx's graphs call, registered on first use
+                from .ao.quantization.fx import lowered_ops  # noqa: F401
+                packet = _custom_packet(self.name, op_name)
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute "
                                  f"'{op_name}'")

@@ -365,6 +365,30 @@ def clamp(q, min=None, max=None):
     return _like(q, ints)
 
 
+# ---- ops with a fixed output range: PyTorch's kernels quantize to fixed qparams -------------
+
+def _fixed_qparams(name, fn_name, quint8, qint8):
+    """quantize(fn(dequantize(q))) at the qparams PyTorch's kernel fixes for
+    the dtype: (scale, zero point) for quint8 and for qint8."""
+    def impl(q, *args, **kwargs):
+        from ..ao.nn.quantized.functional import requantize_float
+        from .. import nn
+        _uniform(q)
+        fn = getattr(nn.functional, fn_name)
+        scale, zp = quint8 if q._qdtype is _C.quint8 else qint8
+        return requantize_float(q, lambda x: fn(x, *args, **kwargs), scale, zp,
+                                f"quantized::{name}")
+    return impl
+
+
+for _name, _fixed in (("sigmoid", ((1 / 256, 0), (1 / 256, -128))),
+                      ("tanh", ((2 / 256, 128), (2 / 256, 0))),
+                      ("hardsigmoid", ((1 / 256, 0), (1 / 256, -128)))):
+    _impl = _fixed_qparams(_name, _name, *_fixed)
+    for _key in (_name, f"Tensor.{_name}", f"nn.functional.{_name}"):
+        _IMPL[_key] = _impl
+
+
 # ---- pooling and means: on the integers, in the same grid ----------------------------------
 
 def _on_integers(compute, centered):

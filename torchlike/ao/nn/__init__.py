@@ -1,2 +1,2 @@
 """torch.ao.nn: quantized and fused modules."""
-from . import quantized, intrinsic, qat  # noqa: F401
+from . import quantized, intrinsic, qat, quantizable  # noqa: F401

@@ -9,6 +9,8 @@ from .stubs import *  # noqa: F401,F403
 from .fuse_modules import *  # noqa: F401,F403
 from .quantize import *  # noqa: F401,F403
 from .quantize import swap_module  # noqa: F401
-from . import observer, fake_quantize, qconfig, stubs, quantize  # noqa: F401
+from .qconfig_mapping import *  # noqa: F401,F403
+from . import (observer, qconfig_mapping, backend_config, quantize_fx, utils,  # noqa: F401
+               fake_quantize, qconfig, stubs, quantize)
 from ..._quantized import (quantize_per_tensor, quantize_per_channel,  # noqa: F401
                            dequantize)

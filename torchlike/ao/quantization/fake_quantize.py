@@ -12,7 +12,8 @@ __all__ = ["FakeQuantizeBase", "FakeQuantize", "FusedMovingAvgObsFakeQuantize",
            "default_fused_act_fake_quant", "default_fused_wt_fake_quant",
            "default_fused_per_channel_wt_fake_quant", "default_fake_quant",
            "default_weight_fake_quant",
-           "default_per_channel_weight_fake_quant", "disable_fake_quant", "enable_fake_quant",
+           "default_per_channel_weight_fake_quant", "default_embedding_fake_quant",
+           "disable_fake_quant", "enable_fake_quant",
            "disable_observer", "enable_observer"]
 
 _PER_CHANNEL = ("per_channel_affine", "per_channel_symmetric", "per_channel_affine_float_qparams")
@@ -152,6 +153,9 @@ default_fake_quant = FakeQuantize.with_args(
 default_weight_fake_quant = FakeQuantize.with_args(
     observer=MovingAverageMinMaxObserver, quant_min=-128, quant_max=127, dtype=_C.qint8,
     qscheme=_q.per_tensor_symmetric, reduce_range=False)
+default_embedding_fake_quant = FakeQuantize.with_args(
+    observer=MovingAveragePerChannelMinMaxObserver, qscheme=_q.per_channel_affine_float_qparams,
+    dtype=_C.quint8, quant_min=0, quant_max=255, ch_axis=0, averaging_constant=1)
 default_per_channel_weight_fake_quant = FakeQuantize.with_args(
     observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
     dtype=_C.qint8, qscheme=_q.per_channel_symmetric, reduce_range=False, ch_axis=0)

@@ -1,11 +1,11 @@
 """fuse_modules: folds lists of adjacent modules into one (eval mode):
 conv + bn (the batch norm folded into the conv's weight and bias),
-conv + bn + relu and conv + relu (ConvReLU), linear + bn, linear + relu
-(LinearReLU).  The fused-away modules become nn.Identity."""
+conv + bn + relu and conv + relu (ConvReLU1d/2d/3d), linear + bn, linear +
+relu (LinearReLU), bn + relu (BNReLU2d/3d).  The fused-away modules become nn.Identity."""
 import copy
 
-from ...nn.modules.normalization import BatchNorm1d, BatchNorm2d
-from ...nn.modules.conv import Conv1d, Conv2d
+from ...nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from ...nn.modules.conv import Conv1d, Conv2d, Conv3d
 from ...nn.modules.linear import Linear, Identity
 from ...nn.modules.activation import ReLU
 from ...nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
@@ -22,11 +22,15 @@ def _conv_bn(is_qat, conv, bn):
 def _conv_bn_relu(is_qat, conv, bn, relu):
     _eval_only(is_qat, conv, bn)
     fused = fuse_conv_bn_eval(conv, bn)
-    return (nni.ConvReLU1d if type(conv) is Conv1d else nni.ConvReLU2d)(fused, relu)
+    return _CONV_RELU[type(conv)](fused, relu)
 
 
 def _conv_relu(is_qat, conv, relu):
-    return (nni.ConvReLU1d if type(conv) is Conv1d else nni.ConvReLU2d)(conv, relu)
+    return _CONV_RELU[type(conv)](conv, relu)
+
+
+def _bn_relu(is_qat, bn, relu):
+    return (nni.BNReLU2d if type(bn) is BatchNorm2d else nni.BNReLU3d)(bn, relu)
 
 
 def _linear_bn(is_qat, linear, bn):
@@ -44,10 +48,13 @@ def _eval_only(is_qat, *mods):
                                   "supported by torchlike: call model.eval() first")
 
 
+_CONV_RELU = {Conv1d: nni.ConvReLU1d, Conv2d: nni.ConvReLU2d, Conv3d: nni.ConvReLU3d}
 _FUSERS = {
     (Conv1d, BatchNorm1d): _conv_bn, (Conv2d, BatchNorm2d): _conv_bn,
     (Conv1d, BatchNorm1d, ReLU): _conv_bn_relu, (Conv2d, BatchNorm2d, ReLU): _conv_bn_relu,
     (Conv1d, ReLU): _conv_relu, (Conv2d, ReLU): _conv_relu,
+    (Conv3d, BatchNorm3d): _conv_bn, (Conv3d, BatchNorm3d, ReLU): _conv_bn_relu,
+    (Conv3d, ReLU): _conv_relu, (BatchNorm2d, ReLU): _bn_relu, (BatchNorm3d, ReLU): _bn_relu,
     (Linear, BatchNorm1d): _linear_bn, (Linear, ReLU): _linear_relu,
 }
 

@@ -26,7 +26,8 @@ from ...nn.modules.module import Module
 __all__ = ["ObserverBase", "UniformQuantizationObserverBase", "MinMaxObserver",
            "MovingAverageMinMaxObserver", "PerChannelMinMaxObserver",
            "MovingAveragePerChannelMinMaxObserver", "HistogramObserver", "PlaceholderObserver",
-           "RecordingObserver", "NoopObserver", "default_observer", "default_weight_observer",
+           "RecordingObserver", "NoopObserver", "FixedQParamsObserver", "ReuseInputObserver",
+           "default_observer", "default_weight_observer",
            "default_per_channel_weight_observer", "default_dynamic_quant_observer",
            "default_placeholder_observer", "default_debug_observer",
            "default_histogram_observer", "default_float_qparams_observer",
@@ -515,6 +516,40 @@ class NoopObserver(ObserverBase):
 
     def calculate_qparams(self):
         raise Exception("calculate_qparams should not be called for NoopObserver")
+
+
+class FixedQParamsObserver(ObserverBase):
+    """Qparams fixed in advance (ops with a known output range: sigmoid,
+    tanh, hardsigmoid, softmax in PyTorch's default qconfig mappings)."""
+
+    def __init__(self, scale, zero_point, dtype=_C.quint8, qscheme=None, quant_min=0,
+                 quant_max=255, is_dynamic=False, **kwargs):
+        if is_dynamic:
+            raise NotImplementedError("FixedQParamsObserver doesn't support dynamic quantization")
+        super().__init__(dtype=dtype, is_dynamic=is_dynamic)
+        self.quant_min, self.quant_max = quant_min, quant_max
+        self.register_buffer("scale", _C.tensor([float(scale)]))
+        self.register_buffer("zero_point", _C.tensor([int(zero_point)], dtype=_C.int32))
+        self.qscheme = _q.per_tensor_affine if qscheme is None else qscheme
+
+    def forward(self, x):
+        return x
+
+    def calculate_qparams(self):
+        return self.scale, self.zero_point
+
+
+class ReuseInputObserver(ObserverBase):
+    """Observes nothing: the op's output takes its input's qparams (reshape)."""
+
+    def __init__(self):
+        super().__init__(dtype=_C.quint8, is_dynamic=False)
+
+    def forward(self, x):
+        return x
+
+    def calculate_qparams(self):
+        raise AssertionError("calculate_qparams should not be called for ReuseInputObserver")
 
 
 _SMALL_SCALE = 6.1e-5  # PyTorch cuts smaller scales off at this (float32) value

@@ -4,13 +4,15 @@ defaults PyTorch ships for its backends."""
 from collections import namedtuple
 
 from ...nn.modules.module import Module
-from .observer import (HistogramObserver, MovingAverageMinMaxObserver, PlaceholderObserver,
+from .observer import (HistogramObserver, NoopObserver, MovingAverageMinMaxObserver,
+                       PlaceholderObserver,
                        default_debug_observer, default_dynamic_quant_observer,
                        default_float_qparams_observer, default_observer,
                        default_per_channel_weight_observer, default_placeholder_observer,
                        default_weight_observer)
 from .fake_quantize import (FakeQuantize, FusedMovingAvgObsFakeQuantize, default_fake_quant,
                             default_weight_fake_quant, default_per_channel_weight_fake_quant,
+                            default_embedding_fake_quant,
                             default_fused_wt_fake_quant,
                             default_fused_per_channel_wt_fake_quant)
 from ... import _C
@@ -18,6 +20,7 @@ from ... import _C
 __all__ = ["QConfig", "QConfigDynamic", "default_qconfig", "default_debug_qconfig",
            "default_per_channel_qconfig", "default_dynamic_qconfig", "float16_dynamic_qconfig",
            "float16_static_qconfig", "per_channel_dynamic_qconfig", "default_qat_qconfig",
+           "default_embedding_qat_qconfig",
            "float_qparams_weight_only_qconfig", "get_default_qconfig",
            "get_default_qat_qconfig", "qconfig_equals"]
 
@@ -53,6 +56,8 @@ per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
 float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
                                             weight=default_float_qparams_observer)
 default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
+default_embedding_qat_qconfig = QConfig(activation=NoopObserver.with_args(dtype=_C.float32),
+                                        weight=default_embedding_fake_quant)
 
 _BACKENDS = ("x86", "fbgemm", "qnnpack", "onednn")
 

@@ -9,8 +9,9 @@ import copy
 from ...nn.modules.module import Module
 from ...nn.modules.container import Sequential
 from ...nn.modules.linear import Linear
-from ...nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU
+from ...nn.modules.conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                                ConvTranspose3d)
+from ...nn.modules.activation import ReLU6, Hardswish, ELU, LeakyReLU, PReLU
 from ...nn.modules.normalization import (BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm,
                                          InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
 from ...nn.modules.dropout import Dropout
@@ -27,7 +28,8 @@ from .qconfig import (default_dynamic_qconfig, float16_dynamic_qconfig,
 __all__ = ["propagate_qconfig_", "prepare", "convert", "quantize", "quantize_dynamic",
            "prepare_qat", "quantize_qat", "add_quant_dequant", "get_default_qat_module_mappings",
            "get_default_static_quant_module_mappings", "get_default_dynamic_quant_module_mappings",
-           "get_default_qconfig_propagation_list"]
+           "get_default_qconfig_propagation_list",
+           "get_default_static_quant_reference_module_mappings"]
 
 
 def get_default_static_quant_module_mappings():
@@ -44,7 +46,30 @@ def get_default_static_quant_module_mappings():
             BatchNorm3d: nnq.BatchNorm3d, Dropout: nnq.Dropout, ELU: nnq.ELU,
             Hardswish: nnq.Hardswish, LeakyReLU: nnq.LeakyReLU, LayerNorm: nnq.LayerNorm,
             GroupNorm: nnq.GroupNorm, InstanceNorm1d: nnq.InstanceNorm1d,
-            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d}
+            InstanceNorm2d: nnq.InstanceNorm2d, InstanceNorm3d: nnq.InstanceNorm3d,
+            ConvTranspose3d: nnq.ConvTranspose3d, PReLU: nnq.PReLU,
+            nni.ConvReLU3d: nniq.ConvReLU3d, nni.BNReLU2d: nniq.BNReLU2d,
+            nni.BNReLU3d: nniq.BNReLU3d, nni.LinearLeakyReLU: nniq.LinearLeakyReLU,
+            nni.LinearTanh: nniq.LinearTanh, nni.ConvAdd2d: nniq.ConvAdd2d,
+            nni.ConvAddReLU2d: nniq.ConvAddReLU2d, nnqat.Embedding: nnq.Embedding,
+            nnqat.EmbeddingBag: nnq.EmbeddingBag}
+
+
+def get_default_static_quant_reference_module_mappings():
+    """float module type -> reference module type (convert(is_reference=True))."""
+    from ..nn.quantized import reference as nnqr
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, Linear: nnqr.Linear,
+            Conv1d: nnqr.Conv1d, Conv2d: nnqr.Conv2d, Conv3d: nnqr.Conv3d,
+            ConvTranspose1d: nnqr.ConvTranspose1d, ConvTranspose2d: nnqr.ConvTranspose2d,
+            ConvTranspose3d: nnqr.ConvTranspose3d}
+
+
+def to_reference(mod, reference_cls):
+    """mod as a reference module: its qconfig's weight observer run on its weight."""
+    from ..nn.quantized.reference import get_qparam_dict
+    observer = mod.qconfig.weight()
+    observer(mod.weight)
+    return reference_cls.from_float(mod, get_qparam_dict(observer))
 
 
 def get_default_qat_module_mappings():
@@ -89,9 +114,14 @@ def _needs_observer(mod):
     return getattr(mod, "qconfig", None) is not None
 
 
-def _add_observer_(module, allow_list, non_leaf=()):
+def _add_observer_(module, allow_list, non_leaf=(), custom=None):
     for name, child in module.named_children():
         if type(child) is Dropout:
+            continue
+        if custom and type(child) in custom and _needs_observer(child):
+            # a custom module observes itself (from_float prepares it); PyTorch adds no
+            # output observer for the quantizable MultiheadAttention / LSTM
+            module._modules[name] = custom[type(child)].from_float(child)
             continue
         if type(child) in non_leaf:  # a module with children of its own (QAT: weight_fake_quant)
             _insert_observer(child)
@@ -103,7 +133,7 @@ def _add_observer_(module, allow_list, non_leaf=()):
             if _needs_observer(child):
                 _insert_observer(child)
         else:
-            _add_observer_(child, allow_list, non_leaf)
+            _add_observer_(child, allow_list, non_leaf, custom)
     if not list(module.children()) and not isinstance(module, Sequential) and \
             type(module) in allow_list:
         _insert_observer(module)
@@ -128,7 +158,8 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
         warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct "
                       "configuration through `qconfig_dict` or by assigning the `.qconfig` "
                       "attribute directly on submodules")
-    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()))
+    custom = (prepare_custom_config_dict or {}).get("float_to_observed_custom_module_class")
+    _add_observer_(model, allow_list, tuple(observer_non_leaf_module_list or ()), custom)
     return model
 
 
@@ -148,7 +179,9 @@ def _remove_qconfig(module):
 def swap_module(mod, mapping, custom_module_class_mapping=None):
     """mod's quantized counterpart when it has a qconfig and a mapping; else mod."""
     if _needs_observer(mod) and type(mod) in mapping:
-        new = mapping[type(mod)].from_float(mod)
+        target = mapping[type(mod)]
+        new = to_reference(mod, target) if getattr(target, "_IS_REFERENCE", False) else \
+            target.from_float(mod)
         for hook in mod._forward_pre_hooks.values():
             new.register_forward_pre_hook(hook)
         for key, hook in mod._forward_hooks.items():
@@ -158,11 +191,14 @@ def swap_module(mod, mapping, custom_module_class_mapping=None):
     return mod
 
 
-def _convert(module, mapping, inplace=True):
+def _convert(module, mapping, inplace=True, custom=None):
     swaps = {}
     for name, child in module.named_children():
+        if custom and type(child) in custom:  # an observed custom module converts itself
+            swaps[name] = custom[type(child)].from_observed(child)
+            continue
         if not isinstance(child, nni._FusedModule):
-            _convert(child, mapping, True)
+            _convert(child, mapping, True, custom)
         swaps[name] = swap_module(child, mapping)
     for name, new in swaps.items():
         module._modules[name] = new
@@ -172,11 +208,13 @@ def _convert(module, mapping, inplace=True):
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
             convert_custom_config_dict=None, use_precomputed_fake_quant=False):
     """module with every observed module swapped for its quantized counterpart."""
-    if is_reference:
-        raise NotImplementedError("reference quantized modules are not supported by torchlike")
     if not inplace:
         module = copy.deepcopy(module)
-    _convert(module, get_default_static_quant_module_mappings() if mapping is None else mapping)
+    if mapping is None:
+        mapping = get_default_static_quant_reference_module_mappings() if is_reference else \
+            get_default_static_quant_module_mappings()
+    custom = (convert_custom_config_dict or {}).get("observed_to_quantized_custom_module_class")
+    _convert(module, mapping, custom=custom)
     if remove_qconfig:
         _remove_qconfig(module)
     return module

@@ -7,7 +7,7 @@ from ....nn.modules.linear import Linear as _Linear
 from ....nn.modules.conv import Conv2d as _Conv2d
 from ..intrinsic import LinearReLU as _LinearReLU, ConvReLU2d as _ConvReLU2d
 
-__all__ = ["Linear", "Conv2d", "LinearReLU", "ConvReLU2d"]
+__all__ = ["Linear", "Conv2d", "LinearReLU", "ConvReLU2d", "Embedding", "EmbeddingBag"]
 
 
 def _copy_float(qat, mod):
@@ -79,3 +79,6 @@ class ConvReLU2d(Conv2d):
     """Conv2d with a fake-quantized weight, then relu."""
     _FLOAT_MODULE = _ConvReLU2d
     _relu = True
+
+
+from .embedding import Embedding, EmbeddingBag  # noqa: E402,F401

@@ -125,7 +125,7 @@ def _observed_float_qparams_weight(mod, name):
     if observer.dtype is not _C.quint8:
         raise NotImplementedError(f"torchlike's quantized {name} takes torch.quint8 weights "
                                   f"(quint4x2 is not supported), got {observer.dtype}")
-    observer(mod.weight)
+    observer(mod.weight)  # a QAT module's fake quantizer too, as PyTorch
     return _quantize_weight(mod.weight.detach().float(), observer)
 
 
@@ -194,7 +194,8 @@ class Embedding(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         from ....nn.modules.sparse import Embedding as _FloatEmbedding
-        if type(mod) is not _FloatEmbedding:
+        from ..qat import Embedding as _QATEmbedding
+        if type(mod) not in (_FloatEmbedding, _QATEmbedding):
             raise AssertionError("nnq.Embedding.from_float only works for Embedding")
         return cls(mod.num_embeddings, mod.embedding_dim,
                    _weight=_observed_float_qparams_weight(mod, "Embedding"))
@@ -226,7 +227,8 @@ class EmbeddingBag(Embedding):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         from ....nn.modules.sparse import EmbeddingBag as _FloatBag
-        if type(mod) is not _FloatBag:
+        from ..qat import EmbeddingBag as _QATBag
+        if type(mod) not in (_FloatBag, _QATBag):
             raise AssertionError("nnq.EmbeddingBag.from_float only works for EmbeddingBag")
         return cls(mod.num_embeddings, mod.embedding_dim, mod.max_norm, mod.norm_type,
                    mod.scale_grad_by_freq, mod.mode, mod.sparse,

@@ -237,6 +237,35 @@ class BatchNorm3d(_BatchNorm):
     _dims = 3
 
 
+class _BNReLU(_BatchNorm):
+    """Batch norm then relu (ao.nn.intrinsic.quantized.BNReLU2d/3d):
+    quantize(relu(bn(x))), what quantized::batch_norm{2,3}d_relu give."""
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return qF.requantize_float(
+            input, lambda v: F.relu(F.batch_norm(v, self.running_mean, self.running_var,
+                                                 self.weight, self.bias, False, 0.0, self.eps)),
+            float(self.scale), int(self.zero_point), f"quantized::batch_norm{self._dims}d_relu")
+
+    def _get_name(self):
+        return f"QuantizedBNReLU{self._dims}d"
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        bn = mod[0]  # the fused module holds the observer
+        bn.activation_post_process = mod.activation_post_process
+        return super().from_float.__func__(cls, bn)
+
+
+class BNReLU2d(_BNReLU):
+    _dims = 2
+
+
+class BNReLU3d(_BNReLU):
+    _dims = 3
+
+
 class Dropout(_FloatDropout):
     """Passes its (quantized) input through, in training mode too, as PyTorch's."""
 

@@ -28,9 +28,9 @@ from .... import _C, _quantized as _q
 from ...._quantized.tensor import _quantize_ints, per_tensor, quantize_as, QDTYPES
 
 __all__ = ["linear", "linear_dynamic", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-           "conv_transpose2d", "hardswish", "elu", "leaky_relu", "relu6", "hardtanh", "add",
-           "add_relu", "mul", "cat", "quantize_dynamic_input", "linear_dynamic_fp16",
-           "to_fp16_weight"]
+           "conv_transpose2d", "conv_transpose3d", "prelu", "hardswish", "elu", "leaky_relu",
+           "relu6", "hardtanh", "add", "add_relu", "mul", "add_scalar", "mul_scalar", "cat",
+           "quantize_dynamic_input", "linear_dynamic_fp16", "to_fp16_weight"]
 
 _F32, _F64 = _C.float32, _C.float64
 
@@ -209,6 +209,45 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "quantized::conv_transpose2d")
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, scale=1.0, zero_point=0):
+    from ....nn import functional as F
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, scale, zero_point, F.conv_transpose3d,
+                           "quantized::conv_transpose3d")
+
+
+def prelu(input, weight, scale, zero_point):
+    """quantized::prelu, all in integers as PyTorch's kernel: with w1 the
+    weight's integer for 1.0, acc = (max(xq, zx) - zx) * (w1 - zw) +
+    (min(xq, zx) - zx) * (wq - zw), out = zo + rint(float32(acc) * m),
+    m = float32(float32(sx * sw) * float32(1 / so)).  The weight (quint8
+    per tensor, one value or one per channel) broadcasts over dim 1."""
+    _check_input(input, "quantized::prelu")
+    if input.ndim == 0:
+        raise RuntimeError("qprelu: zero-dim input tensor is not allowed.")
+    if weight.qscheme() is not _q.per_tensor_affine:
+        raise RuntimeError("quantized::prelu: the weight must be quantized per tensor, got "
+                           f"{weight.qscheme()}")
+    n = weight.numel()
+    if n != 1 and (input.ndim < 2 or input.shape[1] != n):  # PyTorch's broadcasting words
+        raise RuntimeError(f"The size of tensor a ({input.shape[1] if input.ndim > 1 else 1}) "
+                           f"must match the size of tensor b ({n}) at non-singleton dimension 1")
+    zx, zw = float(input._zp), float(weight._zp)
+    shape = [1] * input.ndim
+    if input.ndim > 1:
+        shape[1] = n
+    w = weight._int.double().reshape(shape if n != 1 else [1] * input.ndim)
+    one = float(_quantize_ints(_f32(1.0), _f32(weight._scale), _C.tensor(zw, dtype=_F64),
+                               weight.dtype))
+    x = input._int.double()
+    acc = (_C.clamp(x, min=zx) - zx) * (one - zw) + (_C.clamp(x, max=zx) - zx) * (w - zw)
+    m = (_f32(input._scale) * _f32(weight._scale)).float() * (1.0 / _f32(scale)).float()
+    _, lo, hi, _ = QDTYPES[input.dtype]
+    ints = (_C.round(acc.float() * m).double() + zero_point).clamp(lo, hi).to(input._int.dtype)
+    return per_tensor(ints, input.dtype, scale, zero_point)
+
+
 def requantize_float(input, fn, scale, zero_point, what):
     """fn(dequantized input) quantized to (scale, zero_point) in input's dtype."""
     _check_input(input, what)
@@ -285,6 +324,50 @@ def add(qa, qb, scale, zero_point, _relu=False):
 
 def add_relu(qa, qb, scale, zero_point):
     return add(qa, qb, scale, zero_point, _relu=True)
+
+
+def add_scalar(q, c, _relu=False):
+    """quantized::add of a tensor and a number, as PyTorch's kernel: the
+    output keeps the scale and moves the zero point by c_q = round(c / s);
+    when z - c_q leaves the dtype's range the zero point sits at its end and
+    the scale grows, the integers requantized:
+    out = z' + rint(float32((q - z) + c_q) * float32(s / s'))."""
+    _check_input(q, "quantized::add")
+    _, lo, hi, _ = QDTYPES[q.dtype]
+    s, z = q._scale, q._zp
+    c_q = int(round(float(c) / s))  # nearbyint: half to even, as Python's round
+    shifted = z - c_q
+    if lo <= shifted <= hi:
+        out = per_tensor(q._int.clone(), q.dtype, s, shifted)
+        return out.relu() if _relu else out
+    if shifted < lo:
+        s_new, z_new = (float(hi) - shifted) / (float(hi) - lo) * s, lo
+    else:
+        s_new, z_new = (float(shifted) - lo) / (float(hi) - lo) * s, hi
+    m = (_f32(s) * (1.0 / _f32(s_new)).float()).float()
+    acc = (q._int.double() - z + c_q).float()
+    ints = (_C.round(acc * m).double() + z_new).clamp(lo, hi)
+    if _relu:
+        ints = ints.clamp(min=z_new)
+    return per_tensor(ints.to(q._int.dtype), q.dtype, s_new, z_new)
+
+
+def mul_scalar(q, c, _relu=False):
+    """quantized::mul of a tensor and a number, as PyTorch's kernel: c > 0
+    scales the scale (integers kept), c == 0 gives zeros at scale 1 and zero
+    point 0, c < 0 reflects the integers (q' = qmax + qmin - q) about the
+    range with scale |c| s and zero point qmax - (z - qmin)."""
+    _check_input(q, "quantized::mul")
+    _, lo, hi, _ = QDTYPES[q.dtype]
+    c = float(c)
+    if c > 0:
+        out = per_tensor(q._int.clone(), q.dtype, c * q._scale, q._zp)
+    elif c == 0:
+        return per_tensor(_C.zeros_like(q._int), q.dtype, 1.0, 0)
+    else:
+        zp = hi - (q._zp - lo)
+        out = per_tensor((hi + lo - q._int.long()).to(q._int.dtype), q.dtype, -c * q._scale, zp)
+    return out.relu() if _relu else out
 
 
 def mul(qa, qb, scale, zero_point):

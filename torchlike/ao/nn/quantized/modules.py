@@ -6,9 +6,10 @@ from ....nn.modules.module import Module
 from ....nn.modules.linear import Linear as _FloatLinear
 from . import functional as qF
 
-# LinearReLU, ConvReLU1d and ConvReLU2d are exported by ao.nn.intrinsic.quantized, as PyTorch's
+# LinearReLU, ConvReLU1d/2d/3d are exported by ao.nn.intrinsic.quantized, as PyTorch's
 __all__ = ["Quantize", "DeQuantize", "Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-           "ConvTranspose2d", "ReLU6", "Hardtanh", "FloatFunctional", "QFunctional"]
+           "ConvTranspose2d", "ConvTranspose3d", "ReLU6", "Hardtanh", "FloatFunctional",
+           "QFunctional"]
 
 
 def _act_qparams(mod):
@@ -330,7 +331,17 @@ class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """(N, C_in, D, H, W) quint8 -> (N, C_out, D_out, H_out, W_out) quint8."""
+    _conv = staticmethod(qF.conv_transpose3d)
+    _dims = 3
+
+
 class ConvReLU2d(Conv2d):
+    _relu = True
+
+
+class ConvReLU3d(Conv3d):
     _relu = True
 
 
@@ -438,8 +449,34 @@ class QFunctional(Module):
     def cat(self, x, dim=0):
         return qF.cat(x, dim, self.scale, self.zero_point)
 
+    # the Scalar forms choose their output qparams (not observed, as PyTorch's)
+    def add_scalar(self, x, y):
+        return qF.add_scalar(x, y)
+
+    def mul_scalar(self, x, y):
+        return qF.mul_scalar(x, y)
+
     def extra_repr(self):
         return f"scale={self.scale}, zero_point={self.zero_point}"
+
+    # scale and zero_point travel in the state dict, as PyTorch's QFunctional keeps them
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "scale"] = _C.tensor(self.scale)
+        destination[prefix + "zero_point"] = _C.tensor(self.zero_point)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        if prefix + "scale" in state_dict:
+            self.scale = float(state_dict.pop(prefix + "scale"))
+        elif strict:
+            missing_keys.append(prefix + "scale")
+        if prefix + "zero_point" in state_dict:
+            self.zero_point = int(state_dict.pop(prefix + "zero_point"))
+        elif strict:
+            missing_keys.append(prefix + "zero_point")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):

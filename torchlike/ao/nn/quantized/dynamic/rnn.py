@@ -142,9 +142,12 @@ class _RNNBase(Module):
         return _gru_step(projected, state, w_hh, b_hh)
 
     def forward(self, input, hx=None):
+        from .....nn.utils.rnn import PackedSequence
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, _C.Tensor):
-            raise NotImplementedError(f"dynamic quantized {self.mode}: torchlike takes a padded "
-                                      f"tensor, not {type(input).__name__}")
+            raise TypeError(f"dynamic quantized {self.mode} takes a float32 tensor or a "
+                            f"PackedSequence, got {type(input).__name__}")
         D = 2 if self.bidirectional else 1
         batch = input.shape[0] if self.batch_first and input.ndim == 3 else \
             (input.shape[1] if input.ndim == 3 else 0)
@@ -178,6 +181,85 @@ class _RNNBase(Module):
         if lstm:
             return output, (_C.stack([s[0] for s in finals]), _C.stack([s[1] for s in finals]))
         return output, _C.stack(finals)
+
+    # ---- packed sequences: PyTorch's packed layers ---------------------------------------
+    # A layer's input projection is one dynamic linear over all the packed rows
+    # (quantized once); step t runs the batch_sizes[t] sequences still going, each
+    # hidden projection quantizing those rows only.  Forward, a sequence's state
+    # stops changing when it ends; reversed, a sequence joins with its initial
+    # state at its last step.
+    def _forward_packed(self, input, hx):
+        from .....nn.utils.rnn import PackedSequence
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        _check_float_input(data, f"dynamic quantized {self.mode}")
+        if data.ndim != 2 or data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {data.shape[-1]}")
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        D, lstm = (2 if self.bidirectional else 1), self.mode == "LSTM"
+        if hx is None:
+            zeros = _C.zeros(self.num_layers * D, sizes[0], self.hidden_size)
+            hx = (zeros, zeros) if lstm else zeros
+        elif sorted_indices is not None:  # the caller's order -> the packed (sorted) one
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if lstm else \
+                hx.index_select(1, sorted_indices)
+        self._check_forward(_C.zeros(1, sizes[0], self.input_size), hx)
+        offsets = [0]
+        for b in sizes:
+            offsets.append(offsets[-1] + b)
+        x, finals = data, []
+        for layer in range(self.num_layers):
+            if layer and self.dropout and self.training:
+                from .....nn import functional as F
+                x = F.dropout(x, self.dropout, True)
+            outputs = []
+            for d in range(D):
+                k = layer * D + d
+                w_ih, w_hh, b_ih, b_hh = self._cells[(layer, d)]
+                projected = dynamic_linear(x, w_ih, b_ih)
+                start = (hx[0][k], hx[1][k]) if lstm else hx[k]
+                out, final = (self._packed_reverse if d else self._packed_forward)(
+                    projected, start, sizes, offsets, w_hh, b_hh)
+                outputs.append(out)
+                finals.append(final)
+            x = _C.cat(outputs, 1) if D == 2 else outputs[0]
+        if lstm:
+            hidden = (_C.stack([f[0] for f in finals]), _C.stack([f[1] for f in finals]))
+            if unsorted_indices is not None:
+                hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden)
+        else:
+            hidden = _C.stack(finals)
+            if unsorted_indices is not None:
+                hidden = hidden.index_select(1, unsorted_indices)
+        return PackedSequence(x, batch_sizes, sorted_indices, unsorted_indices), hidden
+
+    def _rows(self, state, lo, hi):
+        return tuple(s[lo:hi] for s in state) if self.mode == "LSTM" else state[lo:hi]
+
+    def _join(self, a, b):
+        if self.mode == "LSTM":
+            return tuple(_C.cat([x, y]) for x, y in zip(a, b))
+        return _C.cat([a, b])
+
+    def _packed_forward(self, projected, state, sizes, offsets, w_hh, b_hh):
+        out = []
+        for t, bs in enumerate(sizes):
+            new = self._step(projected[offsets[t]:offsets[t + 1]], self._rows(state, 0, bs),
+                             w_hh, b_hh)
+            out.append(new[0] if self.mode == "LSTM" else new)
+            state = self._join(new, self._rows(state, bs, sizes[0]))
+        return _C.cat(out), state
+
+    def _packed_reverse(self, projected, initial, sizes, offsets, w_hh, b_hh):
+        out = [None] * len(sizes)
+        state = self._rows(initial, 0, sizes[-1])
+        for t in range(len(sizes) - 1, -1, -1):
+            have = (state[0] if self.mode == "LSTM" else state).shape[0]
+            if sizes[t] > have:
+                state = self._join(state, self._rows(initial, have, sizes[t]))
+            state = self._step(projected[offsets[t]:offsets[t + 1]], state, w_hh, b_hh)
+            out[t] = state[0] if self.mode == "LSTM" else state
+        return _C.cat(out), state
 
     def _suffixes(self):
         for layer, d in self._cells:
@@ -247,7 +329,11 @@ class _RNNBase(Module):
             raise AssertionError("nn.quantized.dynamic.RNNBase.from_float only works for nn.LSTM "
                                  "and nn.GRU")
         if getattr(mod, "proj_size", 0):
-            raise NotImplementedError("dynamic quantized LSTM with proj_size is not supported")
+            # PyTorch drops the projection here and its module fails on its first call
+            # ("The number of rows in the packB should be equal to K"); torchlike refuses
+            raise NotImplementedError("dynamic quantized LSTM with proj_size is not supported "
+                                      "(PyTorch's quantize_dynamic drops the projection and "
+                                      "the module it makes cannot run)")
         dtype, quantize = _weight_quantizer(mod, "RNN")
         if not mod.bias:
             raise AssertionError("mod.bias must be True")
