@@ -659,3 +659,24 @@ def test_round_of_bools_is_float16(spelling):
     for got in (getattr(np, spelling)(np.asarray(a)), getattr(numpy, spelling)(np.asarray(a))):
         assert got.dtype == tl.float16
         numpy.testing.assert_array_equal(host(got), want)
+
+
+@pytest.mark.parametrize("fn", ["cov", "corrcoef"])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 4), (4,)), ((4, 2), (4, 3)),
+                                    ((1, 3), (1, 3)), ((3, 1), (3, 1))])
+@pytest.mark.parametrize("rowvar", [True, False])
+def test_cov_and_corrcoef_with_y_as_numpy(fn, shapes, rowvar):
+    """With y given, NumPy stacks m's and y's variables (rows, or columns
+    when rowvar=False, a single row kept as it is); rows that do not match
+    are NumPy's ValueError, not the tensor concatenation's RuntimeError."""
+    rng = numpy.random.default_rng(3)
+    a, b = (rng.standard_normal(s) for s in shapes)
+    try:
+        want = getattr(numpy, fn)(a, y=b, rowvar=rowvar)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e)[:40])):
+            getattr(np, fn)(np.asarray(a), y=np.asarray(b), rowvar=rowvar)
+        return
+    got = getattr(np, fn)(np.asarray(a), y=np.asarray(b), rowvar=rowvar)
+    numpy.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
+    assert host(got).shape == want.shape

@@ -957,7 +957,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         return _C.zeros((0, 0), dtype=_C.float64, device=m.device)
     if y is not None:
         Y = rows(y)
-        X = _C.cat([X, Y if rowvar or Y.shape[0] == 1 else Y.T], 0)
+        from ._manipulation import concatenate  # NumPy's ValueError for mismatched rows
+        X = concatenate([X, Y if rowvar or Y.shape[0] == 1 else Y.T], 0)
     if ddof is None:
         ddof = 0 if bias else 1
     w = None
