@@ -421,7 +421,10 @@ def test_modes_as_decorators():
     @torch.set_grad_enabled(False)
     def f5(t):
         return t * 2
-    torch.set_grad_enabled(True)  # set_grad_enabled(False) took effect when built
+    # as PyTorch's: the mode set when the decorator was built is undone at
+    # once, and holds only inside each call
+    assert torch.is_grad_enabled()
+    assert repr(torch.set_grad_enabled(True)).endswith("grad_mode.set_grad_enabled(mode=True)")
 
     assert not f1(x).requires_grad and not f2(x).requires_grad
     assert not f4(x).requires_grad and not f5(x).requires_grad
