@@ -785,3 +785,22 @@ def test_mixed_dtype_errors_in_pytorchs_words(call, message):
     with pytest.raises(RuntimeError) as info:
         call()
     assert str(info.value) == message
+
+
+def test_linear_dtype_mismatch_speaks_pytorchs_words():
+    # float64 data into a float32 layer, the commonest mistake: PyTorch's
+    # addmm (with a bias) and mm (without) words, which users search for
+    F = torch.nn.functional
+    w = torch.ones(2, 3)
+    cases = [((torch.ones(4, 3, dtype=torch.float64), w, torch.ones(2)),
+              "mat1 and mat2 must have the same dtype, but got Double and Float"),
+             ((torch.ones(4, 3, dtype=torch.int64), w, torch.ones(2)),
+              "mat1 and mat2 must have the same dtype, but got Long and Float"),
+             ((torch.ones(4, 3), w, torch.ones(2, dtype=torch.float64)),
+              "self and mat2 must have the same dtype, but got Double and Float"),
+             ((torch.ones(5, 4, 3, dtype=torch.float64), w, None),
+              "expected m1 and m2 to have the same dtype, but got: double != float")]
+    for args, words in cases:
+        with pytest.raises(RuntimeError) as info:
+            F.linear(*args)
+        assert str(info.value) == words

@@ -130,6 +130,19 @@ def _softmax_dim(name, ndim):
 
 # ---- linear -------------------------------------------------------------------------------
 
+def _linear_dtype_error(input, weight, bias):
+    """PyTorch's words for the commonest mistake: float64 data (NumPy's
+    default) into a float32 layer.  With a bias its addmm names the operands
+    mat1/mat2 (self for the bias), without one its mm speaks C++ types."""
+    from .._dtype_names import cpp_name, scalar_type_name
+    if bias is None:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{cpp_name(input.dtype)} != {cpp_name(weight.dtype)}")
+    first, what = (input, "mat1") if input.dtype != weight.dtype else (bias, "self")
+    raise RuntimeError(f"{what} and mat2 must have the same dtype, but got "
+                       f"{scalar_type_name(first.dtype)} and {scalar_type_name(weight.dtype)}")
+
+
 def linear(input, weight, bias=None):
     r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
     bias (out,) -> (*, out)."""
@@ -139,6 +152,8 @@ def linear(input, weight, bias=None):
             f"mat1 and mat2 shapes cannot be multiplied "
             f"({math.prod(input.shape[:-1]) if input.ndim > 1 else 1}x{input.shape[-1]} and "
             f"{weight.shape[1]}x{weight.shape[0]})")
+    if input.dtype != weight.dtype or (bias is not None and bias.dtype != weight.dtype):
+        _linear_dtype_error(input, weight, bias)
     if input.ndim == 2 and bias is not None:
         return _C.addmm(bias, input, weight.t())
     if input.ndim > 2 and weight.ndim == 2 and (bias is None or bias.ndim == 1):
