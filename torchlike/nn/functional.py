@@ -148,7 +148,7 @@ def linear(input, weight, bias=None):
     bias (out,) -> (*, out)."""
     if input.shape[-1:] != weight.shape[-1:] and weight.ndim == 2:
         raise RuntimeError(
-            f"{'addmm: ' if input.ndim == 2 and bias is not None else ''}"
+            f"{'addmm' if bias is not None else 'mm'}: "
             f"mat1 and mat2 shapes cannot be multiplied "
             f"({math.prod(input.shape[:-1]) if input.ndim > 1 else 1}x{input.shape[-1]} and "
             f"{weight.shape[1]}x{weight.shape[0]})")
