@@ -2171,6 +2171,232 @@ def scheduler_extras(T):
     return out
 
 
+# ---- a fourth batch: what a program meets when it goes wrong, and its tests ------------------
+
+def _message(fn):
+    """[exception type, first line of its message] for fn(), or "no error"."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the exception is the answer
+        return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
+    return "no error"
+
+
+def _broadcast(fn):
+    """A broadcasting failure: whether it is a RuntimeError and its first
+    line up to PyTorch's end (torchlike's BroadcastError, a RuntimeError and
+    a ValueError, adds the shapes)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the exception is the answer
+        return [isinstance(e, RuntimeError), str(e).split(": shapes")[0]]
+    return "no error"
+
+
+def common_mistakes(T):
+    """The errors a training script meets most: shapes that do not
+    multiply, float64 data into a float32 model, a target out of range,
+    channels that do not match, batch norm over one sample, view of a
+    non-contiguous tensor, backward twice, in-place on a leaf, a saved
+    tensor modified, an embedding index out of range, an LSTM's input
+    size, backward of a non-scalar, numpy() of a tensor that requires
+    grad."""
+    nn = T.nn
+    F = nn.functional
+    lin = nn.Linear(3, 2)
+    conv = nn.Conv2d(3, 8, 3)
+    bn = nn.BatchNorm1d(4)
+    emb = nn.Embedding(5, 2)
+    lstm = nn.LSTM(3, 4)
+    w = T.ones(3, requires_grad=True)
+
+    def twice():
+        y = (w * w).sum()
+        y.backward()
+        y.backward()
+
+    def saved():
+        a = w * 2
+        b = a.sigmoid()
+        a.add_(1)
+        b.sum().backward()
+
+    def leaf():
+        w.add_(1)
+
+    import numpy as _np
+    return [_message(lambda: lin(T.ones(5, 4))), _message(lambda: lin(T.from_numpy(_np.ones((5, 3))))),
+            _message(lambda: F.cross_entropy(T.zeros(2, 3), T.tensor([0, 5]))),
+            _message(lambda: conv(T.ones(2, 4, 8, 8))), _message(lambda: bn(T.ones(1, 4))),
+            _message(lambda: T.ones(3, 4).t().view(12)), _message(twice), _message(leaf),
+            _message(saved), _message(lambda: emb(T.tensor([1, 7]))),
+            _message(lambda: lstm(T.ones(2, 1, 5))), _message(lambda: (w * 2).backward()),
+            _message(lambda: (w * 2).numpy()), _broadcast(lambda: F.mse_loss(T.ones(3), T.ones(4))),
+            _message(lambda: T.cat([T.ones(2, 3), T.ones(3, 2)])),
+            _message(lambda: F.nll_loss(T.zeros(2, 3), T.tensor([0.0, 1.0]))),
+            _message(lambda: nn.MultiheadAttention(6, 4)),
+            _message(lambda: T.optim.Adam([w], lr=-1.0)),
+            _message(lambda: T.optim.SGD([], lr=0.1)),
+            _message(lambda: F.binary_cross_entropy(T.tensor([0.5, 1.5]), T.tensor([0.0, 1.0]))),
+            _message(lambda: T.stack([T.ones(2), T.ones(3)])),
+            _message(lambda: T.ones(2, 3) @ T.ones(2, 3)),
+            _message(lambda: T.ones(2, 3).reshape(4, 2)),
+            _message(lambda: nn.Linear(3, 2)(T.ones(5, 3, dtype=T.long)))]
+
+
+def user_gradcheck(T):
+    """A user's tests of custom Functions: gradcheck and gradgradcheck of a
+    correct one pass, of one with a wrong backward fail (raise_exception
+    False, and the message raised otherwise), fast_mode, a
+    non-differentiable output, check_undefined_grad."""
+    AF = T.autograd
+
+    class Softplus(AF.Function):
+        @staticmethod
+        def forward(ctx, x, beta):
+            ctx.save_for_backward(x)
+            ctx.beta = beta
+            return T.log1p(T.exp(beta * x)) / beta
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * T.sigmoid(ctx.beta * x), None
+
+    class Wrong(AF.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x      # should be 2 x
+
+    x = T.from_numpy(np.linspace(-1, 1, 5)).requires_grad_(True)
+    ok = AF.gradcheck(Softplus.apply, (x, 2.0))
+    okgg = AF.gradgradcheck(lambda t: Softplus.apply(t, 2.0), (x,))
+    fast = AF.gradcheck(Softplus.apply, (x, 2.0), fast_mode=True)
+    bad = AF.gradcheck(Wrong.apply, (x,), raise_exception=False)
+    try:
+        AF.gradcheck(Wrong.apply, (x,))
+        msg = "no error"
+    except Exception as e:  # noqa: BLE001
+        msg = [type(e).__name__, str(e).splitlines()[0]]
+    x32 = T.ones(3, requires_grad=True)
+    low = _message(lambda: AF.gradcheck(lambda t: t * 2, (x32,)))
+    lin = T.nn.Linear(3, 2).double()
+    mod = AF.gradcheck(lambda t: lin(t).tanh(), (T.from_numpy(_arr(4, 3).astype(np.float64))
+                                                 .requires_grad_(True),))
+    return [ok, okgg, fast, bad, msg, low, mod,
+            AF.gradcheck(lambda t: (t.sum(), t.argmax()), (x,), check_undefined_grad=True)]
+
+
+def assert_close_messages(T):
+    """torch.testing.assert_close as a user's test calls it: passing within
+    tolerance, failing with its message (mismatched elements, greatest
+    differences), dtype and shape mismatches, equal_nan, check_dtype=False,
+    and lists of tensors."""
+    tt = T.testing
+
+    def msg(fn):
+        try:
+            fn()
+        except AssertionError as e:
+            return [line.strip() for line in str(e).splitlines() if line.strip()]
+        except Exception as e:  # noqa: BLE001
+            return [type(e).__name__, str(e).splitlines()[0]]
+        return "passed"
+
+    a = T.tensor([1.0, 2.0, 3.0])
+    return [msg(lambda: tt.assert_close(a, a + 1e-7)),
+            msg(lambda: tt.assert_close(a, T.tensor([1.0, 2.5, 3.0]))),
+            msg(lambda: tt.assert_close(a, T.tensor([1.0, 2.0, 3.0], dtype=T.float64))),
+            msg(lambda: tt.assert_close(a, T.tensor([1.0, 2.0]))),
+            msg(lambda: tt.assert_close(T.tensor([float("nan")]), T.tensor([float("nan")]))),
+            msg(lambda: tt.assert_close(T.tensor([float("nan")]), T.tensor([float("nan")]),
+                                        equal_nan=True)),
+            msg(lambda: tt.assert_close(a, a.double(), check_dtype=False)),
+            msg(lambda: tt.assert_close([a, a * 2], [a, a * 2.01])),
+            msg(lambda: tt.assert_close(T.tensor([1, 2]), T.tensor([1, 3]))),
+            msg(lambda: tt.assert_close(a, a + 0.01, rtol=0, atol=0.1)),
+            msg(lambda: tt.assert_close(1.0, 1.0 + 1e-9)),
+            msg(lambda: tt.assert_close(T.ones(2, 2), T.eye(2), msg="identity differs"))]
+
+
+def default_double(T):
+    """Scientific code that sets the default dtype to float64 first: the
+    layers, factories and Python-float tensors it makes are float64, a
+    small regression is trained in double; the default put back."""
+    nn = T.nn
+    F = nn.functional
+    prev = T.get_default_dtype()
+    T.set_default_dtype(T.float64)
+    try:
+        model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+        rng = np.random.default_rng(1)
+        with T.no_grad():
+            for p in model.parameters():
+                p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * 0.5))
+        x = T.tensor(np.linspace(-1, 1, 20).reshape(10, 2))
+        y = T.sin(3 * x[:, :1]) * x[:, 1:]
+        opt = T.optim.LBFGS(model.parameters(), lr=0.5, max_iter=10)
+
+        def closure():
+            opt.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            return loss
+
+        losses = [opt.step(closure).item() for _ in range(3)]
+        kinds = [model[0].weight.dtype, T.tensor([1.5]).dtype, T.zeros(2).dtype,
+                 T.arange(3.0).dtype, T.arange(3).dtype, T.tensor(2).dtype, T.randn(2).dtype,
+                 T.tensor([1 + 2j]).dtype, nn.BatchNorm1d(2).running_mean.dtype,
+                 T.linspace(0, 1, 3).dtype, T.full((2,), 1.5).dtype, T.empty(1).dtype,
+                 T.as_tensor([0.5]).dtype, (T.ones(2, dtype=T.float32) * 1.5).dtype]
+    finally:
+        T.set_default_dtype(prev)
+    return [losses, model(x)[:3], kinds, T.get_default_dtype(), T.tensor([1.5]).dtype]
+
+
+def legacy_api_more(T):
+    """More of what old code calls: softmax without dim (the implicit-dim
+    warning), nn.init's functions without the underscore,
+    clip_grad_norm (no underscore), F.upsample_bilinear, torch.Tensor on a
+    list and on a NumPy array, resize_, masked_fill with a bool mask from a
+    comparison, norm(p, dim) positionally, max(dim) unpacked, the
+    deprecated nn.Upsampling modules, indexing with a uint8 mask."""
+    nn = T.nn
+    F = nn.functional
+    x = _t(T, 3, 4, seed=1)
+    out = []
+    for fn in (lambda: F.softmax(x), lambda: F.log_softmax(x[0]), lambda: nn.Softmax()(x),
+               lambda: F.softmin(x), lambda: nn.init.constant(T.empty(2), 0.5),
+               lambda: nn.init.uniform(T.empty(2), 0.0, 0.0),
+               lambda: F.upsample_bilinear(x.view(1, 1, 3, 4), scale_factor=2)[0, 0, 1],
+               lambda: nn.UpsamplingNearest2d(scale_factor=2)(x.view(1, 1, 3, 4))[0, 0, 0],
+               lambda: nn.UpsamplingBilinear2d(size=(5, 5))(x.view(1, 1, 3, 4))[0, 0, 2],
+               lambda: T.Tensor([[1, 2], [3, 4]]), lambda: T.Tensor(np.array([1.5, 2.5])),
+               lambda: x.clone().resize_(2, 3), lambda: x.norm(2, 1), lambda: x.max(1)[1],
+               lambda: x.masked_fill(x > 0, 0.0), lambda: x[(x > 0).to(T.uint8)],
+               lambda: F.tanh(x).sum(), lambda: x.sum(0, True)):
+        with __import__("warnings").catch_warnings(record=True) as caught:
+            __import__("warnings").simplefilter("always")
+            try:
+                r = fn()
+            except Exception as e:  # noqa: BLE001
+                r = [type(e).__name__, str(e).splitlines()[0]]
+        out.append([r, [str(w.message).split(" (Triggered internally")[0] for w in caught]])
+    m = _init(T, nn.Linear(4, 2), 2)
+    m(x).sum().mul(100).backward()
+    with __import__("warnings").catch_warnings(record=True) as caught:
+        __import__("warnings").simplefilter("always")
+        total = nn.utils.clip_grad_norm(m.parameters(), 1.0)
+    out += [total, m.weight.grad, [str(w.message) for w in caught]]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2187,6 +2413,8 @@ _PROGRAMS = [
     "parametrize_maps", "distributions_more", "fake_quant_training", "tensor_surgery",
     "jit_trace", "module_api", "legacy_training_code", "data_parallel_script", "model_repr",
     "migrated_state_dict", "optimizer_extras", "grid_sample_modes", "scheduler_extras",
+    "common_mistakes", "user_gradcheck", "assert_close_messages", "default_double",
+    "legacy_api_more",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
