@@ -2397,6 +2397,353 @@ def legacy_api_more(T):
     return out
 
 
+# ---- a fifth batch: more old code, in-place autograd, dtypes of state ------------------------
+
+def _warned(fn):
+    """[fn()'s result or its exception, the warnings' messages]."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = fn()
+        except Exception as e:  # noqa: BLE001
+            r = [type(e).__name__, str(e).splitlines()[0]]
+    return [r, [str(w.message).split(" (Triggered internally")[0] for w in caught]]
+
+
+def legacy_optim_sched(T):
+    """An optimizer written the old way (Optimizer.__init__ with defaults, a
+    step over param_groups and self.state with an int step, .data updates,
+    a closure), the old _LRScheduler base, scheduler.step(epoch) and
+    get_lr() called directly (their warnings), the optimizer's state dict
+    and a reload."""
+    nn = T.nn
+    F = nn.functional
+
+    class OldAdagrad(T.optim.Optimizer):
+        def __init__(self, params, lr=0.1, eps=1e-10):
+            defaults = dict(lr=lr, eps=eps)
+            super(OldAdagrad, self).__init__(params, defaults)
+
+        def step(self, closure=None):
+            loss = None
+            if closure is not None:
+                loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    grad = p.grad.data
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["sum"] = T.zeros_like(p.data)
+                    state["step"] += 1
+                    state["sum"].addcmul_(1, grad, grad)
+                    std = state["sum"].sqrt().add_(group["eps"])
+                    p.data.addcdiv_(-group["lr"], grad, std)
+            return loss
+
+    model = _init(T, nn.Linear(3, 2), 1)
+    x, y = _t(T, 5, 3, seed=2), _t(T, 5, 2, seed=3)
+    opt = OldAdagrad(model.parameters(), lr=0.05)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+
+    class OldStep(T.optim.lr_scheduler._LRScheduler):
+        def __init__(self, optimizer, gamma, last_epoch=-1):
+            self.gamma = gamma
+            super(OldStep, self).__init__(optimizer, last_epoch)
+
+        def get_lr(self):
+            return [base * self.gamma ** (self.last_epoch // 2) for base in self.base_lrs]
+
+    sch = OldStep(opt, 0.5)
+    losses = []
+    for epoch in range(4):
+        losses.append(opt.step(closure).item())
+        sch.step()
+    sd = opt.state_dict()
+    fresh = OldAdagrad(_init(T, nn.Linear(3, 2), 1).parameters())
+    fresh.load_state_dict(sd)
+    o2 = T.optim.SGD(model.parameters(), lr=0.1)
+    s2 = T.optim.lr_scheduler.StepLR(o2, 2, 0.1)
+    return [losses, model.weight, sd["state"][0]["step"], sd["param_groups"],
+            fresh.state[fresh.param_groups[0]["params"][0]]["sum"], sch.get_last_lr(),
+            _warned(lambda: s2.step(3)), o2.param_groups[0]["lr"], _warned(s2.get_lr),
+            repr(opt).splitlines()[:4], isinstance(sch, T.optim.lr_scheduler.LRScheduler)]
+
+
+def old_rnn_code(T):
+    """An LSTM language model as 2017 code wrote it: hidden state built by
+    init_hidden from weight.new(...).zero_() and Variable, repackaged by
+    detach between batches, flatten_parameters, the single-layer dropout
+    warning, all_weights, pack_padded_sequence from a list of lengths, a
+    hidden state carried across packed batches."""
+    nn = T.nn
+    F = nn.functional
+    Var = T.autograd.Variable
+    warn = _warned(lambda: nn.LSTM(3, 4, num_layers=1, dropout=0.5))
+
+    class RNNModel(nn.Module):
+        def __init__(self, ntoken, ninp, nhid, nlayers):
+            super(RNNModel, self).__init__()
+            self.encoder = nn.Embedding(ntoken, ninp)
+            self.rnn = nn.LSTM(ninp, nhid, nlayers)
+            self.decoder = nn.Linear(nhid, ntoken)
+            self.nhid, self.nlayers = nhid, nlayers
+
+        def forward(self, inp, hidden):
+            emb = self.encoder(inp)
+            self.rnn.flatten_parameters()
+            output, hidden = self.rnn(emb, hidden)
+            decoded = self.decoder(output.view(output.size(0) * output.size(1), output.size(2)))
+            return decoded.view(output.size(0), output.size(1), decoded.size(1)), hidden
+
+        def init_hidden(self, bsz):
+            weight = next(self.parameters()).data
+            return (Var(weight.new(self.nlayers, bsz, self.nhid).zero_()),
+                    Var(weight.new(self.nlayers, bsz, self.nhid).zero_()))
+
+    def repackage(h):
+        if isinstance(h, T.Tensor):
+            return h.detach()
+        return tuple(repackage(v) for v in h)
+
+    model = _init(T, RNNModel(9, 4, 5, 2), 2)
+    data = T.from_numpy(np.random.default_rng(3).integers(0, 9, (13, 2)))
+    hidden = model.init_hidden(2)
+    opt = T.optim.SGD(model.parameters(), lr=0.5)
+    losses = []
+    for i in range(0, 12, 4):
+        inp, target = data[i:i + 4], data[i + 1:i + 5].contiguous().view(-1)
+        hidden = repackage(hidden)
+        model.zero_grad()
+        out, hidden = model(inp, hidden)
+        loss = F.cross_entropy(out.view(-1, 9), target)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        opt.step()
+        losses.append(loss.item())
+    R = nn.utils.rnn
+    seqs = T.from_numpy(_arr(5, 3, 4, seed=4))
+    packed = R.pack_padded_sequence(seqs, [5, 3, 2])
+    lstm = model.rnn
+    out, (h, c) = nn.LSTM(4, 5, 2)(packed) if False else lstm(
+        R.pack_padded_sequence(model.encoder(data[:5, :2]), [5, 3], enforce_sorted=True))
+    padded, lens = R.pad_packed_sequence(out)
+    return [warn[1], losses, [list(w.shape) for w in lstm.all_weights[1]], padded[:, 1, 0], lens,
+            h[-1], packed.batch_sizes, lstm._flat_weights_names[:4], hidden[0].requires_grad]
+
+
+def tensor_methods_old(T):
+    """The tensor API older scripts poke at: nelement, ndimension, size(d),
+    type_as, element_size, get_device, is_cuda, storage sizes and offsets,
+    data_ptr sharing, is_leaf and grad_fn, in-place shape methods (t_,
+    unsqueeze_, squeeze_, resize_as_), apply_ and map_, item() of a
+    one-element tensor and its error for more, torch.typename, is_tensor,
+    Size arithmetic."""
+    x = T.arange(6.0).view(2, 3)
+    y = x[:, 1:]
+    z = x.clone()
+    z.t_()
+    u = T.ones(3)
+    u.unsqueeze_(0)
+    v = T.ones(1, 3, 1)
+    v.squeeze_()
+    w = T.ones(4)
+    w.resize_as_(x)
+    a = T.arange(4.0)
+    a.apply_(lambda t: t * 2 + 1)
+    b = T.arange(4.0)
+    b.map_(T.ones(4), lambda p, q: p - q)
+    leaf = T.ones(2, requires_grad=True)
+    nonleaf = leaf * 2
+    return [x.nelement(), x.ndimension(), x.size(1), x.size(-1), T.ones(2, dtype=T.long)
+            .type_as(x).dtype, x.element_size(), x.get_device(), x.is_cuda,
+            y.storage_offset(), y.stride(), y.is_contiguous(),
+            y.untyped_storage().nbytes(), y.data_ptr() - x.data_ptr(),
+            leaf.is_leaf, nonleaf.is_leaf, nonleaf.grad_fn is None, z, list(u.shape),
+            list(v.shape), list(w.shape), a, b, T.tensor([2.5]).item(),
+            _message(lambda: T.ones(2).item()), T.typename(x), T.is_tensor(x),
+            T.is_floating_point(x), x.size() == (2, 3), x.shape[1:].numel(),
+            list(x.size() + (4,)), T.numel(x), T.Size([2, 3]), x.data.requires_grad,
+            T.is_storage(x.untyped_storage()), x.is_shared(), x.is_pinned(),
+            x.new_empty((2,)).shape, x.new_full((2,), 3).tolist(), x.new_ones(1).dtype]
+
+
+def init_facts(T):
+    """nn.init as a model's reset_parameters uses it: calculate_gain for
+    each nonlinearity, fan in and out (conv and linear), the bounds and
+    spreads of kaiming_uniform_, xavier_uniform_ and a Linear's own
+    initialisation (random values: their bounds, not the draws), eye_,
+    dirac_ with groups, zeros_/ones_, sparse_'s zero fraction, orthogonal_'s
+    orthogonality."""
+    nn = T.nn
+    I = nn.init
+    gains = [I.calculate_gain(n) for n in ("linear", "conv2d", "sigmoid", "tanh", "relu",
+                                            "selu")]
+    gains += [I.calculate_gain("leaky_relu", 0.2), I.calculate_gain("leaky_relu")]
+    fans = [I._calculate_fan_in_and_fan_out(T.empty(8, 4, 3, 3)),
+            I._calculate_fan_in_and_fan_out(T.empty(5, 7)),
+            I._calculate_correct_fan(T.empty(5, 7), "fan_out")]
+    w = T.empty(64, 32)
+    T.manual_seed(0)
+    I.kaiming_uniform_(w, a=math.sqrt(5))
+    bound_k = w.abs().max().item() <= 1 / math.sqrt(32) + 1e-7
+    I.xavier_uniform_(w, gain=2.0)
+    bound_x = w.abs().max().item() <= 2.0 * math.sqrt(6 / 96) + 1e-7
+    I.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
+    spread = abs(w.std().item() / math.sqrt(2 / 64) - 1) < 0.1
+    lin = nn.Linear(32, 16)
+    lin_bound = lin.weight.abs().max().item() <= 1 / math.sqrt(32) + 1e-7 and \
+        lin.bias.abs().max().item() <= 1 / math.sqrt(32) + 1e-7
+    conv = nn.Conv2d(4, 6, 3, groups=2, bias=False)
+    I.dirac_(conv.weight, groups=2)
+    e = I.eye_(T.empty(3, 5))
+    sp = I.sparse_(T.empty(10, 6), sparsity=0.3)
+    q = I.orthogonal_(T.empty(4, 6))
+    tn = I.trunc_normal_(T.empty(1000), std=1.0, a=-0.5, b=0.5)
+    return [gains, fans, bound_k, bound_x, spread, lin_bound, conv.weight.sum((2, 3)),
+            conv.weight[1, 0], e, (sp == 0).sum(0), (q @ q.T - T.eye(4)).abs().max() < 1e-5,
+            tn.min().item() >= -0.5 and tn.max().item() <= 0.5,
+            I.zeros_(T.empty(2)), I.ones_(T.empty(2)), I.constant_(T.empty(2), 0.25)]
+
+
+def state_dtypes(T):
+    """Dtypes across a model's life: half() and bfloat16() keep integer
+    buffers (num_batches_tracked) int64, a float32 state dict loads into a
+    half model by casting, to(float64) and back, a state dict's tensors
+    share storage with the parameters until cloned, load_state_dict of an
+    int64 tensor into a float parameter casts."""
+    nn = T.nn
+    model = _init(T, nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2)), 1)
+    model(_t(T, 5, 3, seed=2))
+    sd32 = {k: v.clone() for k, v in model.state_dict().items()}
+    half = copy.deepcopy(model).half()
+    bf = copy.deepcopy(model).bfloat16()
+    dbl = copy.deepcopy(model).to(T.float64)
+    half.load_state_dict(sd32)
+    sd = model.state_dict()
+    shared = sd["0.weight"].data_ptr() == model[0].weight.data_ptr()
+    m2 = nn.Linear(2, 2)
+    m2.load_state_dict({"weight": T.tensor([[1, 2], [3, 4]]), "bias": T.tensor([0, 1])})
+    return [[str(v.dtype) for v in half.state_dict().values()],
+            [str(v.dtype) for v in bf.state_dict().values()], dbl[1].running_var.dtype,
+            half[0].weight, half[1].num_batches_tracked, shared, m2.weight, m2.bias.dtype,
+            dbl.float()[0].weight.dtype, half(_t(T, 2, 3, seed=3).half()).dtype,
+            model[1].num_batches_tracked.dtype]
+
+
+def inplace_autograd(T):
+    """In-place ops inside a differentiated model: ReLU(inplace=True) after
+    batch norm, sigmoid_ and exp_ on intermediates (their saved outputs),
+    += on a view of an intermediate, F.relu_ / leaky_relu_,
+    dropout(p=0, inplace); gradients
+    against the out-of-place program; the version-counter error when a
+    saved input or a saved output (sigmoid_'s) is overwritten (its words up
+    to the tensor's description), and in-place on a view of a leaf."""
+    nn = T.nn
+    F = nn.functional
+    W = _t(T, 3, 4, seed=1)
+
+    def run(inplace):
+        w = W.clone().requires_grad_(True)
+        x = _t(T, 5, 3, seed=2)
+        h = x @ w
+        h = F.batch_norm(h, None, None, training=True)
+        h = F.relu(h, inplace=inplace)
+        a = h * 1.5
+        a = a.sigmoid_() if inplace else a.sigmoid()
+        b = h + 0.5
+        b = b.exp_() if inplace else b.exp()
+        c = a * b
+        if inplace:
+            c[:, 1:3] += 1.0
+            c = F.leaky_relu_(c - 2, 0.1)
+            c = F.elu(c)     # elu_ would overwrite what leaky_relu_ saved
+            c = F.dropout(c, 0.0, training=True, inplace=True)
+            c = c.masked_fill(c > 3, 3.0)
+        else:
+            c = c + T.cat([T.zeros(5, 1), T.ones(5, 2), T.zeros(5, 1)], 1)
+            c = F.leaky_relu(c - 2, 0.1)
+            c = F.elu(c)
+            c = c.masked_fill(c > 3, 3.0)
+        c.pow(2).sum().backward()
+        return c, w.grad
+
+    c1, g1 = run(True)
+    c2, g2 = run(False)
+
+    def overwrite():
+        w = W.clone().requires_grad_(True)
+        h = w * 2
+        s = h.sin()
+        h.add_(1)
+        s.sum().backward()
+
+    def fill_saved_output():
+        w = W.clone().requires_grad_(True)
+        c = (w * 2).sigmoid_()
+        c.masked_fill_(c > 0.7, 1.0)
+        c.sum().backward()
+
+    def leaf_view():
+        w = W.clone().requires_grad_(True)
+        w[0].mul_(2)
+
+    def leaf_view_nograd():
+        w = W.clone().requires_grad_(True)
+        with T.no_grad():
+            w[0].mul_(2)
+        return w[0]
+
+    return [c1, (c1 - c2).abs().max().item() < 1e-6, g1, (g1 - g2).abs().max().item() < 1e-5,
+            _message(overwrite)[1].split(":")[0], _message(fill_saved_output)[1].split(":")[0],
+            _message(leaf_view),
+            leaf_view_nograd(),
+            type(c1.grad_fn).__name__]
+
+
+def create_graph_grads(T):
+    """backward(create_graph=True) leaves gradients that carry a graph; a
+    gradient-norm penalty from them, differentiated again; zero_grad
+    afterwards (set_to_none False: detached and zeroed in place), the
+    warning for .grad of a non-leaf, torch.autograd.backward over two
+    losses with their own grad_tensors, a module used twice (weight
+    sharing) accumulating."""
+    nn = T.nn
+    model = _init(T, nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1)), 1)
+    x = _t(T, 4, 2, seed=2)
+    loss = model(x).pow(2).mean()
+    loss.backward(create_graph=True)
+    g = model[0].weight.grad
+    out = [g.requires_grad, g.grad_fn is not None]
+    penalty = sum(p.grad.pow(2).sum() for p in model.parameters())
+    grads2 = T.autograd.grad(penalty, list(model.parameters()))
+    out.append(grads2[0])
+    model.zero_grad(set_to_none=False)
+    out += [model[0].weight.grad.requires_grad, model[0].weight.grad.abs().sum().item()]
+    h = x * 2
+    out.append(_warned(lambda: h.grad))
+    enc = _init(T, nn.Linear(2, 2), 3)
+    enc.zero_grad()
+    l1 = enc(x).sum()
+    l2 = enc(x * 2).pow(2).sum()
+    T.autograd.backward([l1, l2], [T.tensor(1.0), T.tensor(0.5)])
+    out.append(enc.weight.grad)
+    a, b = enc(x[:2]), enc(x[2:])
+    enc.zero_grad(set_to_none=True)
+    out.append(enc.weight.grad)
+    (a - b).pow(2).sum().backward()
+    out.append(enc.weight.grad)
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2414,7 +2761,8 @@ _PROGRAMS = [
     "jit_trace", "module_api", "legacy_training_code", "data_parallel_script", "model_repr",
     "migrated_state_dict", "optimizer_extras", "grid_sample_modes", "scheduler_extras",
     "common_mistakes", "user_gradcheck", "assert_close_messages", "default_double",
-    "legacy_api_more",
+    "legacy_api_more", "legacy_optim_sched", "old_rnn_code", "tensor_methods_old", "init_facts",
+    "state_dtypes", "inplace_autograd", "create_graph_grads",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
