@@ -2744,6 +2744,256 @@ def create_graph_grads(T):
     return out
 
 
+# ---- a sixth batch: the data and evaluation code around the model ---------------------------
+
+def text_pipeline(T):
+    """A text classifier's data code: a vocabulary from token counts, ids by
+    unique(return_inverse, return_counts), padding, one_hot, stable sorts
+    by length, bucketing by searchsorted, isin for stop words, integer
+    arithmetic on ids (floor division and remainder of negatives), then a
+    bag-of-embeddings model trained a few steps."""
+    import collections
+    nn = T.nn
+    F = nn.functional
+    docs = ["the cat sat on the mat", "a dog ate the cat food", "the the end",
+            "dogs and cats and mats"]
+    counts = collections.Counter(w for d in docs for w in d.split())
+    itos = ["<pad>", "<unk>"] + [w for w, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+                                 if c >= 1]
+    stoi = {w: i for i, w in enumerate(itos)}
+    seqs = [T.tensor([stoi.get(w, 1) for w in d.split()]) for d in docs]
+    lens = T.tensor([len(q) for q in seqs])
+    order = T.argsort(lens, descending=True, stable=True)
+    padded = nn.utils.rnn.pad_sequence([seqs[i] for i in order], batch_first=True)
+    flat = T.cat(seqs)
+    uniq, inverse, cnt = T.unique(flat, sorted=True, return_inverse=True, return_counts=True)
+    consec = T.unique_consecutive(T.tensor([1, 1, 2, 2, 2, 1, 3, 3]), return_counts=True)
+    stop = T.isin(flat, T.tensor([stoi["the"], stoi["a"], stoi["and"]]))
+    buckets = T.searchsorted(T.tensor([2, 4, 6]), lens, right=False)
+    neg = T.tensor([-7, -3, 4, 9])
+    ints = [neg // 2, neg % 3, T.div(neg, 2, rounding_mode="floor"),
+            T.div(neg, 2, rounding_mode="trunc"), T.fmod(neg, 3), T.remainder(neg, -4),
+            neg.cumsum(0), neg.sum().dtype, (neg / 2).dtype, T.true_divide(neg, 4)]
+    emb = _init(T, nn.EmbeddingBag(len(itos), 4, mode="mean", padding_idx=0), 1)
+    head = _init(T, nn.Linear(4, 2), 2)
+    y = T.tensor([0, 1, 0, 1])[order]
+    opt = T.optim.Adam(list(emb.parameters()) + list(head.parameters()), lr=0.05)
+    losses = []
+    for _ in range(3):
+        loss = F.cross_entropy(head(emb(padded)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [itos, padded, order, uniq, inverse, cnt, list(consec), stop, buckets, ints,
+            F.one_hot(T.tensor([0, 3, 1])), F.one_hot(T.tensor([2]), num_classes=5),
+            T.nonzero(stop).squeeze(1), list(T.where(padded == 0)),
+            T.masked_select(flat, ~stop), losses]
+
+
+def metrics_eval(T):
+    """An evaluation loop's metrics: accuracy, top-k accuracy, a confusion
+    matrix by bincount, precision/recall/F1 with zero-division guards, ROC
+    AUC by sorting and cumulative sums, average precision, mean IoU of a
+    segmentation, each formatted for the log (percent and fixed formats of
+    0-d tensors)."""
+    logits = _t(T, 12, 4, seed=1)
+    target = T.tensor([0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 1, 2])
+    pred = logits.argmax(1)
+    acc = (pred == target).float().mean()
+    top2 = (logits.topk(2, 1).indices == target.unsqueeze(1)).any(1).float().mean()
+    conf = T.bincount(target * 4 + pred, minlength=16).view(4, 4)
+    tp = conf.diag().float()
+    prec = tp / conf.sum(0).clamp(min=1)
+    rec = tp / conf.sum(1).clamp(min=1)
+    f1 = T.where(prec + rec > 0, 2 * prec * rec / (prec + rec), T.zeros_like(prec))
+    score = logits[:, 0]
+    pos = (target == 0).float()
+    idx = T.argsort(score, descending=True)
+    tps = T.cumsum(pos[idx], 0)
+    fps = T.cumsum(1 - pos[idx], 0)
+    tpr = T.cat([T.zeros(1), tps / tps[-1]])
+    fpr = T.cat([T.zeros(1), fps / fps[-1]])
+    auc = T.trapezoid(tpr, fpr)
+    ap = ((tps / T.arange(1, 13)) * pos[idx]).sum() / pos.sum()
+    seg_pred = T.from_numpy(np.random.default_rng(2).integers(0, 3, (2, 5, 5)))
+    seg_true = T.from_numpy(np.random.default_rng(3).integers(0, 3, (2, 5, 5)))
+    cm = T.bincount((seg_true * 3 + seg_pred).flatten(), minlength=9).view(3, 3)
+    iou = cm.diag() / (cm.sum(0) + cm.sum(1) - cm.diag())
+    line = f"acc {acc:.2%} top2 {top2:.3f} auc {auc:.4f} ap {ap:.3e} miou {iou.mean():.4f}"
+    return [acc, top2, conf, prec, rec, f1, auc, ap, iou, line, "%.3f" % acc,
+            "{:>8.4f}".format(f1.mean()), round(auc.item(), 3), int(conf.sum()),
+            float(iou.nanmean())]
+
+
+def sampling_filters(T):
+    """Decoding filters as generation code writes them: temperature, a
+    repetition penalty by gather and scatter_, top-k and top-p (nucleus)
+    filtering with sort, cumsum and a scatter back, the finfo minimum as
+    the masked value, greedy picks over a few steps of a GRU decoder."""
+    nn = T.nn
+    F = nn.functional
+    V = 10
+    cell = _init(T, nn.GRUCell(4, 6), 1)
+    emb = _init(T, nn.Embedding(V, 4), 2)
+    out = _init(T, nn.Linear(6, V), 3)
+
+    def top_k_top_p(logits, k, p):
+        kth = T.topk(logits, k)[0][..., -1, None]
+        logits = logits.masked_fill(logits < kth, T.finfo(logits.dtype).min)
+        sorted_logits, sorted_idx = T.sort(logits, descending=True)
+        cum = T.cumsum(F.softmax(sorted_logits, dim=-1), dim=-1)
+        remove = cum > p
+        remove[..., 1:] = remove[..., :-1].clone()
+        remove[..., 0] = False
+        mask = remove.scatter(1, sorted_idx, remove)
+        return logits.masked_fill(mask, -float("inf"))
+
+    tokens = T.tensor([[1], [4]])
+    h = T.zeros(2, 6)
+    steps = []
+    with T.no_grad():
+        for _ in range(5):
+            h = cell(emb(tokens[:, -1]), h)
+            logits = out(h) / 0.7
+            prev = T.gather(logits, 1, tokens)
+            logits.scatter_(1, tokens, T.where(prev < 0, prev * 1.3, prev / 1.3))
+            filtered = top_k_top_p(logits, 4, 0.8)
+            probs = F.softmax(filtered, -1)
+            nxt = probs.argmax(-1, keepdim=True)
+            steps.append([filtered, probs.max(-1).values])
+            tokens = T.cat([tokens, nxt], 1)
+    return [tokens, steps, T.finfo(T.float32).min, T.finfo(T.float16).max,
+            T.finfo(T.bfloat16).eps, T.iinfo(T.int32).max, T.finfo().tiny, str(T.finfo(T.float32))]
+
+
+def numpy_interop(T):
+    """How training code mixes NumPy and tensors: NumPy scalars times
+    tensors (result dtypes), torch.tensor of NumPy scalars and 0-d arrays,
+    as_tensor's dtype and sharing, from_numpy sharing and writes back,
+    indexing a tensor by NumPy integers, a tensor as a NumPy function's
+    argument, numpy() views."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = T.from_numpy(a)
+    t[0, 0] = 10.0
+    shared = bool(a[0, 0] == 10.0)
+    x = T.ones(3)
+    prods = [(x * np.float64(2.0)).dtype, (x * np.float32(2.0)).dtype, (x * np.int64(2)).dtype,
+             (T.ones(3, dtype=T.int32) * np.int64(3)).dtype,
+             (T.ones(3, dtype=T.int32) * np.float64(1.5)).dtype]
+    made = [T.tensor(np.float64(1.0)).dtype, T.tensor(np.array(3)).dtype,
+            T.tensor([np.float32(1), np.float32(2)]).dtype, T.as_tensor(np.arange(3, dtype=np.int32)).dtype,
+            T.tensor(np.array([1.5, 2.5])).dtype, T.as_tensor([1, 2], dtype=T.float32).dtype]
+    c = np.zeros(3, dtype=np.float32)
+    ct = T.as_tensor(c)
+    ct += 1
+    v = t.numpy()
+    v[1, 1] = -1.0
+    idx = [t[np.int64(1)], t[np.int32(0), np.int64(2)], t[:, np.array([2, 0])]]
+    return [shared, prods, made, c.tolist(), t[1, 1], idx, float(np.mean(T.arange(4.0).numpy())),
+            np.asarray(T.arange(3)).dtype.name, T.arange(3.0).numpy().dtype.name,
+            T.tensor([1, 2]).numpy().tolist()]
+
+
+# ---- a seventh batch: checkpoints the old ways, the old backward hook ------------------------
+
+class _RunConfig:
+    """A user's own class pickled into a checkpoint (module level, so that
+    pickle can find it)."""
+
+    def __init__(self, lr, layers):
+        self.lr, self.layers = lr, layers
+
+    def __eq__(self, other):
+        return isinstance(other, _RunConfig) and (self.lr, self.layers) == (other.lr, other.layers)
+
+
+def serialization_old_ways(T):
+    """Checkpoints as scripts of every age write and read them: the legacy
+    (non-zip) format, pickle_protocol, map_location as a lambda, a dict and
+    a device, views saved together keeping their shared storage, dtypes,
+    devices and Sizes inside, a user class refused by weights_only's
+    default (its error) and allowed by add_safe_globals / safe_globals,
+    weights_only=False."""
+    import os
+    import tempfile
+    model = _init(T, T.nn.Linear(3, 2), 1)
+    base = T.arange(6.0)
+    view = base[2:5]
+    ck = {"model": model.state_dict(), "pair": [base, view], "dtype": T.float16,
+          "device": T.device("cpu"), "size": T.Size([2, 3]), "step": 7, "tup": (1.5, "a")}
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "ck.pt")
+        for kw in ({}, {"_use_new_zipfile_serialization": False}, {"pickle_protocol": 2}):
+            T.save(ck, path, **kw)
+            for ml in (None, lambda storage, loc: storage, {"cuda:0": "cpu"}, T.device("cpu"), "cpu"):
+                back = T.load(path, map_location=ml)
+                b0, b1 = back["pair"]
+                b0[3] = 100.0
+                out.append([b1.tolist(), back["dtype"], str(back["device"]), back["size"],
+                            back["step"], back["tup"], back["model"]["weight"]])
+        cfg_path = os.path.join(d, "cfg.pt")
+        T.save({"cfg": _RunConfig(0.1, 3), "w": T.ones(2)}, cfg_path)
+        try:
+            T.load(cfg_path)
+            refused = "no error"
+        except Exception as e:  # noqa: BLE001
+            # the wording is torchlike's own (no "In PyTorch 2.6 ..." history)
+            refused = [type(e).__name__, str(e).startswith("Weights only load failed"),
+                       "GLOBAL golden_training_programs6._RunConfig was not an allowed global by "
+                       "default" in str(e), "add_safe_globals" in str(e)]
+        with T.serialization.safe_globals([_RunConfig]):
+            in_ctx = T.load(cfg_path)["cfg"] == _RunConfig(0.1, 3)
+        T.serialization.add_safe_globals([_RunConfig])
+        try:
+            allowed = T.load(cfg_path)["cfg"] == _RunConfig(0.1, 3)
+        finally:
+            T.serialization.clear_safe_globals()
+        full = T.load(cfg_path, weights_only=False)["cfg"].layers
+    return [out, refused, in_ctx, allowed, full]
+
+
+def old_backward_hook(T):
+    """The module backward hooks that Grad-CAM era code registers: the
+    full backward hook (grad_input and grad_output of the module's
+    inputs and outputs) on a conv layer and a block, a hook replacing the
+    input gradient, forward hooks keeping activations for a CAM, the
+    activations' gradients by retain_grad."""
+    nn = T.nn
+    F = nn.functional
+    net = _init(T, nn.Sequential(nn.Conv2d(1, 3, 3, padding=1), nn.ReLU(),
+                                 nn.Conv2d(3, 2, 3, padding=1), nn.AdaptiveAvgPool2d(1),
+                                 nn.Flatten(), nn.Linear(2, 3)), 1)
+    log = []
+    acts = {}
+
+    def keep(name):
+        def hook(mod, inp, out):
+            out.retain_grad()
+            acts[name] = out
+        return hook
+
+    def bhook(mod, gin, gout):
+        log.append([type(mod).__name__, [None if g is None else list(g.shape) for g in gin],
+                    [list(g.shape) for g in gout]])
+
+    def scale(mod, gin, gout):
+        return tuple(None if g is None else g * 0.5 for g in gin)
+
+    net[2].register_forward_hook(keep("feat"))
+    net[2].register_full_backward_hook(bhook)
+    net[0].register_full_backward_hook(scale)
+    x = _t(T, 2, 1, 5, 5, seed=2).requires_grad_(True)
+    logits = net(x)
+    logits[:, 1].sum().backward()
+    feat = acts["feat"]
+    weights = feat.grad.mean((2, 3), keepdim=True)
+    cam = F.relu((weights * feat).sum(1))
+    cam = cam / cam.amax((1, 2), keepdim=True).clamp_min(1e-8)
+    return [log, x.grad[0, 0], cam[1], net[0].weight.grad[0, 0], feat.grad.abs().sum()]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2762,7 +3012,8 @@ _PROGRAMS = [
     "migrated_state_dict", "optimizer_extras", "grid_sample_modes", "scheduler_extras",
     "common_mistakes", "user_gradcheck", "assert_close_messages", "default_double",
     "legacy_api_more", "legacy_optim_sched", "old_rnn_code", "tensor_methods_old", "init_facts",
-    "state_dtypes", "inplace_autograd", "create_graph_grads",
+    "state_dtypes", "inplace_autograd", "create_graph_grads", "text_pipeline", "metrics_eval",
+    "sampling_filters", "numpy_interop", "serialization_old_ways", "old_backward_hook",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
