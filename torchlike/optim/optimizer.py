@@ -165,6 +165,8 @@ class Optimizer:
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")   # a blank line between groups, as PyTorch prints
             lines.append(f"Parameter Group {i}")
             for key in sorted(group):
                 if key != "params":
