@@ -144,11 +144,21 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     @property
-    def all_weights(self):
+    def _all_weights(self):
+        """The parameter names per layer and direction (old weight-drop code
+        reads them)."""
         D = 2 if self.bidirectional else 1
         per = len(self._flat_weights_names) // (self.num_layers * D)
         names = self._flat_weights_names
-        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
+        return [names[i:i + per] for i in range(0, len(names), per)]
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n, None) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def flatten_parameters(self):
         """A no-op (kept for code written against cuDNN's packed weights)."""
