@@ -2053,7 +2053,8 @@ def migrated_state_dict(T):
 def optimizer_extras(T):
     """Optimizer features a training loop leans on: step pre/post hooks,
     state-dict hooks, print(optimizer), the foreach and single-tensor
-    paths agreeing, NAdam and RAdam with decoupled weight decay, Adagrad
+    paths agreeing, print(optimizer) with two groups, NAdam and RAdam with
+    decoupled weight decay, Adagrad
     with lr_decay, Rprop, SGD with nesterov and maximize, a custom
     LRScheduler subclass."""
     nn = T.nn
@@ -2110,7 +2111,9 @@ def optimizer_extras(T):
         opt.step()
         sch.step()
         lrs.append(sch.get_last_lr()[0])
-    out += [log, lrs, repr(opt), repr(O.SGD(m.parameters(), lr=0.1)), sch.state_dict()]
+    two = O.SGD([{"params": [m.weight]}, {"params": [m.bias], "lr": 0.5}], lr=0.1)
+    out += [log, lrs, repr(opt), repr(O.SGD(m.parameters(), lr=0.1)), repr(two),
+            sch.state_dict()]
     return out
 
 
@@ -2994,6 +2997,49 @@ def old_backward_hook(T):
     return [log, x.grad[0, 0], cam[1], net[0].weight.grad[0, 0], feat.grad.abs().sum()]
 
 
+def weight_drop_lstm(T):
+    """AWD-LSTM's WeightDrop: an LSTM's hidden-to-hidden weight taken out of
+    its parameters, kept as a raw Parameter and set back as a plain tensor
+    (raw times a DropConnect mask, fixed here) before every forward;
+    trained a few steps; the LSTM's _all_weights and _flat_weights as such
+    code reads them."""
+    nn = T.nn
+
+    class WeightDrop(nn.Module):
+        def __init__(self, module, weights, mask):
+            super().__init__()
+            self.module, self.weights, self.mask = module, weights, mask
+            for name_w in self.weights:
+                w = getattr(self.module, name_w)
+                del self.module._parameters[name_w]
+                self.module.register_parameter(name_w + "_raw", nn.Parameter(w.data))
+
+        def _setweights(self):
+            for name_w in self.weights:
+                raw_w = getattr(self.module, name_w + "_raw")
+                setattr(self.module, name_w, raw_w * self.mask)
+
+        def forward(self, *args):
+            self._setweights()
+            return self.module(*args)
+
+    lstm = _init(T, nn.LSTM(3, 4, num_layers=2), 1)
+    mask = T.from_numpy((np.random.default_rng(2).random((16, 4)) > 0.3).astype(np.float32))
+    wd = WeightDrop(lstm, ["weight_hh_l0", "weight_hh_l1"], mask)
+    x = _t(T, 5, 2, 3, seed=3)
+    opt = T.optim.SGD(wd.parameters(), lr=0.5)
+    losses = []
+    for _ in range(3):
+        out, (h, c) = wd(x)
+        loss = out.pow(2).mean() + h.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, sorted(n for n, _ in wd.named_parameters()), lstm.weight_hh_l1_raw.grad[1],
+            lstm._all_weights, [type(w).__name__ for w in lstm._flat_weights], out[-1]]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -3014,6 +3060,7 @@ _PROGRAMS = [
     "legacy_api_more", "legacy_optim_sched", "old_rnn_code", "tensor_methods_old", "init_facts",
     "state_dtypes", "inplace_autograd", "create_graph_grads", "text_pipeline", "metrics_eval",
     "sampling_filters", "numpy_interop", "serialization_old_ways", "old_backward_hook",
+    "weight_drop_lstm",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
