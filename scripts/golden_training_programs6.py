@@ -2369,7 +2369,8 @@ def legacy_api_more(T):
     clip_grad_norm (no underscore), F.upsample_bilinear, torch.Tensor on a
     list and on a NumPy array, resize_, masked_fill with a bool mask from a
     comparison, norm(p, dim) positionally, max(dim) unpacked, the
-    deprecated nn.Upsampling modules, indexing with a uint8 mask."""
+    deprecated nn.Upsampling modules, indexing with a uint8 mask, the
+    nuclear norm by torch.norm(p='nuc') and its gradient, chain_matmul."""
     nn = T.nn
     F = nn.functional
     x = _t(T, 3, 4, seed=1)
@@ -2383,7 +2384,8 @@ def legacy_api_more(T):
                lambda: T.Tensor([[1, 2], [3, 4]]), lambda: T.Tensor(np.array([1.5, 2.5])),
                lambda: x.clone().resize_(2, 3), lambda: x.norm(2, 1), lambda: x.max(1)[1],
                lambda: x.masked_fill(x > 0, 0.0), lambda: x[(x > 0).to(T.uint8)],
-               lambda: F.tanh(x).sum(), lambda: x.sum(0, True)):
+               lambda: F.tanh(x).sum(), lambda: x.sum(0, True), lambda: T.norm(x, p="nuc"),
+               lambda: T.norm(x.view(1, 3, 4), "nuc", dim=(1, 2), keepdim=True)):
         with __import__("warnings").catch_warnings(record=True) as caught:
             __import__("warnings").simplefilter("always")
             try:
@@ -2396,7 +2398,12 @@ def legacy_api_more(T):
     with __import__("warnings").catch_warnings(record=True) as caught:
         __import__("warnings").simplefilter("always")
         total = nn.utils.clip_grad_norm(m.parameters(), 1.0)
-    out += [total, m.weight.grad, [str(w.message) for w in caught]]
+    w = x.clone().requires_grad_(True)
+    T.norm(w, p="nuc").backward()      # a full-rank matrix: its gradient is U V^T
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")   # its notice comes once per process
+        chained = T.chain_matmul(x, x.t(), x)[0]
+    out += [total, m.weight.grad, [str(w.message) for w in caught], w.grad, chained]
     return out
 
 
