@@ -1996,7 +1996,8 @@ def migrated_state_dict(T):
     """A module that renames a parameter between versions migrates old
     checkpoints in _load_from_state_dict by its _version; tied weights
     (an embedding and its output layer) in named_parameters and the state
-    dict, still tied after loading; the size-mismatch and missing-key
+    dict, still tied after loading, an optimizer given the tied weight
+    twice (PyTorch warns and keeps both); the size-mismatch and missing-key
     errors as a script prints them."""
     nn = T.nn
 
@@ -2039,13 +2040,20 @@ def migrated_state_dict(T):
     fresh = LM()
     fresh.load_state_dict(sd)
     lm(T.tensor([1, 2, 3])).sum().backward()
+    tied = _warned(lambda: T.optim.Adam(list(lm.emb.parameters()) + list(lm.out.parameters()),
+                                        lr=0.01))
+    opt = tied[0]
+    for _ in range(2):    # the tied weight listed twice: stepped once per appearance
+        opt.zero_grad()
+        lm(T.tensor([1, 2, 3])).pow(2).mean().backward()
+        opt.step()
     errors = []
     for bad in ({"weight": T.zeros(2, 3), "bias": T.zeros(3)}, {"weight": T.zeros(3, 3)}):
         try:
             nn.Linear(3, 3).load_state_dict(bad)
         except RuntimeError as e:
             errors.append(str(e))
-    return [net[1].gain, meta[""], meta["1"], names, all_names, sorted(sd),
+    return [tied[1], lm.emb.weight, net[1].gain, meta[""], meta["1"], names, all_names, sorted(sd),
             fresh.out.weight is fresh.emb.weight, lm.emb.weight.grad[1], errors,
             len(list(lm.parameters()))]
 
