@@ -804,3 +804,28 @@ def test_linear_dtype_mismatch_speaks_pytorchs_words():
         with pytest.raises(RuntimeError) as info:
             F.linear(*args)
         assert str(info.value) == words
+
+
+def test_complex_losses_l1_is_the_modulus_others_refuse():
+    # l1_loss of complex operands is the mean modulus of the difference (it
+    # cast to float32 and dropped the imaginary parts); the losses PyTorch
+    # has no complex kernel for refuse in its words
+    a = np.array([1 + 1j, 2 - 1j, -0.5j])
+    b = np.array([0j, 1j, 1 + 0j])
+    for dt in (torch.complex64, torch.complex128):
+        x = torch.tensor(a, dtype=dt, requires_grad=True)
+        got = F.l1_loss(x, torch.tensor(b, dtype=dt))
+        assert got.dtype == (torch.float32 if dt == torch.complex64 else torch.float64)
+        np.testing.assert_allclose(got.item(), np.abs(a - b).mean(), rtol=1e-6)
+        got.backward()
+        np.testing.assert_allclose(x.grad.numpy(), (a - b) / np.abs(a - b) / 3, rtol=1e-6)
+    x, y = torch.tensor([0.5 + 0j]), torch.tensor([1 + 0j])
+    for call, kind, words in [(F.mse_loss, NotImplementedError, '"mse_cpu" not implemented for '
+                               "'ComplexFloat'"),
+                              (F.huber_loss, NotImplementedError, '"huber_cpu" not implemented'),
+                              (F.binary_cross_entropy, NotImplementedError,
+                               '"binary_cross_entropy" not implemented'),
+                              (F.kl_div, RuntimeError, "kl_div: Complex inputs not supported.")]:
+        with pytest.raises(kind) as info:
+            call(x, y)
+        assert str(info.value).startswith(words)

@@ -901,12 +901,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 _MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
 
 
+def _complex_loss_refused(kind, dtype, device):
+    """PyTorch has no complex kernel for these losses (a cast to a real
+    dtype would drop the imaginary parts silently): its errors."""
+    from .._dtype_names import scalar_type_name
+    if kind == _KL_DIV:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    names = {_MSE: "mse", _L1: "l1", _SMOOTH_L1: "smooth_l1", _HUBER: "huber",
+             _BCE_LOGITS: "log_sigmoid"}
+    name = "binary_cross_entropy" if kind == _BCE else f"{names[kind]}_{device.type}"
+    raise NotImplementedError(f'"{name}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
 def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None):
     """One ``_pointwise_loss`` call: input and target (and weight, pos_weight)
     broadcast to one shape and promoted to one floating dtype."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     dtype = _C.promote_types(input.dtype, target.dtype)
+    if dtype.is_complex:
+        _complex_loss_refused(kind, dtype, input.device)
     if not dtype.is_floating_point:
         dtype = _C.get_default_dtype()
     extra = [t for t in (weight, pos_weight) if t is not None]
@@ -934,8 +948,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """``|input - target|``."""
+    """``|input - target|``; for complex operands the modulus of the
+    difference (real)."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if weight is None and (input.is_complex() or target.is_complex()):
+        _check_same_size(input, target)
+        if r not in _REDUCTIONS:
+            raise ValueError(f"{r} is not a valid value for reduction")
+        return _reduce(_C.abs(input - target), r)
     return _weighted_loss(_L1, input, target, r, weight)
 
 
