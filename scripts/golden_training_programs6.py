@@ -813,7 +813,8 @@ def fourier_operator(T):
 def complex_net(T):
     """A complex-valued MLP on a signal's spectrum: complex Linear layers
     (dtype=cfloat), a modReLU by abs and angle, a real loss on the
-    magnitude, SGD with momentum on complex weights; view_as_real and
+    magnitude and l1_loss on the complex outputs (their distance's
+    modulus), SGD with momentum on complex weights; view_as_real and
     polar round trips, complex gradients (conjugate Wirtinger)."""
     nn = T.nn
     F = nn.functional
@@ -842,7 +843,7 @@ def complex_net(T):
     losses = []
     for _ in range(3):
         out = model(z)
-        loss = F.mse_loss(out.abs(), target)
+        loss = F.mse_loss(out.abs(), target) + F.l1_loss(out, target.to(T.cfloat) * 1j)
         opt.zero_grad()
         loss.backward()
         opt.step()
