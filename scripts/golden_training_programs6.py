@@ -814,7 +814,8 @@ def complex_net(T):
     """A complex-valued MLP on a signal's spectrum: complex Linear layers
     (dtype=cfloat), a modReLU by abs and angle, a real loss on the
     magnitude and l1_loss on the complex outputs (their distance's
-    modulus), SGD with momentum on complex weights; view_as_real and
+    modulus), SGD with momentum on complex weights, a complex Conv1d;
+    view_as_real and
     polar round trips, complex gradients (conjugate Wirtinger)."""
     nn = T.nn
     F = nn.functional
@@ -848,12 +849,20 @@ def complex_net(T):
         loss.backward()
         opt.step()
         losses.append(loss.item())
+    cconv = nn.Conv1d(1, 2, 3, padding=1, dtype=T.cfloat)     # a complex CNN layer
+    with T.no_grad():
+        for p in cconv.parameters():
+            p.copy_(T.from_numpy((0.3 * (rng.standard_normal(p.shape)
+                                         + 1j * rng.standard_normal(p.shape))).astype(np.complex64)))
+    feat = cconv(z.unsqueeze(1))
+    feat.abs().pow(2).mean().backward()
     w = model[0].weight
     zz = T.tensor([1 + 2j, -0.5 + 0.3j], requires_grad=True)
     (zz * zz.conj() + zz.real * 2j).abs().sum().backward()
     return [losses, w[0, :2], w.grad[1, :2], T.view_as_real(model[2].bias),
             model[1].b.grad, zz.grad, T.view_as_complex(T.view_as_real(z))[0, 1],
-            (z * 1j).imag[1], T.sgn(z[0, :2]), T.linalg.vector_norm(z, dim=1)]
+            (z * 1j).imag[1], T.sgn(z[0, :2]), T.linalg.vector_norm(z, dim=1), feat[1, 0],
+            cconv.weight.grad[1, 0], cconv.bias.grad]
 
 
 def rotary_attention(T):
