@@ -829,3 +829,14 @@ def test_complex_losses_l1_is_the_modulus_others_refuse():
         with pytest.raises(kind) as info:
             call(x, y)
         assert str(info.value).startswith(words)
+
+
+def test_cosine_similarity_common_dtype():
+    # PyTorch's rule: the operands' common dtype, which must be real floating
+    got = F.cosine_similarity(torch.tensor([[3, 4]]), torch.tensor([[4.0, 3.0]]))
+    assert got.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), [24 / 25], rtol=1e-6)
+    for a, words in [(torch.ones(1, 2, dtype=torch.long), "common dtype is Long"),
+                     (torch.ones(1, 2, dtype=torch.cfloat), "common dtype is ComplexFloat")]:
+        with pytest.raises(RuntimeError, match=words):
+            F.cosine_similarity(a, torch.ones(1, 2, dtype=torch.long))

@@ -763,7 +763,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``, in
+    the operands' common dtype, which must be a real floating one."""
+    common = _C.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        from .._dtype_names import scalar_type_name
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{scalar_type_name(common)}")
+    x1, x2 = x1.to(common), x2.to(common)
     n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
