@@ -2920,7 +2920,9 @@ def numpy_interop(T):
     idx = [t[np.int64(1)], t[np.int32(0), np.int64(2)], t[:, np.array([2, 0])]]
     return [shared, prods, made, c.tolist(), t[1, 1], idx, float(np.mean(T.arange(4.0).numpy())),
             np.asarray(T.arange(3)).dtype.name, T.arange(3.0).numpy().dtype.name,
-            T.tensor([1, 2]).numpy().tolist()]
+            T.tensor([1, 2]).numpy().tolist(),
+            T.nn.functional.cosine_similarity(T.from_numpy(np.array([[3, 4]])),
+                                              T.tensor([[4.0, 3.0]]))]
 
 
 # ---- a seventh batch: checkpoints the old ways, the old backward hook ------------------------
