@@ -13,7 +13,11 @@ a sparse GCN, scaled_dot_product_attention's masks and MultiheadAttention's
 kdim/vdim, a Fourier neural operator and other complex-valued networks,
 rotary embeddings, adaptive softmax, an STFT loss, a Cox survival model,
 PointNet with a Chamfer loss, RNN cells and truncated BPTT, conv-BN
-fusion, CyclicLR and the other schedulers, and the multi-label losses.
+fusion, CyclicLR and the other schedulers, and the multi-label losses;
+then, in later batches, the autograd machinery, linear algebra and
+special functions in losses, and the code around models: pre-1.0 training
+code, a DataParallel script, print(model), versioned state dicts, the
+errors a script meets, a user's tests, NumPy interplay, old checkpoints.
 
 As in rounds three to five, every program takes the library as T and
 builds its parameters and data from NumPy, so the test runs the very same
