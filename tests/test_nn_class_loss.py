@@ -607,3 +607,19 @@ def test_ctc_neg_inf_and_nan_log_probs(dtype):
     assert grad[2, 1] == 0 and np.all(np.isfinite(grad))
     np.testing.assert_allclose(grad, np_ctc_grad(lp[:, 0], labels[0], 6, 0, 6),
                                rtol=10 * tol, atol=tol)
+
+
+def test_reduction_module_of_old_loss_classes():
+    # torch.nn._reduction, which loss classes of PyTorch 0.3 import
+    from torchlike.nn import _reduction as R
+    assert [R.get_enum(r) for r in ("none", "mean", "sum")] == [0, 1, 2]
+    with pytest.warns(UserWarning, match="elementwise_mean' is deprecated"):
+        assert R.get_enum("elementwise_mean") == 1
+    with pytest.raises(ValueError, match="max is not a valid value for reduction"):
+        R.get_enum("max")
+    assert [R.legacy_get_string(s, r, emit_warning=False)
+            for s, r in ((None, None), (False, None), (True, False), (None, False))] == \
+        ["mean", "sum", "none", "none"]
+    with pytest.warns(UserWarning, match="reduction='sum' instead"):
+        assert R.legacy_get_enum(False, True) == 2
+    assert F._Reduction is R

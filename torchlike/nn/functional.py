@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import _C
+from . import _reduction as _Reduction
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._convolution import (conv1d, conv2d, conv3d, conv_tbc, conv_transpose1d,  # noqa: F401
@@ -87,12 +88,7 @@ def _reduce(loss, reduction):
 def _legacy_reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    r = "none" if not reduce else "mean" if size_average else "sum"
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{r}' instead.", stacklevel=3)
-    return r
+    return _Reduction.legacy_get_string(size_average, reduce, stacklevel=4)
 
 
 def _check_same_size(input, target):
