@@ -2392,7 +2392,8 @@ def legacy_api_more(T):
     list and on a NumPy array, resize_, masked_fill with a bool mask from a
     comparison, norm(p, dim) positionally, max(dim) unpacked, the
     deprecated nn.Upsampling modules, indexing with a uint8 mask, the
-    nuclear norm by torch.norm(p='nuc') and its gradient, chain_matmul."""
+    nuclear norm by torch.norm(p='nuc') and its gradient, chain_matmul, a
+    loss class of PyTorch 0.3 (_Loss with size_average, nn._reduction)."""
     nn = T.nn
     F = nn.functional
     x = _t(T, 3, 4, seed=1)
@@ -2426,6 +2427,23 @@ def legacy_api_more(T):
         __import__("warnings").simplefilter("ignore")   # its notice comes once per process
         chained = T.chain_matmul(x, x.t(), x)[0]
     out += [total, m.weight.grad, [str(w.message) for w in caught], w.grad, chained]
+
+    class OldHuber(nn.modules.loss._Loss):       # a loss class written for PyTorch 0.3
+        def __init__(self, delta=1.0, size_average=None, reduce=None, reduction="mean"):
+            super(OldHuber, self).__init__(size_average, reduce, reduction)
+            self.delta = delta
+
+        def forward(self, inp, target):
+            d = (inp - target).abs()
+            loss = T.where(d < self.delta, 0.5 * d ** 2, self.delta * (d - 0.5 * self.delta))
+            enum = F._Reduction.get_enum(self.reduction)
+            return loss if enum == 0 else loss.mean() if enum == 1 else loss.sum()
+
+    R = T.nn._reduction
+    out.append([_warned(lambda: OldHuber(size_average=False)(x, x * 0.5)),
+                OldHuber(reduction="none")(x[0], x[0] * 2), R.legacy_get_string(False, True, False),
+                R.legacy_get_enum(None, False, False), _warned(lambda: R.get_enum("elementwise_mean")),
+                T.utils.data._utils.collate.default_collate([1, 2])])
     return out
 
 
