@@ -44,7 +44,9 @@ parts, and mse/huber/smooth_l1/bce did the same where PyTorch refuses;
 F.cosine_similarity failed on an integer and a float tensor and computed
 with complex ones (test_nn_functional.py); convolutions of complex
 operands had no kernel (test_nn_conv.py); RNN modules lacked the
-_all_weights and _flat_weights that weight-drop code reads.  And in
+_all_weights and _flat_weights that weight-drop code reads; torch.nn._reduction
+(F._Reduction), which loss classes of PyTorch 0.3 import, did not exist
+(test_nn_class_loss.py), nor torch.utils.data._utils as an attribute.  And in
 PyTorch's words or output: a float64 batch into a float32 Linear
 (test_nn_functional.py), the mm:/addmm: shape mismatches and matrix @
 vector's (test_linalg_products.py), autograd.grad without inputs,
