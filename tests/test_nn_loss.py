@@ -304,3 +304,16 @@ def test_kl_div_mean_warns_as_pytorch():
                                          "please use reduction='mean' instead.$") as record:
         F.kl_div(x, y, size_average=True)
     assert len(record) == 1
+
+
+def test_target_shape_errors_in_pytorchs_words():
+    # nll_loss and cross_entropy: a (N, C) input with a 2-d target, and
+    # spatial targets of the wrong size (lists; 2-d and up: "size mismatch (")
+    for loss in (F.nll_loss, F.cross_entropy):
+        with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target"):
+            loss(T.ones(2, 3), T.zeros(2, 1, dtype=T.long))
+        with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4\], got \[2, 1\]$"):
+            loss(T.ones(2, 3, 4), T.zeros(2, 1, dtype=T.long))
+        with pytest.raises(RuntimeError) as info:
+            loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4, dtype=T.long))
+        assert str(info.value) == "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 4]"

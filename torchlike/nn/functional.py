@@ -834,12 +834,19 @@ def _class_dim_target(input, target):
     if input.shape[0] != target_batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target_batch}).")
+    if input.ndim == 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
-        expected = (input.shape[0],) + tuple(input.shape[2:])
-        raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
+        # PyTorch's words (as the C cross entropy's): lists, and for 2-d and
+        # up spatial inputs its unbalanced "size mismatch ("
+        if input.ndim > 3:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        expected = [input.shape[0]] + list(input.shape[2:])
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
 
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_REDUCTIONS = _Reduction._ENUMS
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
