@@ -2225,7 +2225,7 @@ def common_mistakes(T):
     non-contiguous tensor, backward twice, in-place on a leaf, a saved
     tensor modified, an embedding index out of range, an LSTM's input
     size, backward of a non-scalar, numpy() of a tensor that requires
-    grad."""
+    grad, norm layers and class targets of the wrong size."""
     nn = T.nn
     F = nn.functional
     lin = nn.Linear(3, 2)
@@ -2266,7 +2266,12 @@ def common_mistakes(T):
             _message(lambda: T.stack([T.ones(2), T.ones(3)])),
             _message(lambda: T.ones(2, 3) @ T.ones(2, 3)),
             _message(lambda: T.ones(2, 3).reshape(4, 2)),
-            _message(lambda: nn.Linear(3, 2)(T.ones(5, 3, dtype=T.long)))]
+            _message(lambda: nn.Linear(3, 2)(T.ones(5, 3, dtype=T.long))),
+            _message(lambda: nn.BatchNorm1d(3)(T.ones(2, 4))),
+            _message(lambda: nn.InstanceNorm2d(3, affine=True)(T.ones(1, 2, 4, 4))),
+            _message(lambda: nn.NLLLoss()(T.ones(2, 3), T.tensor([[1], [2]]))),
+            _message(lambda: nn.CrossEntropyLoss()(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4).long())),
+            _message(lambda: F.nll_loss(T.ones(2, 3, 4), T.tensor([[1], [2]])))]
 
 
 def user_gradcheck(T):
