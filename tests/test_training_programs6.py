@@ -49,7 +49,9 @@ _all_weights and _flat_weights that weight-drop code reads; torch.nn._reduction
 (test_nn_class_loss.py), nor torch.utils.data._utils as an attribute.  And in
 PyTorch's words or output: a float64 batch into a float32 Linear
 (test_nn_functional.py), the mm:/addmm: shape mismatches and matrix @
-vector's (test_linalg_products.py), autograd.grad without inputs,
+vector's (test_linalg_products.py), a batch norm's or InstanceNorm's
+wrong channel count (test_nn_norm.py), nll_loss and cross_entropy
+targets of the wrong shape (test_nn_loss.py), autograd.grad without inputs,
 scheduler.step(epoch)'s warning, print(optimizer) of several groups,
 torch.chain_matmul's once-per-process notice.
 
