@@ -840,3 +840,16 @@ def test_cosine_similarity_common_dtype():
                      (torch.ones(1, 2, dtype=torch.cfloat), "common dtype is ComplexFloat")]:
         with pytest.raises(RuntimeError, match=words):
             F.cosine_similarity(a, torch.ones(1, 2, dtype=torch.long))
+
+
+def test_shape_mistakes_in_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"^both arguments to linear need to be at least 1D, "
+                                           r"but they are 0D and 2D$"):
+        torch.nn.Linear(3, 2)(torch.tensor(1.0))
+    with pytest.raises(ValueError, match=r"same number of spatial dimensions, but got input with "
+                                         r"spatial dimensions of \[4\] and output size of \(2, 2\)"):
+        F.interpolate(torch.ones(1, 1, 4), size=(2, 2))
+    with pytest.raises(RuntimeError, match=r"^Expected hidden\[1\] size \(1, 1, 4\), got \[1, 2, 4\]$"):
+        torch.nn.LSTM(3, 4)(torch.ones(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4)))
+    with pytest.raises(RuntimeError, match=r"^Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]$"):
+        torch.nn.GRU(3, 4)(torch.ones(2, 1, 3), torch.zeros(2, 1, 4))

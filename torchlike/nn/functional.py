@@ -142,6 +142,9 @@ def _linear_dtype_error(input, weight, bias):
 def linear(input, weight, bias=None):
     r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
     bias (out,) -> (*, out)."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
     if input.shape[-1:] != weight.shape[-1:] and weight.ndim == 2:
         raise RuntimeError(
             f"{'addmm' if bias is not None else 'mm'}: "

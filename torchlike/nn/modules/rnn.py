@@ -264,10 +264,11 @@ class RNNBase(Module):
             return tuple(_C.zeros((self.num_layers * D, N, s), dtype=like.dtype,
                                   device=like.device) for s in sizes)
         hx = self._states(hx)
-        for h, s in zip(hx, sizes):
+        for i, (h, s) in enumerate(zip(hx, sizes)):
             want = (self.num_layers * D, N, s)
-            if tuple(h.shape) != want:
-                raise RuntimeError(f"Expected hidden size {want}, got {list(h.shape)}")
+            if tuple(h.shape) != want:   # PyTorch names an LSTM's two states
+                what = f"hidden[{i}]" if self.mode == "LSTM" else "hidden"
+                raise RuntimeError(f"Expected {what} size {want}, got {list(h.shape)}")
         return hx
 
     def forward(self, input, hx=None):
