@@ -2271,7 +2271,10 @@ def common_mistakes(T):
             _message(lambda: nn.InstanceNorm2d(3, affine=True)(T.ones(1, 2, 4, 4))),
             _message(lambda: nn.NLLLoss()(T.ones(2, 3), T.tensor([[1], [2]]))),
             _message(lambda: nn.CrossEntropyLoss()(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4).long())),
-            _message(lambda: F.nll_loss(T.ones(2, 3, 4), T.tensor([[1], [2]])))]
+            _message(lambda: F.nll_loss(T.ones(2, 3, 4), T.tensor([[1], [2]]))),
+            _message(lambda: nn.Linear(3, 2)(T.tensor(1.0))),
+            _message(lambda: F.interpolate(T.ones(1, 1, 4), size=(2, 2))),
+            _message(lambda: lstm(T.ones(2, 1, 3), (T.zeros(1, 1, 4), T.zeros(1, 2, 4))))]
 
 
 def user_gradcheck(T):

@@ -51,7 +51,9 @@ PyTorch's words or output: a float64 batch into a float32 Linear
 (test_nn_functional.py), the mm:/addmm: shape mismatches and matrix @
 vector's (test_linalg_products.py), a batch norm's or InstanceNorm's
 wrong channel count (test_nn_norm.py), nll_loss and cross_entropy
-targets of the wrong shape (test_nn_loss.py), autograd.grad without inputs,
+targets of the wrong shape (test_nn_loss.py), a Linear's 0-d input (an
+IndexError before), interpolate's size of the wrong rank, an LSTM state of
+the wrong size (test_nn_functional.py), autograd.grad without inputs,
 scheduler.step(epoch)'s warning, print(optimizer) of several groups,
 torch.chain_matmul's once-per-process notice.
 
