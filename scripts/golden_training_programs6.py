@@ -2225,7 +2225,8 @@ def common_mistakes(T):
     non-contiguous tensor, backward twice, in-place on a leaf, a saved
     tensor modified, an embedding index out of range, an LSTM's input
     size, backward of a non-scalar, numpy() of a tensor that requires
-    grad, norm layers and class targets of the wrong size."""
+    grad, norm layers and class targets of the wrong size, tensor() of
+    ragged lists."""
     nn = T.nn
     F = nn.functional
     lin = nn.Linear(3, 2)
@@ -2274,7 +2275,9 @@ def common_mistakes(T):
             _message(lambda: F.nll_loss(T.ones(2, 3, 4), T.tensor([[1], [2]]))),
             _message(lambda: nn.Linear(3, 2)(T.tensor(1.0))),
             _message(lambda: F.interpolate(T.ones(1, 1, 4), size=(2, 2))),
-            _message(lambda: lstm(T.ones(2, 1, 3), (T.zeros(1, 1, 4), T.zeros(1, 2, 4))))]
+            _message(lambda: lstm(T.ones(2, 1, 3), (T.zeros(1, 1, 4), T.zeros(1, 2, 4)))),
+            _message(lambda: T.tensor([[1, 2, 3], [4, 5]])),
+            _message(lambda: T.tensor([[[1], [2]], [[3], [4, 5]]]))]
 
 
 def user_gradcheck(T):

@@ -53,7 +53,9 @@ vector's (test_linalg_products.py), a batch norm's or InstanceNorm's
 wrong channel count (test_nn_norm.py), nll_loss and cross_entropy
 targets of the wrong shape (test_nn_loss.py), a Linear's 0-d input (an
 IndexError before), interpolate's size of the wrong rank, an LSTM state of
-the wrong size (test_nn_functional.py), autograd.grad without inputs,
+the wrong size (test_nn_functional.py), tensor() of ragged lists
+(NumPy's inhomogeneous-shape message before; test_creation.py),
+autograd.grad without inputs,
 scheduler.step(epoch)'s warning, print(optimizer) of several groups,
 torch.chain_matmul's once-per-process notice.
 
