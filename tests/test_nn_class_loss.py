@@ -87,9 +87,10 @@ def ce_inputs(shape, tshape, probs):
 def test_cross_entropy_matches_numpy(reduction, shape, tshape, probs, weighted, eps):
     x, t, n_cls = ce_inputs(shape, tshape, probs)
     w = rng.random(n_cls) + 0.1 if weighted else None
+    ignore = -100 if probs else 1   # probabilities refuse a class to ignore (PyTorch's)
     y = F.cross_entropy(T.tensor(x), T.tensor(t), None if w is None else T.tensor(w),
-                        ignore_index=1, reduction=reduction, label_smoothing=eps)
-    ref = np_cross_entropy(x, t, w, 1, reduction, eps)
+                        ignore_index=ignore, reduction=reduction, label_smoothing=eps)
+    ref = np_cross_entropy(x, t, w, ignore, reduction, eps)
     assert tuple(y.shape) == np.shape(ref)
     np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12, atol=1e-14)
 

@@ -317,3 +317,15 @@ def test_target_shape_errors_in_pytorchs_words():
         with pytest.raises(RuntimeError) as info:
             loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4, dtype=T.long))
         assert str(info.value) == "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 4]"
+
+
+def test_cross_entropy_probabilities_refuse_a_class_to_ignore():
+    # PyTorch's check: a non-negative ignore_index with probability targets
+    probs = T.tensor([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])
+    with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point "
+                                           "target$"):
+        F.cross_entropy(T.ones(2, 3), probs, ignore_index=1)
+    for ignored in (-100, -1):   # negative ones are no class: accepted
+        np.testing.assert_allclose(F.cross_entropy(T.ones(2, 3), probs,
+                                                   ignore_index=ignored).item(), np.log(3),
+                                   rtol=1e-6)

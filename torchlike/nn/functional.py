@@ -886,6 +886,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # class probabilities (a float target of another shape is read as class
     # indices, and the op's checks say what is wrong, as PyTorch's do)
     probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
+    if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if probs and target.dtype != input.dtype:
         dtype = _C.promote_types(input.dtype, target.dtype)
         input, target = input.to(dtype), target.to(dtype)
