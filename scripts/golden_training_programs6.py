@@ -2277,7 +2277,8 @@ def common_mistakes(T):
             _message(lambda: F.interpolate(T.ones(1, 1, 4), size=(2, 2))),
             _message(lambda: lstm(T.ones(2, 1, 3), (T.zeros(1, 1, 4), T.zeros(1, 2, 4)))),
             _message(lambda: T.tensor([[1, 2, 3], [4, 5]])),
-            _message(lambda: T.tensor([[[1], [2]], [[3], [4, 5]]]))]
+            _message(lambda: T.tensor([[[1], [2]], [[3], [4, 5]]])),
+            _message(lambda: F.cross_entropy(T.ones(2, 3), T.full((2, 3), 1 / 3), ignore_index=0))]
 
 
 def user_gradcheck(T):

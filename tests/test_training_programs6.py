@@ -42,7 +42,8 @@ torch.norm(W, p='nuc') raised NotImplementedError (test_functional_extra.py);
 l1_loss of complex operands cast them to float32, dropping the imaginary
 parts, and mse/huber/smooth_l1/bce did the same where PyTorch refuses;
 F.cosine_similarity failed on an integer and a float tensor and computed
-with complex ones (test_nn_functional.py); convolutions of complex
+with complex ones (test_nn_functional.py); cross_entropy with probability
+targets ignored a non-negative ignore_index PyTorch refuses (test_nn_loss.py); convolutions of complex
 operands had no kernel (test_nn_conv.py); RNN modules lacked the
 _all_weights and _flat_weights that weight-drop code reads; torch.nn._reduction
 (F._Reduction), which loss classes of PyTorch 0.3 import, did not exist
