@@ -279,3 +279,45 @@ def test_emulated():
     """The device cases on the fake device with the CPU's kernels, in a process
     of their own (the emulation cannot be undone)."""
     run_emulated(__file__)
+
+
+def test_deprecated_scalar_first_overloads():
+    # old optimizers' p.data.add_(-lr, grad) and v.addcmul_(1 - beta, g, g):
+    # PyTorch's deprecated overloads take the scalar first
+    a, b, c = (np.linspace(1, 2, 6).reshape(2, 3) * k for k in (1.0, 2.0, 3.0))
+    t = T.tensor(a, requires_grad=True)
+    cases = [(lambda: t.add(0.5, T.tensor(b)), a + 0.5 * b),
+             (lambda: T.sub(t, 2, T.tensor(b)), a - 2 * b),
+             (lambda: t.addcmul(0.5, T.tensor(b), T.tensor(c)), a + 0.5 * b * c),
+             (lambda: T.addcdiv(t, -1.5, T.tensor(b), T.tensor(c)), a - 1.5 * b / c)]
+    for make, want in cases:
+        got = make()
+        np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12)
+        (grad,) = T.autograd.grad(got.sum(), t)
+        np.testing.assert_array_equal(grad.numpy(), np.ones_like(a))
+    x = T.tensor(a)
+    x.add_(-0.1, T.tensor(b))
+    x.addcdiv_(0.3, T.tensor(b), T.tensor(c))
+    x.addcmul_(2, T.tensor(b), T.tensor(b))
+    np.testing.assert_allclose(x.numpy(), a - 0.1 * b + 0.3 * b / c + 2 * b * b, rtol=1e-12)
+    with pytest.raises(TypeError, match="takes 3 positional arguments but 5"):
+        t.addcmul(0.5, T.tensor(b), T.tensor(c), 1)
+
+
+def test_deprecated_overload_notice_once_per_process():
+    # PyTorch warns once per process, naming the first deprecated overload used
+    import subprocess
+    import sys
+    code = ("import warnings, torchlike as T\n"
+            "warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    x = T.ones(2)\n"
+            "    x.addcmul_(0.5, x, x); x.addcmul_(0.5, x, x); x.addcdiv(1, x, x)\n"
+            "print(repr([str(m.message) for m in w]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert eval(out) == ["This overload of addcmul_ is deprecated:\n\taddcmul_(Number value, "
+                         "Tensor tensor1, Tensor tensor2)\nConsider using one of the following "
+                         "signatures instead:\n\taddcmul_(Tensor tensor1, Tensor tensor2, *, "
+                         "Number value = 1)"]

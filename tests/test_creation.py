@@ -716,3 +716,20 @@ def test_tensor_of_a_list_of_device_tensors(device):
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_device_paths_on_the_emulated_fake_device():
     run_emulated(__file__)
+
+
+@pytest.mark.parametrize("data, words", [
+    ([[1, 2], [3]], "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1, 2], [3, 4, 5]], "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[[1], [2]], [[3], [4, 5]]], "expected sequence of length 1 at dim 2 (got 2)"),
+    (([1, 2], (3,)), "expected sequence of length 2 at dim 1 (got 1)"),
+])
+def test_ragged_lists_in_pytorchs_words(data, words):
+    # the commonest tensor() mistake; torchlike.numpy keeps NumPy's words
+    for make in (tl.tensor, tl.as_tensor):
+        with pytest.raises(ValueError) as info:
+            make(data)
+        assert str(info.value) == words
+    import torchlike.numpy as tnp
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        tnp.asarray(data)

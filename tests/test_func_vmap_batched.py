@@ -330,6 +330,35 @@ def test_value_dependent_calls_rerun_per_element():
     np.testing.assert_array_equal(out.numpy(), [np.nonzero(r > 0)[0].sum() for r in x.numpy()])
 
 
+def test_differentiated_autograd_function_reruns_per_element():
+    # per-sample gradients through a Function (generate_vmap_rule): its
+    # backward must see one element's gradient, not the whole batch's (the
+    # batched path gave batch-size times the gradient)
+    class Cube(T.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x ** 3, 3 * x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output[1])
+
+        @staticmethod
+        def backward(ctx, g, g_unused):
+            return g * ctx.saved_tensors[0]
+
+    x = rand(4, 3)
+    f0 = _counts()[1]
+    got = func.vmap(func.grad(lambda r: Cube.apply(r)[0].sum()))(x)
+    assert _counts()[1] == f0 + 1
+    np.testing.assert_allclose(got.numpy(), 3 * x.numpy() ** 2, rtol=1e-6)
+    # forward only (nothing recorded): the batched path runs it
+    out = run_batched(lambda r: Cube.apply(r)[0].sum(), [x], loops_ok=True)
+    np.testing.assert_allclose(out.numpy(), (x.numpy() ** 3).sum(1), rtol=1e-5)
+
+
 def test_op_without_rule_runs_per_element():
     x = rand(4, 3, 3)
     before = dict(_batched.stats["op_loops"])

@@ -231,6 +231,37 @@ def test_deprecated_norms_warn():
         T.nuclear_norm(T.ones(2, 2))
 
 
+def test_norm_nuc_is_the_matrix_nuclear_norm():
+    # old code's torch.norm(W, p='nuc') regulariser (it raised NotImplementedError)
+    a = np.random.default_rng(5).standard_normal((2, 3, 4))
+    t = T.tensor(a, requires_grad=True)
+    np.testing.assert_allclose(T.norm(t[0], p="nuc").item(), np.linalg.norm(a[0], "nuc"))
+    got = t.norm("nuc", dim=(0, 2), keepdim=True)
+    assert got.shape == (1, 3, 1)
+    np.testing.assert_allclose(got.detach().numpy().ravel(),
+                               np.linalg.norm(a.transpose(1, 0, 2), "nuc", axis=(1, 2)))
+    assert gradcheck(lambda v: T.norm(v, p="nuc", dim=(1, 2)), (t,))
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple. Got 0 1 2"):
+        T.norm(t, p="nuc")
+    with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+        T.norm(T.ones(3), "nuc")
+    np.testing.assert_allclose(T.norm(t[0], 2, 1).detach().numpy(),
+                               np.linalg.norm(a[0], axis=1))   # other p: the op as before
+
+
+def test_chain_matmul_warns_once_per_process():
+    import subprocess
+    import sys
+    code = ("import warnings, torchlike as T\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    T.chain_matmul(T.eye(2), T.eye(2)); T.chain_matmul(T.eye(2), T.eye(2))\n"
+            "print(len(w), str(w[0].message)[:39])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "1 torch.chain_matmul is deprecated and wi"
+
+
 @pytest.mark.parametrize("pad", [0, 2, -1])
 def test_conv_tbc_against_numpy(pad):
     rng = np.random.default_rng(3)

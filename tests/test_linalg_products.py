@@ -83,6 +83,18 @@ def test_matmul_errors_name_shapes():
         tl.ones(7, 2, 3) @ tl.ones(7, 4, 5)
     with pytest.raises(RuntimeError, match="at least 1D"):
         tl.matmul(tl.tensor(1.0), tl.ones(2))
+    # PyTorch's words, its op's name first (what users search for)
+    for call, words in [(lambda: tl.ones(2, 3) @ tl.ones(2, 3), "mm: mat1 and mat2 shapes cannot "
+                         "be multiplied (2x3 and 2x3)"),
+                        (lambda: tl.ones(2) @ tl.ones(3, 2), "mm: mat1 and mat2 shapes cannot be "
+                         "multiplied (1x2 and 3x2)"),
+                        (lambda: tl.addmm(tl.ones(2), tl.ones(2, 3), tl.ones(2, 3)), "addmm: mat1 "
+                         "and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+                        (lambda: tl.ones(2, 3) @ tl.ones(4), "size mismatch, got input (2), mat "
+                         "(2x3), vec (4)")]:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == words
     with pytest.raises(RuntimeError, match="same number of elements"):
         tl.dot(tl.ones(3), tl.ones(4))
     with pytest.raises(RuntimeError, match="batch"):

@@ -87,9 +87,10 @@ def ce_inputs(shape, tshape, probs):
 def test_cross_entropy_matches_numpy(reduction, shape, tshape, probs, weighted, eps):
     x, t, n_cls = ce_inputs(shape, tshape, probs)
     w = rng.random(n_cls) + 0.1 if weighted else None
+    ignore = -100 if probs else 1   # probabilities refuse a class to ignore (PyTorch's)
     y = F.cross_entropy(T.tensor(x), T.tensor(t), None if w is None else T.tensor(w),
-                        ignore_index=1, reduction=reduction, label_smoothing=eps)
-    ref = np_cross_entropy(x, t, w, 1, reduction, eps)
+                        ignore_index=ignore, reduction=reduction, label_smoothing=eps)
+    ref = np_cross_entropy(x, t, w, ignore, reduction, eps)
     assert tuple(y.shape) == np.shape(ref)
     np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12, atol=1e-14)
 
@@ -607,3 +608,19 @@ def test_ctc_neg_inf_and_nan_log_probs(dtype):
     assert grad[2, 1] == 0 and np.all(np.isfinite(grad))
     np.testing.assert_allclose(grad, np_ctc_grad(lp[:, 0], labels[0], 6, 0, 6),
                                rtol=10 * tol, atol=tol)
+
+
+def test_reduction_module_of_old_loss_classes():
+    # torch.nn._reduction, which loss classes of PyTorch 0.3 import
+    from torchlike.nn import _reduction as R
+    assert [R.get_enum(r) for r in ("none", "mean", "sum")] == [0, 1, 2]
+    with pytest.warns(UserWarning, match="elementwise_mean' is deprecated"):
+        assert R.get_enum("elementwise_mean") == 1
+    with pytest.raises(ValueError, match="max is not a valid value for reduction"):
+        R.get_enum("max")
+    assert [R.legacy_get_string(s, r, emit_warning=False)
+            for s, r in ((None, None), (False, None), (True, False), (None, False))] == \
+        ["mean", "sum", "none", "none"]
+    with pytest.warns(UserWarning, match="reduction='sum' instead"):
+        assert R.legacy_get_enum(False, True) == 2
+    assert F._Reduction is R

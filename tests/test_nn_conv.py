@@ -737,3 +737,34 @@ def test_conv_transpose_output_size_range_and_errors_as_pytorch():
         dil(x, output_size=[14, 13])
     unb = nn.ConvTranspose1d(4, 2, 3, stride=3)
     assert tuple(unb(T.zeros(4, 7), output_size=[22]).shape) == (2, 22)
+
+
+def test_complex_convolution_against_numpy_and_gradcheck():
+    # complex-valued networks: conv of complex operands (it had no kernel)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 4, 7)) + 1j * rng.standard_normal((2, 4, 7))
+    w = rng.standard_normal((6, 2, 3)) + 1j * rng.standard_normal((6, 2, 3))
+    b = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+    got = F.conv1d(T.tensor(x), T.tensor(w), T.tensor(b), padding=1, groups=2).numpy()
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1)))
+    want = np.empty((2, 6, 7), dtype=complex)
+    for o in range(6):
+        g = o // 3   # its group's input channels
+        for t in range(7):
+            want[:, o, t] = (xp[:, 2 * g:2 * g + 2, t:t + 3] * w[o]).sum((1, 2)) + b[o]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # gradcheck takes real inputs: the real and imaginary parts separately
+    parts = [T.tensor(v.copy(), requires_grad=True) for v in
+             (x[:1, :2, :5].real, x[:1, :2, :5].imag, w[:3, :, :2].real, w[:3, :, :2].imag)]
+
+    def conv(xr, xi, wr, wi, transpose=False):
+        a, k = T.complex(xr, xi), T.complex(wr, wi)
+        out = F.conv_transpose1d(a, k[:2].transpose(0, 1)) if transpose else \
+            F.conv1d(a, k, stride=2)
+        return T.view_as_real(out)
+    assert gradcheck(conv, parts)
+    assert gradcheck(lambda *p: conv(*p, transpose=True), parts)
+    m = nn.Conv2d(2, 3, 2, dtype=T.cfloat)
+    assert m(T.ones(1, 2, 3, 3, dtype=T.cfloat)).dtype == T.complex64
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found ComplexFloat"):
+        F.conv1d(T.ones(1, 2, 4), T.tensor(w[:1]).to(T.complex64))

@@ -785,3 +785,71 @@ def test_mixed_dtype_errors_in_pytorchs_words(call, message):
     with pytest.raises(RuntimeError) as info:
         call()
     assert str(info.value) == message
+
+
+def test_linear_dtype_mismatch_speaks_pytorchs_words():
+    # float64 data into a float32 layer, the commonest mistake: PyTorch's
+    # addmm (with a bias) and mm (without) words, which users search for
+    F = torch.nn.functional
+    w = torch.ones(2, 3)
+    cases = [((torch.ones(4, 3, dtype=torch.float64), w, torch.ones(2)),
+              "mat1 and mat2 must have the same dtype, but got Double and Float"),
+             ((torch.ones(4, 3, dtype=torch.int64), w, torch.ones(2)),
+              "mat1 and mat2 must have the same dtype, but got Long and Float"),
+             ((torch.ones(4, 3), w, torch.ones(2, dtype=torch.float64)),
+              "self and mat2 must have the same dtype, but got Double and Float"),
+             ((torch.ones(5, 4, 3, dtype=torch.float64), w, None),
+              "expected m1 and m2 to have the same dtype, but got: double != float")]
+    for args, words in cases:
+        with pytest.raises(RuntimeError) as info:
+            F.linear(*args)
+        assert str(info.value) == words
+
+
+def test_complex_losses_l1_is_the_modulus_others_refuse():
+    # l1_loss of complex operands is the mean modulus of the difference (it
+    # cast to float32 and dropped the imaginary parts); the losses PyTorch
+    # has no complex kernel for refuse in its words
+    a = np.array([1 + 1j, 2 - 1j, -0.5j])
+    b = np.array([0j, 1j, 1 + 0j])
+    for dt in (torch.complex64, torch.complex128):
+        x = torch.tensor(a, dtype=dt, requires_grad=True)
+        got = F.l1_loss(x, torch.tensor(b, dtype=dt))
+        assert got.dtype == (torch.float32 if dt == torch.complex64 else torch.float64)
+        np.testing.assert_allclose(got.item(), np.abs(a - b).mean(), rtol=1e-6)
+        got.backward()
+        np.testing.assert_allclose(x.grad.numpy(), (a - b) / np.abs(a - b) / 3, rtol=1e-6)
+    x, y = torch.tensor([0.5 + 0j]), torch.tensor([1 + 0j])
+    for call, kind, words in [(F.mse_loss, NotImplementedError, '"mse_cpu" not implemented for '
+                               "'ComplexFloat'"),
+                              (F.huber_loss, NotImplementedError, '"huber_cpu" not implemented'),
+                              (F.binary_cross_entropy, NotImplementedError,
+                               '"binary_cross_entropy" not implemented'),
+                              (F.kl_div, RuntimeError, "kl_div: Complex inputs not supported.")]:
+        with pytest.raises(kind) as info:
+            call(x, y)
+        assert str(info.value).startswith(words)
+
+
+def test_cosine_similarity_common_dtype():
+    # PyTorch's rule: the operands' common dtype, which must be real floating
+    got = F.cosine_similarity(torch.tensor([[3, 4]]), torch.tensor([[4.0, 3.0]]))
+    assert got.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), [24 / 25], rtol=1e-6)
+    for a, words in [(torch.ones(1, 2, dtype=torch.long), "common dtype is Long"),
+                     (torch.ones(1, 2, dtype=torch.cfloat), "common dtype is ComplexFloat")]:
+        with pytest.raises(RuntimeError, match=words):
+            F.cosine_similarity(a, torch.ones(1, 2, dtype=torch.long))
+
+
+def test_shape_mistakes_in_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"^both arguments to linear need to be at least 1D, "
+                                           r"but they are 0D and 2D$"):
+        torch.nn.Linear(3, 2)(torch.tensor(1.0))
+    with pytest.raises(ValueError, match=r"same number of spatial dimensions, but got input with "
+                                         r"spatial dimensions of \[4\] and output size of \(2, 2\)"):
+        F.interpolate(torch.ones(1, 1, 4), size=(2, 2))
+    with pytest.raises(RuntimeError, match=r"^Expected hidden\[1\] size \(1, 1, 4\), got \[1, 2, 4\]$"):
+        torch.nn.LSTM(3, 4)(torch.ones(2, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4)))
+    with pytest.raises(RuntimeError, match=r"^Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]$"):
+        torch.nn.GRU(3, 4)(torch.ones(2, 1, 3), torch.zeros(2, 1, 4))

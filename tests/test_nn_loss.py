@@ -304,3 +304,28 @@ def test_kl_div_mean_warns_as_pytorch():
                                          "please use reduction='mean' instead.$") as record:
         F.kl_div(x, y, size_average=True)
     assert len(record) == 1
+
+
+def test_target_shape_errors_in_pytorchs_words():
+    # nll_loss and cross_entropy: a (N, C) input with a 2-d target, and
+    # spatial targets of the wrong size (lists; 2-d and up: "size mismatch (")
+    for loss in (F.nll_loss, F.cross_entropy):
+        with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target"):
+            loss(T.ones(2, 3), T.zeros(2, 1, dtype=T.long))
+        with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4\], got \[2, 1\]$"):
+            loss(T.ones(2, 3, 4), T.zeros(2, 1, dtype=T.long))
+        with pytest.raises(RuntimeError) as info:
+            loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4, dtype=T.long))
+        assert str(info.value) == "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 4]"
+
+
+def test_cross_entropy_probabilities_refuse_a_class_to_ignore():
+    # PyTorch's check: a non-negative ignore_index with probability targets
+    probs = T.tensor([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])
+    with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point "
+                                           "target$"):
+        F.cross_entropy(T.ones(2, 3), probs, ignore_index=1)
+    for ignored in (-100, -1):   # negative ones are no class: accepted
+        np.testing.assert_allclose(F.cross_entropy(T.ones(2, 3), probs,
+                                                   ignore_index=ignored).item(), np.log(3),
+                                   rtol=1e-6)

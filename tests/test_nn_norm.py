@@ -535,3 +535,16 @@ def test_batch_norm_empty_batch_keeps_running_stats_and_reaches_weight_and_bias(
     with pytest.raises(ValueError, match=r"^num_channels \(6\) must be divisible by "
                                          r"num_groups \(4\)$"):
         nn.GroupNorm(4, 6)
+
+
+def test_instance_norm_checks_num_features_as_pytorch():
+    # affine: the parameters cannot fit, PyTorch's ValueError; without them
+    # num_features is unused, and PyTorch warns
+    with pytest.raises(ValueError, match=r"^expected input's size at dim=1 to match num_features "
+                                         r"\(3\), but got: 2\.$"):
+        nn.InstanceNorm2d(3, affine=True)(T.ones(1, 2, 4, 4))
+    with pytest.raises(ValueError, match="at dim=0 to match num_features"):
+        nn.InstanceNorm1d(3, affine=True)(T.ones(2, 4))
+    with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
+        out = nn.InstanceNorm1d(3)(T.ones(1, 2, 4))
+    assert out.shape == (1, 2, 4)

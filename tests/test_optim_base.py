@@ -24,10 +24,16 @@ def quadratic_grad(params):
 
 
 # ---- construction errors --------------------------------------------------------------
-def test_duplicate_parameter_in_a_group_raises():
-    p = leaf(2)
-    with pytest.raises(ValueError, match="duplicate parameters"):
-        optim.SGD([p, p], lr=0.1)
+def test_duplicate_parameter_in_a_group_warns_and_steps_per_appearance():
+    # PyTorch warns and keeps the duplicate (old code lists tied weights
+    # twice): each step updates such a tensor once per appearance
+    p, q = leaf(2), leaf(1)
+    with pytest.warns(UserWarning, match="duplicate parameters; in future, this will cause"):
+        opt = optim.SGD([p, q, p], lr=0.1)
+    quadratic_grad([p, q])
+    opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), [0.6, 0.6], rtol=1e-6)   # 1 - 2 * 0.2
+    np.testing.assert_allclose(q.detach().numpy(), [0.8], rtol=1e-6)
 
 
 def test_parameter_in_two_groups_raises():

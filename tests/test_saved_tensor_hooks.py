@@ -315,6 +315,12 @@ def test_multi_grad_hook_all_and_any():
     h = register_multi_grad_hook((a, b), lambda grads: got.append([g is not None for g in grads]))
     (a.sum() * 2 + b.sum()).backward()
     assert got == [[True, True]]
+    # a backward reaching only a (PyTorch: once, b's gradient None), then
+    # both again: nothing left over from the partial one
+    (a.sum() * 2 + b.sum()).backward(inputs=[a])
+    a.sum().backward()
+    (a.sum() + b.sum()).backward()
+    assert got == [[True, True], [True, False], [True, False], [True, True]]
     h.remove()
     first = []
     register_multi_grad_hook((a, b), lambda g: first.append(g.shape), mode="any")

@@ -6,6 +6,7 @@ Each is written with the registry's ops only, so autograd and every device
 come from those ops; nothing here reads tensor data on the host except where
 PyTorch's result itself is a Python value (is_nonzero)."""
 import math
+import warnings
 
 from . import _C
 from . import linalg
@@ -83,8 +84,29 @@ def _half_in_float(input, tensor1, tensor2, combine, value):
     return _C.add(input.to(work), part).to(input.dtype)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+_deprecated_warned = False   # PyTorch's notice for the old overloads: once per process
+
+
+def _deprecated_value(name, args, tensor1, tensor2):
+    """x.addcmul(value, tensor1, tensor2), PyTorch's deprecated overload that
+    old optimizers use: (tensor1, tensor2, value), with its notice (in the
+    method's wording, the form old code calls)."""
+    global _deprecated_warned
+    if len(args) != 1 or isinstance(tensor1, Tensor):
+        raise TypeError(f"{name}() takes 3 positional arguments but {3 + len(args)} were given")
+    if not _deprecated_warned:
+        _deprecated_warned = True
+        warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Number value, Tensor "
+                      f"tensor1, Tensor tensor2)\nConsider using one of the following signatures "
+                      f"instead:\n\t{name}(Tensor tensor1, Tensor tensor2, *, Number value = 1)",
+                      UserWarning, stacklevel=3)
+    return tensor2, args[0], tensor1
+
+
+def addcmul(input, tensor1, tensor2, *args, value=1):
     """input + value * tensor1 * tensor2."""
+    if args:
+        tensor1, tensor2, value = _deprecated_value("addcmul", args, tensor1, tensor2)
     _need_tensor("addcmul", "input", input)
     _need_tensor("addcmul", "tensor1", tensor1, 2)
     _need_tensor("addcmul", "tensor2", tensor2, 3)
@@ -94,8 +116,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *args, value=1):
     """input + value * tensor1 / tensor2; true division, so integer operands are refused."""
+    if args:
+        tensor1, tensor2, value = _deprecated_value("addcdiv", args, tensor1, tensor2)
     _need_tensor("addcdiv", "input", input)
     _need_tensor("addcdiv", "tensor1", tensor1, 2)
     _need_tensor("addcdiv", "tensor2", tensor2, 3)
@@ -662,6 +686,17 @@ def _inplace(fn):
     return method
 
 
-for _name in ("addcmul", "addcdiv", "lerp", "logit", "renorm", "mvlgamma"):
+def _addc_inplace(fn):
+    def method(self, tensor1, tensor2, *args, value=1):
+        if args:
+            tensor1, tensor2, value = _deprecated_value(fn.__name__ + "_", args, tensor1, tensor2)
+        return self.copy_(fn(self, tensor1, tensor2, value=value))
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+for _name in ("lerp", "logit", "renorm", "mvlgamma"):
     setattr(Tensor, _name + "_", _inplace(globals()[_name]))
+for _name in ("addcmul", "addcdiv"):
+    setattr(Tensor, _name + "_", _addc_inplace(globals()[_name]))
 del _name

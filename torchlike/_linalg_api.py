@@ -14,7 +14,7 @@ from ._return_types import return_type
 
 __all__ = ["einsum", "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
            "pinverse", "matrix_power", "svd", "qr", "cross", "chain_matmul", "adjoint",
-           "cholesky_inverse", "matrix_exp", "orgqr", "geqrf"]
+           "cholesky_inverse", "matrix_exp", "orgqr", "geqrf", "norm"]
 
 _SVD = return_type("svd", ["U", "S", "V"])
 _GEQRF = return_type("geqrf", ["a", "tau"])
@@ -118,8 +118,38 @@ def cross(input, other, dim=None):
     return linalg.cross(input, other, dim=dim)
 
 
+_chain_matmul_warned = False   # PyTorch's notice: once per process
+
+
 def chain_matmul(*matrices):
+    global _chain_matmul_warned
+    if not _chain_matmul_warned:
+        _chain_matmul_warned = True
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                      "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
+                      "or more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
     return linalg.multi_dot(matrices)
+
+
+_norm_op = _C.norm
+
+
+def norm(input, *args, **kwargs):
+    """torch.norm: the C op, but p='nuc' (old code's nuclear-norm
+    regulariser) is linalg.matrix_norm's, over dim or the only two dims."""
+    p = args[0] if args else kwargs.get("p", "fro")
+    if not (isinstance(p, str) and p == "nuc"):
+        return _norm_op(input, *args, **kwargs)
+    names = ("p", "dim", "keepdim", "out", "dtype")
+    given = dict(zip(names, args), **kwargs)
+    dim = given.get("dim")
+    if dim is None:
+        if input.ndim > 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(str(d) for d in range(input.ndim)))
+        dim = (-2, -1)
+    return linalg.matrix_norm(input, "nuc", dim=dim, keepdim=given.get("keepdim", False),
+                              dtype=given.get("dtype"), out=given.get("out"))
 
 
 def matrix_exp(input):
@@ -143,7 +173,7 @@ def orgqr(input, tau):
 Tensor = _C.Tensor
 for _name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
               "cholesky_inverse", "pinverse", "matrix_power", "svd", "qr", "cross", "adjoint",
-              "matrix_exp", "orgqr", "geqrf"):
+              "matrix_exp", "orgqr", "geqrf", "norm"):
     setattr(Tensor, _name, globals()[_name])
 
 

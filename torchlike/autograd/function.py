@@ -234,6 +234,8 @@ class Function(metaclass=_FunctionMeta):
                            if isinstance(a, _C.Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
         record = _C.is_grad_enabled() and any(ctx.needs_input_grad)
+        if record:
+            _refuse_batched(args)
         custom_setup = cls.setup_context is not Function.setup_context
         with no_grad():
             if custom_setup:
@@ -250,6 +252,15 @@ class Function(metaclass=_FunctionMeta):
         if tangents is not None:
             output = _forward_ad._function_seed_outputs(cls, ctx, tangents, output)
         return output
+
+
+def _refuse_batched(args):
+    """Under vmap's batched path the tape would hand backward the whole
+    batch's gradient while what forward saved is per element (a gradient
+    batch-size times too large): vmap is told to run f element by element."""
+    from ..func import _batched
+    if any(type(a) is _batched.BatchedTensor for a in args):
+        raise _batched.Abandon("a differentiated autograd.Function")
 
 
 def _record(ctx, args, output):

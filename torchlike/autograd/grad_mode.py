@@ -104,11 +104,20 @@ class set_grad_enabled(_GradModeContext):
     def _mode(self):
         return self.mode
 
+    def __call__(self, func):
+        # as a decorator (@set_grad_enabled(False)) the mode set by the
+        # constructor is undone at once: it holds only inside each call
+        _C._set_grad_enabled(self.prev)
+        return super().__call__(func)
+
     def __enter__(self):
-        pass
+        _C._set_grad_enabled(self.mode)
 
     def __exit__(self, exc_type, exc_value, traceback):
         _C._set_grad_enabled(self.prev)
+
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
 
     def clone(self):
         return self.__class__(self.mode)

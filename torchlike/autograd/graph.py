@@ -174,9 +174,10 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """Call ``fn`` once per backward, when the gradients of ``tensors`` are
     computed: with ``mode="all"`` ``fn(grads)`` gets the tuple of them after
     the last one of the tensors that require grad arrived; with
-    ``mode="any"`` ``fn(grad)`` gets the first one.  Unlike PyTorch's, "all"
-    waits for every tensor that requires grad (a backward that reaches only
-    some of them does not call ``fn``)."""
+    ``mode="any"`` ``fn(grad)`` gets the first one.  A backward that reaches
+    only some of the tensors (``inputs=``, a branch not on the path) calls
+    ``fn`` when it ends, with None for the others: PyTorch calls it once the
+    last gradient that backward will compute arrived, the same tuple."""
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
@@ -197,10 +198,16 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
             state["grads"][i] = grad
             state["seen"] += 1
             if state["seen"] == count:
-                grads, state["grads"], state["seen"] = state["grads"], [None] * len(tensors), 0
-                fn(tuple(grads))
+                fire()
+            elif state["seen"] == 1:
+                queue_callback(fire)   # should this backward not reach them all
             return None
         return hook
+
+    def fire():
+        if state["seen"]:
+            grads, state["grads"], state["seen"] = state["grads"], [None] * len(tensors), 0
+            fn(tuple(grads))
 
     handles = [t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad]
     return _MultiHandle(handles)

@@ -15,7 +15,8 @@ called with each batched input's slice ``x.select(in_dim, b)`` (the unbatched
 inputs, in_dim None, and the keyword arguments as they are), and the results
 are stacked at ``out_dims``.  It runs when the batched attempt gives up: a
 value-dependent call (``.item()``, ``bool(t)``, printing, a per-element shape
-that differs across the batch) or any error inside the attempt (then the
+that differs across the batch), a differentiated autograd.Function, or any
+error inside the attempt (then the
 per-element run raises the error, or gives the answer).  func has then been
 called twice -- once batched, partly, and once per element -- so its side
 effects (prints, appends) can happen twice; the generators are rewound

@@ -12,6 +12,7 @@ Legend: N batch, C channels, O output channels, k kernel sizes."""
 import warnings
 
 from .. import _C
+from .._composites import complex as _complex
 from ._conv import _batched, _ntuple
 
 _same_copy_warned = False
@@ -39,6 +40,30 @@ def _same_padding(x, weight, stride, dilation, n):
     return x, left
 
 
+def _convolution(x, weight, bias, *geometry):
+    """_C.convolution; complex operands (complex-valued networks) as four
+    real convolutions, the kernels having none:
+    (xr + i xi) * (wr + i wi) = (xr * wr - xi * wi) + i (xr * wi + xi * wr)."""
+    if not (x.is_complex() or weight.is_complex()):
+        return _C.convolution(x, weight, bias, *geometry)
+    from .._dtype_names import cpp_name, scalar_type_name
+    if x.dtype != weight.dtype:   # no promotion, as for real operands
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                           f"{scalar_type_name(weight.dtype)}")
+    if bias is not None and bias.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({cpp_name(x.dtype)}) and bias type "
+                           f"({cpp_name(bias.dtype)}) should be the same")
+
+    def conv(a, b):
+        return _C.convolution(a, b, None, *geometry)
+
+    out = _complex(conv(x.real, weight.real) - conv(x.imag, weight.imag),
+                   conv(x.real, weight.imag) + conv(x.imag, weight.real))
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out
+
+
 def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
     x, unbatched = _batched(input, n, name)
     if isinstance(padding, str):
@@ -49,7 +74,7 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
                                        _ntuple(dilation, n, "dilation"), n)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-    out = _C.convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
+    out = _convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -74,7 +99,7 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     output size (L - 1) * stride - 2 * padding + dilation * (k - 1) +
     output_padding + 1."""
     x, unbatched = _batched(input, n, name)
-    out = _C.convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    out = _convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
     return out.squeeze(0) if unbatched else out
 
 

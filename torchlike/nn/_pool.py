@@ -361,6 +361,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          "only one of size or scale_factor should be defined")
     scales = None
     if size is not None:
+        if isinstance(size, (tuple, list)) and len(size) != n:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, "
+                             f"but got input with spatial dimensions of {list(sp)} and output "
+                             f"size of {size}. Please provide input tensor in (N, C, d1, d2, "
+                             f"...,dK) format and output size in (o1, o2, ...,oK) format.")
         out = _ntuple(size, n, "size")
     else:
         factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \

@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import _C
+from . import _reduction as _Reduction
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._convolution import (conv1d, conv2d, conv3d, conv_tbc, conv_transpose1d,  # noqa: F401
@@ -87,12 +88,7 @@ def _reduce(loss, reduction):
 def _legacy_reduction(size_average, reduce, reduction):
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    r = "none" if not reduce else "mean" if size_average else "sum"
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{r}' instead.", stacklevel=3)
-    return r
+    return _Reduction.legacy_get_string(size_average, reduce, stacklevel=4)
 
 
 def _check_same_size(input, target):
@@ -130,15 +126,33 @@ def _softmax_dim(name, ndim):
 
 # ---- linear -------------------------------------------------------------------------------
 
+def _linear_dtype_error(input, weight, bias):
+    """PyTorch's words for the commonest mistake: float64 data (NumPy's
+    default) into a float32 layer.  With a bias its addmm names the operands
+    mat1/mat2 (self for the bias), without one its mm speaks C++ types."""
+    from .._dtype_names import cpp_name, scalar_type_name
+    if bias is None:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{cpp_name(input.dtype)} != {cpp_name(weight.dtype)}")
+    first, what = (input, "mat1") if input.dtype != weight.dtype else (bias, "self")
+    raise RuntimeError(f"{what} and mat2 must have the same dtype, but got "
+                       f"{scalar_type_name(first.dtype)} and {scalar_type_name(weight.dtype)}")
+
+
 def linear(input, weight, bias=None):
     r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
     bias (out,) -> (*, out)."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
     if input.shape[-1:] != weight.shape[-1:] and weight.ndim == 2:
         raise RuntimeError(
-            f"{'addmm: ' if input.ndim == 2 and bias is not None else ''}"
+            f"{'addmm' if bias is not None else 'mm'}: "
             f"mat1 and mat2 shapes cannot be multiplied "
             f"({math.prod(input.shape[:-1]) if input.ndim > 1 else 1}x{input.shape[-1]} and "
             f"{weight.shape[1]}x{weight.shape[0]})")
+    if input.dtype != weight.dtype or (bias is not None and bias.dtype != weight.dtype):
+        _linear_dtype_error(input, weight, bias)
     if input.ndim == 2 and bias is not None:
         return _C.addmm(bias, input, weight.t())
     if input.ndim > 2 and weight.ndim == 2 and (bias is None or bias.ndim == 1):
@@ -748,7 +762,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``, in
+    the operands' common dtype, which must be a real floating one."""
+    common = _C.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        from .._dtype_names import scalar_type_name
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{scalar_type_name(common)}")
+    x1, x2 = x1.to(common), x2.to(common)
     n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -816,12 +837,19 @@ def _class_dim_target(input, target):
     if input.shape[0] != target_batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target_batch}).")
+    if input.ndim == 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
-        expected = (input.shape[0],) + tuple(input.shape[2:])
-        raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
+        # PyTorch's words (as the C cross entropy's): lists, and for 2-d and
+        # up spatial inputs its unbalanced "size mismatch ("
+        if input.ndim > 3:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        expected = [input.shape[0]] + list(input.shape[2:])
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
 
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_REDUCTIONS = _Reduction._ENUMS
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -858,6 +886,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # class probabilities (a float target of another shape is read as class
     # indices, and the op's checks say what is wrong, as PyTorch's do)
     probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
+    if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if probs and target.dtype != input.dtype:
         dtype = _C.promote_types(input.dtype, target.dtype)
         input, target = input.to(dtype), target.to(dtype)
@@ -886,12 +916,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 _MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
 
 
+def _complex_loss_refused(kind, dtype, device):
+    """PyTorch has no complex kernel for these losses (a cast to a real
+    dtype would drop the imaginary parts silently): its errors."""
+    from .._dtype_names import scalar_type_name
+    if kind == _KL_DIV:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    names = {_MSE: "mse", _L1: "l1", _SMOOTH_L1: "smooth_l1", _HUBER: "huber",
+             _BCE_LOGITS: "log_sigmoid"}
+    name = "binary_cross_entropy" if kind == _BCE else f"{names[kind]}_{device.type}"
+    raise NotImplementedError(f'"{name}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
 def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None):
     """One ``_pointwise_loss`` call: input and target (and weight, pos_weight)
     broadcast to one shape and promoted to one floating dtype."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     dtype = _C.promote_types(input.dtype, target.dtype)
+    if dtype.is_complex:
+        _complex_loss_refused(kind, dtype, input.device)
     if not dtype.is_floating_point:
         dtype = _C.get_default_dtype()
     extra = [t for t in (weight, pos_weight) if t is not None]
@@ -919,8 +963,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """``|input - target|``."""
+    """``|input - target|``; for complex operands the modulus of the
+    difference (real)."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if weight is None and (input.is_complex() or target.is_complex()):
+        _check_same_size(input, target)
+        if r not in _REDUCTIONS:
+            raise ValueError(f"{r} is not a valid value for reduction")
+        return _reduce(_C.abs(input - target), r)
     return _weighted_loss(_L1, input, target, r, weight)
 
 

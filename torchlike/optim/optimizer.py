@@ -165,6 +165,8 @@ class Optimizer:
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")   # a blank line between groups, as PyTorch prints
             lines.append(f"Parameter Group {i}")
             for key in sorted(group):
                 if key != "params":
@@ -208,11 +210,14 @@ class Optimizer:
             if not self.defaults.get("differentiable", False) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
-            if id(param) in seen:
-                raise ValueError("optimizer contains a parameter group with duplicate "
-                                 f"parameters (a tensor of shape {tuple(param.shape)} appears "
-                                 "twice)")
             seen.add(id(param))
+        if len(seen) != len(param_group["params"]):
+            # PyTorch keeps them (each step updates such a tensor once per
+            # appearance) and says so
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
 
         for name, default in self.defaults.items():
             if default is required and name not in param_group:

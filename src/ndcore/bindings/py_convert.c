@@ -378,6 +378,77 @@ fail:
   return NULL;
 }
 
+static bool nested_sequence(PyObject *o)
+{
+  return PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) && !PyArray_Check(o) &&
+         !tl_py_is_tensor(o);
+}
+
+/* The first sequence of nested lists whose length is not the one its dim
+ * has (the lengths along the first items, as PyTorch infers the shape):
+ * sets PyTorch's ValueError for it and returns 1; 0 when none differs, -1
+ * on a Python error. */
+static int ragged_at(PyObject *o, const Py_ssize_t *sizes, int ndim, int dim)
+{
+  PyObject *seq = PySequence_Fast(o, "");
+  if (!seq)
+    return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int r = 0;
+  if (n != sizes[dim]) {
+    PyErr_Format(PyExc_ValueError, "expected sequence of length %zd at dim %d (got %zd)",
+                 sizes[dim], dim, n);
+    r = 1;
+  }
+  for (Py_ssize_t i = 0; !r && dim + 1 < ndim && i < n; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (nested_sequence(item))
+      r = ragged_at(item, sizes, ndim, dim + 1);
+  }
+  Py_DECREF(seq);
+  return r;
+}
+
+/* NumPy refused nested lists: when their lengths disagree, PyTorch's words
+ * for the first that does replace NumPy's ("inhomogeneous shape"). */
+static void ragged_error(PyObject *o)
+{
+  Py_ssize_t sizes[TL_MAX_DIMS];
+  int ndim = 0;
+  PyObject *cur = o;
+  Py_INCREF(cur);
+  while (ndim < TL_MAX_DIMS && nested_sequence(cur)) {
+    Py_ssize_t n = PySequence_Size(cur);
+    if (n < 0) {
+      PyErr_Clear();
+      break;
+    }
+    sizes[ndim++] = n;
+    PyObject *first = n ? PySequence_GetItem(cur, 0) : NULL;
+    Py_DECREF(cur);
+    cur = first;
+    if (!cur) {
+      PyErr_Clear();
+      break;
+    }
+  }
+  Py_XDECREF(cur);
+  if (ndim == 0)
+    return;
+  PyObject *type, *value, *trace;
+  PyErr_Fetch(&type, &value, &trace);
+  int r = ragged_at(o, sizes, ndim, 0);
+  if (r == 1) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    return;
+  }
+  if (r < 0)
+    PyErr_Clear();
+  PyErr_Restore(type, value, trace);
+}
+
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
   tl_scalar s;
@@ -421,6 +492,8 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     if (!(host = host_items(o, 0)) || host == o) {
       Py_XDECREF(host);
       PyErr_Restore(type, value, trace); /* none there: NumPy's own error stands */
+      if (PyErr_ExceptionMatches(PyExc_ValueError))
+        ragged_error(o);
       return -1;
     }
     Py_XDECREF(type);

@@ -343,11 +343,81 @@ done:
 
 /* ---- the op function type ------------------------------------------------------ */
 
+/* PyTorch's notice for a deprecated overload: once per process (the first
+ * one used names itself), in its wording for the method (in place) or the
+ * function. */
+static int deprecated_alpha(const char *name, bool inplace)
+{
+  static bool warned;
+  if (warned)
+    return 0;
+  warned = true;
+  if (inplace)
+    return PyErr_WarnFormat(PyExc_UserWarning, 1,
+                            "This overload of %s_ is deprecated:\n\t%s_(Number alpha, Tensor other)"
+                            "\nConsider using one of the following signatures instead:\n\t%s_(Tensor "
+                            "other, *, Number alpha = 1)", name, name, name);
+  return PyErr_WarnFormat(PyExc_UserWarning, 1,
+                          "This overload of %s is deprecated:\n\t%s(Tensor input, Number alpha, "
+                          "Tensor other, *, Tensor out = None)\nConsider using one of the following "
+                          "signatures instead:\n\t%s(Tensor input, Tensor other, *, Number alpha = 1, "
+                          "Tensor out = None)", name, name, name);
+}
+
+static PyObject *opfunc_call(PyObject *callable, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames);
+
+/* PyTorch's deprecated add(input, alpha, other) and sub, still in old code
+ * (p.data.add_(-lr, grad)): whether this call is one, and then the call
+ * made again as add(input, other, alpha=alpha), so that every path (the
+ * tape's, __torch_function__'s) sees the current form. */
+static bool is_deprecated_alpha(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  if ((op != TL_OP_ADD && op != TL_OP_SUB) || nargs != 3 || !tl_py_is_tensor(args[2]) ||
+      tl_py_is_tensor(args[1]) || !PyNumber_Check(args[1]))
+    return false;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; i++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "alpha") == 0)
+      return false; /* alpha twice: the ordinary parser's error */
+  return nkw < 4;
+}
+
+static PyObject *call_deprecated_alpha(PyObject *callable, PyObject *const *args,
+                                       PyObject *kwnames)
+{
+  tl_py_opfunc *f = (tl_py_opfunc *)callable;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (deprecated_alpha(tl_op_infos[f->op].name, f->inplace) < 0)
+    return NULL;
+  PyObject *stack[7] = {args[0], args[2]}; /* input, other, the keywords, alpha */
+  PyObject *names = PyTuple_New(nkw + 1);
+  if (!names)
+    return NULL;
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    stack[2 + i] = args[3 + i];
+    PyTuple_SET_ITEM(names, i, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
+  }
+  stack[2 + nkw] = args[1];
+  PyObject *alpha = PyUnicode_FromString("alpha");
+  if (!alpha) {
+    Py_DECREF(names);
+    return NULL;
+  }
+  PyTuple_SET_ITEM(names, nkw, alpha);
+  PyObject *r = opfunc_call(callable, stack, 2, names);
+  Py_DECREF(names);
+  return r;
+}
+
 static PyObject *opfunc_call(PyObject *callable, PyObject *const *args, size_t nargsf,
                              PyObject *kwnames)
 {
   tl_py_opfunc *f = (tl_py_opfunc *)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (__builtin_expect(nargs == 3, 0) && is_deprecated_alpha(f->op, args, nargs, kwnames))
+    return call_deprecated_alpha(callable, args, kwnames);
   if (tl_py_tf_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_tf_dispatch(callable, args, nargsf, kwnames);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))

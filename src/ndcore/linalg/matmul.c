@@ -611,9 +611,12 @@ tl_status tl_linalg_matmul(tl_tensor *out, const tl_tensor *a, const tl_tensor *
                           "src [%lld] to have the same number of elements, but got %lld and %lld "
                           "elements respectively", (long long)K, (long long)K2, (long long)K,
                           (long long)K2);
-    if (a->ndim <= 2 && b->ndim <= 2)
-      return tl_error_set(TL_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld "
-                          "and %lldx%lld)", (long long)M, (long long)K, (long long)K2,
+    if (a->ndim == 2 && b->ndim == 1) /* PyTorch's mv */
+      return tl_error_set(TL_ERR_RUNTIME, "size mismatch, got input (%lld), mat (%lldx%lld), vec "
+                          "(%lld)", (long long)M, (long long)M, (long long)K, (long long)K2);
+    if (a->ndim <= 2 && b->ndim <= 2) /* PyTorch's mm */
+      return tl_error_set(TL_ERR_RUNTIME, "mm: mat1 and mat2 shapes cannot be multiplied "
+                          "(%lldx%lld and %lldx%lld)", (long long)M, (long long)K, (long long)K2,
                           (long long)N);
     return tl_error_set(TL_ERR_RUNTIME, "matmul: shapes %s and %s cannot be multiplied (%lldx%lld "
                         "and %lldx%lld)", tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
@@ -715,6 +718,10 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
   case TL_PRODUCT_ADDMM:
     if (expect_dims(kind, "mat1", a, 2) || expect_dims(kind, "mat2", b, 2))
       return tl_error_status();
+    if (a->shape[1] != b->shape[0]) /* PyTorch's words, its op's name first */
+      return tl_error_set(TL_ERR_RUNTIME, "%s: mat1 and mat2 shapes cannot be multiplied "
+                          "(%lldx%lld and %lldx%lld)", name, (long long)a->shape[0],
+                          (long long)a->shape[1], (long long)b->shape[0], (long long)b->shape[1]);
     break;
   case TL_PRODUCT_BMM:
   case TL_PRODUCT_BADDBMM:

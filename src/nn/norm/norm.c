@@ -332,9 +332,9 @@ tl_status tl_nn_batch_norm(const tl_tensor *x, const tl_tensor *w, const tl_tens
 {
   tl_norm_spec s;
   if (check_float(TL_OP_NATIVE_BATCH_NORM, x) != TL_OK || check_batch(x, &s) != TL_OK ||
-      check_numel("weight", w, s.C) != TL_OK || check_numel("bias", b, s.C) != TL_OK ||
-      check_numel("running_mean", running_mean, s.C) != TL_OK ||
-      check_numel("running_var", running_var, s.C) != TL_OK)
+      check_numel("running_mean", running_mean, s.C) != TL_OK || /* PyTorch's order */
+      check_numel("running_var", running_var, s.C) != TL_OK ||
+      check_numel("weight", w, s.C) != TL_OK || check_numel("bias", b, s.C) != TL_OK)
     return tl_error_status();
   if (!train && (!running_mean || !running_var))
     return tl_error_set(TL_ERR_RUNTIME,

@@ -5,6 +5,7 @@ BatchNorm keeps running statistics as buffers (running_mean, running_var,
 num_batches_tracked); with ``momentum=None`` the running statistics are the
 cumulative average over the batches seen (factor 1 / num_batches_tracked)."""
 import numbers
+import warnings
 
 from ... import _C
 from ...autograd.function import Function
@@ -227,6 +228,15 @@ class _InstanceNorm(_NormBase):
         if input.ndim not in (n, n - 1):
             raise ValueError(f"expected {n - 1}D or {n}D input (got {input.ndim}D input)")
         unbatched = input.ndim == n - 1
+        dim = 0 if unbatched else 1
+        if input.shape[dim] != self.num_features:
+            # PyTorch's check: num_features only matters for the affine parameters
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[dim]}.")
+            warnings.warn(f"input's size at dim={dim} does not match num_features. You can "
+                          "silence this warning by not passing in num_features, which is not "
+                          "used because affine=False", stacklevel=2)
         if unbatched:
             input = input.unsqueeze(0)
         out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,

@@ -144,11 +144,21 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     @property
-    def all_weights(self):
+    def _all_weights(self):
+        """The parameter names per layer and direction (old weight-drop code
+        reads them)."""
         D = 2 if self.bidirectional else 1
         per = len(self._flat_weights_names) // (self.num_layers * D)
         names = self._flat_weights_names
-        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
+        return [names[i:i + per] for i in range(0, len(names), per)]
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n, None) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def flatten_parameters(self):
         """A no-op (kept for code written against cuDNN's packed weights)."""
@@ -254,10 +264,11 @@ class RNNBase(Module):
             return tuple(_C.zeros((self.num_layers * D, N, s), dtype=like.dtype,
                                   device=like.device) for s in sizes)
         hx = self._states(hx)
-        for h, s in zip(hx, sizes):
+        for i, (h, s) in enumerate(zip(hx, sizes)):
             want = (self.num_layers * D, N, s)
-            if tuple(h.shape) != want:
-                raise RuntimeError(f"Expected hidden size {want}, got {list(h.shape)}")
+            if tuple(h.shape) != want:   # PyTorch names an LSTM's two states
+                what = f"hidden[{i}]" if self.mode == "LSTM" else "hidden"
+                raise RuntimeError(f"Expected {what} size {want}, got {list(h.shape)}")
         return hx
 
     def forward(self, input, hx=None):

@@ -1,5 +1,6 @@
 """torchlike.utils.data: datasets, samplers, collation and the DataLoader
 (``torch.utils.data``)."""
+from . import _utils  # noqa: F401 - torch.utils.data._utils.collate, as old code reaches it
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,
