@@ -86,25 +86,12 @@ def test_getitem_dtypes(dtype, index):
     check_get(a, index, dtype=dtype)
 
 
-@pytest.mark.parametrize("index_dtype", ["int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("index_dtype", ["uint8", "int8", "int16", "int32", "int64"])
 def test_index_tensor_dtypes(index_dtype):
     idx = np.array([3, 0, 2, 2])
     t = to_tensor(A)
     assert_close(t[to_tensor(idx, index_dtype)], A[idx])
     assert_close(t[:, to_tensor(idx, index_dtype)], A[:, idx])
-
-
-def test_uint8_index_tensor_is_a_deprecated_mask():
-    # PyTorch reads a uint8 index tensor as a mask (old code's comparisons
-    # gave uint8), warning each time; a NumPy uint8 array stays NumPy's ints
-    t = to_tensor(A)
-    mask = A[:, 0, 0] > 0
-    for index in ((mask,), (S, A[0, :, 0] > 0), (1, S, A[0, 0] > 0)):
-        with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
-            got = t[tuple(to_tensor(i, "uint8") if isinstance(i, np.ndarray) else i
-                          for i in index)]
-        assert_close(got, A[index])
-    assert_close(t[np.array([3, 0], dtype=np.uint8)], A[[3, 0]])
 
 
 @pytest.mark.parametrize("index", [([2, 0, 2],), (S, [1, -1]), (MASK,), ([0, 1], S, [1, 0]),

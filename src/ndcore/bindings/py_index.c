@@ -52,19 +52,7 @@ static int parse_item(PyObject *o, py_index *ix)
 {
   tl_index_item *it = &ix->items[ix->n++];
   *it = (tl_index_item){.kind = TL_INDEX_INT};
-  if (tl_py_is_tensor(o) && tl_py_t(o)->dtype == TL_DTYPE_U8) {
-    /* PyTorch's deprecated uint8 mask (old code's x[x.gt(0)] from before
-     * comparisons gave bool): a bool mask, with its warning */
-    tl_tensor *t = &ix->held[ix->nheld];
-    if (PyErr_WarnEx(PyExc_UserWarning, "indexing with dtype torch.uint8 is now deprecated, "
-                                        "please use a dtype torch.bool instead.", 1) < 0)
-      return -1;
-    if (tl_tensor_to_dtype(t, tl_py_t(o), TL_DTYPE_BOOL) != TL_OK)
-      return tl_py_raise_int();
-    ix->nheld++;
-    it->kind = TL_INDEX_TENSOR;
-    it->tensor = t;
-  } else if (tl_py_is_tensor(o)) {
+  if (tl_py_is_tensor(o)) {
     it->kind = TL_INDEX_TENSOR;
     it->tensor = tl_py_t(o);
   } else if (o == Py_None) {
