@@ -2403,7 +2403,7 @@ def legacy_api_more(T):
     clip_grad_norm (no underscore), F.upsample_bilinear, torch.Tensor on a
     list and on a NumPy array, resize_, masked_fill with a bool mask from a
     comparison, norm(p, dim) positionally, max(dim) unpacked, the
-    deprecated nn.Upsampling modules, indexing with a uint8 mask, the
+    deprecated nn.Upsampling modules, indexing with a bool mask, the
     nuclear norm by torch.norm(p='nuc') and its gradient, chain_matmul, a
     loss class of PyTorch 0.3 (_Loss with size_average, nn._reduction)."""
     nn = T.nn
@@ -2418,7 +2418,7 @@ def legacy_api_more(T):
                lambda: nn.UpsamplingBilinear2d(size=(5, 5))(x.view(1, 1, 3, 4))[0, 0, 2],
                lambda: T.Tensor([[1, 2], [3, 4]]), lambda: T.Tensor(np.array([1.5, 2.5])),
                lambda: x.clone().resize_(2, 3), lambda: x.norm(2, 1), lambda: x.max(1)[1],
-               lambda: x.masked_fill(x > 0, 0.0), lambda: x[(x > 0).to(T.uint8)],
+               lambda: x.masked_fill(x > 0, 0.0), lambda: x[(x > 0).to(T.bool)],
                lambda: F.tanh(x).sum(), lambda: x.sum(0, True), lambda: T.norm(x, p="nuc"),
                lambda: T.norm(x.view(1, 3, 4), "nuc", dim=(1, 2), keepdim=True)):
         with __import__("warnings").catch_warnings(record=True) as caught:

@@ -34,8 +34,7 @@ for a backward that reached only some of its tensors and kept the partial
 state into the next backward (test_saved_tensor_hooks.py); the deprecated
 scalar-first overloads of pre-1.0 optimizers, p.data.add_(-lr, grad),
 sub, addcmul_(value, t1, t2) and addcdiv_, raised TypeError
-(test_composites.py); a uint8 index tensor was read as integer indices,
-not as PyTorch's (deprecated) mask (test_indexing.py); an optimizer given
+(test_composites.py); an optimizer given
 a parameter twice (tied weights listed twice) raised ValueError where
 PyTorch warns and steps it once per appearance (test_optim_base.py);
 torch.norm(W, p='nuc') raised NotImplementedError (test_functional_extra.py);
@@ -75,7 +74,10 @@ a broadcasting failure is torchlike.BroadcastError (a RuntimeError and a
 ValueError) with the shapes added; the notice for a deprecated add/sub
 overload is worded for the in-place method and the function (one op
 object serves torch.add and Tensor.add); a uint8 mask in an assignment
-works where PyTorch's masked_fill_ refuses it.  Programs are written to be
+works where PyTorch's masked_fill_ refuses it; a uint8 index tensor
+stays integer indices, as NumPy reads it (palette[img] of a uint8 image),
+where PyTorch reads it as its deprecated mask, so legacy_api_more(T)
+indexes with a bool mask.  Programs are written to be
 well conditioned where float32 rounding would otherwise be amplified past
 the tolerance: no conv bias before BatchNorm under Adam (its gradient is
 rounding noise that Adam normalises), log1p rather than the log of
