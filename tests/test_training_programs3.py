@@ -47,7 +47,16 @@ _TOLERANCE = {
 }
 
 
-@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+# programs about PyTorch's CPU kernels alone: half_steps(T) checks their
+# rounding of a Python scalar and alpha to the half dtype in add/sub (and so
+# in SGD's and RMSprop's momentum steps); on a device torchlike keeps both in
+# float, as PyTorch's CUDA kernels do (docs/elementwise.md)
+_HOST_ONLY = ("half_steps(T)",)
+
+
+@pytest.mark.parametrize("call,expected", [
+    pytest.param(c, e, marks=pytest.mark.host_only) if c in _HOST_ONLY else (c, e)
+    for c, e in CALLS], ids=[c for c, _ in CALLS])
 def test_program_matches_pytorch(call, expected):
     assert expected[0] != "raises", expected   # every program runs under PyTorch
     got = program_result(_golden, call)
