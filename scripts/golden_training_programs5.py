@@ -819,8 +819,8 @@ def flex_masks(T):
     # the masks are made where the data is (PyTorch's default is "cuda")
     packed = fa.create_block_mask(fa.and_masks(causal, same_doc), None, None, 10, 10,
                                   device=T.get_default_device(), BLOCK_SIZE=4)
-    banded = fa.create_block_mask(fa.or_masks(window, causal), 2, 2, 10, 10, device=T.get_default_device(),
-                                  BLOCK_SIZE=(4, 2))
+    banded = fa.create_block_mask(fa.or_masks(window, causal), 2, 2, 10, 10,
+                                  device=T.get_default_device(), BLOCK_SIZE=(4, 2))
     q = _data(T, _arr(2, 2, 10, 4, seed=1))
     k, v = _data(T, _arr(2, 1, 10, 4, seed=2)), _data(T, _arr(2, 1, 10, 4, seed=3))
     with T.no_grad():

@@ -92,7 +92,8 @@ def test_foreach_ema_matches_the_per_parameter_update():
     for a, b in zip(ema_a.parameters(), ema_b.parameters()):
         np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
     for a, c in zip(ema_a.parameters(), ema_c.parameters()):
-        np.testing.assert_allclose(a.detach().cpu().numpy(), c.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.detach().cpu().numpy(), c.detach().cpu().numpy(),
+                                   rtol=1e-5, atol=1e-6)
 
 
 def test_foreach_norm_gives_clip_grad_norms_total():
@@ -129,7 +130,8 @@ def test_log_softmax_keeps_small_spreads_of_large_logits():
     a = (rng.standard_normal((4, 300)) + 1e4).astype(np.float32)
     want = a.astype(np.float64) - a.max(1, keepdims=True)
     want -= np.log(np.exp(want).sum(1, keepdims=True))
-    np.testing.assert_allclose(F.log_softmax(torch.tensor(a), 1).cpu().numpy(), want, rtol=0, atol=2e-6)
+    np.testing.assert_allclose(F.log_softmax(torch.tensor(a), 1).cpu().numpy(), want, rtol=0,
+                               atol=2e-6)
     np.testing.assert_allclose(F.log_softmax(torch.tensor(a.T.copy()), 0).cpu().numpy(), want.T,
                                rtol=0, atol=2e-6)
     y = torch.tensor(rng.integers(0, 300, 4))

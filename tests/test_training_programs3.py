@@ -109,7 +109,8 @@ def test_canonical_mask_is_what_attention_adds():
     qh = q.reshape(2, 4, 2, 4).transpose(1, 2)
     sdpa_bool = F.scaled_dot_product_attention(qh, qh, qh, attn_mask=~pad[:, None, None, :])
     sdpa_add = F.scaled_dot_product_attention(qh, qh, qh, attn_mask=additive[:, None, None, :])
-    np.testing.assert_allclose(sdpa_bool.cpu().numpy(), sdpa_add.cpu().numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(sdpa_bool.cpu().numpy(), sdpa_add.cpu().numpy(), rtol=1e-6,
+                               atol=1e-7)
 
 
 def test_in_projection_packed_is_three_linears():
@@ -145,7 +146,8 @@ def test_mha_functional_is_causal_needs_a_mask_and_stands_for_it():
         weights_path = mha(x, x, x, attn_mask=other, is_causal=True)[0]
         unmasked = mha(x, x, x, need_weights=False)[0]
     np.testing.assert_allclose(hinted.cpu().numpy(), masked.cpu().numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(weights_path.cpu().numpy(), unmasked.cpu().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(weights_path.cpu().numpy(), unmasked.cpu().numpy(), rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_optimizer_state_dict_hooks_compose():
