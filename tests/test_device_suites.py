@@ -12,10 +12,10 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
-(NumPy dispatch), 40 s (oracles), 16 s (training), 12 s (training_programs),
-38 s (misc), 8 s (functions), 3 s (serialization) and 56 s (nn: the guard's
-mprotect calls, most of it) of wall time, pytest's start included (about
-twice that with the machine shared with a build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
+(NumPy dispatch), 40 s (oracles), 16 s (training), 38 s (misc), 8 s (functions),
+3 s (serialization) and 56 s (nn: the guard's mprotect calls, most of it) of wall
+time, pytest's start included (about twice that with the machine shared with a
+build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
 protocol and DLPack of host memory), test_dispatch and test_create_device (the
 fake device itself, with and without lent kernels, in processes of their own),
 test_sort_long (the CPU sort's thread-pool internals; test_sort covers the op
@@ -45,6 +45,7 @@ SUITES = {
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # ordinary PyTorch training programs, their data moved to the device
+    # (about 12 s emulated, pytest's start included)
     "training_programs": [f"test_training_programs{n}.py" for n in ("", 2, 3, 4, 5)],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its
     # gradient checks take minutes here, the gamma ones thousands of small ops each)
