@@ -28,12 +28,21 @@ def _arr(*shape, seed=0, scale=1.0):
     return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
 
 
+def _data(T, a):
+    """ndarray a as a tensor on the default device, as a training script
+    moves its data there with .to(device): from_numpy stays on the host
+    (PyTorch's rule), and .to() of a tensor already there is the tensor
+    itself, so on the CPU (where PyTorch's answers are recorded) this is
+    plain from_numpy, sharing a's memory."""
+    return T.from_numpy(a).to(T.get_default_device())
+
+
 def _init(T, module, seed, scale=0.3):
     """Every parameter of module drawn from NumPy (seeded)."""
     rng = np.random.default_rng(seed)
     with T.no_grad():
         for p in module.parameters():
-            p.copy_(T.from_numpy((rng.standard_normal(tuple(p.shape)) * scale)
+            p.copy_(_data(T, (rng.standard_normal(tuple(p.shape)) * scale)
                                  .astype(np.float32)))
     return module
 
@@ -65,7 +74,7 @@ def _tokens(T):
     for i, n in enumerate(lens):
         pad[i, n:] = True
     tok[pad] = 0
-    return T.from_numpy(tok), T.from_numpy(pad), T.tensor([0, 1, 2, 1])
+    return _data(T, tok), _data(T, pad), T.tensor([0, 1, 2, 1])
 
 
 def _classifier(T, norm_first, batch_first=True, activation="gelu"):
@@ -188,7 +197,7 @@ def seq2seq_transformer(T):
     src[1, 4:] = 0
     src[2, 3:] = 0
     tgt[2, 3:] = 0
-    src, tgt = T.from_numpy(src), T.from_numpy(tgt)
+    src, tgt = _data(T, src), _data(T, tgt)
     src_pad, tgt_pad = src == 0, tgt == 0
     causal = model.generate_square_subsequent_mask(5)
     opt = T.optim.Adam(list(model.parameters()) + list(emb.parameters()) +
@@ -222,10 +231,10 @@ def seq2seq_transformer(T):
 def mha_calls(T):
     nn = T.nn
     mha = _init(T, nn.MultiheadAttention(8, 2, batch_first=True), 4)
-    q, kv = T.from_numpy(_arr(2, 3, 8, seed=7)), T.from_numpy(_arr(2, 5, 8, seed=8))
+    q, kv = _data(T, _arr(2, 3, 8, seed=7)), _data(T, _arr(2, 5, 8, seed=8))
     pad = T.tensor([[False] * 5, [False, False, True, True, True]])
-    am = T.from_numpy(_arr(3, 5, seed=9))
-    am3 = T.from_numpy(_arr(4, 3, 5, seed=10))
+    am = _data(T, _arr(3, 5, seed=9))
+    am3 = _data(T, _arr(4, 3, 5, seed=10))
     out = {"avg": mha(q, kv, kv, key_padding_mask=pad),
            "heads": mha(q, kv, kv, key_padding_mask=pad, average_attn_weights=False),
            "no_weights": mha(q, kv, kv, key_padding_mask=pad, need_weights=False),
@@ -239,8 +248,8 @@ def mha_calls(T):
     out["mismatch"] = mismatch
     mha2 = _init(T, nn.MultiheadAttention(8, 2, kdim=6, vdim=4, bias=False, add_bias_kv=True,
                                           add_zero_attn=True), 5)
-    out["kdim_vdim"] = mha2(q.transpose(0, 1), T.from_numpy(_arr(5, 2, 6, seed=11)),
-                            T.from_numpy(_arr(5, 2, 4, seed=12)), key_padding_mask=pad)
+    out["kdim_vdim"] = mha2(q.transpose(0, 1), _data(T, _arr(5, 2, 6, seed=11)),
+                            _data(T, _arr(5, 2, 4, seed=12)), key_padding_mask=pad)
     mha.eval()
     with T.no_grad():
         out["eval_self"] = mha(q, q, q, key_padding_mask=pad[:, :3])
@@ -261,10 +270,10 @@ def functional_helpers(T):
     canon_w, messages = _warned(lambda: F._canonical_mask(
         mask=mask, mask_name="key_padding_mask", other_type=T.float32, other_name="attn_mask",
         target_type=T.float64))
-    q = T.from_numpy(_arr(2, 8, seed=1))
-    k = T.from_numpy(_arr(3, 8, seed=2))
-    w = T.from_numpy(_arr(24, 8, seed=3))
-    b = T.from_numpy(_arr(24, seed=4))
+    q = _data(T, _arr(2, 8, seed=1))
+    k = _data(T, _arr(3, 8, seed=2))
+    w = _data(T, _arr(24, 8, seed=3))
+    b = _data(T, _arr(24, seed=4))
     shape_cases = [
         (T.ones(3, 2, 8), T.ones(4, 2, 8), T.ones(4, 2, 8), None, None),
         (T.ones(3, 8), T.ones(4, 8), T.ones(4, 8), T.zeros(4, dtype=T.bool), T.zeros(3, 4)),
@@ -321,7 +330,7 @@ def rnn_seq2seq(T):
     rnn = nn.utils.rnn
     rng = np.random.default_rng(3)
     lens = [4, 6, 2, 5]
-    seqs = [T.from_numpy(rng.integers(1, 12, n)) for n in lens]
+    seqs = [_data(T, rng.integers(1, 12, n)) for n in lens]
     lengths = T.tensor(lens)
 
     class Encoder(nn.Module):
@@ -431,10 +440,10 @@ def vae(T):
     no_decay = [p for n, p in m.named_parameters() if n.endswith("bias")]
     opt = T.optim.AdamW([{"params": decay, "weight_decay": 0.1},
                          {"params": no_decay, "weight_decay": 0.0}], lr=3e-3, betas=(0.9, 0.95))
-    x = T.from_numpy((np.random.default_rng(0).random((8, 12)) > 0.5).astype(np.float32))
+    x = _data(T, (np.random.default_rng(0).random((8, 12)) > 0.5).astype(np.float32))
     losses = []
     for step in range(4):
-        eps = T.from_numpy(_arr(8, 3, seed=step + 10, scale=0.5))
+        eps = _data(T, _arr(8, 3, seed=step + 10, scale=0.5))
         logits, mu, logvar = m(x, eps)
         rec = F.binary_cross_entropy_with_logits(logits, x, reduction="sum")
         kld = -0.5 * T.sum(1 + logvar - mu.pow(2) - logvar.exp())
@@ -466,10 +475,10 @@ def gan(T):
     opt_g = T.optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
     opt_d = T.optim.Adam(D.parameters(), lr=2e-3, betas=(0.5, 0.999))
     bce = nn.BCEWithLogitsLoss()
-    real = T.from_numpy(np.random.default_rng(0).random((8, 6)).astype(np.float32) * 2 - 1)
+    real = _data(T, np.random.default_rng(0).random((8, 6)).astype(np.float32) * 2 - 1)
     losses, grads_none = [], []
     for step in range(3):
-        fake = G(T.from_numpy(_arr(8, 4, seed=step + 20)))
+        fake = G(_data(T, _arr(8, 4, seed=step + 20)))
         opt_d.zero_grad(set_to_none=True)
         loss_d = bce(D(real), T.ones(8, 1)) + bce(D(fake.detach()), T.zeros(8, 1))
         loss_d.backward()
@@ -483,7 +492,7 @@ def gan(T):
     for p in D.parameters():
         p.requires_grad_(False)
     opt_g.zero_grad()
-    bce(D(G(T.from_numpy(_arr(8, 4, seed=99)))), T.ones(8, 1)).backward()
+    bce(D(G(_data(T, _arr(8, 4, seed=99)))), T.ones(8, 1)).backward()
     return [losses, grads_none, G[1].running_mean, G[1].running_var, G[1].num_batches_tracked,
             [None if p.grad is None else p.grad.abs().sum() for p in D.parameters()],
             G[0].weight.grad]
@@ -499,7 +508,7 @@ def parametrized(T):
     P.weight_norm(lin)
     names = [n for n, _ in lin.named_parameters()]
     opt = T.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
-    x = T.from_numpy(_arr(2, 5))
+    x = _data(T, _arr(2, 5))
     for _ in range(2):
         opt.zero_grad()
         (lin(x) ** 2).mean().backward()
@@ -539,13 +548,13 @@ def old_checkpoints(T):
         spectral_old = nn.utils.spectral_norm(nn.Linear(3, 2))
     new = nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 3), dim=0)
     loaded = new.load_state_dict(old.state_dict())
-    x = T.from_numpy(_arr(1, 2, 5))
+    x = _data(T, _arr(1, 2, 5))
     spectral_new = nn.utils.parametrizations.spectral_norm(nn.Linear(3, 2))
     # batch norm state without num_batches_tracked: version 1, or a plain
     # dict (no version), keeps the module's count
     import collections
     bn = nn.BatchNorm1d(3)
-    bn(T.from_numpy(_arr(4, 3)))
+    bn(_data(T, _arr(4, 3)))
     plain = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
     versioned = collections.OrderedDict(plain)
     versioned._metadata = collections.OrderedDict({"": {"version": 1}})
@@ -554,8 +563,8 @@ def old_checkpoints(T):
     counts = []
     for sd in (plain, versioned):
         target = nn.BatchNorm1d(3)
-        target(T.from_numpy(_arr(4, 3)))
-        target(T.from_numpy(_arr(4, 3)))
+        target(_data(T, _arr(4, 3)))
+        target(_data(T, _arr(4, 3)))
         counts.append([repr(target.load_state_dict(sd)), target.num_batches_tracked])
     return [list(old.state_dict()), repr(loaded), list(new.state_dict()), new(x), old(x),
             _raised(lambda: spectral_new.load_state_dict(spectral_old.state_dict())), counts,
@@ -565,7 +574,7 @@ def old_checkpoints(T):
 def clipping(T):
     nn = T.nn
     m = _init(T, nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)), 6)
-    x = T.from_numpy(_arr(5, 4, scale=10.0))
+    x = _data(T, _arr(5, 4, scale=10.0))
     out = []
     for foreach in (None, True, False):
         m.zero_grad()
@@ -757,7 +766,7 @@ def hooks(T):
                m[1].register_full_backward_pre_hook(backward_pre),
                module.register_module_full_backward_hook(
                    lambda mod, gi, go: log.append(["global_backward", type(mod).__name__]))]
-    x = T.from_numpy(_arr(3, 4)).requires_grad_(True)
+    x = _data(T, _arr(3, 4)).requires_grad_(True)
     y = m(x)
     y.sum().backward()
     for h in handles:
@@ -825,11 +834,11 @@ def half_steps(T):
     elements, a multiple of every vector width, so that no element falls in
     the tail PyTorch's vector loops finish in half-precision scalar code."""
     rng = np.random.default_rng(0)
-    Y = T.from_numpy(np.random.default_rng(1).integers(0, 32, 31))
+    Y = _data(T, np.random.default_rng(1).integers(0, 32, 31))
     out = {}
     for name in ("float16", "bfloat16"):
         dt = getattr(T, name)
-        a, b = (T.from_numpy(rng.standard_normal(992).astype(np.float32)).to(dt)
+        a, b = (_data(T, rng.standard_normal(992).astype(np.float32)).to(dt)
                 for _ in range(2))
         out[name] = [a + 0.1, a - 0.3, 0.3 - a, a * 0.1, a.add(b, alpha=0.3),
                      a.sub(b, alpha=0.3), a.clone().add_(b, alpha=-0.1),
@@ -849,10 +858,10 @@ def half_steps(T):
                           ("rmsprop", T.optim.RMSprop, dict(lr=1e-2, centered=True)),
                           ("rmsprop_momentum", T.optim.RMSprop, dict(lr=1e-2, momentum=0.9)),
                           ("adagrad", T.optim.Adagrad, dict(lr=0.1))):
-        p = T.nn.Parameter(T.from_numpy(_arr(992, seed=3)).bfloat16())
+        p = T.nn.Parameter(_data(T, _arr(992, seed=3)).bfloat16())
         opt = cls([p], **kw)
         for i in range(3):
-            p.grad = T.from_numpy(_arr(992, seed=10 + i)).bfloat16()
+            p.grad = _data(T, _arr(992, seed=10 + i)).bfloat16()
             opt.step()
         steps[name] = p
     out["steps"] = steps
@@ -863,7 +872,7 @@ def autocast_dtypes(T):
     nn = T.nn
     F = nn.functional
     m = _init(T, nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3)), 3)
-    x = T.from_numpy(_arr(5, 4))
+    x = _data(T, _arr(5, 4))
     y = T.tensor([0, 1, 2, 1, 0])
     with T.autocast("cpu", dtype=T.bfloat16):
         h = m[0](x)

@@ -26,7 +26,7 @@ import io
 import numpy as np
 
 from golden_calls import record
-from golden_training_programs3 import _arr, _init, _raised, describe  # noqa: F401 - describe is the test's
+from golden_training_programs3 import _arr, _data, _init, _raised, describe  # noqa: F401 - describe is the test's
 
 
 # ---- a DCGAN step ---------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def dcgan(T):
     criterion = nn.BCELoss()
     opt_d = T.optim.Adam(D.parameters(), lr=2e-3, betas=(0.5, 0.999))
     opt_g = T.optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
-    real = T.from_numpy(np.tanh(_arr(6, 1, 8, 8, seed=3)))
+    real = _data(T, np.tanh(_arr(6, 1, 8, 8, seed=3)))
     log = []
     for step in range(3):
         D.zero_grad()
@@ -62,7 +62,7 @@ def dcgan(T):
         err_real = criterion(out, label)
         err_real.backward()
         d_x = out.mean().item()
-        fake = G(T.from_numpy(_arr(6, 4, 1, 1, seed=10 + step)))
+        fake = G(_data(T, _arr(6, 4, 1, 1, seed=10 + step)))
         label.fill_(0.0)
         out = D(fake.detach()).view(-1)
         err_fake = criterion(out, label)
@@ -90,12 +90,12 @@ def graph_network(T):
     F = nn.functional
     rng = np.random.default_rng(7)
     n, e = 7, 16
-    src = T.from_numpy(rng.integers(0, n, e))
-    dst = T.from_numpy(rng.integers(0, n, e))
-    x = T.from_numpy(_arr(n, 5, seed=8))
+    src = _data(T, rng.integers(0, n, e))
+    dst = _data(T, rng.integers(0, n, e))
+    x = _data(T, _arr(n, 5, seed=8))
     batch = T.tensor([0, 0, 0, 0, 1, 1, 1])
     y_graph = T.tensor([1, 0])
-    y_node = T.from_numpy(_arr(n, seed=9))
+    y_node = _data(T, _arr(n, seed=9))
 
     class GCN(nn.Module):
         def __init__(self, i, o):
@@ -152,7 +152,7 @@ def graph_network(T):
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    h = T.from_numpy(_arr(n, 3, seed=12)).requires_grad_()
+    h = _data(T, _arr(n, 3, seed=12)).requires_grad_()
     pooled = T.zeros(2, 3).index_reduce(0, batch, h, "mean", include_self=False)
     pooled.pow(2).sum().backward()
     return [losses, logits, alpha, net.gat.a_src.grad, net.gcn.lin.weight.grad, pooled, h.grad]
@@ -171,7 +171,7 @@ def policy_gradient(T):
     policy = _init(T, nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3)), 1)
     value = _init(T, nn.Linear(4, 1), 2)
     opt = T.optim.Adam(list(policy.parameters()) + list(value.parameters()), lr=1e-2)
-    obs = T.from_numpy(_arr(6, 4, seed=3))
+    obs = _data(T, _arr(6, 4, seed=3))
     actions = T.tensor([0, 2, 1, 1, 0, 2])
     rewards = [1.0, 0.0, 0.5, -1.0, 1.0, 2.0]
     R, returns = 0.0, []
@@ -207,7 +207,7 @@ def policy_gradient(T):
     mu = policy(obs)[:, :2]
     log_std = nn.Parameter(T.full((2,), -0.5))
     gauss = D.Independent(D.Normal(mu, log_std.exp()), 1)
-    a = T.from_numpy(_arr(6, 2, seed=4))
+    a = _data(T, _arr(6, 2, seed=4))
     lp = gauss.log_prob(a)
     (-lp.mean() - 0.01 * gauss.entropy().mean()).backward()
     return [out, lp, gauss.entropy(), log_std.grad, old.entropy(), gauss.batch_shape,
@@ -273,7 +273,7 @@ def gpt_lm(T):
     cos = T.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4, eta_min=1e-4)
     sched = T.optim.lr_scheduler.SequentialLR(opt, [warm, cos], milestones=[2])
     data = np.random.default_rng(2).integers(0, V, (3, L + 1))
-    x, y = T.from_numpy(data[:, :-1].copy()), T.from_numpy(data[:, 1:].copy())
+    x, y = _data(T, data[:, :-1].copy()), _data(T, data[:, 1:].copy())
     y[2, 5:] = -1
     log = []
     for _ in range(5):
@@ -311,7 +311,7 @@ def contrastive(T):
     logit_scale = nn.Parameter(T.ones([]) * np.log(1 / 0.07))
     opt = T.optim.SGD(list(img.parameters()) + list(txt.parameters()) + [logit_scale], lr=0.05,
                       momentum=0.9, nesterov=True)
-    a, b = T.from_numpy(_arr(5, 6, seed=3)), T.from_numpy(_arr(5, 5, seed=4))
+    a, b = _data(T, _arr(5, 6, seed=3)), _data(T, _arr(5, 5, seed=4))
     n = a.size(0)
     log = []
     for _ in range(3):
@@ -409,8 +409,8 @@ def custom_functions(T):
             (x,) = ctx.saved_tensors
             return 3 * x ** 2 * g
 
-    x = T.from_numpy(_arr(3, 4, seed=1)).requires_grad_()
-    w = T.from_numpy(_arr(2, 4, seed=2)).requires_grad_()
+    x = _data(T, _arr(3, 4, seed=1)).requires_grad_()
+    w = _data(T, _arr(2, 4, seed=2)).requires_grad_()
     b = T.zeros(2, requires_grad=True)
     h = x * 2
     c = ClampInplace.apply(h, 0.1)
@@ -418,14 +418,14 @@ def custom_functions(T):
     y = Linear.apply(RoundSTE.apply(c * 3), w, b)
     (v.sum() + y.pow(2).sum()).backward()
     out = [c is h, c.grad_fn.__class__.__name__, i.requires_grad, x.grad, w.grad, b.grad]
-    x2 = T.from_numpy(_arr(2, 4, seed=3))
+    x2 = _data(T, _arr(2, 4, seed=3))
     x2.requires_grad_(False)
     out.append(Linear.apply(x2, w.detach(), b.detach()).requires_grad)
     z = T.tensor([0.5, -1.5], requires_grad=True)
     (g,) = T.autograd.grad(Cube.apply(z).sum(), z, create_graph=True)
     (gg,) = T.autograd.grad(g.sum(), z)
     out += [g, gg]
-    zd = T.from_numpy(_arr(3, seed=5)).double().requires_grad_()
+    zd = _data(T, _arr(3, seed=5)).double().requires_grad_()
     out.append(T.autograd.gradcheck(Cube.apply, (zd,)))
     leaf = T.ones(2, requires_grad=True)
     out.append(_raised(lambda: ClampInplace.apply(leaf, 0.0)))
@@ -446,7 +446,7 @@ def per_sample_grads(T):
     tf = T.func
     model = _init(T, nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2)), 1)
     params = {k: v.detach() for k, v in model.named_parameters()}
-    x, y = T.from_numpy(_arr(4, 3, seed=2)), T.tensor([0, 1, 1, 0])
+    x, y = _data(T, _arr(4, 3, seed=2)), T.tensor([0, 1, 1, 0])
 
     def loss_fn(p, xi, yi):
         out = tf.functional_call(model, p, (xi.unsqueeze(0),))
@@ -471,7 +471,7 @@ def per_sample_grads(T):
     def f(u):
         return (u.sin() * u.sum()).sum()
 
-    u = T.from_numpy(_arr(3, seed=6))
+    u = _data(T, _arr(3, seed=6))
     _, tangent = tf.jvp(lambda t: t.sin() * t.sum(), (u,), (T.ones(3),))
     return [per["0.weight"], T.stack(loops), per["2.bias"], loss, g["2.weight"], ens,
             stacked["weight"].shape, tf.jacrev(lambda t: t.sin() * t.sum())(u),
@@ -486,7 +486,7 @@ def meta_ensemble(T):
     models = [_init(T, nn.Linear(3, 2), s) for s in (3, 4, 5)]
     stacked, buffers = tf.stack_module_state(models)
     base = copy.deepcopy(models[0]).to("meta")
-    x = T.from_numpy(_arr(4, 3, seed=2))
+    x = _data(T, _arr(4, 3, seed=2))
     out = tf.vmap(lambda p, b, xi: tf.functional_call(base, (p, b), (xi,)),
                   in_dims=(0, 0, None))(stacked, buffers, x)
     return [out, str(base.weight.device), base.weight.shape]
@@ -507,13 +507,13 @@ def distillation(T):
     student = _init(T, nn.Sequential(nn.Linear(6, 8), nn.Hardswish(), nn.Linear(8, 4)), 2)
     opt = T.optim.AdamW(student.parameters(), lr=1e-2)
     sched = T.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=4)
-    x = T.from_numpy(_arr(8, 6, seed=3))
+    x = _data(T, _arr(8, 6, seed=3))
     y = T.tensor([0, 1, 2, 3, 3, 2, 1, 0])
     kl = nn.KLDivLoss(reduction="batchmean")
     Tm, lam = 2.0, 0.7
     log = []
     for step in range(4):
-        perm = T.from_numpy(np.random.default_rng(step).permutation(8))
+        perm = _data(T, np.random.default_rng(step).permutation(8))
         xm = lam * x + (1 - lam) * x[perm]
         ym = lam * F.one_hot(y, 4).float() + (1 - lam) * F.one_hot(y[perm], 4).float()
         with T.no_grad():
@@ -569,7 +569,7 @@ def resnet_autocast(T):
 
     m = _init(T, Net(), 1, 0.3)
     opt = T.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
-    x = T.from_numpy(_arr(4, 1, 6, 6, seed=2))
+    x = _data(T, _arr(4, 1, 6, 6, seed=2))
     y = T.tensor([0, 2, 1, 2])
     log = []
     for _ in range(2):
@@ -616,7 +616,7 @@ def realnvp(T):
                            Coupling(T.tensor([1.0, 0.0]))])
     _init(T, flows, 1, 0.4)
     base = D.MultivariateNormal(T.zeros(2), T.eye(2))
-    x = T.from_numpy(_arr(10, 2, seed=2) * np.array([2.0, 0.5], dtype=np.float32))
+    x = _data(T, _arr(10, 2, seed=2) * np.array([2.0, 0.5], dtype=np.float32))
     opt = T.optim.Adam(flows.parameters(), lr=1e-2)
     losses = []
     for _ in range(3):
@@ -630,7 +630,7 @@ def realnvp(T):
         opt.step()
         losses.append(loss.item())
     with T.no_grad():
-        s = T.from_numpy(_arr(4, 2, seed=5))
+        s = _data(T, _arr(4, 2, seed=5))
         for f in reversed(flows):
             s = f.inverse(s)
     return [losses, s, list(dict(flows.named_buffers())), flows[1].s[0].weight.grad,
@@ -661,7 +661,7 @@ def tcn(T):
                          nn.Conv1d(4, 1, 1))
     _init(T, body, 1, 0.4)
     t = np.arange(24, dtype=np.float32)
-    series = T.from_numpy(np.stack([np.sin(0.4 * t), np.cos(0.3 * t)])[:, None, :])
+    series = _data(T, np.stack([np.sin(0.4 * t), np.cos(0.3 * t)])[:, None, :])
     x, y = series[..., :-1], series[..., 1:]
     opt = T.optim.Adam(body.parameters(), lr=2e-2)
     sched = T.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=0, threshold=0.1)
@@ -711,7 +711,7 @@ def spatial_transformer(T):
     m.fc_loc[2].weight.data.zero_()
     m.fc_loc[2].bias.data.copy_(T.tensor([1, 0, 0, 0, 1, 0], dtype=T.float))
     opt = T.optim.SGD(m.parameters(), lr=0.1)
-    x = T.from_numpy(_arr(4, 1, 6, 6, seed=2))
+    x = _data(T, _arr(4, 1, 6, 6, seed=2))
     y = T.tensor([0, 1, 2, 1])
     log = []
     for _ in range(3):
@@ -735,7 +735,7 @@ def half_batch_norm(T):
     out = []
     for dt in (T.bfloat16, T.float16):
         for shape in ((6, 4), (3, 4, 5), (2, 3, 4, 4)):
-            x = T.from_numpy(_arr(*shape, seed=len(shape), scale=2.0) + 0.3).to(dt)
+            x = _data(T, _arr(*shape, seed=len(shape), scale=2.0) + 0.3).to(dt)
             bn = (nn.BatchNorm1d if len(shape) < 4 else nn.BatchNorm2d)(shape[1]).to(dt)
             with T.no_grad():
                 bn.weight.copy_(T.linspace(0.5, 1.5, shape[1]))
@@ -748,9 +748,9 @@ def half_batch_norm(T):
             out.append([y, y2, bn.running_mean, bn.running_var, x.grad, bn.weight.grad,
                         bn.bias.grad])
         bn = nn.BatchNorm2d(3).to(dt)
-        cl = T.from_numpy(_arr(2, 3, 4, 4, seed=9)).to(dt).to(memory_format=T.channels_last)
+        cl = _data(T, _arr(2, 3, 4, 4, seed=9)).to(dt).to(memory_format=T.channels_last)
         out.append([bn(cl), bn.running_var])
-        out.append(nn.BatchNorm1d(4)(T.from_numpy(_arr(6, 4, seed=2)).to(dt)))
+        out.append(nn.BatchNorm1d(4)(_data(T, _arr(6, 4, seed=2)).to(dt)))
     return out
 
 
@@ -800,8 +800,8 @@ def half_mse_loss(T):
     for dt in (T.bfloat16, T.float16):
         for red in ("mean", "sum", "none"):
             for shape in ((12,), (7, 300)):
-                a = T.from_numpy(_arr(*shape, seed=shape[0], scale=3.0)).to(dt).requires_grad_()
-                b = T.from_numpy(_arr(*shape, seed=shape[0] + 1)).to(dt).requires_grad_()
+                a = _data(T, _arr(*shape, seed=shape[0], scale=3.0)).to(dt).requires_grad_()
+                b = _data(T, _arr(*shape, seed=shape[0] + 1)).to(dt).requires_grad_()
                 loss = F.mse_loss(a, b, reduction=red)
                 w = T.linspace(0.5, 1.5, loss.numel()).view(loss.shape) if red == "none" else 1
                 (loss.float() * w).sum().backward()
@@ -817,8 +817,8 @@ def bf16_model(T):
     m = _init(T, nn.Sequential(nn.Linear(3, 8), nn.BatchNorm1d(8), nn.ReLU(),
                                nn.Linear(8, 2)), 1, 0.5).to(T.bfloat16)
     opt = T.optim.AdamW(m.parameters(), lr=0.01)
-    x = T.from_numpy(_arr(10, 3, seed=2)).to(T.bfloat16)
-    y = T.from_numpy(_arr(10, 2, seed=3)).to(T.bfloat16)
+    x = _data(T, _arr(10, 3, seed=2)).to(T.bfloat16)
+    y = _data(T, _arr(10, 2, seed=3)).to(T.bfloat16)
     losses = []
     for _ in range(3):
         opt.zero_grad()
@@ -839,8 +839,8 @@ def pinn(T):
     nn = T.nn
     net = _init(T, nn.Sequential(nn.Linear(2, 10), nn.Tanh(), nn.Linear(10, 10), nn.Tanh(),
                                  nn.Linear(10, 1)), 1, 0.5).double()
-    pts = T.from_numpy(np.random.default_rng(2).random((12, 2)))
-    x0 = T.from_numpy(np.linspace(0, 1, 6)).unsqueeze(1)
+    pts = _data(T, np.random.default_rng(2).random((12, 2)))
+    x0 = _data(T, np.linspace(0, 1, 6)).unsqueeze(1)
     u0 = T.sin(np.pi * x0)
 
     def loss_fn():
@@ -903,7 +903,7 @@ def ctc_speech(T):
             return self.fc(out).log_softmax(2).transpose(0, 1), lens
 
     m = _init(T, Model(), 1, 0.4)
-    feats = T.from_numpy(_arr(3, 4, 16, seed=2))
+    feats = _data(T, _arr(3, 4, 16, seed=2))
     lens = T.tensor([16, 11, 14])
     targets = T.tensor([1, 2, 2, 3, 4, 1, 3, 2, 4])
     tlens = T.tensor([4, 2, 3])
@@ -959,8 +959,8 @@ def unet(T):
             return self.out(self.u1(T.cat([a, self.up_t(b), up[:, :8]], 1)))
 
     m = _init(T, UNet(), 1, 0.3)
-    x = T.from_numpy(_arr(2, 2, 8, 8, seed=2))
-    y = T.from_numpy(np.random.default_rng(3).integers(0, 3, (2, 8, 8)))
+    x = _data(T, _arr(2, 2, 8, 8, seed=2))
+    y = _data(T, np.random.default_rng(3).integers(0, 3, (2, 8, 8)))
     y[0, :2, :3] = 255
     opt = T.optim.SGD(m.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
     sched = T.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=0.9)
@@ -1004,7 +1004,7 @@ def recommender(T):
         _init(T, mod, s, 0.5)
     bags = T.tensor([1, 3, 3, 7, 2, 9, 5, 0])
     offsets = T.tensor([0, 3, 4])
-    weights = T.from_numpy(np.linspace(0.5, 1.2, 8).astype(np.float32))
+    weights = _data(T, np.linspace(0.5, 1.2, 8).astype(np.float32))
     pos, neg = T.tensor([2, 4, 6]), T.tensor([8, 4, 1])
     sparse_opt = T.optim.SparseAdam(list(items.parameters()), lr=0.05)
     dense_opt = T.optim.Adagrad(list(hist.parameters()) + list(tower.parameters()), lr=0.05)
@@ -1040,7 +1040,7 @@ def mixture_density(T):
     K, O = 3, 2
     net = _init(T, nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, K * (1 + 2 * O))),
                 1)
-    x, y = T.from_numpy(_arr(8, 2, seed=2)), T.from_numpy(_arr(8, O, seed=3))
+    x, y = _data(T, _arr(8, 2, seed=2)), _data(T, _arr(8, O, seed=3))
     opt = T.optim.Adam(net.parameters(), lr=1e-2)
     losses = []
     for _ in range(3):
@@ -1056,7 +1056,7 @@ def mixture_density(T):
         losses.append(loss.item())
     gnll = nn.GaussianNLLLoss(full=True)(mu[:, :O], y, F.softplus(s[:, :O]))
     p, q = D.Normal(mu[:, 0], 1.0), D.Normal(T.zeros(8), F.softplus(s[:, 0]))
-    lr = D.LowRankMultivariateNormal(T.zeros(O), T.from_numpy(_arr(O, 1, seed=4)), T.ones(O))
+    lr = D.LowRankMultivariateNormal(T.zeros(O), _data(T, _arr(O, 1, seed=4)), T.ones(O))
     return [losses, mix.mean, mix.variance, gnll, D.kl_divergence(p, q), lr.log_prob(y),
             net[0].weight.grad]
 
@@ -1077,7 +1077,7 @@ def checkpoint_resume(T):
         s = T.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)
         return m, o, s
 
-    x, y = T.from_numpy(_arr(5, 3, seed=2)), T.from_numpy(_arr(5, 2, seed=3))
+    x, y = _data(T, _arr(5, 3, seed=2)), _data(T, _arr(5, 2, seed=3))
 
     def step(m, o, s):
         o.zero_grad()

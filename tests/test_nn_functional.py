@@ -517,6 +517,19 @@ def test_scaled_dot_product_attention_matches_numpy():
                      (t(q, grad=True), t(k[:, :3], grad=True), t(v[:, :3], grad=True)))
 
 
+def test_scaled_dot_product_attention_with_math_switched_off():
+    """The fused kernel alone (math off, as scripts switch it with
+    torch.backends.cuda.enable_math_sdp(False)) attends wherever the tensors
+    are: the emulated test device runs the CPU's fused kernel, and the
+    backend choice once knew none for it ('No viable backend')."""
+    from torchlike.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (rng.standard_normal(s) for s in [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)])
+    expected = np_softmax(q @ k.transpose(0, 1, 3, 2) / 2, -1) @ v
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        out = F.scaled_dot_product_attention(t(q), t(k), t(v))
+    np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-10, atol=1e-12)
+
+
 def test_interpolate_bilinear_align_corners_matches_numpy():
     x = rng.standard_normal((1, 1, 3, 4))
     out = F.interpolate(t(x), size=(5, 7), mode="bilinear", align_corners=True).cpu().numpy()[0, 0]

@@ -13,7 +13,7 @@ import pytest
 import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
-from oracle import golden_calls
+from oracle import golden_calls, host_spelling
 
 CALLS, _golden = golden_calls("training_programs2")
 # calls whose PyTorch message comes from its C++ argument parser: the type only
@@ -48,7 +48,7 @@ def test_calls_match_pytorch(call, expected):
         if call not in _PARSER_WORDS:
             assert str(e.value) == expected[2]
         return
-    got = _golden.describe(eval(call, env))
+    got = host_spelling(_golden.describe(eval(call, env)))
     assert _same(got, expected, 2.4e-7 if call in _ROUNDED else 0.0), (call, got, expected)
 
 
@@ -60,13 +60,13 @@ def test_foreach_in_place_updates_alias_and_are_recorded():
     shadow = [torch.zeros(2), torch.zeros(3)]
     out = torch._foreach_add_(shadow, [torch.ones(2), torch.ones(3)], alpha=0.5)
     assert out[0] is shadow[0] and out[1] is shadow[1]
-    np.testing.assert_array_equal(shadow[1].numpy(), [0.5, 0.5, 0.5])
+    np.testing.assert_array_equal(shadow[1].cpu().numpy(), [0.5, 0.5, 0.5])
     x = [torch.ones(2, requires_grad=True), torch.full((1,), 2.0, requires_grad=True)]
     y = torch._foreach_exp(torch._foreach_mul(x, [3.0, 4.0]))
     assert isinstance(y, tuple)
     sum(t.sum() for t in y).backward()
-    np.testing.assert_allclose(x[0].grad.numpy(), 3 * np.exp(3.0) * np.ones(2), rtol=1e-6)
-    np.testing.assert_allclose(x[1].grad.numpy(), [4 * np.exp(8.0)], rtol=1e-6)
+    np.testing.assert_allclose(x[0].grad.cpu().numpy(), 3 * np.exp(3.0) * np.ones(2), rtol=1e-6)
+    np.testing.assert_allclose(x[1].grad.cpu().numpy(), [4 * np.exp(8.0)], rtol=1e-6)
 
 
 def test_foreach_ema_matches_the_per_parameter_update():
@@ -90,9 +90,10 @@ def test_foreach_ema_matches_the_per_parameter_update():
                 e.mul_(0.9).add_(p, alpha=0.1)
             torch._foreach_lerp_(pc, mp, 0.1)
     for a, b in zip(ema_a.parameters(), ema_b.parameters()):
-        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
     for a, c in zip(ema_a.parameters(), ema_c.parameters()):
-        np.testing.assert_allclose(a.detach().numpy(), c.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.detach().cpu().numpy(), c.detach().cpu().numpy(),
+                                   rtol=1e-5, atol=1e-6)
 
 
 def test_foreach_norm_gives_clip_grad_norms_total():
@@ -100,7 +101,7 @@ def test_foreach_norm_gives_clip_grad_norms_total():
     grads = [torch.randn(3, 4), torch.randn(5)]
     norms = torch._foreach_norm(grads)
     total = torch.linalg.vector_norm(torch.stack(list(norms)))
-    flat = np.concatenate([g.numpy().ravel() for g in grads]).astype(np.float64)
+    flat = np.concatenate([g.cpu().numpy().ravel() for g in grads]).astype(np.float64)
     np.testing.assert_allclose(total.item(), np.linalg.norm(flat), rtol=1e-6)
     params = [nn.Parameter(torch.zeros_like(g)) for g in grads]
     for p, g in zip(params, grads):
@@ -116,7 +117,7 @@ def test_linspace_ends_and_symmetry():
     for n in (2, 5, 20, 33, 100):
         t = torch.linspace(-1.5, 2.5, n)
         assert t[0].item() == -1.5 and t[-1].item() == 2.5
-        np.testing.assert_allclose(t.numpy(), np.linspace(-1.5, 2.5, n, dtype=np.float32),
+        np.testing.assert_allclose(t.cpu().numpy(), np.linspace(-1.5, 2.5, n, dtype=np.float32),
                                    rtol=0, atol=4e-7)
     assert torch.linspace(3.0, 7.0, 1).tolist() == [3.0]
 
@@ -129,12 +130,13 @@ def test_log_softmax_keeps_small_spreads_of_large_logits():
     a = (rng.standard_normal((4, 300)) + 1e4).astype(np.float32)
     want = a.astype(np.float64) - a.max(1, keepdims=True)
     want -= np.log(np.exp(want).sum(1, keepdims=True))
-    np.testing.assert_allclose(F.log_softmax(torch.tensor(a), 1).numpy(), want, rtol=0, atol=2e-6)
-    np.testing.assert_allclose(F.log_softmax(torch.tensor(a.T.copy()), 0).numpy(), want.T,
+    np.testing.assert_allclose(F.log_softmax(torch.tensor(a), 1).cpu().numpy(), want, rtol=0,
+                               atol=2e-6)
+    np.testing.assert_allclose(F.log_softmax(torch.tensor(a.T.copy()), 0).cpu().numpy(), want.T,
                                rtol=0, atol=2e-6)
     y = torch.tensor(rng.integers(0, 300, 4))
     ce = F.cross_entropy(torch.tensor(a), y).item()
-    np.testing.assert_allclose(ce, -want[np.arange(4), y.numpy()].mean(), rtol=1e-6)
+    np.testing.assert_allclose(ce, -want[np.arange(4), y.cpu().numpy()].mean(), rtol=1e-6)
 
 
 # ---- a resumable training run ----------------------------------------------------------------
@@ -180,5 +182,5 @@ def test_resume_from_checkpoint_is_bit_exact():
     resumed = [step(m2, o2, s2) for _ in range(4)]
     assert resumed == straight
     for k, v in m2.state_dict().items():
-        np.testing.assert_array_equal(v.numpy(), final[k].numpy())
+        np.testing.assert_array_equal(v.cpu().numpy(), final[k].cpu().numpy())
     assert math.isclose(s2.get_last_lr()[0], s.get_last_lr()[0])

@@ -40,6 +40,9 @@ _DEFAULT_ORDER = (SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SD
 _FUSED = {"cpu": {SDPBackend.FLASH_ATTENTION},
           "cuda": {SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
                    SDPBackend.CUDNN_ATTENTION}}
+# the fake test device runs the CPU's fused kernel as its own
+# (_C._fake_emulate_device), so with math switched off it still attends
+_FUSED["fake"] = _FUSED["cpu"]
 
 # (allowed backends, priority order) or None outside any sdpa_kernel
 _state = contextvars.ContextVar("torchlike_sdpa_backends", default=None)
