@@ -292,14 +292,15 @@ def test_deprecated_scalar_first_overloads():
              (lambda: T.addcdiv(t, -1.5, T.tensor(b), T.tensor(c)), a - 1.5 * b / c)]
     for make, want in cases:
         got = make()
-        np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(got.detach().cpu().numpy(), want, rtol=1e-12)
         (grad,) = T.autograd.grad(got.sum(), t)
-        np.testing.assert_array_equal(grad.numpy(), np.ones_like(a))
+        np.testing.assert_array_equal(grad.cpu().numpy(), np.ones_like(a))
     x = T.tensor(a)
     x.add_(-0.1, T.tensor(b))
     x.addcdiv_(0.3, T.tensor(b), T.tensor(c))
     x.addcmul_(2, T.tensor(b), T.tensor(b))
-    np.testing.assert_allclose(x.numpy(), a - 0.1 * b + 0.3 * b / c + 2 * b * b, rtol=1e-12)
+    np.testing.assert_allclose(x.cpu().numpy(), a - 0.1 * b + 0.3 * b / c + 2 * b * b,
+                               rtol=1e-12)
     with pytest.raises(TypeError, match="takes 3 positional arguments but 5"):
         t.addcmul(0.5, T.tensor(b), T.tensor(c), 1)
 

@@ -133,7 +133,7 @@ def test_matmul_operator_of_two_dtypes_promotes(pair):
     a, b = _maker(pair[0])(2, 3), _maker(pair[1])(3, 2)
     result = a @ b
     assert result.dtype == (a[:1, :1] * b[:1, :1]).dtype
-    np.testing.assert_allclose(np.asarray(result.to(tl.complex128)), np.full((2, 2), 3.0))
+    np.testing.assert_allclose(result.to(tl.complex128).cpu().numpy(), np.full((2, 2), 3.0))
     assert (a @ _maker(pair[0])(3, 2)).dtype == pair[0]
 
 
@@ -178,7 +178,7 @@ def test_messages_name_the_bad_argument():
         (lambda: tl.linalg.multi_dot([x, "a"]), TypeError, r"argument 'tensors\[1\]'"),
         (lambda: tl.cross(x, None), TypeError, "argument 'other'"),
         (lambda: tl.deg2rad(None), TypeError, "deg2rad.*'input'"),
-        (lambda: tnp.linalg.qr(tl.ones(2, 2), "bad"), NotImplementedError, "argument 'mode'"),
+        (lambda: tnp.linalg.qr(tl.ones(2, 2), "bad"), ValueError, "Unrecognized mode 'bad'"),
         (lambda: tnp.can_cast(x, None), TypeError, "argument 'to'"),
     ]
     for call, kind, message in cases:

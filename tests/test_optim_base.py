@@ -32,8 +32,8 @@ def test_duplicate_parameter_in_a_group_warns_and_steps_per_appearance():
         opt = optim.SGD([p, q, p], lr=0.1)
     quadratic_grad([p, q])
     opt.step()
-    np.testing.assert_allclose(p.detach().numpy(), [0.6, 0.6], rtol=1e-6)   # 1 - 2 * 0.2
-    np.testing.assert_allclose(q.detach().numpy(), [0.8], rtol=1e-6)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), [0.6, 0.6], rtol=1e-6)   # 1 - 2 * 0.2
+    np.testing.assert_allclose(q.detach().cpu().numpy(), [0.8], rtol=1e-6)
 
 
 def test_parameter_in_two_groups_raises():
