@@ -4,6 +4,7 @@ answers (tests/golden/composites.json, scripts/golden_composites.py) for
 dtypes, shapes and messages; NumPy references for values, gradcheck in
 float64 for derivatives, non-contiguous inputs."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -316,8 +317,9 @@ def test_deprecated_overload_notice_once_per_process():
             "    x = T.ones(2)\n"
             "    x.addcmul_(0.5, x, x); x.addcmul_(0.5, x, x); x.addcdiv(1, x, x)\n"
             "print(repr([str(m.message) for m in w]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # imports torchlike
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, cwd=root).stdout
     assert eval(out) == ["This overload of addcmul_ is deprecated:\n\taddcmul_(Number value, "
                          "Tensor tensor1, Tensor tensor2)\nConsider using one of the following "
                          "signatures instead:\n\taddcmul_(Tensor tensor1, Tensor tensor2, *, "
