@@ -591,6 +591,8 @@ def _fallback(ufunc, method, inputs, kwargs):
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
                if isinstance(x, _C.Tensor)]
     name = f"{_module_of(ufunc)}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    if _is_pyfunc(ufunc) and method == "__call__" and tensors and not kwargs:
+        return _pyfunc_on_host(ufunc, inputs, tensors[0].device)
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
@@ -607,6 +609,26 @@ def _fallback(ufunc, method, inputs, kwargs):
     if method == "at":
         return None
     return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+
+
+def _is_pyfunc(ufunc):
+    # np.frompyfunc's ufuncs: every loop takes and gives Python objects
+    return all(set(t) <= set("O->") for t in ufunc.types)
+
+
+def _pyfunc_on_host(ufunc, inputs, device):
+    """An np.frompyfunc ufunc calls Python once per element, on Python
+    objects, so the elements are on the host whatever the device: one host
+    copy of the inputs (a tensor that requires grad refused, as vectorize
+    refuses it); numeric results go back to the device, object arrays stay
+    NumPy's (torchlike has no object dtype)."""
+    from .numpy._functional import to_host
+    result = ufunc(*[to_host(x, ufunc.__name__) for x in inputs])
+
+    def back(r):
+        r = _wrap(r)
+        return r.to(device) if isinstance(r, _C.Tensor) else r
+    return tuple(back(r) for r in result) if isinstance(result, tuple) else back(result)
 
 
 def _wrap(r):

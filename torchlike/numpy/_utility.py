@@ -436,12 +436,30 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     """NumPy's repr of the values, ``array([...], dtype=...)``, as NumPy
     writes it for its own arrays (NumPy's code would name the class
     ``Tensor``); ``repr(t)`` itself stays PyTorch's ``tensor(...)``."""
-    if isinstance(arr, Tensor):
-        host = np.asarray(arr.detach().cpu())
-        # the buffer protocol's int64 is NumPy's longlong, which its repr names
-        # (dtype=int64); the dtype NumPy makes for int64 data is int_
-        arr = host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
-    return np.array_repr(arr, max_line_width, precision, suppress_small)
+    return np.array_repr(_printable(arr), max_line_width, precision, suppress_small)
+
+
+def _printable(arr):
+    """The host ndarray NumPy's printing reads: text is host objects, so a
+    device tensor's values are copied to the host once (as repr(t) does)."""
+    if not isinstance(arr, Tensor):
+        return arr
+    host = np.asarray(arr.detach().cpu())
+    # the buffer protocol's int64 is NumPy's longlong, which its repr names
+    # (dtype=int64); the dtype NumPy makes for int64 data is int_
+    return host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
+
+
+@implements(np.array_str)
+def array_str(a, *args, **kwargs):
+    """NumPy's str of the values (a device tensor's through one host copy)."""
+    return np.array_str(_printable(a), *args, **kwargs)
+
+
+@implements(np.array2string)
+def array2string(a, *args, **kwargs):
+    """NumPy's text of the values (a device tensor's through one host copy)."""
+    return np.array2string(_printable(a), *args, **kwargs)
 
 
 # ---- writes into an existing array: copyto, putmask, place ---------------------------------------
