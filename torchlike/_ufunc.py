@@ -323,6 +323,16 @@ def _call(ufunc, inputs, kwargs):
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
     where = kwargs.pop("where", True)
+    if kwargs.get("casting") == "unsafe" and out is not None and out is not False:
+        # any cast allowed: the result as computed, written with out's dtype
+        # (copy_ casts), so device tensors need no host round trip
+        result = _call(ufunc, inputs, dict(kwargs, casting="same_kind", dtype=dtype))
+        if result is NotImplemented:
+            return NotImplemented
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+        write_where(out, result, None if where is True else
+                    where if isinstance(where, _C.Tensor) else as_tensor(where))
+        return given_out[0]
     if op is None or out is False or ufunc.nout != 1 or not _is_default(kwargs):
         return NotImplemented
     if where is not True:
@@ -421,7 +431,44 @@ def _ufunc_reduction(ufunc):
                                                  device=result.device))
             return finish(result, out)
         return reduce
+    if name in _BITWISE_REDUCTIONS:
+        return _bitwise_reduction(getattr(_C, name), _BITWISE_REDUCTIONS[name])
     return None
+
+
+# bitwise ufuncs reduced by folding halves (no torchlike reduction): name ->
+# whether the identity is all ones (and) rather than zero (or, xor)
+_BITWISE_REDUCTIONS = {"bitwise_and": True, "bitwise_or": False, "bitwise_xor": False}
+
+
+def _bitwise_reduction(op, ones):
+    def reduce(x, axis, keepdims, initial, where, dtype, out):
+        if dtype is not None or out is not None or where is not True or \
+                x.is_floating_point() or x.is_complex() or x.ndim == 0:
+            raise NotImplementedError  # NumPy's own loop (and its errors) on the host
+        if axis is None:
+            y, dim = x.reshape(-1), 0
+        elif isinstance(axis, int) or len(axis) == 1:
+            dim = norm_axis(axis if isinstance(axis, int) else axis[0], x.ndim)
+            y = x
+        else:
+            raise NotImplementedError
+        y = y.movedim(dim, -1)
+        if y.shape[-1] == 0:  # the identity
+            zeros = _C.zeros(tuple(y.shape[:-1]) + (1,), dtype=y.dtype, device=y.device)
+            y = _C.bitwise_not(zeros) if ones else zeros
+        while y.shape[-1] > 1:  # log2(n) elementwise ops, each on the device
+            n = y.shape[-1]
+            half = op(y[..., :n // 2], y[..., n // 2:2 * (n // 2)])
+            y = _C.cat([half, y[..., 2 * (n // 2):]], -1) if n % 2 else half
+        result = y[..., 0]
+        if initial is not None:
+            result = op(result, _C.full((), initial, dtype=result.dtype, device=result.device))
+        if keepdims:
+            result = result.reshape(tuple(1 if axis is None or i == dim else n
+                                          for i, n in enumerate(x.shape)))
+        return result
+    return reduce
 
 
 def _cummax(x, axis):
@@ -516,8 +563,8 @@ def _reduceat(ufunc, inputs, kwargs):
         else:
             piece = x.narrow(axis, start, 1)
         pieces.append(piece)
-    if not pieces:
-        return NotImplemented
+    if not pieces:  # no indices: an empty result along axis, of x's dtype
+        return x.narrow(axis, 0, 0)
     if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
         wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
         pieces = [p.to(wide) for p in pieces]
@@ -661,8 +708,12 @@ def _on_device(ufunc, method, inputs, kwargs, device):
                                 f"the operands are {device} tensors")
         if "where" in kwargs and not isinstance(kwargs["where"], (bool, _C.Tensor)):
             kwargs["where"] = as_tensor(kwargs["where"])
+        # (ufunc.at's second input is an index, not an operand: [] is no
+        # float array, a tuple of index arrays no stacked one; indexing a
+        # device tensor takes lists as they are)
         inputs = tuple(x if isinstance(x, (_C.Tensor, bool, int, float, complex))
-                       else as_tensor(x) for x in inputs)
+                       or (method == "at" and i == 1) else as_tensor(x)
+                       for i, x in enumerate(inputs))
         return _dispatch(ufunc, method, inputs, kwargs)
     finally:
         _DEVICE.reset(token)

@@ -645,7 +645,12 @@ def _ufunc_method(ufunc, method):
         if method in ("outer",):
             args = tuple(_operand(a) for a in args[:1]) + args[1:]
         elif method == "at" and len(args) > 1:
-            args = (args[0], _operand(args[1])) + args[2:]
+            values = _operand(args[1])
+            if isinstance(array, Tensor) and isinstance(values, Tensor) and \
+                    not isinstance(args[1], (Tensor, np.ndarray)):
+                # a list of values goes to the array's device, as a ufunc's lists do
+                values = values.to(array.device)
+            args = (args[0], values) + args[2:]
         return bound(_operand(array), *args, **kwargs)
     call.__name__ = call.__qualname__ = f"{ufunc.__name__}.{method}"
     call.__doc__ = bound.__doc__

@@ -55,6 +55,25 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     return _C.argsort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True)
 
 
+@implements(np.lexsort)
+def lexsort(keys, axis=-1):
+    """Indices sorting by several keys, the last one primary: a stable sort
+    by each key in turn, the first key first, each along the order found so
+    far (argsorts and gathers on the keys' device)."""
+    if isinstance(keys, Tensor):
+        keys = list(keys.unbind(0)) if keys.ndim else [keys]
+    keys = [as_tensor(k) for k in keys]
+    if not keys or keys[0].ndim == 0:
+        raise Unsupported("lexsort of no keys or of 0-d keys")  # NumPy's own errors
+    if any(k.shape != keys[0].shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    dim = norm_axis(axis, keys[0].ndim)
+    order = argsort(keys[0], axis=dim)
+    for key in keys[1:]:
+        order = _C.gather(order, dim, argsort(_C.gather(key, dim, order), axis=dim))
+    return order
+
+
 def _check_kind(kind, stable):
     """NumPy takes the sort's kind= or stable=, not both (every sort here is stable)."""
     if kind is not None and stable is not None:
