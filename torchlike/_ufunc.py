@@ -431,21 +431,30 @@ def _ufunc_reduction(ufunc):
                                                  device=result.device))
             return finish(result, out)
         return reduce
-    if name in _BITWISE_REDUCTIONS:
-        return _bitwise_reduction(getattr(_C, name), _BITWISE_REDUCTIONS[name])
+    if name in _FOLDS:
+        return _fold_reduction(ufunc, name)
     return None
 
 
-# bitwise ufuncs reduced by folding halves (no torchlike reduction): name ->
-# whether the identity is all ones (and) rather than zero (or, xor)
-_BITWISE_REDUCTIONS = {"bitwise_and": True, "bitwise_or": False, "bitwise_xor": False}
+# associative ufuncs with no torchlike reduction, reduced by folding halves
+# (log2(n) elementwise ops on the tensor's device): name -> NumPy's identity
+# ("ones": all bits set; None: none, an empty reduction raises)
+_FOLDS = {"bitwise_and": "ones", "bitwise_or": 0, "bitwise_xor": 0, "gcd": 0, "lcm": None,
+          "logical_xor": False, "fmax": None, "fmin": None,
+          # x0 - x1 - x2 ... is x0 - (x1 + x2 ...), x0 / x1 / x2 ... is x0 / (x1 * x2 ...)
+          "subtract": None, "divide": None}
+_REST = {"subtract": "add", "divide": "mul"}
+_UNORDERED = {"lcm", "subtract", "divide"}  # NumPy reduces them over one axis only
 
 
-def _bitwise_reduction(op, ones):
+def _fold_reduction(ufunc, name):
     def reduce(x, axis, keepdims, initial, where, dtype, out):
-        if dtype is not None or out is not None or where is not True or \
-                x.is_floating_point() or x.is_complex() or x.ndim == 0:
+        if dtype is not None or out is not None or where is not True or x.ndim == 0 or \
+                (initial is not None and name in _REST):
             raise NotImplementedError  # NumPy's own loop (and its errors) on the host
+        if axis is None and x.ndim > 1 and name in _UNORDERED:
+            raise ValueError(f"reduction operation '{name}' is not reorderable, so at most "
+                             f"one axis may be specified")
         if axis is None:
             y, dim = x.reshape(-1), 0
         elif isinstance(axis, int) or len(axis) == 1:
@@ -454,16 +463,36 @@ def _bitwise_reduction(op, ones):
         else:
             raise NotImplementedError
         y = y.movedim(dim, -1)
-        if y.shape[-1] == 0:  # the identity
+        if name == "logical_xor":
+            y = y.to(_C.bool) if y.dtype != _C.bool else y
+        elif name == "divide" and not (y.is_floating_point() or y.is_complex()):
+            y = y.to(_C.float64)
+        identity = _FOLDS[name]
+        if y.shape[-1] == 0:
+            if identity is None and initial is None:
+                raise ValueError(f"zero-size array to reduction operation {name} which has "
+                                 f"no identity")
             zeros = _C.zeros(tuple(y.shape[:-1]) + (1,), dtype=y.dtype, device=y.device)
-            y = _C.bitwise_not(zeros) if ones else zeros
-        while y.shape[-1] > 1:  # log2(n) elementwise ops, each on the device
+            if initial is not None:  # the initial value alone
+                y, initial = _C.full_like(zeros, initial), None
+            else:
+                y = _C.bitwise_not(zeros) if identity == "ones" else zeros
+        if name in _REST:
+            first, y = y[..., 0], y[..., 1:]
+            op = getattr(_C, _REST[name])
+        else:
+            op = _op_for(ufunc)
+        while y.shape[-1] > 1:
             n = y.shape[-1]
             half = op(y[..., :n // 2], y[..., n // 2:2 * (n // 2)])
             y = _C.cat([half, y[..., 2 * (n // 2):]], -1) if n % 2 else half
-        result = y[..., 0]
+        if name in _REST:
+            result = first if y.shape[-1] == 0 else _op_for(ufunc)(first, y[..., 0])
+        else:
+            result = y[..., 0]
         if initial is not None:
-            result = op(result, _C.full((), initial, dtype=result.dtype, device=result.device))
+            result = _op_for(ufunc)(result, _C.full((), initial, dtype=result.dtype,
+                                                   device=result.device))
         if keepdims:
             result = result.reshape(tuple(1 if axis is None or i == dim else n
                                           for i, n in enumerate(x.shape)))
@@ -488,9 +517,43 @@ def _logcumsumexp2(x, axis):
     return _logcumsumexp(x * _LN2, axis) / _LN2
 
 
+def _first_then(x, axis, scan, combine):
+    """x0, then x0 combined with the scan of x1 .. xk: subtract's and
+    divide's accumulations (x0 - x1 - ... is x0 - (x1 + ...))."""
+    n = x.shape[axis]
+    if n < 2:
+        return x.clone()
+    first = x.narrow(axis, 0, 1)
+    return _C.cat([first, combine(first, scan(x.narrow(axis, 1, n - 1), axis, dtype=x.dtype))],
+                  axis)
+
+
+def _subtract_scan(x, axis):
+    return _first_then(x, axis, _C.cumsum, _C.sub)
+
+
+def _divide_scan(x, axis):
+    x = x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
+    return _first_then(x, axis, _C.cumprod, _C.div)
+
+
+def _nan_ignoring_scan(scan, fill):
+    """fmax's and fmin's running value: NaN only while every element so far
+    is NaN (the NaNs replaced by the scan's neutral infinity otherwise)."""
+    def run(x, axis):
+        if not (x.is_floating_point() or x.is_complex()):
+            return scan(x, axis)
+        nan = x.isnan()
+        result = scan(_C.where(nan, _C.full((), fill, dtype=x.dtype, device=x.device), x), axis)
+        return _C.where(_C.cummin(nan.to(_C.uint8), axis)[0].to(_C.bool), x, result)
+    return run
+
+
 # ufunc.accumulate -> scan(x, axis)
-_OP_SCANS = {"maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
-             "logaddexp2": _logcumsumexp2}
+_OP_SCANS = {"fmax": _nan_ignoring_scan(_cummax, float("-inf")),
+             "fmin": _nan_ignoring_scan(_cummin, float("inf")),
+             "maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
+             "logaddexp2": _logcumsumexp2, "subtract": _subtract_scan, "divide": _divide_scan}
 
 
 def _reduce(ufunc, method, inputs, kwargs):

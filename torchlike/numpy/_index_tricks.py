@@ -216,3 +216,64 @@ def ix_(*args):
             new = _C.nonzero(new).reshape(-1)
         out.append(new.reshape((1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
     return tuple(out)
+
+
+# ---- flat and multi-dimensional indices, on the indices' device ----------------------
+
+def _strides_of(dims, order):
+    """The step of each dim in a flat index of shape ``dims``."""
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    steps, step = [], 1
+    for n in (reversed(dims) if order == "C" else dims):
+        steps.append(step)
+        step *= n
+    return steps[::-1] if order == "C" else steps
+
+
+@implements(np.ravel_multi_index)
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """The flat index of each coordinate tuple: sum of coordinate * step.
+    ``mode='raise'`` checks the coordinates with one host read (NumPy's
+    ValueError); 'wrap' and 'clip' map them into range per dim."""
+    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    coords = [as_tensor(c) for c in multi_index]
+    if any(c.is_floating_point() or c.is_complex() for c in coords):
+        raise TypeError("only int indices permitted")
+    flat = None
+    for c, n, m, step in zip(coords, dims, modes, _strides_of(dims, order)):
+        c = c.to(_C.int64)
+        if m == "wrap":
+            c = _C.remainder(c, n)
+        elif m == "clip":
+            c = _C.clamp(c, 0, n - 1)
+        elif m != "raise":
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+        elif bool(((c < 0) | (c >= n)).any()):
+            raise ValueError("invalid entry in coordinates array")
+        flat = c * step if flat is None else flat + c * step
+    return flat
+
+
+@implements(np.unravel_index)
+def unravel_index(indices, shape, order="C"):
+    """The coordinates of flat indices in ``shape``: a quotient and a
+    remainder per dim; out-of-range indices are NumPy's ValueError (one host
+    read)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    flat = as_tensor(indices)
+    if flat.is_floating_point() or flat.is_complex() or flat.dtype == _C.bool:
+        raise TypeError("only int indices permitted")
+    flat = flat.to(_C.int64)
+    size = 1
+    for n in shape:
+        size *= n
+    bad = (flat < 0) | (flat >= size)
+    if bool(bad.any()):
+        first = int(flat[bad].reshape(-1)[0])
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
+    return tuple(_C.remainder(_C.div(flat, step, rounding_mode="floor"), n)
+                 for n, step in zip(shape, _strides_of(shape, order)))

@@ -130,6 +130,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None and period == 0:
         raise ValueError("period must be a non-zero value")
     x, xp, fp = (as_tensor(t) for t in (x, xp, fp))
+    if fp.is_complex() and not (x.is_complex() or xp.is_complex()):
+        # NumPy's complex interpolant: the real and imaginary parts apart
+        ends = [None if e is None else complex(e) for e in (left, right)]
+        re, im = (interp(x, xp, part(fp), *[None if e is None else part(e) for e in ends],
+                         period=period)
+                  for part in (lambda z: z.real, lambda z: z.imag))
+        return re + im * 1j
     if any(t.is_complex() for t in (x, xp, fp)):
         raise Unsupported("interp of complex values")
     x, xp, fp = (t if t.dtype == _C.float64 else t.to(_C.float64) for t in (x, xp, fp))

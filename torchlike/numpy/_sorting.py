@@ -74,6 +74,24 @@ def lexsort(keys, axis=-1):
     return order
 
 
+@implements(np.digitize)
+def digitize(x, bins, right=False):
+    """The bin of each x: NumPy's searchsorted of x in increasing bins (of the
+    reversed bins, counted from the end, for decreasing ones), on the device;
+    whether the bins are monotonic is one host read (NumPy's ValueError)."""
+    x, bins = as_tensor(x), as_tensor(bins)
+    if bins.ndim != 1 or x.is_complex() or bins.is_complex() or \
+            (bins.is_floating_point() and bool(bins.isnan().any())):
+        raise Unsupported("digitize of complex values, NaN bins or bins not 1-d")
+    increasing = bool((bins[1:] >= bins[:-1]).all())
+    if not increasing and not bool((bins[1:] <= bins[:-1]).all()):
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    if increasing:
+        return searchsorted(bins, x, side)
+    return bins.shape[0] - searchsorted(bins.flip(0), x, side)
+
+
 def _check_kind(kind, stable):
     """NumPy takes the sort's kind= or stable=, not both (every sort here is stable)."""
     if kind is not None and stable is not None:
