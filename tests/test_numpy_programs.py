@@ -17,7 +17,7 @@ import pytest
 
 import torchlike
 import torchlike.numpy as tnp
-from oracle import TEST_DEVICE, numpy_or_refused
+from oracle import DEVICE_REFUSALS, TEST_DEVICE
 
 
 def _host(x):
@@ -42,17 +42,34 @@ def _moved(obj, move):
 
 def host_step(np, name, fn, *args, **kwargs):
     """One step of a program that has no device version: on a device run
-    (tests/conftest.py) ``fn`` must refuse with the TypeError naming ``name``,
-    as tests/golden/device_refusals.txt lists, and the step then runs on host
-    copies of its operands, its tensor results moved back to the device, so
-    that the rest of the program still runs there.  With NumPy, or on the
-    CPU, it is the call itself."""
+    (tests/conftest.py) ``fn`` must refuse with a TypeError naming the device
+    (``name`` listed in tests/golden/device_refusals.txt, with the reason),
+    and the step then runs on host copies of its operands, its tensor results
+    moved back to the device, so that the rest of the program still runs
+    there.  With NumPy, or on the CPU, it is the call itself."""
     if np is numpy or not TEST_DEVICE:
         return fn(*args, **kwargs)
-    assert numpy_or_refused(lambda: fn(*args, **kwargs), name) is None, name
     device = torchlike.get_default_device()
+    assert name in DEVICE_REFUSALS, f"{name}: not listed in tests/golden/device_refusals.txt"
+    with pytest.raises(TypeError, match=str(device)):
+        fn(*args, **kwargs)
     result = fn(*_moved(args, lambda t: t.cpu()), **_moved(kwargs, lambda t: t.cpu()))
     return _moved(result, lambda t: t.to(device))
+
+
+def host_program(program, name):
+    """A program whose every step is host semantics (np.nditer's zero-copy
+    views of host memory): on a device run ``name`` (listed in
+    tests/golden/device_refusals.txt) must refuse the device's tensors with
+    a TypeError naming the device, and the program runs with the CPU as the
+    default device; elsewhere, ``_run(program)``."""
+    if TEST_DEVICE:
+        assert name in DEVICE_REFUSALS, f"{name}: not listed in tests/golden/device_refusals.txt"
+        with pytest.raises(TypeError, match=str(torchlike.get_default_device())):
+            program(tnp)
+        with torchlike.device("cpu"):
+            return _run(program)
+    return _run(program)
 
 
 def _same(expected, got, where):

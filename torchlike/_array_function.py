@@ -591,13 +591,6 @@ def _via_implementation(func, args, kwargs):
     previous = _C._local_default_dtype(_C.float64)
     try:
         result = _rebind(impl)(*args, **kwargs)
-    except TypeError as error:
-        # NumPy's code made a host array of a device tensor (np.bmat's
-        # matrices): route 3's refusal names the function, not the conversion
-        if "device type tensor to numpy" in str(error) and \
-                _device_of(args, kwargs) is not None:
-            raise Unsupported(f"{_name(func)}: NumPy's code needs host arrays") from error
-        raise
     finally:
         _C._local_default_dtype(previous)
     result = _wrap(result)

@@ -213,8 +213,26 @@ def numpy_reciprocal(x, out=None):
     return out
 
 
+def _bitwise_count(x, out=None):
+    """NumPy's bitwise_count: the 1 bits of |x|, as uint8 (a shift and mask
+    per bit of the dtype, on x's device)."""
+    if x.is_floating_point() or x.is_complex():
+        raise TypeError(f"numpy.bitwise_count: ufunc 'bitwise_count' not supported for the "
+                        f"input types ({x.dtype})")
+    x = x.to(_C.uint8) if x.dtype is _C.bool else x
+    magnitude = x if x.dtype in (_C.uint8, _C.uint16, _C.uint32, _C.uint64) else _C.abs(x)
+    count = _C.zeros(tuple(x.shape), dtype=_C.uint8, device=x.device)
+    for k in range(x.element_size() * 8):
+        count = count + _C.bitwise_and(_C.bitwise_right_shift(magnitude, k), 1).to(_C.uint8)
+    if out is None:
+        return count
+    out.copy_(count)
+    return out
+
+
 # Ufuncs answered by a composition of ops rather than one op of their name.
 _COMPOSITES = {
+    "bitwise_count": _bitwise_count,
     "spacing": _spacing, "reciprocal": numpy_reciprocal,
     "floor_divide": numpy_bool_arithmetic(numpy_division(_C.floor_divide)),
     "remainder": numpy_bool_arithmetic(numpy_division(_C.remainder)),
@@ -323,6 +341,10 @@ def _call(ufunc, inputs, kwargs):
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
     where = kwargs.pop("where", True)
+    if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
+        # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
+        # (NumPy's histogram subtracts so), as is out='s copy_ below
+        kwargs["casting"] = "same_kind"
     if kwargs.get("casting") == "unsafe" and out is not None and out is not False:
         # any cast allowed: the result as computed, written with out's dtype
         # (copy_ casts), so device tensors need no host round trip
@@ -441,6 +463,7 @@ def _ufunc_reduction(ufunc):
 # ("ones": all bits set; None: none, an empty reduction raises)
 _FOLDS = {"bitwise_and": "ones", "bitwise_or": 0, "bitwise_xor": 0, "gcd": 0, "lcm": None,
           "logical_xor": False, "fmax": None, "fmin": None,
+          "equal": None,  # of bools only: XNOR, associative (of numbers it is not)
           # x0 - x1 - x2 ... is x0 - (x1 + x2 ...), x0 / x1 / x2 ... is x0 / (x1 * x2 ...)
           "subtract": None, "divide": None}
 _REST = {"subtract": "add", "divide": "mul"}
@@ -450,7 +473,8 @@ _UNORDERED = {"lcm", "subtract", "divide"}  # NumPy reduces them over one axis o
 def _fold_reduction(ufunc, name):
     def reduce(x, axis, keepdims, initial, where, dtype, out):
         if dtype is not None or out is not None or where is not True or x.ndim == 0 or \
-                (initial is not None and name in _REST):
+                (initial is not None and name in _REST) or \
+                (name == "equal" and x.dtype != _C.bool):
             raise NotImplementedError  # NumPy's own loop (and its errors) on the host
         if axis is None and x.ndim > 1 and name in _UNORDERED:
             raise ValueError(f"reduction operation '{name}' is not reorderable, so at most "
@@ -549,8 +573,32 @@ def _nan_ignoring_scan(scan, fill):
     return run
 
 
+def _logical_scan(scan):
+    def run(x, axis):  # any/all so far: a running max/min of the truth values
+        return scan(x.to(_C.bool).to(_C.uint8), axis).to(_C.bool)
+    return run
+
+
+def _doubling_scan(name):
+    """The running value of an associative ufunc with no torchlike scan: log2(n)
+    steps, each combining every element with the one 2**k before it."""
+    def run(x, axis):
+        op = getattr(_C, name)
+        y = x.to(_C.bool) if name == "logical_xor" else x
+        n, shift = y.shape[axis], 1
+        while shift < n:
+            y = _C.cat([y.narrow(axis, 0, shift),
+                        op(y.narrow(axis, shift, n - shift), y.narrow(axis, 0, n - shift))], axis)
+            shift *= 2
+        return y
+    return run
+
+
 # ufunc.accumulate -> scan(x, axis)
-_OP_SCANS = {"fmax": _nan_ignoring_scan(_cummax, float("-inf")),
+_OP_SCANS = {**{name: _doubling_scan(name) for name in
+                ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "logical_xor")},
+             "logical_or": _logical_scan(_cummax), "logical_and": _logical_scan(_cummin),
+             "fmax": _nan_ignoring_scan(_cummax, float("-inf")),
              "fmin": _nan_ignoring_scan(_cummin, float("inf")),
              "maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
              "logaddexp2": _logcumsumexp2, "subtract": _subtract_scan, "divide": _divide_scan}
@@ -585,7 +633,7 @@ def _reduce(ufunc, method, inputs, kwargs):
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
-        if dtype is not None or not x.is_floating_point() and ufunc.__name__[:3] == "log":
+        if dtype is not None or not x.is_floating_point() and ufunc.__name__.startswith("logaddexp"):
             return NotImplemented
         result = _OP_SCANS[ufunc.__name__](x, axis)
     else:

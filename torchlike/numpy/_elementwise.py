@@ -145,8 +145,12 @@ def _complex_pair(x1, x2):
     # a Python number goes through complex128, so one past complex64's range
     # becomes inf there (NumPy's cast) instead of raising
     dtype = _C.result_type(x1, x2)
-    device = (x1 if isinstance(x1, Tensor) else x2).device
-    a, b = (x.to(dtype) if isinstance(x, Tensor) else
+    devices = [x.device for x in (x1, x2) if isinstance(x, Tensor)]
+    device = next((d for d in devices if d.type != "cpu"), devices[0])
+    # (a 0-d host tensor, a NumPy scalar made one, is a scalar beside device
+    # tensors, as in PyTorch's ops)
+    a, b = ((x.to(dtype) if x.device == device or x.ndim else x.to(dtype).to(device))
+            if isinstance(x, Tensor) else
             _C.full((), x, dtype=_C.complex128, device=device).to(dtype) for x in (x1, x2))
     return _C.broadcast_tensors(a, b)
 

@@ -9,7 +9,7 @@ does in ``asarray``."""
 import numpy as np
 
 from .. import _C
-from .._array_function import _DEVICE, as_tensor, implements, np_dtype, tl_dtype
+from .._array_function import _DEVICE, Unsupported, as_tensor, implements, np_dtype, tl_dtype
 from ._creation import arange, array, asarray, linspace
 from ._manipulation import concatenate
 from ._info import result_type
@@ -277,3 +277,62 @@ def unravel_index(indices, shape, order="C"):
         raise ValueError(f"index {first} is out of bounds for array with size {size}")
     return tuple(_C.remainder(_C.div(flat, step, rounding_mode="floor"), n)
                  for n, step in zip(shape, _strides_of(shape, order)))
+
+
+@implements(np.unpackbits)
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """The bits of uint8 data as uint8 0/1, eight per byte along ``axis``
+    (the flattened array for None), shifts and masks on the device."""
+    a = as_tensor(a)
+    if a.dtype != _C.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("big", "little"):
+        raise Unsupported("unpackbits with another bitorder")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = axis + a.ndim if axis < 0 else axis
+    shifts = _C.arange(7, -1, -1, device=a.device) if bitorder == "big" else \
+        _C.arange(8, device=a.device)
+    bits = _C.bitwise_and(_C.bitwise_right_shift(a.unsqueeze(axis + 1),
+                                                 shifts.to(_C.uint8).reshape(
+                                                     (8,) + (1,) * (a.ndim - axis - 1))), 1)
+    shape = tuple(a.shape)
+    bits = bits.reshape(shape[:axis] + (shape[axis] * 8,) + shape[axis + 1:])
+    if count is None:
+        return bits
+    total = shape[axis] * 8
+    if count < -total:
+        raise ValueError("-count larger than number of elements")
+    keep = min(count, total) if count >= 0 else max(total + count, 0)
+    bits = bits.narrow(axis, 0, keep)
+    if count > total:  # NumPy pads with zero bits
+        pad = list(bits.shape)
+        pad[axis] = count - total
+        bits = _C.cat([bits, _C.zeros(tuple(pad), dtype=_C.uint8, device=a.device)], axis)
+    return bits
+
+
+@implements(np.packbits)
+def packbits(a, axis=None, bitorder="big"):
+    """Eight truth values per uint8 along ``axis`` (the flattened array for
+    None), the last byte padded with zeros: weighted sums on the device."""
+    a = as_tensor(a)
+    if a.is_floating_point() or a.is_complex():
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("big", "little"):
+        raise Unsupported("packbits with another bitorder")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise Unsupported("packbits of a 0-d array")  # NumPy's own rules
+    axis = axis + a.ndim if axis < 0 else axis
+    a = (a != 0).to(_C.uint8).movedim(axis, -1)
+    n = a.shape[-1]
+    if n % 8:
+        pad = _C.zeros(tuple(a.shape[:-1]) + (8 - n % 8,), dtype=_C.uint8, device=a.device)
+        a = _C.cat([a, pad], -1)
+    weights = _C.tensor([128, 64, 32, 16, 8, 4, 2, 1], dtype=_C.int64, device=a.device)
+    if bitorder == "little":
+        weights = weights.flip(0)
+    groups = a.reshape(tuple(a.shape[:-1]) + (a.shape[-1] // 8, 8))
+    return (groups * weights).sum(-1).to(_C.uint8).movedim(-1, axis)
