@@ -42,6 +42,10 @@ SUITES = {
                        "test_scipy_array_api.py", "test_numpy_random_api.py",
                        "test_numpy_random_dists.py", "test_numpy_ma.py",
                        "test_numpy_ma_more.py"],
+    # NumPy programs run through torchlike.numpy on the device (host-only
+    # steps: their refusal checked, then run on host copies; host_step)
+    "numpy_programs": ["test_numpy_programs.py", "test_numpy_programs2.py",
+                       "test_numpy_programs3.py"],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its

@@ -23,7 +23,7 @@ import pytest
 
 import torchlike
 import torchlike.numpy as tnp
-from test_numpy_programs import _host, _run, _same
+from test_numpy_programs import _host, _run, _same, host_step
 
 _RNG = numpy.random.default_rng(11)
 POINTS = numpy.concatenate([_RNG.normal(c, 0.4, (30, 2)) for c in ((0, 0), (3, 1), (1, 4))])
@@ -1023,7 +1023,10 @@ def products_with_lists(np):
     counts = np.arange(6).reshape(2, 3)
     return (R @ [1.0, 2.0], R @ [1, 2], [3.0, 4.0] @ R, [[1, 0], [0, 1]] @ R, R @ (1.0, 0.5),
             counts @ [1, 1, 1], counts @ [0.5, 0.25, 0.0], [True, False] @ counts,
-            R @ numpy.asarray([1, 2], dtype=numpy.int32), numpy.asarray([2, 3]) @ counts,
+            # (an ndarray operand is host memory: host-only on a device)
+            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, R,
+                      numpy.asarray([1, 2], dtype=numpy.int32)),
+            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, numpy.asarray([2, 3]), counts),
             R.astype(np.float32) @ [1.0, 1.0], [[1, 2], [3, 4]] @ counts)
 
 

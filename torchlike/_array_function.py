@@ -220,7 +220,12 @@ def as_tensor(x):
 
 def _host_tensor(x):
     if isinstance(x, (list, tuple)) and has_tensor(x):
-        return _C.stack(_numpy_common([as_tensor(e) for e in x]))
+        items = [as_tensor(e) for e in x]
+        device = next((t.device for t in items if t.device.type != "cpu"), None)
+        if device is not None:  # Python numbers beside device tensors ([t, 0.5]) go there
+            items = [t.to(device) if t.device != device and not isinstance(e, Tensor) else t
+                     for t, e in zip(items, x)]
+        return _C.stack(_numpy_common(items))
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
         raise no_dtype(a.dtype)
@@ -514,7 +519,15 @@ def _keep_atleast(name):
     return atleast
 
 
-_KEEP = {"atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
+def _keep_ravel(a, order="C"):
+    """np.ravel as seen by NumPy's code: numbers in a list (np.append's
+    values) become an array on the call's device, as np.asarray's do."""
+    if isinstance(a, (Tensor, np.ndarray)) or _DEVICE.get() is None:
+        return np.ravel(a, order)
+    return np.ravel(_keep_asarray(a), order)
+
+
+_KEEP = {"ravel": _keep_ravel, "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
          "asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
          "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray,
          **{name: _on_call_device(name) for name in

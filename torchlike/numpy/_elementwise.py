@@ -26,7 +26,7 @@ def _weak(x):
 
 
 def _arg(x):
-    return x if isinstance(x, Tensor) else as_tensor(x)
+    return x if isinstance(x, Tensor) else _new_array(x)
 
 
 def _masked(name, args, kwargs):
@@ -63,13 +63,22 @@ def _unary(op, name):
         if rest:
             kwargs = _out_given(name, 1, rest, kwargs)
         try:
-            return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
+            return op(x if isinstance(x, Tensor) else _new_array(x), **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
     _DIRECT[name] = op, 1
     return fn
+
+
+def _new_array(x):
+    """What NumPy makes an array of, given with no tensor (np.deg2rad(30.0)):
+    an array on the default device, as np.asarray makes it (inside a call on
+    device tensors, as_tensor places it on theirs)."""
+    t = as_tensor(x)
+    default = _C._get_default_device()
+    return t if default.type == "cpu" or t.device.type != "cpu" else t.to(default)
 
 
 def _binary(op, name):
@@ -83,10 +92,12 @@ def _binary(op, name):
             # two Python numbers are both arrays of NumPy's dtypes (np.add(2,
             # 3.5) is float64, as in NumPy, not int64 with a weak float)
             numbers = _weak(x1) and _weak(x2)
+            alone = not (isinstance(x1, Tensor) or isinstance(x2, Tensor))
+            convert = _new_array if alone else as_tensor
             if not isinstance(x1, Tensor) and not (_weak(x1) and isinstance(x2, Tensor)):
-                x1 = as_tensor(x1)
+                x1 = convert(x1)
             if not isinstance(x2, Tensor) and (numbers or not _weak(x2)):
-                x2 = as_tensor(x2)
+                x2 = convert(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
         if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \

@@ -543,3 +543,42 @@ def place(arr, mask, vals):
     k = (_C.cumsum(m.to(_C.int64), 0) - 1) % v.numel()  # the index into vals of each True
     flat = _C.where(m, v[k], arr.reshape(-1))
     arr.copy_(flat.reshape(tuple(arr.shape)))
+
+
+# ---- saving arrays to files: a file is host data ----------------------------------------
+# NumPy's writers run on the host; a device tensor's values are copied there
+# once (as torchlike.save copies them), the deliberate round trip of
+# docs/devices.md.  A tensor that requires grad is refused, as the fallback
+# rule refuses it (the file could not carry its history).
+
+def _saved(x, name):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_saved(e, name) for e in x)
+    if not isinstance(x, Tensor):
+        return x
+    if x.requires_grad and _C.is_grad_enabled():
+        raise TypeError(f"numpy.{name} has no torchlike implementation, so it cannot be "
+                        f"recorded for autograd: it does not accept a tensor that requires grad")
+    return x.cpu().numpy()
+
+
+@implements(np.save)
+def save(file, arr, *args, **kwargs):
+    return np.save(file, _saved(arr, "save"), *args, **kwargs)
+
+
+@implements(np.savez)
+def savez(file, *args, **kwds):
+    return np.savez(file, *_saved(args, "savez"),
+                    **{k: _saved(v, "savez") for k, v in kwds.items()})
+
+
+@implements(np.savez_compressed)
+def savez_compressed(file, *args, **kwds):
+    return np.savez_compressed(file, *_saved(args, "savez_compressed"),
+                               **{k: _saved(v, "savez_compressed") for k, v in kwds.items()})
+
+
+@implements(np.savetxt)
+def savetxt(fname, X, *args, **kwargs):
+    return np.savetxt(fname, _saved(X, "savetxt"), *args, **kwargs)
