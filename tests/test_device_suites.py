@@ -12,7 +12,7 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
-(NumPy dispatch), 40 s (oracles), 16 s (training), 38 s (misc), 8 s (functions),
+(NumPy dispatch), 10 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s (misc), 8 s (functions),
 3 s (serialization) and 56 s (nn: the guard's mprotect calls, most of it) of wall
 time, pytest's start included (about twice that with the machine shared with a
 build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
@@ -45,7 +45,7 @@ SUITES = {
     # NumPy programs run through torchlike.numpy on the device (host-only
     # steps: their refusal checked, then run on host copies; host_step)
     "numpy_programs": ["test_numpy_programs.py", "test_numpy_programs2.py",
-                       "test_numpy_programs3.py"],
+                       "test_numpy_programs3.py", "test_numpy_programs4.py"],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its
