@@ -73,10 +73,14 @@ def _unary(op, name):
 
 
 def _new_array(x):
-    """What NumPy makes an array of, given with no tensor (np.deg2rad(30.0)):
-    an array on the default device, as np.asarray makes it (inside a call on
-    device tensors, as_tensor places it on theirs)."""
+    """An operand that is not a tensor.  A number given alone (np.deg2rad(30.0),
+    np.add(2, 3.5)) makes a 0-d array on the default device, as np.asarray(30.0)
+    does, so that later arrays built from it join the program's device arrays;
+    host data (lists, ndarrays) keeps the rule of docs/numpy.md (the CPU,
+    unless a call on device tensors places it there)."""
     t = as_tensor(x)
+    if not isinstance(x, (*_SCALARS, np.generic)):
+        return t
     default = _C._get_default_device()
     return t if default.type == "cpu" or t.device.type != "cpu" else t.to(default)
 
