@@ -12,9 +12,9 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
-(NumPy dispatch), 10 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s (misc), 8 s (functions),
-3 s (serialization) and 56 s (nn: the guard's mprotect calls, most of it) of wall
-time, pytest's start included (about twice that with the machine shared with a
+(NumPy dispatch), 10 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s
+(misc), 8 s (functions), 3 s (serialization) and 56 s (nn: the guard's mprotect calls,
+most of it) of wall time, pytest's start included (about twice that with the machine shared with a
 build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
 protocol and DLPack of host memory), test_dispatch and test_create_device (the
 fake device itself, with and without lent kernels, in processes of their own),

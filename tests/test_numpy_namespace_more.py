@@ -674,11 +674,13 @@ def _on_device_as_numpy(want, got, where):
     assert isinstance(got, tl.Tensor), where
     assert str(got.device) == str(tl.get_default_device()), f"{where}: on {got.device}"
     w, g = numpy.asarray(want), got.cpu().numpy()
-    assert (g.dtype, g.shape) == (w.dtype, w.shape), f"{where}: {g.dtype} {g.shape} vs {w.dtype} {w.shape}"
+    assert (g.dtype, g.shape) == (w.dtype, w.shape), \
+        f"{where}: {g.dtype} {g.shape} vs {w.dtype} {w.shape}"
     numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=where)
 
 
-@pytest.mark.parametrize("a, v", [([1, 2, 3, 4, 5], [1, 0, -1]), ([True, False, True], [True, True]),
+@pytest.mark.parametrize("a, v", [([1, 2, 3, 4, 5], [1, 0, -1]),
+                                  ([True, False, True], [True, True]),
                                   ([1, 2, 3], [True, False]), ([1 + 1j, 2], [1j, 1]),
                                   ([1, 2], [3, 4, 5, 6]), ([3, 1, 4], [0.5, 0.25])])
 def test_convolve_and_correlate_of_integers_bools_and_complex_numbers(a, v):
@@ -694,7 +696,8 @@ def test_lexsort_digitize_and_flat_indices():
     rng = numpy.random.default_rng(0)
     keys = rng.integers(0, 3, (3, 8))
     for axis in (0, -1):
-        _on_device_as_numpy(numpy.lexsort(keys, axis=axis), np.lexsort(np.asarray(keys), axis=axis), "lexsort")
+        _on_device_as_numpy(numpy.lexsort(keys, axis=axis),
+                            np.lexsort(np.asarray(keys), axis=axis), "lexsort")
     _on_device_as_numpy(numpy.lexsort((keys[0], keys[1])),
                         np.lexsort((np.asarray(keys[0]), np.asarray(keys[1]))), "lexsort tuple")
     x = rng.integers(0, 255, (4, 5)).astype(numpy.uint8)
@@ -763,9 +766,11 @@ def test_ufunc_reductions_and_scans_without_a_torchlike_reduction():
         np.fmax.reduce(np.zeros((2, 0)), axis=1)
     t = numpy.asarray([True, False, False, True])
     for name in ("logical_or", "logical_and"):
-        _on_device_as_numpy(getattr(numpy, name).accumulate(t), getattr(np, name).accumulate(np.asarray(t)), name)
+        _on_device_as_numpy(getattr(numpy, name).accumulate(t),
+                            getattr(np, name).accumulate(np.asarray(t)), name)
     _on_device_as_numpy(numpy.equal.reduce(t), np.equal.reduce(np.asarray(t)), "equal")
-    _on_device_as_numpy(numpy.add.reduceat(numpy.arange(4), []), np.add.reduceat(np.arange(4), []), "reduceat")
+    _on_device_as_numpy(numpy.add.reduceat(numpy.arange(4), []),
+                        np.add.reduceat(np.arange(4), []), "reduceat")
 
 
 def test_ufunc_at_casting_and_layouts_stay_on_the_device():
@@ -795,7 +800,8 @@ def test_numpys_code_makes_its_arrays_on_the_device():
         _on_device_as_numpy(numpy.histogram(img, **kwargs), np.histogram(t, **kwargs), kwargs)
     _on_device_as_numpy(numpy.histogram2d(img[:, 0], img[:, 1], bins=3),
                         np.histogram2d(t[:, 0], t[:, 1], bins=3), "histogram2d")
-    _on_device_as_numpy(numpy.append(numpy.arange(3), [6, 7]), np.append(np.arange(3), [6, 7]), "append")
+    _on_device_as_numpy(numpy.append(numpy.arange(3), [6, 7]),
+                        np.append(np.arange(3), [6, 7]), "append")
     z = numpy.asarray([0.0, 0.5, 2.5, 5.0])
     _on_device_as_numpy(numpy.interp(z, [0.0, 1, 2, 3], [1j, 2, 3 + 1j, 4j], left=5j),
                         np.interp(np.asarray(z), np.asarray([0.0, 1, 2, 3]),

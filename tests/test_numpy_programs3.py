@@ -602,7 +602,8 @@ def polynomials(np):
     covariance, several right-hand sides, poly1d."""
     P = np.polynomial.Polynomial
     p = P([1, 2, 3])
-    fit = host_step(np, "Polynomial.fit", P.fit, np.linspace(0, 1, 10), np.linspace(0, 1, 10) ** 2, 2)
+    fit = host_step(np, "Polynomial.fit", P.fit, np.linspace(0, 1, 10),
+                    np.linspace(0, 1, 10) ** 2, 2)
     x = np.linspace(0, 1, 8)
     y = 3 * x ** 2 - x + 0.5 + np.asarray([0.01, -0.02, 0.0, 0.03, -0.01, 0.02, -0.03, 0.0])
     c, cov = np.polyfit(x, y, 2, cov=True)

@@ -1026,7 +1026,8 @@ def products_with_lists(np):
             # (an ndarray operand is host memory: host-only on a device)
             host_step(np, "matmul of an ndarray", lambda x, y: x @ y, R,
                       numpy.asarray([1, 2], dtype=numpy.int32)),
-            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, numpy.asarray([2, 3]), counts),
+            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, numpy.asarray([2, 3]),
+                      counts),
             R.astype(np.float32) @ [1.0, 1.0], [[1, 2], [3, 4]] @ counts)
 
 
