@@ -680,3 +680,179 @@ def test_cov_and_corrcoef_with_y_as_numpy(fn, shapes, rowvar):
     got = getattr(np, fn)(np.asarray(a), y=np.asarray(b), rowvar=rowvar)
     numpy.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
     assert host(got).shape == want.shape
+
+
+# ---- NumPy functions that ran on the host for device tensors ---------------------------
+# Each computes on its inputs' device now (in a device suite's run the arrays
+# below live there); NumPy is the oracle for values, dtypes and shapes.
+
+def _on_device_as_numpy(want, got, where):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), where
+        for w, g in zip(want, got):
+            _on_device_as_numpy(w, g, where)
+        return
+    assert isinstance(got, tl.Tensor), where
+    assert str(got.device) == str(tl.get_default_device()), f"{where}: on {got.device}"
+    w, g = numpy.asarray(want), got.cpu().numpy()
+    assert (g.dtype, g.shape) == (w.dtype, w.shape), \
+        f"{where}: {g.dtype} {g.shape} vs {w.dtype} {w.shape}"
+    numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=where)
+
+
+@pytest.mark.parametrize("a, v", [([1, 2, 3, 4, 5], [1, 0, -1]),
+                                  ([True, False, True], [True, True]),
+                                  ([1, 2, 3], [True, False]), ([1 + 1j, 2], [1j, 1]),
+                                  ([1, 2], [3, 4, 5, 6]), ([3, 1, 4], [0.5, 0.25])])
+def test_convolve_and_correlate_of_integers_bools_and_complex_numbers(a, v):
+    for name in ("convolve", "correlate"):
+        for mode in ("full", "same", "valid"):
+            _on_device_as_numpy(getattr(numpy, name)(numpy.asarray(a), numpy.asarray(v), mode),
+                                getattr(np, name)(np.asarray(a), np.asarray(v), mode), (name, mode))
+    # a list beside a tensor joins it
+    _on_device_as_numpy(numpy.convolve(v, numpy.asarray(a)), np.convolve(v, np.asarray(a)), "list")
+
+
+def test_lexsort_digitize_and_flat_indices():
+    rng = numpy.random.default_rng(0)
+    keys = rng.integers(0, 3, (3, 8))
+    for axis in (0, -1):
+        _on_device_as_numpy(numpy.lexsort(keys, axis=axis),
+                            np.lexsort(np.asarray(keys), axis=axis), "lexsort")
+    _on_device_as_numpy(numpy.lexsort((keys[0], keys[1])),
+                        np.lexsort((np.asarray(keys[0]), np.asarray(keys[1]))), "lexsort tuple")
+    x = rng.integers(0, 255, (4, 5)).astype(numpy.uint8)
+    for bins in ([64, 128, 192], [192, 128, 64], [2, 2, 2]):
+        for right in (False, True):
+            _on_device_as_numpy(numpy.digitize(x, bins, right=right),
+                                np.digitize(np.asarray(x), bins, right=right), (bins, right))
+    with pytest.raises(ValueError, match="monotonically"):
+        np.digitize(np.asarray([1]), [1, 3, 2])
+    idx = (numpy.asarray([0, 2, 1]), numpy.asarray([3, 0, 1]))
+    for mode, order in (("raise", "C"), ("wrap", "C"), ("clip", "F")):
+        _on_device_as_numpy(numpy.ravel_multi_index(idx, (3, 4), mode=mode, order=order),
+                            np.ravel_multi_index(tuple(np.asarray(i) for i in idx), (3, 4),
+                                                 mode=mode, order=order), mode)
+    flat = numpy.arange(24).reshape(2, 12)
+    for order in ("C", "F"):
+        _on_device_as_numpy(numpy.unravel_index(flat, (2, 3, 4), order=order),
+                            np.unravel_index(np.asarray(flat), (2, 3, 4), order=order), order)
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        np.ravel_multi_index((np.asarray([3]), np.asarray([0])), (3, 4))
+    with pytest.raises(ValueError, match="index 12 is out of bounds for array with size 12"):
+        np.unravel_index(np.asarray([12]), (3, 4))
+
+
+def test_bits_packed_unpacked_and_counted():
+    rng = numpy.random.default_rng(1)
+    b = rng.integers(0, 256, (3, 4, 2)).astype(numpy.uint8)
+    bools = rng.integers(0, 2, (3, 13)).astype(bool)
+    for order in ("big", "little"):
+        for axis in (None, 0, -1):
+            _on_device_as_numpy(numpy.unpackbits(b, axis=axis, bitorder=order),
+                                np.unpackbits(np.asarray(b), axis=axis, bitorder=order), axis)
+            _on_device_as_numpy(numpy.packbits(bools, axis=axis, bitorder=order),
+                                np.packbits(np.asarray(bools), axis=axis, bitorder=order), axis)
+    for count in (0, 5, 30, -3):
+        _on_device_as_numpy(numpy.unpackbits(b[0, 0], count=count),
+                            np.unpackbits(np.asarray(b[0, 0]), count=count), count)
+    for dtype in (numpy.uint8, numpy.int16, numpy.int64, numpy.uint64, numpy.bool_):
+        x = rng.integers(-100 if dtype in (numpy.int16, numpy.int64) else 0, 120, 9).astype(dtype)
+        _on_device_as_numpy(numpy.bitwise_count(x), np.bitwise_count(np.asarray(x)), dtype)
+
+
+def test_ufunc_reductions_and_scans_without_a_torchlike_reduction():
+    rng = numpy.random.default_rng(2)
+    m = rng.integers(1, 60, (3, 5, 4))
+    f = rng.normal(size=(3, 4))
+    f[0, 1] = f[2, 0] = numpy.nan
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "logical_xor"):
+        for axis in (None, 0, 2):
+            _on_device_as_numpy(getattr(numpy, name).reduce(m, axis=axis),
+                                getattr(np, name).reduce(np.asarray(m), axis=axis), (name, axis))
+        _on_device_as_numpy(getattr(numpy, name).accumulate(m, axis=1),
+                            getattr(np, name).accumulate(np.asarray(m), axis=1), name)
+    for name in ("subtract", "divide", "fmax", "fmin"):
+        _on_device_as_numpy(getattr(numpy, name).reduce(f, axis=1),
+                            getattr(np, name).reduce(np.asarray(f), axis=1), name)
+        _on_device_as_numpy(getattr(numpy, name).accumulate(f, axis=1),
+                            getattr(np, name).accumulate(np.asarray(f), axis=1), name)
+    _on_device_as_numpy(numpy.lcm.reduce(numpy.asarray([4, 6, 10])),
+                        np.lcm.reduce(np.asarray([4, 6, 10])), "lcm")
+    _on_device_as_numpy(numpy.bitwise_or.reduce(m[:, :0], axis=1, initial=3),
+                        np.bitwise_or.reduce(np.asarray(m[:, :0]), axis=1, initial=3), "initial")
+    with pytest.raises(ValueError, match="not reorderable"):
+        np.subtract.reduce(np.asarray(f), axis=None)
+    with pytest.raises(ValueError, match="no identity"):
+        np.fmax.reduce(np.zeros((2, 0)), axis=1)
+    t = numpy.asarray([True, False, False, True])
+    for name in ("logical_or", "logical_and"):
+        _on_device_as_numpy(getattr(numpy, name).accumulate(t),
+                            getattr(np, name).accumulate(np.asarray(t)), name)
+    _on_device_as_numpy(numpy.equal.reduce(t), np.equal.reduce(np.asarray(t)), "equal")
+    _on_device_as_numpy(numpy.add.reduceat(numpy.arange(4), []),
+                        np.add.reduceat(np.arange(4), []), "reduceat")
+
+
+def test_ufunc_at_casting_and_layouts_stay_on_the_device():
+    a = np.zeros(4)
+    np.add.at(a, [], [])
+    np.add.at(a, [0, 1, 1], [1.0, 2.0, 3.0])
+    want = numpy.zeros(4)
+    numpy.add.at(want, [0, 1, 1], [1.0, 2.0, 3.0])
+    _on_device_as_numpy(want, a, "add.at")
+    out = np.zeros(3, dtype=np.int64)
+    got = np.add(np.arange(3), 1.5, out=out, casting="unsafe")
+    assert got is out
+    _on_device_as_numpy(numpy.add(numpy.arange(3), 1.5, out=numpy.zeros(3, numpy.int64),
+                                  casting="unsafe"), out, "unsafe")
+    f = np.asfortranarray(np.arange(12).reshape(3, 4))
+    assert np.isfortran(f) and str(f.device) == str(tl.get_default_device())
+    _on_device_as_numpy(numpy.ascontiguousarray(numpy.asarray(2.0)),
+                        np.ascontiguousarray(np.asarray(2.0)), "0-d")
+    _on_device_as_numpy(numpy.deg2rad(30.0), np.deg2rad(30.0), "numbers alone")
+
+
+def test_numpys_code_makes_its_arrays_on_the_device():
+    img = numpy.random.default_rng(3).integers(0, 255, (6, 6)).astype(numpy.uint8)
+    t = np.asarray(img)
+    for kwargs in ({"bins": 8, "range": (0, 256)}, {"bins": [0, 50, 100, 255]},
+                   {"bins": 5, "density": True}):
+        _on_device_as_numpy(numpy.histogram(img, **kwargs), np.histogram(t, **kwargs), kwargs)
+    _on_device_as_numpy(numpy.histogram2d(img[:, 0], img[:, 1], bins=3),
+                        np.histogram2d(t[:, 0], t[:, 1], bins=3), "histogram2d")
+    _on_device_as_numpy(numpy.append(numpy.arange(3), [6, 7]),
+                        np.append(np.arange(3), [6, 7]), "append")
+    z = numpy.asarray([0.0, 0.5, 2.5, 5.0])
+    _on_device_as_numpy(numpy.interp(z, [0.0, 1, 2, 3], [1j, 2, 3 + 1j, 4j], left=5j),
+                        np.interp(np.asarray(z), np.asarray([0.0, 1, 2, 3]),
+                                  np.asarray([1j, 2, 3 + 1j, 4j]), left=5j), "complex interp")
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass")
+def test_host_objects_from_device_tensors():
+    """Text, files, matrices and Python-object ufuncs are host objects: a
+    device tensor's values are copied there once."""
+    import io
+    x = np.arange(6).reshape(2, 3)
+    assert np.array_str(x) == numpy.array_str(numpy.arange(6).reshape(2, 3))
+    assert np.array2string(x, separator=", ") == numpy.array2string(
+        numpy.arange(6).reshape(2, 3), separator=", ")
+    buf = io.BytesIO()
+    np.savez(buf, a=x, b=np.linspace(0, 1, 3))
+    buf.seek(0)
+    with numpy.load(buf) as data:
+        numpy.testing.assert_array_equal(data["a"], numpy.arange(6).reshape(2, 3))
+        numpy.testing.assert_array_equal(data["b"], numpy.linspace(0, 1, 3))
+    m = np.asmatrix(np.eye(2) * 2)
+    assert isinstance(m, numpy.matrix) and (m * m).tolist() == [[4.0, 0.0], [0.0, 4.0]]
+    doubled = numpy.frompyfunc(lambda v: v * 2, 1, 1)(np.arange(4))
+    assert doubled.dtype == object and doubled.tolist() == [0, 2, 4, 6]
+    z = np.zeros(3)
+    z.flags.writeable = False
+    assert z.flags.writeable is False
+    with pytest.raises(ValueError, match="read-only"):
+        z[0] = 1
+    z.flags.writeable = True
+    z[0] = 1
+    assert float(z[0]) == 1.0

@@ -17,12 +17,59 @@ import pytest
 
 import torchlike
 import torchlike.numpy as tnp
+from oracle import DEVICE_REFUSALS, TEST_DEVICE
 
 
 def _host(x):
+    # .cpu() first: on a device suite's run (tests/conftest.py) results live on
+    # the device, whose memory NumPy cannot read
     if isinstance(x, torchlike.Tensor):
-        return numpy.asarray(x.detach())
+        return x.detach().cpu().numpy()
     return x
+
+
+def _moved(obj, move):
+    if isinstance(obj, torchlike.Tensor):
+        return move(obj)
+    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
+        return type(obj)(_moved(e, move) for e in obj)
+    if hasattr(obj, "_fields"):  # NumPy's named results
+        return type(obj)(*[_moved(e, move) for e in obj])
+    if isinstance(obj, dict):
+        return {k: _moved(v, move) for k, v in obj.items()}
+    return obj
+
+
+def host_step(np, name, fn, *args, **kwargs):
+    """One step of a program that has no device version: on a device run
+    (tests/conftest.py) ``fn`` must refuse with a TypeError naming the device
+    (``name`` listed in tests/golden/device_refusals.txt, with the reason),
+    and the step then runs on host copies of its operands, its tensor results
+    moved back to the device, so that the rest of the program still runs
+    there.  With NumPy, or on the CPU, it is the call itself."""
+    if np is numpy or not TEST_DEVICE:
+        return fn(*args, **kwargs)
+    device = torchlike.get_default_device()
+    assert name in DEVICE_REFUSALS, f"{name}: not listed in tests/golden/device_refusals.txt"
+    with pytest.raises(TypeError, match=str(device)):
+        fn(*args, **kwargs)
+    result = fn(*_moved(args, lambda t: t.cpu()), **_moved(kwargs, lambda t: t.cpu()))
+    return _moved(result, lambda t: t.to(device))
+
+
+def host_program(program, name):
+    """A program whose every step is host semantics (np.nditer's zero-copy
+    views of host memory): on a device run ``name`` (listed in
+    tests/golden/device_refusals.txt) must refuse the device's tensors with
+    a TypeError naming the device, and the program runs with the CPU as the
+    default device; elsewhere, ``_run(program)``."""
+    if TEST_DEVICE:
+        assert name in DEVICE_REFUSALS, f"{name}: not listed in tests/golden/device_refusals.txt"
+        with pytest.raises(TypeError, match=str(torchlike.get_default_device())):
+            program(tnp)
+        with torchlike.device("cpu"):
+            return _run(program)
+    return _run(program)
 
 
 def _same(expected, got, where):
@@ -94,7 +141,7 @@ def test_float_mean_keeps_pytorch_method():
     # bool and integer tensors only)
     x = torchlike.arange(6.0).reshape(2, 3)
     assert x.mean(1).dtype == torchlike.float32
-    numpy.testing.assert_allclose(numpy.asarray(x.mean(1)), [1.0, 4.0])
+    numpy.testing.assert_allclose(_host(x.mean(1)), [1.0, 4.0])
     # an integer tensor spelled PyTorch's way (dim=) gets PyTorch's refusal
     with pytest.raises(NotImplementedError, match="could not infer output dtype"):
         torchlike.arange(4).mean(dim=0)
@@ -250,10 +297,10 @@ def test_stride_tricks_views_share_memory_and_gradient():
     x = torchlike.arange(6.0, requires_grad=True)
     w = tnp.lib.stride_tricks.sliding_window_view(x, 2)
     w.sum().backward()
-    numpy.testing.assert_allclose(numpy.asarray(x.grad), [1, 2, 2, 2, 2, 1])
+    numpy.testing.assert_allclose(_host(x.grad), [1, 2, 2, 2, 2, 1])
     y = tnp.zeros(5)
     tnp.lib.stride_tricks.as_strided(y, (2,), (16,))[:] = 7
-    numpy.testing.assert_array_equal(numpy.asarray(y), [7, 0, 7, 0, 0])
+    numpy.testing.assert_array_equal(_host(y), [7, 0, 7, 0, 0])
 
 
 # ---- flags.writeable, __version__, formatting, frompyfunc ----------------------

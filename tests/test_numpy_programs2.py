@@ -301,6 +301,7 @@ def test_mistakes_raise_numpys_exception_classes():
     _run(caught_errors)
 
 
+@pytest.mark.host_only  # the buffer protocol: host memory
 def test_bytes_of_a_tensor_are_its_memory():
     # bytes(x) asks for an index first and reads the buffer only after a
     # TypeError: a tensor of several elements refuses the index with
@@ -308,6 +309,9 @@ def test_bytes_of_a_tensor_are_its_memory():
     for data in (numpy.arange(5, dtype=numpy.uint8), numpy.arange(6, dtype=numpy.int16).reshape(2, 3),
                  numpy.linspace(0, 1, 3), numpy.zeros(0, dtype=numpy.int64)):
         assert bytes(tnp.asarray(data)) == bytes(data)
+
+
+def test_index_of_a_tensor_takes_one_integer_element():
     import operator
     for bad in (tnp.arange(3), tnp.zeros(0, dtype=tnp.int64), tnp.asarray(1.5)):
         with pytest.raises(TypeError, match="single element"):

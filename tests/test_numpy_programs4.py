@@ -23,7 +23,7 @@ import pytest
 
 import torchlike
 import torchlike.numpy as tnp
-from test_numpy_programs import _run, _same
+from test_numpy_programs import _host, _run, _same, host_step
 
 _RNG = numpy.random.default_rng(11)
 POINTS = numpy.concatenate([_RNG.normal(c, 0.4, (30, 2)) for c in ((0, 0), (3, 1), (1, 4))])
@@ -961,7 +961,7 @@ def test_stride_tricks_take_negative_strides():
     leaf = torchlike.arange(5.0, requires_grad=True)
     w = tnp.lib.stride_tricks.sliding_window_view(leaf.flip(0) * 1, 2)
     (w * torchlike.tensor([1.0, 10.0])).sum().backward()
-    numpy.testing.assert_allclose(numpy.asarray(leaf.grad), [10.0, 11.0, 11.0, 11.0, 1.0])
+    numpy.testing.assert_allclose(_host(leaf.grad), [10.0, 11.0, 11.0, 11.0, 1.0])
     with pytest.raises(RuntimeError, match="storage"):   # still bounded by the memory
         tnp.lib.stride_tricks.as_strided(tnp.arange(3.0), shape=(2,), strides=(-8,))
 
@@ -1009,8 +1009,8 @@ def test_solve_reads_b_as_numpy_2_does():
     b = torchlike.tensor(B, requires_grad=True)
     tnp.linalg.solve(a, b).sum().backward()
     up = numpy.linalg.solve(A.transpose(0, 2, 1), numpy.ones((2, 2, 2)))
-    numpy.testing.assert_allclose(numpy.asarray(b.grad), up.sum(axis=0), rtol=1e-12)
-    numpy.testing.assert_allclose(numpy.asarray(a.grad),
+    numpy.testing.assert_allclose(_host(b.grad), up.sum(axis=0), rtol=1e-12)
+    numpy.testing.assert_allclose(_host(a.grad),
                                   -up @ numpy.linalg.solve(A, B).transpose(0, 2, 1), rtol=1e-12)
 
 
@@ -1023,7 +1023,11 @@ def products_with_lists(np):
     counts = np.arange(6).reshape(2, 3)
     return (R @ [1.0, 2.0], R @ [1, 2], [3.0, 4.0] @ R, [[1, 0], [0, 1]] @ R, R @ (1.0, 0.5),
             counts @ [1, 1, 1], counts @ [0.5, 0.25, 0.0], [True, False] @ counts,
-            R @ numpy.asarray([1, 2], dtype=numpy.int32), numpy.asarray([2, 3]) @ counts,
+            # (an ndarray operand is host memory: host-only on a device)
+            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, R,
+                      numpy.asarray([1, 2], dtype=numpy.int32)),
+            host_step(np, "matmul of an ndarray", lambda x, y: x @ y, numpy.asarray([2, 3]),
+                      counts),
             R.astype(np.float32) @ [1.0, 1.0], [[1, 2], [3, 4]] @ counts)
 
 
@@ -1165,5 +1169,5 @@ def test_vander_takes_numpys_result_dtype():
     _run(single_precision_fits)
     v = torchlike.tensor([1.0, 2.0, 3.0], requires_grad=True)   # still recorded
     tnp.vander(v, 3).sum().backward()
-    numpy.testing.assert_allclose(numpy.asarray(v.grad), [3.0, 5.0, 7.0])
+    numpy.testing.assert_allclose(_host(v.grad), [3.0, 5.0, 7.0])
     assert torchlike.vander(torchlike.tensor([1.0, 2.0])).dtype == torchlike.float32  # PyTorch's

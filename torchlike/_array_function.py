@@ -220,7 +220,12 @@ def as_tensor(x):
 
 def _host_tensor(x):
     if isinstance(x, (list, tuple)) and has_tensor(x):
-        return _C.stack(_numpy_common([as_tensor(e) for e in x]))
+        items = [as_tensor(e) for e in x]
+        device = next((t.device for t in items if t.device.type != "cpu"), None)
+        if device is not None:  # Python numbers beside device tensors ([t, 0.5]) go there
+            items = [t.to(device) if t.device != device and not isinstance(e, Tensor) else t
+                     for t, e in zip(items, x)]
+        return _C.stack(_numpy_common(items))
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
         raise no_dtype(a.dtype)
@@ -449,7 +454,18 @@ def _keep_asarray(a, dtype=None, order=None, *args, **kwargs):
         return cast(a, dtype)
     if isinstance(a, (list, tuple)) and has_tensor(a):
         return cast(as_tensor(a), dtype)
-    return np.asarray(a, dtype, order, *args, **kwargs)
+    return _to_call_device(a, np.asarray(a, dtype, order, *args, **kwargs))
+
+
+def _to_call_device(given, host):
+    """In a call on device tensors, numbers NumPy's code made an array of
+    (``np.asarray(bins)`` of a list) go to that device, where the tensors
+    they meet are; an ndarray given stays host data (refused when mixed)."""
+    device = _DEVICE.get()
+    if device is None or isinstance(given, np.ndarray) or not isinstance(host, np.ndarray) or \
+            host.dtype.kind not in "biufc" or type(host) is not np.ndarray:
+        return host
+    return _host_tensor(host).to(device)
 
 
 def _keep_array(a, dtype=None, *args, copy=True, **kwargs):
@@ -460,11 +476,62 @@ def _keep_array(a, dtype=None, *args, copy=True, **kwargs):
         if t.ndim < ndmin:
             t = t.reshape((1,) * (ndmin - t.ndim) + tuple(t.shape))
         return t.clone() if copy and t is a else t
-    return np.array(a, dtype, *args, copy=copy, **kwargs)
+    return _to_call_device(a, np.array(a, dtype, *args, copy=copy, **kwargs))
 
 
-_KEEP = {"asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
-         "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray}
+def _on_call_device(name):
+    """NumPy's creation function ``name`` as seen by a NumPy function run on
+    tensors: in a call on device tensors it makes its array on that device
+    (np.histogram's ``np.linspace`` edges and ``np.zeros`` counts, then
+    indexed with device tensors), elsewhere it is NumPy's own, host arrays
+    mixing with host tensors as before.  Dtypes torchlike lacks (object,
+    strings) stay NumPy's."""
+    host = getattr(np, name)
+
+    def create(*args, **kwargs):
+        device = _DEVICE.get()
+        if device is None or kwargs.get("like") is not None:
+            return host(*args, **kwargs)
+        import torchlike.numpy as tnp
+        try:
+            ours = getattr(tnp, name)
+            result = ours(*args, **kwargs) if name.endswith("_like") else \
+                ours(*args, **dict(kwargs, device=device))
+        except (TypeError, NotImplementedError):
+            return host(*args, **kwargs)
+        return result if not isinstance(result, Tensor) or result.device == device else \
+            result.to(device)
+    create.__name__ = name
+    return create
+
+
+def _keep_atleast(name):
+    """np.atleast_1d/2d as seen by NumPy's code: a list or tuple of tensors
+    (np.histogramdd's sample) is one array, stacked as NumPy reads it."""
+    host = getattr(np, name)
+
+    def atleast(*arys):
+        if any(isinstance(a, (list, tuple)) and has_tensor(a) for a in arys):
+            import torchlike.numpy as tnp
+            return getattr(tnp, name)(*[as_tensor(a) for a in arys])
+        return host(*arys)
+    atleast.__name__ = name
+    return atleast
+
+
+def _keep_ravel(a, order="C"):
+    """np.ravel as seen by NumPy's code: numbers in a list (np.append's
+    values) become an array on the call's device, as np.asarray's do."""
+    if isinstance(a, (Tensor, np.ndarray)) or _DEVICE.get() is None:
+        return np.ravel(a, order)
+    return np.ravel(_keep_asarray(a), order)
+
+
+_KEEP = {"ravel": _keep_ravel, "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
+         "asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
+         "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray,
+         **{name: _on_call_device(name) for name in
+            ("zeros", "ones", "empty", "full", "arange", "linspace")}}
 
 
 class _NumpyView(types.ModuleType):

@@ -415,10 +415,9 @@ class _Flags:
 
     @property
     def writeable(self):
-        # A read-only tensor exports a read-only buffer (the only place the
-        # flag is visible from Python).
-        t = self._tensor
-        return t.device.type != "cpu" or memoryview(t.detach()).readonly is False
+        # the storage's flag, on every device (a read-only host tensor also
+        # exports a read-only buffer)
+        return not self._tensor._is_readonly()
 
     @writeable.setter
     def writeable(self, value):

@@ -160,7 +160,7 @@ def setflags(self, write=None, align=None, uic=None):
         return
     key = _C._storage_id(self)
     if not write:
-        if self.device.type == "cpu" and not memoryview(self.detach()).readonly:
+        if not self._is_readonly():
             _made_readonly[key] = self
         self._set_readonly(True)
     elif self.flags.writeable is False:

@@ -213,8 +213,26 @@ def numpy_reciprocal(x, out=None):
     return out
 
 
+def _bitwise_count(x, out=None):
+    """NumPy's bitwise_count: the 1 bits of |x|, as uint8 (a shift and mask
+    per bit of the dtype, on x's device)."""
+    if x.is_floating_point() or x.is_complex():
+        raise TypeError(f"numpy.bitwise_count: ufunc 'bitwise_count' not supported for the "
+                        f"input types ({x.dtype})")
+    x = x.to(_C.uint8) if x.dtype is _C.bool else x
+    magnitude = x if x.dtype in (_C.uint8, _C.uint16, _C.uint32, _C.uint64) else _C.abs(x)
+    count = _C.zeros(tuple(x.shape), dtype=_C.uint8, device=x.device)
+    for k in range(x.element_size() * 8):
+        count = count + _C.bitwise_and(_C.bitwise_right_shift(magnitude, k), 1).to(_C.uint8)
+    if out is None:
+        return count
+    out.copy_(count)
+    return out
+
+
 # Ufuncs answered by a composition of ops rather than one op of their name.
 _COMPOSITES = {
+    "bitwise_count": _bitwise_count,
     "spacing": _spacing, "reciprocal": numpy_reciprocal,
     "floor_divide": numpy_bool_arithmetic(numpy_division(_C.floor_divide)),
     "remainder": numpy_bool_arithmetic(numpy_division(_C.remainder)),
@@ -323,6 +341,20 @@ def _call(ufunc, inputs, kwargs):
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
     where = kwargs.pop("where", True)
+    if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
+        # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
+        # (NumPy's histogram subtracts so), as is out='s copy_ below
+        kwargs["casting"] = "same_kind"
+    if kwargs.get("casting") == "unsafe" and out is not None and out is not False:
+        # any cast allowed: the result as computed, written with out's dtype
+        # (copy_ casts), so device tensors need no host round trip
+        result = _call(ufunc, inputs, dict(kwargs, casting="same_kind", dtype=dtype))
+        if result is NotImplemented:
+            return NotImplemented
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+        write_where(out, result, None if where is True else
+                    where if isinstance(where, _C.Tensor) else as_tensor(where))
+        return given_out[0]
     if op is None or out is False or ufunc.nout != 1 or not _is_default(kwargs):
         return NotImplemented
     if where is not True:
@@ -421,7 +453,75 @@ def _ufunc_reduction(ufunc):
                                                  device=result.device))
             return finish(result, out)
         return reduce
+    if name in _FOLDS:
+        return _fold_reduction(ufunc, name)
     return None
+
+
+# associative ufuncs with no torchlike reduction, reduced by folding halves
+# (log2(n) elementwise ops on the tensor's device): name -> NumPy's identity
+# ("ones": all bits set; None: none, an empty reduction raises)
+_FOLDS = {"bitwise_and": "ones", "bitwise_or": 0, "bitwise_xor": 0, "gcd": 0, "lcm": None,
+          "logical_xor": False, "fmax": None, "fmin": None,
+          "equal": None,  # of bools only: XNOR, associative (of numbers it is not)
+          # x0 - x1 - x2 ... is x0 - (x1 + x2 ...), x0 / x1 / x2 ... is x0 / (x1 * x2 ...)
+          "subtract": None, "divide": None}
+_REST = {"subtract": "add", "divide": "mul"}
+_UNORDERED = {"lcm", "subtract", "divide"}  # NumPy reduces them over one axis only
+
+
+def _fold_reduction(ufunc, name):
+    def reduce(x, axis, keepdims, initial, where, dtype, out):
+        if dtype is not None or out is not None or where is not True or x.ndim == 0 or \
+                (initial is not None and name in _REST) or \
+                (name == "equal" and x.dtype != _C.bool):
+            raise NotImplementedError  # NumPy's own loop (and its errors) on the host
+        if axis is None and x.ndim > 1 and name in _UNORDERED:
+            raise ValueError(f"reduction operation '{name}' is not reorderable, so at most "
+                             f"one axis may be specified")
+        if axis is None:
+            y, dim = x.reshape(-1), 0
+        elif isinstance(axis, int) or len(axis) == 1:
+            dim = norm_axis(axis if isinstance(axis, int) else axis[0], x.ndim)
+            y = x
+        else:
+            raise NotImplementedError
+        y = y.movedim(dim, -1)
+        if name == "logical_xor":
+            y = y.to(_C.bool) if y.dtype != _C.bool else y
+        elif name == "divide" and not (y.is_floating_point() or y.is_complex()):
+            y = y.to(_C.float64)
+        identity = _FOLDS[name]
+        if y.shape[-1] == 0:
+            if identity is None and initial is None:
+                raise ValueError(f"zero-size array to reduction operation {name} which has "
+                                 f"no identity")
+            zeros = _C.zeros(tuple(y.shape[:-1]) + (1,), dtype=y.dtype, device=y.device)
+            if initial is not None:  # the initial value alone
+                y, initial = _C.full_like(zeros, initial), None
+            else:
+                y = _C.bitwise_not(zeros) if identity == "ones" else zeros
+        if name in _REST:
+            first, y = y[..., 0], y[..., 1:]
+            op = getattr(_C, _REST[name])
+        else:
+            op = _op_for(ufunc)
+        while y.shape[-1] > 1:
+            n = y.shape[-1]
+            half = op(y[..., :n // 2], y[..., n // 2:2 * (n // 2)])
+            y = _C.cat([half, y[..., 2 * (n // 2):]], -1) if n % 2 else half
+        if name in _REST:
+            result = first if y.shape[-1] == 0 else _op_for(ufunc)(first, y[..., 0])
+        else:
+            result = y[..., 0]
+        if initial is not None:
+            result = _op_for(ufunc)(result, _C.full((), initial, dtype=result.dtype,
+                                                   device=result.device))
+        if keepdims:
+            result = result.reshape(tuple(1 if axis is None or i == dim else n
+                                          for i, n in enumerate(x.shape)))
+        return result
+    return reduce
 
 
 def _cummax(x, axis):
@@ -441,9 +541,67 @@ def _logcumsumexp2(x, axis):
     return _logcumsumexp(x * _LN2, axis) / _LN2
 
 
+def _first_then(x, axis, scan, combine):
+    """x0, then x0 combined with the scan of x1 .. xk: subtract's and
+    divide's accumulations (x0 - x1 - ... is x0 - (x1 + ...))."""
+    n = x.shape[axis]
+    if n < 2:
+        return x.clone()
+    first = x.narrow(axis, 0, 1)
+    return _C.cat([first, combine(first, scan(x.narrow(axis, 1, n - 1), axis, dtype=x.dtype))],
+                  axis)
+
+
+def _subtract_scan(x, axis):
+    return _first_then(x, axis, _C.cumsum, _C.sub)
+
+
+def _divide_scan(x, axis):
+    x = x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
+    return _first_then(x, axis, _C.cumprod, _C.div)
+
+
+def _nan_ignoring_scan(scan, fill):
+    """fmax's and fmin's running value: NaN only while every element so far
+    is NaN (the NaNs replaced by the scan's neutral infinity otherwise)."""
+    def run(x, axis):
+        if not (x.is_floating_point() or x.is_complex()):
+            return scan(x, axis)
+        nan = x.isnan()
+        result = scan(_C.where(nan, _C.full((), fill, dtype=x.dtype, device=x.device), x), axis)
+        return _C.where(_C.cummin(nan.to(_C.uint8), axis)[0].to(_C.bool), x, result)
+    return run
+
+
+def _logical_scan(scan):
+    def run(x, axis):  # any/all so far: a running max/min of the truth values
+        return scan(x.to(_C.bool).to(_C.uint8), axis).to(_C.bool)
+    return run
+
+
+def _doubling_scan(name):
+    """The running value of an associative ufunc with no torchlike scan: log2(n)
+    steps, each combining every element with the one 2**k before it."""
+    def run(x, axis):
+        op = getattr(_C, name)
+        y = x.to(_C.bool) if name == "logical_xor" else x
+        n, shift = y.shape[axis], 1
+        while shift < n:
+            y = _C.cat([y.narrow(axis, 0, shift),
+                        op(y.narrow(axis, shift, n - shift), y.narrow(axis, 0, n - shift))], axis)
+            shift *= 2
+        return y
+    return run
+
+
 # ufunc.accumulate -> scan(x, axis)
-_OP_SCANS = {"maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
-             "logaddexp2": _logcumsumexp2}
+_OP_SCANS = {**{name: _doubling_scan(name) for name in
+                ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "logical_xor")},
+             "logical_or": _logical_scan(_cummax), "logical_and": _logical_scan(_cummin),
+             "fmax": _nan_ignoring_scan(_cummax, float("-inf")),
+             "fmin": _nan_ignoring_scan(_cummin, float("inf")),
+             "maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
+             "logaddexp2": _logcumsumexp2, "subtract": _subtract_scan, "divide": _divide_scan}
 
 
 def _reduce(ufunc, method, inputs, kwargs):
@@ -475,7 +633,7 @@ def _reduce(ufunc, method, inputs, kwargs):
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
-        if dtype is not None or not x.is_floating_point() and ufunc.__name__[:3] == "log":
+        if dtype is not None or not x.is_floating_point() and ufunc.__name__.startswith("logaddexp"):
             return NotImplemented
         result = _OP_SCANS[ufunc.__name__](x, axis)
     else:
@@ -516,8 +674,8 @@ def _reduceat(ufunc, inputs, kwargs):
         else:
             piece = x.narrow(axis, start, 1)
         pieces.append(piece)
-    if not pieces:
-        return NotImplemented
+    if not pieces:  # no indices: an empty result along axis, of x's dtype
+        return x.narrow(axis, 0, 0)
     if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
         wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
         pieces = [p.to(wide) for p in pieces]
@@ -591,6 +749,8 @@ def _fallback(ufunc, method, inputs, kwargs):
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
                if isinstance(x, _C.Tensor)]
     name = f"{_module_of(ufunc)}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    if _is_pyfunc(ufunc) and method == "__call__" and tensors and not kwargs:
+        return _pyfunc_on_host(ufunc, inputs, tensors[0].device)
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
@@ -607,6 +767,26 @@ def _fallback(ufunc, method, inputs, kwargs):
     if method == "at":
         return None
     return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+
+
+def _is_pyfunc(ufunc):
+    # np.frompyfunc's ufuncs: every loop takes and gives Python objects
+    return all(set(t) <= set("O->") for t in ufunc.types)
+
+
+def _pyfunc_on_host(ufunc, inputs, device):
+    """An np.frompyfunc ufunc calls Python once per element, on Python
+    objects, so the elements are on the host whatever the device: one host
+    copy of the inputs (a tensor that requires grad refused, as vectorize
+    refuses it); numeric results go back to the device, object arrays stay
+    NumPy's (torchlike has no object dtype)."""
+    from .numpy._functional import to_host
+    result = ufunc(*[to_host(x, ufunc.__name__) for x in inputs])
+
+    def back(r):
+        r = _wrap(r)
+        return r.to(device) if isinstance(r, _C.Tensor) else r
+    return tuple(back(r) for r in result) if isinstance(result, tuple) else back(result)
 
 
 def _wrap(r):
@@ -639,8 +819,12 @@ def _on_device(ufunc, method, inputs, kwargs, device):
                                 f"the operands are {device} tensors")
         if "where" in kwargs and not isinstance(kwargs["where"], (bool, _C.Tensor)):
             kwargs["where"] = as_tensor(kwargs["where"])
+        # (ufunc.at's second input is an index, not an operand: [] is no
+        # float array, a tuple of index arrays no stacked one; indexing a
+        # device tensor takes lists as they are)
         inputs = tuple(x if isinstance(x, (_C.Tensor, bool, int, float, complex))
-                       else as_tensor(x) for x in inputs)
+                       or (method == "at" and i == 1) else as_tensor(x)
+                       for i, x in enumerate(inputs))
         return _dispatch(ufunc, method, inputs, kwargs)
     finally:
         _DEVICE.reset(token)

@@ -42,7 +42,7 @@ from . import emath, fft, linalg, random, special, testing  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
-    arange, array, asarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
+    arange, array, asarray, ascontiguousarray, asfortranarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
     ones, tri, zeros)
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype, ufunc  # noqa: F401
@@ -109,12 +109,25 @@ from ._polynomial import polynomial  # noqa: E402
 matrix = _np.matrix
 
 
-def bmat(obj, ldict=None, gdict=None):
-    """NumPy's bmat; a tensor given alone is read as host data (NumPy's code
-    returns None for an array that is not an ndarray)."""
+def _host_blocks(obj):
+    # a matrix is host memory whatever the device: device tensors are copied
+    # to the host once (the deliberate round trip of docs/devices.md)
     if isinstance(obj, _C.Tensor):
-        obj = _np.asarray(obj)
-    return _np.bmat(obj, ldict, gdict)
+        return _np.asarray(obj.detach().cpu() if obj.requires_grad else obj.cpu())
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_host_blocks(o) for o in obj)
+    return obj
+
+
+def bmat(obj, ldict=None, gdict=None):
+    """NumPy's bmat, a host matrix; a tensor given alone is read as host data
+    (NumPy's code returns None for an array that is not an ndarray)."""
+    return _np.bmat(_host_blocks(obj), ldict, gdict)
+
+
+def asmatrix(data, dtype=None):
+    """NumPy's asmatrix: a host matrix of the values (a device tensor's copied)."""
+    return _np.asmatrix(_host_blocks(data), dtype)
 
 
 bmat.__wrapped__ = _np.bmat  # NumPy's own function (its string form's NameError too)

@@ -205,6 +205,20 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     return result
 
 
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """A C-ordered array of at least one dimension (NumPy's C function
+    would read a device tensor's memory on the host)."""
+    result = asarray(a, dtype, order="C")
+    return result.reshape(1) if result.ndim == 0 else result
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """A Fortran-ordered array of at least one dimension, on the input's
+    device."""
+    result = asarray(a, dtype, order="F")
+    return result.reshape(1) if result.ndim == 0 else result
+
+
 def _check_items(obj, dtype):
     """The Python numbers in the nested lists and tuples obj convert to dtype
     (real, not complex) as NumPy converts them: no complex number (but into

@@ -26,7 +26,7 @@ def _weak(x):
 
 
 def _arg(x):
-    return x if isinstance(x, Tensor) else as_tensor(x)
+    return x if isinstance(x, Tensor) else _new_array(x)
 
 
 def _masked(name, args, kwargs):
@@ -63,13 +63,26 @@ def _unary(op, name):
         if rest:
             kwargs = _out_given(name, 1, rest, kwargs)
         try:
-            return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
+            return op(x if isinstance(x, Tensor) else _new_array(x), **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
     _DIRECT[name] = op, 1
     return fn
+
+
+def _new_array(x):
+    """An operand that is not a tensor.  A number given alone (np.deg2rad(30.0),
+    np.add(2, 3.5)) makes a 0-d array on the default device, as np.asarray(30.0)
+    does, so that later arrays built from it join the program's device arrays;
+    host data (lists, ndarrays) keeps the rule of docs/numpy.md (the CPU,
+    unless a call on device tensors places it there)."""
+    t = as_tensor(x)
+    if not isinstance(x, (*_SCALARS, np.generic)):
+        return t
+    default = _C._get_default_device()
+    return t if default.type == "cpu" or t.device.type != "cpu" else t.to(default)
 
 
 def _binary(op, name):
@@ -83,10 +96,12 @@ def _binary(op, name):
             # two Python numbers are both arrays of NumPy's dtypes (np.add(2,
             # 3.5) is float64, as in NumPy, not int64 with a weak float)
             numbers = _weak(x1) and _weak(x2)
+            alone = not (isinstance(x1, Tensor) or isinstance(x2, Tensor))
+            convert = _new_array if alone else as_tensor
             if not isinstance(x1, Tensor) and not (_weak(x1) and isinstance(x2, Tensor)):
-                x1 = as_tensor(x1)
+                x1 = convert(x1)
             if not isinstance(x2, Tensor) and (numbers or not _weak(x2)):
-                x2 = as_tensor(x2)
+                x2 = convert(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
         if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
@@ -145,8 +160,12 @@ def _complex_pair(x1, x2):
     # a Python number goes through complex128, so one past complex64's range
     # becomes inf there (NumPy's cast) instead of raising
     dtype = _C.result_type(x1, x2)
-    device = (x1 if isinstance(x1, Tensor) else x2).device
-    a, b = (x.to(dtype) if isinstance(x, Tensor) else
+    devices = [x.device for x in (x1, x2) if isinstance(x, Tensor)]
+    device = next((d for d in devices if d.type != "cpu"), devices[0])
+    # (a 0-d host tensor, a NumPy scalar made one, is a scalar beside device
+    # tensors, as in PyTorch's ops)
+    a, b = ((x.to(dtype) if x.device == device or x.ndim else x.to(dtype).to(device))
+            if isinstance(x, Tensor) else
             _C.full((), x, dtype=_C.complex128, device=device).to(dtype) for x in (x1, x2))
     return _C.broadcast_tensors(a, b)
 
@@ -645,7 +664,12 @@ def _ufunc_method(ufunc, method):
         if method in ("outer",):
             args = tuple(_operand(a) for a in args[:1]) + args[1:]
         elif method == "at" and len(args) > 1:
-            args = (args[0], _operand(args[1])) + args[2:]
+            values = _operand(args[1])
+            if isinstance(array, Tensor) and isinstance(values, Tensor) and \
+                    not isinstance(args[1], (Tensor, np.ndarray)):
+                # a list of values goes to the array's device, as a ufunc's lists do
+                values = values.to(array.device)
+            args = (args[0], values) + args[2:]
         return bound(_operand(array), *args, **kwargs)
     call.__name__ = call.__qualname__ = f"{ufunc.__name__}.{method}"
     call.__doc__ = bound.__doc__

@@ -9,7 +9,7 @@ does in ``asarray``."""
 import numpy as np
 
 from .. import _C
-from .._array_function import _DEVICE, as_tensor, implements, np_dtype, tl_dtype
+from .._array_function import _DEVICE, Unsupported, as_tensor, implements, np_dtype, tl_dtype
 from ._creation import arange, array, asarray, linspace
 from ._manipulation import concatenate
 from ._info import result_type
@@ -216,3 +216,123 @@ def ix_(*args):
             new = _C.nonzero(new).reshape(-1)
         out.append(new.reshape((1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
     return tuple(out)
+
+
+# ---- flat and multi-dimensional indices, on the indices' device ----------------------
+
+def _strides_of(dims, order):
+    """The step of each dim in a flat index of shape ``dims``."""
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    steps, step = [], 1
+    for n in (reversed(dims) if order == "C" else dims):
+        steps.append(step)
+        step *= n
+    return steps[::-1] if order == "C" else steps
+
+
+@implements(np.ravel_multi_index)
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """The flat index of each coordinate tuple: sum of coordinate * step.
+    ``mode='raise'`` checks the coordinates with one host read (NumPy's
+    ValueError); 'wrap' and 'clip' map them into range per dim."""
+    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    coords = [as_tensor(c) for c in multi_index]
+    if any(c.is_floating_point() or c.is_complex() for c in coords):
+        raise TypeError("only int indices permitted")
+    flat = None
+    for c, n, m, step in zip(coords, dims, modes, _strides_of(dims, order)):
+        c = c.to(_C.int64)
+        if m == "wrap":
+            c = _C.remainder(c, n)
+        elif m == "clip":
+            c = _C.clamp(c, 0, n - 1)
+        elif m != "raise":
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+        elif bool(((c < 0) | (c >= n)).any()):
+            raise ValueError("invalid entry in coordinates array")
+        flat = c * step if flat is None else flat + c * step
+    return flat
+
+
+@implements(np.unravel_index)
+def unravel_index(indices, shape, order="C"):
+    """The coordinates of flat indices in ``shape``: a quotient and a
+    remainder per dim; out-of-range indices are NumPy's ValueError (one host
+    read)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    flat = as_tensor(indices)
+    if flat.is_floating_point() or flat.is_complex() or flat.dtype == _C.bool:
+        raise TypeError("only int indices permitted")
+    flat = flat.to(_C.int64)
+    size = 1
+    for n in shape:
+        size *= n
+    bad = (flat < 0) | (flat >= size)
+    if bool(bad.any()):
+        first = int(flat[bad].reshape(-1)[0])
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
+    return tuple(_C.remainder(_C.div(flat, step, rounding_mode="floor"), n)
+                 for n, step in zip(shape, _strides_of(shape, order)))
+
+
+@implements(np.unpackbits)
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """The bits of uint8 data as uint8 0/1, eight per byte along ``axis``
+    (the flattened array for None), shifts and masks on the device."""
+    a = as_tensor(a)
+    if a.dtype != _C.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("big", "little"):
+        raise Unsupported("unpackbits with another bitorder")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = axis + a.ndim if axis < 0 else axis
+    shifts = _C.arange(7, -1, -1, device=a.device) if bitorder == "big" else \
+        _C.arange(8, device=a.device)
+    bits = _C.bitwise_and(_C.bitwise_right_shift(a.unsqueeze(axis + 1),
+                                                 shifts.to(_C.uint8).reshape(
+                                                     (8,) + (1,) * (a.ndim - axis - 1))), 1)
+    shape = tuple(a.shape)
+    bits = bits.reshape(shape[:axis] + (shape[axis] * 8,) + shape[axis + 1:])
+    if count is None:
+        return bits
+    total = shape[axis] * 8
+    if count < -total:
+        raise ValueError("-count larger than number of elements")
+    keep = min(count, total) if count >= 0 else max(total + count, 0)
+    bits = bits.narrow(axis, 0, keep)
+    if count > total:  # NumPy pads with zero bits
+        pad = list(bits.shape)
+        pad[axis] = count - total
+        bits = _C.cat([bits, _C.zeros(tuple(pad), dtype=_C.uint8, device=a.device)], axis)
+    return bits
+
+
+@implements(np.packbits)
+def packbits(a, axis=None, bitorder="big"):
+    """Eight truth values per uint8 along ``axis`` (the flattened array for
+    None), the last byte padded with zeros: weighted sums on the device."""
+    a = as_tensor(a)
+    if a.is_floating_point() or a.is_complex():
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("big", "little"):
+        raise Unsupported("packbits with another bitorder")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        raise Unsupported("packbits of a 0-d array")  # NumPy's own rules
+    axis = axis + a.ndim if axis < 0 else axis
+    a = (a != 0).to(_C.uint8).movedim(axis, -1)
+    n = a.shape[-1]
+    if n % 8:
+        pad = _C.zeros(tuple(a.shape[:-1]) + (8 - n % 8,), dtype=_C.uint8, device=a.device)
+        a = _C.cat([a, pad], -1)
+    weights = _C.tensor([128, 64, 32, 16, 8, 4, 2, 1], dtype=_C.int64, device=a.device)
+    if bitorder == "little":
+        weights = weights.flip(0)
+    groups = a.reshape(tuple(a.shape[:-1]) + (a.shape[-1] // 8, 8))
+    return (groups * weights).sum(-1).to(_C.uint8).movedim(-1, axis)

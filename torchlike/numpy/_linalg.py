@@ -374,7 +374,9 @@ def _install_linalg():
             return _C.zeros(tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), dtype=a.dtype,
                             device=a.device)
         if not isinstance(rtol, Tensor) and isinstance(rcond, (Tensor, np.ndarray, list, tuple)):
-            rtol, rcond = as_tensor(rcond), None  # NumPy: an rcond per matrix, as rtol
+            given, rtol, rcond = rcond, as_tensor(rcond), None  # NumPy: one per matrix, as rtol
+            if isinstance(given, (list, tuple)) and rtol.device != a.device:
+                rtol = rtol.to(a.device)  # a list of numbers goes to the matrices' device
         if isinstance(rtol, Tensor):  # one tolerance per matrix: through the SVD
             u, sv, vh = tla.svd(a, full_matrices=False)
             cutoff = rtol.to(sv.dtype).reshape(*rtol.shape, 1) * _C.amax(sv, -1, keepdim=True)

@@ -2,8 +2,10 @@
 polymul and interp.
 
 Written with torchlike ops (conv1d, searchsorted and gathers), so
-a layer written with them is recorded on the autograd tape.  What the ops do
-not cover (integer or complex convolutions, interp's ``period=``) raises
+a layer written with them is recorded on the autograd tape.  Integer and
+complex convolutions sum windows of the padded signal instead (exact integer
+sums; correlate conjugates complex v as NumPy does).  What the ops do not
+cover (interp's ``period=``) raises
 Unsupported: NumPy itself runs for CPU tensors without grad, and the fallback
 rule's TypeError names the function otherwise."""
 import numpy as np
@@ -30,16 +32,19 @@ def _signal_operands(name, a, v):
             raise ValueError(f"{which} cannot be empty" if name == "convolve" else
                              f"{'first' if which == 'a' else 'second'} array argument cannot "
                              f"be empty")
-    if not (a.is_floating_point() and v.is_floating_point()):
-        # integer results keep NumPy's integer dtype and conv1d is a float op;
-        # complex needs conj: NumPy's own loop serves both (no gradient there)
-        raise Unsupported(f"{name} of {a.dtype} and {v.dtype} tensors")
     return promote(a, v)
 
 
 def _full_correlation(a, v):
     import torchlike.nn.functional as F
     m = v.shape[0]
+    if a.dtype is _C.bool:  # NumPy's bool convolution: any a[n + k] and v[n] both true
+        return _full_correlation(a.to(_C.int64), v.to(_C.int64)) != 0
+    if not a.is_floating_point():
+        # integer results keep NumPy's integer dtype (exact sums) and conv1d is
+        # a float op; complex too: the lags as windows of the zero-padded a,
+        # (N + M - 1, M), each summed against v, on a's device
+        return (F.pad(a, (m - 1, m - 1)).unfold(0, m, 1) * v).sum(-1, dtype=a.dtype)
     # conv1d is a cross-correlation: y[k] = sum_n x[n + k] w[n]
     # x: (1, 1, N) padded by M - 1 zeros each side, w: (1, 1, M) -> y: (1, 1, N + M - 1);
     # the padding is conv1d's own (no padded copy, and the one-channel line
@@ -63,6 +68,7 @@ def _mode_slice(full, n, m, mode):
 def correlate(a, v, mode="valid"):
     """c[k] = sum_n a[n + k] * v[n] (NumPy's sign convention for the lag)."""
     a, v = _signal_operands("correlate", a, v)
+    v = v.conj() if v.is_complex() else v  # NumPy's correlate conjugates v
     n, m = a.shape[0], v.shape[0]
     full = _full_correlation(a, v)
     if mode in ("same", 1) and n < m:  # NumPy centres the reversed sum the other way
@@ -124,6 +130,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None and period == 0:
         raise ValueError("period must be a non-zero value")
     x, xp, fp = (as_tensor(t) for t in (x, xp, fp))
+    if fp.is_complex() and not (x.is_complex() or xp.is_complex()):
+        # NumPy's complex interpolant: the real and imaginary parts apart
+        ends = [None if e is None else complex(e) for e in (left, right)]
+        re, im = (interp(x, xp, part(fp), *[None if e is None else part(e) for e in ends],
+                         period=period)
+                  for part in (lambda z: z.real, lambda z: z.imag))
+        return re + im * 1j
     if any(t.is_complex() for t in (x, xp, fp)):
         raise Unsupported("interp of complex values")
     x, xp, fp = (t if t.dtype == _C.float64 else t.to(_C.float64) for t in (x, xp, fp))

@@ -55,6 +55,43 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     return _C.argsort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True)
 
 
+@implements(np.lexsort)
+def lexsort(keys, axis=-1):
+    """Indices sorting by several keys, the last one primary: a stable sort
+    by each key in turn, the first key first, each along the order found so
+    far (argsorts and gathers on the keys' device)."""
+    if isinstance(keys, Tensor):
+        keys = list(keys.unbind(0)) if keys.ndim else [keys]
+    keys = [as_tensor(k) for k in keys]
+    if not keys or keys[0].ndim == 0:
+        raise Unsupported("lexsort of no keys or of 0-d keys")  # NumPy's own errors
+    if any(k.shape != keys[0].shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    dim = norm_axis(axis, keys[0].ndim)
+    order = argsort(keys[0], axis=dim)
+    for key in keys[1:]:
+        order = _C.gather(order, dim, argsort(_C.gather(key, dim, order), axis=dim))
+    return order
+
+
+@implements(np.digitize)
+def digitize(x, bins, right=False):
+    """The bin of each x: NumPy's searchsorted of x in increasing bins (of the
+    reversed bins, counted from the end, for decreasing ones), on the device;
+    whether the bins are monotonic is one host read (NumPy's ValueError)."""
+    x, bins = as_tensor(x), as_tensor(bins)
+    if bins.ndim != 1 or x.is_complex() or bins.is_complex() or \
+            (bins.is_floating_point() and bool(bins.isnan().any())):
+        raise Unsupported("digitize of complex values, NaN bins or bins not 1-d")
+    increasing = bool((bins[1:] >= bins[:-1]).all())
+    if not increasing and not bool((bins[1:] <= bins[:-1]).all()):
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    if increasing:
+        return searchsorted(bins, x, side)
+    return bins.shape[0] - searchsorted(bins.flip(0), x, side)
+
+
 def _check_kind(kind, stable):
     """NumPy takes the sort's kind= or stable=, not both (every sort here is stable)."""
     if kind is not None and stable is not None:

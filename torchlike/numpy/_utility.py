@@ -436,12 +436,30 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     """NumPy's repr of the values, ``array([...], dtype=...)``, as NumPy
     writes it for its own arrays (NumPy's code would name the class
     ``Tensor``); ``repr(t)`` itself stays PyTorch's ``tensor(...)``."""
-    if isinstance(arr, Tensor):
-        host = np.asarray(arr.detach().cpu())
-        # the buffer protocol's int64 is NumPy's longlong, which its repr names
-        # (dtype=int64); the dtype NumPy makes for int64 data is int_
-        arr = host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
-    return np.array_repr(arr, max_line_width, precision, suppress_small)
+    return np.array_repr(_printable(arr), max_line_width, precision, suppress_small)
+
+
+def _printable(arr):
+    """The host ndarray NumPy's printing reads: text is host objects, so a
+    device tensor's values are copied to the host once (as repr(t) does)."""
+    if not isinstance(arr, Tensor):
+        return arr
+    host = np.asarray(arr.detach().cpu())
+    # the buffer protocol's int64 is NumPy's longlong, which its repr names
+    # (dtype=int64); the dtype NumPy makes for int64 data is int_
+    return host.view(np_dtype(arr.dtype)) if arr.dtype is not _C.bfloat16 else host
+
+
+@implements(np.array_str)
+def array_str(a, *args, **kwargs):
+    """NumPy's str of the values (a device tensor's through one host copy)."""
+    return np.array_str(_printable(a), *args, **kwargs)
+
+
+@implements(np.array2string)
+def array2string(a, *args, **kwargs):
+    """NumPy's text of the values (a device tensor's through one host copy)."""
+    return np.array2string(_printable(a), *args, **kwargs)
 
 
 # ---- writes into an existing array: copyto, putmask, place ---------------------------------------
@@ -525,3 +543,42 @@ def place(arr, mask, vals):
     k = (_C.cumsum(m.to(_C.int64), 0) - 1) % v.numel()  # the index into vals of each True
     flat = _C.where(m, v[k], arr.reshape(-1))
     arr.copy_(flat.reshape(tuple(arr.shape)))
+
+
+# ---- saving arrays to files: a file is host data ----------------------------------------
+# NumPy's writers run on the host; a device tensor's values are copied there
+# once (as torchlike.save copies them), the deliberate round trip of
+# docs/devices.md.  A tensor that requires grad is refused, as the fallback
+# rule refuses it (the file could not carry its history).
+
+def _saved(x, name):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_saved(e, name) for e in x)
+    if not isinstance(x, Tensor):
+        return x
+    if x.requires_grad and _C.is_grad_enabled():
+        raise TypeError(f"numpy.{name} has no torchlike implementation, so it cannot be "
+                        f"recorded for autograd: it does not accept a tensor that requires grad")
+    return x.cpu().numpy()
+
+
+@implements(np.save)
+def save(file, arr, *args, **kwargs):
+    return np.save(file, _saved(arr, "save"), *args, **kwargs)
+
+
+@implements(np.savez)
+def savez(file, *args, **kwds):
+    return np.savez(file, *_saved(args, "savez"),
+                    **{k: _saved(v, "savez") for k, v in kwds.items()})
+
+
+@implements(np.savez_compressed)
+def savez_compressed(file, *args, **kwds):
+    return np.savez_compressed(file, *_saved(args, "savez_compressed"),
+                               **{k: _saved(v, "savez_compressed") for k, v in kwds.items()})
+
+
+@implements(np.savetxt)
+def savetxt(fname, X, *args, **kwargs):
+    return np.savetxt(fname, _saved(X, "savetxt"), *args, **kwargs)

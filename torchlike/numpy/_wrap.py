@@ -48,7 +48,12 @@ def numpy_function(func, name):
         if sequence_first and args and isinstance(args[0], (list, tuple)):
             pass
         elif takes_arrays and args and isinstance(args[0], _DATA):
-            args = (as_tensor(args[0]),) + args[1:]
+            first = as_tensor(args[0])
+            device = None if isinstance(args[0], np.ndarray) else _C._offhost_device(args, kwargs)
+            # a list beside device tensors (np.convolve([1, 2], t)) goes to
+            # their device, as the lists of a call on them do (an ndarray is
+            # host memory, which the call refuses)
+            args = (first if device is None else first.to(device),) + args[1:]
         return tensors(func(*args, **kwargs))
     call.__name__ = call.__qualname__ = name
     call.__doc__ = func.__doc__

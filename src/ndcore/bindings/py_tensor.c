@@ -967,6 +967,13 @@ static PyObject *tensor_set_flags(PyObject *self, PyObject *args)
   Py_RETURN_NONE;
 }
 
+static PyObject *tensor_is_readonly(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+  /* _is_readonly(): the storage's flag, on any device (flags.writeable reads
+     it; a device tensor exports no buffer whose readonly could be asked). */
+  return PyBool_FromLong(tl_py_t(self)->storage->readonly);
+}
+
 static PyMethodDef tensor_methods[] = {
     {"size", (PyCFunction)(void (*)(void))tensor_size, METH_FASTCALL, NULL},
     {"stride", (PyCFunction)(void (*)(void))tensor_stride, METH_FASTCALL, NULL},
@@ -999,6 +1006,7 @@ static PyMethodDef tensor_methods[] = {
     {"fill_", tensor_fill_, METH_O, NULL},
     {"zero_", tensor_zero_, METH_NOARGS, NULL},
     {"_set_readonly", tensor_set_flags, METH_VARARGS, NULL},
+    {"_is_readonly", tensor_is_readonly, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
