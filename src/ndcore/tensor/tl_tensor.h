@@ -165,8 +165,11 @@ tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool re
                             tl_release_fn release, void *ctx);
 void tl_storage_incref(tl_storage *s);
 /* Inference mode (PyTorch's InferenceMode), per thread: the storages made
- * while it is on are inference storages, which only it may write. */
+ * while it is on are inference storages, which only it may write.  C only:
+ * the CUDA sources (C++) include this header and never read the mode. */
+#ifndef __cplusplus
 extern _Thread_local bool tl_inference_mode;
+#endif
 /* TL_OK if s may be written now; else a RuntimeError (an inference storage
  * outside inference mode).  Every write checks it next to `readonly`. */
 tl_status tl_storage_check_write(const tl_storage *s);
