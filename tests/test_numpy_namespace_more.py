@@ -856,3 +856,29 @@ def test_host_objects_from_device_tensors():
     z.flags.writeable = True
     z[0] = 1
     assert float(z[0]) == 1.0
+
+
+VIEW_PAIRS = {
+    "interleaved columns": lambda x: (x[:, 0], x[:, 1]),
+    "row and its tail": lambda x: (x[0], x[0, 1:]),
+    "transpose": lambda x: (x, x.T),
+    "even and odd rows": lambda x: (x[::2], x[1::2]),
+    "reversed columns": lambda x: (x[:, ::-1], x[:, 0]),
+    "overlapping blocks": lambda x: (x[1:3, 2:4], x[2:, 3:]),
+    "flat slice and row": lambda x: (x.reshape(-1)[5:7], x[1]),
+    "halves of a row": lambda x: (x[0, :3], x[0, 3:]),
+}
+
+
+@pytest.mark.parametrize("pair", VIEW_PAIRS.values(), ids=VIEW_PAIRS.keys())
+@pytest.mark.parametrize("name", ["shares_memory", "may_share_memory"])
+def test_memory_overlap_of_views_as_numpy(pair, name):
+    """Views of one tensor overlap exactly as NumPy's views of one array do,
+    on the CPU and on a device (where the check reads only the views'
+    offsets and strides); a separate tensor's memory is never shared."""
+    a_np = numpy.arange(24.0).reshape(4, 6)
+    a = np.asarray(a_np)
+    assert a.device == DEFAULT
+    assert getattr(np, name)(*pair(a)) == getattr(numpy, name)(*pair(a_np))
+    assert not getattr(np, name)(a, a.clone())
+    assert not getattr(np, name)(a[0], a.clone()[0])

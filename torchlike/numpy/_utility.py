@@ -261,11 +261,32 @@ def _memory_of(x):
         return x.view({1: _C.uint8, 2: _C.int16}[x.element_size()]).numpy()
 
 
+class _Addresses:
+    """The element addresses of a device tensor as an array NumPy never
+    reads: its overlap checks need only the pointer, shape and strides, so
+    a device view's offset and strides (in bytes) over a made-up base
+    address stand for its memory."""
+    _BASE = 1 << 44  # any address: never dereferenced
+
+    def __init__(self, t):
+        size = t.element_size()
+        self.__array_interface__ = {
+            "version": 3, "typestr": f"|V{size}", "shape": tuple(t.shape),
+            "strides": tuple(s * size for s in t.stride()),
+            "data": (self._BASE + t.storage_offset() * size, True)}
+
+
 def _overlap(check, a, b, max_work):
     if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
         raise Unsupported("shares_memory: one of 'a' and 'b' must be a tensor")
-    if any(isinstance(x, Tensor) and x.device.type != "cpu" for x in (a, b)):
-        return False  # memory on an accelerator is never a host array's
+    on_device = [isinstance(x, Tensor) and x.device.type != "cpu" for x in (a, b)]
+    if any(on_device):
+        # memory on an accelerator is never a host array's, nor another
+        # storage's; two views of one storage are checked by their addresses
+        if not (all(on_device) and a.device == b.device and
+                _C._storage_id(a) == _C._storage_id(b)):
+            return False
+        return check(np.asarray(_Addresses(a)), np.asarray(_Addresses(b)), max_work=max_work)
     return check(_memory_of(a), _memory_of(b), max_work=max_work)
 
 
