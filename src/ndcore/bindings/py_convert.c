@@ -547,7 +547,16 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   return 0;
 }
 
-tl_status tl_py_check_weak_store(const tl_tensor *src, bool weak, tl_dtype d)
+/* A complex number that fits a real dtype has no imaginary part (the check
+ * demands it), so it is then read as its real part, which drops nothing: no
+ * ComplexWarning for x[0] = 1 + 0j, as PyTorch gives none. */
+tl_status tl_py_check_weak_store(tl_tensor *src, bool weak, tl_dtype d)
 {
-  return weak ? tl_scalar_check_store(tl_scalar_load(src->dtype, tl_tensor_data(src)), d) : TL_OK;
+  if (!weak)
+    return TL_OK;
+  if (tl_scalar_check_store(tl_scalar_load(src->dtype, tl_tensor_data(src)), d) != TL_OK)
+    return tl_error_status();
+  if (tl_dtype_is_complex(src->dtype) && !tl_dtype_is_complex(d))
+    src->dtype = tl_dtype_to_real(src->dtype); /* a 0-d host value: its real part comes first */
+  return TL_OK;
 }

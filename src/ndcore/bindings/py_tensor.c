@@ -23,6 +23,9 @@ static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
 static PyObject *linalg_error; /* torchlike.linalg.LinAlgError, set from Python */
 /* torchlike.BroadcastError, DtypeError, CastError: tl_error.h */
 PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error;
+/* torchlike.ComplexWarning: NumPy's ComplexWarning and a UserWarning (PyTorch's
+ * class for it), so the filters of either kind of code see it. */
+static PyObject *complex_warning;
 
 PyObject *tl_py_raise(void)
 {
@@ -41,6 +44,13 @@ PyObject *tl_py_raise(void)
   case TL_ERR_BROADCAST: exc = tl_py_broadcast_error; break;
   case TL_ERR_DTYPE: exc = tl_py_dtype_error; break;
   case TL_ERR_CAST: exc = tl_py_cast_error; break;
+  case TL_ERR_RAISED:
+    if (PyErr_Occurred()) {
+      tl_error_clear();
+      return NULL;
+    }
+    exc = PyExc_SystemError;
+    break;
   case TL_OK: exc = PyExc_SystemError; break;
   default: exc = PyExc_ValueError; break;
   }
@@ -806,6 +816,11 @@ static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject 
     return PyErr_Format(PyExc_ValueError, "only one element tensors can be converted to Python "
                                           "scalars (this one has %lld)",
                         (long long)tl_tensor_numel(t));
+  /* float(z), int(z) of a complex z: PyTorch's RuntimeError and words, which
+   * are also a TypeError, as Python's float(complex) raises */
+  if (convert && tl_dtype_is_complex(t->dtype))
+    return PyErr_Format(tl_py_cast_error, "value cannot be converted to type %s without overflow",
+                        convert == PyNumber_Float ? "double" : "int64_t");
   PyObject *v = tl_py_tensor_first(t);
   if (!v || !convert)
     return v;
@@ -1146,7 +1161,7 @@ int tl_py_tensor_add_methods(PyMethodDef *methods)
   return 0;
 }
 
-/* An exception class of two built-in bases, added to the module. */
+/* An exception (or warning) class of two bases, added to the module. */
 static PyObject *two_class_error(PyObject *module, const char *name, PyObject *a, PyObject *b,
                                  const char *doc)
 {
@@ -1160,6 +1175,36 @@ static PyObject *two_class_error(PyObject *module, const char *name, PyObject *a
   return cls;
 }
 
+/* The core's tl_warn: a Python warning, from the thread that called the core
+ * (it holds the GIL there, or takes it back). */
+static int warn_hook(tl_warning w)
+{
+  (void)w; /* the one warning there is */
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int raised = PyErr_WarnEx(complex_warning,
+                            "Casting complex values to real discards the imaginary part", 1) < 0;
+  PyGILState_Release(gil);
+  return raised;
+}
+
+static int warnings_init(PyObject *module)
+{
+  PyObject *exceptions = PyImport_ImportModule("numpy.exceptions");
+  PyObject *numpys = exceptions ? PyObject_GetAttrString(exceptions, "ComplexWarning") : NULL;
+  Py_XDECREF(exceptions);
+  if (!numpys)
+    return -1;
+  complex_warning = two_class_error(
+      module, "ComplexWarning", numpys, PyExc_UserWarning,
+      "A complex-to-real cast dropped imaginary parts: NumPy's ComplexWarning and PyTorch's "
+      "UserWarning.");
+  Py_DECREF(numpys);
+  if (!complex_warning)
+    return -1;
+  tl_warn_set_hook(warn_hook);
+  return 0;
+}
+
 static int errors_init(PyObject *module)
 {
   tl_py_broadcast_error = two_class_error(
@@ -1171,7 +1216,9 @@ static int errors_init(PyObject *module)
   tl_py_cast_error = two_class_error(
       module, "CastError", PyExc_TypeError, PyExc_RuntimeError,
       "A result that cannot be cast into out=: NumPy's TypeError and PyTorch's RuntimeError.");
-  return tl_py_broadcast_error && tl_py_dtype_error && tl_py_cast_error ? 0 : -1;
+  if (!tl_py_broadcast_error || !tl_py_dtype_error || !tl_py_cast_error)
+    return -1;
+  return warnings_init(module);
 }
 
 int tl_py_tensor_types_init(PyObject *module)

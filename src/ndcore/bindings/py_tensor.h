@@ -159,7 +159,7 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 /* A Python number tl_py_to_tensor converted (weak) that is about to be written
  * into dtype d: PyTorch's overflow check (tl_scalar_check_store); TL_OK for
  * tensors and arrays, which are cast. */
-tl_status tl_py_check_weak_store(const tl_tensor *src, bool weak, tl_dtype d);
+tl_status tl_py_check_weak_store(tl_tensor *src, bool weak, tl_dtype d);
 /* A tensor viewing the CUDA memory an object describes with
  * __cuda_array_interface__ (zero-copy; py_dlpack.c): 1 when it has one, 0
  * when it has none, -1 with an exception. */

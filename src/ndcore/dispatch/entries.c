@@ -34,6 +34,10 @@ tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, t
                        tl_tensor *indices)
 {
   tl_tensor wide;
+  /* dtype= is read in the passes' loops, not cast first (scans cast first,
+   * tl_tensor_to_dtype, which tells) */
+  if (a->dtype >= 0 && tl_dtype_check_discard(in->dtype, (tl_dtype)a->dtype) != TL_OK)
+    return TL_ERR_RAISED;
   if (float8_as(in, a->dtype, &wide)) {
     tl_status s = tl_op_reduce(op, &wide, a, out, indices);
     tl_tensor_release(&wide);

@@ -654,6 +654,8 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
     return tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
                                         "written-to tensor refers to a single memory location. "
                                         "Please clone() the tensor before performing the operation.");
+  if (tl_dtype_check_discard(src->dtype, dst->dtype) != TL_OK)
+    return TL_ERR_RAISED;
   return set->copy(dst, src);
 }
 
@@ -713,7 +715,8 @@ tl_status tl_tensor_copy_format(tl_tensor *out, const tl_tensor *src, tl_dtype d
 {
   const tl_tensor *devs[1] = {src};
   const tl_copy_kernels *set = tl_dispatch_kernel(TL_OP_COPY, dtype, 1, devs);
-  if (!set || tl_tensor_empty_format(out, src, dtype, tl_tensor_device(src), format) != TL_OK)
+  if (!set || tl_dtype_check_discard(src->dtype, dtype) != TL_OK ||
+      tl_tensor_empty_format(out, src, dtype, tl_tensor_device(src), format) != TL_OK)
     return tl_error_status();
   tl_status status = set->copy(out, src);
   if (status != TL_OK)

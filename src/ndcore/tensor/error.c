@@ -32,3 +32,14 @@ void tl_error_clear(void)
   error_status = TL_OK;
   error_message[0] = '\0';
 }
+
+static tl_warn_fn warn_hook;
+
+void tl_warn_set_hook(tl_warn_fn hook) { warn_hook = hook; }
+
+tl_status tl_warn(tl_warning w)
+{
+  if (!warn_hook || warn_hook(w) == 0)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RAISED, "a warning was raised as an exception");
+}

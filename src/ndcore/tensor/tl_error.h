@@ -29,6 +29,8 @@ typedef enum {
   TL_ERR_BROADCAST,      /* shapes that do not broadcast: ValueError and RuntimeError */
   TL_ERR_DTYPE,          /* a dtype an op has no loop for: TypeError and NotImplementedError */
   TL_ERR_CAST,           /* a result that cannot be cast into out=: TypeError and RuntimeError */
+  TL_ERR_RAISED,         /* the warning hook raised (a filter made a warning an error): the
+                          * exception is set already and the bindings raise it as it is */
 } tl_status;
 
 /* Record an error (printf-style) unless one is already pending; returns status. */
@@ -48,5 +50,17 @@ static inline int tl_error_maybe_pending(void)
   return __atomic_load_n(&tl_error_threads_pending, __ATOMIC_RELAXED) != 0 &&
          tl_error_status() != TL_OK;
 }
+
+/* Warnings: a call that does what was asked but loses something on the way
+ * (the imaginary parts of a complex-to-real cast) tells the user through a
+ * hook the Python layer installs.  The hook returns nonzero when a warnings
+ * filter turned the warning into an exception; tl_warn then fails with
+ * TL_ERR_RAISED and the call stops there, as NumPy's and PyTorch's would. */
+typedef enum {
+  TL_WARN_COMPLEX_DISCARDED, /* "Casting complex values to real discards the imaginary part" */
+} tl_warning;
+typedef int (*tl_warn_fn)(tl_warning w);
+void tl_warn_set_hook(tl_warn_fn hook);
+tl_status tl_warn(tl_warning w);
 
 #endif

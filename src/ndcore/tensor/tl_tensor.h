@@ -86,6 +86,18 @@ static inline bool tl_dtype_is_integral(tl_dtype d) /* bool counts as integral *
   return tl_dtype_kinds[d] <= TL_KIND_INT;
 }
 
+/* A cast from `from` to `to` drops imaginary parts (bool keeps their meaning:
+ * nonzero): NumPy's ComplexWarning and PyTorch's UserWarning, through tl_warn.
+ * Every user-visible cast passes here once: copies (tl_tensor_copy,
+ * tl_tensor_copy_format) and the operands and out= of the elementwise ops. */
+static inline tl_status tl_dtype_check_discard(tl_dtype from, tl_dtype to)
+{
+  if (tl_dtype_kinds[from] != TL_KIND_COMPLEX || tl_dtype_kinds[to] == TL_KIND_COMPLEX ||
+      to == TL_DTYPE_BOOL)
+    return TL_OK;
+  return tl_warn(TL_WARN_COMPLEX_DISCARDED);
+}
+
 /* The float dtype used when ints meet floats or true division (PyTorch's
  * torch.get_default_dtype(), float32 unless changed). */
 tl_dtype tl_dtype_default_float(void);
