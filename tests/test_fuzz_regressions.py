@@ -525,6 +525,24 @@ def test_int64_limits_still_convert_exactly():
     assert tl.tensor([-2 ** 63, 2 ** 63 - 1]).tolist() == [-2 ** 63, 2 ** 63 - 1]
 
 
+@pytest.mark.parametrize("data, dtype", [
+    ([True, 2 ** 63 - 1, -1.38], tl.int64), ([[2 ** 62 + 1], [1.5]], tl.int64),
+    ([-2 ** 63, 0.5, 2 ** 53 + 1], tl.int64), ([(2 ** 53 + 1, 7.9)], tl.int64),
+])
+def test_big_ints_beside_floats_convert_each_value_to_an_integer_dtype(data, dtype):
+    # float64 (NumPy's inference) rounds the int; NumPy's and PyTorch's
+    # constructors convert each value: the int exact, the float truncated
+    want = np.asarray(data, dtype=np.int64)
+    for convert in (tl.tensor, tnp.asarray):
+        got = convert(data, dtype=dtype)
+        assert got.dtype == tl.int64 and got.tolist() == want.tolist()
+
+
+def test_big_ints_beside_floats_still_must_fit_a_narrower_dtype():
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int32"):
+        tl.tensor([2 ** 62 + 1, 1.5], dtype=tl.int32)
+
+
 # ---- a Python number written into a dtype that cannot hold it -----------------------------
 
 U8 = tl.uint8

@@ -251,8 +251,9 @@ static bool holds_strong_double(PyObject *o, int depth)
 
 /* The first Python int in `o` (nested lists/tuples) outside int64, or NULL
  * (borrowed); *kind becomes 1 when a Python float sits among the values, 2
- * when a complex does. */
-static PyObject *int_past_int64(PyObject *o, int depth, int *kind)
+ * when a complex does; *inexact is set by an int64 a double cannot hold
+ * (past 2**53). */
+static PyObject *int_past_int64(PyObject *o, int depth, int *kind, bool *inexact)
 {
   int overflow = 0;
   if (PyFloat_Check(o) || PyComplex_Check(o)) {
@@ -261,17 +262,35 @@ static PyObject *int_past_int64(PyObject *o, int depth, int *kind)
     return NULL;
   }
   if (PyLong_Check(o)) {
-    PyLong_AsLongLongAndOverflow(o, &overflow);
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    *inexact |= !overflow && (v > (1LL << 53) || v < -(1LL << 53));
     return overflow ? o : NULL;
   }
   if ((!PyList_Check(o) && !PyTuple_Check(o)) || depth > TL_MAX_DIMS)
     return NULL;
   PyObject *found = NULL, **items = PySequence_Fast_ITEMS(o);
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
-    PyObject *f = int_past_int64(items[i], depth + 1, kind);
+    PyObject *f = int_past_int64(items[i], depth + 1, kind, inexact);
     found = found ? found : f;
   }
   return found;
+}
+
+/* [2**63 - 1, -1.5] with an integer dtype: NumPy's inference makes it
+ * float64, which rounds the int; NumPy's and PyTorch's constructors convert
+ * each value to the dtype instead (the int exact, the float truncated).  So
+ * do we, through int64, when such an int is among the values.  Replaces
+ * *arr. */
+static int ints_exactly(PyObject *o, int dtype, PyObject **arr)
+{
+  int kind = 0;
+  bool inexact = false;
+  if (dtype < 0 || !tl_dtype_is_integral((tl_dtype)dtype) || dtype == TL_DTYPE_BOOL ||
+      int_past_int64(o, 0, &kind, &inexact) || !inexact || kind != 1)
+    return 0;
+  Py_SETREF(*arr, PyArray_FromAny(o, PyArray_DescrFromType(NPY_INT64), 0, 0,
+                                  NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED, NULL));
+  return *arr ? 0 : -1;
 }
 
 /* NumPy holds Python ints past int64 as uint64 or objects.  As PyTorch: a
@@ -283,7 +302,8 @@ static PyObject *int_past_int64(PyObject *o, int depth, int *kind)
 static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
 {
   int kind = 0;
-  PyObject *big = int_past_int64(o, 0, &kind);
+  bool inexact;
+  PyObject *big = int_past_int64(o, 0, &kind, &inexact);
   if (!big)
     return 0; /* not ints: the caller names the dtype */
   if (dtype == TL_DTYPE_U64) {
@@ -513,6 +533,11 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
       Py_XDECREF(arr);
       return -1;
     }
+    typenum = PyArray_TYPE((PyArrayObject *)arr);
+  }
+  if (from_python && typenum == NPY_DOUBLE && dtype != TL_DTYPE_U64) {
+    if (ints_exactly(o, dtype, &arr) < 0)
+      return -1;
     typenum = PyArray_TYPE((PyArrayObject *)arr);
   }
   if (typenum == NPY_OBJECT || typenum == NPY_UNICODE || typenum == NPY_STRING ||
