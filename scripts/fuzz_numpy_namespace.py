@@ -673,12 +673,18 @@ def skip_reason(name, kw, n_exc, n_res, t_exc, t_res, g, args):
         # PyTorch's kernels do, where NumPy rounds it to float16 first
         # (docs/elementwise.md): past float16's range it is inf there
         return "a float16 array by a Python scalar's full value (docs/elementwise.md)"
-    if name == "dot" and any(isinstance(a, (int, float, complex)) or
-                             isinstance(a, N.ndarray) and a.ndim == 0 for a in args) and \
+    if name == "dot" and any(N.any(N.asarray(a) == 0) for a in args) and \
             not all(N.isfinite(a).all() for a in args if isinstance(a, N.ndarray)):
-        # NumPy's dot by a 0-d array is BLAS's axpy, which skips a zero
-        # factor: 0 times NaN is 0 there, NaN here (IEEE, as np.multiply)
-        return "NumPy's dot by a 0-d zero skips NaN (BLAS axpy)"
+        # NumPy's dot is BLAS's axpy or gemv, which skip a zero factor: 0
+        # times NaN is 0 there, NaN here (IEEE, as np.multiply)
+        return "NumPy's dot skips a zero factor beside NaN (BLAS axpy, gemv)"
+    if name in ("nanquantile", "nanpercentile") and n_exc is None and t_exc is None and \
+            N.asarray(n_res).dtype != N.float64 and tl_dtype_name(t_res) == "float64" and \
+            N.isnan(N.asarray(args[0], dtype=float)).any():
+        # NumPy gives the data's dtype where a reduced slice is all NaN (its
+        # shortcut fills NaN of that dtype); torchlike's dtype does not
+        # depend on the values (docs/numpy.md, the fuzzer's paragraph)
+        return "NumPy's all-NaN nanquantile keeps the data's dtype"
     if name == "arange" and any(isinstance(a, N.integer) for a in args) and \
             any(type(a) is int and abs(a) >= 2 ** 62 for a in args):
         # NumPy computes stop - start with its int64 scalar, which wraps (an
