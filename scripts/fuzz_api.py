@@ -1062,6 +1062,11 @@ STRICT_TYPES = False
 
 def run_child(seed, calls, areas, log_path, per_call):
     import numpy as np
+    import resource
+    # A call asking for more memory than a small machine has (a 17 GB
+    # repeat_interleave) gets its MemoryError, as it would there, instead of
+    # paging for minutes on this one and counting as a hang.
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.RLIM_INFINITY))
     sys.path.insert(0, ROOT)
     import torchlike as tl
     import warnings
