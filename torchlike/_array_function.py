@@ -83,6 +83,8 @@ _device_of = _C._offhost_device
 
 def _on_device_of(impl, args, kwargs):
     device = _device_of(args, kwargs)
+    if device is None and _DEVICE.get() is None:
+        device = numbers_device(args, kwargs)
     if device is None or _DEVICE.get() == device:
         return impl(*args, **kwargs)
     token = _DEVICE.set(device)
@@ -90,6 +92,32 @@ def _on_device_of(impl, args, kwargs):
         return impl(*args, **kwargs)
     finally:
         _DEVICE.reset(token)
+
+
+def numbers_device(args, kwargs):
+    """Where a call given no array at all computes: the default device, when
+    it is not the CPU and the operands are Python numbers, NumPy scalars and
+    lists of them (``np.cumsum([0.1, 0.8])``, as ``np.asarray([0.1, 0.8])``
+    lands there), so that the program's arrays made from numbers meet on one
+    device; else None (the CPU).  A tensor or an ndarray among the operands
+    keeps the call where that array's memory is (docs/numpy.md)."""
+    default = _C._get_default_device()
+    if default.type == "cpu" or not _numbers_only(args) or \
+            (kwargs and not _numbers_only(kwargs.values())):
+        return None
+    return default
+
+
+def _numbers_only(items):
+    for x in items:
+        if isinstance(x, (list, tuple)):
+            if not _numbers_only(x):
+                return False
+        elif isinstance(x, Tensor) or (isinstance(x, np.ndarray) and x.ndim) or \
+                (hasattr(x, "__array__") and not isinstance(x, (np.generic, np.ndarray))) or \
+                isinstance(x, (bytes, bytearray, memoryview)):
+            return False
+    return True
 
 
 def implements(*funcs, op=None):

@@ -1,0 +1,165 @@
+"""NumPy code with a device as the default device (a GPU program's
+``import torchlike.numpy as np``): what the fifth and sixth rounds of NumPy
+programs (tests/test_numpy_programs5.py, 6) found on the emulated device.
+
+Arrays a program makes from numbers meet on the default device: a call given
+numbers and lists only (``np.cumsum([0.1, 0.8])``) computes there, as
+``np.asarray`` of them lands there, and ``np.frombuffer`` copies the bytes
+there; a tensor or an ndarray among the operands keeps the call where its
+memory is (docs/numpy.md, "Devices").  Device-parametrised as
+tests/test_device_placement.py: "cpu" here, "emulated" in a process of its
+own (its memory unreadable by host code outside its kernels)."""
+import numpy
+import pytest
+
+import torchlike as tl
+import torchlike.numpy as np
+from oracle import cuda_test_devices, host_array, run_emulated
+
+DEVICES, EMULATED = cuda_test_devices()
+
+
+@pytest.fixture
+def default_device(device):
+    """The test's device as the default device, for the test's duration."""
+    tl.set_default_device(device)
+    try:
+        yield device
+    finally:
+        tl.set_default_device("cpu")
+
+
+def on(t, device):
+    return t.device.type == device
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_calls_given_numbers_only_compute_on_the_default_device(device, default_device):
+    cum = np.cumsum([0.01, 0.85, 0.07, 0.07])
+    assert on(cum, device)
+    u = np.asarray([0.3, 0.95, 0.0])
+    k = np.searchsorted(cum, u * cum[-1], side="right")  # met device arrays: raised
+    numpy.testing.assert_array_equal(host_array(k), [1, 3, 0])
+    for result in (np.sum([1, 2]), np.exp([0.5, 1.0]), np.add([1, 2], [3, 4]),
+                   np.add([1, 2], 3), np.maximum(2, [1, 3]), np.deg2rad(30.0),
+                   np.concatenate([[1], [2, 3]]), np.mean(3.5)):
+        assert on(result, device), result
+    numpy.testing.assert_array_equal(host_array(np.add([1, 2], 3)), [4, 5])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_host_arrays_keep_a_call_on_the_host(device, default_device):
+    # an ndarray or a CPU tensor among the operands: host memory, not copied
+    a = numpy.arange(3.0)
+    cpu = tl.arange(3.0, device="cpu")
+    for result in (np.take(a, [0, 2]), np.cumsum(a), np.add(a, [1.0, 2.0, 3.0]),
+                   np.concatenate([cpu, [1.0]]), np.add(cpu, [1.0, 2.0, 3.0]),
+                   np.sum([cpu, cpu])):
+        assert on(result, "cpu"), result
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_frombuffer_lands_on_the_default_device(device, default_device):
+    codes = np.frombuffer(b"ACGT", dtype=np.uint8)
+    assert on(codes, device)
+    comp = np.asarray([3, 2, 1, 0])
+    numpy.testing.assert_array_equal(host_array(codes[comp]), list(b"TGCA"))
+    assert bytes(codes) == b"ACGT"
+    if device == "cpu":  # a view of the buffer, as NumPy's
+        buf = bytearray(b"ab")
+        view = np.frombuffer(buf, dtype=np.uint8)
+        buf[0] = ord("z")
+        assert int(view[0]) == ord("z")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bytes_of_a_tensor_are_its_memory_in_c_order(device):
+    a = numpy.arange(6, dtype=numpy.int16).reshape(2, 3)
+    t = tl.from_numpy(a).to(device)
+    assert bytes(t) == bytes(a) and bytes(t.T) == bytes(a.T)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_i0_runs_the_core_op_in_numpys_dtypes(device, default_device):
+    for dtype in ("float64", "float32", "int64", "uint8", "bool"):
+        a = (numpy.asarray([-3, 0, 0.5, 2, 7]) * (dtype != "bool")).astype(dtype)
+        want = numpy.i0(a)
+        got = np.i0(x=np.asarray(a))
+        assert on(got, device) and got.dtype == want.dtype
+        numpy.testing.assert_allclose(host_array(got), want, rtol=2e-7)
+    with pytest.raises(TypeError, match="complex"):
+        np.i0(np.asarray([1j]))
+    x = tl.tensor([0.5, 2.0], dtype=tl.float64, requires_grad=True)
+    np.i0(x).sum().backward()  # on the tape: i0' = i1
+    numpy.testing.assert_allclose(host_array(x.grad), [0.25789430539089636, 1.5906368546373291])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_masked_average_weights_join_the_data(device, default_device):
+    data = np.arange(8).reshape((2, 2, 2))
+    weights = [[1. / 4, 3. / 4], [1., 1. / 2]]
+    got = np.ma.average(data, axis=(0, 1), weights=weights)
+    want = numpy.ma.average(numpy.arange(8).reshape((2, 2, 2)), axis=(0, 1), weights=weights)
+    numpy.testing.assert_allclose(host_array(got.filled(-1)), want.filled(-1))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+@pytest.mark.parametrize("dtype", ["float64", "int64", "uint8"])
+def test_odd_reflection_pads_as_numpy(device, default_device, mode, dtype):
+    # NumPy's own pad on tensors met 0-d tensor widths it updates in place
+    # (left_pad -= n: one view of both sides), and padded zeros on the right
+    for n in (1, 2, 3, 5):
+        a = (numpy.arange(n * 3).reshape(3, n) ** 2 % 7 + 1).astype(dtype)
+        for width in ((0, 2), (3, 3), (9, 5), (2, 11)):
+            want = numpy.pad(a, ((1, 2), width), mode=mode, reflect_type="odd")
+            got = np.pad(np.asarray(a), ((1, 2), width), mode=mode, reflect_type="odd")
+            assert on(got, device) and got.dtype == want.dtype
+            numpy.testing.assert_array_equal(host_array(got), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_odd_reflection_is_recorded(device):
+    x = tl.tensor([1.0, 2.0, 4.0], dtype=tl.float64, device=device, requires_grad=True)
+    y = np.pad(x, (2, 1), mode="reflect", reflect_type="odd")  # 2x0-x2, 2x0-x1, x, 2x2-x1
+    numpy.testing.assert_array_equal(host_array(y.detach()), [-2.0, 0.0, 1.0, 2.0, 4.0, 6.0])
+    y.sum().backward()
+    numpy.testing.assert_array_equal(host_array(x.grad), [5.0, -1.0, 2.0])
+
+
+A = numpy.arange(24.0).reshape(2, 3, 4)
+ALONG = [(lambda xp: lambda r: r.max() - r.min(), 1),
+         (lambda xp: lambda r: xp.stack([r, r * 2]), 0),
+         (lambda xp: lambda r: r[0] + r[-1], 2),
+         (lambda xp: lambda r: xp.asarray([r.min(), r.max(), r.mean()]), -1),
+         (lambda xp: lambda r: xp.diag(r), 1),
+         (lambda xp: lambda r: (r > 5).sum(), 0)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("i", range(len(ALONG)))
+def test_apply_along_axis_runs_on_the_device(device, default_device, i):
+    func, axis = ALONG[i]
+    want = numpy.apply_along_axis(func(numpy), axis, A)
+    got = np.apply_along_axis(func(np), axis, np.asarray(A))
+    assert on(got, device) and got.dtype == want.dtype and got.shape == want.shape
+    numpy.testing.assert_allclose(host_array(got), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_apply_along_axis_is_recorded_and_checks_as_numpy(device):
+    x = tl.tensor(A, dtype=tl.float64, device=device, requires_grad=True)
+    y = np.apply_along_axis(lambda r: (r ** 2).sum(), 1, x)
+    y.sum().backward()
+    numpy.testing.assert_allclose(host_array(x.grad), 2 * A)
+    with pytest.raises(ValueError, match="iteration dimensions are 0"):
+        np.apply_along_axis(lambda r: r, 1, tl.zeros((0, 3), device=device))
+    # later results take the first one's dtype, as NumPy's buffer does
+    flip = iter([1, 2.5])
+    got = np.apply_along_axis(lambda r: next(flip), 1, tl.zeros((2, 3), device=device))
+    assert got.dtype == tl.int64 and host_array(got).tolist() == [1, 2]
+
+
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_on_the_emulated_device():
+    run_emulated(__file__)
