@@ -160,6 +160,97 @@ def test_apply_along_axis_is_recorded_and_checks_as_numpy(device):
     assert got.dtype == tl.int64 and host_array(got).tolist() == [1, 2]
 
 
+SERIES = ["Polynomial", "Chebyshev", "Legendre", "Laguerre", "Hermite", "HermiteE"]
+FITS = [("polynomial", "polyfit"), ("chebyshev", "chebfit"), ("legendre", "legfit"),
+        ("laguerre", "lagfit"), ("hermite", "hermfit"), ("hermite_e", "hermefit")]
+XS = numpy.linspace(-1, 3, 25)
+YS = numpy.exp(-XS) * numpy.cos(2 * XS)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", SERIES)
+def test_series_fit_of_device_samples_runs_there(device, default_device, name):
+    # NumPy's fit converted the samples with np.array: a device tensor was refused
+    ours, theirs = getattr(np.polynomial, name), getattr(numpy.polynomial, name)
+    x, y = np.asarray(XS), np.asarray(YS)
+    got, want = ours.fit(x, y, 5), theirs.fit(XS, YS, 5)
+    assert isinstance(got, ours) and isinstance(got.coef, numpy.ndarray)  # host coefficients
+    numpy.testing.assert_allclose(got.coef, want.coef, rtol=1e-9, atol=1e-12)
+    numpy.testing.assert_array_equal(got.domain, want.domain)
+    numpy.testing.assert_allclose(host_array(got(x[::6])), want(XS[::6]), rtol=1e-9)
+    w = numpy.linspace(1, 2, XS.size)
+    (got, (res, rank, sv, rcond)), (want, status) = (
+        ours.fit(x, y, [0, 2, 3], w=np.asarray(w), domain=[-2, 4], full=True),
+        theirs.fit(XS, YS, [0, 2, 3], w=w, domain=[-2, 4], full=True))
+    numpy.testing.assert_allclose(got.coef, want.coef, rtol=1e-9, atol=1e-12)
+    numpy.testing.assert_allclose(host_array(res), status[0], rtol=1e-9)
+    assert int(rank) == status[1]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("module, name", FITS)
+def test_module_fits_of_device_samples_stay_there(device, default_device, module, name):
+    ours = getattr(getattr(np.polynomial, module), name)
+    theirs = getattr(getattr(numpy.polynomial, module), name)
+    got = ours(np.asarray(XS / 3), np.asarray(YS), 4)
+    assert on(got, device)
+    numpy.testing.assert_allclose(host_array(got), theirs(XS / 3, YS, 4), rtol=1e-8, atol=1e-12)
+    two = numpy.stack([YS, 2 * YS], axis=1)  # several right-hand sides
+    numpy.testing.assert_allclose(host_array(ours(np.asarray(XS / 3), np.asarray(two), 3)),
+                                  theirs(XS / 3, two, 3), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_series_fit_refuses_samples_that_require_grad(device):
+    x = tl.tensor(XS, dtype=tl.float64, device=device, requires_grad=True)
+    with pytest.raises((RuntimeError, TypeError), match="grad"):
+        np.polynomial.Polynomial.fit(x, x.detach() ** 2, 2)  # host coefficients: no gradient
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_polynomial_code_on_device_coefficients(device, default_device):
+    c = np.asarray([1.0, 0.0, 1.0])
+    numpy.testing.assert_allclose(host_array(np.polynomial.polynomial.polyval(
+        np.asarray([1.0, 2.0]), c)), [2.0, 5.0])
+    r = np.asarray([1.0, -2.0])
+    got = np.polynomial.polynomial.polyvalfromroots(np.asarray([0.5, 3.0]),
+                                                    np.stack([r, -r], axis=1), tensor=False)
+    rr = numpy.asarray([1.0, -2.0])
+    numpy.testing.assert_allclose(host_array(got), numpy.polynomial.polynomial.polyvalfromroots(
+        numpy.asarray([0.5, 3.0]), numpy.stack([rr, -rr], axis=1), tensor=False))
+    q, rem = np.polydiv(np.asarray([1.0, 0.0, -1.0]), [1.0, -1.0])  # a list divisor
+    assert on(q, device) and on(rem, device)
+    numpy.testing.assert_allclose(host_array(q), [1.0, 1.0])
+    numpy.testing.assert_allclose(host_array(rem), [0.0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["polynomial.polyval", "chebyshev.chebval",
+                                  "hermite_e.hermeval"])
+def test_evaluation_with_coefficients_that_require_grad_is_recorded(device, name):
+    module, func = name.split(".")
+    ours = getattr(getattr(np.polynomial, module), func)
+    theirs = getattr(getattr(numpy.polynomial, module), func)
+    c = tl.tensor([1.0, 2.0, 3.0], dtype=tl.float64, device=device, requires_grad=True)
+    x = numpy.asarray([0.5, 2.0])
+    y = ours(tl.from_numpy(x).to(device), c)
+    numpy.testing.assert_allclose(host_array(y.detach()), theirs(x, [1.0, 2.0, 3.0]))
+    y.sum().backward()  # d/dc_k: the k-th basis function summed over x
+    numpy.testing.assert_allclose(host_array(c.grad),
+                                  [theirs(x, numpy.eye(3)[k]).sum() for k in range(3)])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_frompyfunc_methods_on_device_tensors(device, default_device):
+    cat = np.frompyfunc(lambda a, b: a + b, 2, 1)
+    x = np.asarray([1, 2, 3, 4])
+    # object results stay NumPy's arrays, as frompyfunc's calls do
+    assert cat.accumulate(x).astype(int).tolist() == [1, 3, 6, 10]
+    assert cat.reduce(np.arange(5)) == 10
+    outer = cat.outer(np.asarray([1, 2]), np.asarray([10, 20]))
+    assert outer.astype(int).tolist() == [[11, 21], [12, 22]]
+
+
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_on_the_emulated_device():
     run_emulated(__file__)

@@ -542,7 +542,10 @@ def _keep_atleast(name):
         if any(isinstance(a, (list, tuple)) and has_tensor(a) for a in arys):
             import torchlike.numpy as tnp
             return getattr(tnp, name)(*[as_tensor(a) for a in arys])
-        return host(*arys)
+        # in a call on device tensors, numbers (np.polydiv's divisor [1, -1])
+        # become arrays on that device, as np.asarray's do
+        return host(*[a if isinstance(a, (Tensor, np.ndarray)) else _to_call_device(a, np.asarray(a))
+                      for a in arys])
     atleast.__name__ = name
     return atleast
 
@@ -626,6 +629,17 @@ def _via_implementation(func, args, kwargs):
     impl = getattr(func, "_implementation", None)
     if not isinstance(impl, types.FunctionType):
         raise Unsupported(f"{_name(func)} has no Python implementation to run on tensors")
+    return run_numpy_code(func, impl, args, kwargs)
+
+
+def numpy_code(func, *args, **kwargs):
+    """NumPy's Python function ``func`` (one NEP 18 does not dispatch, such as
+    np.polynomial's) run on tensors as route 2 runs NumPy's code: on the
+    device of its tensors, its converters keeping them."""
+    return _on_device_of(run_numpy_code, (func, func, args, kwargs), {})
+
+
+def run_numpy_code(func, impl, args, kwargs):
     # NumPy's code was written for NumPy's promotion (``asarray(x) + 0.0``,
     # ``int / int``, ``sqrt(int)`` are float64): this thread computes with
     # float64 as the default float dtype while it runs
