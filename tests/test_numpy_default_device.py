@@ -59,6 +59,17 @@ def test_host_arrays_keep_a_call_on_the_host(device, default_device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_numbers_only_calls_inside_a_host_call_stay_on_the_host(device, default_device):
+    # the function apply_along_axis calls on CPU slices makes an array of numbers:
+    # it joins the slices on the host, not the default device
+    cpu = tl.arange(6.0, dtype=tl.float64, device="cpu").reshape(2, 3)
+    got = np.apply_along_axis(lambda r: np.cumsum([1.0, 2.0]) + r[:2], 1, cpu)
+    assert on(got, "cpu")
+    numpy.testing.assert_array_equal(host_array(got), [[1.0, 4.0], [4.0, 7.0]])
+    assert on(np.cumsum([1.0, 2.0]), device)  # outside it, the default device
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_frombuffer_lands_on_the_default_device(device, default_device):
     codes = np.frombuffer(b"ACGT", dtype=np.uint8)
     assert on(codes, device)

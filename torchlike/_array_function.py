@@ -81,10 +81,24 @@ _DEVICE = contextvars.ContextVar("torchlike_numpy_device", default=None)
 _device_of = _C._offhost_device
 
 
+# True while a call given host arrays (an ndarray, a CPU tensor) runs with a
+# device as the default device: the numbers-only calls made inside it (by
+# NumPy's code, or by a function apply_along_axis calls) stay on the host
+# with the arrays they will meet, rather than go to the default device.
+_ON_HOST = contextvars.ContextVar("torchlike_numpy_on_host", default=False)
+
+
 def _on_device_of(impl, args, kwargs):
     device = _device_of(args, kwargs)
     if device is None and _DEVICE.get() is None:
         device = numbers_device(args, kwargs)
+        if device is None and not _ON_HOST.get() and \
+                _C._get_default_device().type != "cpu":
+            token = _ON_HOST.set(True)
+            try:
+                return impl(*args, **kwargs)
+            finally:
+                _ON_HOST.reset(token)
     if device is None or _DEVICE.get() == device:
         return impl(*args, **kwargs)
     token = _DEVICE.set(device)
@@ -100,9 +114,10 @@ def numbers_device(args, kwargs):
     lists of them (``np.cumsum([0.1, 0.8])``, as ``np.asarray([0.1, 0.8])``
     lands there), so that the program's arrays made from numbers meet on one
     device; else None (the CPU).  A tensor or an ndarray among the operands
-    keeps the call where that array's memory is (docs/numpy.md)."""
+    keeps the call where that array's memory is (docs/numpy.md), and so do
+    the calls made inside it (``_ON_HOST``)."""
     default = _C._get_default_device()
-    if default.type == "cpu" or not _numbers_only(args) or \
+    if default.type == "cpu" or _ON_HOST.get() or not _numbers_only(args) or \
             (kwargs and not _numbers_only(kwargs.values())):
         return None
     return default
