@@ -42,7 +42,13 @@ def test_calls_given_numbers_only_compute_on_the_default_device(device, default_
     numpy.testing.assert_array_equal(host_array(k), [1, 3, 0])
     for result in (np.sum([1, 2]), np.exp([0.5, 1.0]), np.add([1, 2], [3, 4]),
                    np.add([1, 2], 3), np.maximum(2, [1, 3]), np.deg2rad(30.0),
-                   np.concatenate([[1], [2, 3]]), np.mean(3.5)):
+                   np.concatenate([[1], [2, 3]]), np.mean(3.5),
+                   # NumPy's own functions (the namespace's __getattr__, np.emath)
+                   np.polyadd([1, 2], [1, 0, 0]), np.roots([1, 0, 0, -8]), np.emath.sqrt(-2),
+                   # the ufuncs' methods
+                   np.logical_and.outer([True, False], [True, True, False]),
+                   np.add.reduce([1, 2, 3]), np.multiply.accumulate([1, 2, 3]),
+                   np.add.reduceat([1, 2, 3, 4], [0, 2])):
         assert on(result, device), result
     numpy.testing.assert_array_equal(host_array(np.add([1, 2], 3)), [4, 5])
 
@@ -53,6 +59,7 @@ def test_host_arrays_keep_a_call_on_the_host(device, default_device):
     a = numpy.arange(3.0)
     cpu = tl.arange(3.0, device="cpu")
     for result in (np.take(a, [0, 2]), np.cumsum(a), np.add(a, [1.0, 2.0, 3.0]),
+                   np.polyadd(a, [1.0]), np.add.outer(a, [1.0]), np.add.reduce(a),
                    np.concatenate([cpu, [1.0]]), np.add(cpu, [1.0, 2.0, 3.0]),
                    np.sum([cpu, cpu])):
         assert on(result, "cpu"), result

@@ -648,8 +648,13 @@ del _name
 # A call with ufunc keywords the function does not take (``where=``, ``dtype=``,
 # ``casting=``, ``out=`` on a function written out here) goes the same way.
 
-def _operand(x):
-    return x if isinstance(x, Tensor) or _weak(x) else as_tensor(x)
+def _operand(x, operands=None):
+    """An operand of a ufunc's method: tensors and Python numbers as they are;
+    with ``operands`` (the call's), numbers alone go where ``_new_array``
+    places them."""
+    if isinstance(x, Tensor) or _weak(x):
+        return x
+    return as_tensor(x) if operands is None else _new_array(x, operands)
 
 
 def _ufunc_method(ufunc, method):
@@ -657,8 +662,14 @@ def _ufunc_method(ufunc, method):
 
     def call(array, *args, **kwargs):
         if method in ("outer",):
-            args = tuple(_operand(a) for a in args[:1]) + args[1:]
-        elif method == "at" and len(args) > 1:
+            # numbers alone (np.logical_and.outer([True, False], [True])) make
+            # arrays on the default device, as a call of them does
+            operands = (array,) + args[:1]
+            args = tuple(_operand(a, operands) for a in args[:1]) + args[1:]
+            return bound(_operand(array, operands), *args, **kwargs)
+        if method in ("reduce", "accumulate", "reduceat"):
+            return bound(_operand(array, (array,)), *args, **kwargs)
+        if method == "at" and len(args) > 1:
             values = _operand(args[1])
             if isinstance(array, Tensor) and isinstance(values, Tensor) and \
                     not isinstance(args[1], (Tensor, np.ndarray)):
