@@ -219,6 +219,17 @@ def test_module_fits_of_device_samples_stay_there(device, default_device, module
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_module_fits_record_the_samples_gradient(device):
+    # the fit is linear in y: d sum(c) / dy_j is the sum of the fit of e_j
+    x = XS / 3
+    y = tl.tensor(YS, dtype=tl.float64, device=device, requires_grad=True)
+    c = np.polynomial.chebyshev.chebfit(tl.from_numpy(x).to(device), y, 3)
+    c.sum().backward()
+    want = [numpy.polynomial.chebyshev.chebfit(x, e, 3).sum() for e in numpy.eye(x.size)]
+    numpy.testing.assert_allclose(host_array(y.grad), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_series_fit_refuses_samples_that_require_grad(device):
     x = tl.tensor(XS, dtype=tl.float64, device=device, requires_grad=True)
     with pytest.raises((RuntimeError, TypeError), match="grad"):

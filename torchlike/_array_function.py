@@ -125,8 +125,8 @@ def numbers_device(args, kwargs):
 
 def _numbers_only(items):
     for x in items:
-        if isinstance(x, (list, tuple)):
-            if not _numbers_only(x):
+        if isinstance(x, (list, tuple, dict)):
+            if not _numbers_only(x.values() if isinstance(x, dict) else x):
                 return False
         elif isinstance(x, Tensor) or (isinstance(x, np.ndarray) and x.ndim) or \
                 (hasattr(x, "__array__") and not isinstance(x, (np.generic, np.ndarray))) or \
@@ -559,8 +559,8 @@ def _keep_atleast(name):
             return getattr(tnp, name)(*[as_tensor(a) for a in arys])
         # in a call on device tensors, numbers (np.polydiv's divisor [1, -1])
         # become arrays on that device, as np.asarray's do
-        return host(*[a if isinstance(a, (Tensor, np.ndarray)) else _to_call_device(a, np.asarray(a))
-                      for a in arys])
+        return host(*[a if isinstance(a, (Tensor, np.ndarray)) else
+                      _to_call_device(a, np.asarray(a)) for a in arys])
     atleast.__name__ = name
     return atleast
 

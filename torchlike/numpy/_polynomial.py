@@ -8,9 +8,12 @@ with a tensor ``x`` they broadcast instead, so ``polyvalfromroots(x, r)`` of
 a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
 a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
 function runs with ``tensor=False`` (the same result for a reshaped ``c``).
-The series classes are NumPy's, called on a tensor as on an ndarray (a
-tensor result, on the tape); everything else (fitting, arithmetic) is
-NumPy's own object."""
+Tensor coefficients, and the fits of tensor samples, run NumPy's own code
+on the tensors (``numpy_code``: on their device, as route 2 runs NumPy's
+code).  The series classes are NumPy's, called on a tensor as on an ndarray
+(a tensor result, on the tape), fitted to tensor samples on their device
+(the coefficients then kept on the host, as NumPy's series keep them);
+everything else (arithmetic, roots) is NumPy's own object."""
 import inspect
 import sys
 import types
@@ -20,7 +23,7 @@ import numpy as np
 from numpy.polynomial import polyutils as _pu
 
 from .. import _C
-from .._array_function import has_tensor, numpy_code
+from .._array_function import _rebind, has_tensor, numpy_code
 
 Tensor = _C.Tensor
 
@@ -99,16 +102,11 @@ def _fit_function(func, vander):
     def fit(x, y, deg, rcond=None, full=False, w=None):
         if not _tensors(x, y, w):
             return func(x, y, deg, rcond, full, w)
-        return numpy_code(_pu._fit, _rebound_vander(vander), x, y, deg, rcond, full, w)
+        return numpy_code(_pu._fit, _rebind(vander), x, y, deg, rcond, full, w)
     fit.__name__ = fit.__qualname__ = func.__name__
     fit.__doc__ = func.__doc__
     fit.__wrapped__ = func
     return fit
-
-
-def _rebound_vander(vander):
-    from .._array_function import _rebind
-    return _rebind(vander)
 
 
 def _getdomain(x):
