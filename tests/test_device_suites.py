@@ -12,7 +12,7 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
-(NumPy dispatch), 10 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s
+(NumPy dispatch), 13 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s
 (misc), 8 s (functions), 3 s (serialization) and 56 s (nn: the guard's mprotect calls,
 most of it) of wall time, pytest's start included (about twice that with the machine shared with a
 build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
@@ -44,8 +44,7 @@ SUITES = {
                        "test_numpy_ma_more.py"],
     # NumPy programs run through torchlike.numpy on the device (host-only
     # steps: their refusal checked, then run on host copies; host_step)
-    "numpy_programs": ["test_numpy_programs.py", "test_numpy_programs2.py",
-                       "test_numpy_programs3.py", "test_numpy_programs4.py"],
+    "numpy_programs": [f"test_numpy_programs{n}.py" for n in ("", 2, 3, 4, 5, 6)],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # ordinary PyTorch training programs, their data moved to the device

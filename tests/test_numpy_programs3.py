@@ -602,20 +602,16 @@ def polynomials(np):
     covariance, several right-hand sides, poly1d."""
     P = np.polynomial.Polynomial
     p = P([1, 2, 3])
-    fit = host_step(np, "Polynomial.fit", P.fit, np.linspace(0, 1, 10),
-                    np.linspace(0, 1, 10) ** 2, 2)
+    fit = P.fit(np.linspace(0, 1, 10), np.linspace(0, 1, 10) ** 2, 2)
     x = np.linspace(0, 1, 8)
     y = 3 * x ** 2 - x + 0.5 + np.asarray([0.01, -0.02, 0.0, 0.03, -0.01, 0.02, -0.03, 0.0])
     c, cov = np.polyfit(x, y, 2, cov=True)
     q = np.poly1d([1, -3, 2])
     return (p(np.asarray([0.0, 1, 2])), p.deriv().coef, p.integ().coef, (p * p).coef, p.roots(),
             fit.convert().coef,
-            host_step(np, "polynomial.polyfit", np.polynomial.polynomial.polyfit, np.arange(5.0),
-                      np.arange(5.0) ** 2, 2),
-            host_step(np, "chebyshev.chebfit", np.polynomial.chebyshev.chebfit,
-                      np.linspace(-1, 1, 7), np.linspace(-1, 1, 7) ** 3, 3),
-            host_step(np, "polynomial.polyval", np.polynomial.polynomial.polyval,
-                      np.asarray([1.0, 2]), np.asarray([1.0, 0, 1])),
+            np.polynomial.polynomial.polyfit(np.arange(5.0), np.arange(5.0) ** 2, 2),
+            np.polynomial.chebyshev.chebfit(np.linspace(-1, 1, 7), np.linspace(-1, 1, 7) ** 3, 3),
+            np.polynomial.polynomial.polyval(np.asarray([1.0, 2]), np.asarray([1.0, 0, 1])),
             np.polynomial.legendre.legval(0.5, [1, 2, 3]),
             np.polynomial.hermite.hermval(np.asarray([0.0, 1.0]), [1, 1]),
             c, cov, np.polyfit(x, y, 2, w=np.linspace(1, 2, 8)),

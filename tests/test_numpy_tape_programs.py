@@ -538,13 +538,15 @@ def test_float32_flows_as_numpy_through_a_float32_layer():
 
 
 def test_python_callbacks_are_refused_with_grad_and_run_without():
-    """np.vectorize/frompyfunc/apply_along_axis run Python per element or
-    slice on ndarrays; with a tensor that requires grad they raise, naming
-    the call; on detached data they give NumPy's answer."""
+    """np.vectorize/frompyfunc run Python per element on NumPy scalars;
+    with a tensor that requires grad they raise, naming the call; on
+    detached data they give NumPy's answer.  apply_along_axis hands the
+    function tensor slices, so it records."""
     a = RNG.standard_normal((3, 4))
     x = leaf(a)
-    with pytest.raises(TypeError, match="apply_along_axis has no torchlike implementation"):
-        np.apply_along_axis(lambda r: np.sum(r ** 2), 1, x)
+    along = np.apply_along_axis(lambda r: np.sum(r ** 2), 1, x)
+    (g,) = tl.autograd.grad(along.sum(), [x])
+    np.testing.assert_allclose(host(g), 2 * a)
     with pytest.raises(TypeError, match=r"\(vectorized\) calls a Python function on the "
                                         r"elements of a tensor that requires grad"):
         np.frompyfunc(lambda t: t * 2, 1, 1)(x)

@@ -81,8 +81,24 @@ _DEVICE = contextvars.ContextVar("torchlike_numpy_device", default=None)
 _device_of = _C._offhost_device
 
 
+# True while a call given host arrays (an ndarray, a CPU tensor) runs with a
+# device as the default device: the numbers-only calls made inside it (by
+# NumPy's code, or by a function apply_along_axis calls) stay on the host
+# with the arrays they will meet, rather than go to the default device.
+_ON_HOST = contextvars.ContextVar("torchlike_numpy_on_host", default=False)
+
+
 def _on_device_of(impl, args, kwargs):
     device = _device_of(args, kwargs)
+    if device is None and _DEVICE.get() is None:
+        device = numbers_device(args, kwargs)
+        if device is None and not _ON_HOST.get() and \
+                _C._get_default_device().type != "cpu":
+            token = _ON_HOST.set(True)
+            try:
+                return impl(*args, **kwargs)
+            finally:
+                _ON_HOST.reset(token)
     if device is None or _DEVICE.get() == device:
         return impl(*args, **kwargs)
     token = _DEVICE.set(device)
@@ -90,6 +106,33 @@ def _on_device_of(impl, args, kwargs):
         return impl(*args, **kwargs)
     finally:
         _DEVICE.reset(token)
+
+
+def numbers_device(args, kwargs):
+    """Where a call given no array at all computes: the default device, when
+    it is not the CPU and the operands are Python numbers, NumPy scalars and
+    lists of them (``np.cumsum([0.1, 0.8])``, as ``np.asarray([0.1, 0.8])``
+    lands there), so that the program's arrays made from numbers meet on one
+    device; else None (the CPU).  A tensor or an ndarray among the operands
+    keeps the call where that array's memory is (docs/numpy.md), and so do
+    the calls made inside it (``_ON_HOST``)."""
+    default = _C._get_default_device()
+    if default.type == "cpu" or _ON_HOST.get() or not _numbers_only(args) or \
+            (kwargs and not _numbers_only(kwargs.values())):
+        return None
+    return default
+
+
+def _numbers_only(items):
+    for x in items:
+        if isinstance(x, (list, tuple, dict)):
+            if not _numbers_only(x.values() if isinstance(x, dict) else x):
+                return False
+        elif isinstance(x, Tensor) or (isinstance(x, np.ndarray) and x.ndim) or \
+                (hasattr(x, "__array__") and not isinstance(x, (np.generic, np.ndarray))) or \
+                isinstance(x, (bytes, bytearray, memoryview)):
+            return False
+    return True
 
 
 def implements(*funcs, op=None):
@@ -514,7 +557,10 @@ def _keep_atleast(name):
         if any(isinstance(a, (list, tuple)) and has_tensor(a) for a in arys):
             import torchlike.numpy as tnp
             return getattr(tnp, name)(*[as_tensor(a) for a in arys])
-        return host(*arys)
+        # in a call on device tensors, numbers (np.polydiv's divisor [1, -1])
+        # become arrays on that device, as np.asarray's do
+        return host(*[a if isinstance(a, (Tensor, np.ndarray)) else
+                      _to_call_device(a, np.asarray(a)) for a in arys])
     atleast.__name__ = name
     return atleast
 
@@ -598,6 +644,17 @@ def _via_implementation(func, args, kwargs):
     impl = getattr(func, "_implementation", None)
     if not isinstance(impl, types.FunctionType):
         raise Unsupported(f"{_name(func)} has no Python implementation to run on tensors")
+    return run_numpy_code(func, impl, args, kwargs)
+
+
+def numpy_code(func, *args, **kwargs):
+    """NumPy's Python function ``func`` (one NEP 18 does not dispatch, such as
+    np.polynomial's) run on tensors as route 2 runs NumPy's code: on the
+    device of its tensors, its converters keeping them."""
+    return _on_device_of(run_numpy_code, (func, func, args, kwargs), {})
+
+
+def run_numpy_code(func, impl, args, kwargs):
     # NumPy's code was written for NumPy's promotion (``asarray(x) + 0.0``,
     # ``int / int``, ``sqrt(int)`` are float64): this thread computes with
     # float64 as the default float dtype while it runs

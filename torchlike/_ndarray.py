@@ -531,6 +531,19 @@ def _tobytes(self, order="C"):
 
 Tensor.tobytes = _tobytes
 
+
+def _bytes(self):
+    """``bytes(t)``: a CPU tensor's memory through the buffer protocol, as an
+    ndarray's; a device tensor's by one deliberate copy to the host, as
+    ``tobytes`` (CPython asks ``__bytes__`` before the buffer, which a device
+    tensor refuses)."""
+    if self.device.type == "cpu":
+        return bytes(memoryview(self))
+    return self.tobytes()
+
+
+Tensor.__bytes__ = _bytes
+
 # ---- dtypes compare equal to NumPy's ------------------------------------------
 
 _dtype_type = _C.dtype

@@ -749,8 +749,8 @@ def _fallback(ufunc, method, inputs, kwargs):
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
                if isinstance(x, _C.Tensor)]
     name = f"{_module_of(ufunc)}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    if _is_pyfunc(ufunc) and method == "__call__" and tensors and not kwargs:
-        return _pyfunc_on_host(ufunc, inputs, tensors[0].device)
+    if _is_pyfunc(ufunc) and method != "at" and tensors and not {"out", "where"} & set(kwargs):
+        return _pyfunc_on_host(ufunc, method, inputs, kwargs, tensors[0].device)
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
@@ -774,14 +774,15 @@ def _is_pyfunc(ufunc):
     return all(set(t) <= set("O->") for t in ufunc.types)
 
 
-def _pyfunc_on_host(ufunc, inputs, device):
+def _pyfunc_on_host(ufunc, method, inputs, kwargs, device):
     """An np.frompyfunc ufunc calls Python once per element, on Python
     objects, so the elements are on the host whatever the device: one host
     copy of the inputs (a tensor that requires grad refused, as vectorize
-    refuses it); numeric results go back to the device, object arrays stay
+    refuses it), for a call and for its reduce, accumulate, outer and
+    reduceat; numeric results go back to the device, object arrays stay
     NumPy's (torchlike has no object dtype)."""
     from .numpy._functional import to_host
-    result = ufunc(*[to_host(x, ufunc.__name__) for x in inputs])
+    result = getattr(ufunc, method)(*[to_host(x, ufunc.__name__) for x in inputs], **kwargs)
 
     def back(r):
         r = _wrap(r)

@@ -607,7 +607,11 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     np_type = np_dtype(tl_dtype(dtype) or _C.float64)  # refuses dtypes torchlike lacks
     if isinstance(dtype, (str, np.dtype)):
         np_type = np.dtype(dtype)
-    return as_tensor(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset))
+    # a view of the buffer on the CPU; with another default device, a copy
+    # there, as asarray(buffer) and cupy.frombuffer make (bytes a program
+    # decodes, then indexes with or compares to its device arrays)
+    return _place(as_tensor(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset)),
+                  _C._get_default_device())
 
 
 # ---- spaced values between tensor end points ------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C, _ufunc
 from .._array_function import (
     MaskedOperand, as_tensor, can_cast_dtypes, integer_clip_bounds, masked_call, np_dtype,
-    open_clip_bounds, tl_dtype)
+    numbers_device, open_clip_bounds, tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -72,17 +72,15 @@ def _unary(op, name):
     return fn
 
 
-def _new_array(x):
-    """An operand that is not a tensor.  A number given alone (np.deg2rad(30.0),
-    np.add(2, 3.5)) makes a 0-d array on the default device, as np.asarray(30.0)
-    does, so that later arrays built from it join the program's device arrays;
-    host data (lists, ndarrays) keeps the rule of docs/numpy.md (the CPU,
-    unless a call on device tensors places it there)."""
+def _new_array(x, operands=None):
+    """An operand that is not a tensor.  Numbers given alone (np.deg2rad(30.0),
+    np.add(2, 3.5), np.exp([0.5, 1.0])) make an array on the default device,
+    as np.asarray of them does, so that later arrays built from them join the
+    program's device arrays; an ndarray is host memory and stays there
+    (docs/numpy.md, unless a call on device tensors places it)."""
     t = as_tensor(x)
-    if not isinstance(x, (*_SCALARS, np.generic)):
-        return t
-    default = _C._get_default_device()
-    return t if default.type == "cpu" or t.device.type != "cpu" else t.to(default)
+    device = numbers_device((x,) if operands is None else operands, None)
+    return t if device is None or t.device == device else t.to(device)
 
 
 def _binary(op, name):
@@ -97,7 +95,8 @@ def _binary(op, name):
             # 3.5) is float64, as in NumPy, not int64 with a weak float)
             numbers = _weak(x1) and _weak(x2)
             alone = not (isinstance(x1, Tensor) or isinstance(x2, Tensor))
-            convert = _new_array if alone else as_tensor
+            operands = (x1, x2)
+            convert = (lambda v: _new_array(v, operands)) if alone else as_tensor
             if not isinstance(x1, Tensor) and not (_weak(x1) and isinstance(x2, Tensor)):
                 x1 = convert(x1)
             if not isinstance(x2, Tensor) and (numbers or not _weak(x2)):
@@ -603,16 +602,12 @@ def spacing(x, /):
 
 
 def i0(x):
-    return as_tensor(np.i0(_host(x)))
-
-
-def _host(x):
-    """NumPy's view of an operand (for i0, which runs NumPy); refused for tensors needing grad or off the CPU."""
-    from .._array_function import check_fallback
-    if isinstance(x, Tensor):
-        check_fallback("torchlike.numpy function", [x])
-        return x.numpy()
-    return np.asarray(x)
+    """NumPy's i0 with the core op, on the operand's device and on the tape:
+    floats keep their dtype, other real operands are float64."""
+    x = _arg(x)
+    if x.is_complex():
+        raise TypeError("i0 not supported for complex values")
+    return _C.i0(x if x.is_floating_point() else x.to(_C.float64))
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -653,8 +648,13 @@ del _name
 # A call with ufunc keywords the function does not take (``where=``, ``dtype=``,
 # ``casting=``, ``out=`` on a function written out here) goes the same way.
 
-def _operand(x):
-    return x if isinstance(x, Tensor) or _weak(x) else as_tensor(x)
+def _operand(x, operands=None):
+    """An operand of a ufunc's method: tensors and Python numbers as they are;
+    with ``operands`` (the call's), numbers alone go where ``_new_array``
+    places them."""
+    if isinstance(x, Tensor) or _weak(x):
+        return x
+    return as_tensor(x) if operands is None else _new_array(x, operands)
 
 
 def _ufunc_method(ufunc, method):
@@ -662,8 +662,14 @@ def _ufunc_method(ufunc, method):
 
     def call(array, *args, **kwargs):
         if method in ("outer",):
-            args = tuple(_operand(a) for a in args[:1]) + args[1:]
-        elif method == "at" and len(args) > 1:
+            # numbers alone (np.logical_and.outer([True, False], [True])) make
+            # arrays on the default device, as a call of them does
+            operands = (array,) + args[:1]
+            args = tuple(_operand(a, operands) for a in args[:1]) + args[1:]
+            return bound(_operand(array, operands), *args, **kwargs)
+        if method in ("reduce", "accumulate", "reduceat"):
+            return bound(_operand(array, (array,)), *args, **kwargs)
+        if method == "at" and len(args) > 1:
             values = _operand(args[1])
             if isinstance(array, Tensor) and isinstance(values, Tensor) and \
                     not isinstance(args[1], (Tensor, np.ndarray)):

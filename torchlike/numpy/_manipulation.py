@@ -618,7 +618,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         x = _pad_computed(x, widths, mode, kwargs)
         return x.clone() if x is array else x  # a new array, as NumPy's
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
-            or set(kwargs) - {"constant_values"}:
+            or set(kwargs) - {"constant_values", "reflect_type"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
     values = np.asarray(kwargs.get("constant_values", 0))
@@ -653,6 +653,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
             if n == 0:
                 raise ValueError(f"can't extend empty axis {axis} using modes other than "
                                  f"'constant' or 'empty'")
+            if kwargs.get("reflect_type") == "odd" and n > 1:
+                x = _reflect_odd(x, axis, before, after, mode == "symmetric")
+                continue
             index = np.arange(-before, n + after)
             if mode == "edge":
                 index = np.clip(index, 0, n - 1)
@@ -667,6 +670,34 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 index = np.where(index >= n, 2 * n - 1 - index, index)
             x = _C.index_select(x, axis, _C.from_numpy(index.astype(np.int64)).to(x.device))
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
+
+
+def _reflect_odd(x, axis, before, after, symmetric):
+    """reflect_type='odd': each reflected value is 2 * edge - value.  NumPy
+    pads in rounds, each taking at most as many values as the padded part
+    holds (whole periods of the original), anchored at the new edges, so a
+    wide pad keeps extrapolating; the same rounds here, from ops."""
+    n = x.shape[axis]
+    while before or after:
+        have = x.shape[axis]
+        # the longest chunk this round may reflect (NumPy's old_length)
+        most = have // n * n if symmetric else (have - 1) // (n - 1) * (n - 1)
+        parts = []
+        skip = 0 if symmetric else 1  # reflect leaves the edge value out
+        if before:
+            k = min(most, before)
+            edge = x.narrow(axis, 0, 1)
+            parts.append((2 * edge - x.narrow(axis, skip, k).flip(axis)).to(x.dtype))
+            before -= k
+        parts.append(x)
+        if after:
+            k = min(most, after)
+            edge = x.narrow(axis, have - 1, 1)
+            chunk = x.narrow(axis, have - skip - k, k).flip(axis)
+            parts.append((2 * edge - chunk).to(x.dtype))
+            after -= k
+        x = _C.cat(parts, axis)
+    return x
 
 
 _PAD_COMPUTED = {"maximum": np.amax, "minimum": np.amin, "mean": np.mean, "median": np.median,
@@ -1002,3 +1033,25 @@ def block(arrays):
             return t.reshape(*([1] * (ndim - t.ndim)), *t.shape)
         return _cat([assemble(e, level + 1) for e in x], ndim - levels + level)
     return assemble(arrays, 0)
+
+
+@implements(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """NumPy's loop: ``func1d`` of every 1-d slice along ``axis`` (a tensor
+    view, on ``arr``'s device), the results stacked where the axis was, in
+    the first result's dtype (NumPy's buffer takes it) and on the tape."""
+    arr = as_tensor(arr)
+    axis = norm_axis(axis, arr.ndim)
+    rows = arr.movedim(axis, -1)
+    outer = tuple(rows.shape[:-1])
+    if 0 in outer:
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    results = [as_tensor(func1d(rows[index], *args, **kwargs)) for index in np.ndindex(outer)]
+    first = results[0]
+    results = [r.to(first.dtype).expand(first.shape) if r.dtype != first.dtype or
+               r.shape != first.shape else r for r in results]
+    out = _C.stack(results).reshape(outer + tuple(first.shape))
+    # NumPy's permutation: the result's own axes take the place of ``axis``
+    lead, own = len(outer), first.ndim
+    order = (*range(axis), *range(lead, lead + own), *range(axis, lead))
+    return out.permute(order)

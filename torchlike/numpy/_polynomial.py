@@ -8,16 +8,22 @@ with a tensor ``x`` they broadcast instead, so ``polyvalfromroots(x, r)`` of
 a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
 a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
 function runs with ``tensor=False`` (the same result for a reshaped ``c``).
-The series classes are NumPy's, called on a tensor as on an ndarray (a
-tensor result, on the tape); everything else (fitting, arithmetic) is
-NumPy's own object."""
+Tensor coefficients, and the fits of tensor samples, run NumPy's own code
+on the tensors (``numpy_code``: on their device, as route 2 runs NumPy's
+code).  The series classes are NumPy's, called on a tensor as on an ndarray
+(a tensor result, on the tape), fitted to tensor samples on their device
+(the coefficients then kept on the host, as NumPy's series keep them);
+everything else (arithmetic, roots) is NumPy's own object."""
 import inspect
 import sys
 import types
 
 import numpy as np
 
+from numpy.polynomial import polyutils as _pu
+
 from .. import _C
+from .._array_function import _rebind, has_tensor, numpy_code
 
 Tensor = _C.Tensor
 
@@ -57,19 +63,62 @@ def _evaluation(func):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         x, c, tensor = bound.arguments.values()
+        # tensor coefficients (or roots): NumPy's recurrence run on them, as
+        # route 2 runs NumPy's code (its np.array keeps them tensors)
+        run = numpy_code if _tensors(c) else _host_call
         if not (isinstance(x, Tensor) and tensor):
-            return func(x, c, tensor)
+            return run(func, x, c, tensor)
         if func is np.polynomial.polynomial.polyvalfromroots:
             return _roots_product(x, c)
         if np.ndim(c) <= 1 and not isinstance(c, Tensor):
             # one set of coefficients: NumPy's recurrence on its scalars, which
             # meet x on any device (tensor=True changes nothing for them)
             return func(x, c, tensor=False)
-        return func(x, _reshaped(c, x), tensor=False)
+        return run(func, x, _reshaped(c, x), tensor=False)
     call.__name__ = call.__qualname__ = func.__name__
     call.__doc__ = func.__doc__
     call.__wrapped__ = func
     return call
+
+
+def _host_call(func, *args, **kwargs):
+    return func(*args, **kwargs)
+
+
+def _tensors(*objs):
+    return [o for o in objs if isinstance(o, Tensor) or isinstance(o, (list, tuple)) and
+            has_tensor(o)]
+
+
+def _recorded(*objs):
+    return _C.is_grad_enabled() and any(getattr(o, "requires_grad", False) for o in objs)
+
+
+def _fit_function(func, vander):
+    """The module's least-squares fit (``polyfit``, ``chebfit`` ...) of tensor
+    samples: NumPy's own code (polyutils' ``_fit`` with the module's
+    ``*vander``) run on the tensors, so the Vandermonde matrix and lstsq run
+    on their device and the coefficients come back there."""
+    def fit(x, y, deg, rcond=None, full=False, w=None):
+        if not _tensors(x, y, w):
+            return func(x, y, deg, rcond, full, w)
+        return numpy_code(_pu._fit, _rebind(vander), x, y, deg, rcond, full, w)
+    fit.__name__ = fit.__qualname__ = func.__name__
+    fit.__doc__ = func.__doc__
+    fit.__wrapped__ = func
+    return fit
+
+
+def _getdomain(x):
+    """NumPy's polyutils.getdomain for a tensor: the smallest interval (a
+    rectangle for complex samples) holding them, as host numbers (a series
+    keeps its domain in NumPy arrays)."""
+    x = x.detach()
+    if x.is_complex():
+        lo = complex(float(x.real.min()), float(x.imag.min()))
+        hi = complex(float(x.real.max()), float(x.imag.max()))
+        return np.array((lo, hi))
+    return np.array((float(x.min()), float(x.max())))
 
 
 class _View(types.ModuleType):
@@ -87,7 +136,7 @@ class _View(types.ModuleType):
         return sorted(set(dir(self._source)) | set(self.__dict__))
 
 
-def _series_class(base):
+def _series_class(base, fits):
     """NumPy's series class ``base`` whose call takes a tensor as NumPy's
     takes an ndarray: NumPy's maps the domain with np.asanyarray, so p(t)
     gave an ndarray, refused a tensor that requires grad and a device
@@ -103,21 +152,59 @@ def _series_class(base):
         want = tl_dtype(np.result_type(np_dtype(arg.dtype), self.coef.dtype))
         off, scl = self.mapparms()
         return evaluate(off + scl * arg.to(want), self.coef)
-    return type(base.__name__, (base,), {"__call__": __call__, "__doc__": base.__doc__,
-                                         "__module__": "torchlike.numpy.polynomial"})
+
+    def fit(cls, x, y, deg, domain=None, rcond=None, full=False, w=None, window=None,
+            symbol="x"):
+        """NumPy's ``fit`` of tensor samples: the domain mapping and the least
+        squares run on the samples' device (``_fit_function``), and the
+        series takes its coefficients to the host, where NumPy's series keep
+        them (one copy of deg + 1 numbers).  Samples that require grad go to
+        NumPy's fit, which refuses them (the host coefficients could not
+        carry the gradient)."""
+        if not _tensors(x, y, w) or _recorded(x, y, w):
+            return base.fit.__func__(cls, x, y, deg, domain, rcond, full, w, window, symbol)
+        from . import asarray
+        x = x if isinstance(x, Tensor) else asarray(x)
+        if domain is None:
+            domain = _getdomain(x)
+        elif type(domain) is list and len(domain) == 0:
+            domain = cls.domain
+        if window is None:
+            window = cls.window
+        off, scl = _pu.mapparms(domain, window)
+        res = fitter(off + scl * x, y, deg, w=w, rcond=rcond, full=full)
+        coef, status = res if full else (res, None)
+        if isinstance(coef, Tensor):
+            coef = coef.cpu().numpy()
+        series = cls(coef, domain=domain, window=window, symbol=symbol)
+        return (series, status) if full else series
+    fitter = fits.get(base.__name__)
+    body = {"__call__": __call__, "__doc__": base.__doc__,
+            "__module__": "torchlike.numpy.polynomial"}
+    if fitter is not None:
+        body["fit"] = classmethod(fit)
+    return type(base.__name__, (base,), body)
 
 
 polynomial = _View("torchlike.numpy.polynomial", np.polynomial)
 _CLASSES = {"polynomial": "Polynomial", "chebyshev": "Chebyshev", "legendre": "Legendre",
             "laguerre": "Laguerre", "hermite": "Hermite", "hermite_e": "HermiteE"}
+# submodule -> (its fit, its Vandermonde matrix)
+_FITS = {"polynomial": ("polyfit", "polyvander"), "chebyshev": ("chebfit", "chebvander"),
+         "legendre": ("legfit", "legvander"), "laguerre": ("lagfit", "lagvander"),
+         "hermite": ("hermfit", "hermvander"), "hermite_e": ("hermefit", "hermevander")}
 for _sub, _names in _EVALUATIONS.items():
     _module = _View(f"torchlike.numpy.polynomial.{_sub}", getattr(np.polynomial, _sub))
     for _name in _names:
         setattr(_module, _name, _evaluation(getattr(_module._source, _name)))
-    _cls = _series_class(getattr(_module._source, _CLASSES[_sub]))
+    _fit, _vander = _FITS[_sub]
+    setattr(_module, _fit, _fit_function(getattr(_module._source, _fit),
+                                         getattr(_module._source, _vander)))
+    _cls = _series_class(getattr(_module._source, _CLASSES[_sub]),
+                         {_CLASSES[_sub]: getattr(_module, _fit)})
     setattr(_module, _cls.__name__, _cls)
     setattr(polynomial, _cls.__name__, _cls)
     setattr(polynomial, _sub, _module)
     sys.modules[_module.__name__] = _module  # import torchlike.numpy.polynomial.chebyshev
 sys.modules[polynomial.__name__] = polynomial
-del _sub, _names, _module, _name, _cls
+del _sub, _names, _module, _name, _cls, _fit, _vander

@@ -10,7 +10,7 @@ data and becomes a tensor on the default device, as ``asarray`` makes it."""
 import numpy as np
 
 from .. import _C
-from .._array_function import _NATIVE, as_tensor
+from .._array_function import _NATIVE, as_tensor, numbers_device
 
 _DATA = (list, tuple, bool, int, float, complex, np.ndarray, np.generic)
 
@@ -49,10 +49,13 @@ def numpy_function(func, name):
             pass
         elif takes_arrays and args and isinstance(args[0], _DATA):
             first = as_tensor(args[0])
-            device = None if isinstance(args[0], np.ndarray) else _C._offhost_device(args, kwargs)
+            device = None if isinstance(args[0], np.ndarray) else \
+                _C._offhost_device(args, kwargs) or numbers_device(args, kwargs)
             # a list beside device tensors (np.convolve([1, 2], t)) goes to
             # their device, as the lists of a call on them do (an ndarray is
-            # host memory, which the call refuses)
+            # host memory, which the call refuses); numbers alone
+            # (np.polyadd([1, 2], [1, 0, 0]), np.roots([1, 0, -8])) go to
+            # the default device, as np.asarray of them does
             args = (first if device is None else first.to(device),) + args[1:]
         return tensors(func(*args, **kwargs))
     call.__name__ = call.__qualname__ = name

@@ -15,7 +15,10 @@
  *               implementation): any call without a tensor off the CPU or an
  *               instance of avoid[0] (the masked array type, once
  *               registered) among its arguments, lists and tuples searched,
- *               goes to `direct`; when it raises one of `retry` (the
+ *               while the default device is the CPU, goes to `direct`
+ *               (with another default device, a call given numbers and
+ *               lists only computes there: the wrapper decides); when it
+ *               raises one of `retry` (the
  *               implementation cannot honour an argument), the call is made
  *               again through `function`, which takes the next route.
  *
@@ -73,7 +76,7 @@ static PyObject *direct_call_vectorcall(PyObject *self, PyObject *const *args, s
   int host = all_on_host(c, args, nargs + nkw);
   if (host < 0)
     return NULL;
-  if (!host)
+  if (!host || tl_py_default_device().type != TL_DEVICE_CPU)
     return PyObject_Vectorcall(c->function, args, nargsf, kwnames);
   PyObject *result = PyObject_Vectorcall(c->direct, args, nargsf, kwnames);
   if (result || PyTuple_GET_SIZE(c->retry) == 0 || !PyErr_ExceptionMatches(c->retry))

@@ -11,7 +11,7 @@ from ... import numpy as _tnp
 from ._core import (MaskedArray, Tensor, asarray, getdata, getmaskarray, mask_or, masked,
                     _broadcast_mask,
                     maximum_fill_value, minimum_fill_value, nomask, _fill_tensor)
-from ._ops import OPS, finish
+from ._ops import OPS, _colocate, finish
 
 
 def _ma(a):
@@ -291,7 +291,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             scl = _C.full((), scl, dtype=dt) if isinstance(scl, int) else scl.to(dt)
             return avg, scl
         return avg
-    w = getdata(weights)
+    w = _colocate(weights, getdata(weights), a._data)  # a list of weights joins a's device
     if a.dtype.is_complex or w.dtype.is_complex:
         rdt = _C.complex128
     else:
