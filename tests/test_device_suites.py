@@ -60,7 +60,7 @@ SUITES = {
              "test_operators.py", "test_promotion.py", "test_printing.py",
              "test_create_args.py", "test_fuzz.py", "test_fuzz_regressions.py", "test_threads.py",
              "test_masked.py", "test_nested.py", "test_fx.py", "test_export.py", "test_aten_forms.py",
-             "test_aten_rnn_forms.py",
+             "test_aten_rnn_forms.py", "test_complex_warning.py",
              *(f"test_distributions_sampling.py::{t}" for t in (
                  "test_sample_shape_dtype_and_support", "test_sample_moments",
                  "test_gamma_sampler_matches_the_gamma_distribution",
