@@ -247,6 +247,69 @@ def test_odeint_runs_its_host_pass_on_the_host_whatever_the_default_device(devic
     assert same_device(y.grad, device) and seen == {"cpu"}
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_creation_from_numbers_and_bytes_follows_the_default_device(device, default_device):
+    """np.logspace and np.geomspace are creation functions, as np.linspace:
+    given numbers they land on the default device.  They made their end
+    points as host data given to a call (CPU tensors), so a program's
+    log-spaced bins met its device data on the CPU (np.histogram's
+    searchsorted then refused the mix).  np.frombuffer's bytes likewise
+    stayed on the CPU, where np.asarray puts host data on the default
+    device (a lookup table indexed by them refused the mix)."""
+    import torchlike.numpy as tnp
+    cases = [("logspace", (2, 3, 6), {}), ("logspace", (0, 10, 11), {"base": 2.0}),
+             ("logspace", (0, 2, 3), {"dtype": "int64"}), ("logspace", (0.5, 1, 4), {"axis": -1}),
+             ("logspace", (np.float32(0), 1, 3), {}), ("geomspace", (1, 1000, 4), {}),
+             ("geomspace", (-1000, -1, 4), {}), ("geomspace", (2, 32, 5), {"dtype": "int32"}),
+             ("geomspace", (np.int64(3), 48, 5), {"endpoint": False})]
+    for name, args, kwargs in cases:
+        got, want = getattr(tnp, name)(*args, **kwargs), getattr(np, name)(*args, **kwargs)
+        assert same_device(got, device), (name, args, got.device)
+        assert host(got).dtype == want.dtype, (name, args)
+        np.testing.assert_allclose(host(got), want, rtol=1e-12)
+    raw = tnp.frombuffer(b"ACGTTGCA", dtype=tnp.uint8)   # host bytes, as np.asarray makes them
+    assert same_device(raw, device)
+    np.testing.assert_array_equal(host(raw), np.frombuffer(b"ACGTTGCA", dtype=np.uint8))
+    lut = tnp.full(256, -1, dtype=tnp.int8)
+    lut[tnp.frombuffer(b"ACGT", dtype=tnp.uint8)] = tnp.arange(4)
+    np.testing.assert_array_equal(host(lut[raw]), [0, 1, 2, 3, 3, 2, 1, 0])
+    x = on(device, np.arange(1.0, 60.0) ** 1.5)
+    counts, edges = tnp.histogram(x, bins=tnp.logspace(0, 3, 7))
+    want_counts, want_edges = np.histogram(np.arange(1.0, 60.0) ** 1.5, bins=np.logspace(0, 3, 7))
+    assert same_device(counts, device) and same_device(edges, device)
+    np.testing.assert_array_equal(host(counts), want_counts)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_odd_reflection_pads_both_sides_on_the_device(device):
+    """np.pad(reflect_type='odd') on device data ran NumPy's own code, which
+    got both widths as one 0-d device tensor: ``left_pad -= n`` emptied the
+    right width too, and the right pad kept np.empty's contents."""
+    import torchlike.numpy as tnp
+    x = np.arange(1.0, 5.0)
+    for mode, width in (("reflect", 3), ("symmetric", (2, 6)), ("reflect", (7, 0))):
+        got = tnp.pad(on(device, x), width, mode=mode, reflect_type="odd")
+        assert same_device(got, device)
+        np.testing.assert_array_equal(host(got), np.pad(x, width, mode=mode, reflect_type="odd"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_lcm_accumulate_and_masked_nan_moments_run_on_the_device(device):
+    """np.lcm.accumulate and np.nanmean/nanvar/nanstd with where= were NumPy's
+    own code, refused on a device; they are torchlike's now."""
+    import torchlike.numpy as tnp
+    x = np.array([[4, 6, 10], [15, 7, 3]])
+    got = tnp.lcm.accumulate(on(device, x), axis=1)
+    assert same_device(got, device)
+    np.testing.assert_array_equal(host(got), np.lcm.accumulate(x, axis=1))
+    t = np.array([[1.0, np.nan, 3.0, 4.0], [5.0, 1.0, np.nan, 0.5]])
+    mask = np.array([True, False, True, True])
+    for name in ("nanmean", "nanvar", "nanstd"):
+        got = getattr(tnp, name)(on(device, t), axis=1, where=on(device, mask))
+        assert same_device(got, device)
+        np.testing.assert_allclose(host(got), getattr(np, name)(t, axis=1, where=mask))
+
+
 # ---- the emulated run -------------------------------------------------------------------------
 
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")

@@ -283,3 +283,15 @@ def test_frompyfunc_methods_on_device_tensors(device, default_device):
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_on_the_emulated_device():
     run_emulated(__file__)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dtype_questions_about_numbers_answer_as_numpy(device, default_device):
+    """np.min_scalar_type(255) met its number as a 0-d device array and refused
+    it (no host copy of device memory): a dtype question is answered by value,
+    as NumPy answers it, whatever the default device."""
+    for x in (255, -1, 70000, 1.5, 2 ** 40, True, 1j, numpy.float32(3.0)):
+        assert np.min_scalar_type(x) == numpy.min_scalar_type(x), x
+    # an array with dimensions answers with its dtype, a 0-d one by its value
+    assert np.min_scalar_type(np.asarray([1, 2], dtype=np.int16)) == numpy.int16
+    assert np.min_scalar_type(np.asarray(300)) == numpy.uint16

@@ -502,8 +502,14 @@ class _FlatIter:
     def __setitem__(self, index, value):
         flat = self._flat()
         if flat is None:
-            raise ValueError("x.flat[...] = value needs a contiguous tensor; call "
-                             ".contiguous() first")
+            # a strided view (x.T.flat[1] = v): no flat view of it exists, so the
+            # C-order positions written become multi-indices of the view itself
+            pos = _C.arange(self._tensor.numel(), device=self._tensor.device)[index]
+            coords = []
+            for n in reversed(self._tensor.shape):
+                coords.append(pos % n)
+                pos = pos // n
+            flat, index = self._tensor, tuple(reversed(coords))
         if isinstance(value, (int, float, complex)):
             flat[index] = value
             return
@@ -520,7 +526,12 @@ class _FlatIter:
 
 
 Tensor.flags = property(_Flags)
-Tensor.flat = property(_FlatIter)
+def _set_flat(self, value):
+    """``x.flat = values``: every element, in C order, from the values repeated."""
+    _FlatIter(self)[...] = value
+
+
+Tensor.flat = property(_FlatIter, _set_flat)
 Tensor.base = property(lambda self: self._base)
 
 

@@ -579,11 +579,17 @@ def _logical_scan(scan):
     return run
 
 
-def _doubling_scan(name):
+def _doubling_scan(name, complex_order=False):
     """The running value of an associative ufunc with no torchlike scan: log2(n)
-    steps, each combining every element with the one 2**k before it."""
+    steps, each combining every element with the one 2**k before it.  With
+    ``complex_order``, the namespace's ufunc, which orders complex numbers as
+    NumPy does (real part, then imaginary part; cummax has no such order)."""
     def run(x, axis):
-        op = getattr(_C, name)
+        if complex_order:
+            import torchlike.numpy
+            op = getattr(torchlike.numpy, name)
+        else:
+            op = getattr(_C, name)
         y = x.to(_C.bool) if name == "logical_xor" else x
         n, shift = y.shape[axis], 1
         while shift < n:
@@ -596,12 +602,15 @@ def _doubling_scan(name):
 
 # ufunc.accumulate -> scan(x, axis)
 _OP_SCANS = {**{name: _doubling_scan(name) for name in
-                ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "logical_xor")},
+                ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logical_xor")},
              "logical_or": _logical_scan(_cummax), "logical_and": _logical_scan(_cummin),
              "fmax": _nan_ignoring_scan(_cummax, float("-inf")),
              "fmin": _nan_ignoring_scan(_cummin, float("inf")),
              "maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
              "logaddexp2": _logcumsumexp2, "subtract": _subtract_scan, "divide": _divide_scan}
+# the extrema's running values of complex numbers
+_COMPLEX_SCANS = {name: _doubling_scan(name, complex_order=True)
+                  for name in ("maximum", "minimum", "fmax", "fmin")}
 
 
 def _reduce(ufunc, method, inputs, kwargs):
@@ -635,7 +644,9 @@ def _reduce(ufunc, method, inputs, kwargs):
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
         if dtype is not None or not x.is_floating_point() and ufunc.__name__.startswith("logaddexp"):
             return NotImplemented
-        result = _OP_SCANS[ufunc.__name__](x, axis)
+        scans = _COMPLEX_SCANS if x.is_complex() and ufunc.__name__ in _COMPLEX_SCANS else \
+            _OP_SCANS
+        result = scans[ufunc.__name__](x, axis)
     else:
         fn = getattr(_C, name)
         if dtype is None:

@@ -607,11 +607,8 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     np_type = np_dtype(tl_dtype(dtype) or _C.float64)  # refuses dtypes torchlike lacks
     if isinstance(dtype, (str, np.dtype)):
         np_type = np.dtype(dtype)
-    # a view of the buffer on the CPU; with another default device, a copy
-    # there, as asarray(buffer) and cupy.frombuffer make (bytes a program
-    # decodes, then indexes with or compares to its device arrays)
-    return _place(as_tensor(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset)),
-                  _C._get_default_device())
+    # host bytes as an array on the default device, as asarray makes them (zero-copy on the CPU)
+    return asarray(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset))
 
 
 # ---- spaced values between tensor end points ------------------------------------------
@@ -663,10 +660,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (result, step) if retstep else result
 
 
+# numbers as end points: like linspace's, the sequence is made on the default
+# device (a creation function's), not on the CPU as host data given to a call
+_NUMBERS = (int, float, np.integer, np.floating)
+
+
+def _numbers(*values):
+    return all(isinstance(v, _NUMBERS) for v in values)
+
+
 @implements(np.logspace)
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     if isinstance(base, (int, float)):  # a Python number: weak, as in NumPy
-        result = base ** linspace(as_tensor(start), stop, num, endpoint, axis=axis)
+        first = asarray(start) if _numbers(start, stop) else as_tensor(start)
+        result = base ** linspace(first, stop, num, endpoint, axis=axis)
         return result.to(tl_dtype(dtype)) if dtype is not None else result
     start, stop, base = as_tensor(start), as_tensor(stop), as_tensor(base)
     # NumPy's: the three broadcast, base gets the new axis, then base ** y
@@ -681,7 +688,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 @implements(np.geomspace)
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    start, stop = as_tensor(start), as_tensor(stop)
+    place = asarray if _numbers(start, stop) else as_tensor
+    start, stop = place(start), place(stop)
     if start.is_complex() or stop.is_complex():
         raise Unsupported("geomspace with complex end points")
     if bool((start == 0).any()) or bool((stop == 0).any()):

@@ -159,7 +159,11 @@ def result_type(*arrays_and_dtypes):
     for d in strong[1:]:
         dtype = _C.promote_types(dtype, d)
     for s in scalars:
-        dtype = _C.result_type(_C.empty((0,), dtype=dtype), s)
+        # NumPy's weak scalars count by kind, never by value: result_type(uint8, 300)
+        # is uint8, so a zero of the scalar's kind stands in for it
+        zero = (False if isinstance(s, builtins.bool) else 0 if isinstance(s, int)
+                else 0.0 if isinstance(s, float) else 0j)
+        dtype = _C.result_type(_C.empty((0,), dtype=dtype), zero)
     return dtype
 
 

@@ -11,7 +11,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    NoValue, TABLE, value_errors, scalar_count)
+    NoValue, TABLE, value_errors, scalar_count, np_dtype)
 
 Tensor = _C.Tensor
 
@@ -208,6 +208,18 @@ def _broadcast_labels(equation, tensors):
     return out
 
 
+def _check_einsum_casts(tensors, dtype, casting):
+    """NumPy's einsum casts its operands to ``dtype=`` under ``casting=``
+    ('safe' by default): int64 operands summed as float32 are its TypeError."""
+    from ._info import _as_dtype, can_cast
+    target = _as_dtype(dtype)
+    for i, t in enumerate(tensors):
+        if not can_cast(t.dtype, target, casting):
+            raise TypeError(f"Iterator operand {i} dtype could not be cast from "
+                            f"{np_dtype(t)!r} to {np_dtype(target)!r} according to the "
+                            f"rule '{casting}'")
+
+
 @implements(np.einsum)
 def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
     if len(operands) < 2:
@@ -219,6 +231,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
         operands = _sublists_to_subscripts(operands)
     tensors = [as_tensor(o) for o in operands[1:]]
     if dtype is not None:
+        _check_einsum_casts(tensors, dtype, casting)
         tensors = [cast(t, dtype) for t in tensors]
     tensors = _broadcast_labels(operands[0], promote(*tensors))
     try:
@@ -541,7 +554,7 @@ def _install_linalg():
 
     def cond(x, p=None):
         x = _linalg_input(x)
-        if x.numel() == 0:
+        if x.shape[-1] * x.shape[-2] == 0:  # NumPy's: empty matrices, not an empty stack
             raise np.linalg.LinAlgError("cond is not defined on empty arrays")
         x_has_nan = _C.isnan(x).any(-1).any(-1)
         if not _numpy_cond_raises_on_nan() and bool(x_has_nan.any()):

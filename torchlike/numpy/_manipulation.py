@@ -617,6 +617,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if mode in _PAD_COMPUTED and x.is_floating_point():
         x = _pad_computed(x, widths, mode, kwargs)
         return x.clone() if x is array else x  # a new array, as NumPy's
+    # NumPy reads reflect_type='odd' and takes anything else for 'even'
+    odd = mode in ("reflect", "symmetric") and kwargs.pop("reflect_type", "even") == "odd"
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
             or set(kwargs) - {"constant_values", "reflect_type"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
@@ -653,8 +655,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
             if n == 0:
                 raise ValueError(f"can't extend empty axis {axis} using modes other than "
                                  f"'constant' or 'empty'")
-            if kwargs.get("reflect_type") == "odd" and n > 1:
-                x = _reflect_odd(x, axis, before, after, mode == "symmetric")
+            if odd:
+                x = _pad_odd_reflection(x, axis, before, after, mode == "symmetric")
                 continue
             index = np.arange(-before, n + after)
             if mode == "edge":
@@ -672,31 +674,32 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
 
 
-def _reflect_odd(x, axis, before, after, symmetric):
-    """reflect_type='odd': each reflected value is 2 * edge - value.  NumPy
-    pads in rounds, each taking at most as many values as the padded part
-    holds (whole periods of the original), anchored at the new edges, so a
-    wide pad keeps extrapolating; the same rounds here, from ops."""
-    n = x.shape[axis]
+def _pad_odd_reflection(x, axis, before, after, symmetric):
+    """NumPy's reflect_type='odd' along ``axis``: each pass mirrors at most the
+    whole periods already there about the current edge value e (2 * e - v),
+    so a pad wider than the array continues the data's trend; NumPy's loop,
+    with ops (recorded, on any device).  NumPy's own code run on tensors got
+    the two widths as one 0-d tensor, and its ``left_pad -= n`` emptied both."""
+    period = x.shape[axis]
     while before or after:
-        have = x.shape[axis]
-        # the longest chunk this round may reflect (NumPy's old_length)
-        most = have // n * n if symmetric else (have - 1) // (n - 1) * (n - 1)
-        parts = []
-        skip = 0 if symmetric else 1  # reflect leaves the edge value out
+        n = x.shape[axis]
+        # the periods NumPy mirrors (never part of one), less the edge for reflect
+        whole = n // period * period if symmetric else \
+            (n - 1) // max(period - 1, 1) * (period - 1)
+        if period == 1 and not symmetric:
+            whole = 1  # one element: NumPy pads with it, as edge does
+        skip = 0 if symmetric or period == 1 else 1
         if before:
-            k = min(most, before)
-            edge = x.narrow(axis, 0, 1)
-            parts.append((2 * edge - x.narrow(axis, skip, k).flip(axis)).to(x.dtype))
+            k = min(whole, before)
+            chunk = 2 * x.narrow(axis, 0, 1) - x.narrow(axis, skip, k).flip(axis)
+            x = _C.cat([chunk.to(x.dtype), x], axis)  # bools: NumPy writes 2 * e - v back
             before -= k
-        parts.append(x)
         if after:
-            k = min(most, after)
-            edge = x.narrow(axis, have - 1, 1)
-            chunk = x.narrow(axis, have - skip - k, k).flip(axis)
-            parts.append((2 * edge - chunk).to(x.dtype))
+            k = min(whole, after)
+            n = x.shape[axis]
+            chunk = 2 * x.narrow(axis, n - 1, 1) - x.narrow(axis, n - skip - k, k).flip(axis)
+            x = _C.cat([x, chunk.to(x.dtype)], axis)
             after -= k
-        x = _C.cat(parts, axis)
     return x
 
 

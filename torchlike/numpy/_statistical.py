@@ -276,13 +276,17 @@ _EXACT = frozenset((_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C
 
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
-    refuse(where=where)
+    a = as_tensor(a)
+    mask = _where_mask(a, where)
     a, axes, keep = _reduce_args(a, axis, keepdims)
     _check_inexact(a, dtype, out)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
     a = cast(a, dtype)
+    if mask is not None:  # NumPy's: the sum and the count of the kept non-NaN elements
+        valid = ~_C.isnan(a) & mask.reshape(tuple(a.shape))
+        return finish(_masked_mean(a, valid, axes, keep), out)
     if a.is_complex():  # the op takes real dtypes: NaN-free sum over the count
         total = _C.sum(_nan_to(a, 0), axes, keepdim=keep)
         return finish(total / _C.sum(~_C.isnan(a), axes, keepdim=keep), out)
@@ -621,7 +625,6 @@ implements(np.nanargmin)(_nan_arg("argmin", float("inf")))
 def _nan_moment(name):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=NoValue, *,
              where=NoValue, mean=NoValue, correction=NoValue):
-        refuse(where=where)
         if correction is not NoValue:
             if ddof != 0:
                 raise ValueError("ddof and correction can't be provided simultaneously.")
@@ -629,15 +632,20 @@ def _nan_moment(name):
         a = as_tensor(a)
         if not (a.is_floating_point() or a.is_complex()):  # no NaN: NumPy's var/std
             return TABLE[np.var if name == "nanvar" else np.std](
-                a, axis, dtype, out, ddof, keepdims, mean=mean)
+                a, axis, dtype, out, ddof, keepdims, where=where, mean=mean)
+        mask = _where_mask(a, where)
         a, axes, keep = _reduce_args(a, axis, keepdims)
         _check_inexact(a, dtype, out)
         a = cast(a, dtype)
         # NumPy's steps and roundings: sums in the data's dtype, each divided
-        # by its count in float64 and rounded back; dof <= 0 gives NaN
+        # by its count in float64 and rounded back; dof <= 0 gives NaN; a
+        # where= mask leaves its elements out as NaNs are left out
         valid = ~_C.isnan(a)
+        if mask is not None:
+            valid = valid & mask.reshape(tuple(a.shape))
         count = _C.sum(valid, axes, keepdim=True)                 # int64, kept dims
-        zeros = _nan_to(a, 0)
+        zeros = _nan_to(a, 0) if mask is None else \
+            _C.where(valid, a, _C.zeros((), dtype=a.dtype, device=a.device))
         if mean is NoValue:
             total = _C.sum(zeros, axes, keepdim=True)
             avg = (total.to(_C.complex128 if a.is_complex() else _C.float64) / count).to(a.dtype)

@@ -239,6 +239,18 @@ def can_cast(from_, to, casting="safe"):
 
 
 
+@implements(np.min_scalar_type)
+def min_scalar_type(a):
+    # a question about dtypes, answered on the host: a number reaches here as a
+    # 0-d tensor (on the default device), read back by value; an array with
+    # dimensions answers with its own dtype, as in NumPy
+    if not isinstance(a, Tensor):
+        return np.min_scalar_type(a)
+    if a.ndim:
+        return np_dtype(a.dtype) if a.dtype != _C.bfloat16 else a.dtype
+    return np.min_scalar_type(np.asarray(a.item(), np_dtype(a.dtype)))
+
+
 @implements(np.iscomplexobj)
 def iscomplexobj(x):
     return as_tensor(x).is_complex()

@@ -20,10 +20,18 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
            "ifftshift"]
 
 
-def _input(a):
+# the transforms of real data: NumPy refuses complex input to them with a
+# TypeError (its rfft ufunc has no complex loop), not a ValueError
+_REAL_INPUT = ("rfft", "ihfft", "rfftn", "rfft2")
+
+
+def _input(a, name):
     x = a if isinstance(a, Tensor) else as_tensor(a)
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(_C.float64)  # NumPy transforms integers in double precision
+    elif x.is_complex() and name in _REAL_INPUT:
+        raise TypeError(f"np.fft.{name}() takes real input, got {x.dtype} (transform complex "
+                        f"data with np.fft.{name.replace('rfft', 'fft').replace('ihfft', 'ifft')})")
     return x
 
 
@@ -43,7 +51,7 @@ def _one_dim(name):
 
     def fn(a, n=None, axis=-1, norm=None, out=None):
         with value_errors(name):  # an invalid number of points
-            result = op(_input(a), n=_ints(n), dim=_ints(axis), norm=norm)
+            result = op(_input(a, name), n=_ints(n), dim=_ints(axis), norm=norm)
         return finish(result, out)
     return _named(fn, name)
 
@@ -53,7 +61,7 @@ def _many_dims(name, default_axes):
 
     def fn(a, s=None, axes=default_axes, norm=None, out=None):
         with value_errors(name):
-            result = op(_input(a), s=_ints(s), dim=_ints(axes), norm=norm)
+            result = op(_input(a, name), s=_ints(s), dim=_ints(axes), norm=norm)
         return finish(result, out)
     return _named(fn, name)
 
