@@ -10,6 +10,11 @@
 #
 #   scripts/gpu_check.sh [REPORT]        REPORT defaults to gpu-check-report.txt
 #   PYTHON=python3 CUDA_ARCH=90 ...      the interpreter and the architecture
+#   TL_GPU_CHECK_LOGS=DIR                each test file's log (default: beside REPORT)
+#
+# The logs end up in one archive beside REPORT (REPORT less .txt, plus
+# -logs.tar.gz), so a caller that takes back only a few files (the device
+# tool: 8 at most) gets them all with the report.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 REPORT=$(realpath -m "${1:-gpu-check-report.txt}")
@@ -37,7 +42,7 @@ step() {
 }
 
 environment() {
-  nvidia-smi -L || true
+  timeout 30 nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv || true
   nvcc --version | tail -1
   "$PY" -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)'
   git log -1 --oneline 2>/dev/null || true
@@ -45,8 +50,8 @@ environment() {
 
 wheels() {
   if ls .whl/*.whl >/dev/null 2>&1; then
-    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-      --target "$SITE" .whl/*.whl
+    timeout "$(cap 180)" "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+      --upgrade --target "$SITE" .whl/*.whl
   fi
   # (found, not imported: the build reads tvm_ffi's headers only)
   "$PY" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, ["scipy_openblas32", "tvm_ffi"])))' ||
@@ -54,14 +59,18 @@ wheels() {
 }
 
 build() {
-  local arch=${CUDA_ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-                             head -1 | tr -d .)}
+  local arch=${CUDA_ARCH:-$(timeout 30 nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+                             head -1 | tr -d '. ')}
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
-  cmake -S . -B build-gpu "${generator[@]}" -DPython_EXECUTABLE="$("$PY" -c "import sys; print(sys.executable)")" -DTL_INPLACE=ON \
-    ${arch:+-DCMAKE_CUDA_ARCHITECTURES=$arch} >/dev/null &&
-    cmake --build build-gpu -j "$(nproc)" &&
-    "$PY" -c 'import torchlike as t; print("cuda available:", t.cuda.is_available(), "devices:", t.cuda.device_count())'
+  echo "CUDA architecture: ${arch:-"(none found: CMake's default)"}"
+  # (the configure output stays in the report: the CUDA version found, and
+  # whether cuDNN was)
+  timeout "$(cap 120)" cmake -S . -B build-gpu "${generator[@]}" \
+    -DPython_EXECUTABLE="$("$PY" -c "import sys; print(sys.executable)")" -DTL_INPLACE=ON \
+    ${arch:+-DCMAKE_CUDA_ARCHITECTURES=$arch} &&
+    timeout "$(cap "$(left 60)")" cmake --build build-gpu -j "$(nproc)" &&
+    timeout 60 "$PY" -c 'import torchlike as t; print("cuda available:", t.cuda.is_available(), "devices:", t.cuda.device_count())'
 }
 
 # The budget: everything must end within TL_GPU_CHECK_SECONDS (default 570,
@@ -69,11 +78,20 @@ build() {
 # what is left, less what the later steps are promised.
 BUDGET=${TL_GPU_CHECK_SECONDS:-570}
 left() { echo $((BUDGET - (SECONDS - start) - ${1:-0})); }
+# cap N: N seconds, or what is left if less, never under 1 (`timeout 0`
+# would mean no limit at all, and a negative one is an error)
+cap() {
+  local n=$1 l
+  l=$(left)
+  [ "$l" -lt "$n" ] && n=$l
+  [ "$n" -ge 1 ] || n=1
+  echo "$n"
+}
 
 # A few ops on the device, each printed: the first thing to read when the
 # suite fails everywhere.
 smoke() {
-  timeout 120 "$PY" - <<'PY'
+  timeout "$(cap 120)" "$PY" - <<'PY'
 import torchlike as t
 x = t.arange(12.0, device="cuda").reshape(3, 4)
 print("device:", t.cuda.get_device_name(0), x.device)
@@ -85,28 +103,40 @@ PY
 }
 
 # The whole suite, a pytest process per file, the CUDA cases included
-# (scripts/run_test_files.py says why a process per file); the device
-# suites (whole test files again, on the emulated device and on CUDA) a
-# process per suite; the multiprocessing files count /dev/shm's entries, so
-# they run alone.
+# (scripts/run_test_files.py says why a process per file), the CUDA files
+# first: the suite may not end within the budget, and they are what only
+# this machine can run.  Then the device suites on CUDA (whole test files
+# again, a process per suite; their emulated runs are the CPU machines'
+# business), then the rest; the multiprocessing files count /dev/shm's
+# entries, so they run alone at the end.
+# TL_GPU_CHECK_TESTS="FILE ..." runs those files (or test ids) alone: a
+# rerun of the ones that failed.
 suite() {
-  local files=() f notebook=1
-  "$PY" -c 'import nbclient, ipykernel' 2>/dev/null || notebook=
-  for f in tests/test_*.py; do
-    [ "$f" != tests/test_notebook.py ] || [ -n "$notebook" ] && files+=("$f")
-  done
-  "$PY" scripts/run_test_files.py --jobs "${TL_GPU_CHECK_JOBS:-8}" --timeout 400 \
+  local files=() f notebook=1 suites=()
+  if [ -n "${TL_GPU_CHECK_TESTS:-}" ]; then
+    read -r -a files <<<"$TL_GPU_CHECK_TESTS"
+  else
+    "$PY" -c 'import nbclient, ipykernel' 2>/dev/null || notebook=
+    mapfile -t suites < <(timeout "$(cap 60)" "$PY" -m pytest --collect-only -q -o addopts= \
+                            -p no:cacheprovider tests/test_device_suites.py -k cuda 2>/dev/null | grep '::')
+    files+=(tests/test_cuda*.py "${suites[@]}")
+    for f in tests/test_*.py; do
+      case $f in tests/test_cuda*.py | tests/test_device_suites.py) continue ;; esac
+      [ "$f" != tests/test_notebook.py ] || [ -n "$notebook" ] && files+=("$f")
+    done
+  fi
+  timeout --kill-after=10 "$(cap "$(left 190)")" \
+    "$PY" scripts/run_test_files.py --jobs "${TL_GPU_CHECK_JOBS:-8}" --timeout 400 \
     --deadline "$(left 200)" --logs "$LOGS/suite" --forbid-skip "requires a CUDA device" \
-    --split tests/test_device_suites.py \
     --serial tests/test_multiprocessing.py tests/test_dataloader_workers.py -- "${files[@]}"
 }
 
 # The ratio rows, then the issue's floors judged one by one (absolute ones
 # too: fractions of the measured copy bandwidth, microseconds).
 benchmarks() {
-  BENCH_QUICK=1 timeout --signal=INT --kill-after=10 "$(left 110)" "$PY" benchmarks/run.py cuda
+  BENCH_QUICK=1 timeout --signal=INT --kill-after=10 "$(cap "$(left 110)")" "$PY" benchmarks/run.py cuda
   local rows=$?
-  timeout --signal=INT --kill-after=10 "$(left 60)" "$PY" benchmarks/cuda_targets.py &&
+  timeout --signal=INT --kill-after=10 "$(cap "$(left 60)")" "$PY" benchmarks/cuda_targets.py &&
     [ "$rows" -eq 0 ]
 }
 
@@ -119,8 +149,8 @@ benchmarks() {
 sanitized() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not installed: skipped"; return 0; }
   local probe='import torchlike as t; x = t.arange(4096.0, device="cuda"); print(float((x * 2).sum()))'
-  if ! timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -c "$probe"; then
-    if timeout 60 "$PY" -c "$probe" >/dev/null 2>&1; then
+  if ! timeout "$(cap 120)" compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -c "$probe"; then
+    if timeout "$(cap 60)" "$PY" -c "$probe" >/dev/null 2>&1; then
       echo "compute-sanitizer cannot run on this machine (the probe runs without it): unavailable"
       return 0
     fi
@@ -139,7 +169,8 @@ sanitized() {
 export PYTHONPATH="$SITE:$PWD${PYTHONPATH:+:$PYTHONPATH}"
 # cmake and ninja may be the interpreter's packages, not on PATH
 PATH="$(dirname "$("$PY" -c 'import sys; print(sys.executable)')"):$PATH"
-LOGS=$(dirname "$REPORT")/gpu-check-logs
+LOGS=$(realpath -m "${TL_GPU_CHECK_LOGS:-$(dirname "$REPORT")/gpu-check-logs}")
+ARCHIVE=${REPORT%.txt}-logs.tar.gz
 start=$SECONDS
 step environment environment
 step wheels wheels && step build build && {
@@ -158,4 +189,8 @@ grep -q '^compute-sanitizer cannot run on this machine' "$REPORT" &&
   if [ ${#failed[@]} -eq 0 ]; then echo "gpu-check passed${sanitizer_note:+ ($sanitizer_note)}"
   else echo "gpu-check FAILED: ${failed[*]}"; fi
 } | tee -a "$REPORT"
+if [ -d "$LOGS" ]; then
+  tar -czf "$ARCHIVE" -C "$(dirname "$LOGS")" "$(basename "$LOGS")" &&
+    echo "logs: $ARCHIVE" | tee -a "$REPORT"
+fi
 [ ${#failed[@]} -eq 0 ]
