@@ -221,12 +221,28 @@ static size_t vm_device_granularity(int index)
 
 static size_t device_vm_granularity(void *ctx) { return ((cuda_device *)ctx)->vm_granularity; }
 
+/* device_enter, and the device's primary context made current even when the
+ * device already was the current one: the driver calls below may be a fresh
+ * process's first use of the GPU (an allocation before any kernel), and
+ * cudaGetDevice makes no context, while cudaSetDevice (CUDA 12 and later)
+ * initialises the primary context and makes it current. */
+static bool vm_enter(int index, int *prev)
+{
+  if (!device_enter(index, prev))
+    return false;
+  if (*prev == index && cudaSetDevice(index) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
 static void *device_vm_reserve(void *ctx, size_t nbytes)
 {
   cuda_device *d = ctx;
   CUdeviceptr p = 0;
   int prev;
-  if (!device_enter(d->index, &prev))
+  if (!vm_enter(d->index, &prev))
     return NULL;
   if (drv.address_reserve(&p, nbytes, d->vm_granularity, 0, 0) != CUDA_SUCCESS)
     p = 0;
@@ -243,7 +259,7 @@ static bool device_vm_map(void *ctx, void *range, size_t offset, size_t nbytes)
   CUmemGenericAllocationHandle handle = 0;
   CUdeviceptr at = (CUdeviceptr)(uintptr_t)range + offset;
   int prev;
-  if (!device_enter(d->index, &prev))
+  if (!vm_enter(d->index, &prev))
     return false; /* the pool reports it as out of memory */
   bool created = drv.create(&handle, nbytes, &prop, 0) == CUDA_SUCCESS;
   bool mapped = created && drv.map(at, nbytes, 0, handle, 0) == CUDA_SUCCESS;
