@@ -494,10 +494,18 @@ class _FlatIter:
         return self._tensor.numel()
 
     def __iter__(self):
-        return iter(self._tensor.reshape(-1))
+        # NumPy yields scalars: `for v in a.flat: v += 1` leaves `a` alone, and
+        # each element is read when reached (an earlier write is seen)
+        flat = self._tensor.reshape(-1)
+        for i in range(flat.shape[0]):
+            yield flat[i].clone()
 
     def __getitem__(self, index):
-        return self._tensor.reshape(-1)[index]
+        # NumPy's flat reads are copies (a scalar, or a new array for a slice),
+        # so updating what they return never writes the array; .flat has no
+        # PyTorch meaning to keep
+        got = self._tensor.reshape(-1)[index]
+        return got.clone() if got._base is not None else got
 
     def __setitem__(self, index, value):
         flat = self._flat()
