@@ -25,7 +25,10 @@ def size_tuple(size):
         size = size.tolist()
     if isinstance(size, (int, _np.integer)):
         size = (size,)
-    shape = tuple(int(_np.asarray(s).item()) if not isinstance(s, int) else s for s in size)
+    # a size the program computed (a 0-d tensor, on any device) is read as
+    # its number; NumPy's own conversion reads host data only
+    shape = tuple(s if isinstance(s, int) else int(s.item()) if isinstance(s, Tensor)
+                  else int(_np.asarray(s).item()) for s in size)
     if any(s < 0 for s in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
