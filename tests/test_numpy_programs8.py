@@ -18,10 +18,10 @@ piecewise/select, rigid bodies by cross/tensordot, Gaussian elimination
 with row swaps, vectorised Newton, RK4 on the Lorenz system, k-nearest
 neighbours, a single-server queue, the Mandelbrot set, bit tricks, reads
 through .flat, NaN ordering, rounding rules, lookup tables, index objects
-(s_, index_exp, broadcast, mask_indices, fromiter, require) and log-domain
-arithmetic -- run once with NumPy and once with ``torchlike.numpy``, with
-round 4's oracle and conventions (NumPy for values, dtypes and shapes;
-random inputs drawn once by NumPy).
+(s_, index_exp, broadcast, mask_indices, fromiter, require), log-domain
+arithmetic and sizes computed from the data -- run once with NumPy and
+once with ``torchlike.numpy``, with round 4's oracle and conventions (NumPy
+for values, dtypes and shapes; random inputs drawn once by NumPy).
 
 What they found (each with a focused test at the end):
 
@@ -38,6 +38,10 @@ What they found (each with a focused test at the end):
   ``np.asanyarray`` and ``np.asarray_chkfinite`` were NumPy's own functions
   (device tensors refused, tensors that require grad refused on the CPU too,
   ``np.asanyarray(x) is x`` False, a masked array's mask dropped).
+- On the emulated device, ``computed_sizes``: a count computed as a 0-d
+  tensor was refused by the windows (``np.hanning(n)``), ``np.diag_indices``,
+  ``np.pad``'s widths and values and ``np.random.rand``'s sizes (NumPy's
+  conversion reads host memory only).
 
 What differs by design, spelled around here (docs/numpy.md): an element
 read by indexing (``a[0]``, ``z[()]``, each item of ``for v in a``) is a
@@ -63,7 +67,8 @@ ROD = numpy.sin(numpy.linspace(0, numpy.pi, 41)) + 0.1 * _RNG.random(41)
 MEMBRANE = _RNG.normal(0, 1, (12, 12))
 PULSE = numpy.exp(-((numpy.linspace(0, 1, 60) - 0.3) / 0.05) ** 2)
 PHOTO = _RNG.integers(0, 256, (14, 16)).astype(numpy.uint8)
-CHIRP = (numpy.sin(2 * numpy.pi * (40 + 30 * numpy.linspace(0, 1, 512)) * numpy.linspace(0, 1, 512))
+_T512 = numpy.linspace(0, 1, 512)
+CHIRP = (numpy.sin(2 * numpy.pi * (40 + 30 * _T512) * _T512)
          + 0.2 * _RNG.normal(0, 1, 512))
 DESIGN = _RNG.normal(0, 1, (40, 3))
 RESPONSE = DESIGN @ numpy.array([1.5, -2.0, 0.5]) + 0.3 + 0.1 * _RNG.normal(0, 1, 40)
@@ -112,7 +117,8 @@ def heat_rod(np):
     for _ in range(50):
         ring += r * (np.roll(ring, 1) - 2 * ring + np.roll(ring, -1))
     n = 39
-    A = np.diag(np.full(n, 1 + 2 * r)) + np.diag(np.full(n - 1, -r), 1) + np.diag(np.full(n - 1, -r), -1)
+    off = np.full(n - 1, -r)
+    A = np.diag(np.full(n, 1 + 2 * r)) + np.diag(off, 1) + np.diag(off, -1)
     v = np.asarray(ROD)[1:-1].copy()
     for _ in range(10):
         v = np.linalg.solve(A, v)
@@ -207,8 +213,10 @@ def window_filters(np):
     peaks = mag >= mw.max(axis=(-2, -1))
     coarse = np.lib.stride_tricks.sliding_window_view(img, (4, 4))[::2, ::2]
     rows = np.lib.stride_tricks.sliding_window_view(img, 5, axis=1)
-    return (w.shape, w.mean(axis=(-2, -1))[::3, ::3], w.min(axis=(-2, -1)), w.max(axis=(2, 3)).dtype.name,
-            np.median(wf, axis=(-2, -1))[::4, ::4], wf.var(axis=(-2, -1))[:2], gx[:3, :3], mag.max(),
+    return (w.shape, w.mean(axis=(-2, -1))[::3, ::3], w.min(axis=(-2, -1)),
+            w.max(axis=(2, 3)).dtype.name,
+            np.median(wf, axis=(-2, -1))[::4, ::4], wf.var(axis=(-2, -1))[:2], gx[:3, :3],
+            mag.max(),
             np.count_nonzero(peaks), coarse.shape, np.sum(coarse, axis=(2, 3))[:2], rows.shape,
             rows.max(axis=-1)[0])
 
@@ -230,7 +238,8 @@ def windowed_spectrum(np):
     psd = (np.abs(np.fft.rfft(seg * win, axis=-1)) ** 2).mean(axis=0) / (win ** 2).sum()
     back = np.fft.irfft(np.fft.rfft(x), n=len(x))
     band = (freqs > 30) & (freqs < 80)
-    return (freqs[np.argmax(spec_h)], freqs[np.argmax(spec_k)], spec_h[::64], spec_k.max(), seg.shape,
+    return (freqs[np.argmax(spec_h)], freqs[np.argmax(spec_k)], spec_h[::64], spec_k.max(),
+            seg.shape,
             psd[::8], np.allclose(back, x), np.trapezoid(spec_h[band], freqs[band]), han.sum(),
             kai[:3], np.kaiser(5, 0), np.hanning(1), np.kaiser(1, 5.0))
 
@@ -254,7 +263,8 @@ def fir_design(np):
     cut = np.interp(-3.0, db[::-1], f[::-1])
     box = np.convolve(x, np.ones(5) / 5, mode="valid")
     return (h[:4], full.shape, same.shape, valid.shape, same[::50], valid[::60], H[::32], cut,
-            np.allclose(full[m - 1:len(x)], valid), box[::100], np.convolve([1, 2, 3], [0, 1, 0.5]),
+            np.allclose(full[m - 1:len(x)], valid), box[::100],
+            np.convolve([1, 2, 3], [0, 1, 0.5]),
             np.convolve(np.asarray([1, 2, 3]), np.asarray([1, -1])))
 
 
@@ -532,7 +542,8 @@ def integer_corners(np):
     return (np.sum(i8), np.sum(u8), np.cumsum(u8), np.sum(i32), np.cumsum(i32), np.prod(i8[2:]),
             i8 * np.int8(3), np.abs(i8), big + 1, a // b, a % b, np.fmod(a, b), np.remainder(a, b),
             np.divmod(a, b), np.power(np.asarray([3], dtype=np.int8), 5),
-            np.diff(u8), u8 - np.uint8(1), np.clip(np.asarray([-300, 5, 300]), -128, 127).astype(np.int8),
+            np.diff(u8), u8 - np.uint8(1),
+            np.clip(np.asarray([-300, 5, 300]), -128, 127).astype(np.int8),
             np.asarray([300, -1]).astype(np.uint8), np.left_shift(np.int64(1), np.arange(60, 64)),
             np.negative(u8), np.sum(i8, dtype=np.int8), np.mean(u8), np.add.reduce(u8),
             np.multiply.accumulate(np.asarray([16, 16, 16], dtype=np.int16)))
@@ -584,7 +595,8 @@ def ufunc_out_where(np):
     r = np.sqrt(a, out=np.zeros_like(a), where=a >= 0)
     tot = np.add.reduce(a, where=a > 0)
     mx = np.maximum.reduce(a, where=a < 10, initial=-np.inf)
-    mn = np.minimum.reduce(np.asarray([[3.0, 1.0], [2.0, 5.0]]), axis=1, where=[[True, False], [True, True]],
+    mn = np.minimum.reduce(np.asarray([[3.0, 1.0], [2.0, 5.0]]), axis=1,
+                           where=[[True, False], [True, True]],
                            initial=np.inf)
     qq, rr = np.empty(3), np.empty(3)
     ret = np.divmod(np.asarray([7.0, -7.0, 7.5]), 2.0, out=(qq, rr))
@@ -657,7 +669,8 @@ def stacked_solves(np):
     Pm = np.linalg.matrix_power(A, -2)
     return (X, x1.shape, shared, np.linalg.det(A), sign, logdet, np.linalg.inv(A)[:, 0],
             ev, np.linalg.norm(A, axis=(1, 2)), np.linalg.norm(A, ord=2, axis=(-2, -1)),
-            np.linalg.norm(A, ord="nuc", axis=(1, 2)), P[:, 0], Pm[1], np.abs(A @ X - B).max() < 1e-10,
+            np.linalg.norm(A, ord="nuc", axis=(1, 2)), P[:, 0], Pm[1],
+            np.abs(A @ X - B).max() < 1e-10,
             np.linalg.matrix_norm(A, ord=1), np.linalg.vector_norm(A, axis=-1, ord=3))
 
 
@@ -685,9 +698,12 @@ def polynomial_series(np):
     xs, ys = ch.linspace(5)
     return (prod.coef, np.sort(prod.roots()), quo.coef, rem.coef, comp.coef, d.coef, integ.coef,
             integ(1.0), as_pow.coef, as_leg.coef, H(x), L(x), fit.domain, fit.window,
-            fit.convert().coef, fit.coef, ch.cutdeg(1).coef, P([1.0, 2.0, 0.0, 1e-15]).trim(1e-10).coef,
-            xs, ys, p.degree(), (p ** 2).coef, np.polynomial.polynomial.polyvalfromroots(x, [0.5, -1.0]),
-            np.polynomial.chebyshev.chebroots([0.0, 1.0, 2.0]), np.polynomial.hermite.hermfromroots([1.0, 2.0]))
+            fit.convert().coef, fit.coef, ch.cutdeg(1).coef,
+            P([1.0, 2.0, 0.0, 1e-15]).trim(1e-10).coef,
+            xs, ys, p.degree(), (p ** 2).coef,
+            np.polynomial.polynomial.polyvalfromroots(x, [0.5, -1.0]),
+            np.polynomial.chebyshev.chebroots([0.0, 1.0, 2.0]),
+            np.polynomial.hermite.hermfromroots([1.0, 2.0]))
 
 
 def binned_fields(np):
@@ -754,8 +770,10 @@ def tariff_schedule(np):
     prices = np.asarray([0.1, 0.15, 0.2])
     per_band = np.clip(use[:, None] - bands[None, :-1], 0, np.diff(bands)[None, :])
     charge = per_band @ prices
-    ints = np.piecewise(np.asarray([-2, 0, 3]), [np.asarray([-2, 0, 3]) < 0], [lambda v: -v, lambda v: v * 2])
-    return rate, other, grade, gradef, w, per_band, charge, ints, np.piecewise(np.asarray(2.5), [True], [1.0])
+    ints = np.piecewise(np.asarray([-2, 0, 3]), [np.asarray([-2, 0, 3]) < 0],
+                        [lambda v: -v, lambda v: v * 2])
+    return (rate, other, grade, gradef, w, per_band, charge, ints,
+            np.piecewise(np.asarray(2.5), [True], [1.0]))
 
 
 def rigid_bodies(np):
@@ -865,7 +883,8 @@ def lorenz_rk4(np):
         e += h * f(e)
         traj.append(s)
     T = np.stack(traj)
-    return (s, e, T.min(axis=0), T.max(axis=0), np.linalg.norm(T[:, :, 0] - T[:, :, 1], axis=1)[::60],
+    return (s, e, T.min(axis=0), T.max(axis=0),
+            np.linalg.norm(T[:, :, 0] - T[:, :, 1], axis=1)[::60],
             T.shape)
 
 
@@ -878,7 +897,8 @@ def nearest_neighbours(np):
     k = 5
     d2 = ((Q[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
     part = np.argpartition(d2, k, axis=1)[:, :k]
-    near = np.take_along_axis(part, np.argsort(np.take_along_axis(d2, part, axis=1), axis=1), axis=1)
+    order = np.argsort(np.take_along_axis(d2, part, axis=1), axis=1)
+    near = np.take_along_axis(part, order, axis=1)
     votes = np.stack([np.bincount(y[row], minlength=3) for row in near])
     pred = votes.argmax(axis=1)
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
@@ -908,7 +928,8 @@ def single_server_queue(np):
     idle = start[1:] > dep[:-1]
     bounds = np.flatnonzero(np.concatenate([[True], idle, [True]]))
     lengths = np.diff(bounds)
-    return (wait[::5], dep[-3:], in_sys, util, lengths, lengths.max(), np.percentile(wait, [50, 90]),
+    return (wait[::5], dep[-3:], in_sys, util, lengths, lengths.max(),
+            np.percentile(wait, [50, 90]),
             (wait > 0).mean())
 
 
@@ -954,8 +975,10 @@ def bit_fiddling(np):
     pop = np.bitwise_count(v)
     parity = np.bitwise_xor.reduce(rows, axis=1)
     ham = np.bitwise_count(v[:, None] ^ v[None, :])
-    mask = np.bitwise_or.reduce(np.left_shift(np.uint32(1), np.asarray([0, 3, 31], dtype=np.uint32)))
-    return (bits[:16], little[:16], back, pl, gray, inv, pop, np.sum(rows, axis=1), parity, ham, mask,
+    mask = np.bitwise_or.reduce(np.left_shift(np.uint32(1),
+                                              np.asarray([0, 3, 31], dtype=np.uint32)))
+    return (bits[:16], little[:16], back, pl, gray, inv, pop, np.sum(rows, axis=1), parity, ham,
+            mask,
             np.packbits(np.asarray([1, 0, 1], dtype=np.uint8)), (v & 0x0F) | (v << 4))
 
 
@@ -990,10 +1013,12 @@ def nan_ordering(np):
     x = np.asarray([3.0, np.nan, -1.0, 2.0, np.nan, 2.0, -np.inf])
     s = np.sort(x)
     return (s, np.argsort(x, kind="stable"), np.searchsorted(s, [2.0, np.nan, np.inf]),
-            np.unique(x), np.unique(x, equal_nan=False), np.nanargmax(x), np.argmax(x), np.argmin(x),
+            np.unique(x), np.unique(x, equal_nan=False), np.nanargmax(x), np.argmax(x),
+            np.argmin(x),
             np.maximum(x, 0.0), np.fmax(x, 0.0), np.median(x), np.nanmedian(x),
             np.lexsort((np.asarray([1, 2, 3, 4, 5, 6, 7]), x)), np.sort(x)[::-1],
-            np.partition(x, 2)[:2], np.max(x), np.nanmax(x), np.sort(np.asarray([[np.nan, 1.0], [0.0, np.nan]]), axis=0))
+            np.partition(x, 2)[:2], np.max(x), np.nanmax(x),
+            np.sort(np.asarray([[np.nan, 1.0], [0.0, np.nan]]), axis=0))
 
 
 def rounding_rules(np):
@@ -1006,8 +1031,10 @@ def rounding_rules(np):
     f32 = np.asarray([1.25, 2.35, 1e7 + 0.5], dtype=np.float32)
     return (np.round(x), np.round(x, 2), np.round(x, -2), np.round(ints, -1), np.round(ints, -2),
             np.around(ints, 1), np.floor(x), np.ceil(x), np.trunc(x), np.rint(x), np.fix(x),
-            np.round(f32, 1), np.round(x * 100) / 100, np.round(ints), np.round(np.asarray([7]), -1).dtype.name,
-            np.round(np.asarray([1 + 2.5j, 0.5 - 1.5j])), np.round(np.asarray([True, False]), 0).dtype.name)
+            np.round(f32, 1), np.round(x * 100) / 100, np.round(ints),
+            np.round(np.asarray([7]), -1).dtype.name,
+            np.round(np.asarray([1 + 2.5j, 0.5 - 1.5j])),
+            np.round(np.asarray([True, False]), 0).dtype.name)
 
 
 def integer_errors(np):
@@ -1052,7 +1079,8 @@ def lookup_tables(np):
     bil = (table[i, j] * (1 - tx) * (1 - ty) + table[i + 1, j] * tx * (1 - ty)
            + table[i, j + 1] * (1 - tx) * ty + table[i + 1, j + 1] * tx * ty)
     return (np.interp(q, xp, fp), np.interp(q, xp, fp, left=-1.0, right=-2.0), per, cplx,
-            fp[idx].reshape(q.shape), bil, np.interp(2.0, xp, fp), np.interp([1, 2], [1, 3], [0, 1]))
+            fp[idx].reshape(q.shape), bil, np.interp(2.0, xp, fp),
+            np.interp([1, 2], [1, 3], [0, 1]))
 
 
 def smoothing_filters(np):
@@ -1072,7 +1100,8 @@ def smoothing_filters(np):
     deriv = np.convolve(padded, deriv_taps[::-1], mode="valid")
     resid = y - smooth
     return (smooth_taps, deriv_taps, smooth[::8], deriv[::10], np.std(resid), smooth.shape,
-            np.vander(np.asarray([1, 2, 3]), 3), np.vander(np.asarray([2.0, 3.0]), increasing=True))
+            np.vander(np.asarray([1, 2, 3]), 3),
+            np.vander(np.asarray([2.0, 3.0]), increasing=True))
 
 
 def surface_fits(np):
@@ -1123,7 +1152,8 @@ def index_objects(np):
     except ValueError:
         refused = "ValueError"
     return (parts["top"], parts["band"], parts["last"], b.shape, b.nd, b.size, pairs, iu, m[iu],
-            squares, halves, r.flags.c_contiguous, r.flags.writeable, np.array_equal(r, a.T), refused,
+            squares, halves, r.flags.c_contiguous, r.flags.writeable, np.array_equal(r, a.T),
+            refused,
             np.asarray_chkfinite([1, 2]), np.s_[::2], np.index_exp[1])
 
 
@@ -1144,7 +1174,8 @@ def log_domain(np):
             np.exp2(np.asarray([3.0, -1.0, 0.0])), np.float_power(np.asarray([2, 3, 4]), -1),
             np.float_power(np.asarray([2, 3]), np.asarray([0.5, 2])), np.float_power(2, 10),
             np.expm1(small), np.log1p(small), np.log1p(np.expm1(small)) - small,
-            np.logaddexp(np.asarray(-np.inf), 0.0), np.logaddexp.accumulate(np.log(np.asarray([1.0, 2.0, 3.0]))))
+            np.logaddexp(np.asarray(-np.inf), 0.0),
+            np.logaddexp.accumulate(np.log(np.asarray([1.0, 2.0, 3.0]))))
 
 
 def masked_climatology(np):
@@ -1161,9 +1192,38 @@ def masked_climatology(np):
     slope = np.ma.apply_along_axis(lambda col: np.ma.polyfit(np.arange(5.0), col, 1)[0]
                                    if np.ma.count(col) > 2 else np.nan, 0, m[:, 0, :])
     wavg, wsum = np.ma.average(m, axis=1, weights=np.asarray([1.0, 2.0, 2.0, 1.0]), returned=True)
-    return (clim.filled(np.nan), anom.filled(0.0)[0], np.asarray(slope), wavg.filled(np.nan), wsum.filled(-1.0),
+    return (clim.filled(np.nan), anom.filled(0.0)[0], np.asarray(slope), wavg.filled(np.nan),
+            wsum.filled(-1.0),
             1 - int(np.ma.count_masked(m)) / m.size, np.ma.std(m, axis=(0, 1)).filled(np.nan),
-            np.ma.max(m, axis=0).filled(np.nan)[:, 0], np.ma.mean(m), np.ma.median(m[:, :, 0], axis=0).filled(np.nan))
+            np.ma.max(m, axis=0).filled(np.nan)[:, 0], np.ma.mean(m),
+            np.ma.median(m[:, :, 0], axis=0).filled(np.nan))
+
+
+def computed_sizes(np):
+    """Sizes and pad values the program computes from its data (NumPy's
+    Python ints and scalars; 0-d arrays here): a window as long as the
+    valid stretch, a Kaiser beta from the data, diagonal indices of a
+    counted size, padding by a counted width with the mean as the constant,
+    a ramp to the maximum and a mean over a counted length, and legacy
+    random draws of a counted size."""
+    x = np.asarray(CHIRP)[:40]
+    valid = x > -0.5
+    n = np.count_nonzero(valid[:12])
+    beta = np.round(np.abs(x).max() * 2)
+    win = np.hanning(n)
+    tapers = [f(n) for f in (np.hamming, np.blackman, np.bartlett)]
+    kai = np.kaiser(n, beta)
+    k = np.count_nonzero(valid[:3])
+    di = np.diag_indices(k)
+    m = np.zeros((k, k))
+    m[di] = 1.0
+    padded = np.pad(x[:6], (k, 1), constant_values=x.mean())
+    ramp = np.pad(x[:4], 2, mode="linear_ramp", end_values=x.max())
+    avg = np.pad(x[:6], 1, mode="mean", stat_length=k)
+    keyed = np.pad(x[:4], {0: (int(k), 0)}, constant_values=(x.min(), 0.0))  # NumPy: ints only
+    np.random.seed(0)
+    draws = np.random.rand(k, 2)
+    return (int(n), win, tapers, kai, di, m, padded, ramp, avg, keyed, draws.shape)
 
 
 # ---- the programs, by theme ----------------------------------------------------
@@ -1185,6 +1245,7 @@ def test_images_signals_and_series():
     _run(smoothing_filters)
     _run(lagged_series)
     _run(lookup_tables)
+    _run(computed_sizes)
 
 
 def test_regression_statistics_and_sampling():
@@ -1278,7 +1339,8 @@ def test_polynomial_grids_and_points_of_tensors(module, prefix):
     for name, axes, c in cases:
         want = getattr(N, prefix + name)(*axes, c)
         calls = [lambda f: f(*map(tnp.asarray, axes), tnp.asarray(c)),
-                 lambda f: f(*[a.tolist() for a in axes[:-1]], tnp.asarray(axes[-1]), tnp.asarray(c))]
+                 lambda f: f(*[a.tolist() for a in axes[:-1]], tnp.asarray(axes[-1]),
+                             tnp.asarray(c))]
         if not TEST_DEVICE:
             # ndarray operands beside tensors: host memory, refused beside a
             # device's tensors (docs/numpy.md)
@@ -1303,7 +1365,8 @@ def test_polynomial_grids_record_and_take_numpys_dispatch():
     want = sum(c[1, j] * (y ** j).sum() for j in range(3))
     numpy.testing.assert_allclose(x.grad.cpu().numpy(), [want] * 3)
     # NumPy's polygrid2d and polyval2d dispatch (NEP 18): a tensor reaches these
-    got = numpy.polynomial.polynomial.polygrid2d(tnp.asarray(y), tnp.asarray(y), tnp.asarray(c[:, :2]))
+    got = numpy.polynomial.polynomial.polygrid2d(tnp.asarray(y), tnp.asarray(y),
+                                                 tnp.asarray(c[:, :2]))
     _same(numpy.polynomial.polynomial.polygrid2d(y, y, c[:, :2]), got, "numpy's polygrid2d")
 
 
@@ -1386,7 +1449,8 @@ def test_conversions_keep_tensors_on_their_device_and_tape():
         tnp.asarray_chkfinite([1.0, numpy.inf])
     _same(numpy.asarray_chkfinite([1, 2]), tnp.asarray_chkfinite([1, 2]), "chkfinite of ints")
     w = torchlike.arange(3.0, requires_grad=True)
-    (tnp.asanyarray(w) * tnp.require(w, requirements="C") * tnp.asarray_chkfinite(w)).sum().backward()
+    (tnp.asanyarray(w) * tnp.require(w,
+                                     requirements="C") * tnp.asarray_chkfinite(w)).sum().backward()
     numpy.testing.assert_allclose(w.grad.cpu().numpy(), 3 * numpy.arange(3.0) ** 2)
 
 
@@ -1409,3 +1473,27 @@ def test_masked_arrays_convert_to_their_data_where_they_live():
     assert tnp.asanyarray(m) is m
     assert type(tnp.require(m, requirements="E")) is torchlike.Tensor
     assert isinstance(tnp.require(m, requirements="C"), tnp.ma.MaskedArray)
+
+
+def test_computed_counts_serve_as_sizes_and_pad_values():
+    # computed_sizes on a device: NumPy's windows and diag_indices, np.pad's
+    # widths/constant_values/end_values/stat_length and np.random.rand's
+    # sizes read a 0-d tensor through NumPy's conversion (host memory only)
+    n = tnp.count_nonzero(tnp.ones(5))
+    for name in ("hanning", "hamming", "blackman", "bartlett"):
+        _same(getattr(numpy, name)(5), getattr(tnp, name)(n), name)
+    _same(numpy.kaiser(5, 3.0), tnp.kaiser(n, tnp.asarray(3.0)), "kaiser")
+    _same(numpy.diag_indices(5, 2), tnp.diag_indices(n, ndim=tnp.asarray(2)), "diag_indices")
+    x = numpy.arange(4.0)
+    t = tnp.asarray(x)
+    _same(numpy.pad(x, (5, 1), constant_values=1.5), tnp.pad(t, (n, 1), constant_values=t.mean()),
+          "pad by a count, with the mean")
+    _same(numpy.pad(x, 2, mode="linear_ramp", end_values=3.0),
+          tnp.pad(t, 2, mode="linear_ramp", end_values=t.max()), "ramp to the max")
+    _same(numpy.pad(x, 1, mode="mean", stat_length=2),
+          tnp.pad(t, 1, mode="mean", stat_length=n - 3), "mean of a counted length")
+    _same(numpy.pad(x, {0: 2}), tnp.pad(t, {0: n - 3}), "dict widths")
+    assert tuple(tnp.random.rand(n, 2).shape) == (5, 2)
+    # a value that requires grad is still refused (no gradient through a number)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tnp.pad(t, 1, constant_values=torchlike.tensor(2.0, requires_grad=True))
