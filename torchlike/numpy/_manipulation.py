@@ -471,8 +471,9 @@ def roll(a, shift, axis=None):
         a, axis = a.reshape(-1), 0
     # NumPy's rule: shift and axis broadcast against each other, and the
     # shifts given for one axis add up (np.roll(x, [1, 2]) rolls by 3)
-    pairs = np.broadcast(np.asarray(shift.tolist() if isinstance(shift, Tensor) else shift),
-                         np.asarray(axis))
+    # (shifts and axes computed as tensors, on any device, are read as numbers)
+    pairs = np.broadcast(*(np.asarray(v.tolist() if isinstance(v, Tensor) else v)
+                           for v in (shift, axis)))
     if pairs.nd > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     total = {}
