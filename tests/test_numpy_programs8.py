@@ -40,8 +40,11 @@ What they found (each with a focused test at the end):
   ``np.asanyarray(x) is x`` False, a masked array's mask dropped).
 - On the emulated device, ``computed_sizes``: a count computed as a 0-d
   tensor was refused by the windows (``np.hanning(n)``), ``np.diag_indices``,
-  ``np.pad``'s widths and values and ``np.random.rand``'s sizes (NumPy's
-  conversion reads host memory only).
+  ``np.pad``'s widths and values, ``np.random.rand``'s sizes and
+  ``np.roll``'s axis (NumPy's conversion reads host memory only).
+- ``np.convolve(x, gain)`` with a number (or 0-d array) for a one-tap
+  filter raised ValueError; NumPy reads convolve's operands as 1-d
+  (``np.correlate`` keeps refusing them, with NumPy's words).
 
 What differs by design, spelled around here (docs/numpy.md): an element
 read by indexing (``a[0]``, ``z[()]``, each item of ``for v in a``) is a
@@ -1223,7 +1226,12 @@ def computed_sizes(np):
     keyed = np.pad(x[:4], {0: (int(k), 0)}, constant_values=(x.min(), 0.0))  # NumPy: ints only
     np.random.seed(0)
     draws = np.random.rand(k, 2)
-    return (int(n), win, tapers, kai, di, m, padded, ramp, avg, keyed, draws.shape)
+    grid = x[:12].reshape(3, 4)
+    longest = np.argmax(grid.shape)                  # the axis to shift along
+    shifted = np.roll(grid, k, axis=longest)
+    gain = np.convolve(x[:5], np.std(x))             # a one-tap filter: a scaling
+    return (int(n), win, tapers, kai, di, m, padded, ramp, avg, keyed, draws.shape, shifted,
+            gain)
 
 
 # ---- the programs, by theme ----------------------------------------------------
@@ -1497,3 +1505,20 @@ def test_computed_counts_serve_as_sizes_and_pad_values():
     # a value that requires grad is still refused (no gradient through a number)
     with pytest.raises(RuntimeError, match="requires grad"):
         tnp.pad(t, 1, constant_values=torchlike.tensor(2.0, requires_grad=True))
+
+
+def test_convolve_takes_a_number_as_a_one_tap_filter():
+    # computed_sizes: np.convolve(x, x.std()) raised "object too deep"
+    x = numpy.arange(4.0)
+    for a, v in ((x, 2.0), (3.0, x), (2.0, 3.0), (x.astype(numpy.int64), 2),
+                 (x, numpy.asarray(2.0))):
+        want = numpy.convolve(a, v)
+        _same(want, tnp.convolve(*(tnp.asarray(o) if isinstance(o, numpy.ndarray) else o
+                                   for o in (a, v))), f"convolve({a!r}, {v!r})")
+    for a, v, words in ((x, 2.0, "too small depth"), (numpy.ones((2, 2)), x, "too deep")):
+        with pytest.raises(ValueError, match=words):
+            numpy.correlate(a, v)
+        with pytest.raises(ValueError, match=words):
+            tnp.correlate(tnp.asarray(a), tnp.asarray(v))
+    with pytest.raises(ValueError, match="too deep"):
+        tnp.convolve(tnp.ones((2, 2)), tnp.asarray(x))
