@@ -42,6 +42,11 @@ What they found (each with a focused test at the end):
   tensor was refused by the windows (``np.hanning(n)``), ``np.diag_indices``,
   ``np.pad``'s widths and values, ``np.random.rand``'s sizes and
   ``np.roll``'s axis (NumPy's conversion reads host memory only).
+- On the emulated device, ``data_driven_edges``: lists holding computed
+  0-d values were refused as ``np.histogram``/``np.histogram2d`` bins
+  (NumPy's code asked ``np.ndim`` of the list), as the values of
+  ``np.insert`` and ``np.put``, as a masked array's data, as
+  ``np.corrcoef``'s rows and as the Generator's parameters (``loc``, ``p``).
 - ``np.convolve(x, gain)`` with a number (or 0-d array) for a one-tap
   filter raised ValueError; NumPy reads convolve's operands as 1-d
   (``np.correlate`` keeps refusing them, with NumPy's words).
@@ -1234,6 +1239,30 @@ def computed_sizes(np):
             gain)
 
 
+def data_driven_edges(np):
+    """Edges and values computed from the data, written into lists as NumPy
+    code writes them: histogram bins [min, mean, max], a 2-d histogram on
+    such edges, sentinels inserted and put at computed values, a masked
+    array of summary values, the correlation of two lists of statistics,
+    and draws around computed means (their shapes and ordering)."""
+    x = np.asarray(CHIRP)[:60]
+    lo, mid, hi = x.min(), x.mean(), x.max()
+    counts, edges = np.histogram(x, bins=[lo, mid, hi])
+    h2, _, _ = np.histogram2d(x[:-1], x[1:], bins=[[lo, mid, hi], [lo, 0.0, hi]])
+    framed = np.insert(x[:5], 0, [lo, hi])
+    marked = x[:6].copy()
+    np.put(marked, [0, 5], [lo, hi])
+    stats = np.ma.masked_array([lo, mid, hi, np.std(x)], mask=[0, 0, 1, 0])
+    r = np.corrcoef([x[:20].mean(), x[20:40].mean(), x[40:].mean()],
+                    [x[:20].std(), x[20:40].std(), x[40:].std()])
+    rng = np.random.default_rng(5)
+    draws = rng.normal([lo, hi], 0.01, size=(200, 2))
+    pick = rng.choice(3, size=50, p=[mid * 0 + 0.5, 0.25, 0.25])
+    return (counts, edges, h2, framed, marked, stats.filled(0.0), stats.mean(), r,
+            draws.shape, bool((draws[:, 0] < draws[:, 1]).all()), pick.shape,
+            bool(pick.max() <= 2))
+
+
 # ---- the programs, by theme ----------------------------------------------------
 
 def test_finite_differences_and_fields():
@@ -1254,6 +1283,7 @@ def test_images_signals_and_series():
     _run(lagged_series)
     _run(lookup_tables)
     _run(computed_sizes)
+    _run(data_driven_edges)
 
 
 def test_regression_statistics_and_sampling():
