@@ -19,9 +19,11 @@ with row swaps, vectorised Newton, RK4 on the Lorenz system, k-nearest
 neighbours, a single-server queue, the Mandelbrot set, bit tricks, reads
 through .flat, NaN ordering, rounding rules, lookup tables, index objects
 (s_, index_exp, broadcast, mask_indices, fromiter, require), log-domain
-arithmetic and sizes computed from the data -- run once with NumPy and
-once with ``torchlike.numpy``, with round 4's oracle and conventions (NumPy
-for values, dtypes and shapes; random inputs drawn once by NumPy).
+arithmetic, sizes and edges computed from the data, Kaplan-Meier curves,
+conjugate gradients, image moments and polygon geometry -- run once with
+NumPy and once with ``torchlike.numpy``, with round 4's oracle and
+conventions (NumPy for values, dtypes and shapes; random inputs drawn once
+by NumPy).
 
 What they found (each with a focused test at the end):
 
@@ -105,6 +107,9 @@ FEATURES = _RNG.normal(0, 1, (30, 2)) + numpy.array([[0, 0], [3, 0], [0, 3]])[LA
 QUERIES = _RNG.normal(1, 1.5, (8, 2))
 SERIES_A = numpy.sin(numpy.linspace(0, 6, 25))
 SERIES_B = numpy.sin(numpy.linspace(0, 6, 30) - 0.5)
+LIFETIMES = _RNG.exponential(5.0, 40).round(1)
+ANGLES8 = _RNG.uniform(0, 360, 14)
+OBSERVED = _RNG.random(40) < 0.7
 NOISY_X8 = numpy.linspace(2, 5, 20)
 NOISY_Y8 = 3 - NOISY_X8 + 0.4 * NOISY_X8 ** 2 + 0.1 * _RNG.normal(0, 1, 20)
 
@@ -1263,6 +1268,107 @@ def data_driven_edges(np):
             bool(pick.max() <= 2))
 
 
+def survival_curves(np):
+    """A Kaplan-Meier estimate from lifetimes with censoring: event times by
+    unique with counts, the numbers at risk by searchsorted on the sorted
+    times, the survival curve by cumprod, Greenwood's variance by cumsum,
+    the median survival by the first crossing, and the curve read at given
+    times by searchsorted side='right'."""
+    t, e = np.asarray(LIFETIMES), np.asarray(OBSERVED)
+    order = np.argsort(t, kind="stable")
+    ts, es = t[order], e[order]
+    times, first, counts = np.unique(ts, return_index=True, return_counts=True)
+    deaths = np.add.reduceat(es.astype(np.int64), first)
+    at_risk = len(ts) - np.searchsorted(ts, times, side="left")
+    factor = 1.0 - deaths / at_risk.astype(np.float64)
+    surv = np.cumprod(factor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        green = surv ** 2 * np.cumsum(deaths / (at_risk * (at_risk - deaths)).astype(np.float64))
+    below = np.flatnonzero(surv <= 0.5)
+    median = times[below[0]] if below.size else np.inf
+    probe = np.asarray([0.0, 2.0, 5.0, 10.0, 50.0])
+    idx = np.searchsorted(times, probe, side="right") - 1
+    at = np.where(idx >= 0, surv[np.maximum(idx, 0)], 1.0)
+    return (times[:8], deaths[:8], at_risk[:8], surv[::4], np.nan_to_num(green)[::5], median, at,
+            counts.sum(), deaths.dtype.name)
+
+
+def conjugate_gradients(np):
+    """The 2-d Poisson matrix assembled by Kronecker products of a 1-d
+    second difference, solved by conjugate gradients written with NumPy
+    (dot products, in-place axpy updates) until the residual is small, and
+    checked against np.linalg.solve; the eigenvalues bound the iterations."""
+    n = 6
+    T = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    A = np.kron(np.eye(n), T) + np.kron(T, np.eye(n))
+    b = np.asarray(MEMBRANE)[:n, :n].ravel()
+    x = np.zeros_like(b)
+    r = b - A @ x
+    p = r.copy()
+    rs = r @ r
+    history = []
+    for it in range(200):
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x += alpha * p
+        r -= alpha * Ap
+        new = r @ r
+        history.append(float(np.sqrt(new)))
+        if np.sqrt(new) < 1e-10:
+            break
+        p *= new / rs
+        p += r
+        rs = new
+    ev = np.linalg.eigvalsh(A)
+    return (x[::5], it + 1, np.allclose(x, np.linalg.solve(A, b)), ev[[0, -1]], ev[-1] / ev[0],
+            np.asarray(history[:3]), A.shape, np.count_nonzero(A))
+
+
+def shape_moments(np):
+    """Image moments of a grey blob: the centroid by np.indices, central
+    second moments, the orientation by arctan2, the eccentricity from the
+    moments' eigenvalues, and Hu's first two invariants."""
+    img = np.asarray(PHOTO).astype(np.float64)
+    img = img * (img > 128)
+    rr, cc = np.indices(img.shape)
+    m00 = img.sum()
+    cy, cx = (rr * img).sum() / m00, (cc * img).sum() / m00
+    mu20 = ((cc - cx) ** 2 * img).sum() / m00
+    mu02 = ((rr - cy) ** 2 * img).sum() / m00
+    mu11 = ((cc - cx) * (rr - cy) * img).sum() / m00
+    theta = 0.5 * np.arctan2(2 * mu11, mu20 - mu02)
+    lam = np.linalg.eigvalsh(np.asarray([[mu20, mu11], [mu11, mu02]]))
+    ecc = np.sqrt(1 - lam[0] / lam[1])
+    eta = lambda p, q, mu: mu / m00 ** ((p + q) / 2)
+    hu1 = eta(2, 0, mu20 * m00) + eta(0, 2, mu02 * m00)
+    hu2 = (eta(2, 0, mu20 * m00) - eta(0, 2, mu02 * m00)) ** 2 + 4 * eta(1, 1, mu11 * m00) ** 2
+    return m00, cy, cx, mu20, mu02, mu11, np.degrees(theta), lam, ecc, hu1, hu2
+
+
+def polygon_geometry(np):
+    """Polygons as surveying code treats them: the shoelace area with
+    np.roll, the perimeter by hypot of closed differences, the centroid,
+    points inside by vectorised ray casting, and the convexity test by the
+    signs of consecutive cross products."""
+    ang = np.sort(np.asarray(ANGLES8))
+    rad = 1.0 + 0.3 * np.cos(3 * np.deg2rad(ang))
+    P = np.stack([rad * np.cos(np.deg2rad(ang)), rad * np.sin(np.deg2rad(ang))], axis=1)
+    x, y = P[:, 0], P[:, 1]
+    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    cross = x * yn - xn * y
+    area = 0.5 * cross.sum()
+    perim = np.hypot(np.diff(x, append=x[:1]), np.diff(y, append=y[:1])).sum()
+    cxy = np.asarray([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6 * area)
+    q = np.asarray(POINTS3)[:30, :2] * 1.5
+    qx, qy = q[:, :1], q[:, 1:]
+    crosses = ((y > qy) != (yn > qy)) & (qx < (xn - x) * (qy - y) / (yn - y) + x)
+    inside = crosses.sum(axis=1) % 2 == 1
+    d = np.diff(P, axis=0, append=P[:1])
+    turn = d[:, 0] * np.roll(d[:, 1], -1) - d[:, 1] * np.roll(d[:, 0], -1)
+    return (area, perim, cxy, inside, np.count_nonzero(inside), bool((turn > 0).all()),
+            np.sign(turn).astype(np.int64))
+
+
 # ---- the programs, by theme ----------------------------------------------------
 
 def test_finite_differences_and_fields():
@@ -1277,6 +1383,7 @@ def test_finite_differences_and_fields():
 
 def test_images_signals_and_series():
     _run(window_filters)
+    _run(shape_moments)
     _run(windowed_spectrum)
     _run(fir_design)
     _run(smoothing_filters)
@@ -1293,6 +1400,7 @@ def test_regression_statistics_and_sampling():
     _run(binned_fields)
     _run(nearest_neighbours)
     _run(single_server_queue)
+    _run(survival_curves)
     _run(masked_readings)
     _run(masked_climatology)
     _run(log_domain)
@@ -1314,7 +1422,9 @@ def test_linear_algebra_polynomials_and_geometry():
     _run(surface_fits)
     _run(contraction_paths)
     _run(rigid_bodies)
+    _run(polygon_geometry)
     _run(gaussian_elimination)
+    _run(conjugate_gradients)
     _run(vector_newton)
     _run(tariff_schedule)
 
