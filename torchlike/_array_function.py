@@ -573,7 +573,22 @@ def _keep_ravel(a, order="C"):
     return np.ravel(_keep_asarray(a), order)
 
 
-_KEEP = {"ravel": _keep_ravel, "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
+def _keep_query(name):
+    """np.ndim/np.shape/np.size as seen by NumPy's code: a list or tuple of
+    tensors (np.histogram's bins=[lo, mid, hi] of computed edges) is read as
+    the one array NumPy makes of it (NumPy's own C conversion reads host
+    memory only, and would refuse a device's tensors)."""
+    host = getattr(np, name)
+
+    def query(a, *args, **kwargs):
+        if isinstance(a, (list, tuple)) and has_tensor(a):
+            a = as_tensor(a)
+        return host(a, *args, **kwargs)
+    query.__name__ = name
+    return query
+
+
+_KEEP = {"ravel": _keep_ravel, **{name: _keep_query(name) for name in ("ndim", "shape", "size")}, "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
          "asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
          "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray,
          **{name: _on_call_device(name) for name in

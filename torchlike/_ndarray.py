@@ -25,7 +25,8 @@ import numpy as np
 
 from . import _C
 # (_array_function is imported before this module: _tensor imports it)
-from ._array_function import np_dtype, numpy_namespace, reversed_dims, tl_dtype
+from ._array_function import (as_tensor, has_tensor, np_dtype, numpy_namespace, reversed_dims,
+                              tl_dtype)
 from ._layout import contiguous_format
 
 Tensor = _C.Tensor
@@ -494,10 +495,18 @@ class _FlatIter:
         return self._tensor.numel()
 
     def __iter__(self):
-        return iter(self._tensor.reshape(-1))
+        # NumPy yields scalars: `for v in a.flat: v += 1` leaves `a` alone, and
+        # each element is read when reached (an earlier write is seen)
+        flat = self._tensor.reshape(-1)
+        for i in range(flat.shape[0]):
+            yield flat[i].clone()
 
     def __getitem__(self, index):
-        return self._tensor.reshape(-1)[index]
+        # NumPy's flat reads are copies (a scalar, or a new array for a slice),
+        # so updating what they return never writes the array; .flat has no
+        # PyTorch meaning to keep
+        got = self._tensor.reshape(-1)[index]
+        return got.clone() if got._base is not None else got
 
     def __setitem__(self, index, value):
         flat = self._flat()
@@ -715,6 +724,8 @@ def _put_numpy(self, indices, values, mode="raise"):
     n = self.numel()
     if index.numel() and n == 0:
         raise IndexError("cannot replace elements of an empty array")
+    if isinstance(values, (list, tuple)) and has_tensor(values):
+        values = as_tensor(values)  # computed values (on any device), as NumPy's array of them
     if isinstance(values, Tensor):
         vals = values.reshape(-1)
     else:

@@ -42,8 +42,8 @@ from . import emath, fft, linalg, random, special, testing  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
-    arange, array, asarray, ascontiguousarray, asfortranarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
-    ones, tri, zeros)
+    arange, array, asanyarray, asarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
+    empty, eye, from_dlpack, frombuffer, full, identity, linspace, ones, require, tri, zeros)
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype, ufunc  # noqa: F401
 from ._info import (  # noqa: F401

@@ -11,8 +11,8 @@ import numpy as np
 from .. import _C
 from .._layout import contiguous_format
 from .._array_function import (
-    Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, has_tensor, np_dtype,
-    norm_axis, promote, scalar_count)
+    MASKED_TYPES, Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, has_tensor,
+    np_dtype, norm_axis, promote, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -170,6 +170,10 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     dtype = tl_dtype(dtype)
     if isinstance(obj, Tensor):
         result = obj
+    elif MASKED_TYPES and isinstance(obj, MASKED_TYPES[0]):
+        # NumPy's: the data without the mask, where it lives (its DLPack
+        # export, taken below, cannot import a device's memory)
+        result = obj.data
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         result = _C.from_dlpack(obj)
     else:
@@ -210,6 +214,57 @@ def ascontiguousarray(a, dtype=None, *, like=None):
     would read a device tensor's memory on the host)."""
     result = asarray(a, dtype, order="C")
     return result.reshape(1) if result.ndim == 0 else result
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """``asarray`` that passes a masked array through, as NumPy's passes an
+    ndarray subclass (a tensor is returned as it is: recorded, on its
+    device; NumPy's own function made an ndarray of it)."""
+    if MASKED_TYPES and isinstance(a, MASKED_TYPES[0]) and device is None and not copy:
+        from . import ma
+        return ma.asanyarray(a, dtype=dtype, order=order)
+    return asarray(a, dtype, order, device=device, copy=copy)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray`` that refuses infinities and NaN with NumPy's ValueError
+    (one reduction and one read of its answer, on any device)."""
+    a = asarray(a, dtype, order)
+    if (a.is_floating_point() or a.is_complex()) and not bool(_C.isfinite(a.detach()).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    return a
+
+
+# NumPy's requirement names -> its flags' keys
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
+                 "F_CONTIGUOUS": "F", "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W",
+                 "WRITEABLE": "W", "O": "O", "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """NumPy's ``require``: an array of ``dtype`` with the flags asked for
+    (a copy only when the input lacks one), a tensor on the input's device
+    and on the tape; a masked array passes through unless ``'E'`` asks for
+    a base array, as NumPy's subclasses do."""
+    if not requirements:
+        return asanyarray(a, dtype=dtype)
+    wanted = set()   # a string is its letters, as NumPy reads it ("CW")
+    for r in requirements:
+        key = _REQUIREMENTS.get(r.upper()) if isinstance(r, str) else None
+        if key is None:
+            raise KeyError(r)
+        wanted.add(key)
+    base = "E" in wanted
+    wanted.discard("E")
+    if wanted >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    order = "F" if "F" in wanted else "C" if "C" in wanted else "A"
+    wanted -= {"C", "F"}
+    arr = asarray(a, dtype, order) if base else asanyarray(a, dtype, order)
+    for key in sorted(wanted):
+        if not arr.flags[key]:
+            return arr.copy(order=order)
+    return arr
 
 
 def asfortranarray(a, dtype=None, *, like=None):

@@ -16,7 +16,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
     operand, NoValue, promote, reversed_dims, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes,
-    value_errors, scalar_count)
+    value_errors, scalar_count, has_tensor)
 
 Tensor = _C.Tensor
 
@@ -471,8 +471,9 @@ def roll(a, shift, axis=None):
         a, axis = a.reshape(-1), 0
     # NumPy's rule: shift and axis broadcast against each other, and the
     # shifts given for one axis add up (np.roll(x, [1, 2]) rolls by 3)
-    pairs = np.broadcast(np.asarray(shift.tolist() if isinstance(shift, Tensor) else shift),
-                         np.asarray(axis))
+    # (shifts and axes computed as tensors, on any device, are read as numbers)
+    pairs = np.broadcast(*(np.asarray(v.tolist() if isinstance(v, Tensor) else v)
+                           for v in (shift, axis)))
     if pairs.nd > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     total = {}
@@ -590,6 +591,19 @@ _PAD_KEYWORDS = {
     "symmetric": {"reflect_type"}}
 
 
+def _host_numbers(obj):
+    """obj with its tensors as host values (ndarrays), nesting kept: pad's
+    widths, values and lengths are a few numbers NumPy reads on the host, and
+    one the program computed (a 0-d tensor) may be on a device.  A tensor
+    that requires grad is refused by .numpy(), as NumPy's conversion refuses
+    it (no gradient could reach it through a number)."""
+    if isinstance(obj, Tensor):
+        return obj.cpu().numpy()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_host_numbers(o) for o in obj)
+    return obj
+
+
 @implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
     """Constant padding concatenates filled blocks; edge/wrap/reflect/symmetric
@@ -606,9 +620,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if isinstance(pad_width, dict):  # {axis: width or (before, after)}, others 0
         pairs = np.zeros((x.ndim, 2), np.int64)
         for axis, width in pad_width.items():
-            pairs[norm_axis(axis, x.ndim)] = np.broadcast_to(np.asarray(width), (2,))
+            pairs[norm_axis(axis, x.ndim)] = np.broadcast_to(np.asarray(_host_numbers(width)), (2,))
         pad_width = pairs
-    widths = np.asarray(pad_width)
+    widths = np.asarray(_host_numbers(pad_width))
     if widths.dtype.kind != "i":
         raise TypeError("`pad_width` must be of integral type.")
     widths = np.broadcast_to(widths.astype(np.int64), (x.ndim, 2))
@@ -623,7 +637,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
             or set(kwargs) - {"constant_values", "reflect_type"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
-    values = np.asarray(kwargs.get("constant_values", 0))
+    values = np.asarray(_host_numbers(kwargs.get("constant_values", 0)))
     if values.dtype == object:  # Python ints past int64: written in x's dtype, as NumPy does
         values = values.astype(np_dtype(x.dtype))
     if mode == "constant" and values.dtype.kind in "iuf" and np_dtype(x.dtype).kind == "i":
@@ -717,7 +731,7 @@ def _pad_computed(x, widths, mode, kwargs):
     if given is None:
         pairs = [(None, None)] * x.ndim
     else:
-        values = np.asarray(given)
+        values = np.asarray(_host_numbers(given))
         if not ramp:  # NumPy rounds lengths, then refuses negative ones
             values = np.round(values).astype(np.int64)
             if (values < 0).any():
@@ -916,6 +930,8 @@ def _index_operand(obj):
 def _values_of(values, dtype, device, ndmin=0):
     """insert's values in arr's dtype, converted as NumPy converts them (a
     Python int past dtype or a float infinity into integers: NumPy's error)."""
+    if isinstance(values, (list, tuple)) and has_tensor(values):
+        values = as_tensor(values)  # computed values (on any device), as NumPy's array of them
     if isinstance(values, Tensor):
         values = values.to(dtype)
     else:

@@ -7,7 +7,9 @@ reshape the coefficients for ``tensor=True`` only when ``x`` is an ndarray;
 with a tensor ``x`` they broadcast instead, so ``polyvalfromroots(x, r)`` of
 a 1-d ``x`` and ``r`` multiplied ``x[i] - r[i]`` pairs into one number, and
 a 2-d ``c`` gave the wrong shape.  Here the reshape is done first and NumPy's
-function runs with ``tensor=False`` (the same result for a reshaped ``c``).
+function runs with ``tensor=False`` (the same result for a reshaped ``c``);
+the ``*val2d/3d`` and ``*grid2d/3d`` forms evaluate axis by axis through it,
+and the ``*vander`` matrices of tensor points run NumPy's code on them.
 Tensor coefficients, and the fits of tensor samples, run NumPy's own code
 on the tensors (``numpy_code``: on their device, as route 2 runs NumPy's
 code).  The series classes are NumPy's, called on a tensor as on an ndarray
@@ -23,7 +25,8 @@ import numpy as np
 from numpy.polynomial import polyutils as _pu
 
 from .. import _C
-from .._array_function import _rebind, has_tensor, numpy_code
+from .._array_function import (_on_device_of, _rebind, as_tensor, has_tensor, implements,
+                               numpy_code)
 
 Tensor = _C.Tensor
 
@@ -75,6 +78,66 @@ def _evaluation(func):
             # meet x on any device (tensor=True changes nothing for them)
             return func(x, c, tensor=False)
         return run(func, x, _reshaped(c, x), tensor=False)
+    call.__name__ = call.__qualname__ = func.__name__
+    call.__doc__ = func.__doc__
+    call.__wrapped__ = func
+    return call
+
+
+def _points_and_values(evaluate, func, grid):
+    """The module's ``*val2d``/``*val3d`` (values at points) and
+    ``*grid2d``/``*grid3d`` (values on the grid of the axes' product) with
+    tensors among the arguments.  NumPy's helpers reach the module's own
+    evaluation function, which reshapes the coefficients for an ndarray
+    axis only: a tensor axis broadcast against them instead (``polygrid2d``
+    of tensors gave one value per point, not the grid), and the ``val``
+    forms made ndarrays of the tensors.  Here each axis goes through the
+    namespace's evaluation (``tensor=True`` for every axis of a grid, for
+    the first of a set of points), on the device of the tensors."""
+    signature = inspect.signature(func)  # (x, y[, z], c)
+
+    def call(*args, **kwargs):
+        *points, c = signature.bind(*args, **kwargs).arguments.values()
+        if not _tensors(*points, c):
+            return func(*points, c)
+        return _on_device_of(evaluate_all, (points, c), {})
+
+    def evaluate_all(points, c):
+        # the axes become tensors by the namespace's rule: numbers copied to
+        # the tensors' device, an ndarray shared on the CPU and refused beside
+        # device tensors (host memory)
+        points = [as_tensor(p) for p in points]
+        if grid:
+            for p in points:
+                c = evaluate(p, c)
+            return c
+        if any(p.shape != points[0].shape for p in points[1:]):
+            raise ValueError(f"{', '.join('xyz'[:len(points)])} are incompatible")
+        c = evaluate(points[0], c)
+        for p in points[1:]:
+            c = evaluate(p, c, tensor=False)
+        return c
+    call.__name__ = call.__qualname__ = func.__name__
+    call.__doc__ = func.__doc__
+    call.__wrapped__ = func
+    return call
+
+
+def _vanders(func, vander, n):
+    """The module's Vandermonde matrix ``func`` of ``n`` sets of sample
+    points (``polyvander``, ``polyvander2d`` ...) for tensor points: NumPy's
+    code run on them, on their device (its ``np.array(x) + 0.0`` made a
+    device tensor's refusal, a CPU tensor's an ndarray)."""
+    signature = inspect.signature(func)  # (x[, y[, z]], deg)
+
+    def call(*args, **kwargs):
+        *points, deg = signature.bind(*args, **kwargs).arguments.values()
+        if not _tensors(*points):
+            return func(*points, deg)
+        if n == 1:
+            return numpy_code(func, *points, deg)
+        # the helper NumPy's *vander2d/3d call, given the rebound 1-d matrix
+        return numpy_code(_pu._vander_nd_flat, (_rebind(vander),) * n, points, deg)
     call.__name__ = call.__qualname__ = func.__name__
     call.__doc__ = func.__doc__
     call.__wrapped__ = func
@@ -197,6 +260,19 @@ for _sub, _names in _EVALUATIONS.items():
     _module = _View(f"torchlike.numpy.polynomial.{_sub}", getattr(np.polynomial, _sub))
     for _name in _names:
         setattr(_module, _name, _evaluation(getattr(_module._source, _name)))
+    _prefix = _names[0][:-3]  # polyval -> poly
+    for _n, _nd in enumerate(("vander", "vander2d", "vander3d"), 1):
+        setattr(_module, _prefix + _nd, _vanders(getattr(_module._source, _prefix + _nd),
+                                                 getattr(_module._source, _prefix + "vander"), _n))
+    for _nd, _grid in ((f"{_prefix}val2d", False), (f"{_prefix}val3d", False),
+                       (f"{_prefix}grid2d", True), (f"{_prefix}grid3d", True)):
+        _source = getattr(_module._source, _nd)
+        _call = _points_and_values(getattr(_module, _names[0]), _source, _grid)
+        setattr(_module, _nd, _call)
+        if not isinstance(_source, types.FunctionType):
+            # NumPy dispatches this one (polyval2d, polygrid2d): numpy's own
+            # call with tensors reaches the same implementation
+            implements(_source)(_call)
     _fit, _vander = _FITS[_sub]
     setattr(_module, _fit, _fit_function(getattr(_module._source, _fit),
                                          getattr(_module._source, _vander)))
@@ -207,4 +283,4 @@ for _sub, _names in _EVALUATIONS.items():
     setattr(polynomial, _sub, _module)
     sys.modules[_module.__name__] = _module  # import torchlike.numpy.polynomial.chebyshev
 sys.modules[polynomial.__name__] = polynomial
-del _sub, _names, _module, _name, _cls, _fit, _vander
+del _sub, _names, _module, _name, _cls, _fit, _vander, _prefix, _n, _nd, _grid, _source, _call

@@ -25,6 +25,12 @@ Tensor = _C.Tensor
 
 def _signal_operands(name, a, v):
     a, v = as_tensor(a), as_tensor(v)
+    if name == "convolve":
+        # NumPy's convolve reads its operands with ndmin=1: a number is a
+        # one-tap filter (np.convolve(x, 2.0) scales x); correlate does not
+        a, v = (t.reshape(1) if t.ndim == 0 else t for t in (a, v))
+    if a.ndim == 0 or v.ndim == 0:
+        raise ValueError("object of too small depth for desired array")
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("object too deep for desired array")
     for which, t in (("a", a), ("v", v)):  # NumPy's words, which differ between the two

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE, accumulator_dtype, promote)
+    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, has_tensor)
 
 Tensor = _C.Tensor
 
@@ -1003,6 +1003,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
     # NumPy's own code divides its covariance in place, which would overwrite a
     # tensor the tape still needs; the same steps without writes:
+    # (lists holding tensors as the arrays NumPy makes of them: its own
+    # conversion in np.cov reads host memory only)
+    x, y = (as_tensor(v) if isinstance(v, (list, tuple)) and has_tensor(v) else v for v in (x, y))
     c = as_tensor(np.cov(x, y, rowvar, dtype=dtype))  # an ndarray when x, y are host data
     if c.ndim == 0:
         return c / c

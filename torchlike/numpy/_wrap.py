@@ -40,11 +40,26 @@ def tensors(result):
 _SEQUENCE_FIRST = {"histogramdd"}
 
 
+# functions that do not dispatch and read their arguments as Python numbers
+# (a window's length and beta, diag_indices' size): a count the program
+# computed (np.count_nonzero(mask), a 0-d tensor) is given as its number,
+# which NumPy cannot read from a device's memory itself
+_NUMBERS_ONLY = {"bartlett", "blackman", "hamming", "hanning", "kaiser", "diag_indices"}
+
+
+def _number(x):
+    return x.item() if isinstance(x, _C.Tensor) and x.ndim == 0 else x
+
+
 def numpy_function(func, name):
     takes_arrays = dispatches(func)
     sequence_first = name in _SEQUENCE_FIRST
+    numbers_only = name in _NUMBERS_ONLY
 
     def call(*args, **kwargs):
+        if numbers_only:
+            args = tuple(_number(a) for a in args)
+            kwargs = {k: _number(v) for k, v in kwargs.items()}
         if sequence_first and args and isinstance(args[0], (list, tuple)):
             pass
         elif takes_arrays and args and isinstance(args[0], _DATA):

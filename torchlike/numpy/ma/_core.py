@@ -11,7 +11,7 @@ import types
 import numpy
 
 from ... import _C
-from ..._array_function import as_tensor, np_dtype, tl_dtype
+from ..._array_function import as_tensor, has_tensor, np_dtype, tl_dtype
 
 Tensor = _C.Tensor
 nomask = numpy.ma.nomask
@@ -177,6 +177,12 @@ def set_fill_value(a, fill_value):
 # ---------------------------------------------------------------------------
 # the class
 
+def _holds_masked(x):
+    if isinstance(x, (MaskedArray, numpy.ma.MaskedArray)):
+        return True
+    return isinstance(x, (list, tuple)) and any(_holds_masked(e) for e in x)
+
+
 def _host_input(data, dtype, ndmin):
     """Data that is not a tensor: NumPy's constructor decides (lists holding
     masked elements, nested masked arrays, dtype rules), then tensors."""
@@ -221,6 +227,10 @@ class MaskedArray:
             d, m0, fv, hard = data._data, data._m, data._fill_value, data._hardmask
         elif isinstance(data, Tensor):
             d, m0 = data, nomask
+        elif isinstance(data, (list, tuple)) and has_tensor(data) and not _holds_masked(data):
+            # computed values (on any device): the tensor NumPy's array of them
+            # would be; numpy.ma's constructor reads host memory only
+            d, m0 = as_tensor(data), nomask
         else:
             d, m0, fv = _host_input(data, dtype, ndmin)
             ndmin = 0

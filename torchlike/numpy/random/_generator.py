@@ -10,7 +10,8 @@ from ... import _C
 from ..._array_function import scalar_count, tl_dtype
 from . import _sampling as S
 from ._distributions import Distributions
-from ._params import F64, I64, Prepared, check, fill_out, float_dtype, isnan, out_shape, size_tuple
+from ._params import (F64, I64, Prepared, check, fill_out, float_dtype, isnan, out_shape,
+                      size_tuple, tensor_if_holding)
 from ._seed import PCG64, BitGenerator
 
 Tensor = _C.Tensor
@@ -277,6 +278,7 @@ def _choice_p(p, pop, device, case):
     Generator's capitalised messages, 'p' for RandomState's)."""
     if p is None:
         return None
+    p = tensor_if_holding(p)
     given = _np.asarray(p.cpu() if isinstance(p, Tensor) else p)
     host = given.astype(_np.float64)
     if host.ndim != 1:

@@ -8,7 +8,7 @@ on another device is moved (parameters are small; the draws are not)."""
 import numpy as _np
 
 from ... import _C
-from ..._array_function import tl_dtype
+from ..._array_function import as_tensor, has_tensor, tl_dtype
 from ..._device import device, get_default_device
 from ._sampling import Source
 
@@ -25,7 +25,10 @@ def size_tuple(size):
         size = size.tolist()
     if isinstance(size, (int, _np.integer)):
         size = (size,)
-    shape = tuple(int(_np.asarray(s).item()) if not isinstance(s, int) else s for s in size)
+    # a size the program computed (a 0-d tensor, on any device) is read as
+    # its number; NumPy's own conversion reads host data only
+    shape = tuple(s if isinstance(s, int) else int(s.item()) if isinstance(s, Tensor)
+                  else int(_np.asarray(s).item()) for s in size)
     if any(s < 0 for s in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
@@ -59,6 +62,7 @@ def _device_of(values, explicit):
 
 def convert(value, device, dtype=F64):
     """A Python number for a scalar, else a tensor of ``dtype`` on ``device``."""
+    value = tensor_if_holding(value)
     if isinstance(value, Tensor):
         value = value.detach()
         if value.ndim == 0 and value.device.type == "cpu":
@@ -75,6 +79,15 @@ def convert(value, device, dtype=F64):
         _cannot_cast(arr.dtype.name)
     npd = _np.float64 if dtype == F64 else _np.int64
     return _C.as_tensor(arr.astype(npd), device=device)
+
+
+def tensor_if_holding(value):
+    """A list or tuple holding tensors (``rng.normal([lo, hi])`` of computed
+    values) as the one tensor NumPy would make of it, on their device
+    (NumPy's own conversion reads host memory only); anything else as is."""
+    if isinstance(value, (list, tuple)) and has_tensor(value):
+        return as_tensor(value)
+    return value
 
 
 def _cannot_cast(name):
