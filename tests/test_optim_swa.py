@@ -147,3 +147,20 @@ def test_update_bn_without_batchnorm_does_nothing():
     model = Affine(*SNAPSHOTS[0][:2])
     swa_utils.update_bn([torchlike.ones((1, 2), dtype=torchlike.float64)], model)
     assert model.training
+
+
+def test_use_buffers_takes_an_integer_buffers_mean_truncated():
+    """PyTorch's running mean off CUDA divides by n + 1 one tensor at a time
+    and copies back, so an integer buffer (BatchNorm's num_batches_tracked
+    under use_buffers) takes its mean truncated; the in-place update with a
+    float alpha raised here (training programs, round seven)."""
+    bn = torchlike.nn.BatchNorm1d(2)
+    swa = swa_utils.AveragedModel(bn, use_buffers=True)
+    seen = []
+    for count in (1, 4, 6):
+        bn.num_batches_tracked.fill_(count)
+        seen.append(count)
+        swa.update_parameters(bn)
+    # 1, then 1 + (4 - 1) / 2 = 2.5 -> 2, then 2 + (6 - 2) / 3 = 3.33 -> 3
+    assert swa.module.num_batches_tracked.item() == 3
+    assert swa.module.num_batches_tracked.dtype == torchlike.int64

@@ -157,9 +157,15 @@ class Optimizer:
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
         self._init_state_dict_hooks(keep=True)
         self.__dict__.setdefault("_opt_called", False)
+        # Only the switches (options whose default is a bool or None: maximize,
+        # foreach, nesterov, amsgrad, ...) are filled in, as PyTorch's
+        # optimizers do for state saved before a switch existed; a group
+        # missing a hyperparameter (a state dict of another optimizer loaded)
+        # stays without it, so the step raises PyTorch's KeyError instead of
+        # silently using this optimizer's constructor value.
         for group in self.param_groups:
             for name, default in self.defaults.items():
-                if default is not required:
+                if default is None or isinstance(default, bool):
                     group.setdefault(name, default)
 
     def __repr__(self):
@@ -204,9 +210,6 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(param).__module__}.{type(param).__name__}")
-            if not (param.is_floating_point() or param.is_complex()):
-                raise ValueError("optimizer can only optimize floating-point or complex "
-                                 f"Tensors, but one of the params has dtype {param.dtype}")
             if not self.defaults.get("differentiable", False) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -335,8 +338,9 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Load a state dict made by `state_dict()` (here or by PyTorch): the
         groups must match in number and size.  Tensors are copied onto each
-        parameter's device, floating ones cast to its dtype (the step counters
-        keep theirs)."""
+        parameter's device, cast to its dtype where it is a floating one (the
+        step counters keep theirs); a tensor needing neither is taken as it is,
+        not copied (PyTorch's rule)."""
         state_dict = state_dict.copy()   # shallow, so a hook may edit it
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = hook(self, state_dict)
@@ -357,24 +361,33 @@ class Optimizer:
                 itertools.chain.from_iterable(g["params"] for g in saved_groups),
                 itertools.chain.from_iterable(g["params"] for g in groups))}
 
-        def cast(param, value, key=None):
+        def cast(param, value, key=None, saved_group=None):
+            # No copy where no cast is needed, as in PyTorch: the loaded
+            # optimizer updates the state dict's own tensors in place (so a
+            # state dict taken from a live optimizer and loaded into a second
+            # one leaves the two sharing their moments).
             if isinstance(value, Tensor):
-                if key == "step" or not value.is_floating_point():
-                    return value.detach().clone()
-                return value.detach().to(dtype=param.dtype, device=param.device).clone()
+                if key == "step":
+                    if saved_group.get("capturable") or saved_group.get("fused"):
+                        return value.to(dtype=_C.float32, device=param.device)
+                    return value
+                if param.is_floating_point():
+                    return value.to(dtype=param.dtype, device=param.device)
+                return value.to(device=param.device)
             if isinstance(value, dict):
-                return {k: cast(param, v, k) for k, v in value.items()}
+                return {k: cast(param, v, k, saved_group) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
+                return type(value)(cast(param, v, None, saved_group) for v in value)
             return value
 
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in param_of:
                 param = param_of[key]
-                state[param] = cast(param, value)
+                saved_group = next(g for g in saved_groups if key in g["params"])
+                state[param] = cast(param, value, None, saved_group)
             else:
-                state[key] = _copy_state_value(value)
+                state[key] = value
 
         new_groups = []
         for group, saved in zip(groups, saved_groups):

@@ -120,9 +120,15 @@ class AveragedModel(_module_base()):
         elif self.avg_fn is not None:
             for a, c in zip(averaged, current):
                 a.copy_(self.avg_fn(a, c, self.n_averaged.to(device=a.device)))
+        elif self.multi_avg_fn is not None:
+            self.multi_avg_fn(averaged, current, self.n_averaged)
         else:
-            multi_avg_fn = self.multi_avg_fn or get_swa_multi_avg_fn()
-            multi_avg_fn(averaged, current, self.n_averaged)
+            # PyTorch's running mean off CUDA: one tensor at a time, dividing
+            # by n + 1 (an integer buffer such as num_batches_tracked under
+            # use_buffers takes the mean truncated, as copy_ casts it)
+            swa = get_swa_avg_fn()
+            for a, c in zip(averaged, current):
+                a.copy_(swa(a, c, self.n_averaged.to(device=a.device)))
         if not self.use_buffers:
             # Buffers (batch-norm statistics) are copied, not averaged.
             for b_avg, b_model in zip(self.module.buffers(), model.buffers()):
