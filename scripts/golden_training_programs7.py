@@ -1,0 +1,1554 @@
+"""Record PyTorch's answers for a seventh round of training programs, for
+tests/test_training_programs7.py, from corners the first six rounds left
+out: optimizers given unusual parameters (integer, complex, non-leaf,
+empty, a set), the state PyTorch keeps (Adagrad's accumulator, LBFGS's
+line-search history, named parameters in a state dict), state dicts
+carried across optimizers and groups added later, schedulers chained and
+resumed, gradient clipping's variants, module and optimizer hooks,
+parametrizations trained, per-sample gradients for DP-SGD, GradScaler's
+skipped steps, activation checkpointing, the data loader's samplers and
+collate functions, packed sequences, bags, CTC, a Transformer with its
+masks, weight averaging, iterative pruning, a checkpoint resumed, and
+the code around models (meta-device loading, anomaly detection, the
+parameter-vector utilities, sparse gradients into Adagrad).
+
+As in rounds three to six, every program takes the library as T and
+builds its parameters and data from NumPy, so the test runs the very same
+code on torchlike; describe() is round six's.
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_training_programs7.py
+writes tests/golden/training_programs7.json ([call, outcome] pairs over T)."""
+import io
+import math
+
+import numpy as np
+
+from golden_calls import record
+from golden_training_programs3 import _arr, _init, _raised, _warned
+from golden_training_programs6 import describe  # noqa: F401 - the test's describe()
+
+
+def _raised_head(fn):
+    """_raised(fn) with the message up to any parenthesised detail (the
+    shapes, dtypes or counts torchlike adds to a message PyTorch words
+    without them)."""
+    out = _raised(fn)
+    return out if isinstance(out, str) else [out[0], out[1].split(" (")[0]]
+
+
+def _t(T, *shape, seed=0, scale=1.0):
+    return T.from_numpy(_arr(*shape, seed=seed, scale=scale))
+
+
+def _mlp(T, seed, sizes=(4, 8, 2)):
+    nn = T.nn
+    layers = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return _init(T, nn.Sequential(*layers[:-1]), seed)
+
+
+def _fit(T, model, opt, x, y, steps=3, sched=None):
+    """steps of MSE regression; the losses."""
+    F = T.nn.functional
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+        losses.append(loss.item())
+    return losses
+
+
+def _state_types(state):
+    """An optimizer state's entries as their kinds: a tensor's dtype and
+    shape, a list's kinds, a float's or int's type."""
+    def kind(v):
+        if hasattr(v, "dtype") and hasattr(v, "shape"):
+            return ["tensor", str(v.dtype).split(".")[-1], list(v.shape)]
+        if isinstance(v, (list, tuple)):
+            return [type(v).__name__, [kind(x) for x in v]]
+        return type(v).__name__
+    return {k: kind(v) for k, v in sorted(state.items())}
+
+
+# ---- optimizers given unusual parameters ------------------------------------------------------
+
+def optimizer_bad_params(T):
+    """What an optimizer does with parameters a script gets wrong: an
+    integer tensor, a non-leaf, an empty list, a set, a tensor given
+    alone, a parameter in two groups, nesterov without momentum, a
+    negative learning rate; and a complex parameter trained by Adam."""
+    O = T.optim
+    w = T.nn.Parameter(T.ones(3))
+    leaf = T.ones(3, requires_grad=True)
+    out = [
+        _raised_head(lambda: T.nn.Parameter(T.arange(3))),
+        _raised(lambda: O.SGD([T.arange(3)], lr=0.1)),
+        _raised(lambda: O.SGD([leaf * 2], lr=0.1)),
+        _raised(lambda: O.SGD([], lr=0.1)),
+        _raised(lambda: O.Adam({w}, lr=0.1)),
+        _raised(lambda: O.SGD(w, lr=0.1)),
+        _raised(lambda: O.SGD([{"params": [w]}, {"params": [w]}], lr=0.1)),
+        _raised(lambda: O.SGD([w], lr=0.1, nesterov=True)),
+        _raised(lambda: O.Adam([w], lr=-1.0)),
+        _raised(lambda: O.Adam([w], betas=(1.0, 0.9))),
+        _raised(lambda: O.SGD([w])),
+    ]
+    z = T.nn.Parameter(T.from_numpy((_arr(4, seed=1) + 1j * _arr(4, seed=2)).astype(np.complex64)))
+    target = T.from_numpy((_arr(4, seed=3) - 1j * _arr(4, seed=4)).astype(np.complex64))
+    opt = O.Adam([z], lr=0.1)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = (z - target).abs().pow(2).sum()
+        loss.backward()
+        opt.step()
+    out += [z, _state_types(opt.state[z])]
+    return out
+
+
+def adagrad_accumulator(T):
+    """Adagrad with an initial accumulator and lr decay, with weight decay,
+    its state (sum and step), resumed from a state dict mid-run: the
+    resumed run matches the uninterrupted one."""
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+
+    def make(m):
+        return T.optim.Adagrad(m.parameters(), lr=0.2, lr_decay=0.05, weight_decay=0.01,
+                               initial_accumulator_value=0.5, eps=1e-8)
+
+    m = _mlp(T, 3)
+    opt = make(m)
+    losses = _fit(T, m, opt, x, y, 5)
+    m2 = _mlp(T, 3)
+    opt2 = make(m2)
+    _fit(T, m2, opt2, x, y, 2)
+    sd = opt2.state_dict()
+    m3 = _mlp(T, 3)
+    m3.load_state_dict(m2.state_dict())
+    opt3 = make(m3)
+    opt3.load_state_dict(sd)
+    more = _fit(T, m3, opt3, x, y, 3)
+    st = opt.state[m[0].weight]
+    return [losses, more, m[0].weight, (m3[0].weight - m[0].weight).abs().max().item(),
+            st["sum"], st["step"], _state_types(st), sorted(sd["param_groups"][0])]
+
+
+def lbfgs_strong_wolfe_state(T):
+    """LBFGS with the strong-Wolfe line search fitting a small least-squares
+    model in float64 (in float32 the second step's line search compares
+    losses equal to rounding, and the branch taken is float32 noise): the
+    losses, and the state it keeps between steps (the search
+    direction, step length, history lists, H_diag, the previous loss), as
+    the kinds of value PyTorch stores them."""
+    x, y = _t(T, 12, 3, seed=1).double(), _t(T, 12, 1, seed=2).double()
+    m = _init(T, T.nn.Linear(3, 1), 4).double()
+    opt = T.optim.LBFGS(m.parameters(), lr=1, max_iter=5, history_size=3,
+                        line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(m(x), y) + 0.1 * m.weight.pow(4).sum()
+        loss.backward()
+        return loss
+
+    losses = [opt.step(closure).item() for _ in range(2)]
+    st = opt.state[opt.param_groups[0]["params"][0]]
+    sd = opt.state_dict()
+    return [losses, m.weight, m.bias, _state_types(st), st["func_evals"], st["n_iter"],
+            len(st["old_dirs"]), sorted(sd["state"][0]), float(st["t"]),
+            sorted(sd["param_groups"][0])]
+
+
+def named_param_state_dict(T):
+    """An optimizer given named_parameters(): its state dict names them, a
+    second group added by add_param_group with names too, and a load into
+    an optimizer built the same way; loading a dict whose groups differ in
+    size is refused with PyTorch's message."""
+    m = _mlp(T, 5)
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2)
+    opt = T.optim.AdamW(m[0].named_parameters(), lr=0.01, weight_decay=0.1)
+    opt.add_param_group({"params": list(m[2].named_parameters()), "lr": 0.05})
+    _fit(T, m, opt, x, y, 2)
+    sd = opt.state_dict()
+    m2 = _mlp(T, 5)
+    m2.load_state_dict(m.state_dict())
+    opt2 = T.optim.AdamW(m2[0].named_parameters(), lr=0.01, weight_decay=0.1)
+    opt2.add_param_group({"params": list(m2[2].named_parameters()), "lr": 0.05})
+    opt2.load_state_dict(sd)
+    a = _fit(T, m, opt, x, y, 2)
+    b = _fit(T, m2, opt2, x, y, 2)
+    bad = T.optim.AdamW(m.parameters(), lr=0.01)
+    return [[g.get("param_names") for g in sd["param_groups"]], [g["params"] for g in
+            sd["param_groups"]], a, b, sd["state"][2]["exp_avg"],
+            _raised_head(lambda: bad.load_state_dict(sd)),
+            _raised(lambda: opt.add_param_group({"params": [m[0].weight]}))]
+
+
+def state_across_optimizers(T):
+    """Momentum SGD's state dict loaded into a fresh SGD with a group added
+    later, and the step after; a state dict of Adam loaded into SGD (the
+    foreign entries kept, the step failing on Adam's groups); changing a
+    group's lr after loading."""
+    m = _mlp(T, 6)
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2)
+    opt = T.optim.SGD([{"params": m[0].parameters()}], lr=0.1, momentum=0.9, dampening=0.1)
+    opt.add_param_group({"params": m[2].parameters(), "lr": 0.01, "momentum": 0.5})
+    _fit(T, m, opt, x, y, 2)
+    sd = opt.state_dict()
+    opt2 = T.optim.SGD([{"params": m[0].parameters()}], lr=0.3, momentum=0.0)
+    opt2.add_param_group({"params": m[2].parameters()})
+    opt2.load_state_dict(sd)
+    groups = [{k: v for k, v in g.items() if k != "params"} for g in opt2.param_groups]
+    adam = T.optim.Adam(m.parameters(), lr=0.01)
+    _fit(T, m, adam, x, y, 1)
+    sgd = T.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    sgd.load_state_dict(adam.state_dict())
+    keys = sorted(sgd.state[m[0].weight])
+    failed = _raised(lambda: _fit(T, m, sgd, x, y, 1))    # Adam's groups have no momentum
+    opt2.param_groups[1]["lr"] = 0.02
+    losses = _fit(T, m, opt2, x, y, 2)
+    return [groups, keys, sorted(sgd.param_groups[0]), failed, losses, m[2].bias,
+            opt2.state_dict()["param_groups"][1]["lr"]]
+
+
+def optimizer_options(T):
+    """Less common switches: Adam with amsgrad, maximize and weight decay;
+    a tensor learning rate; fused Adam and
+    AdamW on the CPU agreeing with the loop; zero_grad(set_to_none=False)."""
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    out = []
+    for kw in ({"amsgrad": True, "weight_decay": 0.05},
+               {"maximize": True},
+               {"lr": T.tensor(0.02)},
+               {"fused": True},
+               {"foreach": False, "amsgrad": True}):
+        m = _mlp(T, 7)
+        kw = dict({"lr": 0.02}, **kw)
+        opt = T.optim.Adam(m.parameters(), **kw)
+        losses = _fit(T, m, opt, x, y, 3)
+        st = opt.state[m[0].weight]
+        out.append([sorted(k for k in kw), losses, m[0].bias, _state_types(st)])
+    m = _mlp(T, 7)
+    opt = T.optim.AdamW(m.parameters(), lr=0.02, fused=True)
+    _fit(T, m, opt, x, y, 2)
+    opt.zero_grad(set_to_none=False)
+    out.append([m[0].bias, m[0].weight.grad.abs().sum().item()])
+    opt.zero_grad()
+    out.append(m[0].weight.grad is None)
+    return out
+
+
+# ---- schedulers -----------------------------------------------------------------------------
+
+def warmup_then_cosine(T):
+    """The common recipe: SequentialLR of a LinearLR warmup and a
+    CosineAnnealingLR, per step, over two param groups; then its state dict
+    resumed into a fresh scheduler and run on."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 8)
+
+    def make():
+        opt = T.optim.SGD([{"params": m[0].parameters()},
+                           {"params": m[2].parameters(), "lr": 0.5}], lr=0.1, momentum=0.9)
+        sch = S.SequentialLR(opt, [S.LinearLR(opt, start_factor=0.1, total_iters=3),
+                                   S.CosineAnnealingLR(opt, T_max=6, eta_min=0.001)],
+                             milestones=[3])
+        return opt, sch
+
+    opt, sch = make()
+    lrs = []
+    for i in range(5):
+        opt.step()
+        sch.step()
+        lrs.append(sch.get_last_lr())
+    sd = sch.state_dict()
+    opt2, sch2 = make()
+    opt2.load_state_dict(opt.state_dict())
+    sch2.load_state_dict(sd)
+    more = []
+    for i in range(4):
+        opt2.step()
+        sch2.step()
+        more.append([g["lr"] for g in opt2.param_groups])
+    return [lrs, more, sd["last_epoch"], sd["_milestones"], sorted(sd)]
+
+
+def chained_with_plateau(T):
+    """ChainedScheduler of a StepLR and an ExponentialLR stepping together,
+    then ReduceLROnPlateau in 'max' mode with cooldown, an absolute
+    threshold and a per-group min_lr, on a validation accuracy curve."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 9)
+    opt = T.optim.SGD(m.parameters(), lr=1.0)
+    ch = S.ChainedScheduler([S.StepLR(opt, 2, gamma=0.5), S.ExponentialLR(opt, 0.9)])
+    lrs = []
+    for _ in range(5):
+        opt.step()
+        ch.step()
+        lrs.append(round(ch.get_last_lr()[0], 7))
+    opt = T.optim.SGD([{"params": m[0].parameters()}, {"params": m[2].parameters(), "lr": 0.1}],
+                      lr=1.0)
+    pl = S.ReduceLROnPlateau(opt, mode="max", factor=0.3, patience=1, threshold=0.01,
+                             threshold_mode="abs", cooldown=2, min_lr=[0.05, 0.02])
+    accs = [0.5, 0.6, 0.605, 0.61, 0.6, 0.62, 0.62, 0.615, 0.64, 0.63, 0.63, 0.63, 0.63]
+    seen = []
+    for a in accs:
+        pl.step(a)
+        seen.append([g["lr"] for g in opt.param_groups])
+    sd = pl.state_dict()
+    return [lrs, seen, pl.get_last_lr(), sd["best"], sd["num_bad_epochs"], sd["cooldown_counter"],
+            sorted(k for k in sd)]
+
+
+def onecycle_three_phase(T):
+    """OneCycleLR with three phases and linear annealing on Adam, which
+    cycles beta1 as its momentum; its lrs and betas per step, and the
+    error for stepping past total_steps."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 10)
+    opt = T.optim.Adam(m.parameters(), lr=0.01)
+    sch = S.OneCycleLR(opt, max_lr=0.1, total_steps=10, pct_start=0.3, three_phase=True,
+                       anneal_strategy="linear", div_factor=10, final_div_factor=100,
+                       base_momentum=0.8, max_momentum=0.95)
+    seen = []
+    for _ in range(9):
+        opt.step()
+        sch.step()
+        g = opt.param_groups[0]
+        seen.append([round(g["lr"], 8), round(g["betas"][0], 8)])
+    opt.step()
+    return [seen, _raised(sch.step), sorted(k for k in opt.param_groups[0] if "lr" in k),
+            opt.param_groups[0]["initial_lr"], opt.param_groups[0]["max_lr"]]
+
+
+def cyclic_exp_range(T):
+    """CyclicLR's exp_range mode cycling SGD's momentum, and a custom
+    scale_fn by iterations; the scheduler's state dict and a resumed copy."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 11)
+    opt = T.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    sch = S.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2,
+                     mode="exp_range", gamma=0.9, base_momentum=0.8, max_momentum=0.9)
+    seen = []
+    for _ in range(8):
+        opt.step()
+        sch.step()
+        seen.append([round(opt.param_groups[0]["lr"], 8),
+                     round(opt.param_groups[0]["momentum"], 8)])
+    opt2 = T.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    sch2 = S.CyclicLR(opt2, base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2,
+                      mode="exp_range", gamma=0.9, base_momentum=0.8, max_momentum=0.9)
+    sch2.load_state_dict(sch.state_dict())
+    sch2.step()
+    sch.step()
+    opt3 = T.optim.SGD(m.parameters(), lr=0.01)
+    sch3 = S.CyclicLR(opt3, 0.001, 0.01, step_size_up=2, scale_fn=lambda k: 1 / (k + 1),
+                      scale_mode="iterations", cycle_momentum=False)
+    lr3 = []
+    for _ in range(6):
+        opt3.step()
+        sch3.step()
+        lr3.append(round(sch3.get_last_lr()[0], 9))
+    return [seen, sch.get_last_lr() == sch2.get_last_lr(), sch.get_last_lr(), lr3,
+            sorted(k for k in sch.state_dict() if not k.startswith("_"))]
+
+
+def lambda_schedulers_state(T):
+    """LambdaLR with one lambda per group and MultiplicativeLR: their state
+    dicts (functions are not saved, callable objects are), a resumed
+    LambdaLR; and the warning for calling scheduler.step() before
+    optimizer.step()."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 12)
+
+    class Decay:
+        def __init__(self, rate):
+            self.rate = rate
+
+        def __call__(self, epoch):
+            return self.rate ** epoch
+
+    def make():
+        opt = T.optim.SGD([{"params": m[0].parameters()}, {"params": m[2].parameters()}], lr=0.1)
+        return opt, S.LambdaLR(opt, [lambda e: 1 / (1 + e), Decay(0.5)])
+
+    opt, sch = make()
+    for _ in range(3):
+        opt.step()
+        sch.step()
+    sd = sch.state_dict()
+    opt2, sch2 = make()
+    sch2.load_state_dict(sd)
+    opt2.step()
+    sch2.step()
+    opt3 = T.optim.SGD(m.parameters(), lr=0.1)
+    mul = S.MultiplicativeLR(opt3, lambda e: 0.9)
+    _, warned = _warned(mul.step)
+    return [sch.get_last_lr(), sd["lr_lambdas"], sch2.get_last_lr(), sch2.last_epoch,
+            [w[:60] for w in warned], mul.get_last_lr()]
+
+
+# ---- gradient clipping ----------------------------------------------------------------------
+
+def clipping_variants(T):
+    """clip_grad_norm_ by the foreach and per-tensor paths, with the inf
+    norm and a fractional one, its total norm returned; a non-finite
+    gradient refused with error_if_nonfinite and passed through without;
+    clip_grad_value_; get_total_norm and clip_grads_with_norm_ in two
+    stages as gradient-accumulation code does; an empty parameter list."""
+    U = T.nn.utils
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    out = []
+    for kw in ({"foreach": True}, {"foreach": False}, {"norm_type": float("inf")},
+               {"norm_type": 1.5}, {"norm_type": 1}):
+        m = _mlp(T, 13)
+        T.nn.functional.mse_loss(m(x), y).mul(30).backward()
+        total = U.clip_grad_norm_(m.parameters(), max_norm=0.5, **kw)
+        out.append([total, m[0].weight.grad[0]])
+    m = _mlp(T, 13)
+    T.nn.functional.mse_loss(m(x), y).backward()
+    m[2].bias.grad[0] = float("nan")
+    out.append(_raised(lambda: U.clip_grad_norm_(m.parameters(), 1.0, error_if_nonfinite=True)))
+    out.append([U.clip_grad_norm_(m.parameters(), 1.0), m[0].weight.grad[0]])
+    m = _mlp(T, 13)
+    T.nn.functional.mse_loss(m(x), y).mul(30).backward()
+    U.clip_grad_value_(m.parameters(), 0.05)
+    out.append(m[0].weight.grad[:2])
+    m = _mlp(T, 13)
+    T.nn.functional.mse_loss(m(x), y).mul(30).backward()
+    grads = [p.grad for p in m.parameters()]
+    total = U.get_total_norm(grads, norm_type=2.0)
+    U.clip_grads_with_norm_(m.parameters(), 1.0, total)
+    out.append([total, m[2].weight.grad])
+    out.append(U.clip_grad_norm_([], 1.0))
+    out.append(U.clip_grad_norm_(T.nn.Linear(2, 2).parameters(), 1.0))
+    return out
+
+
+# ---- hooks ----------------------------------------------------------------------------------
+
+def hooks_pre_and_full(T):
+    """A forward pre-hook with kwargs rewriting a keyword argument, a
+    forward hook with always_call seeing an exception, prepended hooks'
+    order, full backward pre-hooks scaling grad_output and full backward
+    hooks reading grad_input, in one training step."""
+    nn = T.nn
+    log = []
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, x, scale=1.0):
+            if scale < 0:
+                raise ValueError("negative scale")
+            return self.lin(x) * scale
+
+    b = _init(T, Block(), 14)
+    b.register_forward_pre_hook(lambda mod, args, kwargs: (args, {**kwargs, "scale": 2.0}),
+                                with_kwargs=True)
+    b.register_forward_hook(lambda mod, args, out: log.append("second"))
+    b.register_forward_hook(lambda mod, args, out: log.append("first"), prepend=True)
+    b.register_forward_hook(lambda mod, args, kwargs, out: log.append(["always", kwargs]),
+                            with_kwargs=True, always_call=True)
+    b.lin.register_full_backward_pre_hook(lambda mod, go: (go[0] * 0.5,))
+    grads = []
+    b.lin.register_full_backward_hook(lambda mod, gi, go: grads.append([gi[0], go[0]]))
+    x = _t(T, 2, 4, seed=1).requires_grad_()
+    y = b(x, scale=1.0)
+    y.sum().backward()
+    out = [y, log[:], grads, x.grad, b.lin.weight.grad]
+    log.clear()
+    b2 = _init(T, Block(), 14)
+    b2.register_forward_hook(lambda mod, args, kwargs, out: log.append(["always", out]),
+                             with_kwargs=True, always_call=True)
+    out += [_raised(lambda: b2(x, scale=-1.0)), log]
+    return out
+
+
+def state_dict_hooks(T):
+    """The state-dict hooks a checkpoint adapter uses: a state-dict
+    pre-hook, a post-hook renaming keys, a load pre-hook mapping old names,
+    a load post-hook reading the incompatible keys and clearing the
+    unexpected ones; a non-persistent buffer left out."""
+    nn = T.nn
+    log = []
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 2)
+            self.register_buffer("running", T.zeros(2))
+            self.register_buffer("scratch", T.ones(2), persistent=False)
+
+    net = _init(T, Net(), 15)
+    net.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(["pre", prefix]))
+
+    def post(mod, sd, prefix, local_metadata):
+        sd["version_tag"] = T.tensor(7)
+    net.register_state_dict_post_hook(post)
+
+    def load_pre(mod, sd, prefix, local_metadata, strict, missing, unexpected, errors):
+        for k in list(sd):
+            if k.startswith(prefix + "old_fc."):
+                sd[prefix + "fc." + k[len(prefix + "old_fc."):]] = sd.pop(k)
+
+    def load_post(mod, incompatible):
+        log.append(["post", list(incompatible.missing_keys), list(incompatible.unexpected_keys)])
+        incompatible.unexpected_keys.clear()
+
+    net.register_load_state_dict_pre_hook(load_pre)
+    net.register_load_state_dict_post_hook(load_post)
+    sd = net.state_dict()
+    old = {"old_fc.weight": T.ones(2, 3), "old_fc.bias": T.zeros(2), "running": T.ones(2),
+           "version_tag": T.tensor(1)}
+    res = net.load_state_dict(old)
+    return [sorted(sd), sd["version_tag"], log, net.fc.weight, list(res.missing_keys),
+            list(res.unexpected_keys), net.running]
+
+
+def optimizer_hooks_grad_accum(T):
+    """Per-parameter post-accumulate-grad hooks stepping an optimizer per
+    parameter (the optimizer-in-backward pattern), against an ordinary
+    step."""
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    m = _mlp(T, 16)
+    opts = {p: T.optim.SGD([p], lr=0.1, momentum=0.9) for p in m.parameters()}
+
+    def hook(p):
+        opts[p].step()
+        opts[p].zero_grad()
+    for p in m.parameters():
+        p.register_post_accumulate_grad_hook(hook)
+    losses = []
+    for _ in range(3):
+        loss = T.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        losses.append(loss.item())
+    ref = _mlp(T, 16)
+    ref_losses = _fit(T, ref, T.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9), x, y, 3)
+    return [losses, ref_losses, m[0].weight, (m[0].weight - ref[0].weight).abs().max().item(),
+            m[0].weight.grad]
+
+
+# ---- parametrizations ---------------------------------------------------------------------
+
+def parametrized_training(T):
+    """weight_norm and orthogonal parametrizations trained by Adam: the
+    original parameters' names, their gradients, the orthogonality kept;
+    a spectral norm with its power-iteration vectors set from NumPy;
+    remove_parametrizations keeping the trained weight."""
+    nn = T.nn
+    P = nn.utils.parametrizations
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 4, seed=2)
+    lin = P.weight_norm(_init(T, nn.Linear(4, 4), 17), dim=0)
+    orth = _init(T, nn.Linear(4, 4, bias=False), 18)
+    with T.no_grad():
+        orth.weight.copy_(T.from_numpy(np.linalg.qr(_arr(4, 4, seed=19))[0].astype(np.float32)))
+    P.orthogonal(orth)
+    model = nn.Sequential(lin, nn.Tanh(), orth)
+    opt = T.optim.Adam(model.parameters(), lr=0.05)
+    losses = _fit(T, model, opt, x, y, 4)
+    W = orth.weight
+    names = sorted(n for n, _ in model.named_parameters())
+    out = [losses, names, lin.parametrizations.weight.original0,
+           (W @ W.T - T.eye(4)).abs().max().item() < 1e-5]
+    sn = _init(T, nn.Linear(4, 3), 20)
+    P.spectral_norm(sn)
+    with T.no_grad():
+        sn.parametrizations.weight[0]._u.copy_(T.from_numpy(_arr(3, seed=21)))
+        sn.parametrizations.weight[0]._v.copy_(T.from_numpy(_arr(4, seed=22)))
+    opt = T.optim.SGD(sn.parameters(), lr=0.1)
+    l2 = _fit(T, sn, opt, x, y[:, :3], 3)
+    sn.eval()
+    w_eval = sn.weight
+    T.nn.utils.parametrize.remove_parametrizations(lin, "weight")
+    out += [l2, w_eval, sorted(sn.state_dict()), lin.weight, type(lin.weight).__name__]
+    return out
+
+
+# ---- per-sample gradients, mixed precision, checkpointing --------------------------------------
+
+def dp_sgd(T):
+    """DP-SGD without noise: per-sample gradients by vmap(grad) over
+    functional_call, each clipped to norm 1, averaged and applied by hand;
+    checked against per-sample backward passes."""
+    from_func = T.func
+    m = _mlp(T, 23)
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2)
+    params = {k: v.detach() for k, v in m.named_parameters()}
+
+    def loss_one(p, xi, yi):
+        out = from_func.functional_call(m, p, (xi.unsqueeze(0),))
+        return T.nn.functional.mse_loss(out, yi.unsqueeze(0))
+
+    per = from_func.vmap(from_func.grad(loss_one), in_dims=(None, 0, 0))(params, x, y)
+    norms = T.stack([g.flatten(1).norm(dim=1) for g in per.values()], 1).norm(dim=1)
+    factor = (1.0 / norms).clamp(max=1.0)
+    clipped = {k: (g * factor.view(-1, *[1] * (g.dim() - 1))).mean(0) for k, g in per.items()}
+    ref = []
+    for i in range(6):
+        m.zero_grad()
+        T.nn.functional.mse_loss(m(x[i:i + 1]), y[i:i + 1]).backward()
+        ref.append(m[0].weight.grad.clone())
+    with T.no_grad():
+        for k, p in m.named_parameters():
+            p -= 0.5 * clipped[k]
+    return [norms, per["0.weight"][2], (per["0.weight"] - T.stack(ref)).abs().max().item() < 1e-6,
+            clipped["2.bias"], m[2].weight]
+
+
+def grad_scaler_skips(T):
+    """GradScaler on the CPU with a small growth interval: a step whose
+    gradients overflow is skipped and the scale backs off, finite steps
+    grow it; unscale_ before clipping; the scaler's state dict round trip."""
+    amp = T.amp
+    m = _mlp(T, 24)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    scaler = amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_factor=2.0, backoff_factor=0.25,
+                            growth_interval=2)
+    seen = []
+    for i in range(5):
+        opt.zero_grad()
+        with amp.autocast("cpu", dtype=T.bfloat16):
+            out = m(x)
+        loss = T.nn.functional.mse_loss(out.float(), y)
+        if i == 1:
+            loss = loss * float("inf")
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        norm = T.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        before = m[0].bias.clone()
+        scaler.step(opt)
+        scaler.update()
+        seen.append([scaler.get_scale(), bool(T.equal(before, m[0].bias)),
+                     math.isfinite(norm.item())])
+    sd = scaler.state_dict()
+    s2 = amp.GradScaler("cpu")
+    s2.load_state_dict(sd)
+    return [seen, sd, s2.get_scale(), s2.get_growth_interval(), out.dtype]
+
+
+def activation_checkpointing(T):
+    """torch.utils.checkpoint of blocks (non-reentrant and reentrant) and
+    checkpoint_sequential over a deep MLP: the same loss and gradients as
+    without, over two SGD steps (the reentrant form given an input that
+    requires grad, as it needs); the reentrant form's failure when no input
+    requires grad."""
+    from_ckpt = T.utils.checkpoint
+    nn = T.nn
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 4, seed=2)
+
+    def blocks():
+        return _init(T, nn.Sequential(*[nn.Sequential(nn.Linear(4, 4), nn.GELU())
+                                        for _ in range(4)]), 25)
+
+    out = []
+    for how in ("plain", "nonreentrant", "reentrant", "sequential"):
+        net = blocks()
+        opt = T.optim.SGD(net.parameters(), lr=0.2)
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            if how == "plain":
+                h = net(x)
+            elif how == "sequential":
+                h = from_ckpt.checkpoint_sequential(net, 2, x, use_reentrant=False)
+            else:
+                h = x.requires_grad_(how == "reentrant")
+                for blk in net:
+                    h = from_ckpt.checkpoint(blk, h, use_reentrant=(how == "reentrant"))
+            loss = T.nn.functional.mse_loss(h, y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        out.append([how, losses, net[0][0].weight.grad[0]])
+    net = blocks()
+    h = from_ckpt.checkpoint(net, x.detach(), use_reentrant=True)
+    out.append([h.requires_grad, _raised(lambda: h.sum().backward())])
+    return out
+
+
+# ---- data -----------------------------------------------------------------------------------
+
+def loader_samplers(T):
+    """A DataLoader with a custom Sampler (length-bucketed), a BatchSampler
+    over a SequentialSampler with drop_last, a collate_fn padding
+    variable-length sequences, worker_init_fn (num_workers=0: not called),
+    a dict dataset collated by default_collate, a SubsetRandomSampler's
+    indices as a set, and len() of each."""
+    D = T.utils.data
+    seqs = [list(range(1, n + 1)) for n in (3, 1, 4, 2, 5, 2, 3)]
+
+    class Seqs(D.Dataset):
+        def __len__(self):
+            return len(seqs)
+
+        def __getitem__(self, i):
+            return T.tensor(seqs[i]), len(seqs[i])
+
+    class ByLength(D.Sampler):
+        def __init__(self, data):
+            self.order = sorted(range(len(data)), key=lambda i: (len(seqs[i]), i))
+
+        def __iter__(self):
+            return iter(self.order)
+
+        def __len__(self):
+            return len(self.order)
+
+    def pad(batch):
+        xs, ns = zip(*batch)
+        return T.nn.utils.rnn.pad_sequence(list(xs), batch_first=True), T.tensor(ns)
+
+    called = []
+    dl = D.DataLoader(Seqs(), batch_size=3, sampler=ByLength(seqs), collate_fn=pad,
+                      worker_init_fn=lambda wid: called.append(wid))
+    batches = [[b.tolist(), n.tolist()] for b, n in dl]
+    bs = D.BatchSampler(D.SequentialSampler(range(7)), batch_size=3, drop_last=True)
+    dl2 = D.DataLoader(Seqs(), batch_sampler=bs, collate_fn=lambda b: [len(x) for x, _ in b])
+
+    class Dicts(D.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return {"x": T.full((2,), float(i)), "y": i, "name": f"s{i}", "pair": (i, 2.5 * i)}
+
+    dict_batch = next(iter(D.DataLoader(Dicts(), batch_size=3)))
+    sub = sorted(D.SubsetRandomSampler([5, 1, 3]))
+    return [batches, called, list(dl2), list(bs), len(dl), len(dl2), dict_batch, sub,
+            len(D.DataLoader(Dicts(), batch_size=3, drop_last=True))]
+
+
+def packed_gru(T):
+    """A bidirectional GRU over unsorted variable-length sequences packed
+    with enforce_sorted=False, unpacked with total_length; the final
+    hidden state in the original order; pad_sequence padding on the left;
+    trained one step."""
+    nn = T.nn
+    R = nn.utils.rnn
+    gru = _init(T, nn.GRU(3, 4, batch_first=True, bidirectional=True), 26)
+    head = _init(T, nn.Linear(8, 1), 27)
+    lens = T.tensor([3, 5, 2])
+    x = _t(T, 3, 5, 3, seed=1)
+    packed = R.pack_padded_sequence(x, lens, batch_first=True, enforce_sorted=False)
+    out, h = gru(packed)
+    padded, out_lens = R.pad_packed_sequence(out, batch_first=True, total_length=6)
+    last = T.cat([h[0], h[1]], 1)
+    loss = head(last).pow(2).mean()
+    loss.backward()
+    seqs = [T.tensor([1, 2]), T.tensor([3]), T.tensor([4, 5, 6])]
+    return [padded.shape, out_lens, padded[0, 2:4], last, packed.sorted_indices,
+            packed.unsorted_indices, packed.batch_sizes, gru.weight_hh_l0_reverse.grad[0],
+            R.pad_sequence(seqs, batch_first=True, padding_value=-1, padding_side="left"),
+            R.unpack_sequence(R.pack_sequence(seqs, enforce_sorted=False))]
+
+
+def embedding_bag_offsets(T):
+    """EmbeddingBag with offsets and include_last_offset in max and sum
+    modes, with a padding_idx and per-sample weights, trained by
+    Adagrad on a text classifier; an empty bag."""
+    nn = T.nn
+    tokens = T.tensor([1, 4, 0, 2, 5, 3, 3, 0, 6])
+    offsets = T.tensor([0, 3, 5, 5, 9])
+    weights = T.from_numpy(np.abs(_arr(9, seed=1)))
+    out = []
+    for mode, kw in (("sum", {"per_sample_weights": weights}), ("max", {}), ("mean", {})):
+        bag = _init(T, nn.EmbeddingBag(7, 3, mode=mode, include_last_offset=True,
+                                       padding_idx=0), 28)
+        head = _init(T, nn.Linear(3, 2), 29)
+        opt = T.optim.Adagrad(list(bag.parameters()) + list(head.parameters()), lr=0.3)
+        target = T.tensor([0, 1, 0, 1])
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            feats = bag(tokens, offsets, **kw)
+            loss = nn.functional.cross_entropy(head(feats), target)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        out.append([mode, feats, losses, bag.weight.grad[0], bag.weight[3]])
+    return out
+
+
+def ctc_variants(T):
+    """CTC loss with concatenated 1-d targets, a target too long for its
+    input made finite by zero_infinity, sum and none reductions, and its
+    gradient to the logits; a small recognizer trained two steps."""
+    F = T.nn.functional
+    logits = _t(T, 6, 3, 5, seed=1).requires_grad_()
+    lp = logits.log_softmax(2)
+    targets = T.tensor([1, 2, 2, 3, 4, 1, 1, 2, 3, 4, 1, 2, 3])
+    in_lens = T.tensor([6, 5, 4])
+    tgt_lens = T.tensor([3, 3, 7])
+    out = []
+    for kw in ({"reduction": "none"}, {"reduction": "none", "zero_infinity": True},
+               {"reduction": "sum", "zero_infinity": True}, {"reduction": "mean",
+                                                             "zero_infinity": True}):
+        out.append(F.ctc_loss(lp, targets, in_lens, tgt_lens, blank=0, **kw))
+    out[-1].backward()
+    out.append(logits.grad[:, 2])
+    rnn = _init(T, T.nn.LSTM(4, 6), 30)
+    proj = _init(T, T.nn.Linear(6, 5), 31)
+    ctc = T.nn.CTCLoss(blank=4, zero_infinity=True)
+    opt = T.optim.Adam(list(rnn.parameters()) + list(proj.parameters()), lr=0.05)
+    feats = _t(T, 8, 2, 4, seed=2)
+    tg = T.tensor([[0, 1, 2], [3, 3, 0]])
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        h, _ = rnn(feats)
+        loss = ctc(proj(h).log_softmax(2), tg, T.tensor([8, 7]), T.tensor([3, 2]))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return out + [losses]
+
+
+def transformer_seq2seq(T):
+    """nn.Transformer over token embeddings with a causal target mask,
+    padding masks for source, target and memory, trained two steps by
+    label-smoothed cross entropy ignoring pad; then greedy decoding."""
+    nn = T.nn
+    torch_mask = nn.Transformer.generate_square_subsequent_mask
+    emb = _init(T, nn.Embedding(10, 8, padding_idx=0), 32)
+    model = _init(T, nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True), 33)
+    head = _init(T, nn.Linear(8, 10), 34)
+    src = T.tensor([[3, 4, 5, 0], [6, 7, 0, 0]])
+    tgt = T.tensor([[1, 5, 4, 3, 2], [1, 7, 6, 2, 0]])
+    params = list(emb.parameters()) + list(model.parameters()) + list(head.parameters())
+    opt = T.optim.AdamW(params, lr=0.01)
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        dec_in, dec_out = tgt[:, :-1], tgt[:, 1:]
+        h = model(emb(src), emb(dec_in), tgt_mask=torch_mask(4),
+                  src_key_padding_mask=src == 0, tgt_key_padding_mask=dec_in == 0,
+                  memory_key_padding_mask=src == 0, tgt_is_causal=True)
+        loss = nn.functional.cross_entropy(head(h).reshape(-1, 10), dec_out.reshape(-1),
+                                           ignore_index=0, label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    with T.no_grad():
+        memory = model.encoder(emb(src), src_key_padding_mask=src == 0)
+        ys = T.ones(2, 1, dtype=T.long)
+        for _ in range(3):
+            h = model.decoder(emb(ys), memory, tgt_mask=torch_mask(ys.shape[1]),
+                              memory_key_padding_mask=src == 0)
+            ys = T.cat([ys, head(h[:, -1]).argmax(-1, keepdim=True)], 1)
+    return [losses, ys, emb.weight.grad[0], memory[1, 1]]
+
+
+# ---- averaging, pruning, checkpoints ----------------------------------------------------------
+
+def swa_with_batchnorm(T):
+    """AveragedModel with use_buffers=True over a net with BatchNorm, an
+    EMA AveragedModel by multi_avg_fn, SWALR's cosine annealing, and
+    update_bn recomputing the averaged model's statistics from a loader."""
+    nn = T.nn
+    swa = T.optim.swa_utils
+    net = _init(T, nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(),
+                                 nn.Linear(6, 2)), 35)
+    x, y = _t(T, 16, 4, seed=1), _t(T, 16, 2, seed=2)
+    avg = swa.AveragedModel(net, use_buffers=True)
+    ema = swa.AveragedModel(net, multi_avg_fn=swa.get_ema_multi_avg_fn(0.9))
+    opt = T.optim.SGD(net.parameters(), lr=0.1)
+    sched = swa.SWALR(opt, swa_lr=0.02, anneal_epochs=3, anneal_strategy="cos")
+    lrs = []
+    for _ in range(4):
+        _fit(T, net, opt, x, y, 1)
+        avg.update_parameters(net)
+        ema.update_parameters(net)
+        sched.step()
+        lrs.append(round(opt.param_groups[0]["lr"], 8))
+    bn_before = avg.module[1].running_mean.clone()
+    loader = T.utils.data.DataLoader(T.utils.data.TensorDataset(x), batch_size=8)
+    swa.update_bn(loader, ema)
+    return [lrs, avg.n_averaged, avg.module[0].weight[0], bn_before, ema.module[1].running_mean,
+            ema.module[1].num_batches_tracked, ema.module[0].bias, sorted(avg.state_dict())[:4]]
+
+
+def iterative_pruning(T):
+    """Iterative magnitude pruning: l1_unstructured twice on one weight (a
+    PruningContainer), ln_structured by rows, custom_from_mask, a retrain
+    step keeping pruned weights at zero, then prune.remove and the state
+    dict's keys before and after."""
+    import importlib
+    nn = T.nn
+    prune = importlib.import_module(T.__name__ + ".nn.utils.prune")
+    m = _mlp(T, 36)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    prune.l1_unstructured(m[0], "weight", amount=0.25)
+    prune.l1_unstructured(m[0], "weight", amount=3)
+    prune.ln_structured(m[2], "weight", amount=0.5, n=2, dim=1)
+    prune.custom_from_mask(m[0], "bias", T.tensor([1.0, 0, 1, 1, 0, 1, 1, 1]))
+    keys_before = sorted(m.state_dict())
+    hook = next(h for h in m[0]._forward_pre_hooks.values() if hasattr(h, "_tensor_name")
+                and h._tensor_name == "weight")
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    losses = _fit(T, m, opt, x, y, 2)
+    zeros = int((m[0].weight == 0).sum())
+    for mod, name in ((m[0], "weight"), (m[0], "bias"), (m[2], "weight")):
+        prune.remove(mod, name)
+    return [keys_before, type(hook).__name__, [type(h).__name__ for h in hook._pruning_methods],
+            losses, zeros, m[0].weight_orig.grad if hasattr(m[0], "weight_orig") else None,
+            m[2].weight, sorted(m.state_dict()), prune.is_pruned(m)]
+
+
+def checkpoint_resume(T):
+    """A training checkpoint saved to bytes with the model, optimizer,
+    scheduler, scaler and epoch, loaded with weights_only=True into fresh
+    objects: the resumed run matches the uninterrupted one step for step."""
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    S = T.optim.lr_scheduler
+
+    def make():
+        m = _mlp(T, 37)
+        opt = T.optim.AdamW(m.parameters(), lr=0.05, weight_decay=0.01)
+        sch = S.StepLR(opt, step_size=2, gamma=0.5)
+        return m, opt, sch
+
+    m, opt, sch = make()
+    full = _fit(T, m, opt, x, y, 6, sched=sch)
+    m, opt, sch = make()
+    _fit(T, m, opt, x, y, 3, sched=sch)
+    buf = io.BytesIO()
+    T.save({"epoch": 3, "model": m.state_dict(), "optim": opt.state_dict(),
+            "sched": sch.state_dict(), "scaler": T.amp.GradScaler("cpu").state_dict()}, buf)
+    buf.seek(0)
+    ck = T.load(buf, weights_only=True)
+    m2, opt2, sch2 = make()
+    m2.load_state_dict(ck["model"])
+    opt2.load_state_dict(ck["optim"])
+    sch2.load_state_dict(ck["sched"])
+    rest = _fit(T, m2, opt2, x, y, 3, sched=sch2)
+    return [full, rest, ck["epoch"], ck["sched"], ck["optim"]["state"][0]["step"],
+            sorted(ck["scaler"]), opt2.param_groups[0]["lr"], m2[2].bias]
+
+
+# ---- the code around models -----------------------------------------------------------------
+
+def anomaly_detection(T):
+    """A training step whose loss has a NaN gradient (sqrt at zero times
+    zero) run under detect_anomaly: the error names the backward function
+    that produced the NaN; the same step without it leaves NaN gradients,
+    which a guard then catches; set_detect_anomaly as a switch."""
+    w = T.nn.Parameter(T.tensor([0.0, 1.0, 4.0]))
+
+    def step():
+        loss = (w.sqrt() * T.tensor([0.0, 1.0, 1.0])).sum()
+        loss.backward()
+        return loss
+
+    with T.autograd.detect_anomaly():
+        failed = _raised(step)
+    w.grad = None
+    step()
+    finite = bool(T.isfinite(w.grad).all())
+    was = T.is_anomaly_enabled()
+    T.autograd.set_detect_anomaly(True)
+    inside = T.is_anomaly_enabled()
+    T.autograd.set_detect_anomaly(False)
+    return [failed, w.grad, finite, was, inside, T.is_anomaly_enabled()]
+
+
+def sam_optimizer(T):
+    """Sharpness-aware minimisation as its users write it: an Optimizer
+    subclass wrapping a base optimizer (sharing its param_groups), a first
+    step climbing to the worst nearby point along the gradient, a second
+    step descending from there with the base optimizer."""
+    O = T.optim
+
+    class SAM(O.Optimizer):
+        def __init__(self, params, base_optimizer, rho=0.05, **kwargs):
+            super().__init__(params, dict(rho=rho, **kwargs))
+            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+            self.param_groups = self.base_optimizer.param_groups
+            self.defaults.update(self.base_optimizer.defaults)
+
+        @T.no_grad()
+        def first_step(self):
+            norm = T.norm(T.stack([p.grad.norm(p=2) for g in self.param_groups
+                                   for p in g["params"] if p.grad is not None]), p=2)
+            for group in self.param_groups:
+                scale = group["rho"] / (norm + 1e-12)
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    self.state[p]["old_p"] = p.data.clone()
+                    p.add_(p.grad * scale.to(p))
+            self.zero_grad()
+
+        @T.no_grad()
+        def second_step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.data = self.state[p]["old_p"]
+            self.base_optimizer.step()
+            self.zero_grad()
+
+    m = _mlp(T, 40)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = SAM(m.parameters(), O.SGD, rho=0.1, lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(3):
+        loss = T.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.first_step()
+        T.nn.functional.mse_loss(m(x), y).backward()
+        opt.second_step()
+        losses.append(loss.item())
+    return [losses, m[0].weight[0], sorted(opt.param_groups[0]),
+            sorted(opt.base_optimizer.state[m[0].weight]), type(opt.base_optimizer).__name__]
+
+
+def lookahead_wrapper(T):
+    """Lookahead over Adam: slow weights in the wrapper's own state, synced
+    every k steps; its state_dict holding the fast optimizer's and its own."""
+    class Lookahead:
+        def __init__(self, base, k=3, alpha=0.5):
+            self.base, self.k, self.alpha = base, k, alpha
+            self.param_groups = base.param_groups
+            self.slow = {p: p.detach().clone() for g in self.param_groups for p in g["params"]}
+            self.count = 0
+
+        def zero_grad(self):
+            self.base.zero_grad()
+
+        @T.no_grad()
+        def step(self):
+            self.base.step()
+            self.count += 1
+            if self.count % self.k == 0:
+                for p, slow in self.slow.items():
+                    slow.add_(p - slow, alpha=self.alpha)
+                    p.copy_(slow)
+
+        def state_dict(self):
+            return {"base": self.base.state_dict(), "count": self.count,
+                    "slow": [self.slow[p] for g in self.param_groups for p in g["params"]]}
+
+    m = _mlp(T, 41)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = Lookahead(T.optim.Adam(m.parameters(), lr=0.05))
+    losses = _fit(T, m, opt, x, y, 7)
+    sd = opt.state_dict()
+    return [losses, m[2].weight, sd["count"], sd["slow"][3], sd["base"]["state"][3]["exp_avg_sq"],
+            sd["base"]["state"][0]["step"]]
+
+
+def gradient_centralization(T):
+    """Gradient centralisation by an optimizer step pre-hook editing the
+    gradients of the weight matrices before each step (and a post-hook
+    counting steps); removed by its handle after two steps."""
+    m = _mlp(T, 42)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = T.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3)
+    count = []
+
+    def centralize(optimizer, args, kwargs):
+        for g in optimizer.param_groups:
+            for p in g["params"]:
+                if p.grad is not None and p.dim() > 1:
+                    p.grad.sub_(p.grad.mean(dim=tuple(range(1, p.dim())), keepdim=True))
+
+    h = opt.register_step_pre_hook(centralize)
+    opt.register_step_post_hook(lambda o, a, k: count.append(len(count)))
+    losses = _fit(T, m, opt, x, y, 2)
+    grad_mean = m[0].weight.grad.mean(1)
+    h.remove()
+    losses += _fit(T, m, opt, x, y, 2)
+    return [losses, grad_mean.abs().max().item() < 1e-7, m[0].weight.grad.mean(1), count,
+            m[2].weight]
+
+
+def input_gradient_penalty(T):
+    """A penalty on the input gradient (double backward) through the
+    activations and norms a model uses: GELU (both forms), SiLU, Softplus
+    with a beta, ELU, LayerNorm, logsumexp; the parameters' gradients of the
+    penalised loss."""
+    nn = T.nn
+    F = nn.functional
+    acts = [nn.GELU(), nn.GELU(approximate="tanh"), nn.SiLU(), nn.Softplus(beta=2.0),
+            nn.ELU(alpha=0.7), nn.Mish(), nn.Hardtanh(-0.5, 0.5)]
+    out = []
+    for act in acts:
+        net = _init(T, nn.Sequential(nn.Linear(4, 6), nn.LayerNorm(6), act, nn.Linear(6, 3)),
+                    43, scale=0.6)
+        x = _t(T, 5, 4, seed=1).requires_grad_()
+        logits = net(x)
+        loss = logits.logsumexp(1).mean()
+        gx, = T.autograd.grad(loss, x, create_graph=True)
+        total = loss + gx.pow(2).sum(1).mean()
+        total.backward()
+        out.append([type(act).__name__, total, net[0].weight.grad[0], net[1].weight.grad])
+    return out
+
+
+def vq_vae(T):
+    """A VQ-VAE step: encoder outputs snapped to their nearest codebook
+    vectors (cdist, argmin), a straight-through gradient, commitment and
+    codebook losses; then the EMA codebook update by one_hot counts and
+    index_add_ as the VQ-VAE-2 code does it."""
+    nn = T.nn
+    F = nn.functional
+    enc = _init(T, nn.Linear(6, 3), 44)
+    dec = _init(T, nn.Linear(3, 6), 45)
+    codebook = T.from_numpy(_arr(5, 3, seed=46))
+    ema_count = T.ones(5)
+    ema_sum = codebook.clone()
+    x = _t(T, 10, 6, seed=1)
+    opt = T.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=0.02)
+    losses, codes = [], []
+    for _ in range(3):
+        z = enc(x)
+        idx = T.cdist(z.detach(), codebook).argmin(1)
+        q = codebook[idx]
+        st = z + (q - z).detach()
+        loss = F.mse_loss(dec(st), x) + 0.25 * F.mse_loss(z, q)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with T.no_grad():
+            onehot = F.one_hot(idx, 5).float()
+            ema_count.mul_(0.9).add_(onehot.sum(0), alpha=0.1)
+            summed = T.zeros(5, 3).index_add_(0, idx, z.detach())
+            ema_sum.mul_(0.9).add_(summed, alpha=0.1)
+            n = ema_count.sum()
+            count = (ema_count + 1e-5) / (n + 5e-5) * n
+            codebook = ema_sum / count.unsqueeze(1)
+        losses.append(loss.item())
+        codes.append(idx)
+    return [losses, codes, codebook, T.bincount(idx, minlength=5), enc.weight.grad[0]]
+
+
+def clip_contrastive(T):
+    """CLIP's symmetric contrastive loss with a learnable temperature: the
+    logit scale clamped through .data after each step, the two encoders'
+    features normalised; accuracy by argmax."""
+    nn = T.nn
+    F = nn.functional
+    img = _init(T, nn.Linear(5, 4), 47)
+    txt = _init(T, nn.Linear(3, 4), 48)
+    logit_scale = nn.Parameter(T.tensor(math.log(1 / 0.07)))
+    opt = T.optim.AdamW(list(img.parameters()) + list(txt.parameters()) + [logit_scale],
+                        lr=0.5, weight_decay=0.2)
+    xi, xt = _t(T, 6, 5, seed=1), _t(T, 6, 3, seed=2)
+    labels = T.arange(6)
+    seen = []
+    for _ in range(3):
+        fi = F.normalize(img(xi), dim=-1)
+        ft = F.normalize(txt(xt), dim=-1)
+        logits = logit_scale.exp() * fi @ ft.t()
+        loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.t(), labels)) / 2
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        logit_scale.data.clamp_(0, math.log(100))
+        seen.append([loss.item(), logit_scale.item(), (logits.argmax(1) == labels).float().mean()])
+    return [seen, logit_scale.grad, img.weight]
+
+
+def amp_custom_fwd(T):
+    """An autograd.Function decorated with custom_fwd(cast_inputs=float32)
+    and custom_bwd under CPU autocast to bfloat16: its inputs arrive in
+    float32 and autocast is off inside; a region with autocast disabled;
+    GradScaler(enabled=False) passing losses and steps through."""
+    amp = T.amp
+    ctx_log = []
+
+    class Square(T.autograd.Function):
+        @staticmethod
+        @amp.custom_fwd(device_type="cpu", cast_inputs=T.float32)
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            ctx_log.append([str(a.dtype), T.is_autocast_enabled("cpu"),
+                            str((a @ a.t()).dtype)])
+            return a * a
+
+        @staticmethod
+        @amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return 2 * a * g
+
+    lin = _init(T, T.nn.Linear(4, 3), 49)
+    x = _t(T, 2, 4, seed=1)
+    with amp.autocast("cpu", dtype=T.bfloat16):
+        h = lin(x)
+        y = Square.apply(h)
+        with amp.autocast("cpu", enabled=False):
+            z = lin(x.double().float())
+    scaler = amp.GradScaler("cpu", enabled=False)
+    opt = T.optim.SGD(lin.parameters(), lr=0.1)
+    scaled = scaler.scale(y.float().sum())
+    scaled.backward()
+    scaler.step(opt)
+    scaler.update()
+    ctx_log.append(y.grad_fn is not None)
+    return [h.dtype, y.dtype, z.dtype, y.float(), lin.weight, scaler.is_enabled(),
+            scaler.get_scale(), ctx_log, scaled.dtype]
+
+
+def gated_conv_lm(T):
+    """A gated convolutional language model: causal Conv1d by left padding
+    with F.pad, GLU gates, a residual stack, next-token cross entropy;
+    trained two steps with RMSprop."""
+    nn = T.nn
+    F = nn.functional
+
+    class GatedLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(12, 6)
+            self.convs = nn.ModuleList([nn.Conv1d(6, 12, 3) for _ in range(2)])
+            self.out = nn.Linear(6, 12)
+
+        def forward(self, tok):
+            h = self.emb(tok).transpose(1, 2)
+            for conv in self.convs:
+                h = h + F.glu(conv(F.pad(h, (2, 0))), dim=1)
+            return self.out(h.transpose(1, 2))
+
+    lm = _init(T, GatedLM(), 50)
+    tok = T.from_numpy(np.random.default_rng(3).integers(0, 12, (3, 9)))
+    opt = T.optim.RMSprop(lm.parameters(), lr=0.01, alpha=0.9, momentum=0.5)
+    losses = []
+    for _ in range(2):
+        logits = lm(tok[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, 12), tok[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    probe = lm(tok[:1, :5])
+    changed = tok[:1, :5].clone()
+    changed[0, 4] = (changed[0, 4] + 1) % 12
+    causal = (lm(changed)[0, :4] - probe[0, :4]).abs().max().item()
+    return [losses, probe[0, -1], causal, nn.GLU(dim=-1)(_t(T, 2, 4, seed=4))]
+
+
+def _raised_full(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the exception is the answer
+        return [type(e).__name__, str(e)]
+    return "no error"
+
+
+def finetune_surgery(T):
+    """Fine-tuning a checkpoint: loading it into a model with a new head
+    (strict load refused with PyTorch's full message, a size mismatch too
+    even with strict=False), the head replaced, the backbone frozen, then
+    unfrozen into a second param group with a smaller lr."""
+    nn = T.nn
+
+    class Net(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8))
+            self.head = nn.Linear(8, classes)
+
+        def forward(self, x):
+            return self.head(self.backbone(x))
+
+    pre = _init(T, Net(5), 51)
+    ck = pre.state_dict()
+    ck["extra.scale"] = T.ones(1)
+    net = _init(T, Net(3), 52)
+    strict = _raised_full(lambda: net.load_state_dict(ck))
+    mismatch = _raised_full(lambda: net.load_state_dict(ck, strict=False))
+    body = {k: v for k, v in ck.items() if k.startswith("backbone.")}
+    res = net.load_state_dict(body, strict=False)
+    net.backbone.requires_grad_(False)
+    opt = T.optim.SGD([p for p in net.parameters() if p.requires_grad], lr=0.1, momentum=0.9)
+    x, y = _t(T, 8, 4, seed=1), T.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    F = nn.functional
+    losses = []
+    for epoch in range(4):
+        if epoch == 2:
+            net.backbone.requires_grad_(True)
+            opt.add_param_group({"params": net.backbone.parameters(), "lr": 0.01})
+        opt.zero_grad()
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [strict, mismatch, list(res.missing_keys), list(res.unexpected_keys), losses,
+            net.backbone[0].weight[0], (net.backbone[2].bias - pre.backbone[2].bias).abs().max(),
+            [g["lr"] for g in opt.param_groups]]
+
+
+def lr_finder(T):
+    """A learning-rate range test: an exponential ramp by LambdaLR, losses
+    smoothed, stopping at divergence, then the model and optimizer put back
+    from deep copies of their state dicts taken before."""
+    import copy
+    m = _mlp(T, 53)
+    x, y = _t(T, 16, 4, seed=1), _t(T, 16, 2, seed=2)
+    opt = T.optim.SGD(m.parameters(), lr=1e-4, momentum=0.9)
+    saved_model = copy.deepcopy(m.state_dict())
+    saved_opt = copy.deepcopy(opt.state_dict())
+    sch = T.optim.lr_scheduler.LambdaLR(opt, lambda i: 3.0 ** i)
+    smooth, best, found = 0.0, float("inf"), []
+    for i in range(12):
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        smooth = 0.7 * smooth + 0.3 * loss.item()
+        value = smooth / (1 - 0.7 ** (i + 1))
+        found.append([sch.get_last_lr()[0], value])
+        if value > 4 * best or not math.isfinite(value):
+            break
+        best = min(best, value)
+        sch.step()
+    m.load_state_dict(saved_model)
+    opt.load_state_dict(saved_opt)
+    return [found, m[0].weight[0], opt.param_groups[0]["lr"], len(opt.state),
+            saved_model["0.weight"].data_ptr() != m[0].weight.data_ptr()]
+
+
+def warm_restarts_fractional(T):
+    """CosineAnnealingWarmRestarts stepped with fractional epochs (epoch +
+    i / iters, as its docs show) with T_mult=2; PolynomialLR; a scheduler
+    built with last_epoch to resume, refused without initial_lr and
+    working once the optimizer's state dict gives it."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 54)
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    sch = S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2, eta_min=0.001)
+    lrs = []
+    iters = 3
+    for epoch in range(4):
+        for i in range(iters):
+            opt.step()
+            sch.step(epoch + i / iters)
+            lrs.append(round(opt.param_groups[0]["lr"], 8))
+    opt2 = T.optim.SGD(m.parameters(), lr=0.1)
+    poly = S.PolynomialLR(opt2, total_iters=4, power=2.0)
+    plr = []
+    for _ in range(5):
+        opt2.step()
+        poly.step()
+        plr.append(round(poly.get_last_lr()[0], 8))
+    fresh = T.optim.SGD(m.parameters(), lr=0.1)
+    refused = _raised(lambda: S.StepLR(fresh, 2, last_epoch=3))
+    fresh.load_state_dict(opt2.state_dict())
+    resumed = S.StepLR(fresh, 2, gamma=0.5, last_epoch=3)
+    return [lrs, sch.T_i, sch.T_cur, plr, refused, resumed.get_last_lr(), resumed.last_epoch]
+
+
+def iterable_datasets(T):
+    """Streaming data: an IterableDataset splitting its range by
+    get_worker_info (None in the main process), ChainDataset, StackDataset,
+    Dataset + Dataset as a ConcatDataset, default_convert of NumPy arrays,
+    and a DataLoader batching an iterable with drop_last."""
+    D = T.utils.data
+
+    class Stream(D.IterableDataset):
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def __iter__(self):
+            info = D.get_worker_info()
+            lo, hi = self.lo, self.hi
+            if info is not None:
+                per = (hi - lo) // info.num_workers
+                lo = lo + info.id * per
+                hi = lo + per
+            return iter(T.tensor([float(i), float(i * i)]) for i in range(lo, hi))
+
+    batches = [b.tolist() for b in D.DataLoader(Stream(0, 7), batch_size=3, drop_last=True)]
+    chained = [int(v[0]) for v in D.ChainDataset([Stream(0, 2), Stream(5, 7)])]
+    a = D.TensorDataset(T.arange(3.0), T.tensor([0, 1, 0]))
+    b = D.TensorDataset(T.arange(10.0, 12.0), T.tensor([1, 1]))
+    both = a + b
+    stack = D.StackDataset(a, D.TensorDataset(T.arange(3) * 10))
+    keyed = D.StackDataset(x=D.TensorDataset(T.arange(2.0)), y=D.TensorDataset(T.tensor([7, 8])))
+    conv = D.default_convert({"a": np.arange(3), "b": [np.float32(1.5)], "c": "text"})
+    loader = D.DataLoader(both, batch_size=2)
+    return [batches, chained, type(both).__name__, len(both), both[3], both.cumulative_sizes,
+            stack[1], keyed[1], conv, [[x.tolist(), y.tolist()] for x, y in loader],
+            D.get_worker_info()]
+
+
+def early_stopping(T):
+    """Early stopping with the best weights kept as detached clones and put
+    back at the end; ReduceLROnPlateau given the validation loss as a 0-d
+    tensor with a relative threshold, eps keeping tiny changes out."""
+    m = _mlp(T, 55)
+    x, y = _t(T, 16, 4, seed=1), _t(T, 16, 2, seed=2)
+    xv, yv = _t(T, 8, 4, seed=3), _t(T, 8, 2, seed=4)
+    opt = T.optim.Adam(m.parameters(), lr=0.2)
+    pl = T.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=0, threshold=0.05,
+                                                eps=1e-3)
+    best, best_state, bad, hist = float("inf"), None, 0, []
+    for epoch in range(10):
+        _fit(T, m, opt, x, y, 1)
+        with T.no_grad():
+            val = T.nn.functional.mse_loss(m(xv), yv)
+        pl.step(val)
+        hist.append([val.item(), opt.param_groups[0]["lr"]])
+        if val.item() < best:
+            best, bad = val.item(), 0
+            best_state = {k: v.detach().clone() for k, v in m.state_dict().items()}
+        else:
+            bad += 1
+            if bad >= 3:
+                break
+    m.load_state_dict(best_state)
+    with T.no_grad():
+        final = T.nn.functional.mse_loss(m(xv), yv).item()
+    return [hist, epoch, final == best, m[2].bias, pl.best, type(pl.best).__name__]
+
+
+def deep_ensemble_vmap(T):
+    """An ensemble of small models trained as one: stack_module_state,
+    vmap over functional_call with the models' parameters batched and the
+    data shared, the stacked parameters stepped by Adam directly."""
+    fn = T.func
+    models = [_mlp(T, 56 + i) for i in range(3)]
+    params, buffers = fn.stack_module_state(models)
+    base = _mlp(T, 56)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+
+    def one(p, b, xb):
+        return fn.functional_call(base, (p, b), (xb,))
+
+    opt = T.optim.Adam(list(params.values()), lr=0.05)
+    losses = []
+    for _ in range(3):
+        preds = fn.vmap(one, in_dims=(0, 0, None))(params, buffers, x)
+        loss = ((preds - y) ** 2).mean(dim=(1, 2))
+        opt.zero_grad()
+        loss.sum().backward()
+        opt.step()
+        losses.append(loss)
+    single = T.nn.functional.mse_loss(models[1](x), y)
+    return [losses, sorted(params), params["0.weight"].shape, params["2.bias"],
+            single, params["0.weight"].requires_grad, params["0.weight"].is_leaf]
+
+
+def masked_lm_tied(T):
+    """Masked language modelling with the decoder tied to the embedding,
+    masked positions chosen by a fixed pattern, labels -100 elsewhere
+    (cross entropy's default ignore_index), AdamW with weight decay off for
+    biases and norms picked by parameter name."""
+    nn = T.nn
+    F = nn.functional
+
+    class MLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(15, 8)
+            self.norm = nn.LayerNorm(8)
+            self.mix = nn.Linear(8, 8)
+            self.decoder = nn.Linear(8, 15)
+            self.decoder.weight = self.emb.weight
+
+        def forward(self, tok):
+            return self.decoder(self.norm(self.emb(tok) + self.mix(self.emb(tok)).tanh()))
+
+    model = _init(T, MLM(), 57)
+    tok = T.from_numpy(np.random.default_rng(4).integers(2, 15, (3, 6)))
+    pattern = T.from_numpy(np.array([[1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1],
+                                     [0, 0, 1, 0, 1, 0]], dtype=bool))
+    inputs = tok.masked_fill(pattern, 1)
+    labels = tok.masked_fill(~pattern, -100)
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if name.endswith("bias") or "norm" in name else decay).append(name)
+    named = dict(model.named_parameters())
+    opt = T.optim.AdamW([{"params": [named[n] for n in decay], "weight_decay": 0.1},
+                         {"params": [named[n] for n in no_decay], "weight_decay": 0.0}], lr=0.05)
+    losses = []
+    for _ in range(3):
+        loss = F.cross_entropy(model(inputs).reshape(-1, 15), labels.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, decay, no_decay, model.decoder.weight is model.emb.weight,
+            model.emb.weight[1], model.decoder.bias, len(list(model.parameters()))]
+
+
+def attention_decoder(T):
+    """A GRUCell decoder with additive (Bahdanau) attention over a padded
+    encoder output, masked by masked_fill before softmax, with teacher
+    forcing on a fixed schedule of steps; gradients through the attention."""
+    nn = T.nn
+    F = nn.functional
+    enc = _init(T, nn.GRU(3, 4, batch_first=True), 58)
+    cell = _init(T, nn.GRUCell(4 + 5, 4), 59)
+    wq, wk = _init(T, nn.Linear(4, 4, bias=False), 60), _init(T, nn.Linear(4, 4), 61)
+    v = _init(T, nn.Linear(4, 1, bias=False), 62)
+    emb = _init(T, nn.Embedding(5, 5), 63)
+    out = _init(T, nn.Linear(4, 5), 64)
+    src = _t(T, 2, 6, 3, seed=1)
+    lens = T.tensor([6, 4])
+    pad = T.arange(6).unsqueeze(0) >= lens.unsqueeze(1)
+    tgt = T.tensor([[1, 2, 3, 4], [2, 2, 1, 0]])
+    params = [p for mod in (enc, cell, wq, wk, v, emb, out) for p in mod.parameters()]
+    opt = T.optim.Adam(params, lr=0.02)
+    losses = []
+    for _ in range(2):
+        mem, h = enc(src)
+        h = h[0]
+        prev = T.zeros(2, dtype=T.long)
+        loss = 0
+        attn_seen = []
+        for t in range(4):
+            score = v(T.tanh(wq(h).unsqueeze(1) + wk(mem))).squeeze(-1)
+            attn = score.masked_fill(pad, float("-inf")).softmax(-1)
+            attn_seen.append(attn)
+            ctx = (attn.unsqueeze(-1) * mem).sum(1)
+            h = cell(T.cat([ctx, emb(prev)], -1), h)
+            logits = out(h)
+            loss = loss + F.cross_entropy(logits, tgt[:, t])
+            prev = tgt[:, t] if t % 2 == 0 else logits.argmax(-1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, attn_seen[2], wk.weight.grad, cell.weight_ih.grad[0]]
+
+
+def inputs(T):
+    return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
+
+
+_PROGRAMS = [
+    "optimizer_bad_params", "adagrad_accumulator", "lbfgs_strong_wolfe_state",
+    "named_param_state_dict", "state_across_optimizers", "optimizer_options",
+    "warmup_then_cosine", "chained_with_plateau", "onecycle_three_phase", "cyclic_exp_range",
+    "lambda_schedulers_state", "clipping_variants", "hooks_pre_and_full", "state_dict_hooks",
+    "optimizer_hooks_grad_accum", "parametrized_training", "dp_sgd", "grad_scaler_skips",
+    "activation_checkpointing", "loader_samplers", "packed_gru", "embedding_bag_offsets",
+    "ctc_variants", "transformer_seq2seq", "swa_with_batchnorm", "iterative_pruning",
+    "checkpoint_resume", "anomaly_detection", "sam_optimizer", "lookahead_wrapper",
+    "gradient_centralization", "input_gradient_penalty", "vq_vae", "clip_contrastive",
+    "amp_custom_fwd", "gated_conv_lm", "finetune_surgery", "lr_finder",
+    "warm_restarts_fractional", "iterable_datasets", "early_stopping", "deep_ensemble_vmap",
+    "masked_lm_tied", "attention_decoder",
+]
+CALLS = [name + "(T)" for name in _PROGRAMS]
+
+
+def main():
+    record(CALLS, inputs, describe, "training_programs7", messages=True)
+
+
+if __name__ == "__main__":
+    main()
