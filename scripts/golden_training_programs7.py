@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from golden_calls import record
-from golden_training_programs3 import _arr, _init, _raised, _warned
+from golden_training_programs3 import _arr, _data, _init, _raised, _warned
 from golden_training_programs6 import describe  # noqa: F401 - the test's describe()
 
 
@@ -38,7 +38,7 @@ def _raised_head(fn):
 
 
 def _t(T, *shape, seed=0, scale=1.0):
-    return T.from_numpy(_arr(*shape, seed=seed, scale=scale))
+    return _data(T, _arr(*shape, seed=seed, scale=scale))
 
 
 def _mlp(T, seed, sizes=(4, 8, 2)):
@@ -99,8 +99,8 @@ def optimizer_bad_params(T):
         _raised(lambda: O.Adam([w], betas=(1.0, 0.9))),
         _raised(lambda: O.SGD([w])),
     ]
-    z = T.nn.Parameter(T.from_numpy((_arr(4, seed=1) + 1j * _arr(4, seed=2)).astype(np.complex64)))
-    target = T.from_numpy((_arr(4, seed=3) - 1j * _arr(4, seed=4)).astype(np.complex64))
+    z = T.nn.Parameter(_data(T, (_arr(4, seed=1) + 1j * _arr(4, seed=2)).astype(np.complex64)))
+    target = _data(T, (_arr(4, seed=3) - 1j * _arr(4, seed=4)).astype(np.complex64))
     opt = O.Adam([z], lr=0.1)
     for _ in range(3):
         opt.zero_grad()
@@ -550,7 +550,7 @@ def parametrized_training(T):
     lin = P.weight_norm(_init(T, nn.Linear(4, 4), 17), dim=0)
     orth = _init(T, nn.Linear(4, 4, bias=False), 18)
     with T.no_grad():
-        orth.weight.copy_(T.from_numpy(np.linalg.qr(_arr(4, 4, seed=19))[0].astype(np.float32)))
+        orth.weight.copy_(_data(T, np.linalg.qr(_arr(4, 4, seed=19))[0].astype(np.float32)))
     P.orthogonal(orth)
     model = nn.Sequential(lin, nn.Tanh(), orth)
     opt = T.optim.Adam(model.parameters(), lr=0.05)
@@ -562,8 +562,8 @@ def parametrized_training(T):
     sn = _init(T, nn.Linear(4, 3), 20)
     P.spectral_norm(sn)
     with T.no_grad():
-        sn.parametrizations.weight[0]._u.copy_(T.from_numpy(_arr(3, seed=21)))
-        sn.parametrizations.weight[0]._v.copy_(T.from_numpy(_arr(4, seed=22)))
+        sn.parametrizations.weight[0]._u.copy_(_data(T, _arr(3, seed=21)))
+        sn.parametrizations.weight[0]._v.copy_(_data(T, _arr(4, seed=22)))
     opt = T.optim.SGD(sn.parameters(), lr=0.1)
     l2 = _fit(T, sn, opt, x, y[:, :3], 3)
     sn.eval()
@@ -759,7 +759,7 @@ def embedding_bag_offsets(T):
     nn = T.nn
     tokens = T.tensor([1, 4, 0, 2, 5, 3, 3, 0, 6])
     offsets = T.tensor([0, 3, 5, 5, 9])
-    weights = T.from_numpy(np.abs(_arr(9, seed=1)))
+    weights = _data(T, np.abs(_arr(9, seed=1)))
     out = []
     for mode, kw in (("sum", {"per_sample_weights": weights}), ("max", {}), ("mean", {})):
         bag = _init(T, nn.EmbeddingBag(7, 3, mode=mode, include_last_offset=True,
@@ -1105,7 +1105,7 @@ def vq_vae(T):
     F = nn.functional
     enc = _init(T, nn.Linear(6, 3), 44)
     dec = _init(T, nn.Linear(3, 6), 45)
-    codebook = T.from_numpy(_arr(5, 3, seed=46))
+    codebook = _data(T, _arr(5, 3, seed=46))
     ema_count = T.ones(5)
     ema_sum = codebook.clone()
     x = _t(T, 10, 6, seed=1)
@@ -1222,7 +1222,7 @@ def gated_conv_lm(T):
             return self.out(h.transpose(1, 2))
 
     lm = _init(T, GatedLM(), 50)
-    tok = T.from_numpy(np.random.default_rng(3).integers(0, 12, (3, 9)))
+    tok = _data(T, np.random.default_rng(3).integers(0, 12, (3, 9)))
     opt = T.optim.RMSprop(lm.parameters(), lr=0.01, alpha=0.9, momentum=0.5)
     losses = []
     for _ in range(2):
@@ -1462,8 +1462,8 @@ def masked_lm_tied(T):
             return self.decoder(self.norm(self.emb(tok) + self.mix(self.emb(tok)).tanh()))
 
     model = _init(T, MLM(), 57)
-    tok = T.from_numpy(np.random.default_rng(4).integers(2, 15, (3, 6)))
-    pattern = T.from_numpy(np.array([[1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1],
+    tok = _data(T, np.random.default_rng(4).integers(2, 15, (3, 6)))
+    pattern = _data(T, np.array([[1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1],
                                      [0, 0, 1, 0, 1, 0]], dtype=bool))
     inputs = tok.masked_fill(pattern, 1)
     labels = tok.masked_fill(~pattern, -100)
