@@ -1525,6 +1525,393 @@ def attention_decoder(T):
     return [losses, attn_seen[2], wk.weight.grad, cell.weight_ih.grad[0]]
 
 
+# ---- corners of the optimizers, losses and layers --------------------------------------------
+
+def sparse_embedding_optimizers(T):
+    """An Embedding with sparse gradients trained by Adagrad, SGD with
+    momentum and SparseAdam (its dense part by Adam); Adam refusing the
+    sparse gradient with PyTorch's message; the sparse gradient's indices
+    and values coalesced."""
+    nn = T.nn
+    idx = T.tensor([[1, 3, 3], [0, 5, 1]])
+    target = _t(T, 2, 3, 4, seed=1)
+    out = []
+    for make in (lambda ps: T.optim.Adagrad(ps, lr=0.3, initial_accumulator_value=0.1),
+                 lambda ps: T.optim.SGD(ps, lr=0.3, momentum=0.9),
+                 lambda ps: T.optim.SparseAdam(ps, lr=0.1)):
+        emb = _init(T, nn.Embedding(6, 4, sparse=True), 70)
+        opt = make(list(emb.parameters()))
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = (emb(idx) - target).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        out.append([type(opt).__name__, losses, emb.weight, emb.weight.grad.is_sparse])
+    emb = _init(T, nn.Embedding(6, 4, sparse=True), 70)
+    (emb(idx) - target).pow(2).mean().backward()
+    g = emb.weight.grad.coalesce()
+    adam = T.optim.Adam(emb.parameters(), lr=0.1)
+    out += [g.indices(), g.values()[0], _raised(adam.step)]
+    return out
+
+
+def tensor_lr_schedulers(T):
+    """A tensor learning rate under schedulers: StepLR and CosineAnnealingLR
+    keep the group's lr a tensor (updated in place), get_last_lr's values;
+    Adam and SGD stepping with it."""
+    S = T.optim.lr_scheduler
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    out = []
+    for make_opt, make_sch in (
+            (lambda ps: T.optim.Adam(ps, lr=T.tensor(0.05)), lambda o: S.StepLR(o, 1, 0.5)),
+            (lambda ps: T.optim.SGD(ps, lr=T.tensor(0.2), momentum=0.9),
+             lambda o: S.CosineAnnealingLR(o, T_max=3))):
+        m = _mlp(T, 71)
+        opt = make_opt(m.parameters())
+        lr_obj = opt.param_groups[0]["lr"]
+        sch = make_sch(opt)
+        losses = _fit(T, m, opt, x, y, 3, sched=sch)
+        g = opt.param_groups[0]
+        out.append([losses, g["lr"], g["lr"] is lr_obj, type(g["initial_lr"]).__name__,
+                    sch.get_last_lr(), m[0].bias])
+    return out
+
+
+def mixed_dtype_clipping(T):
+    """A model with a float64 layer after a float32 one (a double head for
+    a precise loss): clip_grad_norm_ over both dtypes by the foreach and
+    the per-tensor paths, the total norm's dtype, clip_grad_value_, and
+    parameters_to_vector refusing to mix them or not."""
+    nn = T.nn
+    body = _init(T, nn.Linear(4, 3), 72)
+    head = _init(T, nn.Linear(3, 2), 73).double()
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2).double()
+    out = []
+    for fe in (True, False, None):
+        body.zero_grad()
+        head.zero_grad()
+        loss = nn.functional.mse_loss(head(body(x).double()), y) * 50
+        loss.backward()
+        total = nn.utils.clip_grad_norm_(list(body.parameters()) + list(head.parameters()), 0.3,
+                                         foreach=fe)
+        out.append([total, body.weight.grad[0], head.weight.grad[0]])
+    nn.utils.clip_grad_value_(list(body.parameters()) + list(head.parameters()), 0.01,
+                              foreach=True)
+    out.append([body.weight.grad.abs().max(), head.bias.grad])
+    out.append(_raised(lambda: nn.utils.parameters_to_vector(
+        list(body.parameters()) + list(head.parameters())).dtype))
+    return out
+
+
+def deepcopy_parametrized(T):
+    """copy.deepcopy of a model with weight_norm and a custom
+    parametrization (as EMA and teacher-student code does): the copy trains
+    on its own, its parametrizations are its own objects; a state dict of
+    it loaded back into the original."""
+    import copy
+    nn = T.nn
+    P = nn.utils.parametrize
+
+    class Positive(nn.Module):
+        def forward(self, w):
+            return nn.functional.softplus(w)
+
+    lin = _init(T, nn.Linear(4, 3), 74)
+    nn.utils.parametrizations.weight_norm(lin)
+    other = _init(T, nn.Linear(3, 2), 75)
+    P.register_parametrization(other, "bias", Positive())
+    m = nn.Sequential(lin, nn.Tanh(), other)
+    twin = copy.deepcopy(m)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    losses = _fit(T, twin, T.optim.SGD(twin.parameters(), lr=0.2), x, y, 2)
+    same_obj = twin[0].parametrizations.weight is m[0].parametrizations.weight
+    before = m[0].weight.clone()
+    m.load_state_dict(twin.state_dict())
+    return [losses, same_obj, before, m[0].weight, m[2].bias, type(twin[2]).__name__,
+            sorted(twin.state_dict()), P.is_parametrized(twin[2], "bias")]
+
+
+def soft_target_losses(T):
+    """Loss weighting corners: cross entropy with probability targets,
+    class weights and label smoothing; a segmentation loss over (N, C, H, W)
+    with weights and ignore_index; every target ignored (nan); BCE with
+    logits with pos_weight over the last dim; kl_div's 'mean' against
+    'batchmean'; multilabel margin with its -1 terminator; the gradients."""
+    F = T.nn.functional
+    logits = _t(T, 4, 3, seed=1).requires_grad_()
+    probs = _t(T, 4, 3, seed=2).softmax(1)
+    w = T.tensor([0.2, 1.0, 3.0])
+    out = [F.cross_entropy(logits, probs, weight=w),
+           F.cross_entropy(logits, probs, weight=w, label_smoothing=0.2),
+           F.cross_entropy(logits, T.tensor([0, 2, 1, 2]), weight=w, label_smoothing=0.2)]
+    sum(out).backward()
+    out.append(logits.grad)
+    seg = _t(T, 2, 3, 2, 2, seed=3).requires_grad_()
+    lab = T.tensor([[[0, 1], [255, 2]], [[2, 2], [1, 255]]])
+    loss = F.cross_entropy(seg, lab, weight=w, ignore_index=255)
+    loss.backward()
+    out += [loss, seg.grad[0, :, 1]]
+    out.append(F.nll_loss(logits.log_softmax(1), T.tensor([1, 1, 1, 1]), ignore_index=1))
+    bl = _t(T, 3, 4, seed=4).requires_grad_()
+    bt = T.tensor([[1.0, 0, 0, 1], [0, 0, 1, 1], [1, 1, 0, 0]])
+    b = F.binary_cross_entropy_with_logits(bl, bt, pos_weight=T.tensor([1.0, 2.0, 0.5, 4.0]),
+                                           weight=T.tensor([1.0, 0.5, 2.0, 1.0]),
+                                           reduction="sum")
+    b.backward()
+    lp = _t(T, 4, 3, seed=5).log_softmax(1)
+    out += [b, bl.grad[1], F.kl_div(lp, probs, reduction="mean"),
+            F.kl_div(lp, probs, reduction="batchmean"),
+            F.multilabel_margin_loss(_t(T, 2, 4, seed=6), T.tensor([[3, 0, -1, 1],
+                                                                    [1, 2, 3, -1]]))]
+    return out
+
+
+def packed_lstm_h0(T):
+    """An LSTM with proj_size over unsorted packed sequences given its own
+    initial state: the state is read in the batch's order (PyTorch permutes
+    it to the packed order and back), the last hidden states compared with
+    running each sequence alone."""
+    nn = T.nn
+    R = nn.utils.rnn
+    lstm = _init(T, nn.LSTM(3, 5, num_layers=2, proj_size=2), 76)
+    lens = [2, 4, 3]
+    x = _t(T, 4, 3, 3, seed=1)
+    h0 = _t(T, 2, 3, 2, seed=2)
+    c0 = _t(T, 2, 3, 5, seed=3)
+    packed = R.pack_padded_sequence(x, T.tensor(lens), enforce_sorted=False)
+    out, (h, c) = lstm(packed, (h0, c0))
+    alone = []
+    for i, n in enumerate(lens):
+        _, (hi, ci) = lstm(x[:n, i:i + 1], (h0[:, i:i + 1].contiguous(),
+                                            c0[:, i:i + 1].contiguous()))
+        alone.append((hi[:, 0] - h[:, i]).abs().max().item() < 1e-6)
+    (h.sum() + c.pow(2).sum()).backward()
+    padded, _ = R.pad_packed_sequence(out)
+    return [h, c[1], alone, padded[:, 0], lstm.weight_hr_l1.grad, h.shape, c.shape]
+
+
+def mha_3d_mask(T):
+    """MultiheadAttention given a 3-d attn_mask (one per batch element and
+    head, float), a bool key_padding_mask, batch_first, per-head weights;
+    trained one step; the mask's wrong shape refused."""
+    nn = T.nn
+    mha = _init(T, nn.MultiheadAttention(4, 2, batch_first=True), 77)
+    x = _t(T, 2, 3, 4, seed=1)
+    mask = _t(T, 4, 3, 3, seed=2)
+    kpm = T.tensor([[False, False, True], [False, False, False]])
+    out, w = mha(x, x, x, attn_mask=mask, key_padding_mask=kpm, average_attn_weights=False)
+    out.pow(2).sum().backward()
+    bad = _raised(lambda: mha(x, x, x, attn_mask=_t(T, 3, 3, 3, seed=3)))
+    return [out, w, mha.in_proj_weight.grad[0], mha.out_proj.bias.grad, bad]
+
+
+def ppo_update(T):
+    """A PPO update: GAE over a short rollout computed backwards, a
+    categorical policy with invalid actions masked to -inf (log_prob and
+    entropy staying finite), the clipped surrogate, a clipped value loss,
+    a tanh-squashed Normal's log-prob correction for a continuous head."""
+    nn = T.nn
+    D = T.distributions
+    pol = _init(T, nn.Linear(4, 3), 78)
+    val = _init(T, nn.Linear(4, 1), 79)
+    obs = _t(T, 5, 4, seed=1)
+    actions = T.tensor([0, 2, 1, 0, 2])
+    rewards = T.tensor([1.0, 0.0, 0.5, -1.0, 2.0])
+    dones = T.tensor([0.0, 0.0, 1.0, 0.0, 0.0])
+    invalid = T.tensor([[False, True, False], [False, False, False], [True, False, False],
+                        [False, False, True], [False, True, False]])
+    with T.no_grad():
+        values = val(obs).squeeze(1)
+        old_logp = D.Categorical(logits=pol(obs).masked_fill(invalid, float("-inf"))).log_prob(
+            actions)
+    adv = T.zeros(5)
+    last, next_value = 0.0, 0.3
+    for t in reversed(range(5)):
+        nv = next_value if t == 4 else values[t + 1]
+        delta = rewards[t] + 0.99 * nv * (1 - dones[t]) - values[t]
+        last = delta + 0.99 * 0.95 * (1 - dones[t]) * last
+        adv[t] = last
+    returns = adv + values
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    opt = T.optim.Adam(list(pol.parameters()) + list(val.parameters()), lr=0.05)
+    seen = []
+    for _ in range(3):
+        dist = D.Categorical(logits=pol(obs).masked_fill(invalid, float("-inf")))
+        ratio = (dist.log_prob(actions) - old_logp).exp()
+        surr = T.min(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean()
+        v = val(obs).squeeze(1)
+        v_clip = values + (v - values).clamp(-0.2, 0.2)
+        v_loss = T.max((v - returns) ** 2, (v_clip - returns) ** 2).mean()
+        ent = dist.entropy().mean()
+        loss = -surr + 0.5 * v_loss - 0.01 * ent
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        seen.append([loss.item(), ent.item(), ratio])
+    mu, log_std = _t(T, 3, 2, seed=2), _t(T, 3, 2, seed=3, scale=0.3)
+    base = D.Normal(mu, log_std.exp())
+    pre = T.tensor([[0.3, -1.2], [2.0, 0.1], [-0.5, 0.5]])
+    a = T.tanh(pre)
+    logp = (base.log_prob(pre) - T.log(1 - a.pow(2) + 1e-6)).sum(-1)
+    squashed = D.TransformedDistribution(base, [D.transforms.TanhTransform()])
+    return [adv, returns, seen, pol.weight.grad, logp, squashed.log_prob(a * 0.999).sum(-1)]
+
+
+def grad_assignment_errors(T):
+    """What a script meets assigning gradients by hand and swapping
+    parameters: .grad of the wrong dtype or shape refused with PyTorch's
+    messages, a grad assigned right stepped, a parameter's data replaced by
+    another shape and the optimizer's state then refusing it."""
+    p = T.nn.Parameter(T.ones(2, 3))
+    out = [_raised(lambda: setattr(p, "grad", T.ones(2, 3, dtype=T.float64))),
+           _raised(lambda: setattr(p, "grad", T.ones(3, 2))),
+           _raised(lambda: setattr(p, "grad", T.ones(2, 3, dtype=T.int64)))]
+    p.grad = T.full((2, 3), 0.5)
+    opt = T.optim.Adam([p], lr=0.1)
+    opt.step()
+    out.append(p)
+    p.data = T.zeros(4)
+    p.grad = T.ones(4)
+    out.append(_raised(opt.step))
+    q = T.nn.Parameter(T.ones(3))
+    q.grad = T.ones(3)
+    sgd = T.optim.SGD([q], lr=0.5, momentum=0.9)
+    sgd.step()
+    q.grad = None
+    sgd.step()      # a parameter without a gradient is skipped, momentum and all
+    out.append(q)
+    return out
+
+
+def autograd_function_options(T):
+    """autograd.Function options a custom layer uses: set_materialize_grads
+    (False: None for an unused output's gradient), needs_input_grad,
+    mark_dirty for an in-place op; a per-parameter gradient clamp by a
+    tensor hook; retain_grad on an intermediate."""
+    class TwoOut(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.set_materialize_grads(False)
+            ctx.save_for_backward(a, b)
+            return a * b, a + b
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            a, b = ctx.saved_tensors
+            seen.append([g1 is None, g2 is None, list(ctx.needs_input_grad)])
+            ga = gb = None
+            if g1 is not None:
+                ga, gb = g1 * b, g1 * a
+            if g2 is not None:
+                ga = g2 if ga is None else ga + g2
+                gb = g2 if gb is None else gb + g2
+            return ga, (gb if ctx.needs_input_grad[1] else None)
+
+    class ScaleInPlace(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.mark_dirty(a)
+            return a.mul_(3)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    seen = []
+    a = _t(T, 3, seed=1).requires_grad_()
+    b = _t(T, 3, seed=2)
+    prod, _ = TwoOut.apply(a, b)
+    prod.sum().backward()
+    b2 = b.clone().requires_grad_()
+    _, total = TwoOut.apply(a, b2)
+    total.sum().backward()
+    lin = _init(T, T.nn.Linear(3, 2), 80)
+    lin.weight.register_hook(lambda g: g.clamp(-0.1, 0.1))
+    h = lin(a.detach() * 5)
+    h.retain_grad()
+    z = ScaleInPlace.apply(h.clone())
+    z.pow(2).sum().backward()
+    return [seen, a.grad, b2.grad, lin.weight.grad, h.grad, lin.bias.grad, z]
+
+
+def schedulers_more(T):
+    """MultiStepLR with a repeated milestone (the rate drops twice there),
+    ConstantLR, LinearLR to an end factor, OneCycleLR by epochs and
+    steps_per_epoch with a max_lr per group and no momentum cycling;
+    calling get_lr() outside step warns."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 81)
+    out = []
+    for make in (lambda o: S.MultiStepLR(o, milestones=[2, 2, 4], gamma=0.5),
+                 lambda o: S.ConstantLR(o, factor=0.25, total_iters=3),
+                 lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=4)):
+        opt = T.optim.SGD(m.parameters(), lr=0.4)
+        sch = make(opt)
+        lrs = []
+        for _ in range(6):
+            opt.step()
+            sch.step()
+            lrs.append(round(sch.get_last_lr()[0], 9))
+        out.append([type(sch).__name__, lrs])
+    opt = T.optim.SGD([{"params": m[0].parameters()}, {"params": m[2].parameters()}], lr=0.1,
+                      momentum=0.9)
+    sch = S.OneCycleLR(opt, max_lr=[0.2, 0.05], epochs=2, steps_per_epoch=3,
+                       cycle_momentum=False)
+    lrs = []
+    for _ in range(5):
+        opt.step()
+        sch.step()
+        lrs.append([round(g["lr"], 9) for g in opt.param_groups])
+    _, warned = _warned(sch.get_lr)
+    out += [lrs, [g["momentum"] for g in opt.param_groups], sch.total_steps,
+            [w[:50] for w in warned]]
+    return out
+
+
+def feature_matching_hooks(T):
+    """Forward hooks collecting a frozen teacher's activations for a
+    feature-matching loss, a hook returning a replaced output (the
+    student's features clamped), hooks removed by their handles before
+    evaluation; the student's gradients."""
+    nn = T.nn
+    teacher = _mlp(T, 82, (4, 6, 6, 2)).requires_grad_(False)
+    student = _mlp(T, 83, (4, 6, 6, 2))
+    feats = {}
+
+    def keep(name):
+        def hook(mod, args, out):
+            feats[name] = out
+        return hook
+
+    handles = [teacher[0].register_forward_hook(keep("t0")),
+               teacher[2].register_forward_hook(keep("t2")),
+               student[0].register_forward_hook(keep("s0")),
+               student[2].register_forward_hook(lambda mod, args, out: out.clamp(-1, 1))]
+    handles.append(student[2].register_forward_hook(keep("s2")))
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = T.optim.Adam(student.parameters(), lr=0.05)
+    losses = []
+    for _ in range(3):
+        pred = student(x)
+        with T.no_grad():
+            teacher(x)
+        loss = (nn.functional.mse_loss(pred, y) + nn.functional.mse_loss(feats["s0"], feats["t0"])
+                + nn.functional.mse_loss(feats["s2"], feats["t2"]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    clamped = feats["s2"].abs().max().item() <= 1.0
+    for h in handles:
+        h.remove()
+    feats.clear()
+    student(x)
+    return [losses, clamped, sorted(feats), student[0].weight.grad[0],
+            teacher[0].weight.grad is None, len(student[2]._forward_hooks)]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1541,7 +1928,10 @@ _PROGRAMS = [
     "gradient_centralization", "input_gradient_penalty", "vq_vae", "clip_contrastive",
     "amp_custom_fwd", "gated_conv_lm", "finetune_surgery", "lr_finder",
     "warm_restarts_fractional", "iterable_datasets", "early_stopping", "deep_ensemble_vmap",
-    "masked_lm_tied", "attention_decoder",
+    "masked_lm_tied", "attention_decoder", "sparse_embedding_optimizers", "tensor_lr_schedulers",
+    "mixed_dtype_clipping", "deepcopy_parametrized", "soft_target_losses", "packed_lstm_h0",
+    "mha_3d_mask", "ppo_update", "grad_assignment_errors", "autograd_function_options",
+    "schedulers_more", "feature_matching_hooks",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -35,3 +35,14 @@ def test_a_deleted_grad_dtype_is_refused():
     x = T.ones(2, requires_grad=True)
     with pytest.raises(TypeError, match="set it to None"):
         del x.grad_dtype
+
+
+def test_a_gradient_of_another_size_is_refused_in_pytorchs_words():
+    # the sentence of PyTorch 2.15 (it said "assigned grad has data of a
+    # different size" here; training programs, round seven)
+    p = T.nn.Parameter(T.ones(2, 3))
+    with pytest.raises(RuntimeError) as e:
+        p.grad = T.ones(3, 2)
+    assert str(e.value) == ("attempting to assign a gradient of size '[3, 2]' to a tensor of size "
+                            "'[2, 3]'. Please ensure that the gradient and the tensor are the "
+                            "same size")

@@ -510,3 +510,38 @@ def test_integer_parameter_is_refused_in_pytorchs_words():
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype "
                                            "can require gradients"):
         torchlike.nn.Parameter(torchlike.arange(3))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda ps: optim.Adam(ps), "Adam does not support sparse gradients, please consider "
+                                "SparseAdam instead"),
+    (lambda ps: optim.AdamW(ps), "Adam does not support sparse gradients, please consider "
+                                 "SparseAdam instead"),
+    (lambda ps: optim.RMSprop(ps), "RMSprop does not support sparse gradients"),
+    (lambda ps: optim.NAdam(ps), "NAdam does not support sparse gradients"),
+])
+def test_sparse_gradients_refused_in_pytorchs_words(make, message):
+    """An Embedding(sparse=True) given to an optimizer without a sparse
+    path: PyTorch's sentence, where a subtraction deep in the step raised
+    before (training programs, round seven); Adagrad takes it."""
+    emb = torchlike.nn.Embedding(5, 3, sparse=True)
+    emb(torchlike.tensor([1, 3])).sum().backward()
+    with pytest.raises(RuntimeError, match="^" + message + "$"):
+        make(emb.parameters()).step()
+    optim.Adagrad(emb.parameters(), lr=0.1).step()
+
+
+def test_state_of_a_replaced_parameter_is_refused_as_pytorchs_step_does():
+    """p.data swapped for another shape after a step: PyTorch's step fails
+    broadcasting the old state against the new gradient, a RuntimeError
+    naming the sizes (the C kernel's ValueError before; training programs,
+    round seven)."""
+    p = leaf(2, 3)
+    opt = optim.Adam([p], lr=0.1)
+    quadratic_grad([p])
+    opt.step()
+    p.data = torchlike.zeros(4)
+    p.grad = torchlike.ones(4)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 1$"):
+        opt.step()

@@ -17,7 +17,13 @@ hook, input-gradient penalties through the activations, a VQ-VAE, CLIP's
 loss, custom_fwd under autocast, a gated convolutional LM, fine-tuning
 surgery, an LR range test, warm restarts stepped by fractional epochs,
 iterable datasets, early stopping, a vmapped ensemble, a tied masked LM
-and an attention decoder.
+and an attention decoder; and sparse embeddings into Adagrad, SGD and
+SparseAdam, a tensor lr under schedulers, clipping over float32 and
+float64 layers, deep copies of parametrized models, weighted soft-target
+and segmentation losses, a packed LSTM with proj_size given its initial
+state, 3-d attention masks, a PPO update with masked actions, gradients
+assigned by hand, autograd.Function's options, more schedulers and
+feature-matching hooks.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -33,7 +39,14 @@ strong-Wolfe search 25 evaluations where PyTorch gives it what max_eval
 leaves, so a step took more evaluations than PyTorch's; AveragedModel's
 default mean over an integer buffer (use_buffers with BatchNorm's
 num_batches_tracked) raised; nn.Parameter of an integer tensor said
-"only Tensors ..." where PyTorch says "Only".
+"only Tensors ..." where PyTorch says "Only"; Adam and the other
+optimizers without a sparse path failed inside their step on a sparse
+gradient, where PyTorch refuses it by name ("Adam does not support sparse
+gradients, please consider SparseAdam instead"), and a state tensor left
+by a parameter whose .data was replaced by another shape raised the C
+kernel's ValueError, where PyTorch's step raises its broadcasting
+RuntimeError; a .grad of the wrong size was refused in older words
+(tests/test_grad_dtype.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the

@@ -94,8 +94,9 @@ static int put_grad(PyObject *self, PyObject *value, void *closure)
       same = g->shape[d] == t->t.shape[d];
     if (!same) {
       char a[128], b[128];
-      PyErr_Format(PyExc_RuntimeError, "assigned grad has data of a different size: grad "
-                   "%s, tensor %s", tl_shape_str(a, sizeof a, g->ndim, g->shape),
+      PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient of size '%s' to a "
+                   "tensor of size '%s'. Please ensure that the gradient and the tensor are the "
+                   "same size", tl_shape_str(a, sizeof a, g->ndim, g->shape),
                    tl_shape_str(b, sizeof b, t->t.ndim, t->t.shape));
       return -1;
     }

@@ -23,6 +23,7 @@ class Adafactor(Optimizer):
     p -= alpha * U / max(1, RMS(U) / d).  eps1 defaults to the dtype's eps."""
 
     _refuses_complex = True  # as PyTorch's: complex parameters raise
+    _state_like_params = False   # factored row and column variances
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):

@@ -9,6 +9,7 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """s += g^2,  p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps).
     The state (s filled with initial_accumulator_value) exists from the start."""
+    _takes_sparse = True
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,

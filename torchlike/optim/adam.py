@@ -44,6 +44,10 @@ class Adam(Optimizer):
     weight_decay * p to g, or with decoupled_weight_decay (AdamW) scales p by
     1 - lr * weight_decay first."""
 
+    def _sparse_refusal(self):
+        # AdamW's too names Adam, as PyTorch's (AdamW is Adam with decoupled decay)
+        return "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

@@ -140,6 +140,11 @@ class Optimizer:
             self.add_param_group(group)
 
     _refuses_complex = False  # an optimizer whose step has no meaning for complex values
+    _takes_sparse = False     # whether _group_tensors passes sparse gradients on (Adagrad)
+    _state_like_params = True  # every state tensor has its parameter's shape (not Adafactor's)
+
+    def _sparse_refusal(self):
+        return f"{type(self).__name__} does not support sparse gradients"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -426,13 +431,19 @@ class Optimizer:
                 continue
             if self._refuses_complex and p.is_complex():
                 raise RuntimeError(f"{type(self).__name__} does not support complex parameters")
+            if p.grad.is_sparse and not self._takes_sparse:
+                raise RuntimeError(self._sparse_refusal())
             state = self.state[p]
             if len(state) == 0:
                 self._init_state(p, state, group)
             params.append(_real_view(p))
             grads.append(_real_view(p.grad))
             for key, out in zip(buffer_keys, buffers):
-                out.append(_real_view(state.get(key)))
+                buf = state.get(key)
+                if (buf is not None and self._state_like_params
+                        and buf.shape != p.grad.shape):
+                    _refuse_stale_state(buf, p.grad)
+                out.append(_real_view(buf))
             for key, out in zip(scalar_keys, scalars):
                 out.append(state[key])
         return params, grads, buffers, scalars
@@ -450,6 +461,23 @@ class Optimizer:
                                                           scalars):
                     single(params, grads, buffers, scalars, group)
         return loss
+
+
+def _refuse_stale_state(buf, grad):
+    """PyTorch's error for a state tensor whose shape no longer matches its
+    parameter's gradient (the parameter's .data replaced by another shape
+    after a step): the broadcasting failure of the step's first in-place
+    op, the state tensor as `a`, or the in-place op's when they broadcast."""
+    a, b = list(buf.shape), list(grad.shape)
+    n = max(len(a), len(b))
+    for i in range(n - 1, -1, -1):
+        size_a = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        size_b = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
+                               f"({size_b}) at non-singleton dimension {i}")
+    shape = [max(x, y) for x, y in zip([1] * (n - len(a)) + a, [1] * (n - len(b)) + b)]
+    raise RuntimeError(f"output with shape {a} doesn't match the broadcast shape {shape}")
 
 
 def _use_multi_tensor(foreach, differentiable, *tensor_lists):
