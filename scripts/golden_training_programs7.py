@@ -1912,6 +1912,174 @@ def feature_matching_hooks(T):
             teacher[0].weight.grad is None, len(student[2]._forward_hooks)]
 
 
+# ---- what a checkpoint and a log hold -------------------------------------------------------
+
+def _plain(v):
+    """A state value as a JSON-friendly form that keeps its kind: tensors
+    as themselves, a Counter or dict as a dict, functions as their kind."""
+    if callable(v) and not hasattr(v, "dtype"):
+        return "callable"
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return type(v)(_plain(x) for x in v)
+    return v
+
+
+def optimizer_state_dicts(T):
+    """Every optimizer's state dict after two steps, as a checkpoint holds
+    it: each group's options with their values and the state's entries
+    (with their kinds), and print(optimizer)."""
+    O = T.optim
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    makers = [lambda ps: O.SGD(ps, lr=0.1, momentum=0.9),
+              lambda ps: O.Adam(ps, lr=0.01),
+              lambda ps: O.AdamW(ps, lr=0.01, amsgrad=True),
+              lambda ps: O.Adamax(ps),
+              lambda ps: O.NAdam(ps),
+              lambda ps: O.RAdam(ps),
+              lambda ps: O.Adagrad(ps),
+              lambda ps: O.Adadelta(ps),
+              lambda ps: O.RMSprop(ps, centered=True, momentum=0.5),
+              lambda ps: O.Rprop(ps),
+              lambda ps: O.ASGD(ps, t0=1),
+              lambda ps: O.Adafactor(ps, lr=0.01)]
+    out = []
+    for make in makers:
+        m = _mlp(T, 90)
+        opt = make(m.parameters())
+        _fit(T, m, opt, x, y, 2)
+        sd = opt.state_dict()
+        group = {k: v for k, v in sd["param_groups"][0].items() if k != "params"}
+        out.append([type(opt).__name__, _plain(group), _state_types(sd["state"][0]),
+                    {k: v for k, v in sd["state"][1].items()}, repr(opt)])
+    return out
+
+
+def scheduler_state_dicts(T):
+    """Every scheduler's state dict after three steps (what a resumed run
+    loads back), callables shown as such; SWALR's saved and loaded through
+    a weights_only checkpoint."""
+    S = T.optim.lr_scheduler
+    makers = [lambda o: S.StepLR(o, 2, 0.5),
+              lambda o: S.MultiStepLR(o, [1, 3, 3], 0.5),
+              lambda o: S.ConstantLR(o, 0.5, 2),
+              lambda o: S.LinearLR(o, 0.2, 1.0, 4),
+              lambda o: S.ExponentialLR(o, 0.9),
+              lambda o: S.PolynomialLR(o, 5, 2.0),
+              lambda o: S.CosineAnnealingLR(o, 4, 0.01),
+              lambda o: S.CosineAnnealingWarmRestarts(o, 2, 2, 0.01),
+              lambda o: S.CyclicLR(o, 0.01, 0.1, 2),
+              lambda o: S.OneCycleLR(o, 0.5, total_steps=8),
+              lambda o: S.LambdaLR(o, lambda e: 0.9 ** e),
+              lambda o: S.MultiplicativeLR(o, lambda e: 0.9),
+              lambda o: S.SequentialLR(o, [S.ConstantLR(o, 0.5, 2), S.ExponentialLR(o, 0.8)], [2]),
+              lambda o: S.ChainedScheduler([S.ConstantLR(o, 0.5, 2), S.ExponentialLR(o, 0.8)]),
+              lambda o: T.optim.swa_utils.SWALR(o, swa_lr=0.05, anneal_epochs=2)]
+    out = []
+    for make in makers:
+        opt = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.2, momentum=0.9)
+        sch = make(opt)
+        for _ in range(3):
+            opt.step()
+            sch.step()
+        out.append([type(sch).__name__, _plain(sch.state_dict()), opt.param_groups[0]["lr"]])
+    opt = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.2)
+    pl = S.ReduceLROnPlateau(opt, patience=0, cooldown=1)
+    for v in (1.0, 2.0, 3.0):
+        pl.step(v)
+    out.append(["ReduceLROnPlateau", _plain(pl.state_dict())])
+    opt = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.2)
+    swa = T.optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear")
+    opt.step()
+    swa.step()
+    buf = io.BytesIO()
+    T.save(swa.state_dict(), buf)
+    buf.seek(0)
+    opt2 = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.2)
+    swa2 = T.optim.swa_utils.SWALR(opt2, swa_lr=0.05, anneal_epochs=3)
+    swa2.load_state_dict(T.load(buf, weights_only=True))
+    opt2.param_groups[0]["lr"] = opt.param_groups[0]["lr"]
+    swa2.step()
+    out.append([swa2.anneal_func(0.5), opt2.param_groups[0]["lr"]])
+    return out
+
+
+def loader_argument_errors(T):
+    """The DataLoader's refusals of contradictory arguments, in PyTorch's
+    words: sampler with shuffle, batch_sampler with batch_size or
+    drop_last, an iterable dataset with shuffle, len() of a loader over an
+    iterable without __len__, batch_size=0; default_collate of None and of
+    tensors of unequal sizes; one_hot with too few classes."""
+    D = T.utils.data
+    ds = D.TensorDataset(T.arange(6.0))
+
+    class Stream(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    bs = D.BatchSampler(D.SequentialSampler(ds), 2, False)
+    return [_raised(lambda: D.DataLoader(ds, sampler=D.SequentialSampler(ds), shuffle=True)),
+            _raised(lambda: D.DataLoader(ds, batch_sampler=bs, batch_size=3)),
+            _raised(lambda: D.DataLoader(ds, batch_sampler=bs, drop_last=True)),
+            _raised(lambda: D.DataLoader(ds, batch_sampler=bs, shuffle=True)),
+            _raised(lambda: D.DataLoader(Stream(), shuffle=True)),
+            _raised(lambda: len(D.DataLoader(Stream(), batch_size=2))),
+            _raised(lambda: D.DataLoader(ds, batch_size=0)),
+            _raised(lambda: D.DataLoader(ds, batch_size=None, drop_last=True)),
+            _raised(lambda: D.default_collate([None, None])),
+            _raised(lambda: D.default_collate([T.ones(2), T.ones(3)])),
+            _raised(lambda: T.nn.functional.one_hot(T.tensor([0, 3]), 3)),
+            [b for b in D.DataLoader(Stream(), batch_size=2)],
+            [b for b in D.DataLoader(ds, batch_size=None)][:2]]
+
+
+def module_state_dict_order(T):
+    """The order of a state dict's keys (a checkpoint's, which some loaders
+    read positionally) for the layers with buffers and many weights:
+    BatchNorm, InstanceNorm tracking statistics, an LSTM with proj_size,
+    MultiheadAttention with kdim/vdim, a Transformer encoder layer,
+    GroupNorm and a parametrized Linear."""
+    nn = T.nn
+    mods = [nn.BatchNorm2d(3), nn.InstanceNorm1d(2, affine=True, track_running_stats=True),
+            nn.LSTM(3, 4, num_layers=2, proj_size=2, bidirectional=True),
+            nn.MultiheadAttention(4, 2, kdim=3, vdim=5),
+            nn.TransformerEncoderLayer(4, 2, 8),
+            nn.GroupNorm(2, 4), nn.utils.parametrizations.weight_norm(nn.Linear(2, 3)),
+            nn.Bilinear(2, 3, 4), nn.PReLU(3), nn.Embedding(4, 2, padding_idx=1)]
+    return [[type(m).__name__, list(m.state_dict()),
+             [(n, list(p.shape)) for n, p in m.named_parameters()],
+             [n for n, _ in m.named_buffers()]] for m in mods]
+
+
+def grad_scaler_errors(T):
+    """GradScaler's bookkeeping errors: unscale_ twice before update, a
+    closure given to step; its state dict, and its growth tracker counting
+    good steps."""
+    amp = T.amp
+    m = _mlp(T, 91)
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    scaler = amp.GradScaler("cpu", init_scale=8.0, growth_interval=3)
+    scaler.scale(T.nn.functional.mse_loss(m(x), y)).backward()
+    scaler.unscale_(opt)
+    twice = _raised(lambda: scaler.unscale_(opt))
+    other = amp.GradScaler("cpu")
+    closure = _raised(lambda: other.step(opt, lambda: None))
+    scaler.step(opt)
+    scaler.update()
+    seen = [scaler.get_scale(), scaler._growth_tracker]
+    for _ in range(3):
+        opt.zero_grad()
+        scaler.scale(T.nn.functional.mse_loss(m(x), y)).backward()
+        scaler.step(opt)
+        scaler.update()
+        seen.append([scaler.get_scale(), int(scaler._growth_tracker)])
+    sd = scaler.state_dict()
+    return [twice, closure, seen, sd, m[0].bias, scaler.get_backoff_factor(),
+            scaler.get_growth_factor()]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1931,7 +2099,9 @@ _PROGRAMS = [
     "masked_lm_tied", "attention_decoder", "sparse_embedding_optimizers", "tensor_lr_schedulers",
     "mixed_dtype_clipping", "deepcopy_parametrized", "soft_target_losses", "packed_lstm_h0",
     "mha_3d_mask", "ppo_update", "grad_assignment_errors", "autograd_function_options",
-    "schedulers_more", "feature_matching_hooks",
+    "schedulers_more", "feature_matching_hooks", "optimizer_state_dicts",
+    "scheduler_state_dicts", "loader_argument_errors", "module_state_dict_order",
+    "grad_scaler_errors",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -164,3 +164,22 @@ def test_use_buffers_takes_an_integer_buffers_mean_truncated():
     # 1, then 1 + (4 - 1) / 2 = 2.5 -> 2, then 2 + (6 - 2) / 3 = 3.33 -> 3
     assert swa.module.num_batches_tracked.item() == 3
     assert swa.module.num_batches_tracked.dtype == torchlike.int64
+
+
+def test_swalr_state_dict_names_its_strategy_and_loads_weights_only():
+    """SWALR's state dict held its annealing function, which a weights_only
+    checkpoint cannot rebuild; PyTorch's holds the strategy's name
+    (_anneal_strategy) and sets the function again on load (training
+    programs, round seven)."""
+    import io
+    p = torchlike.nn.Parameter(torchlike.ones(2))
+    opt = torchlike.optim.SGD([p], lr=0.2)
+    sched = swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear")
+    sd = sched.state_dict()
+    assert sd["_anneal_strategy"] == "linear" and "anneal_func" not in sd
+    buf = io.BytesIO()
+    torchlike.save(sd, buf)
+    buf.seek(0)
+    other = swa_utils.SWALR(torchlike.optim.SGD([p], lr=0.2), swa_lr=0.05, anneal_epochs=3)
+    other.load_state_dict(torchlike.load(buf, weights_only=True))
+    assert other.anneal_func(0.25) == 0.25     # linear, not the cosine it was built with

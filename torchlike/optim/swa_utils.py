@@ -181,11 +181,25 @@ class SWALR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError("anneal_strategy must by one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+        self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
+
+    def _set_anneal_func(self, anneal_strategy):
+        self._anneal_strategy = anneal_strategy
+        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+
+    def state_dict(self):
+        """As PyTorch's: the strategy's name, not its function (which a
+        weights_only load could not rebuild)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
+
+    def load_state_dict(self, state_dict):
+        state_dict = {k: v for k, v in state_dict.items() if k != "anneal_func"}
+        self.__dict__.update(state_dict)
+        self._set_anneal_func(self._anneal_strategy)
 
     @staticmethod
     def _format_param(optimizer, swa_lrs):
