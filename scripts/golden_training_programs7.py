@@ -2080,6 +2080,140 @@ def grad_scaler_errors(T):
             scaler.get_growth_factor()]
 
 
+
+# ---- the refusals around pruning, parametrizations, transforms and checkpointing ----------------
+
+def module_metadata(T):
+    """The version metadata a state dict carries per module (what lets an
+    old checkpoint load): BatchNorm's, LayerNorm's, a Linear's; an old
+    BatchNorm checkpoint without num_batches_tracked (version 1) loading
+    strictly."""
+    nn = T.nn
+    net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.LayerNorm(3),
+                        nn.MultiheadAttention(4, 2), nn.LSTM(2, 2))
+    sd = net.state_dict()
+    meta = {k: dict(v) for k, v in sd._metadata.items()}
+    bn = nn.BatchNorm1d(3)
+    old = {"weight": T.ones(3) * 2, "bias": T.zeros(3), "running_mean": T.ones(3),
+           "running_var": T.ones(3) * 3}
+    old = type(bn.state_dict())(old)
+    old._metadata = {"": {"version": 1}}
+    res = bn.load_state_dict(old)
+    new_style = dict(old)
+    refused = _raised_full(lambda: nn.BatchNorm1d(3).load_state_dict(new_style))
+    return [meta, list(res.missing_keys), bn.num_batches_tracked, bn.weight, refused]
+
+
+def prune_errors(T):
+    """torch.nn.utils.prune's refusals in PyTorch's words: an amount out of
+    range or above the number of weights, remove before pruning, a missing
+    parameter; identity pruning's mask; pruning a pruned tensor with
+    another method building a container."""
+    import importlib
+    nn = T.nn
+    prune = importlib.import_module(T.__name__ + ".nn.utils.prune")
+    lin = _init(T, nn.Linear(3, 2), 92)
+    out = [_raised_full(lambda: prune.l1_unstructured(lin, "weight", amount=1.5)),
+           _raised_full(lambda: prune.l1_unstructured(lin, "weight", amount=-1)),
+           _raised_full(lambda: prune.l1_unstructured(lin, "weight", amount=7)),
+           _raised_full(lambda: prune.remove(lin, "weight")),
+           _raised_full(lambda: prune.l1_unstructured(lin, "nope", amount=1))]
+    prune.identity(lin, "bias")
+    prune.l1_unstructured(lin, "weight", amount=2)
+    prune.ln_structured(lin, "weight", amount=1, n=1, dim=0)
+    hook = [h for h in lin._forward_pre_hooks.values() if getattr(h, "_tensor_name", "") ==
+            "weight"][0]
+    out += [lin.bias_mask, lin.weight_mask, type(hook).__name__,
+            [type(m).__name__ for m in hook._pruning_methods], lin.weight]
+    return out
+
+
+def parametrize_errors(T):
+    """register_parametrization's refusals: a parametrization changing the
+    dtype or the shape without unsafe, a name the module lacks; unsafe=True
+    allowing a shape change; remove_parametrizations with
+    leave_parametrized=False putting the original back."""
+    nn = T.nn
+    P = nn.utils.parametrize
+
+    class ToDouble(nn.Module):
+        def forward(self, w):
+            return w.double()
+
+    class Flatten(nn.Module):
+        def forward(self, w):
+            return w.reshape(-1)
+
+    class Double(nn.Module):
+        def forward(self, w):
+            return 2 * w
+
+    out = [_raised_full(lambda: P.register_parametrization(nn.Linear(2, 2), "weight",
+                                                           ToDouble())),
+           _raised_full(lambda: P.register_parametrization(nn.Linear(2, 2), "weight", Flatten())),
+           _raised_full(lambda: P.register_parametrization(nn.Linear(2, 2), "w", Double()))]
+    lin = _init(T, nn.Linear(2, 3), 93)
+    P.register_parametrization(lin, "weight", Flatten(), unsafe=True)
+    out.append(lin.weight.shape)
+    lin2 = _init(T, nn.Linear(2, 3), 93)
+    P.register_parametrization(lin2, "weight", Double())
+    doubled = lin2.weight.clone()
+    P.remove_parametrizations(lin2, "weight", leave_parametrized=False)
+    out += [doubled, lin2.weight, type(lin2).__name__, P.is_parametrized(lin2)]
+    return out
+
+
+def func_transform_errors(T):
+    """torch.func's refusals a per-sample-gradient script meets: dropout
+    under vmap in randomness='error' mode, functional_call given an unknown
+    key with strict=True, grad of a non-scalar; grad's has_aux and jacrev
+    over a dict of parameters."""
+    fn = T.func
+    nn = T.nn
+    drop = nn.Dropout(0.5)
+    x = _t(T, 3, 4, seed=1)
+    out = [_raised_full(lambda: fn.vmap(drop)(x))]
+    lin = _init(T, nn.Linear(4, 2), 94)
+    params = dict(lin.named_parameters())
+    out.append(_raised_full(lambda: fn.functional_call(
+        lin, {**params, "extra": T.ones(1)}, (x,), strict=True)))
+    out.append(_raised_full(lambda: fn.grad(lambda p: fn.functional_call(lin, p, (x,)))(params)))
+
+    def loss_aux(p):
+        y = fn.functional_call(lin, p, (x,))
+        return y.pow(2).sum(), y.mean()
+
+    g, aux = fn.grad(loss_aux, has_aux=True)(params)
+    jac = fn.jacrev(lambda p: fn.functional_call(lin, p, (x[:1],)).squeeze(0))(params)
+    same_mask = fn.vmap(lambda r: nn.functional.dropout(T.ones(5), 0.5), randomness="same")(
+        T.ones(3))
+    return out + [g["weight"], aux, jac["bias"], jac["weight"].shape,
+                  bool((same_mask == same_mask[0]).all())]
+
+
+def checkpoint_errors(T):
+    """torch.utils.checkpoint's refusals and notices: the reentrant form
+    given keyword arguments, checkpoint_sequential's segments, the warning
+    when use_reentrant is left out; a non-reentrant checkpoint under
+    no_grad returning a plain result."""
+    ckpt = T.utils.checkpoint
+    lin = _init(T, T.nn.Linear(3, 3), 95)
+    x = _t(T, 2, 3, seed=1).requires_grad_()
+
+    def f(a, scale=1.0):
+        return lin(a) * scale
+
+    out = [_raised_full(lambda: ckpt.checkpoint(f, x, use_reentrant=True, scale=2.0))]
+    y, warned = _warned(lambda: ckpt.checkpoint(f, x, scale=2.0, use_reentrant=False))
+    out += [y, warned]
+    with T.no_grad():
+        z = ckpt.checkpoint(f, x, use_reentrant=False)
+    out += [z.requires_grad, z.grad_fn is None]
+    seq = T.nn.Sequential(lin, T.nn.Tanh(), lin)
+    out.append(_raised_full(lambda: ckpt.checkpoint_sequential(seq, 5, x, use_reentrant=False)))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2101,7 +2235,8 @@ _PROGRAMS = [
     "mha_3d_mask", "ppo_update", "grad_assignment_errors", "autograd_function_options",
     "schedulers_more", "feature_matching_hooks", "optimizer_state_dicts",
     "scheduler_state_dicts", "loader_argument_errors", "module_state_dict_order",
-    "grad_scaler_errors",
+    "grad_scaler_errors", "module_metadata", "prune_errors", "parametrize_errors",
+    "func_transform_errors", "checkpoint_errors",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
