@@ -2214,6 +2214,47 @@ def checkpoint_errors(T):
     return out
 
 
+
+def low_precision_params(T):
+    """Parameters held in bfloat16 and float16 (a model cast with .to()
+    before training, as memory-bound scripts do; the forward computed from
+    float32 copies) stepped by Adam, AdamW, RMSprop and Adagrad: each op
+    rounds to the parameter's dtype, so the values follow PyTorch's step by
+    step; the state's dtypes.  Left out, as PyTorch's own artefacts: SGD
+    (its add with alpha rounds the tail of PyTorch's vectorised CPU loop,
+    the elements past the last full vector, otherwise than the body, so
+    which elements round which way depends on the tensor's length and the
+    machine's vector width), and the foreach paths of RMSprop and Adagrad
+    (PyTorch's differ from its own per-parameter paths in the last bit)."""
+    O = T.optim
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    makers = [(lambda ps, fe: O.Adam(ps, lr=0.01, foreach=fe), (False, True)),
+              (lambda ps, fe: O.AdamW(ps, lr=0.01, amsgrad=True, foreach=fe), (False, True)),
+              (lambda ps, fe: O.RMSprop(ps, lr=0.01, foreach=fe), (False,)),
+              (lambda ps, fe: O.Adagrad(ps, lr=0.1, foreach=fe), (False,))]
+    out = []
+    for dtype in (T.bfloat16, T.float16):
+        for make, paths in makers:
+            row = []
+            for fe in paths:
+                m = _mlp(T, 96).to(dtype)
+                opt = make(m.parameters(), fe)
+                for _ in range(3):
+                    opt.zero_grad()
+                    # the forward in float32 (the low-precision matmul rounds as
+                    # its kernel accumulates), the gradients cast back to dtype
+                    F = T.nn.functional
+                    h = F.linear(x, m[0].weight.float(), m[0].bias.float()).tanh()
+                    loss = F.mse_loss(F.linear(h, m[2].weight.float(), m[2].bias.float()), y)
+                    loss.backward()
+                    opt.step()
+                row.append([loss.item(), m[0].weight[0].float(), m[2].bias.float()])
+            st = opt.state[m[0].weight]
+            out.append([str(dtype), type(opt).__name__, row,
+                        {k: str(v.dtype) for k, v in st.items() if hasattr(v, "dtype")}])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2236,7 +2277,7 @@ _PROGRAMS = [
     "schedulers_more", "feature_matching_hooks", "optimizer_state_dicts",
     "scheduler_state_dicts", "loader_argument_errors", "module_state_dict_order",
     "grad_scaler_errors", "module_metadata", "prune_errors", "parametrize_errors",
-    "func_transform_errors", "checkpoint_errors",
+    "func_transform_errors", "checkpoint_errors", "low_precision_params",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

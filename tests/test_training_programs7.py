@@ -23,7 +23,11 @@ float64 layers, deep copies of parametrized models, weighted soft-target
 and segmentation losses, a packed LSTM with proj_size given its initial
 state, 3-d attention masks, a PPO update with masked actions, gradients
 assigned by hand, autograd.Function's options, more schedulers and
-feature-matching hooks.
+feature-matching hooks; every optimizer's and scheduler's state dict, the
+order of state-dict keys and their version metadata, the refusals of the
+data loader, GradScaler, pruning, parametrizations, torch.func and
+checkpointing, and bfloat16/float16 parameters under Adam, AdamW, RMSprop
+and Adagrad.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -46,13 +50,18 @@ gradients, please consider SparseAdam instead"), and a state tensor left
 by a parameter whose .data was replaced by another shape raised the C
 kernel's ValueError, where PyTorch's step raises its broadcasting
 RuntimeError; a .grad of the wrong size was refused in older words
-(tests/test_grad_dtype.py).
+(tests/test_grad_dtype.py); SWALR's state dict held its annealing
+function, which a weights_only checkpoint cannot load, where PyTorch's
+names the strategy (tests/test_optim_swa.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
 step counters on an accelerator; docs/optim.md); messages to which
 torchlike adds the dtype or the counts in parentheses are compared up to
-them; the LBFGS program runs in float64, since in float32 its second step's
+them; low_precision_params(T) leaves out SGD and two foreach paths
+(PyTorch's CPU add with alpha rounds the tail of its vectorised loop
+otherwise than its body in bfloat16 and float16, an artefact of the
+machine's vector width); the LBFGS program runs in float64, since in float32 its second step's
 line search compares losses equal up to rounding, and the summation order
 of a loss (ours and PyTorch's differ) then picks the branch.
 
