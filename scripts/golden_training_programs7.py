@@ -2255,6 +2255,125 @@ def low_precision_params(T):
     return out
 
 
+
+# ---- editing models ---------------------------------------------------------------------------
+
+def module_containers_edit(T):
+    """Editing a model's containers before training: del seq[i] (the keys
+    renumbered), insert/append/extend/pop, slicing, ModuleList +=,
+    ModuleDict.update, a ParameterList given plain tensors; the state
+    dict's keys after each edit and a training step through the result."""
+    nn = T.nn
+    seq = _init(T, nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4), nn.Tanh(),
+                                 nn.Linear(4, 2)), 97)
+    keys = [list(seq.state_dict())]
+    del seq[1]
+    keys.append(list(seq.state_dict()))
+    seq.insert(1, nn.GELU())
+    seq.append(nn.Identity())
+    keys.append([type(m).__name__ for m in seq])
+    popped = seq.pop(2)
+    keys.append(list(seq.state_dict()))
+    head = seq[-2:]
+    ml = nn.ModuleList([nn.Linear(2, 2)])
+    ml += [nn.Linear(2, 3)]
+    ml.insert(0, nn.Identity())
+    md = nn.ModuleDict({"a": nn.Linear(2, 2)})
+    md.update([("b", nn.Tanh()), ("a", nn.Linear(2, 1))])
+    pl = nn.ParameterList([T.ones(2), nn.Parameter(T.zeros(3))])
+    pl.append(T.full((1,), 2.0))
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2)
+    losses = _fit(T, seq, T.optim.SGD(seq.parameters(), lr=0.1), x, y, 2)
+    return [keys, type(popped).__name__, type(head).__name__, list(head.state_dict()),
+            [type(m).__name__ for m in ml], list(md.keys()), md["a"].out_features,
+            [type(p).__name__ for p in pl], [p.requires_grad for p in pl], losses,
+            list(nn.Sequential(seq[0], seq[1]).state_dict())]
+
+
+def module_dtype_moves(T):
+    """Moving a model between dtypes after its optimizer exists: .double()
+    and .to(dtype) keep the same Parameter objects (the optimizer keeps
+    working), integer buffers stay integer, .to(int) refused; assigning a
+    plain tensor over a parameter refused; train() given a non-bool."""
+    nn = T.nn
+    m = _init(T, nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)), 98)
+    before = [id(p) for p in m.parameters()]
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    m.double()
+    same = [id(p) for p in m.parameters()] == before
+    x = _t(T, 4, 3, seed=1).double()
+    loss = m(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+    out = [same, m[0].weight.dtype, m[1].num_batches_tracked.dtype, m[0].weight,
+           m[1].running_mean]
+    m.to(T.float16)
+    out += [m[0].weight.dtype, m[1].running_var.dtype, m[1].num_batches_tracked.dtype]
+    out.append(_raised_full(lambda: m.to(T.int64)))
+    lin = nn.Linear(2, 2)
+    out.append(_raised_full(lambda: setattr(lin, "weight", T.ones(2, 2))))
+    out.append(_raised_full(lambda: lin.register_parameter("w", T.ones(2))))
+    out.append(_raised_full(lambda: lin.train("yes")))
+    lin.weight = None
+    out.append([n for n, _ in lin.named_parameters()])
+    return out
+
+
+def autograd_batched_grads(T):
+    """A Jacobian the ways a script asks for one: autograd.grad with
+    is_grads_batched over the identity, autograd.functional.jacobian with
+    vectorize=True (reverse and forward-mode strategies) and hessian; a
+    Jacobian-norm regulariser trained two steps."""
+    A = T.autograd
+    lin = _init(T, T.nn.Linear(3, 3), 99)
+    x = _t(T, 3, seed=1).requires_grad_()
+    y = T.tanh(lin(x))
+    jac_b, = A.grad(y, x, grad_outputs=T.eye(3), is_grads_batched=True, retain_graph=True)
+    f = lambda v: T.tanh(lin(v))
+    jac_rev = A.functional.jacobian(f, x.detach(), vectorize=True)
+    jac_fwd = A.functional.jacobian(f, x.detach(), vectorize=True, strategy="forward-mode")
+    hess = A.functional.hessian(lambda v: f(v).pow(2).sum(), x.detach())
+    opt = T.optim.SGD(lin.parameters(), lr=0.1)
+    regs = []
+    for _ in range(2):
+        xs = _t(T, 3, seed=2).requires_grad_()
+        out = T.tanh(lin(xs))
+        jac, = A.grad(out, xs, grad_outputs=T.eye(3), is_grads_batched=True, create_graph=True)
+        reg = jac.pow(2).sum() + out.pow(2).sum()
+        opt.zero_grad()
+        reg.backward()
+        opt.step()
+        regs.append(reg.item())
+    return [jac_b, (jac_rev - jac_b).abs().max().item() < 1e-6,
+            (jac_fwd - jac_b).abs().max().item() < 1e-6, hess, regs, lin.weight.grad]
+
+
+def orthogonal_maps(T):
+    """The orthogonal parametrization's maps (matrix_exp, cayley,
+    householder) and use_trivialization=False, each on a square and a
+    wide weight, trained three Adam steps from a weight set to an
+    orthogonal matrix; the weight stays orthogonal."""
+    nn = T.nn
+    P = nn.utils.parametrizations
+    x = _t(T, 6, 4, seed=1)
+    out = []
+    for kw in ({"orthogonal_map": "matrix_exp"}, {"orthogonal_map": "cayley"},
+               {"orthogonal_map": "householder"}, {"use_trivialization": False}):
+        for shape in ((4, 4), (3, 4)):
+            lin = nn.Linear(shape[1], shape[0], bias=False)
+            q = np.linalg.qr(_arr(4, 4, seed=100))[0].astype(np.float32)[:shape[0]]
+            with T.no_grad():
+                lin.weight.copy_(_data(T, q))
+            P.orthogonal(lin, **kw)
+            target = _t(T, 6, shape[0], seed=2)
+            opt = T.optim.Adam(lin.parameters(), lr=0.05)
+            losses = _fit(T, lin, opt, x, target, 3)
+            W = lin.weight
+            out.append([kw, shape, losses, W, (W @ W.T - T.eye(shape[0])).abs().max().item()
+                        < 1e-5])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2278,6 +2397,7 @@ _PROGRAMS = [
     "scheduler_state_dicts", "loader_argument_errors", "module_state_dict_order",
     "grad_scaler_errors", "module_metadata", "prune_errors", "parametrize_errors",
     "func_transform_errors", "checkpoint_errors", "low_precision_params",
+    "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
