@@ -2374,6 +2374,67 @@ def orthogonal_maps(T):
     return out
 
 
+
+def functional_optimizers(T):
+    """The functional optimizer API (torch.optim.sgd.sgd, adam.adam,
+    adamw.adamw, torch.optim._functional) driving a training loop that
+    keeps its own state, as functional and distributed optimizer wrappers
+    do: the same weights as the classes give; SGD's momentum list filled in
+    place; step counters that are not tensors refused."""
+    import importlib
+    O = T.optim
+    fnl = importlib.import_module(T.__name__ + ".optim._functional")
+    sgd = importlib.import_module(T.__name__ + ".optim.sgd").sgd
+    adam = importlib.import_module(T.__name__ + ".optim.adam").adam
+    adamw = importlib.import_module(T.__name__ + ".optim.adamw").adamw
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    out = []
+    for kind in ("sgd", "adam", "adamw"):
+        m = _mlp(T, 101)
+        params = list(m.parameters())
+        bufs = [None] * len(params)
+        exp_avgs = [T.zeros_like(p) for p in params]
+        exp_avg_sqs = [T.zeros_like(p) for p in params]
+        maxes = [T.zeros_like(p) for p in params]
+        steps = [T.tensor(0.0) for _ in params]
+        losses = []
+        for _ in range(3):
+            m.zero_grad()
+            loss = T.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            grads = [p.grad for p in params]
+            with T.no_grad():
+                if kind == "sgd":
+                    sgd(params, grads, bufs, weight_decay=0.01, momentum=0.9, lr=0.1,
+                        dampening=0.0, nesterov=True, maximize=False)
+                elif kind == "adam":
+                    fnl.adam(params, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False,
+                             beta1=0.9, beta2=0.99, lr=0.02, weight_decay=0.01, eps=1e-8,
+                             maximize=False)
+                else:
+                    adamw(params, grads, exp_avgs, exp_avg_sqs, maxes, steps,
+                          amsgrad=True, beta1=0.9, beta2=0.99, lr=0.02,
+                          weight_decay=0.1, eps=1e-8, maximize=False)
+            losses.append(loss.item())
+        ref = _mlp(T, 101)
+        make = {"sgd": lambda ps: O.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01,
+                                        nesterov=True),
+                "adam": lambda ps: O.Adam(ps, lr=0.02, betas=(0.9, 0.99), weight_decay=0.01),
+                "adamw": lambda ps: O.AdamW(ps, lr=0.02, betas=(0.9, 0.99), weight_decay=0.1,
+                                            amsgrad=True)}[kind]
+        ref_losses = _fit(T, ref, make(ref.parameters()), x, y, 3)
+        out.append([kind, losses, ref_losses, m[0].weight[0],
+                    (m[0].weight - ref[0].weight).abs().max().item() < 1e-6,
+                    [type(b).__name__ for b in bufs], steps[0]])
+    p = T.nn.Parameter(T.ones(2))
+    p.grad = T.ones(2)
+    with T.no_grad():
+        out.append(_raised_full(lambda: adam(
+            [p], [p.grad], [T.zeros(2)], [T.zeros(2)], [], [0], amsgrad=False, beta1=0.9,
+            beta2=0.99, lr=0.1, weight_decay=0.0, eps=1e-8, maximize=False)))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2398,6 +2459,7 @@ _PROGRAMS = [
     "grad_scaler_errors", "module_metadata", "prune_errors", "parametrize_errors",
     "func_transform_errors", "checkpoint_errors", "low_precision_params",
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
+    "functional_optimizers",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -2,11 +2,11 @@
 torch.optim.Adam / AdamW."""
 import math
 
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_, _real_view,
                         _step_tensor, _weight_decay)
 from .. import _C
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam"]
 
 
 def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=None):
@@ -109,3 +109,25 @@ def _single_tensor_adam(params, grads, buffers, scalars, group):
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         _addcdiv_(param, exp_avg, denom, -step_size)
+
+
+def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=None,
+         capturable=False, differentiable=False, fused=None, grad_scale=None, found_inf=None,
+         has_complex=False, decoupled_weight_decay=False, *, amsgrad, beta1, beta2, lr,
+         weight_decay, eps, maximize):
+    """One Adam step over lists, as torch.optim.adam.adam (the functional
+    API): the caller keeps the moments and the step counters (0-d tensors,
+    advanced in place); max_exp_avg_sqs may be empty without amsgrad.  Like
+    PyTorch's, it updates leaves in place, so call it under no_grad."""
+    from .sgd import _no_fused_scaling
+    _no_fused_scaling(grad_scale, found_inf)
+    if not all(isinstance(t, _C.Tensor) for t in state_steps):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of "
+                           "singleton tensors")
+    group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                 amsgrad=amsgrad, maximize=maximize,
+                 decoupled_weight_decay=decoupled_weight_decay)
+    maxes = max_exp_avg_sqs if amsgrad else [None] * len(params)
+    buffers = [[_real_view(t) for t in ts] for ts in (exp_avgs, exp_avg_sqs, maxes)]
+    _single_tensor_adam([_real_view(t) for t in params], [_real_view(t) for t in grads],
+                        buffers, [list(state_steps)], group)

@@ -1,0 +1,95 @@
+"""The functional optimizer API (torch.optim.sgd.sgd, torch.optim.adam.adam,
+torch.optim.adamw.adamw, torch.optim._functional): one step over lists with
+the state kept by the caller.  The oracle is the optimizer classes (whose
+steps tests/test_optim.py checks against PyTorch); the training program
+functional_optimizers(T) in tests/test_training_programs7.py compares a
+loop with PyTorch's."""
+import numpy as np
+import pytest
+
+import torchlike as T
+from torchlike.optim import _functional
+from torchlike.optim.adam import adam
+from torchlike.optim.adamw import adamw
+from torchlike.optim.sgd import sgd
+
+
+def _problem(seed=0):
+    rng = np.random.default_rng(seed)
+    # T.tensor: on the default device, as the optimizers' step counters are
+    w = T.nn.Parameter(T.tensor(rng.standard_normal((3, 2)).astype(np.float32)))
+    b = T.nn.Parameter(T.tensor(rng.standard_normal(2).astype(np.float32)))
+    x = T.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+    return [w, b], lambda: ((x @ w + b) ** 2).mean()
+
+
+def _grads(params, loss):
+    for p in params:
+        p.grad = None
+    loss().backward()
+    return [p.grad for p in params]
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_matches_the_class_and_fills_the_momentum_list(nesterov):
+    params, loss = _problem()
+    ref, ref_loss = _problem()
+    opt = T.optim.SGD(ref, lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=nesterov)
+    bufs = [None, None]
+    for _ in range(3):
+        grads = _grads(params, loss)
+        with T.no_grad():
+            sgd(params, grads, bufs, weight_decay=0.01, momentum=0.9, lr=0.1, dampening=0.0,
+                nesterov=nesterov, maximize=False)
+        opt.zero_grad()
+        ref_loss().backward()
+        opt.step()
+    for p, q in zip(params, ref):
+        np.testing.assert_array_equal(np.asarray(p.detach().cpu()), np.asarray(q.detach().cpu()))
+    assert all(isinstance(b, T.Tensor) for b in bufs)
+    np.testing.assert_array_equal(np.asarray(bufs[0].cpu()),
+                                  np.asarray(opt.state[ref[0]]["momentum_buffer"].cpu()))
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_adam_and_adamw_match_the_classes(amsgrad, decoupled):
+    params, loss = _problem(1)
+    ref, ref_loss = _problem(1)
+    cls = T.optim.AdamW if decoupled else T.optim.Adam
+    opt = cls(ref, lr=0.05, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=amsgrad)
+    m = [T.zeros_like(p) for p in params]
+    v = [T.zeros_like(p) for p in params]
+    vmax = [T.zeros_like(p) for p in params] if amsgrad else []   # PyTorch's lists
+    steps = [T.tensor(0.0) for _ in params]
+    step = adamw if decoupled else adam
+    for _ in range(3):
+        grads = _grads(params, loss)
+        with T.no_grad():
+            step(params, grads, m, v, vmax, steps, amsgrad=amsgrad, beta1=0.8, beta2=0.99,
+                 lr=0.05, weight_decay=0.1, eps=1e-8, maximize=False)
+        opt.zero_grad()
+        ref_loss().backward()
+        opt.step()
+    for p, q in zip(params, ref):
+        np.testing.assert_array_equal(np.asarray(p.detach().cpu()), np.asarray(q.detach().cpu()))
+    assert steps[0].item() == 3.0
+    np.testing.assert_array_equal(np.asarray(v[1].cpu()),
+                                  np.asarray(opt.state[ref[1]]["exp_avg_sq"].cpu()))
+
+
+def test_refusals():
+    p = T.nn.Parameter(T.ones(2))
+    kw = dict(amsgrad=False, beta1=0.9, beta2=0.99, lr=0.1, weight_decay=0.0, eps=1e-8,
+              maximize=False)
+    with T.no_grad():
+        # PyTorch's sentence for step counters that are not tensors
+        with pytest.raises(RuntimeError, match="^API has changed, `state_steps` argument must "
+                                               "contain a list of singleton tensors$"):
+            adam([p], [T.ones(2)], [T.zeros(2)], [T.zeros(2)], [], [0], **kw)
+        # the fused kernels' unscaling inputs have no per-parameter meaning here
+        with pytest.raises(RuntimeError, match="grad_scale and found_inf"):
+            adam([p], [T.ones(2)], [T.zeros(2)], [T.zeros(2)], [], [T.tensor(0.0)],
+                 grad_scale=T.tensor(2.0), **kw)
+    assert _functional.sgd is sgd and _functional.adam is adam and _functional.adamw is adamw
+    assert T.optim.adamw.AdamW is T.optim.AdamW
