@@ -93,3 +93,4 @@ def test_refusals():
                  grad_scale=T.tensor(2.0), **kw)
     assert _functional.sgd is sgd and _functional.adam is adam and _functional.adamw is adamw
     assert T.optim.adamw.AdamW is T.optim.AdamW
+    assert T.optim.functional.adam is adam and T.optim.functional.sgd is sgd

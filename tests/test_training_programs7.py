@@ -26,8 +26,10 @@ assigned by hand, autograd.Function's options, more schedulers and
 feature-matching hooks; every optimizer's and scheduler's state dict, the
 order of state-dict keys and their version metadata, the refusals of the
 data loader, GradScaler, pruning, parametrizations, torch.func and
-checkpointing, and bfloat16/float16 parameters under Adam, AdamW, RMSprop
-and Adagrad.
+checkpointing, bfloat16/float16 parameters under Adam, AdamW, RMSprop
+and Adagrad, containers edited, a model's dtype moved under its
+optimizer, batched Jacobians, the orthogonal maps, and the functional
+optimizers.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -52,7 +54,11 @@ kernel's ValueError, where PyTorch's step raises its broadcasting
 RuntimeError; a .grad of the wrong size was refused in older words
 (tests/test_grad_dtype.py); SWALR's state dict held its annealing
 function, which a weights_only checkpoint cannot load, where PyTorch's
-names the strategy (tests/test_optim_swa.py).
+names the strategy (tests/test_optim_swa.py); the functional optimizer
+API a functional training loop imports (torch.optim.sgd.sgd,
+adam.adam, adamw.adamw, torch.optim._functional and torch.optim.functional)
+did not exist (tests/test_optim_functional.py; the other optimizers'
+functional forms are still missing, docs/optim.md).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
