@@ -2435,6 +2435,114 @@ def functional_optimizers(T):
     return out
 
 
+
+# ---- recipes around the schedulers and the newer optimizers -------------------------------------
+
+def muon_recipe(T):
+    """The Muon recipe: Muon for the hidden 2-d weights (with the
+    match_rms_adamw lr adjustment), AdamW for biases and the head; Muon's
+    refusal of a 1-d parameter; its state dict."""
+    O = T.optim
+    m = _mlp(T, 102, (4, 8, 8, 2))
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    hidden = [m[0].weight, m[2].weight]
+    rest = [m[0].bias, m[2].bias, m[4].weight, m[4].bias]
+    opts = [O.Muon(hidden, lr=0.02, adjust_lr_fn="match_rms_adamw"), O.AdamW(rest, lr=0.01)]
+    losses = []
+    for _ in range(3):
+        for o in opts:
+            o.zero_grad()
+        loss = T.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        for o in opts:
+            o.step()
+        losses.append(loss.item())
+    bad = _raised_full(lambda: O.Muon([m[0].bias], lr=0.02))
+    sd = opts[0].state_dict()
+    return [losses, m[2].weight[0], m[4].bias, bad,
+            _plain({k: v for k, v in sd["param_groups"][0].items() if k != "params"}),
+            _state_types(sd["state"][0])]
+
+
+def scheduler_group_added_later(T):
+    """A param group added after the scheduler was built (unfreezing a
+    backbone mid-run): PyTorch's scheduler keeps rates for the groups it
+    knew, the new group keeps its own lr; a new scheduler then built over
+    all groups."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 103)
+    opt = T.optim.SGD(m[2].parameters(), lr=0.1)
+    sch = S.ExponentialLR(opt, 0.5)
+    seen = []
+    for i in range(4):
+        if i == 2:
+            opt.add_param_group({"params": m[0].parameters(), "lr": 0.01})
+        opt.step()
+        sch.step()
+        seen.append([g["lr"] for g in opt.param_groups])
+    sch2 = S.StepLR(opt, 1, 0.1)
+    opt.step()
+    sch2.step()
+    return [seen, sch.get_last_lr(), sch2.base_lrs, sch2.get_last_lr(),
+            [sorted(k for k in g if k != "params") for g in opt.param_groups]]
+
+
+def swa_schedule_switch(T):
+    """The SWA recipe's schedule: CosineAnnealingLR until swa_start, then
+    SWALR with the model averaged each epoch; update_bn at the end over a
+    loader of (input, target) pairs."""
+    nn = T.nn
+    swa = T.optim.swa_utils
+    S = T.optim.lr_scheduler
+    net = _init(T, nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 2)),
+                104)
+    x, y = _t(T, 16, 4, seed=1), _t(T, 16, 2, seed=2)
+    opt = T.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    cos = S.CosineAnnealingLR(opt, T_max=6)
+    avg = swa.AveragedModel(net)
+    swa_sched = swa.SWALR(opt, swa_lr=0.03, anneal_epochs=2, anneal_strategy="linear")
+    lrs = []
+    for epoch in range(6):
+        _fit(T, net, opt, x, y, 1)
+        if epoch >= 3:
+            avg.update_parameters(net)
+            swa_sched.step()
+        else:
+            cos.step()
+        lrs.append(round(opt.param_groups[0]["lr"], 8))
+    loader = T.utils.data.DataLoader(T.utils.data.TensorDataset(x, y), batch_size=8)
+    swa.update_bn(loader, avg)
+    return [lrs, avg.n_averaged, avg.module[1].running_mean, avg.module[1].running_var,
+            avg(x[:2]), avg.module[0].weight[0]]
+
+
+def plateau_in_chains(T):
+    """ReduceLROnPlateau where a chain does not fit it: ChainedScheduler and
+    SequentialLR given one refuse or fail on step as PyTorch does; and the
+    usual pairing, a warmup LambdaLR for the first steps then the plateau
+    scheduler on a validation loss."""
+    S = T.optim.lr_scheduler
+    m = _mlp(T, 105)
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    pl = S.ReduceLROnPlateau(opt, patience=0)
+    chained = _raised_full(lambda: S.ChainedScheduler([S.ExponentialLR(opt, 0.9), pl]).step())
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    seq = _raised_full(lambda: S.SequentialLR(opt, [S.ConstantLR(opt, 0.5, 2),
+                                                   S.ReduceLROnPlateau(opt)], [2]))
+    opt = T.optim.SGD(m.parameters(), lr=0.1)
+    warm = S.LambdaLR(opt, lambda e: min(1.0, (e + 1) / 3))
+    pl = S.ReduceLROnPlateau(opt, factor=0.5, patience=0)
+    seen = []
+    for i, val in enumerate([1.0, 0.9, 0.8, 0.85, 0.86, 0.7, 0.75]):
+        opt.step()
+        if i < 3:
+            warm.step()
+        else:
+            pl.step(val)
+        seen.append(round(opt.param_groups[0]["lr"], 8))
+    return [chained, seq, seen, pl.get_last_lr()]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2459,7 +2567,8 @@ _PROGRAMS = [
     "grad_scaler_errors", "module_metadata", "prune_errors", "parametrize_errors",
     "func_transform_errors", "checkpoint_errors", "low_precision_params",
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
-    "functional_optimizers",
+    "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
+    "plateau_in_chains",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
