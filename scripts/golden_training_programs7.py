@@ -2543,6 +2543,36 @@ def plateau_in_chains(T):
     return [chained, seq, seen, pl.get_last_lr()]
 
 
+
+def optimizer_arg_errors(T):
+    """Every optimizer's refusal of a bad hyperparameter, in PyTorch's words
+    (a config file's typo reaches these): negative lr, eps, momentum or
+    weight decay, betas outside [0, 1), rho outside [0, 1], Adagrad's
+    lr_decay and initial accumulator, Rprop's etas, LBFGS's line search,
+    Adafactor's beta2_decay, SGD's dampening with nesterov, a tensor lr of
+    several elements."""
+    O = T.optim
+    w = [T.nn.Parameter(T.ones(2, 2))]
+    cases = [lambda: O.SGD(w, lr=-0.1), lambda: O.SGD(w, lr=0.1, momentum=-1),
+             lambda: O.SGD(w, lr=0.1, weight_decay=-1),
+             lambda: O.SGD(w, lr=0.1, momentum=0.9, dampening=0.1, nesterov=True),
+             lambda: O.Adam(w, eps=-1), lambda: O.Adam(w, betas=(0.9, 1.0)),
+             lambda: O.Adam(w, betas=(-0.1, 0.9)), lambda: O.Adam(w, weight_decay=-0.1),
+             lambda: O.Adam(w, lr=T.tensor([0.1, 0.2])),
+             lambda: O.AdamW(w, lr=T.tensor(0.01), foreach=True),
+             lambda: O.Adamax(w, betas=(0.9, 1.5)), lambda: O.NAdam(w, momentum_decay=-1),
+             lambda: O.RAdam(w, eps=-1e-8), lambda: O.Adagrad(w, lr_decay=-1),
+             lambda: O.Adagrad(w, initial_accumulator_value=-1),
+             lambda: O.Adadelta(w, rho=1.5), lambda: O.Adadelta(w, lr=-1),
+             lambda: O.RMSprop(w, alpha=-0.5), lambda: O.RMSprop(w, momentum=-1),
+             lambda: O.Rprop(w, etas=(1.2, 0.5)), lambda: O.Rprop(w, lr=-1),
+             lambda: O.ASGD(w, weight_decay=-1), lambda: O.SparseAdam(w, betas=(1.0, 0.9)),
+             lambda: O.LBFGS(w, line_search_fn="armijo"),
+             lambda: O.Adafactor(w, beta2_decay=0.5), lambda: O.Adafactor(w, lr=-1),
+             lambda: O.Muon(w, momentum=-1), lambda: O.Adam(w, lr=0.1, fused=True, foreach=True)]
+    return [_raised_full(c) for c in cases]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2568,7 +2598,7 @@ _PROGRAMS = [
     "func_transform_errors", "checkpoint_errors", "low_precision_params",
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
-    "plateau_in_chains",
+    "plateau_in_chains", "optimizer_arg_errors",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -82,11 +82,37 @@ def test_bad_params(params, error, match):
     (lambda p: optim.Adam(p, eps=-1), "epsilon"),
     (lambda p: optim.AdamW(p, weight_decay=-1), "weight_decay"),
     (lambda p: optim.Rprop(p, etas=(1.5, 1.2)), "eta values"),
-    (lambda p: optim.LBFGS(p, line_search_fn="armijo"), "strong_wolfe"),
 ])
 def test_bad_options(make, match):
     with pytest.raises(ValueError, match=match):
         make([leaf(2)])
+
+
+def test_lbfgs_refuses_another_line_search_when_it_steps():
+    """As PyTorch: the constructor takes any line_search_fn and the step
+    refuses it when it reaches the line search (RuntimeError); it was a
+    ValueError from the constructor here (training programs, round seven)."""
+    p = leaf(2)
+    opt = optim.LBFGS([p], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = (p ** 2).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="^only 'strong_wolfe' is supported$"):
+        opt.step(closure)
+
+
+@pytest.mark.parametrize("make", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
+def test_fused_refuses_foreach_and_differentiable(make):
+    # PyTorch's refusals once the groups exist; accepted silently before
+    # (training programs, round seven)
+    with pytest.raises(RuntimeError, match="^`fused` and `foreach` cannot be `True` together.$"):
+        make([leaf(2)], lr=0.1, fused=True, foreach=True)
+    with pytest.raises(RuntimeError, match="^`fused` does not support `differentiable`$"):
+        make([leaf(2)], lr=0.1, fused=True, differentiable=True)
+    make([leaf(2)], lr=0.1, fused=True, foreach=False)
 
 
 def test_a_set_of_parameters_is_refused():

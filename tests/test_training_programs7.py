@@ -28,8 +28,10 @@ order of state-dict keys and their version metadata, the refusals of the
 data loader, GradScaler, pruning, parametrizations, torch.func and
 checkpointing, bfloat16/float16 parameters under Adam, AdamW, RMSprop
 and Adagrad, containers edited, a model's dtype moved under its
-optimizer, batched Jacobians, the orthogonal maps, and the functional
-optimizers.
+optimizer, batched Jacobians, the orthogonal maps, the functional
+optimizers, the Muon recipe, a group added under a scheduler, SWA's
+schedule switch, ReduceLROnPlateau in chains and every optimizer's
+refusal of a bad hyperparameter.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -58,7 +60,10 @@ names the strategy (tests/test_optim_swa.py); the functional optimizer
 API a functional training loop imports (torch.optim.sgd.sgd,
 adam.adam, adamw.adamw, torch.optim._functional and torch.optim.functional)
 did not exist (tests/test_optim_functional.py; the other optimizers'
-functional forms are still missing, docs/optim.md).
+functional forms are still missing, docs/optim.md); fused=True with
+foreach=True or differentiable=True was accepted where PyTorch refuses
+it, and LBFGS refused an unknown line_search_fn when built (ValueError)
+where PyTorch's step refuses it (RuntimeError; tests/test_optim_base.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the

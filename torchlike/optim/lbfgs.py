@@ -133,9 +133,6 @@ class LBFGS(Optimizer):
         _check_nonnegative(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn not in (None, "strong_wolfe"):
-            raise ValueError("only 'strong_wolfe' is supported as line_search_fn, "
-                             f"got {line_search_fn!r}")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                         tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
                         history_size=history_size, line_search_fn=line_search_fn,
@@ -276,6 +273,9 @@ class LBFGS(Optimizer):
 
             ls_func_evals = 0
             if line_search_fn is not None:
+                # refused here, not when built, as PyTorch does
+                if line_search_fn != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = self._clone_param()
 
                 def obj_func(x, t, d):

@@ -138,6 +138,13 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+        if defaults.get("fused"):
+            # the optimizers with a fused kernel (SGD, Adam, AdamW, Adagrad) refuse
+            # what it cannot combine with, as PyTorch's do once the groups exist
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     _refuses_complex = False  # an optimizer whose step has no meaning for complex values
     _takes_sparse = False     # whether _group_tensors passes sparse gradients on (Adagrad)
