@@ -2573,6 +2573,74 @@ def optimizer_arg_errors(T):
     return [_raised_full(c) for c in cases]
 
 
+
+def scheduler_arg_errors(T):
+    """The schedulers' refusals of bad arguments in PyTorch's words: a
+    non-optimizer, factors out of range, OneCycleLR without its step count
+    or with a bad pct_start or strategy, CyclicLR's mode and momentum on an
+    optimizer without it, CosineAnnealingWarmRestarts' T_0 and T_mult,
+    ReduceLROnPlateau's mode, factor and threshold mode, SequentialLR's
+    milestones, SWALR's strategy and AveragedModel's two averaging
+    functions."""
+    S = T.optim.lr_scheduler
+    p = [T.nn.Parameter(T.ones(2))]
+
+    def sgd():
+        return T.optim.SGD(p, lr=0.1)
+
+    cases = [lambda: S.StepLR("not an optimizer", 2),
+             lambda: S.ConstantLR(sgd(), factor=1.5),
+             lambda: S.LinearLR(sgd(), start_factor=0.0),
+             lambda: S.LinearLR(sgd(), end_factor=1.5),
+             lambda: S.OneCycleLR(sgd(), max_lr=0.1),
+             lambda: S.OneCycleLR(sgd(), max_lr=0.1, total_steps=10, pct_start=1.5),
+             lambda: S.OneCycleLR(sgd(), max_lr=0.1, total_steps=10, anneal_strategy="exp"),
+             lambda: S.OneCycleLR(sgd(), max_lr=0.1, epochs=0, steps_per_epoch=3),
+             lambda: S.OneCycleLR(T.optim.Adagrad(p), max_lr=0.1, total_steps=10),
+             lambda: S.CyclicLR(sgd(), 0.01, 0.1, mode="sine"),
+             lambda: S.CyclicLR(T.optim.Adagrad(p), 0.01, 0.1),
+             lambda: S.CosineAnnealingWarmRestarts(sgd(), T_0=0),
+             lambda: S.CosineAnnealingWarmRestarts(sgd(), T_0=2, T_mult=0),
+             lambda: S.CosineAnnealingWarmRestarts(sgd(), T_0=2.5),
+             lambda: S.ReduceLROnPlateau(sgd(), mode="up"),
+             lambda: S.ReduceLROnPlateau(sgd(), factor=1.0),
+             lambda: S.ReduceLROnPlateau(sgd(), threshold_mode="percent"),
+             lambda: S.ReduceLROnPlateau(sgd(), min_lr=[0.1, 0.2]),
+             lambda: S.SequentialLR(sgd(), [S.ConstantLR(sgd())], milestones=[1]),
+             lambda: S.MultiStepLR(sgd(), milestones=[3, 1]).milestones,
+             lambda: T.optim.swa_utils.SWALR(sgd(), swa_lr=0.1, anneal_strategy="exp"),
+             lambda: T.optim.swa_utils.SWALR(sgd(), swa_lr=0.1, anneal_epochs=-1),
+             lambda: T.optim.swa_utils.SWALR(sgd(), swa_lr=[0.1, 0.2])]
+    out = []
+    for c in cases:
+        r = _raised_full(c)
+        out.append(r if isinstance(r, list) else _plain(c()))
+    return out
+
+
+def rnn_utils_errors(T):
+    """torch.nn.utils.rnn's refusals in PyTorch's words: unsorted lengths
+    with enforce_sorted, a zero length, a total_length too short to unpack
+    into, pad_sequence of mismatched trailing sizes; pack_sequence of one
+    sequence; PackedSequence's to() and its fields.  A length longer than
+    the input is left out: PyTorch's CPU kernel reads past the input and
+    returns batch_sizes that do not add up to its data, where torchlike
+    refuses it (docs/nn.md)."""
+    R = T.nn.utils.rnn
+    x = _t(T, 4, 3, 2, seed=1)
+    out = [_raised_full(lambda: R.pack_padded_sequence(x, T.tensor([2, 4, 1]))),
+           _raised_full(lambda: R.pack_padded_sequence(x, T.tensor([4, 0, 1]))),
+           _raised_full(lambda: R.pad_packed_sequence(
+               R.pack_padded_sequence(x, T.tensor([4, 2, 1])), total_length=3)),
+           _raised_full(lambda: R.pad_sequence([T.ones(2, 3), T.ones(3, 2)]))]
+    one = R.pack_sequence([T.tensor([1.0, 2.0, 3.0])])
+    packed = R.pack_padded_sequence(x, T.tensor([4, 2, 1]))
+    moved = packed.to(T.float64)
+    out += [one.data, one.batch_sizes, one.sorted_indices, moved.data.dtype,
+            moved.batch_sizes.dtype, packed.is_cuda, list(packed._fields)]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2598,7 +2666,7 @@ _PROGRAMS = [
     "func_transform_errors", "checkpoint_errors", "low_precision_params",
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
-    "plateau_in_chains", "optimizer_arg_errors",
+    "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

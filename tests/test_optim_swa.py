@@ -183,3 +183,16 @@ def test_swalr_state_dict_names_its_strategy_and_loads_weights_only():
     other = swa_utils.SWALR(torchlike.optim.SGD([p], lr=0.2), swa_lr=0.05, anneal_epochs=3)
     other.load_state_dict(torchlike.load(buf, weights_only=True))
     assert other.anneal_func(0.25) == 0.25     # linear, not the cosine it was built with
+
+
+def test_swalr_refusals_in_pytorchs_words():
+    # PyTorch 2.15's sentences ("must by" and a colon before; training
+    # programs, round seven)
+    opt = torchlike.optim.SGD([torchlike.nn.Parameter(torchlike.ones(2))], lr=0.1)
+    with pytest.raises(ValueError, match="^anneal_strategy must be one of 'cos' or 'linear', "
+                                         "instead got exp$"):
+        swa_utils.SWALR(opt, swa_lr=0.1, anneal_strategy="exp")
+    with pytest.raises(ValueError, match=r"^swa_lr must have the same length as "
+                                         r"optimizer.param_groups. swa_lr has 2 values, "
+                                         r"param_groups has 1.$"):
+        swa_utils.SWALR(opt, swa_lr=[0.1, 0.2])

@@ -31,7 +31,8 @@ and Adagrad, containers edited, a model's dtype moved under its
 optimizer, batched Jacobians, the orthogonal maps, the functional
 optimizers, the Muon recipe, a group added under a scheduler, SWA's
 schedule switch, ReduceLROnPlateau in chains and every optimizer's
-refusal of a bad hyperparameter.
+refusal of a bad hyperparameter, the schedulers' and torch.nn.utils.rnn's
+refusals.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -63,7 +64,9 @@ did not exist (tests/test_optim_functional.py; the other optimizers'
 functional forms are still missing, docs/optim.md); fused=True with
 foreach=True or differentiable=True was accepted where PyTorch refuses
 it, and LBFGS refused an unknown line_search_fn when built (ValueError)
-where PyTorch's step refuses it (RuntimeError; tests/test_optim_base.py).
+where PyTorch's step refuses it (RuntimeError; tests/test_optim_base.py);
+SWALR's refusals were worded as older PyTorch words them
+(tests/test_optim_swa.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
@@ -72,7 +75,9 @@ torchlike adds the dtype or the counts in parentheses are compared up to
 them; low_precision_params(T) leaves out SGD and two foreach paths
 (PyTorch's CPU add with alpha rounds the tail of its vectorised loop
 otherwise than its body in bfloat16 and float16, an artefact of the
-machine's vector width); the LBFGS program runs in float64, since in float32 its second step's
+machine's vector width); pack_padded_sequence with a length past the input is
+refused here (PyTorch's CPU kernel reads past the input; docs/nn.md), so
+rnn_utils_errors(T) leaves it out; the LBFGS program runs in float64, since in float32 its second step's
 line search compares losses equal up to rounding, and the summation order
 of a loss (ours and PyTorch's differ) then picks the branch.
 

@@ -179,7 +179,7 @@ class SWALR(LRScheduler):
         for lr, group in zip(swa_lrs, optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError("anneal_strategy must by one of 'cos' or 'linear', instead got "
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
         self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
@@ -205,9 +205,9 @@ class SWALR(LRScheduler):
     def _format_param(optimizer, swa_lrs):
         if isinstance(swa_lrs, (list, tuple)):
             if len(swa_lrs) != len(optimizer.param_groups):
-                raise ValueError("swa_lr must have the same length as optimizer.param_groups: "
-                                 f"swa_lr has {len(swa_lrs)}, optimizer.param_groups has "
-                                 f"{len(optimizer.param_groups)}")
+                raise ValueError("swa_lr must have the same length as optimizer.param_groups. "
+                                 f"swa_lr has {len(swa_lrs)} values, param_groups has "
+                                 f"{len(optimizer.param_groups)}.")
             return list(swa_lrs)
         return [swa_lrs] * len(optimizer.param_groups)
 
