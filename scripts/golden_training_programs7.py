@@ -2641,6 +2641,99 @@ def rnn_utils_errors(T):
     return out
 
 
+
+def module_api_errors(T):
+    """nn.Module's refusals a model-building script meets, in PyTorch's
+    words: buffer and parameter names (dotted, empty, taken), add_module of
+    a non-module, get_submodule/get_parameter/get_buffer of a missing
+    name, load_state_dict of a non-mapping, mixing old and full backward
+    hooks on one module."""
+    nn = T.nn
+    lin = nn.Linear(2, 2)
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    cases = [lambda: lin.register_buffer("a.b", T.ones(1)),
+             lambda: lin.register_buffer("", T.ones(1)),
+             lambda: lin.register_buffer("weight", T.ones(1)),
+             lambda: lin.register_parameter("bias", nn.Parameter(T.ones(2))),
+             lambda: lin.register_parameter("x.y", nn.Parameter(T.ones(2))),
+             lambda: lin.register_buffer("buf", [1, 2]),
+             lambda: lin.add_module("sub", T.ones(2)),
+             lambda: lin.add_module("a.b", nn.ReLU()),
+             lambda: seq.get_submodule("0.nope"),
+             lambda: seq.get_submodule("1.inplace"),
+             lambda: seq.get_parameter("0.nope"),
+             lambda: seq.get_parameter("1"),
+             lambda: seq.get_buffer("0.weight"),
+             lambda: lin.load_state_dict([("weight", T.ones(2, 2))]),
+             lambda: seq[5],
+             lambda: nn.Sequential(nn.ReLU()).append(T.ones(1))]
+    out = [_raised_full(c) for c in cases]
+    both = nn.Linear(2, 2)
+    both.register_full_backward_hook(lambda m, gi, go: None)
+    out.append(_raised_full(lambda: both.register_backward_hook(lambda m, gi, go: None)))
+    both2 = nn.Linear(2, 2)
+    both2.register_backward_hook(lambda m, gi, go: None)
+    out.append(_raised_full(lambda: both2.register_full_backward_hook(lambda m, gi, go: None)))
+    return out
+
+
+def dataset_split_errors(T):
+    """torch.utils.data's refusals around splitting and indexing: lengths
+    that do not add up, fractions that do not, a Subset's indices, a
+    TensorDataset of tensors of different lengths, a ConcatDataset of none,
+    a negative index into a ConcatDataset; and fractions taken as counts
+    (the leftover spread round-robin), checked by the split's sizes."""
+    D = T.utils.data
+    ds = D.TensorDataset(T.arange(10.0))
+    gen = T.Generator().manual_seed(0)
+    out = [_raised_full(lambda: D.random_split(ds, [3, 3])),
+           _raised_full(lambda: D.random_split(ds, [0.5, 0.4])),
+           _raised_full(lambda: D.TensorDataset(T.ones(3), T.ones(4))),
+           _raised_full(lambda: D.ConcatDataset([])),
+           _raised_full(lambda: D.ConcatDataset([ds, ds])[-25]),
+           _raised_full(lambda: D.ConcatDataset([D.TensorDataset(T.ones(2)), Stream()])),
+           [len(s) for s in D.random_split(ds, [0.33, 0.33, 0.34], generator=gen)],
+           [len(s) for s in D.random_split(range(7), [0.5, 0.5], generator=gen)],
+           D.ConcatDataset([ds, ds])[-3], D.Subset(ds, [4, 2])[1],
+           len(D.Subset(ds, range(2, 9, 3)))]
+    return out
+
+
+class Stream(object):
+    """A minimal iterable dataset for the refusals above (defined where
+    the programs' library is not known: the class is plain Python)."""
+
+    def __iter__(self):
+        return iter(range(3))
+
+
+def amp_errors(T):
+    """Autocast and GradScaler's refusals and notices: an unknown device
+    type, a dtype the CPU does not autocast to, autocast's enabled flag of
+    the wrong type, GradScaler given a bad growth factor; the CPU's float16
+    autocast (allowed) and what it casts."""
+    amp = T.amp
+    lin = _init(T, T.nn.Linear(3, 2), 106)
+    x = _t(T, 2, 3, seed=1)
+    # the type only: PyTorch's message lists its own device types
+    out = [_raised_full(lambda: amp.autocast("tpu"))[0],
+           _raised_full(lambda: amp.GradScaler("cpu", growth_factor=0.5))]
+    r, warned = _warned(lambda: _enter(amp.autocast("cpu", dtype=T.float32), lambda: lin(x)))
+    out += [str(r.dtype), [w[:80] for w in warned]]
+    with amp.autocast("cpu", dtype=T.float16):
+        h = lin(x)
+        sm = h.softmax(-1)
+        s2 = (h + 1).sum()
+    out += [h.dtype, sm.dtype, s2.dtype, T.get_autocast_dtype("cpu"),
+            amp.is_autocast_available("cpu")]
+    return out
+
+
+def _enter(ctx, fn):
+    with ctx:
+        return fn()
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2667,6 +2760,7 @@ _PROGRAMS = [
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
+    "module_api_errors", "dataset_split_errors", "amp_errors",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

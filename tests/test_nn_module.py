@@ -642,3 +642,28 @@ def test_uninitialized_parameters_refuse_computation_and_shape():
     assert list(m.state_dict()) == ["weight", "bias"]
     m.load_state_dict(nn.Linear(2, 3).state_dict())
     assert tuple(m.weight.shape) == (3, 2)
+
+
+def test_old_and_full_backward_hooks_are_refused_together():
+    """PyTorch refuses registering the deprecated and the full backward
+    hooks on one module, whichever came first; both were taken here
+    (training programs, round seven)."""
+    import torchlike
+    msg = ("^Cannot use both regular backward hooks and full backward hooks on a single "
+           "Module. Please use only one of them.$")
+    a = torchlike.nn.Linear(2, 2)
+    a.register_full_backward_hook(lambda m, gi, go: None)
+    with pytest.raises(RuntimeError, match=msg):
+        a.register_backward_hook(lambda m, gi, go: None)
+    b = torchlike.nn.Linear(2, 2)
+    b.register_backward_hook(lambda m, gi, go: None)
+    with pytest.raises(RuntimeError, match=msg):
+        b.register_full_backward_hook(lambda m, gi, go: None)
+    b.register_backward_hook(lambda m, gi, go: None)     # the same kind again is fine
+
+
+def test_add_module_names_a_tensor_by_its_type_string():
+    # torch.typename's "torch.FloatTensor", as PyTorch's message has it
+    import torchlike
+    with pytest.raises(TypeError, match=r"^torchlike.FloatTensor is not a Module subclass$"):
+        torchlike.nn.Linear(2, 2).add_module("sub", torchlike.ones(2))

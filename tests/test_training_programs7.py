@@ -32,7 +32,7 @@ optimizer, batched Jacobians, the orthogonal maps, the functional
 optimizers, the Muon recipe, a group added under a scheduler, SWA's
 schedule switch, ReduceLROnPlateau in chains and every optimizer's
 refusal of a bad hyperparameter, the schedulers' and torch.nn.utils.rnn's
-refusals.
+refusals, nn.Module's, the datasets' and autocast's.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -66,13 +66,18 @@ foreach=True or differentiable=True was accepted where PyTorch refuses
 it, and LBFGS refused an unknown line_search_fn when built (ValueError)
 where PyTorch's step refuses it (RuntimeError; tests/test_optim_base.py);
 SWALR's refusals were worded as older PyTorch words them
-(tests/test_optim_swa.py).
+(tests/test_optim_swa.py); a module took both the deprecated and the full
+backward hooks, which PyTorch refuses, and add_module named a tensor
+"Tensor" where PyTorch says "torch.FloatTensor" (tests/test_nn_module.py);
+GradScaler's bad growth or backoff factor raised ValueError where PyTorch
+raises AssertionError (tests/test_amp.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
 step counters on an accelerator; docs/optim.md); messages to which
 torchlike adds the dtype or the counts in parentheses are compared up to
-them; low_precision_params(T) leaves out SGD and two foreach paths
+them; autocast's refusal of an unknown device type is compared by type
+(PyTorch's message lists its own device types); low_precision_params(T) leaves out SGD and two foreach paths
 (PyTorch's CPU add with alpha rounds the tail of its vectorised loop
 otherwise than its body in bfloat16 and float16, an artefact of the
 machine's vector width); pack_padded_sequence with a length past the input is
