@@ -2734,6 +2734,35 @@ def _enter(ctx, fn):
         return fn()
 
 
+
+def loss_shape_mistakes(T):
+    """The losses' warnings and refusals for shapes and types a training
+    script gets wrong: mse and l1 broadcasting a (N, 1) prediction against
+    an (N,) target (a warning, and the broadcast value), binary cross
+    entropy refusing it, cross entropy's batch mismatch and probability
+    targets of an integer type, an unknown reduction, nll_loss's class
+    count, huber's negative delta, kl_div's input/target sizes."""
+    F = T.nn.functional
+    pred = _t(T, 4, 1, seed=1)
+    target = _t(T, 4, seed=2)
+    mse, w1 = _warned(lambda: F.mse_loss(pred, target))
+    l1, w2 = _warned(lambda: F.l1_loss(pred, target))
+    sl1, w3 = _warned(lambda: F.smooth_l1_loss(pred, target))
+    out = [mse, w1, l1, w2, sl1, w3,
+           _raised_full(lambda: F.binary_cross_entropy(pred.sigmoid(), target.sigmoid())),
+           _raised_full(lambda: F.binary_cross_entropy_with_logits(pred, target)),
+           _raised_full(lambda: F.cross_entropy(_t(T, 4, 3, seed=3), T.tensor([0, 1, 2]))),
+           _raised_full(lambda: F.cross_entropy(_t(T, 4, 3, seed=3), T.ones(4, 3,
+                                                                               dtype=T.long))),
+           _raised_full(lambda: F.mse_loss(pred, pred, reduction="avg")),
+           _raised_full(lambda: F.huber_loss(pred, pred, delta=-1.0)),
+           _raised_full(lambda: F.nll_loss(_t(T, 4, 3, seed=3), T.tensor([0, 1, 2, 1]),
+                                           weight=T.ones(4)))]
+    kl, w4 = _warned(lambda: F.kl_div(_t(T, 2, 3, seed=4), _t(T, 2, 3, seed=5).softmax(1)))
+    out += [kl, w4]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2760,7 +2789,7 @@ _PROGRAMS = [
     "module_containers_edit", "module_dtype_moves", "autograd_batched_grads", "orthogonal_maps",
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
-    "module_api_errors", "dataset_split_errors", "amp_errors",
+    "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

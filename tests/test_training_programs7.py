@@ -32,7 +32,8 @@ optimizer, batched Jacobians, the orthogonal maps, the functional
 optimizers, the Muon recipe, a group added under a scheduler, SWA's
 schedule switch, ReduceLROnPlateau in chains and every optimizer's
 refusal of a bad hyperparameter, the schedulers' and torch.nn.utils.rnn's
-refusals, nn.Module's, the datasets' and autocast's.
+refusals, nn.Module's, the datasets' and autocast's, and the losses'
+warnings and refusals for the shapes a script gets wrong.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -70,7 +71,9 @@ SWALR's refusals were worded as older PyTorch words them
 backward hooks, which PyTorch refuses, and add_module named a tensor
 "Tensor" where PyTorch says "torch.FloatTensor" (tests/test_nn_module.py);
 GradScaler's bad growth or backoff factor raised ValueError where PyTorch
-raises AssertionError (tests/test_amp.py).
+raises AssertionError (tests/test_amp.py); cross_entropy read an
+integer target shaped like its input as class indices, where PyTorch
+refuses it as probabilities of an integer type (tests/test_nn_loss.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
