@@ -2763,6 +2763,41 @@ def loss_shape_mistakes(T):
     return out
 
 
+
+def layer_input_mistakes(T):
+    """The layers' refusals for inputs a CNN or sequence script gets wrong,
+    in PyTorch's words: a pooling window larger than the map, a padding
+    over half the kernel, padding='same' with a stride, a conv's rank, a
+    float64 input into a float32 conv, LayerNorm's normalized shape, a
+    transformer layer's d_model, an Embedding's float indices, a
+    GRU's hidden state of the wrong batch, Unflatten's sizes, an RNN's
+    rank, adaptive pooling's input rank.  (A bad padding string is left
+    out: PyTorch's message prints a set, whose order changes from one
+    process to the next.)"""
+    nn = T.nn
+    F = nn.functional
+    img = _t(T, 2, 3, 4, 4, seed=1)
+    conv = nn.Conv2d(3, 4, 3)
+    cases = [lambda: nn.MaxPool2d(5)(img),
+             lambda: nn.MaxPool2d(3, padding=2)(img),
+             lambda: nn.AvgPool2d(2, padding=2)(img),
+             lambda: nn.Conv2d(3, 4, 3, stride=2, padding="same"),
+             lambda: conv(img[0, 0]),
+             lambda: conv(img.double()),
+             lambda: F.conv2d(img, T.ones(4, 3, 5, 5)),
+             lambda: nn.LayerNorm(5)(img),
+             lambda: nn.TransformerEncoderLayer(6, 2)(_t(T, 3, 2, 4, seed=2)),
+             lambda: nn.Embedding(5, 2)(T.tensor([1.0, 2.0])),
+             lambda: nn.GRU(4, 3)(_t(T, 5, 2, 4, seed=3), T.zeros(1, 3, 3)),
+             lambda: nn.Unflatten(1, (2, 3))(T.ones(2, 5)),
+             lambda: nn.LSTM(4, 3)(T.ones(2, 3, 4, 5)),
+             lambda: nn.AdaptiveAvgPool2d((2, 2))(T.ones(4)),
+             lambda: nn.AdaptiveMaxPool3d((1, None, 2))(T.ones(2, 3, 4)),
+             lambda: nn.AdaptiveAvgPool2d(2)(T.ones(4)),
+             lambda: nn.Upsample(scale_factor=2, mode="bilinear")(T.ones(1, 2, 3))]
+    return [_raised_full(c) for c in cases]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2790,6 +2825,7 @@ _PROGRAMS = [
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
     "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
+    "layer_input_mistakes",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -33,7 +33,8 @@ optimizers, the Muon recipe, a group added under a scheduler, SWA's
 schedule switch, ReduceLROnPlateau in chains and every optimizer's
 refusal of a bad hyperparameter, the schedulers' and torch.nn.utils.rnn's
 refusals, nn.Module's, the datasets' and autocast's, and the losses'
-warnings and refusals for the shapes a script gets wrong.
+warnings and refusals for the shapes a script gets wrong, and the
+layers' refusals of inputs a CNN or sequence script gets wrong.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -73,7 +74,10 @@ backward hooks, which PyTorch refuses, and add_module named a tensor
 GradScaler's bad growth or backoff factor raised ValueError where PyTorch
 raises AssertionError (tests/test_amp.py); cross_entropy read an
 integer target shaped like its input as class indices, where PyTorch
-refuses it as probabilities of an integer type (tests/test_nn_loss.py).
+refuses it as probabilities of an integer type (tests/test_nn_loss.py);
+adaptive pooling with a sized output_size missed PyTorch's check of the
+input's rank ("Input dimension should be at least 3";
+tests/test_nn_pool.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
