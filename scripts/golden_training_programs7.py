@@ -2798,6 +2798,53 @@ def layer_input_mistakes(T):
     return [_raised_full(c) for c in cases]
 
 
+
+def weights_only_checkpoints(T):
+    """Every scheduler's and optimizer's state dict through torch.save and a
+    weights_only=True load (what a resume script does by default now): which
+    load, what the loaded values are (a MultiStepLR's Counter of
+    milestones, CyclicLR's and OneCycleLR's strategy names, the plateau
+    scheduler's inf), and the refusal where one does not load."""
+    S = T.optim.lr_scheduler
+    O = T.optim
+    out = []
+    makers = [lambda o: S.MultiStepLR(o, [2, 2, 5]), lambda o: S.CyclicLR(o, 0.01, 0.1),
+              lambda o: S.OneCycleLR(o, 0.5, total_steps=6),
+              lambda o: S.CosineAnnealingWarmRestarts(o, 2),
+              lambda o: S.SequentialLR(o, [S.ConstantLR(o), S.StepLR(o, 2)], [2]),
+              lambda o: S.ReduceLROnPlateau(o),
+              lambda o: S.LambdaLR(o, lambda e: 0.5)]
+    for make in makers:
+        opt = O.SGD([T.nn.Parameter(T.ones(2))], lr=0.1, momentum=0.9)
+        sch = make(opt)
+        buf = io.BytesIO()
+        T.save(sch.state_dict(), buf)
+        buf.seek(0)
+        try:
+            loaded = _plain(T.load(buf, weights_only=True))
+        except Exception as e:  # noqa: BLE001 - the refusal is the answer
+            loaded = [type(e).__name__, str(e).splitlines()[0][:60]]
+        out.append([type(sch).__name__, loaded])
+    for make in (lambda ps: O.Adam(ps, lr=T.tensor(0.01)), lambda ps: O.LBFGS(ps),
+                 lambda ps: O.ASGD(ps), lambda ps: O.Adafactor(ps)):
+        p = T.nn.Parameter(T.ones(2, 2))
+        opt = make([p])
+
+        def closure():
+            opt.zero_grad()
+            loss = (p ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        buf = io.BytesIO()
+        T.save(opt.state_dict(), buf)
+        buf.seek(0)
+        loaded = T.load(buf, weights_only=True)
+        out.append([type(opt).__name__, _plain(loaded["param_groups"][0]),
+                    _state_types(loaded["state"][0])])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2825,7 +2872,7 @@ _PROGRAMS = [
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
     "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
-    "layer_input_mistakes",
+    "layer_input_mistakes", "weights_only_checkpoints",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
