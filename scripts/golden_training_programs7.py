@@ -2845,6 +2845,31 @@ def weights_only_checkpoints(T):
     return out
 
 
+
+def loader_worker_options(T):
+    """The DataLoader's worker options refused without workers, in
+    PyTorch's words (a script tuned for a GPU box run where num_workers is
+    0): persistent_workers, prefetch_factor, a negative num_workers or
+    timeout, multiprocessing_context; pin_memory on a machine without an
+    accelerator (a warning, then plain batches); a generator given to a
+    shuffling loader (the order compared as a set)."""
+    D = T.utils.data
+    ds = D.TensorDataset(T.arange(6.0))
+    cases = [lambda: D.DataLoader(ds, persistent_workers=True),
+             lambda: D.DataLoader(ds, prefetch_factor=2),
+             lambda: D.DataLoader(ds, num_workers=-1),
+             lambda: D.DataLoader(ds, timeout=-1),
+             lambda: D.DataLoader(ds, multiprocessing_context="spawn")]
+    out = [_raised_full(c) for c in cases]
+    g = T.Generator().manual_seed(3)
+    shuffled = [int(b[0]) for (b,) in D.DataLoader(ds, shuffle=True, generator=g)]
+    out.append(sorted(shuffled))
+    dl = D.DataLoader(ds, batch_size=4, pin_memory=True)
+    batches, warned = _warned(lambda: [b[0].tolist() for b in dl])
+    out += [batches, dl.pin_memory, len(dl)]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2872,7 +2897,7 @@ _PROGRAMS = [
     "functional_optimizers", "muon_recipe", "scheduler_group_added_later", "swa_schedule_switch",
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
     "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
-    "layer_input_mistakes", "weights_only_checkpoints",
+    "layer_input_mistakes", "weights_only_checkpoints", "loader_worker_options",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -34,7 +34,9 @@ schedule switch, ReduceLROnPlateau in chains and every optimizer's
 refusal of a bad hyperparameter, the schedulers' and torch.nn.utils.rnn's
 refusals, nn.Module's, the datasets' and autocast's, and the losses'
 warnings and refusals for the shapes a script gets wrong, and the
-layers' refusals of inputs a CNN or sequence script gets wrong.
+layers' refusals of inputs a CNN or sequence script gets wrong;
+optimizer and scheduler state dicts through weights_only checkpoints, and
+the loader's worker options without workers.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -77,7 +79,9 @@ integer target shaped like its input as class indices, where PyTorch
 refuses it as probabilities of an integer type (tests/test_nn_loss.py);
 adaptive pooling with a sized output_size missed PyTorch's check of the
 input's rank ("Input dimension should be at least 3";
-tests/test_nn_pool.py).
+tests/test_nn_pool.py); the DataLoader took a multiprocessing_context
+without workers, or an unknown start method, which PyTorch refuses
+(tests/test_data.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
