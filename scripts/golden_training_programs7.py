@@ -2870,6 +2870,34 @@ def loader_worker_options(T):
     return out
 
 
+
+def freezing_mistakes(T):
+    """Freezing and unfreezing as fine-tuning scripts do it, and the
+    refusals met on the way: requires_grad_() and the requires_grad
+    attribute on an integer buffer (PyTorch words the two differently),
+    turning off requires_grad of a non-leaf, an integer Parameter made
+    without gradients; the frozen layer's weights unchanged by training."""
+    nn = T.nn
+    m = _init(T, nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 2)),
+              107)
+    out = [_raised_head(lambda: m[1].num_batches_tracked.requires_grad_()),
+           _raised_head(lambda: setattr(m[1].num_batches_tracked, "requires_grad", True))]
+    h = m[0](_t(T, 3, 4, seed=1))
+    out.append(_raised_full(lambda: setattr(h, "requires_grad", False)))
+    out.append(_raised_full(lambda: h.requires_grad_(False)))
+    ip = nn.Parameter(T.arange(3), requires_grad=False)
+    out += [ip.requires_grad, ip.dtype, type(ip).__name__]
+    for p in m[0].parameters():
+        p.requires_grad = False
+    before = m[0].weight.clone()
+    opt = T.optim.SGD(filter(lambda p: p.requires_grad, m.parameters()), lr=0.1)
+    x, y = _t(T, 8, 4, seed=2), _t(T, 8, 2, seed=3)
+    losses = _fit(T, m, opt, x, y, 2)
+    out += [losses, bool(T.equal(before, m[0].weight)), m[0].weight.grad,
+            len(opt.param_groups[0]["params"]), m[3].bias]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2898,6 +2926,7 @@ _PROGRAMS = [
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
     "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
     "layer_input_mistakes", "weights_only_checkpoints", "loader_worker_options",
+    "freezing_mistakes",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -36,7 +36,7 @@ refusals, nn.Module's, the datasets' and autocast's, and the losses'
 warnings and refusals for the shapes a script gets wrong, and the
 layers' refusals of inputs a CNN or sequence script gets wrong;
 optimizer and scheduler state dicts through weights_only checkpoints, and
-the loader's worker options without workers.
+the loader's worker options without workers, and freezing layers.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -81,7 +81,9 @@ adaptive pooling with a sized output_size missed PyTorch's check of the
 input's rank ("Input dimension should be at least 3";
 tests/test_nn_pool.py); the DataLoader took a multiprocessing_context
 without workers, or an unknown start method, which PyTorch refuses
-(tests/test_data.py).
+(tests/test_data.py); requires_grad_() on an integer tensor was refused
+in the attribute setter's words, where PyTorch words the method's without
+"and complex" (tests/test_grad_dtype.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (it wants the
