@@ -2898,6 +2898,77 @@ def freezing_mistakes(T):
     return out
 
 
+
+def functional_optimizers_more(T):
+    """The other optimizers' functional forms (torch.optim.functional's
+    adagrad, rmsprop, adadelta, adamax, nadam, radam, rprop, asgd) driving a
+    loop with the state laid out as each optimizer's _init_group lays it
+    out (empty lists where an option leaves a buffer out)."""
+    import importlib
+    fnl = importlib.import_module(T.__name__ + ".optim.functional")
+    x, y = _t(T, 8, 4, seed=1), _t(T, 8, 2, seed=2)
+    out = []
+
+    def zeros(ps):
+        return [T.zeros_like(p) for p in ps]
+
+    def steps(ps, v=0.0):
+        return [T.tensor(v) for _ in ps]
+
+    runs = {
+        "adagrad": lambda ps, gs, st: fnl.adagrad(
+            ps, gs, st.setdefault("sums", [T.full_like(p, 0.1) for p in ps]),
+            st.setdefault("steps", steps(ps)), lr=0.1, weight_decay=0.01, lr_decay=0.01,
+            eps=1e-10, maximize=False),
+        "rmsprop": lambda ps, gs, st: fnl.rmsprop(
+            ps, gs, st.setdefault("sq", zeros(ps)), st.setdefault("ga", zeros(ps)),
+            st.setdefault("mom", zeros(ps)), st.setdefault("steps", steps(ps)), lr=0.01,
+            alpha=0.9, eps=1e-8, weight_decay=0.01, momentum=0.5, centered=True),
+        "rmsprop_plain": lambda ps, gs, st: fnl.rmsprop(
+            ps, gs, st.setdefault("sq", zeros(ps)), [], [], st.setdefault("steps", steps(ps)),
+            lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False),
+        "adadelta": lambda ps, gs, st: fnl.adadelta(
+            ps, gs, st.setdefault("sq", zeros(ps)), st.setdefault("acc", zeros(ps)),
+            st.setdefault("steps", steps(ps)), lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.01,
+            maximize=False),
+        "adamax": lambda ps, gs, st: fnl.adamax(
+            ps, gs, st.setdefault("m", zeros(ps)), st.setdefault("u", zeros(ps)),
+            st.setdefault("steps", steps(ps)), eps=1e-8, beta1=0.9, beta2=0.99, lr=0.02,
+            weight_decay=0.01),
+        "nadam": lambda ps, gs, st: fnl.nadam(
+            ps, gs, st.setdefault("m", zeros(ps)), st.setdefault("v", zeros(ps)),
+            st.setdefault("mu", steps(ps, 1.0)), st.setdefault("steps", steps(ps)), beta1=0.9,
+            beta2=0.99, lr=0.02, weight_decay=0.01, momentum_decay=0.004, eps=1e-8),
+        "radam": lambda ps, gs, st: fnl.radam(
+            ps, gs, st.setdefault("m", zeros(ps)), st.setdefault("v", zeros(ps)),
+            st.setdefault("steps", steps(ps)), decoupled_weight_decay=True, beta1=0.9,
+            beta2=0.99, lr=0.02, weight_decay=0.1, eps=1e-8),
+        "rprop": lambda ps, gs, st: fnl.rprop(
+            ps, gs, st.setdefault("prev", zeros(ps)),
+            st.setdefault("sizes", [T.full_like(p, 0.01) for p in ps]),
+            st.setdefault("steps", steps(ps)), step_size_min=1e-6, step_size_max=1.0,
+            etaminus=0.5, etaplus=1.2),
+        "asgd": lambda ps, gs, st: fnl.asgd(
+            ps, gs, st.setdefault("ax", zeros(ps)), st.setdefault("mu", steps(ps, 1.0)),
+            st.setdefault("eta", steps(ps, 0.05)), st.setdefault("steps", steps(ps)), lambd=1e-4,
+            lr=0.05, t0=2.0, alpha=0.75, weight_decay=0.01),
+    }
+    for name, run in runs.items():
+        m = _mlp(T, 108)
+        params = list(m.parameters())
+        state = {}
+        losses = []
+        for _ in range(3):
+            m.zero_grad()
+            loss = T.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            with T.no_grad():
+                run(params, [p.grad for p in params], state)
+            losses.append(loss.item())
+        out.append([name, losses, m[0].weight[0], m[2].bias, state["steps"][0]])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2926,7 +2997,7 @@ _PROGRAMS = [
     "plateau_in_chains", "optimizer_arg_errors", "scheduler_arg_errors", "rnn_utils_errors",
     "module_api_errors", "dataset_split_errors", "amp_errors", "loss_shape_mistakes",
     "layer_input_mistakes", "weights_only_checkpoints", "loader_worker_options",
-    "freezing_mistakes",
+    "freezing_mistakes", "functional_optimizers_more",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -94,3 +94,53 @@ def test_refusals():
     assert _functional.sgd is sgd and _functional.adam is adam and _functional.adamw is adamw
     assert T.optim.adamw.AdamW is T.optim.AdamW
     assert T.optim.functional.adam is adam and T.optim.functional.sgd is sgd
+
+
+def _state_like_the_class(name, params):
+    """The lists each optimizer's step keeps, laid out as PyTorch's
+    _init_group lays them out, with the class's starting values."""
+    z = [T.zeros_like(p) for p in params]
+    s = [T.tensor(0.0) for _ in params]
+    return {
+        "adagrad": lambda: ([[T.full_like(p, 0.2) for p in params]], [s]),
+        "rmsprop": lambda: ([[T.zeros_like(p) for p in params], [T.zeros_like(p) for p in params],
+                             z], [s]),
+        "nadam": lambda: ([z, [T.zeros_like(p) for p in params]],
+                          [[T.tensor(1.0) for _ in params], s]),
+        "asgd": lambda: ([z], [[T.tensor(1.0) for _ in params], [T.tensor(0.05) for _ in params],
+                               s]),
+    }[name]()
+
+
+@pytest.mark.parametrize("name, cls, kw, call", [
+    ("adagrad", T.optim.Adagrad, dict(lr=0.1, lr_decay=0.01, weight_decay=0.1,
+                                      initial_accumulator_value=0.2),
+     lambda ps, gs, b, sc: _functional.adagrad(ps, gs, b[0], sc[0], lr=0.1, weight_decay=0.1,
+                                               lr_decay=0.01, eps=1e-10, maximize=False)),
+    ("rmsprop", T.optim.RMSprop, dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1),
+     lambda ps, gs, b, sc: _functional.rmsprop(ps, gs, b[0], b[1], b[2], sc[0], lr=0.01,
+                                               alpha=0.99, eps=1e-8, weight_decay=0.1,
+                                               momentum=0.5, centered=True)),
+    ("nadam", T.optim.NAdam, dict(lr=0.02, weight_decay=0.1),
+     lambda ps, gs, b, sc: _functional.nadam(ps, gs, b[0], b[1], sc[0], sc[1], beta1=0.9,
+                                             beta2=0.999, lr=0.02, weight_decay=0.1,
+                                             momentum_decay=0.004, eps=1e-8)),
+    ("asgd", T.optim.ASGD, dict(lr=0.05, t0=1.0, weight_decay=0.1),
+     lambda ps, gs, b, sc: _functional.asgd(ps, gs, b[0], sc[0], sc[1], sc[2], lambd=1e-4,
+                                            lr=0.05, t0=1.0, alpha=0.75, weight_decay=0.1)),
+])
+def test_the_other_functional_forms_match_their_classes(name, cls, kw, call):
+    params, loss = _problem(2)
+    ref, ref_loss = _problem(2)
+    opt = cls(ref, **kw)
+    buffers, scalars = _state_like_the_class(name, params)
+    for _ in range(3):
+        grads = _grads(params, loss)
+        with T.no_grad():
+            call(params, grads, buffers, scalars)
+        opt.zero_grad()
+        ref_loss().backward()
+        opt.step()
+    for p, q in zip(params, ref):
+        np.testing.assert_array_equal(np.asarray(p.detach().cpu()), np.asarray(q.detach().cpu()))
+    assert sorted(T.optim.functional.__all__) == sorted(_functional.__all__)

@@ -36,7 +36,8 @@ refusals, nn.Module's, the datasets' and autocast's, and the losses'
 warnings and refusals for the shapes a script gets wrong, and the
 layers' refusals of inputs a CNN or sequence script gets wrong;
 optimizer and scheduler state dicts through weights_only checkpoints, and
-the loader's worker options without workers, and freezing layers.
+the loader's worker options without workers, freezing layers, and the
+other optimizers' functional forms.
 
 What they found, fixed with them (tests/test_optim_base.py,
 tests/test_optim_swa.py): an optimizer refused integer parameters, which
@@ -64,8 +65,9 @@ function, which a weights_only checkpoint cannot load, where PyTorch's
 names the strategy (tests/test_optim_swa.py); the functional optimizer
 API a functional training loop imports (torch.optim.sgd.sgd,
 adam.adam, adamw.adamw, torch.optim._functional and torch.optim.functional)
-did not exist (tests/test_optim_functional.py; the other optimizers'
-functional forms are still missing, docs/optim.md); fused=True with
+did not exist, nor the other optimizers' functional forms
+(tests/test_optim_functional.py; SparseAdam's, Adafactor's and Muon's are
+still missing, docs/optim.md); fused=True with
 foreach=True or differentiable=True was accepted where PyTorch refuses
 it, and LBFGS refused an unknown line_search_fn when built (ValueError)
 where PyTorch's step refuses it (RuntimeError; tests/test_optim_base.py);

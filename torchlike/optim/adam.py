@@ -2,8 +2,8 @@
 torch.optim.Adam / AdamW."""
 import math
 
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_, _real_view,
-                        _step_tensor, _weight_decay)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _functional_step,
+                        _lerp_, _step_tensor, _weight_decay)
 from .. import _C
 
 __all__ = ["Adam", "AdamW", "adam"]
@@ -119,15 +119,9 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     API): the caller keeps the moments and the step counters (0-d tensors,
     advanced in place); max_exp_avg_sqs may be empty without amsgrad.  Like
     PyTorch's, it updates leaves in place, so call it under no_grad."""
-    from .sgd import _no_fused_scaling
-    _no_fused_scaling(grad_scale, found_inf)
-    if not all(isinstance(t, _C.Tensor) for t in state_steps):
-        raise RuntimeError("API has changed, `state_steps` argument must contain a list of "
-                           "singleton tensors")
     group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
                  amsgrad=amsgrad, maximize=maximize,
                  decoupled_weight_decay=decoupled_weight_decay)
-    maxes = max_exp_avg_sqs if amsgrad else [None] * len(params)
-    buffers = [[_real_view(t) for t in ts] for ts in (exp_avgs, exp_avg_sqs, maxes)]
-    _single_tensor_adam([_real_view(t) for t in params], [_real_view(t) for t in grads],
-                        buffers, [list(state_steps)], group)
+    _functional_step(_single_tensor_adam, params, grads,
+                     [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else []], [state_steps],
+                     group, grad_scale, found_inf)

@@ -470,6 +470,29 @@ class Optimizer:
         return loss
 
 
+def _refuse_fused_scaling(grad_scale, found_inf):
+    if grad_scale is not None or found_inf is not None:
+        raise RuntimeError("grad_scale and found_inf belong to PyTorch's fused kernels; "
+                           "torchlike's functional optimizers run the per-parameter step "
+                           "(unscale the gradients first, e.g. GradScaler.unscale_)")
+
+
+def _functional_step(single, params, grads, buffers, scalars, group, grad_scale=None,
+                     found_inf=None, check_steps=True):
+    """One step of an optimizer's functional form (torch.optim.functional):
+    the caller's lists of state (an empty list where an option leaves a
+    buffer out, as PyTorch's optimizers pass them) run through the class's
+    per-parameter step `single`."""
+    _refuse_fused_scaling(grad_scale, found_inf)
+    if check_steps and scalars and not all(isinstance(t, Tensor) for t in scalars[0]):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of "
+                           "singleton tensors")
+    n = len(params)
+    buffers = [[_real_view(t) for t in b] if len(b) else [None] * n for b in buffers]
+    single([_real_view(p) for p in params], [_real_view(g) for g in grads], buffers,
+           [list(s) for s in scalars], group)
+
+
 def _refuse_stale_state(buf, grad):
     """PyTorch's error for a state tensor whose shape no longer matches its
     parameter's gradient (the parameter's .data replaced by another shape

@@ -1,6 +1,7 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum
 and L2 weight decay, as torch.optim.SGD."""
-from .optimizer import Optimizer, _check_nonnegative, _multi_tensor_step, _real_view
+from .optimizer import (Optimizer, _check_nonnegative, _multi_tensor_step, _real_view,
+                        _refuse_fused_scaling)
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["SGD", "sgd"]
@@ -66,13 +67,6 @@ def _single_tensor_sgd(params, grads, bufs, fresh, group):
         param.add_(grad, alpha=-lr)
 
 
-def _no_fused_scaling(grad_scale, found_inf):
-    if grad_scale is not None or found_inf is not None:
-        raise RuntimeError("grad_scale and found_inf belong to PyTorch's fused kernels; "
-                           "torchlike's functional optimizers run the per-parameter step "
-                           "(unscale the gradients first, e.g. GradScaler.unscale_)")
-
-
 def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=None, fused=None,
         grad_scale=None, found_inf=None, *, weight_decay, momentum, lr, dampening, nesterov,
         maximize):
@@ -80,7 +74,7 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
     the caller keeps the momentum buffers; a None entry of
     momentum_buffer_list gets its new buffer in place, as in PyTorch.  Like
     PyTorch's, it updates leaves in place, so call it under no_grad."""
-    _no_fused_scaling(grad_scale, found_inf)
+    _refuse_fused_scaling(grad_scale, found_inf)
     group = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                  nesterov=nesterov, maximize=maximize)
     fresh = [b is None for b in momentum_buffer_list]
