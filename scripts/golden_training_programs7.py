@@ -1,20 +1,21 @@
 """Record PyTorch's answers for a seventh round of training programs, for
 tests/test_training_programs7.py, from corners the first six rounds left
-out: optimizers given unusual parameters (integer, complex, non-leaf,
-empty, a set), the state PyTorch keeps (Adagrad's accumulator, LBFGS's
-line-search history, named parameters in a state dict), state dicts
-carried across optimizers and groups added later, schedulers chained and
-resumed, gradient clipping's variants, module and optimizer hooks,
-parametrizations trained, per-sample gradients for DP-SGD, GradScaler's
-skipped steps, activation checkpointing, the data loader's samplers and
-collate functions, packed sequences, bags, CTC, a Transformer with its
-masks, weight averaging, iterative pruning, a checkpoint resumed, and
-the code around models (meta-device loading, anomaly detection, the
-parameter-vector utilities, sparse gradients into Adagrad).
+out, mostly the machinery around a model: optimizers given unusual
+parameters, the state PyTorch keeps (Adagrad's accumulator, LBFGS's
+line-search history, named parameters), state dicts carried across
+optimizers and checkpoints, schedulers chained and resumed, the functional
+optimizer API, gradient clipping, module and optimizer hooks,
+parametrizations, per-sample gradients, GradScaler, activation
+checkpointing, the data loader's samplers, collate functions and
+datasets, packed sequences, bags, CTC, Transformers with their masks,
+weight averaging, pruning, low-precision parameters; and the refusals a
+script meets (every optimizer's and scheduler's, the layers', losses',
+modules', data utilities', autocast's, torch.func's), in PyTorch's words.
 
 As in rounds three to six, every program takes the library as T and
-builds its parameters and data from NumPy, so the test runs the very same
-code on torchlike; describe() is round six's.
+builds its parameters and data from NumPy (moved to the default device,
+so the device suites can run them), so the test runs the very same code
+on torchlike; describe() is round six's.
 
 Run with an interpreter that has PyTorch:
     python scripts/golden_training_programs7.py
