@@ -667,3 +667,20 @@ def test_add_module_names_a_tensor_by_its_type_string():
     import torchlike
     with pytest.raises(TypeError, match=r"^torchlike.FloatTensor is not a Module subclass$"):
         torchlike.nn.Linear(2, 2).add_module("sub", torchlike.ones(2))
+
+
+def test_buffer_returns_a_plain_tensor_marked_as_a_buffer():
+    """nn.Buffer(t), as PyTorch's: a plain detached Tensor (not a subclass
+    instance) that isinstance(..., nn.Buffer) recognises, stored by the
+    module as it is; it was a Buffer instance here, replaced by a detached
+    copy when assigned (training programs, round seven)."""
+    import torchlike
+    t = torchlike.ones(2, requires_grad=True)
+    b = torchlike.nn.Buffer(t, persistent=False)
+    assert type(b) is torchlike.Tensor and isinstance(b, torchlike.nn.Buffer)
+    assert b.requires_grad and b.grad_fn is None and not isinstance(t, torchlike.nn.Buffer)
+    m = torchlike.nn.Linear(2, 2)
+    m.extra = b
+    assert m.extra is b and "extra" not in m.state_dict()
+    assert [n for n, _ in m.named_buffers()] == ["extra"]
+    assert isinstance(torchlike.nn.parameter.UninitializedBuffer(), torchlike.nn.Buffer)

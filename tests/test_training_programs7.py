@@ -65,7 +65,10 @@ What they found, fixed with them:
   as probabilities (tests/test_nn_loss.py); adaptive pooling with a sized
   output_size missed PyTorch's check of the input's rank
   (tests/test_nn_pool.py); the DataLoader took a multiprocessing_context
-  without workers or with an unknown start method (tests/test_data.py).
+  without workers or with an unknown start method (tests/test_data.py);
+  nn.Buffer(t) was an instance of a Buffer subclass, where PyTorch's is a
+  plain Tensor marked as a buffer (found by a check beside the programs;
+  tests/test_nn_module.py).
 
 By design, and so left out or spelled so it does not show: Adam with
 capturable=True steps on the CPU here, where PyTorch refuses (docs/optim.md);
@@ -83,8 +86,7 @@ differ from PyTorch's own per-parameter paths).  The LBFGS program runs
 in float64: in float32 its second step's line search compares losses
 equal up to rounding, and the summation order then picks the branch.
 
-Not done: SparseAdam, Adafactor and Muon have no functional form;
-nn.Buffer(t) is a Buffer here, a plain Tensor in PyTorch.
+Not done: SparseAdam, Adafactor and Muon have no functional form.
 
 The programs live in scripts/golden_training_programs7.py, taking the
 library as T; PyTorch's answers to them are in

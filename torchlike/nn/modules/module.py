@@ -194,8 +194,7 @@ class Module:
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
         if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
-            tensor = tensor.detach() if not is_lazy(tensor) else tensor
+            persistent = tensor.persistent   # Buffer() made it a plain tensor already
         tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
