@@ -2902,7 +2902,8 @@ def freezing_mistakes(T):
 
 def functional_optimizers_more(T):
     """The other optimizers' functional forms (torch.optim.functional's
-    adagrad, rmsprop, adadelta, adamax, nadam, radam, rprop, asgd) driving a
+    adagrad, rmsprop, adadelta, adamax, nadam, radam, rprop, asgd, adafactor,
+    muon and, on an Embedding's sparse gradients, sparse_adam) driving a
     loop with the state laid out as each optimizer's _init_group lays it
     out (empty lists where an option leaves a buffer out)."""
     import importlib
@@ -2954,6 +2955,20 @@ def functional_optimizers_more(T):
             st.setdefault("eta", steps(ps, 0.05)), st.setdefault("steps", steps(ps)), lambd=1e-4,
             lr=0.05, t0=2.0, alpha=0.75, weight_decay=0.01),
     }
+    def rows(ps, axis):
+        return [T.zeros([1 if i == p.dim() + axis else n for i, n in enumerate(p.shape)])
+                if p.dim() > 1 else None for p in ps]
+
+    runs["adafactor"] = lambda ps, gs, st: fnl.adafactor(
+        ps, gs, st.setdefault("row", rows(ps, -1)), st.setdefault("col", rows(ps, -2)),
+        st.setdefault("var", [T.zeros_like(p) if p.dim() == 1 else None for p in ps]),
+        st.setdefault("steps", steps(ps)), d=1.0, lr=0.01, beta2_decay=-0.8,
+        weight_decay=0.01, eps1=None, eps2=1e-3, maximize=False)
+    runs["muon"] = lambda ps, gs, st: (st.setdefault("steps", [T.tensor(0.0)]), fnl.muon(
+        [p for p in ps if p.dim() == 2], [g for g in gs if g.dim() == 2],
+        st.setdefault("bufs", [T.zeros_like(p) for p in ps if p.dim() == 2]), lr=0.02,
+        weight_decay=0.1, momentum=0.95, nesterov=True, ns_coefficients=(3.4445, -4.775, 2.0315),
+        ns_steps=5, eps=1e-7, adjust_lr_fn=None, has_complex=False))
     for name, run in runs.items():
         m = _mlp(T, 108)
         params = list(m.parameters())
@@ -2967,6 +2982,20 @@ def functional_optimizers_more(T):
                 run(params, [p.grad for p in params], state)
             losses.append(loss.item())
         out.append([name, losses, m[0].weight[0], m[2].bias, state["steps"][0]])
+    emb = _init(T, T.nn.Embedding(6, 3, sparse=True), 109)
+    idx = T.tensor([[1, 3, 3], [0, 5, 1]])
+    target = _t(T, 2, 3, 3, seed=3)
+    m1, m2 = T.zeros_like(emb.weight), T.zeros_like(emb.weight)
+    losses = []
+    for step in range(1, 4):
+        emb.zero_grad()
+        loss = (emb(idx) - target).pow(2).mean()
+        loss.backward()
+        with T.no_grad():
+            fnl.sparse_adam([emb.weight], [emb.weight.grad], [m1], [m2], [step], eps=1e-8,
+                            beta1=0.9, beta2=0.999, lr=0.1, maximize=False)
+        losses.append(loss.item())
+    out.append(["sparse_adam", losses, emb.weight, m2[3]])
     return out
 
 

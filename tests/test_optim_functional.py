@@ -144,3 +144,29 @@ def test_the_other_functional_forms_match_their_classes(name, cls, kw, call):
     for p, q in zip(params, ref):
         np.testing.assert_array_equal(np.asarray(p.detach().cpu()), np.asarray(q.detach().cpu()))
     assert sorted(T.optim.functional.__all__) == sorted(_functional.__all__)
+
+
+def test_sparse_adam_matches_the_class_on_sparse_gradients():
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((6, 3)).astype(np.float32)
+    emb, ref = (T.nn.Embedding(6, 3, sparse=True) for _ in range(2))
+    with T.no_grad():
+        emb.weight.copy_(T.tensor(w0))
+        ref.weight.copy_(T.tensor(w0))
+    opt = T.optim.SparseAdam(ref.parameters(), lr=0.1)
+    idx = T.tensor([1, 3, 3, 5])
+    m, v = T.zeros_like(emb.weight), T.zeros_like(emb.weight)
+    for step in range(1, 4):
+        emb.zero_grad()
+        emb(idx).pow(2).sum().backward()
+        with T.no_grad():
+            _functional.sparse_adam([emb.weight], [emb.weight.grad], [m], [v], [step], eps=1e-8,
+                                    beta1=0.9, beta2=0.999, lr=0.1, maximize=False)
+        opt.zero_grad()
+        ref(idx).pow(2).sum().backward()
+        opt.step()
+    np.testing.assert_array_equal(np.asarray(emb.weight.detach().cpu()),
+                                  np.asarray(ref.weight.detach().cpu()))
+    with pytest.raises(RuntimeError, match="sparse coordinate tensor layout"):
+        _functional.sparse_adam([emb.weight], [T.ones(6, 3)], [m], [v], [4], eps=1e-8, beta1=0.9,
+                                beta2=0.999, lr=0.1, maximize=False)

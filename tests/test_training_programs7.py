@@ -86,8 +86,6 @@ differ from PyTorch's own per-parameter paths).  The LBFGS program runs
 in float64: in float32 its second step's line search compares losses
 equal up to rounding, and the summation order then picks the branch.
 
-Not done: SparseAdam, Adafactor and Muon have no functional form.
-
 The programs live in scripts/golden_training_programs7.py, taking the
 library as T; PyTorch's answers to them are in
 tests/golden/training_programs7.json.  Each runs here on torchlike and its

@@ -1,7 +1,6 @@
 """torch.optim._functional: the optimizers' functional steps (one step over
 lists of parameters, gradients and caller-kept state), for code written
-against PyTorch's functional API.  Each is declared beside its optimizer;
-SparseAdam, Adafactor and Muon have none here (docs/optim.md)."""
+against PyTorch's functional API.  Each is declared beside its optimizer."""
 from .sgd import sgd  # noqa: F401
 from .adam import adam  # noqa: F401
 from .adamw import adamw  # noqa: F401
@@ -13,6 +12,9 @@ from .nadam import nadam  # noqa: F401
 from .radam import radam  # noqa: F401
 from .rprop import rprop  # noqa: F401
 from .asgd import asgd  # noqa: F401
+from .sparse_adam import sparse_adam  # noqa: F401
+from .adafactor import adafactor  # noqa: F401
+from .muon import muon  # noqa: F401
 
 __all__ = ["sgd", "adam", "adamw", "adagrad", "rmsprop", "adadelta", "adamax", "nadam", "radam",
-           "rprop", "asgd"]
+           "rprop", "asgd", "sparse_adam", "adafactor", "muon"]
