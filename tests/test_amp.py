@@ -316,8 +316,12 @@ def test_grad_scaler_errors_and_options():
     assert scaler.get_scale() == 8.0
     scaler.update(new_scale=torchlike.tensor([4.0]))
     assert scaler.get_scale() == 4.0
-    with pytest.raises(ValueError, match="growth factor must be > 1.0"):
+    # AssertionError, as PyTorch raises it (a ValueError here before; training
+    # programs, round seven)
+    with pytest.raises(AssertionError, match="growth factor must be > 1.0"):
         GradScaler("cpu", growth_factor=1.0)
+    with pytest.raises(AssertionError, match="backoff factor must be < 1.0"):
+        GradScaler("cpu", backoff_factor=1.0)
     p = torchlike.zeros(1, dtype=torchlike.float16, requires_grad=True)
     opt16 = torchlike.optim.SGD([p], lr=0.1)
     s16 = GradScaler("cpu")

@@ -263,3 +263,20 @@ def test_seed_reseeds_from_the_os():
         warnings.simplefilter("error")
         tl.random.manual_seed(5)
     assert tl.random.initial_seed() == 5
+
+
+def test_multiprocessing_context_is_checked_as_pytorch_checks_it():
+    # refused without workers and for an unknown start method, as PyTorch
+    # (taken and unused before; training programs, round seven)
+    import multiprocessing
+    ds = TensorDataset(tl.arange(4.0))
+    with pytest.raises(ValueError, match=r"^multiprocessing_context can only be used with "
+                                         r"multi-process loading \(num_workers > 0\), but got "
+                                         r"num_workers=0$"):
+        DataLoader(ds, multiprocessing_context="spawn")
+    with pytest.raises(ValueError, match="should specify a valid start method"):
+        DataLoader(ds, num_workers=1, multiprocessing_context="teleport")
+    with pytest.raises(TypeError, match="should be a valid context object"):
+        DataLoader(ds, num_workers=1, multiprocessing_context=3)
+    dl = DataLoader(ds, num_workers=1, multiprocessing_context="spawn")
+    assert isinstance(dl.multiprocessing_context, multiprocessing.context.BaseContext)

@@ -329,3 +329,15 @@ def test_cross_entropy_probabilities_refuse_a_class_to_ignore():
         np.testing.assert_allclose(F.cross_entropy(T.ones(2, 3), probs,
                                                    ignore_index=ignored).item(), np.log(3),
                                    rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4)])
+def test_cross_entropy_integer_target_shaped_like_the_input(shape):
+    # PyTorch reads a target of the input's shape as probabilities and
+    # refuses an integer one; here it was read as class indices and refused
+    # in other words (training programs, round seven)
+    import torchlike
+    x = torchlike.ones(shape)
+    with pytest.raises(RuntimeError, match="^Expected floating point type for target with "
+                                           "class probabilities, got Long$"):
+        torchlike.nn.functional.cross_entropy(x, torchlike.zeros(shape, dtype=torchlike.long))

@@ -642,3 +642,45 @@ def test_uninitialized_parameters_refuse_computation_and_shape():
     assert list(m.state_dict()) == ["weight", "bias"]
     m.load_state_dict(nn.Linear(2, 3).state_dict())
     assert tuple(m.weight.shape) == (3, 2)
+
+
+def test_old_and_full_backward_hooks_are_refused_together():
+    """PyTorch refuses registering the deprecated and the full backward
+    hooks on one module, whichever came first; both were taken here
+    (training programs, round seven)."""
+    import torchlike
+    msg = ("^Cannot use both regular backward hooks and full backward hooks on a single "
+           "Module. Please use only one of them.$")
+    a = torchlike.nn.Linear(2, 2)
+    a.register_full_backward_hook(lambda m, gi, go: None)
+    with pytest.raises(RuntimeError, match=msg):
+        a.register_backward_hook(lambda m, gi, go: None)
+    b = torchlike.nn.Linear(2, 2)
+    b.register_backward_hook(lambda m, gi, go: None)
+    with pytest.raises(RuntimeError, match=msg):
+        b.register_full_backward_hook(lambda m, gi, go: None)
+    b.register_backward_hook(lambda m, gi, go: None)     # the same kind again is fine
+
+
+def test_add_module_names_a_tensor_by_its_type_string():
+    # torch.typename's "torch.FloatTensor", as PyTorch's message has it
+    import torchlike
+    with pytest.raises(TypeError, match=r"^torchlike.FloatTensor is not a Module subclass$"):
+        torchlike.nn.Linear(2, 2).add_module("sub", torchlike.ones(2))
+
+
+def test_buffer_returns_a_plain_tensor_marked_as_a_buffer():
+    """nn.Buffer(t), as PyTorch's: a plain detached Tensor (not a subclass
+    instance) that isinstance(..., nn.Buffer) recognises, stored by the
+    module as it is; it was a Buffer instance here, replaced by a detached
+    copy when assigned (training programs, round seven)."""
+    import torchlike
+    t = torchlike.ones(2, requires_grad=True)
+    b = torchlike.nn.Buffer(t, persistent=False)
+    assert type(b) is torchlike.Tensor and isinstance(b, torchlike.nn.Buffer)
+    assert b.requires_grad and b.grad_fn is None and not isinstance(t, torchlike.nn.Buffer)
+    m = torchlike.nn.Linear(2, 2)
+    m.extra = b
+    assert m.extra is b and "extra" not in m.state_dict()
+    assert [n for n, _ in m.named_buffers()] == ["extra"]
+    assert isinstance(torchlike.nn.parameter.UninitializedBuffer(), torchlike.nn.Buffer)

@@ -558,3 +558,15 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+@pytest.mark.parametrize("make, shape, need", [
+    (lambda: nn.AdaptiveAvgPool2d((2, 2)), (4,), 3),
+    (lambda: nn.AdaptiveMaxPool2d((2, None)), (3, 4), 3),
+    (lambda: nn.AdaptiveMaxPool3d((1, None, 2)), (2, 3, 4), 4),
+])
+def test_adaptive_pool_with_sized_output_refuses_a_low_rank_input(make, shape, need):
+    # PyTorch's Python-level check of a sized output_size comes before the
+    # kernel's rank check (training programs, round seven)
+    with pytest.raises(ValueError, match=f"^Input dimension should be at least {need}$"):
+        make()(T.ones(shape))

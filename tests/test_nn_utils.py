@@ -341,3 +341,13 @@ def test_parametrized_modules_refuse_pickling_but_deep_copy():
     assert type(c) is type(m) and list(c.state_dict()) == list(m.state_dict())
     assert c.parametrizations.weight.original is not m.parametrizations.weight.original
     np.testing.assert_array_equal(c.weight.detach().cpu().numpy(), m.weight.detach().cpu().numpy())
+
+
+def test_pack_padded_sequence_refuses_a_length_past_the_input():
+    # PyTorch's CPU kernel reads past the input (its batch_sizes then do not
+    # add up to its data); an IndexError from deep inside here before, now a
+    # message naming the length (docs/nn.md; training programs, round seven)
+    x = torch.zeros(4, 3, 2)
+    with pytest.raises(RuntimeError, match="a length of 5 is longer than the input's 4 time "
+                                           "steps"):
+        pack_padded_sequence(x, torch.tensor([5, 2, 1]))

@@ -51,9 +51,18 @@ def test_non_leaf_raises():
 
 
 @pytest.mark.parametrize("dtype", [torchlike.int64, torchlike.int32, torchlike.bool])
-def test_non_float_raises(dtype):
-    with pytest.raises(ValueError, match=f"floating-point.*{dtype}"):
-        optim.SGD([torchlike.zeros(3, dtype=dtype)], lr=0.1)
+def test_non_float_params_are_accepted_and_left_alone(dtype):
+    # PyTorch checks only that a parameter is a leaf: an integer tensor (a
+    # state-dict value passed by mistake) is taken and never stepped, since
+    # it cannot have a gradient (training programs, round seven)
+    t = torchlike.ones(3, dtype=dtype)
+    p = leaf(2)
+    opt = optim.Adam([t, p], lr=0.1)
+    (p * p).sum().backward()
+    opt.step()
+    opt.zero_grad()
+    assert t.tolist() == [1, 1, 1] and t.dtype == dtype
+    assert len(opt.state) == 1 and p in opt.state
 
 
 @pytest.mark.parametrize("params, error, match", [
@@ -73,11 +82,37 @@ def test_bad_params(params, error, match):
     (lambda p: optim.Adam(p, eps=-1), "epsilon"),
     (lambda p: optim.AdamW(p, weight_decay=-1), "weight_decay"),
     (lambda p: optim.Rprop(p, etas=(1.5, 1.2)), "eta values"),
-    (lambda p: optim.LBFGS(p, line_search_fn="armijo"), "strong_wolfe"),
 ])
 def test_bad_options(make, match):
     with pytest.raises(ValueError, match=match):
         make([leaf(2)])
+
+
+def test_lbfgs_refuses_another_line_search_when_it_steps():
+    """As PyTorch: the constructor takes any line_search_fn and the step
+    refuses it when it reaches the line search (RuntimeError); it was a
+    ValueError from the constructor here (training programs, round seven)."""
+    p = leaf(2)
+    opt = optim.LBFGS([p], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = (p ** 2).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="^only 'strong_wolfe' is supported$"):
+        opt.step(closure)
+
+
+@pytest.mark.parametrize("make", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
+def test_fused_refuses_foreach_and_differentiable(make):
+    # PyTorch's refusals once the groups exist; accepted silently before
+    # (training programs, round seven)
+    with pytest.raises(RuntimeError, match="^`fused` and `foreach` cannot be `True` together.$"):
+        make([leaf(2)], lr=0.1, fused=True, foreach=True)
+    with pytest.raises(RuntimeError, match="^`fused` does not support `differentiable`$"):
+        make([leaf(2)], lr=0.1, fused=True, differentiable=True)
+    make([leaf(2)], lr=0.1, fused=True, foreach=False)
 
 
 def test_a_set_of_parameters_is_refused():
@@ -149,7 +184,7 @@ def test_load_state_dict_mismatch_raises():
         other.load_state_dict(two.state_dict())
 
 
-def test_load_state_dict_copies_and_casts_state():
+def test_load_state_dict_casts_state_and_shares_what_needs_no_cast():
     a = leaf(3)
     opt = optim.Adam([a])
     quadratic_grad([a])
@@ -162,9 +197,18 @@ def test_load_state_dict_copies_and_casts_state():
     assert state["exp_avg"].dtype == torchlike.float64      # follows the parameter
     assert state["step"].dtype == torchlike.float32         # the counter keeps its dtype
     np.testing.assert_allclose(np.asarray(state["exp_avg"].cpu()), np.asarray(sd["state"][0]["exp_avg"].cpu()))
+    assert state["exp_avg"] is not sd["state"][0]["exp_avg"]   # a cast makes a new tensor
+    # What needs no cast is taken as it is, as PyTorch does: the step counter,
+    # and every tensor for a parameter of the same dtype, so the two
+    # optimizers share them (an in-place step of one shows in the other)
+    assert state["step"] is sd["state"][0]["step"]
+    c = leaf(3)
+    opt3 = optim.Adam([c])
+    opt3.load_state_dict(sd)
+    assert opt3.state[c]["exp_avg"] is opt.state[a]["exp_avg"]
     quadratic_grad([b])
-    opt2.step()  # must not write into the first optimizer's tensors
-    assert opt.state[a]["step"].item() == 1.0
+    opt2.step()
+    assert opt.state[a]["step"].item() == 2.0 == opt3.state[c]["step"].item()
 
 
 # ---- zero_grad, closure, hooks ----------------------------------------------------------
@@ -414,3 +458,116 @@ def test_threads_do_not_change_the_result():
     finally:
         torchlike.set_num_threads(before)
     assert np.array_equal(out[0], out[1])
+
+
+def test_lbfgs_line_search_is_bounded_by_max_eval():
+    """PyTorch gives the strong-Wolfe search only the evaluations max_eval
+    leaves (max_eval - those so far); it had its own 25 here, so a step of a
+    hard problem evaluated the closure more often than PyTorch's (training
+    programs, round seven).  A step may take one more than max_eval (the
+    search's first evaluation is unconditional)."""
+    x = torchlike.tensor(rosenbrock_start(), dtype=torchlike.float64, requires_grad=True)
+    opt = optim.LBFGS([x], line_search_fn="strong_wolfe", lr=50.0, max_iter=3, max_eval=3)
+    calls = []
+
+    def closure():
+        calls.append(1)
+        opt.zero_grad()
+        loss = rosenbrock_loss(x)
+        loss.backward()
+        return loss
+    for _ in range(4):
+        before = len(calls)
+        opt.step(closure)
+        assert len(calls) - before <= 4
+    assert opt.state[x]["func_evals"] == len(calls)
+
+
+def test_lbfgs_state_holds_pytorchs_kinds_of_value():
+    """As PyTorch stores them: H_diag, ro and the two-loop coefficients al
+    (history_size slots, kept in the state) are 0-d tensors of the
+    parameters' dtype, the first step length a 0-d tensor when 1/|g|_1 is
+    below 1; a checkpoint of the state then holds what PyTorch's holds."""
+    x = torchlike.tensor([3.0, -2.0], requires_grad=True)
+    opt = optim.LBFGS([x], max_iter=3, history_size=4, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = (x ** 4).sum() + (x[0] * x[1]) ** 2
+        loss.backward()
+        return loss
+    opt.step(closure)
+    st = opt.state[x]
+    assert isinstance(st["H_diag"], torchlike.Tensor) and st["H_diag"].dim() == 0
+    assert st["H_diag"].dtype == torchlike.float32
+    assert all(isinstance(r, torchlike.Tensor) and r.dim() == 0 for r in st["ro"])
+    assert len(st["al"]) == 4 and isinstance(st["al"][0], torchlike.Tensor)
+    assert st["al"][3] is None    # slots past the pairs kept so far
+    assert isinstance(st["prev_loss"], float)
+
+
+def test_load_state_dict_fills_only_the_switches():
+    """PyTorch's optimizers fill in a loaded group's missing switches (bool
+    or None options: maximize, nesterov, foreach ...) but not its
+    hyperparameters: SGD given Adam's state dict has no momentum and its
+    step raises KeyError, where it took its constructor's value here
+    before (training programs, round seven)."""
+    a = leaf(3)
+    adam = optim.Adam([a], lr=0.01)
+    quadratic_grad([a])
+    adam.step()
+    sgd = optim.SGD([a], lr=0.1, momentum=0.9)
+    sgd.load_state_dict(adam.state_dict())
+    group = sgd.param_groups[0]
+    assert "momentum" not in group and "dampening" not in group
+    assert group["nesterov"] is False and group["lr"] == 0.01
+    with pytest.raises(KeyError, match="momentum"):
+        sgd.step()
+    sd = optim.SGD([a], lr=0.1).state_dict()
+    del sd["param_groups"][0]["maximize"]     # saved before the switch existed
+    fresh = optim.SGD([a], lr=0.1)
+    fresh.load_state_dict(sd)
+    assert fresh.param_groups[0]["maximize"] is False
+
+
+def test_integer_parameter_is_refused_in_pytorchs_words():
+    # nn.Parameter(int tensor) said "only Tensors ..." in lower case; PyTorch's
+    # sentence starts "Only", as torchlike's factories already did
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype "
+                                           "can require gradients"):
+        torchlike.nn.Parameter(torchlike.arange(3))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda ps: optim.Adam(ps), "Adam does not support sparse gradients, please consider "
+                                "SparseAdam instead"),
+    (lambda ps: optim.AdamW(ps), "Adam does not support sparse gradients, please consider "
+                                 "SparseAdam instead"),
+    (lambda ps: optim.RMSprop(ps), "RMSprop does not support sparse gradients"),
+    (lambda ps: optim.NAdam(ps), "NAdam does not support sparse gradients"),
+])
+def test_sparse_gradients_refused_in_pytorchs_words(make, message):
+    """An Embedding(sparse=True) given to an optimizer without a sparse
+    path: PyTorch's sentence, where a subtraction deep in the step raised
+    before (training programs, round seven); Adagrad takes it."""
+    emb = torchlike.nn.Embedding(5, 3, sparse=True)
+    emb(torchlike.tensor([1, 3])).sum().backward()
+    with pytest.raises(RuntimeError, match="^" + message + "$"):
+        make(emb.parameters()).step()
+    optim.Adagrad(emb.parameters(), lr=0.1).step()
+
+
+def test_state_of_a_replaced_parameter_is_refused_as_pytorchs_step_does():
+    """p.data swapped for another shape after a step: PyTorch's step fails
+    broadcasting the old state against the new gradient, a RuntimeError
+    naming the sizes (the C kernel's ValueError before; training programs,
+    round seven)."""
+    p = leaf(2, 3)
+    opt = optim.Adam([p], lr=0.1)
+    quadratic_grad([p])
+    opt.step()
+    p.data = torchlike.zeros(4)
+    p.grad = torchlike.ones(4)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 1$"):
+        opt.step()

@@ -147,3 +147,52 @@ def test_update_bn_without_batchnorm_does_nothing():
     model = Affine(*SNAPSHOTS[0][:2])
     swa_utils.update_bn([torchlike.ones((1, 2), dtype=torchlike.float64)], model)
     assert model.training
+
+
+def test_use_buffers_takes_an_integer_buffers_mean_truncated():
+    """PyTorch's running mean off CUDA divides by n + 1 one tensor at a time
+    and copies back, so an integer buffer (BatchNorm's num_batches_tracked
+    under use_buffers) takes its mean truncated; the in-place update with a
+    float alpha raised here (training programs, round seven)."""
+    bn = torchlike.nn.BatchNorm1d(2)
+    swa = swa_utils.AveragedModel(bn, use_buffers=True)
+    seen = []
+    for count in (1, 4, 6):
+        bn.num_batches_tracked.fill_(count)
+        seen.append(count)
+        swa.update_parameters(bn)
+    # 1, then 1 + (4 - 1) / 2 = 2.5 -> 2, then 2 + (6 - 2) / 3 = 3.33 -> 3
+    assert swa.module.num_batches_tracked.item() == 3
+    assert swa.module.num_batches_tracked.dtype == torchlike.int64
+
+
+def test_swalr_state_dict_names_its_strategy_and_loads_weights_only():
+    """SWALR's state dict held its annealing function, which a weights_only
+    checkpoint cannot rebuild; PyTorch's holds the strategy's name
+    (_anneal_strategy) and sets the function again on load (training
+    programs, round seven)."""
+    import io
+    p = torchlike.nn.Parameter(torchlike.ones(2))
+    opt = torchlike.optim.SGD([p], lr=0.2)
+    sched = swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear")
+    sd = sched.state_dict()
+    assert sd["_anneal_strategy"] == "linear" and "anneal_func" not in sd
+    buf = io.BytesIO()
+    torchlike.save(sd, buf)
+    buf.seek(0)
+    other = swa_utils.SWALR(torchlike.optim.SGD([p], lr=0.2), swa_lr=0.05, anneal_epochs=3)
+    other.load_state_dict(torchlike.load(buf, weights_only=True))
+    assert other.anneal_func(0.25) == 0.25     # linear, not the cosine it was built with
+
+
+def test_swalr_refusals_in_pytorchs_words():
+    # PyTorch 2.15's sentences ("must by" and a colon before; training
+    # programs, round seven)
+    opt = torchlike.optim.SGD([torchlike.nn.Parameter(torchlike.ones(2))], lr=0.1)
+    with pytest.raises(ValueError, match="^anneal_strategy must be one of 'cos' or 'linear', "
+                                         "instead got exp$"):
+        swa_utils.SWALR(opt, swa_lr=0.1, anneal_strategy="exp")
+    with pytest.raises(ValueError, match=r"^swa_lr must have the same length as "
+                                         r"optimizer.param_groups. swa_lr has 2 values, "
+                                         r"param_groups has 1.$"):
+        swa_utils.SWALR(opt, swa_lr=[0.1, 0.2])

@@ -12,7 +12,9 @@ static bool can_require_grad(const tl_tensor *t)
   return tl_dtype_is_float(t->dtype) || tl_dtype_is_complex(t->dtype);
 }
 
-static int set_requires_grad(tl_py_tensor *self, int on)
+/* method: requires_grad_(), whose refusal PyTorch words without "and
+ * complex" (its attribute setter's has it; both accept complex tensors). */
+static int set_requires_grad(tl_py_tensor *self, int on, bool method)
 {
   if (self->grad_fn) {
     if (on)
@@ -23,8 +25,9 @@ static int set_requires_grad(tl_py_tensor *self, int on)
     return -1;
   }
   if (on && !can_require_grad(&self->t)) {
-    PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can "
-                 "require gradients (got %s)", tl_dtype_names[self->t.dtype]);
+    PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point %sdtype can require "
+                 "gradients (got %s)", method ? "" : "and complex ",
+                 tl_dtype_names[self->t.dtype]);
     return -1;
   }
   if (on && self->inference && !tl_inference_mode) {
@@ -52,7 +55,7 @@ static int put_requires_grad(PyObject *self, PyObject *value, void *closure)
   int on = value ? PyObject_IsTrue(value) : -1;
   if (!value)
     PyErr_SetString(PyExc_AttributeError, "requires_grad cannot be deleted");
-  return on < 0 ? -1 : set_requires_grad((tl_py_tensor *)self, on);
+  return on < 0 ? -1 : set_requires_grad((tl_py_tensor *)self, on, false);
 }
 
 /* Reading .grad of a non-leaf that keeps none is almost always a mistake
@@ -94,8 +97,9 @@ static int put_grad(PyObject *self, PyObject *value, void *closure)
       same = g->shape[d] == t->t.shape[d];
     if (!same) {
       char a[128], b[128];
-      PyErr_Format(PyExc_RuntimeError, "assigned grad has data of a different size: grad "
-                   "%s, tensor %s", tl_shape_str(a, sizeof a, g->ndim, g->shape),
+      PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient of size '%s' to a "
+                   "tensor of size '%s'. Please ensure that the gradient and the tensor are the "
+                   "same size", tl_shape_str(a, sizeof a, g->ndim, g->shape),
                    tl_shape_str(b, sizeof b, t->t.ndim, t->t.shape));
       return -1;
     }
@@ -266,7 +270,7 @@ static PyObject *tensor_requires_grad_(PyObject *self, PyObject *const *args, Py
   if (tl_py_bind_args("requires_grad_", args, nargs, kwnames, names, 1, 0, v) < 0)
     return NULL;
   int on = v[0] ? PyObject_IsTrue(v[0]) : 1;
-  if (on < 0 || set_requires_grad((tl_py_tensor *)self, on) < 0)
+  if (on < 0 || set_requires_grad((tl_py_tensor *)self, on, true) < 0)
     return NULL;
   return Py_NewRef(self);
 }

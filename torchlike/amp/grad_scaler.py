@@ -37,9 +37,9 @@ class GradScaler:
             self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:
-                raise ValueError("The growth factor must be > 1.0.")
+                raise AssertionError("The growth factor must be > 1.0.")   # PyTorch's type
             if backoff_factor >= 1.0:
-                raise ValueError("The backoff factor must be < 1.0.")
+                raise AssertionError("The backoff factor must be < 1.0.")
             self._init_scale = init_scale
             self._scale = None
             self._growth_factor = growth_factor

@@ -160,7 +160,11 @@ def _adaptive_size(output_size, x, n):
                  for i, o in enumerate(sizes))
 
 
-def _adaptive_check(input, n, name):
+def _adaptive_check(input, n, name, output_size=None):
+    if n > 1 and not isinstance(output_size, numbers.Integral) and output_size is not None \
+            and input.ndim <= len(output_size):
+        # PyTorch's Python check of a sized output_size, before the kernel's
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
                            f"{list(input.shape)}")
@@ -172,7 +176,7 @@ def _adaptive_check(input, n, name):
 
 
 def _adaptive_avg_poolnd(input, output_size, n, name):
-    _adaptive_check(input, n, name)
+    _adaptive_check(input, n, name, output_size)
     return _C._adaptive_avg_pool(input, _adaptive_size(output_size, input, n))
 
 
@@ -191,7 +195,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max_poolnd(input, output_size, return_indices, n, name):
-    _adaptive_check(input, n, name)
+    _adaptive_check(input, n, name, output_size)
     values, indices = _C._adaptive_max_pool(input, _adaptive_size(output_size, input, n))
     return (values, indices) if return_indices else values
 

@@ -886,6 +886,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # class probabilities (a float target of another shape is read as class
     # indices, and the op's checks say what is wrong, as PyTorch's do)
     probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
+    if not probs and tuple(target.shape) == tuple(input.shape):
+        # PyTorch reads a target shaped like the input as probabilities
+        from .._dtype_names import scalar_type_name
+        raise RuntimeError("Expected floating point type for target with class "
+                           f"probabilities, got {scalar_type_name(target.dtype)}")
     if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
         raise RuntimeError("ignore_index is not supported for floating point target")
     if probs and target.dtype != input.dtype:

@@ -63,21 +63,30 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     __str__ = __repr__
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """isinstance(t, Buffer) for the plain tensors Buffer() returns (marked
+    _is_buffer), as PyTorch's metaclass answers it."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     r"""A Tensor that, assigned to a Module attribute, is registered as a buffer.
 
-    ``Buffer(data, persistent=True)``: a non-persistent buffer is left out of
-    the state_dict.  The module stores a plain Tensor (as PyTorch does)."""
+    ``Buffer(data, persistent=True)`` returns a plain Tensor (data detached,
+    its requires_grad kept) marked as a buffer, as PyTorch's does; a
+    non-persistent buffer is left out of the state_dict."""
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _C.empty(0)
-        self = _detached_subclass(cls, data, data.requires_grad)
-        self.persistent = persistent
-        return self
-
-    def __init__(self, data=None, *, persistent=True):
-        pass
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
     __torch_function__ = _C._disabled_torch_function_impl
 
@@ -165,6 +174,7 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         self = _detached_subclass(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
         self.persistent = persistent
+        self._is_buffer = True    # isinstance(..., Buffer), as PyTorch's
         return self
 
     def __repr__(self):

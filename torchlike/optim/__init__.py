@@ -20,6 +20,7 @@ from .lbfgs import LBFGS  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
 from .muon import Muon  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+from . import adamw, _functional, functional  # noqa: F401  (as torch.optim has them)
 from . import swa_utils  # noqa: F401
 from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 

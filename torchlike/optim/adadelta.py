@@ -1,8 +1,9 @@
 """Adadelta (Zeiler 2012), as torch.optim.Adadelta."""
-from .optimizer import Optimizer, _addcmul_, _check_nonnegative, _step_tensor, _weight_decay
+from .optimizer import (_functional_step, Optimizer, _addcmul_, _check_nonnegative, _step_tensor,
+                        _weight_decay)
 from .. import _C
 
-__all__ = ["Adadelta"]
+__all__ = ["Adadelta", "adadelta"]
 
 
 class Adadelta(Optimizer):
@@ -42,3 +43,12 @@ def _single_tensor_adadelta(params, grads, buffers, scalars, group):
         delta.div_(std).mul_(grad)
         _addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
         param.add_(delta, alpha=-lr)
+
+
+def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=False,
+             foreach=None, differentiable=False, has_complex=False, *, lr, rho, eps, weight_decay,
+             maximize):
+    """One Adadelta step over lists, as torch.optim.adadelta.adadelta."""
+    group = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+    _functional_step(_single_tensor_adadelta, params, grads, [square_avgs, acc_deltas],
+                     [state_steps], group)

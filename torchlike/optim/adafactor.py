@@ -1,12 +1,12 @@
 """Adafactor (factored second moments), as torch.optim.Adafactor."""
 import math
 
-from .optimizer import Optimizer, _step_tensor
+from .optimizer import Optimizer, _functional_step, _step_tensor
 from .. import _C
 from .. import linalg
 from .._dtype_info import finfo
 
-__all__ = ["Adafactor"]
+__all__ = ["Adafactor", "adafactor"]
 
 
 class Adafactor(Optimizer):
@@ -23,6 +23,7 @@ class Adafactor(Optimizer):
     p -= alpha * U / max(1, RMS(U) / d).  eps1 defaults to the dtype's eps."""
 
     _refuses_complex = True  # as PyTorch's: complex parameters raise
+    _state_like_params = False   # factored row and column variances
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
@@ -92,3 +93,15 @@ def _single_tensor_adafactor(params, grads, buffers, scalars, group):
 
 def _mean_square(grad, dim):
     return linalg.vector_norm(grad, dim=dim, keepdim=True).square_().div_(grad.size(dim))
+
+
+def adafactor(params, grads, row_vars, col_vars, variances, state_steps, foreach=None,
+              grad_scale=None, found_inf=None, has_complex=False, *, d, lr, beta2_decay,
+              weight_decay, eps1, eps2, maximize):
+    """One Adafactor step over lists, as torch.optim._adafactor.adafactor
+    (row_vars and col_vars for matrices, variances otherwise, None in the
+    other lists' places)."""
+    group = dict(lr=lr, beta2_decay=beta2_decay, eps=(eps1, eps2), d=d,
+                 weight_decay=weight_decay, maximize=maximize)
+    _functional_step(_single_tensor_adafactor, params, grads, [row_vars, col_vars, variances],
+                     [state_steps], group, grad_scale, found_inf)

@@ -1,14 +1,15 @@
 """Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _fill_value,
-                        _step_tensor, _weight_decay)
+from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
+                        _fill_value, _step_tensor, _weight_decay)
 from .. import _C, _sparse
 
-__all__ = ["Adagrad"]
+__all__ = ["Adagrad", "adagrad"]
 
 
 class Adagrad(Optimizer):
     """s += g^2,  p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps).
     The state (s filled with initial_accumulator_value) exists from the start."""
+    _takes_sparse = True
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
@@ -58,3 +59,12 @@ def _sparse_adagrad(param, grad, state_sum, clr, eps, group):
     state_sum.add_(_sparse._like(grad, values.pow(2)))
     std = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
     param.add_(_sparse._like(grad, values / std), alpha=-clr)
+
+
+def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None, found_inf=None,
+            has_sparse_grad=False, foreach=None, differentiable=False, has_complex=False, *, lr,
+            weight_decay, lr_decay, eps, maximize):
+    """One Adagrad step over lists, as torch.optim.adagrad.adagrad."""
+    group = dict(lr=lr, weight_decay=weight_decay, lr_decay=lr_decay, eps=eps, maximize=maximize)
+    _functional_step(_single_tensor_adagrad, params, grads, [state_sums], [state_steps], group,
+                     grad_scale, found_inf)

@@ -2,11 +2,11 @@
 torch.optim.Adam / AdamW."""
 import math
 
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
-                        _step_tensor, _weight_decay)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _functional_step,
+                        _lerp_, _step_tensor, _weight_decay)
 from .. import _C
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam"]
 
 
 def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=None):
@@ -43,6 +43,10 @@ class Adam(Optimizer):
     with v replaced by its running maximum under amsgrad.  weight_decay adds
     weight_decay * p to g, or with decoupled_weight_decay (AdamW) scales p by
     1 - lr * weight_decay first."""
+
+    def _sparse_refusal(self):
+        # AdamW's too names Adam, as PyTorch's (AdamW is Adam with decoupled decay)
+        return "Adam does not support sparse gradients, please consider SparseAdam instead"
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
@@ -105,3 +109,19 @@ def _single_tensor_adam(params, grads, buffers, scalars, group):
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         _addcdiv_(param, exp_avg, denom, -step_size)
+
+
+def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=None,
+         capturable=False, differentiable=False, fused=None, grad_scale=None, found_inf=None,
+         has_complex=False, decoupled_weight_decay=False, *, amsgrad, beta1, beta2, lr,
+         weight_decay, eps, maximize):
+    """One Adam step over lists, as torch.optim.adam.adam (the functional
+    API): the caller keeps the moments and the step counters (0-d tensors,
+    advanced in place); max_exp_avg_sqs may be empty without amsgrad.  Like
+    PyTorch's, it updates leaves in place, so call it under no_grad."""
+    group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                 amsgrad=amsgrad, maximize=maximize,
+                 decoupled_weight_decay=decoupled_weight_decay)
+    _functional_step(_single_tensor_adam, params, grads,
+                     [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else []], [state_steps],
+                     group, grad_scale, found_inf)

@@ -1,9 +1,9 @@
 """Adamax (Adam with the infinity norm), as torch.optim.Adamax."""
-from .optimizer import Optimizer, _addcdiv_, _lerp_, _step_tensor, _weight_decay
+from .optimizer import _functional_step, Optimizer, _addcdiv_, _lerp_, _step_tensor, _weight_decay
 from .adam import _check_adam_args
 from .. import _C
 
-__all__ = ["Adamax"]
+__all__ = ["Adamax", "adamax"]
 
 
 class Adamax(Optimizer):
@@ -39,3 +39,13 @@ def _single_tensor_adamax(params, grads, buffers, scalars, group):
         _C.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         clr = lr / (1 - beta1 ** step_t.item())
         _addcdiv_(param, exp_avg, exp_inf, -clr)
+
+
+def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximize=False,
+           differentiable=False, capturable=False, has_complex=False, *, eps, beta1, beta2, lr,
+           weight_decay):
+    """One Adamax step over lists, as torch.optim.adamax.adamax."""
+    group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                 maximize=maximize)
+    _functional_step(_single_tensor_adamax, params, grads, [exp_avgs, exp_infs], [state_steps],
+                     group)

@@ -1,8 +1,8 @@
 """Averaged SGD (Polyak & Juditsky 1992), as torch.optim.ASGD."""
-from .optimizer import Optimizer, _check_nonnegative, _step_tensor, _weight_decay
+from .optimizer import _functional_step, Optimizer, _check_nonnegative, _step_tensor, _weight_decay
 from .. import _C
 
-__all__ = ["ASGD"]
+__all__ = ["ASGD", "asgd"]
 
 
 class ASGD(Optimizer):
@@ -47,3 +47,14 @@ def _single_tensor_asgd(params, grads, buffers, scalars, group):
             ax.copy_(param)
         eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
         mu.fill_(1 / max(1, step - t0))
+
+
+def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=False,
+         differentiable=False, capturable=False, has_complex=False, *, lambd, lr, t0, alpha,
+         weight_decay):
+    """One ASGD step over lists, as torch.optim.asgd.asgd (mus and etas 0-d
+    tensors, updated in place)."""
+    group = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                 maximize=maximize)
+    _functional_step(_single_tensor_asgd, params, grads, [axs], [state_steps, etas, mus], group,
+                     check_steps=False)

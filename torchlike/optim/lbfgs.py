@@ -2,11 +2,15 @@
 
 The parameters are handled as one flat vector (the concatenation of all of
 them, in order).  The scalars of the algorithm (directional derivatives,
-step lengths, curvature pairs' 1/(y.s)) are Python floats; with float64
-parameters this is PyTorch's arithmetic exactly, with float32 ones PyTorch
-keeps them as float32 tensors, so trajectories agree to float32 precision."""
+step lengths, curvature pairs' 1/(y.s), H_diag) are 0-d tensors of the
+parameters' dtype wherever PyTorch's are, and Python floats where its are
+(the losses, a step length of lr): the comparisons of the line search then
+round as PyTorch's do, so a float32 run takes the same branches and counts
+the same evaluations, and the state keeps the same kinds of value (a
+checkpoint's state["t"], state["H_diag"], state["ro"], state["al"])."""
 from .optimizer import Optimizer, _check_nonnegative, _real_view
 from .. import _C
+from .._C import Tensor
 from ..autograd.grad_mode import no_grad, enable_grad
 
 __all__ = ["LBFGS"]
@@ -23,7 +27,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = d2_square ** 0.5
+        d2 = d2_square.sqrt() if isinstance(d2_square, Tensor) else d2_square ** 0.5
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -36,12 +40,13 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                   max_ls=25):
     """Find a step t along d satisfying the strong Wolfe conditions: first
     bracket one (growing t by cubic extrapolation), then zoom into the
-    bracket by cubic interpolation.  Returns (f, g, t, evaluations)."""
-    d_norm = d.abs().max().item()
+    bracket by cubic interpolation, in at most max_ls evaluations past the
+    first.  Returns (f, g, t, evaluations)."""
+    d_norm = d.abs().max()
     g = g.clone()
     f_new, g_new = obj_func(x, t, d)
     evals = 1
-    gtd_new = g_new.dot(d).item()
+    gtd_new = g_new.dot(d)
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     ls_iter = 0
@@ -67,7 +72,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         t_prev, f_prev, g_prev, gtd_prev = previous, f_new, g_new.clone(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = g_new.dot(d).item()
+        gtd_new = g_new.dot(d)
         ls_iter += 1
     if ls_iter == max_ls:
         bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
@@ -96,7 +101,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             insuf_progress = False
         f_new, g_new = obj_func(x, t, d)
         evals += 1
-        gtd_new = g_new.dot(d).item()
+        gtd_new = g_new.dot(d)
         ls_iter += 1
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low]:
             bracket[high], bracket_f[high] = t, f_new
@@ -128,9 +133,6 @@ class LBFGS(Optimizer):
         _check_nonnegative(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn not in (None, "strong_wolfe"):
-            raise ValueError("only 'strong_wolfe' is supported as line_search_fn, "
-                             f"got {line_search_fn!r}")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
                         tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
                         history_size=history_size, line_search_fn=line_search_fn,
@@ -161,6 +163,7 @@ class LBFGS(Optimizer):
         return -float(loss) if self._maximize() else float(loss)
 
     def _add_grad(self, step_size, update):
+        step_size = float(step_size)   # a 0-d tensor's value, as PyTorch reads a Scalar
         offset = 0
         for p in map(_real_view, self._params):
             n = p.numel()
@@ -192,6 +195,7 @@ class LBFGS(Optimizer):
     def _step(self, closure):
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        lr = float(lr) if isinstance(lr, Tensor) else lr
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
@@ -207,7 +211,7 @@ class LBFGS(Optimizer):
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
-        if flat_grad.abs().max().item() <= tolerance_grad:
+        if flat_grad.abs().max() <= tolerance_grad:
             return orig_loss
 
         d, t = state.get("d"), state.get("t")
@@ -228,7 +232,7 @@ class LBFGS(Optimizer):
                 # enough to keep the inverse Hessian estimate positive definite).
                 y = flat_grad.sub(prev_flat_grad)
                 s = d.mul(t)
-                ys = y.dot(s).item()
+                ys = y.dot(s)
                 if ys > 1e-10:
                     if len(old_dirs) == history_size:
                         old_dirs.pop(0)
@@ -237,18 +241,19 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1. / ys)
-                    H_diag = ys / y.dot(y).item()
-                # The two-loop recursion: d = -H g.
+                    H_diag = ys / y.dot(y)
+                # The two-loop recursion: d = -H g.  Its coefficients live in
+                # the state (history_size slots, kept between steps).
                 num_old = len(old_dirs)
-                al = [None] * num_old
+                al = state.setdefault("al", [None] * history_size)
                 q = flat_grad.neg()
                 for i in range(num_old - 1, -1, -1):
-                    al[i] = old_stps[i].dot(q).item() * ro[i]
-                    q.add_(old_dirs[i], alpha=-al[i])
+                    al[i] = old_stps[i].dot(q) * ro[i]
+                    q.add_(old_dirs[i], alpha=float(-al[i]))
                 d = r = q.mul(H_diag)
                 for i in range(num_old):
-                    be_i = old_dirs[i].dot(r).item() * ro[i]
-                    r.add_(old_stps[i], alpha=al[i] - be_i)
+                    be_i = old_dirs[i].dot(r) * ro[i]
+                    r.add_(old_stps[i], alpha=float(al[i] - be_i))
 
             if prev_flat_grad is None:
                 prev_flat_grad = flat_grad.clone()
@@ -257,25 +262,30 @@ class LBFGS(Optimizer):
             prev_loss = loss
 
             # The first step is scaled down to a unit move along the gradient.
+            # (a 0-d tensor when 1/|g|_1 is the smaller, as in PyTorch)
             if state["n_iter"] == 1:
-                t = min(1., 1. / flat_grad.abs().sum().item()) * lr
+                t = min(1., 1. / flat_grad.abs().sum()) * lr
             else:
                 t = lr
-            gtd = flat_grad.dot(d).item()
+            gtd = flat_grad.dot(d)
             if gtd > -tolerance_change:  # not a descent direction
                 break
 
             ls_func_evals = 0
             if line_search_fn is not None:
+                # refused here, not when built, as PyTorch does
+                if line_search_fn != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = self._clone_param()
 
                 def obj_func(x, t, d):
                     return self._directional_evaluate(closure, x, t, d)
 
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss,
-                                                                  flat_grad, gtd)
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
+                    obj_func, x_init, t, d, loss, flat_grad, gtd,
+                    max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
-                opt_cond = flat_grad.abs().max().item() <= tolerance_grad
+                opt_cond = bool(flat_grad.abs().max() <= tolerance_grad)
             else:
                 self._add_grad(t, d)
                 opt_cond = False
@@ -284,14 +294,14 @@ class LBFGS(Optimizer):
                         loss = closure()
                     loss = self._value(loss)
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = flat_grad.abs().max().item() <= tolerance_grad
+                    opt_cond = bool(flat_grad.abs().max() <= tolerance_grad)
                     ls_func_evals = 1
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
 
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if d.mul(t).abs().max().item() <= tolerance_change:
+            if d.mul(t).abs().max() <= tolerance_change:
                 break
             if abs(loss - prev_loss) < tolerance_change:
                 break

@@ -4,10 +4,10 @@ For the 2-D weights of hidden layers; biases, embeddings and heads belong to
 another optimizer (AdamW), as in PyTorch."""
 import math
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _functional_step
 from .. import _C
 
-__all__ = ["Muon"]
+__all__ = ["Muon", "muon"]
 
 _LR_ADJUSTMENTS = ("original", "match_rms_adamw", "spectral_unclamped")
 
@@ -101,3 +101,13 @@ def _adjusted_lr(lr, how, shape):
     if how == "match_rms_adamw":
         return lr * 0.2 * math.sqrt(max(fan_out, fan_in))
     return lr * math.sqrt(fan_out / fan_in)
+
+
+def muon(params, grads, muon_momentum_bufs, *, foreach=None, lr, weight_decay, momentum,
+         nesterov, ns_coefficients, ns_steps, eps, adjust_lr_fn, has_complex):
+    """One Muon step over lists, as torch.optim._muon.muon (2-d parameters,
+    their momentum buffers kept by the caller)."""
+    group = dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,
+                 ns_coefficients=ns_coefficients, ns_steps=ns_steps, eps=eps,
+                 adjust_lr_fn=adjust_lr_fn)
+    _functional_step(_single_tensor_muon, params, grads, [muon_momentum_bufs], [], group)

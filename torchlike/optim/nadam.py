@@ -1,10 +1,10 @@
 """NAdam (Adam with Nesterov momentum, Dozat 2016), as torch.optim.NAdam."""
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
-                        _step_tensor, _weight_decay)
+from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
+                        _lerp_, _step_tensor, _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
 
-__all__ = ["NAdam"]
+__all__ = ["NAdam", "nadam"]
 
 
 class NAdam(Optimizer):
@@ -56,3 +56,16 @@ def _single_tensor_nadam(params, grads, buffers, scalars, group):
         denom.add_(eps)
         _addcdiv_(param, grad, denom, -lr * (1. - mu) / (1. - mu_product.item()))
         _addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1. - mu_product_next))
+
+
+def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps,
+          decoupled_weight_decay=False, foreach=None, capturable=False, differentiable=False,
+          has_complex=False, maximize=False, *, beta1, beta2, lr, weight_decay, momentum_decay,
+          eps):
+    """One NAdam step over lists, as torch.optim.nadam.nadam (mu_products
+    0-d tensors, advanced in place)."""
+    group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                 momentum_decay=momentum_decay, maximize=maximize,
+                 decoupled_weight_decay=decoupled_weight_decay)
+    _functional_step(_single_tensor_nadam, params, grads, [exp_avgs, exp_avg_sqs],
+                     [state_steps, mu_products], group)

@@ -138,8 +138,20 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+        if defaults.get("fused"):
+            # the optimizers with a fused kernel (SGD, Adam, AdamW, Adagrad) refuse
+            # what it cannot combine with, as PyTorch's do once the groups exist
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     _refuses_complex = False  # an optimizer whose step has no meaning for complex values
+    _takes_sparse = False     # whether _group_tensors passes sparse gradients on (Adagrad)
+    _state_like_params = True  # every state tensor has its parameter's shape (not Adafactor's)
+
+    def _sparse_refusal(self):
+        return f"{type(self).__name__} does not support sparse gradients"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -157,9 +169,15 @@ class Optimizer:
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
         self._init_state_dict_hooks(keep=True)
         self.__dict__.setdefault("_opt_called", False)
+        # Only the switches (options whose default is a bool or None: maximize,
+        # foreach, nesterov, amsgrad, ...) are filled in, as PyTorch's
+        # optimizers do for state saved before a switch existed; a group
+        # missing a hyperparameter (a state dict of another optimizer loaded)
+        # stays without it, so the step raises PyTorch's KeyError instead of
+        # silently using this optimizer's constructor value.
         for group in self.param_groups:
             for name, default in self.defaults.items():
-                if default is not required:
+                if default is None or isinstance(default, bool):
                     group.setdefault(name, default)
 
     def __repr__(self):
@@ -204,9 +222,6 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(param).__module__}.{type(param).__name__}")
-            if not (param.is_floating_point() or param.is_complex()):
-                raise ValueError("optimizer can only optimize floating-point or complex "
-                                 f"Tensors, but one of the params has dtype {param.dtype}")
             if not self.defaults.get("differentiable", False) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -335,8 +350,9 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Load a state dict made by `state_dict()` (here or by PyTorch): the
         groups must match in number and size.  Tensors are copied onto each
-        parameter's device, floating ones cast to its dtype (the step counters
-        keep theirs)."""
+        parameter's device, cast to its dtype where it is a floating one (the
+        step counters keep theirs); a tensor needing neither is taken as it is,
+        not copied (PyTorch's rule)."""
         state_dict = state_dict.copy()   # shallow, so a hook may edit it
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = hook(self, state_dict)
@@ -357,24 +373,33 @@ class Optimizer:
                 itertools.chain.from_iterable(g["params"] for g in saved_groups),
                 itertools.chain.from_iterable(g["params"] for g in groups))}
 
-        def cast(param, value, key=None):
+        def cast(param, value, key=None, saved_group=None):
+            # No copy where no cast is needed, as in PyTorch: the loaded
+            # optimizer updates the state dict's own tensors in place (so a
+            # state dict taken from a live optimizer and loaded into a second
+            # one leaves the two sharing their moments).
             if isinstance(value, Tensor):
-                if key == "step" or not value.is_floating_point():
-                    return value.detach().clone()
-                return value.detach().to(dtype=param.dtype, device=param.device).clone()
+                if key == "step":
+                    if saved_group.get("capturable") or saved_group.get("fused"):
+                        return value.to(dtype=_C.float32, device=param.device)
+                    return value
+                if param.is_floating_point():
+                    return value.to(dtype=param.dtype, device=param.device)
+                return value.to(device=param.device)
             if isinstance(value, dict):
-                return {k: cast(param, v, k) for k, v in value.items()}
+                return {k: cast(param, v, k, saved_group) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
+                return type(value)(cast(param, v, None, saved_group) for v in value)
             return value
 
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in param_of:
                 param = param_of[key]
-                state[param] = cast(param, value)
+                saved_group = next(g for g in saved_groups if key in g["params"])
+                state[param] = cast(param, value, None, saved_group)
             else:
-                state[key] = _copy_state_value(value)
+                state[key] = value
 
         new_groups = []
         for group, saved in zip(groups, saved_groups):
@@ -413,13 +438,19 @@ class Optimizer:
                 continue
             if self._refuses_complex and p.is_complex():
                 raise RuntimeError(f"{type(self).__name__} does not support complex parameters")
+            if p.grad.is_sparse and not self._takes_sparse:
+                raise RuntimeError(self._sparse_refusal())
             state = self.state[p]
             if len(state) == 0:
                 self._init_state(p, state, group)
             params.append(_real_view(p))
             grads.append(_real_view(p.grad))
             for key, out in zip(buffer_keys, buffers):
-                out.append(_real_view(state.get(key)))
+                buf = state.get(key)
+                if (buf is not None and self._state_like_params
+                        and buf.shape != p.grad.shape):
+                    _refuse_stale_state(buf, p.grad)
+                out.append(_real_view(buf))
             for key, out in zip(scalar_keys, scalars):
                 out.append(state[key])
         return params, grads, buffers, scalars
@@ -437,6 +468,46 @@ class Optimizer:
                                                           scalars):
                     single(params, grads, buffers, scalars, group)
         return loss
+
+
+def _refuse_fused_scaling(grad_scale, found_inf):
+    if grad_scale is not None or found_inf is not None:
+        raise RuntimeError("grad_scale and found_inf belong to PyTorch's fused kernels; "
+                           "torchlike's functional optimizers run the per-parameter step "
+                           "(unscale the gradients first, e.g. GradScaler.unscale_)")
+
+
+def _functional_step(single, params, grads, buffers, scalars, group, grad_scale=None,
+                     found_inf=None, check_steps=True):
+    """One step of an optimizer's functional form (torch.optim.functional):
+    the caller's lists of state (an empty list where an option leaves a
+    buffer out, as PyTorch's optimizers pass them) run through the class's
+    per-parameter step `single`."""
+    _refuse_fused_scaling(grad_scale, found_inf)
+    if check_steps and scalars and not all(isinstance(t, Tensor) for t in scalars[0]):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of "
+                           "singleton tensors")
+    n = len(params)
+    buffers = [[_real_view(t) for t in b] if len(b) else [None] * n for b in buffers]
+    single([_real_view(p) for p in params], [_real_view(g) for g in grads], buffers,
+           [list(s) for s in scalars], group)
+
+
+def _refuse_stale_state(buf, grad):
+    """PyTorch's error for a state tensor whose shape no longer matches its
+    parameter's gradient (the parameter's .data replaced by another shape
+    after a step): the broadcasting failure of the step's first in-place
+    op, the state tensor as `a`, or the in-place op's when they broadcast."""
+    a, b = list(buf.shape), list(grad.shape)
+    n = max(len(a), len(b))
+    for i in range(n - 1, -1, -1):
+        size_a = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        size_b = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
+                               f"({size_b}) at non-singleton dimension {i}")
+    shape = [max(x, y) for x, y in zip([1] * (n - len(a)) + a, [1] * (n - len(b)) + b)]
+    raise RuntimeError(f"output with shape {a} doesn't match the broadcast shape {shape}")
 
 
 def _use_multi_tensor(foreach, differentiable, *tensor_lists):

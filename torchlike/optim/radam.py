@@ -2,11 +2,11 @@
 torch.optim.RAdam."""
 import math
 
-from .optimizer import Optimizer, _addcmul_, _lerp_, _step_tensor, _weight_decay
+from .optimizer import _functional_step, Optimizer, _addcmul_, _lerp_, _step_tensor, _weight_decay
 from .adam import _check_adam_args
 from .. import _C
 
-__all__ = ["RAdam"]
+__all__ = ["RAdam", "radam"]
 
 
 class RAdam(Optimizer):
@@ -54,3 +54,13 @@ def _single_tensor_radam(params, grads, buffers, scalars, group):
             adaptive_lr = math.sqrt(bias_correction2) / exp_avg_sq.sqrt().add_(eps)
             update = update * adaptive_lr * rect
         param.sub_(update)
+
+
+def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_decay=False,
+          foreach=None, differentiable=False, capturable=False, has_complex=False,
+          maximize=False, *, beta1, beta2, lr, weight_decay, eps):
+    """One RAdam step over lists, as torch.optim.radam.radam."""
+    group = dict(lr=lr, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay,
+                 maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+    _functional_step(_single_tensor_radam, params, grads, [exp_avgs, exp_avg_sqs],
+                     [state_steps], group)

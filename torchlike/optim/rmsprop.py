@@ -1,10 +1,10 @@
 """RMSprop (Hinton's lecture 6e), with momentum and the centered variant, as
 torch.optim.RMSprop."""
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
-                        _step_tensor, _weight_decay)
+from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
+                        _lerp_, _step_tensor, _weight_decay)
 from .. import _C
 
-__all__ = ["RMSprop"]
+__all__ = ["RMSprop", "rmsprop"]
 
 
 class RMSprop(Optimizer):
@@ -55,3 +55,14 @@ def _single_tensor_rmsprop(params, grads, buffers, scalars, group):
             param.add_(buf, alpha=-lr)
         else:
             _addcdiv_(param, grad, avg, -lr)
+
+
+def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
+            foreach=None, maximize=False, differentiable=False, capturable=False,
+            has_complex=False, *, lr, alpha, eps, weight_decay, momentum, centered):
+    """One RMSprop step over lists, as torch.optim.rmsprop.rmsprop (grad_avgs
+    empty unless centered, momentum_buffer_list unless momentum)."""
+    group = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                 centered=centered, maximize=maximize)
+    _functional_step(_single_tensor_rmsprop, params, grads,
+                     [square_avgs, momentum_buffer_list, grad_avgs], [state_steps], group)

@@ -1,8 +1,8 @@
 """Rprop (resilient backpropagation), as torch.optim.Rprop."""
-from .optimizer import Optimizer, _check_nonnegative, _fill_value, _step_tensor
+from .optimizer import _functional_step, Optimizer, _check_nonnegative, _fill_value, _step_tensor
 from .. import _C
 
-__all__ = ["Rprop"]
+__all__ = ["Rprop", "rprop"]
 
 
 class Rprop(Optimizer):
@@ -45,3 +45,13 @@ def _single_tensor_rprop(params, grads, buffers, scalars, group):
         grad = _C.where(factor == etaminus, 0.0, grad).to(dtype=grad.dtype)
         param.sub_(grad.sign().mul_(step_size))
         prev.copy_(grad)
+
+
+def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturable=False,
+          maximize=False, differentiable=False, has_complex=False, *, step_size_min,
+          step_size_max, etaminus, etaplus):
+    """One Rprop step over lists, as torch.optim.rprop.rprop."""
+    group = dict(etas=(etaminus, etaplus), step_sizes=(step_size_min, step_size_max),
+                 maximize=maximize)
+    _functional_step(_single_tensor_rprop, params, grads, [prevs, step_sizes], [state_steps],
+                     group)

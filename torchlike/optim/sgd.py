@@ -1,9 +1,10 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum
 and L2 weight decay, as torch.optim.SGD."""
-from .optimizer import Optimizer, _check_nonnegative, _multi_tensor_step, _real_view
+from .optimizer import (Optimizer, _check_nonnegative, _multi_tensor_step, _real_view,
+                        _refuse_fused_scaling)
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
@@ -64,3 +65,25 @@ def _single_tensor_sgd(params, grads, bufs, fresh, group):
             else:
                 grad = buf
         param.add_(grad, alpha=-lr)
+
+
+def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=None, fused=None,
+        grad_scale=None, found_inf=None, *, weight_decay, momentum, lr, dampening, nesterov,
+        maximize):
+    """One SGD step over lists, as torch.optim.sgd.sgd (the functional API):
+    the caller keeps the momentum buffers; a None entry of
+    momentum_buffer_list gets its new buffer in place, as in PyTorch.  Like
+    PyTorch's, it updates leaves in place, so call it under no_grad."""
+    _refuse_fused_scaling(grad_scale, found_inf)
+    group = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                 nesterov=nesterov, maximize=maximize)
+    fresh = [b is None for b in momentum_buffer_list]
+    bufs = list(momentum_buffer_list)
+    if momentum != 0:
+        bufs = [p.new_zeros(p.shape) if b is None else b for p, b in zip(params, bufs)]
+    _single_tensor_sgd([_real_view(t) for t in params], [_real_view(t) for t in d_p_list],
+                       [_real_view(t) for t in bufs], fresh, group)
+    if momentum != 0:
+        for i, new in enumerate(fresh):
+            if new:
+                momentum_buffer_list[i] = bufs[i]

@@ -13,7 +13,7 @@ from .adam import _check_adam_args
 from .. import _C, _sparse
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["SparseAdam"]
+__all__ = ["SparseAdam", "sparse_adam"]
 
 
 class SparseAdam(Optimizer):
@@ -80,3 +80,18 @@ def _sparse_step(param, grad, state, lr, beta1, beta2, eps):
     bias_correction2 = 1 - beta2 ** state["step"]
     step_size = lr * math.sqrt(bias_correction2) / bias_correction1
     param.add_(_sparse._like(grad, numer.div_(denom).mul_(-step_size)))
+
+
+def sparse_adam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, eps, beta1, beta2, lr,
+                maximize):
+    """One SparseAdam step over lists of sparse gradients, as
+    torch.optim._functional.sparse_adam: state_steps are the step numbers
+    (ints) this step is, which the caller advances."""
+    for param, grad, exp_avg, exp_avg_sq, step in zip(params, grads, exp_avgs, exp_avg_sqs,
+                                                      state_steps):
+        grad = -grad if maximize else grad
+        if not grad.is_sparse:
+            raise RuntimeError("coalesce expected sparse coordinate tensor layout but got "
+                               "Strided")
+        _sparse_step(param, grad, {"step": step, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq},
+                     lr, beta1, beta2, eps)

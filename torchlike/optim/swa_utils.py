@@ -120,9 +120,15 @@ class AveragedModel(_module_base()):
         elif self.avg_fn is not None:
             for a, c in zip(averaged, current):
                 a.copy_(self.avg_fn(a, c, self.n_averaged.to(device=a.device)))
+        elif self.multi_avg_fn is not None:
+            self.multi_avg_fn(averaged, current, self.n_averaged)
         else:
-            multi_avg_fn = self.multi_avg_fn or get_swa_multi_avg_fn()
-            multi_avg_fn(averaged, current, self.n_averaged)
+            # PyTorch's running mean off CUDA: one tensor at a time, dividing
+            # by n + 1 (an integer buffer such as num_batches_tracked under
+            # use_buffers takes the mean truncated, as copy_ casts it)
+            swa = get_swa_avg_fn()
+            for a, c in zip(averaged, current):
+                a.copy_(swa(a, c, self.n_averaged.to(device=a.device)))
         if not self.use_buffers:
             # Buffers (batch-norm statistics) are copied, not averaged.
             for b_avg, b_model in zip(self.module.buffers(), model.buffers()):
@@ -173,21 +179,35 @@ class SWALR(LRScheduler):
         for lr, group in zip(swa_lrs, optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError("anneal_strategy must by one of 'cos' or 'linear', instead got "
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+        self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
+    def _set_anneal_func(self, anneal_strategy):
+        self._anneal_strategy = anneal_strategy
+        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+
+    def state_dict(self):
+        """As PyTorch's: the strategy's name, not its function (which a
+        weights_only load could not rebuild)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
+
+    def load_state_dict(self, state_dict):
+        state_dict = {k: v for k, v in state_dict.items() if k != "anneal_func"}
+        self.__dict__.update(state_dict)
+        self._set_anneal_func(self._anneal_strategy)
+
     @staticmethod
     def _format_param(optimizer, swa_lrs):
         if isinstance(swa_lrs, (list, tuple)):
             if len(swa_lrs) != len(optimizer.param_groups):
-                raise ValueError("swa_lr must have the same length as optimizer.param_groups: "
-                                 f"swa_lr has {len(swa_lrs)}, optimizer.param_groups has "
-                                 f"{len(optimizer.param_groups)}")
+                raise ValueError("swa_lr must have the same length as optimizer.param_groups. "
+                                 f"swa_lr has {len(swa_lrs)} values, param_groups has "
+                                 f"{len(optimizer.param_groups)}.")
             return list(swa_lrs)
         return [swa_lrs] * len(optimizer.param_groups)
 

@@ -71,7 +71,7 @@ static PyObject *py_make_subclass(PyObject *self, PyObject *const *args, Py_ssiz
   if (!data || tl_py_bool_arg(v[2], &require_grad) < 0)
     return NULL;
   if (require_grad && !tl_dtype_is_float(data->dtype) && !tl_dtype_is_complex(data->dtype))
-    return PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point and complex dtype "
+    return PyErr_Format(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype "
                         "can require gradients (got %s)", tl_dtype_names[data->dtype]);
   if (require_grad && ((tl_py_tensor *)v[1])->inference && !tl_inference_mode)
     return PyErr_Format(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor "

@@ -194,8 +194,7 @@ class Module:
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
         if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
-            tensor = tensor.detach() if not is_lazy(tensor) else tensor
+            persistent = tensor.persistent   # Buffer() made it a plain tensor already
         tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
@@ -234,7 +233,7 @@ class Module:
     def add_module(self, name, module):
         """Add a child module (or None) under ``name``."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
             raise TypeError(f"module name should be a string. Got {type(name).__name__}")
         if hasattr(self, name) and name not in self._modules:
@@ -653,10 +652,21 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` runs when the gradients
         w.r.t. the module's inputs are known; it may return new grad_input."""
+        self._backward_hook_kind(True)
         return self._add_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
-        return self.register_full_backward_hook(hook)
+        """The deprecated form; its hooks run as full backward hooks here."""
+        self._backward_hook_kind(False)
+        return self._add_hook(self._backward_hooks, hook, False)
+
+    def _backward_hook_kind(self, full):
+        # PyTorch refuses the two kinds on one module, whichever came first
+        known = self.__dict__.get("_is_full_backward_hook")
+        if known is not None and known != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     def register_state_dict_pre_hook(self, hook):
         """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` collects."""

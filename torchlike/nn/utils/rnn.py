@@ -177,6 +177,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            "to pack_padded_sequence and/or pack_sequence to sidestep this "
                            "requirement if you do not need ONNX exportability.")
     x = input.transpose(0, 1) if batch_first else input              # T, B, *
+    if lengths and max(lengths) > x.shape[0]:
+        # PyTorch's CPU kernel reads past the input here and returns a packed
+        # sequence whose batch_sizes do not add up to its data (docs/nn.md)
+        raise RuntimeError(f"pack_padded_sequence: a length of {max(lengths)} is longer than "
+                           f"the input's {x.shape[0]} time steps")
     if sorted_indices is not None:
         x = x.index_select(1, sorted_indices)
     sorted_lengths = [lengths[i] for i in order]

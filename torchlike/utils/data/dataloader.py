@@ -77,7 +77,7 @@ class DataLoader(Generic[T_co]):
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
+        self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
         self.in_order = in_order
 
         if isinstance(dataset, IterableDataset):
@@ -263,3 +263,26 @@ def _warn_iterable_length(it):
         warnings.warn(f"Length of IterableDataset {it._dataset} was reported to be "
                       f"{expected} (when accessing len(dataloader)), but "
                       f"{it._num_yielded} samples have been fetched. ")
+
+
+def _check_context(context, num_workers):
+    """PyTorch's checks of multiprocessing_context: only with workers, a
+    known start method (made a context) or a context object."""
+    import multiprocessing
+    if context is None:
+        return None
+    if num_workers <= 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process loading "
+                         f"(num_workers > 0), but got num_workers={num_workers}")
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start "
+                             f"method in {methods!r}, but got "
+                             f"multiprocessing_context={context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or a "
+                        "string specifying the start method, but got "
+                        f"multiprocessing_context={context}")
+    return context
