@@ -644,3 +644,55 @@ def test_pooling_by_reshape_and_ties():
     t = leaf(np.full((1, 2, 2), 1.5))
     np.max(t.reshape(1, 1, 2, 1, 2), axis=(2, 4)).sum().backward()
     np.testing.assert_allclose(host(t.grad), np.full((1, 2, 2), 0.25))
+
+
+# ---- what the programs found ------------------------------------------------------------------
+
+def clip_in_place_layer(x, lo):
+    """NumPy's in-place idioms through out= of the input itself: clipping
+    activations, a running product, infinities replaced with copy=False."""
+    h = x * 2.0
+    np.clip(h, -1.0, 1.0, out=h)
+    np.clip(h[1:], lo[0], 0.8, out=h[1:])               # a tensor bound, a view as out
+    g = np.exp(x) * 1.0
+    np.cumprod(g, axis=1, out=g)
+    np.cumsum(g, axis=0, out=g)
+    r = 1.0 / x
+    np.nan_to_num(r, copy=False, posinf=3.0, neginf=-3.0)
+    return h + g + r
+
+
+def test_out_of_the_input_itself_is_recorded():
+    """np.clip(h, lo, hi, out=h), np.cumprod(g, out=g) and np.nan_to_num(r,
+    copy=False) on a tensor that requires grad failed in backward
+    ("modified by an inplace operation"): the op kept its input for the
+    gradient and the result was written over it.  The op reads a recorded
+    copy now."""
+    x = np.asarray([[0.3, -0.9, 0.6], [1.4, -0.2, 0.05]])
+    same_as_numpy(clip_in_place_layer, x, np.asarray([-0.4]))
+    t = leaf(x)
+    np.clip(t, -1, 1, out=t * 1.0)      # no alias, no copy: the input kept as it was
+    r = t * 1.0
+    np.clip(r, 0.0, 0.5, out=r)
+    r.sum().backward()
+    np.testing.assert_array_equal(host(t.grad), (x > 0) & (x < 0.5))
+
+
+def test_repeated_writes_get_pytorchs_gradient():
+    """y[[0, 0]] = v keeps the value written last (NumPy's and torchlike's
+    value), but the gradient is PyTorch's index_put rule: every entry of v
+    gets the gradient of its position, the overwritten one too (PyTorch
+    calls repeated indices in a non-accumulating write undefined), so it
+    differs from finite differences.  Documented in docs/autograd.md;
+    np.add.at is the spelling that accumulates."""
+    x = np.arange(12.0).reshape(3, 4)
+
+    def write(t):
+        y = t * 1.0
+        y[[0, 0, 1]] = t[[1, 2, 2]] * 5
+        return y
+
+    got, leaves = same_as_numpy(write, x, grad=False)
+    got.sum().backward()
+    np.testing.assert_array_equal(host(leaves[0].grad), [[0] * 4, [5] * 4, [11] * 4])
+    assert not gradcheck(write, [leaf(x)], raise_exception=False)
