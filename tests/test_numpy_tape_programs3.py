@@ -14,6 +14,9 @@ results, NumPy 2's array-API functions, vector and matrix norms of every
 order, geometry by np.cross, complex rotations and power spectra,
 NaN-masked statistics and count models by scipy.special.
 """
+import json
+import os
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -467,6 +470,48 @@ def test_complex_rotations_and_a_power_spectrum():
     n = 6
     same_as_numpy(complex_layer, RNG.standard_normal((2, n)), RNG.standard_normal(n),
                   RNG.standard_normal(n), RNG.standard_normal(n), rtol=1e-11)
+
+
+COMPLEX_WEIGHTS = np.asarray([1.0, 2.0, 3.0, 4.0])
+
+# each case of scripts/golden_numpy_tape_complex.py, written with NumPy
+COMPLEX_SPELLINGS = {
+    "abs": lambda z: np.sum(np.abs(z) * COMPLEX_WEIGHTS),
+    "angle": lambda z: np.sum(np.angle(z) * COMPLEX_WEIGHTS),
+    "fft_power": lambda z: np.sum(np.abs(np.fft.fft(z)) ** 2 * COMPLEX_WEIGHTS),
+    "conj_product": lambda z: np.sum(np.real(z * np.conj(z[::-1]) * (1 + 2j))),
+    "exp_log": lambda z: np.sum(np.abs(np.exp(z) + np.log(z))),
+    "sqrt": lambda z: np.sum(np.real(np.sqrt(z) * (0.5 - 1j))),
+    "ifft": lambda z: np.sum(np.real(np.fft.ifft(z * z))) + np.sum(np.abs(np.fft.ifft(z))),
+    "inv": lambda m: np.sum(np.abs(np.linalg.inv(m))),
+    "det": lambda m: np.abs(np.linalg.det(m)),
+    "solve": lambda m: np.sum(np.real(np.linalg.solve(m, m @ m))),
+}
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
+                       "numpy_tape_complex.json")) as _f:
+    COMPLEX_GOLDEN = json.load(_f)
+
+
+def test_complex_golden_cases_are_all_spelled():
+    assert sorted(COMPLEX_SPELLINGS) == sorted(COMPLEX_GOLDEN)
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_SPELLINGS))
+def test_complex_leaves_get_pytorchs_gradient(name):
+    """A complex leaf (gradcheck takes none): NumPy's value, PyTorch's
+    gradient (the conjugate Wirtinger derivative, recorded by
+    scripts/golden_numpy_tape_complex.py)."""
+    case = COMPLEX_GOLDEN[name]
+    re, im = (np.asarray(p) for p in case["input"])
+    z = tl.tensor(re + 1j * im, requires_grad=True)
+    got = COMPLEX_SPELLINGS[name](z)
+    want = COMPLEX_SPELLINGS[name](re + 1j * im)
+    np.testing.assert_allclose(float(host(got)), want, rtol=1e-12)
+    np.testing.assert_allclose(want, case["value"], rtol=1e-12)
+    got.backward()
+    g_re, g_im = (np.asarray(p) for p in case["grad"])
+    np.testing.assert_allclose(host(z.grad), g_re + 1j * g_im, rtol=1e-10, atol=1e-12)
 
 
 # ---- statistics and count models ---------------------------------------------------------------
