@@ -12,7 +12,35 @@ heat equation by np.roll), sorted-sample distances, survival and
 stick-breaking by cumprod, repeated gathers, writes into views of
 results, NumPy 2's array-API functions, vector and matrix norms of every
 order, geometry by np.cross, complex rotations and power spectra,
-NaN-masked statistics and count models by scipy.special.
+NaN-masked statistics and count models by scipy.special; complex leaves
+against PyTorch's gradients (tests/golden/numpy_tape_complex.json, by
+scripts/golden_numpy_tape_complex.py), since gradcheck takes none.
+
+What they found, and is fixed:
+
+- ``out=`` an operand's own memory on a tensor that requires grad --
+  ``np.clip(h, lo, hi, out=h)``, ``np.cumprod(g, out=g)``,
+  ``np.dot``/``np.matmul``/``np.einsum``/``np.vecdot(..., out=w)``,
+  reductions into a row of their input (``np.std(w, axis=0, out=w[0])``)
+  -- and ``np.nan_to_num(r, copy=False)`` failed in backward ("modified
+  by an inplace operation"): the op kept its operand for the gradient and
+  the result was written over it.  Such an operand is read through a
+  recorded copy now.
+
+PyTorch's rules, kept by design (docs/autograd.md): a write with repeated
+indices (``y[[0, 0, 1]] = v``) keeps the value written last, but every
+entry of ``v`` gets the gradient of its position (PyTorch's index_put
+rule; tests/test_grad_index.py asserts it), so it differs from finite
+differences; writing columns into a table whose views earlier products
+kept (Gram-Schmidt into ``np.zeros_like``) raises PyTorch's "modified by
+an inplace operation" (views share their base's version); the method
+``t.clip(lo, hi, out=)`` is PyTorch's clamp, whose out= refuses grad
+(``np.clip(t, lo, hi, out=)`` records).  Refused by name, as the earlier
+rounds document: ``scipy.special.logsumexp``/``softmax`` outside SciPy's
+array-API mode (``torchlike.scipy.special.logsumexp`` records, as the
+Sinkhorn test shows), ufuncs with a tensor ``out=`` (``np.multiply(y, 2,
+out=y)``: write ``y *= 2``), ``np.full(shape, t)`` with a fill that
+requires grad (NumPy copies it into an ndarray).
 """
 import json
 import os
@@ -707,14 +735,32 @@ def clip_in_place_layer(x, lo):
     return h + g + r
 
 
+def products_and_summaries_over_their_input(x):
+    """Products and statistics written over the data they read, as NumPy
+    code saves memory: out= the input, or a row or column of it."""
+    w = x * 1.0
+    np.dot(w, w.T, out=w)
+    np.matmul(w, x, out=w)
+    np.einsum("ij,jk->ik", w, x, out=w)
+    np.std(w, axis=0, out=w[0])
+    np.max(w, axis=1, out=w[:, 2])
+    np.prod(w, axis=0, out=w[1])
+    np.vecdot(w, x, out=w[:, 0])
+    return w
+
+
 def test_out_of_the_input_itself_is_recorded():
-    """np.clip(h, lo, hi, out=h), np.cumprod(g, out=g) and np.nan_to_num(r,
-    copy=False) on a tensor that requires grad failed in backward
-    ("modified by an inplace operation"): the op kept its input for the
-    gradient and the result was written over it.  The op reads a recorded
-    copy now."""
+    """np.clip(h, lo, hi, out=h), np.cumprod(g, out=g), np.nan_to_num(r,
+    copy=False), np.dot/np.matmul/np.einsum(..., out=w) and reductions
+    into a row of their own input (np.std(w, axis=0, out=w[0])) on a tensor
+    that requires grad failed in backward ("modified by an inplace
+    operation"): the op kept its input for the gradient and the result was
+    written over it.  An operand sharing out='s memory is read through a
+    recorded copy now."""
     x = np.asarray([[0.3, -0.9, 0.6], [1.4, -0.2, 0.05]])
     same_as_numpy(clip_in_place_layer, x, np.asarray([-0.4]))
+    same_as_numpy(products_and_summaries_over_their_input, RNG.standard_normal((3, 3)) * 0.5,
+                  rtol=1e-10)
     t = leaf(x)
     np.clip(t, -1, 1, out=t * 1.0)      # no alias, no copy: the input kept as it was
     r = t * 1.0

@@ -783,10 +783,20 @@ def array_function(self, func, types_, args, kwargs):
     for t in types_:
         if not issubclass(t, _OURS):
             return NotImplemented
+    if "out" in kwargs and kwargs["out"] is not None:
+        args = tuple(_unaliased_operand(a, kwargs["out"]) for a in args)
     impl = TABLE.get(func)
     if impl is not None:
         return impl(*args, **kwargs)
     return next_routes(func, args, kwargs)
+
+
+def _unaliased_operand(a, out):
+    """An operand (or a list of them, np.concatenate's) as ``unaliased``
+    leaves it for an ``out=`` that may share its memory."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(unaliased(x, out) for x in a)
+    return unaliased(a, out)
 
 
 def next_routes(func, args, kwargs):
