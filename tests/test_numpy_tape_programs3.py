@@ -851,3 +851,44 @@ def test_gaussian_process_with_scipy_cholesky():
         x, y, np.log(0.8), np.log(0.1), rtol=1e-10)
     with pytest.raises((TypeError, RuntimeError)):
         gp_marginal_likelihood(leaf(x), leaf(y), leaf(0.0), leaf(-2.0), scipy.linalg)
+
+
+def reversed_and_aliased_writes(x):
+    """NumPy's in-place arithmetic between views of one array: a reversed
+    view written into (y[::-1] += ..., negative strides PyTorch has no
+    tensor for), a row scaled by another row of the same array, the array
+    times its own transpose and its reversal."""
+    y = x * 1.0
+    y[::-1] += 2.0 * y[0]
+    y[0] *= y[1]
+    y[:, ::-2] -= y[:, :2]
+    z = y[:, :3] * 1.0
+    z *= z.T
+    z[::-1, ::-1] /= 1.5 + np.tanh(z)     # tanh keeps its result, not z
+    w = y[2] * 1.0
+    w *= w[::-1]
+    return np.concatenate([y.ravel(), z.ravel(), w])
+
+
+def test_in_place_arithmetic_between_views_of_one_array():
+    """Two bugs, both silent or fatal in backward only:
+    - an in-place write through a view with a negative stride
+      (``y[::-1] += 1``, ``y[1, ::-1] *= 2``) on an array in a graph
+      raised "as_strided: Negative strides are not supported" in backward
+      (the base's CopySlices node addressed the view by as_strided);
+    - an in-place op whose other operand shares the target's memory
+      (``z *= z.T``, ``w *= w[::-1]``, ``y *= y.diagonal()``) gave wrong
+      gradients with no error: the operand was saved as the view it is,
+      whose values the write had changed, and its version is its base's,
+      taken after the write.  It is saved as it was before the write now.
+    (PyTorch has no negative strides, and refuses an overlapping
+    ``mul_(y.t())`` in the forward.)"""
+    x = RNG.standard_normal((3, 4)) + 2.0
+    same_as_numpy(reversed_and_aliased_writes, x, rtol=1e-10)
+    from torchlike.autograd import gradgradcheck
+    assert gradgradcheck(reversed_and_aliased_writes, [leaf(x)])
+    t = leaf(np.arange(1.0, 5.0).reshape(2, 2))
+    y = t * 1.0
+    y *= np.diagonal(y)
+    y.sum().backward()
+    np.testing.assert_allclose(host(t.grad), [[5.0, 4.0], [1.0, 10.0]])
