@@ -26,6 +26,13 @@ What they found, and is fixed:
   by an inplace operation"): the op kept its operand for the gradient and
   the result was written over it.  Such an operand is read through a
   recorded copy now.
+- An in-place write through a view with a negative stride (``y[::-1] +=
+  1``) on an array in a graph raised "as_strided: Negative strides are
+  not supported" in backward (the base's CopySlices node).
+- An in-place op whose other operand shares the target's memory (``z *=
+  z.T``, ``w *= w[::-1]``, ``y *= np.diagonal(y)``) gave wrong gradients
+  silently: the operand was saved as the view, whose values the write
+  changed, with its base's version taken after the write.
 
 PyTorch's rules, kept by design (docs/autograd.md): a write with repeated
 indices (``y[[0, 0, 1]] = v``) keeps the value written last, but every
