@@ -899,3 +899,19 @@ def test_in_place_arithmetic_between_views_of_one_array():
     y *= np.diagonal(y)
     y.sum().backward()
     np.testing.assert_allclose(host(t.grad), [[5.0, 4.0], [1.0, 10.0]])
+
+
+def test_what_this_round_finds_refused_is_refused_by_name():
+    x = leaf(RNG.standard_normal(4))
+    y = x * 1.0
+    for call, match in ((lambda: sp.logsumexp(y), "Can't call numpy()"),
+                        (lambda: np.multiply(y, 2.0, out=y), "out=... arguments"),
+                        (lambda: y.clip(-0.5, 0.5, out=y), "out=... arguments"),
+                        (lambda: np.full(3, y[0]), "Can't call numpy()")):
+        with pytest.raises(RuntimeError, match=match):
+            call()
+    # the spellings that record
+    z = x * 1.0
+    z *= 2.0
+    np.clip(z, -0.5, 0.5, out=z)
+    assert z.grad_fn is not None and gradcheck(lambda t: np.full(3, 1.0) * t[0], [x])
