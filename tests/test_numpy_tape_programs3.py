@@ -33,6 +33,9 @@ What they found, and is fixed:
   z.T``, ``w *= w[::-1]``, ``y *= np.diagonal(y)``) gave wrong gradients
   silently: the operand was saved as the view, whose values the write
   changed, with its base's version taken after the write.
+- ``xlogy(x, y)`` and ``scipy.special.xlog1py(x, y)`` sent x a zero
+  gradient where x == 0 (a Bernoulli likelihood of 0/1 data that requires
+  grad); PyTorch's, and the finite differences', is log(y) / log1p(y).
 
 PyTorch's rules, kept by design (docs/autograd.md): a write with repeated
 indices (``y[[0, 0, 1]] = v``) keeps the value written last, but every
@@ -112,6 +115,52 @@ def soft_dtw(x, y, gamma=0.5):
 
 def test_soft_dtw_written_into_a_table():
     same_as_numpy(soft_dtw, np.sin(np.linspace(0, 3, 5)), np.cos(np.linspace(0, 2, 4)))
+
+
+NEG = -1e30   # "log 0" for the lattices: see test_ctc_loss_over_a_lattice
+
+
+def ctc_nll(logits, labels=np.asarray([1, 2, 2]), blank=0):
+    """Connectionist temporal classification's loss: the forward variables
+    over the blank-extended label sequence, skips allowed between distinct
+    labels, each step by np.logaddexp of shifted copies (np.concatenate,
+    np.where)."""
+    logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+    ext = np.full(2 * len(labels) + 1, blank)
+    ext[1::2] = labels
+    skip = np.concatenate([[False, False], (ext[2:] != blank) & (ext[2:] != ext[:-2])])
+    alpha = np.concatenate([logp[0, ext[:2]], np.full(len(ext) - 2, NEG)])
+    for t in range(1, len(logits)):
+        one = np.concatenate([np.full(1, NEG), alpha[:-1]])
+        two = np.where(skip, np.concatenate([np.full(2, NEG), alpha[:-2]]), NEG)
+        alpha = np.logaddexp(np.logaddexp(alpha, one), two) + logp[t, ext]
+    return -np.logaddexp(alpha[-1], alpha[-2])
+
+
+def ctc_brute_force(logits, labels=(1, 2, 2), blank=0):
+    """The same loss by summing over every alignment that collapses to the
+    labels (merge repeats, drop blanks)."""
+    T, C = logits.shape
+    logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+    paths = np.stack(np.meshgrid(*[np.arange(C)] * T, indexing="ij"), -1).reshape(-1, T)
+
+    def collapses(p):
+        merged = [c for i, c in enumerate(p) if i == 0 or c != p[i - 1]]
+        return tuple(c for c in merged if c != blank) == tuple(labels)
+
+    keep = np.asarray([collapses(p) for p in paths])
+    return -np.logaddexp.reduce(logp[np.arange(T), paths[keep]].sum(axis=1))
+
+
+def test_ctc_loss_over_a_lattice():
+    """Written with -inf for log 0, the early steps meet
+    np.logaddexp(-inf, -inf), whose gradient is NaN as PyTorch's
+    (tests/golden/numpy_tape.json: logaddexp_neg_inf), and the NaN reaches
+    every logit before it (NaN * 0): PyTorch's ctc_loss is one fused op for
+    that reason.  A finite log 0 (-1e30) gives the true gradient."""
+    logits = RNG.standard_normal((6, 3))
+    got, _ = same_as_numpy(ctc_nll, logits, rtol=1e-10)
+    np.testing.assert_allclose(host(got), ctc_brute_force(logits), rtol=1e-10)
 
 
 def sinkhorn(C, a_logits, eps=0.3, iters=30, lse=np.logaddexp.reduce):
@@ -274,7 +323,8 @@ def neural_sort(s, tau=0.5):
 
 
 def test_sorted_sample_distance_and_a_soft_sort():
-    x, y = RNG.standard_normal(7), RNG.standard_normal(7)
+    x = np.asarray([0.3, -1.2, 2.0, 0.7, -0.4, 1.1, -2.0])   # gaps of 0.3 and more
+    y = RNG.standard_normal(7)
     same_as_numpy(wasserstein_1d, x, y)
     got, _ = same_as_numpy(neural_sort, x)
     # a small temperature approaches the hard sort, descending
@@ -603,6 +653,28 @@ def test_mixture_density_loss():
     n, k = 5, 3
     same_as_numpy(mdn_loss, RNG.standard_normal((n, k)), RNG.standard_normal((n, k)),
                   0.3 * RNG.standard_normal((n, k)), RNG.standard_normal(n))
+
+
+def vae_loss(mu, logvar, W, x, eps=np.random.default_rng(4).standard_normal((3, 2))):
+    """A variational autoencoder's loss: a reparameterised draw, a Bernoulli
+    decoder by scipy.special.xlogy/xlog1py, the Gaussian KL term.  Its data
+    x, 0s and 1s, is differentiated too (as a relaxed input would be)."""
+    z = mu + np.exp(0.5 * logvar) * eps
+    p = sp.expit(z @ W)
+    recon = -np.sum(sp.xlogy(x, p) + sp.xlog1py(1 - x, -p))
+    return recon - 0.5 * np.sum(1 + logvar - mu ** 2 - np.exp(logvar))
+
+
+def test_vae_loss_with_binary_data():
+    """xlogy(x, p) and scipy.special.xlog1py(x, y) sent a zero gradient to
+    x where x == 0; PyTorch's (and the finite differences') is log(p) and
+    log1p(y), 0 only where p <= 0 (y <= -1)."""
+    same_as_numpy(vae_loss, RNG.standard_normal((3, 2)), 0.3 * RNG.standard_normal((3, 2)),
+                  RNG.standard_normal((2, 4)), (RNG.random((3, 4)) > 0.5) * 1.0)
+    x, y = leaf([0.0, 0.0, 0.0, 2.0]), leaf([0.3, 0.0, -0.2, 0.5])
+    (np.sum(sp.xlogy(x, np.abs(y))) + np.sum(sp.xlog1py(x, y - 1.0))).backward()
+    np.testing.assert_allclose(host(x.grad), [np.log(0.3) + np.log1p(-0.7), 0.0,
+                                              np.log(0.2), np.log(0.5) + np.log1p(-0.5)])
 
 
 def weighted_average_layer(x, w):
