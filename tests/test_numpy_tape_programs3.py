@@ -21,11 +21,15 @@ What they found, and is fixed:
 - ``out=`` an operand's own memory on a tensor that requires grad --
   ``np.clip(h, lo, hi, out=h)``, ``np.cumprod(g, out=g)``,
   ``np.dot``/``np.matmul``/``np.einsum``/``np.vecdot(..., out=w)``,
-  reductions into a row of their input (``np.std(w, axis=0, out=w[0])``)
-  -- and ``np.nan_to_num(r, copy=False)`` failed in backward ("modified
+  reductions into a row of their input (``np.std(w, axis=0, out=w[0])``),
+  ufunc methods (``np.multiply.accumulate(w, axis=1, out=w)``,
+  ``np.maximum.reduce(w, axis=1, out=w[:, 0])``) and masked ufunc calls
+  (``np.multiply(w, w, out=w, where=m)``) -- and ``np.nan_to_num(r,
+  copy=False)`` failed in backward ("modified
   by an inplace operation"): the op kept its operand for the gradient and
   the result was written over it.  Such an operand is read through a
-  recorded copy now.
+  recorded copy now.  ``np.multiply.outer(a, b, out=t)`` refused a tensor
+  that requires grad ("no torchlike implementation"); it is recorded.
 - An in-place write through a view with a negative stride (``y[::-1] +=
   1``) on an array in a graph raised "as_strided: Negative strides are
   not supported" in backward (the base's CopySlices node).
@@ -828,6 +832,18 @@ def products_and_summaries_over_their_input(x):
     return w
 
 
+def ufunc_methods_over_their_input(x):
+    """Ufunc methods and masked ufunc calls writing over their operand."""
+    w = x * 1.0
+    np.multiply.accumulate(w, axis=1, out=w)
+    np.maximum.reduce(w, axis=1, out=w[:, 0])
+    np.logaddexp.reduce(w, axis=0, out=w[0])
+    np.multiply(w, w, out=w, where=np.asarray([True, False, True]))
+    v = np.multiply.outer(w[0], w[1]) * 1.0
+    np.multiply.outer(v[0], v[2], out=v)
+    return np.concatenate([w, v])
+
+
 def test_out_of_the_input_itself_is_recorded():
     """np.clip(h, lo, hi, out=h), np.cumprod(g, out=g), np.nan_to_num(r,
     copy=False), np.dot/np.matmul/np.einsum(..., out=w) and reductions
@@ -840,6 +856,7 @@ def test_out_of_the_input_itself_is_recorded():
     same_as_numpy(clip_in_place_layer, x, np.asarray([-0.4]))
     same_as_numpy(products_and_summaries_over_their_input, RNG.standard_normal((3, 3)) * 0.5,
                   rtol=1e-10)
+    same_as_numpy(ufunc_methods_over_their_input, RNG.standard_normal((3, 3)) * 0.5)
     t = leaf(x)
     np.clip(t, -1, 1, out=t * 1.0)      # no alias, no copy: the input kept as it was
     r = t * 1.0
