@@ -43,7 +43,8 @@ def main():
         z = T.tensor(np.asarray(data), dtype=T.complex128, requires_grad=True)
         value = f(z)
         value.backward()
-        out[name] = {"input": parts(data), "value": float(value.detach()), "grad": parts(z.grad.numpy())}
+        out[name] = {"input": parts(data), "value": float(value.detach()),
+                     "grad": parts(z.grad.numpy())}
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                         "golden", "numpy_tape_complex.json")
     with open(path, "w") as f:

@@ -535,7 +535,8 @@ def quaternion_rotate(q, v):
 
 
 def test_geometry_by_cross_products():
-    V = np.asarray([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]) + 0.1 * RNG.standard_normal((4, 3))
+    V = np.asarray([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    V = V + 0.1 * RNG.standard_normal((4, 3))
     same_as_numpy(mesh_area_and_normals, V)
     q, v = RNG.standard_normal(4), RNG.standard_normal((5, 3))
     got, _ = same_as_numpy(quaternion_rotate, q, v)
