@@ -735,8 +735,8 @@ def _at(ufunc, inputs, kwargs):
 def _outer(ufunc, inputs, kwargs):
     op = _op_for(ufunc)
     out = kwargs.pop("out", None)
-    if op is None or kwargs or len(inputs) != 2:
-        return NotImplemented
+    if op is None or kwargs or len(inputs) != 2 or out is not None and not _recorded(inputs):
+        return NotImplemented   # out= outside autograd: NumPy's casting rules, its errors
     a, b = (as_tensor(x) for x in inputs)
     return finish(op(a.reshape(*a.shape, *([1] * b.ndim)), b), out)
 
