@@ -373,6 +373,22 @@ def refuse_host_out(result, out, name=None):
                            f"tensor as out=")
 
 
+def unaliased(a, out):
+    """``a``, or a copy of it when NumPy's ``out=`` writes over a tensor
+    that shares its memory (np.clip(a, 0, 1, out=a)) while ``a`` requires
+    grad: the op keeps ``a`` for its gradient, and the write into ``out``
+    would change what it kept (backward's "modified by an inplace
+    operation").  The copy is recorded, so the gradient still reaches ``a``."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not (isinstance(out, _C.Tensor) and isinstance(a, _C.Tensor) and a.requires_grad
+            and _C.is_grad_enabled()):
+        return a
+    if out.untyped_storage().data_ptr() != a.untyped_storage().data_ptr():
+        return a
+    return a.clone()
+
+
 def finish(result, out):
     """Write ``result`` into NumPy's ``out=`` (tensor or ndarray) and return it."""
     if out is None:
@@ -767,10 +783,20 @@ def array_function(self, func, types_, args, kwargs):
     for t in types_:
         if not issubclass(t, _OURS):
             return NotImplemented
+    if "out" in kwargs and kwargs["out"] is not None:
+        args = tuple(_unaliased_operand(a, kwargs["out"]) for a in args)
     impl = TABLE.get(func)
     if impl is not None:
         return impl(*args, **kwargs)
     return next_routes(func, args, kwargs)
+
+
+def _unaliased_operand(a, out):
+    """An operand (or a list of them, np.concatenate's) as ``unaliased``
+    leaves it for an ``out=`` that may share its memory."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(unaliased(x, out) for x in a)
+    return unaliased(a, out)
 
 
 def next_routes(func, args, kwargs):

@@ -97,11 +97,13 @@ def xlogy(x, y):
 def xlog1py(x, y):
     x = _tensor(x, y if isinstance(y, _C.Tensor) else None)
     y = _tensor(y, x)
-    # 0 where x == 0 (unless y is NaN), as SciPy; log1p reads a harmless y there
-    # so that the branch not taken gives neither inf nor a NaN gradient.
+    # 0 where x == 0 (unless y is NaN), as SciPy.  There x * log1p(y) is 0
+    # and its x-gradient log1p(y), PyTorch's; where log1p(y) is not finite
+    # (y <= -1, y = inf) log1p reads a harmless 0 instead, so the gradient is
+    # 0 there, not inf or NaN.  (+ 0.0: SciPy's zero is +0.)
     zero = (x == 0) & ~_C.isnan(y)
-    safe = _C.where(zero, 0.0, y)
-    return _C.where(zero, 0.0, x * _C.log1p(safe))
+    safe = _C.where(zero & ((y <= -1) | _C.isposinf(y)), 0.0, y)
+    return x * _C.log1p(safe) + 0.0
 
 
 # ---- the gamma family, composed from lgamma and digamma -----------------------------

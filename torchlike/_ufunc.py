@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
-                              norm_axis, np_dtype, refuse_host_out, tl_dtype)
+                              norm_axis, np_dtype, refuse_host_out, tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -734,10 +734,11 @@ def _at(ufunc, inputs, kwargs):
 
 def _outer(ufunc, inputs, kwargs):
     op = _op_for(ufunc)
-    if op is None or kwargs or len(inputs) != 2:
-        return NotImplemented
+    out = kwargs.pop("out", None)
+    if op is None or kwargs or len(inputs) != 2 or out is not None and not _recorded(inputs):
+        return NotImplemented   # out= outside autograd: NumPy's casting rules, its errors
     a, b = (as_tensor(x) for x in inputs)
-    return op(a.reshape(*a.shape, *([1] * b.ndim)), b)
+    return finish(op(a.reshape(*a.shape, *([1] * b.ndim)), b), out)
 
 
 def _module_of(ufunc):
@@ -891,6 +892,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     # an array (NEP 50).
     inputs = tuple(as_tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x
                    for x in inputs)
+    if method != "at" and kwargs.get("out") is not None:
+        # np.multiply.reduce(w, axis=0, out=w[0]): the op must not keep w
+        inputs = tuple(unaliased(x, kwargs["out"]) for x in inputs)
     return _dispatch(ufunc, method, inputs, kwargs)
 
 

@@ -529,8 +529,10 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
   case TL_OP_XLOGY:
     x = X(0, "input");
     y = X(1, "other");
-    if (NEEDS(x)) /* log y, and 0 where x == 0 (even where y == 0) */
-      SEND(x, CALL("mul", "OO", g, CALL("xlogy", "OO", CALL("ne", "Oi", x, 0), y)));
+    if (NEEDS(x)) /* log y, also at x == 0 (PyTorch's); 0 where x == 0 and y <= 0 */
+      SEND(x, CALL("masked_fill", "OOd", CALL("xlogy", "OO", g, y),
+                   CALL("logical_and", "OO", CALL("eq", "Oi", x, 0), CALL("le", "Oi", y, 0)),
+                   0.0));
     if (NEEDS(y))
       SEND(y, CALL("mul", "OO", g, CALL("div", "OO", x, y)));
     break;

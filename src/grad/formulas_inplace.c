@@ -21,6 +21,44 @@ static PyObject *int_tuple(tl_grad_ctx *c, int n, const int64_t *v)
   return t;
 }
 
+/* as_strided(t, size, stride, offset) for a view whose strides may be
+ * negative (NumPy's y[::-1], which as_strided refuses): the same elements
+ * taken with positive strides from the view's lowest address, then, when
+ * `ordered`, flipped back along those dims into the view's order (a mask
+ * filled through it needs no order). */
+static PyObject *view_at(tl_grad_ctx *c, PyObject *t, PyObject *size, PyObject *stride,
+                         PyObject *offset, bool ordered)
+{
+  if (!t || !size || !stride || !offset || PyErr_Occurred())
+    return NULL;
+  Py_ssize_t n = PySequence_Size(stride);
+  if (n < 0)
+    return NULL;
+  int64_t st[TL_MAX_DIMS], flips[TL_MAX_DIMS];
+  int nflip = 0;
+  long long start = PyLong_AsLongLong(offset);
+  for (Py_ssize_t d = 0; d < n && d < TL_MAX_DIMS; d++) {
+    PyObject *si = tl_grad_keep(c, PySequence_GetItem(stride, d));
+    PyObject *zi = tl_grad_keep(c, PySequence_GetItem(size, d));
+    if (!si || !zi)
+      return NULL;
+    long long sd = PyLong_AsLongLong(si), zd = PyLong_AsLongLong(zi);
+    if (PyErr_Occurred())
+      return NULL;
+    st[d] = sd;
+    if (sd < 0) {
+      st[d] = -sd;
+      if (zd > 0)
+        start += (zd - 1) * sd;
+      flips[nflip++] = d;
+    }
+  }
+  if (!nflip)
+    return CALL("as_strided", "OOOO", t, size, stride, offset);
+  PyObject *v = CALL("as_strided", "OOOL", t, size, int_tuple(c, (int)n, st), start);
+  return ordered ? CALL("flip", "OO", v, int_tuple(c, nflip, flips)) : v;
+}
+
 /* g laid out in b's storage, for a b that is not contiguous: the gradient
  * of the view gathered from v's positions, the rest of g kept for b. */
 static void strided_base(tl_grad_ctx *c, PyObject *old_base, PyObject *view, PyObject *g)
@@ -38,8 +76,8 @@ static void strided_base(tl_grad_ctx *c, PyObject *old_base, PyObject *view, PyO
   PyObject *at_b = CALL("reshape", "OO", CALL("as_strided", "OOOO", pos, SHAPE(old_base),
                         int_tuple(c, b->ndim, b->strides), tl_grad_keep(c, PyLong_FromLong(0))),
                         flat);
-  PyObject *at_v = CALL("reshape", "OO", CALL("as_strided", "OOOO", pos, ARG(2, NULL), ARG(3, NULL),
-                                              ARG(4, NULL)), flat);
+  PyObject *at_v = CALL("reshape", "OO", view_at(c, pos, ARG(2, NULL), ARG(3, NULL), ARG(4, NULL),
+                                                 true), flat);
   if (NEEDS(view) && nv > 0) {
     PyObject *laid = CALL("index_add", "OLOO", CALL("new_zeros", "O(L)", g, (long long)span), 0LL,
                           at_b, CALL("reshape", "OO", g, flat));
@@ -66,11 +104,11 @@ static void backward(tl_grad_ctx *c)
   PyObject *g = CALL("contiguous", "O", G(0));
   /* the view's elements came from the write: their gradient goes to it ... */
   if (NEEDS(view))
-    SEND(view, CALL("as_strided", "OOOO", g, size, stride, offset));
+    SEND(view, view_at(c, g, size, stride, offset, true));
   /* ... and the rest of the base is what it was */
   if (NEEDS(old_base)) {
     PyObject *keep = CALL("ones_like", "O", g);
-    CALL("fill_", "Od", CALL("as_strided", "OOOO", keep, size, stride, offset), 0.0);
+    CALL("fill_", "Od", view_at(c, keep, size, stride, offset, false), 0.0);
     SEND(old_base, CALL("mul", "OO", g, keep));
   }
 }

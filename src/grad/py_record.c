@@ -693,6 +693,82 @@ static const int fn_flags[] = {
 #undef TL_GRAD_FN
 };
 
+/* A copy standing for tensor `t`'s value and history now (before an
+ * in-place call writes). */
+static PyObject *stand_in(PyObject *t)
+{
+  tl_tensor copy = {0};
+  if (tl_tensor_to_dtype(&copy, tl_py_t(t), tl_py_t(t)->dtype) != TL_OK)
+    return tl_py_raise();
+  PyObject *o = tl_py_tensor_from(&copy);
+  if (!o)
+    return NULL;
+  tl_py_tensor *c = (tl_py_tensor *)o, *src = (tl_py_tensor *)t;
+  c->grad_fn = Py_XNewRef(src->grad_fn);
+  c->output_nr = src->output_nr;
+  c->requires_grad = src->requires_grad;
+  return o;
+}
+
+/* The arguments an in-place call on `target` is saved with: another
+ * argument that shares target's memory (y *= y[::-1], y.mul_(y.T), a
+ * column of y) is read by the call before the write lands, so the formula
+ * must see that value, not the one the write leaves there (which the
+ * version check cannot catch: the view's version is its base's, taken
+ * after the call).  NULL when no argument aliases target (*err set on
+ * failure); else an array of nall new references, to free with
+ * free_stand_ins. */
+/* Whether argument a (not the target itself) shares the target's memory.
+ * A leaf that requires grad keeps its own object, which its gradient is
+ * accumulated for (x.detach().mul_(x): the version check answers). */
+static bool aliases(PyObject *a, PyObject *target, const tl_storage *mem)
+{
+  if (a == target || !tl_py_is_tensor(a) || tl_py_t(a)->storage != mem)
+    return false;
+  const tl_py_tensor *t = (const tl_py_tensor *)a;
+  return t->grad_fn || !t->requires_grad;
+}
+
+static PyObject **alias_stand_ins(PyObject *target, PyObject *const *args, Py_ssize_t nall,
+                                  bool *err)
+{
+  *err = false;
+  const tl_storage *mem = tl_py_t(target)->storage;
+  Py_ssize_t i = 1;
+  while (i < nall && !aliases(args[i], target, mem))
+    i++;
+  if (i == nall)
+    return NULL;
+  PyObject **saved = PyMem_Calloc((size_t)nall, sizeof(PyObject *));
+  if (!saved) {
+    *err = true;
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t k = 0; k < nall; k++) {
+    PyObject *a = args[k];
+    bool alias = k > 0 && aliases(a, target, mem);
+    saved[k] = alias ? stand_in(a) : Py_NewRef(a);
+    if (!saved[k]) {
+      for (Py_ssize_t j = 0; j < k; j++)
+        Py_DECREF(saved[j]);
+      PyMem_Free(saved);
+      *err = true;
+      return NULL;
+    }
+  }
+  return saved;
+}
+
+static void free_stand_ins(PyObject **saved, Py_ssize_t nall)
+{
+  if (!saved)
+    return;
+  for (Py_ssize_t k = 0; k < nall; k++)
+    Py_XDECREF(saved[k]);
+  PyMem_Free(saved);
+}
+
 static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
                         PyObject *kwnames, int flags)
 {
@@ -722,17 +798,17 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
                           "requires grad.", tl_grad_formula_name(formula));
   if (target && check_inplace(formula, target) < 0)
     return NULL;
+  PyObject **stand_ins = NULL; /* arguments aliasing the target, as they were */
   if (target && !(drops[formula] & TL_GRAD_DROP_INPUTS)) {
-    tl_tensor copy = {0};
-    if (tl_tensor_to_dtype(&copy, tl_py_t(target), tl_py_t(target)->dtype) != TL_OK)
-      return tl_py_raise();
-    if (!(old = tl_py_tensor_from(&copy)))
-      return NULL;
     /* the copy stands for the target's old value and history */
-    tl_py_tensor *o = (tl_py_tensor *)old, *tt = (tl_py_tensor *)target;
-    o->grad_fn = Py_XNewRef(tt->grad_fn);
-    o->output_nr = tt->output_nr;
-    o->requires_grad = tt->requires_grad;
+    if (!(old = stand_in(target)))
+      return NULL;
+    bool err;
+    stand_ins = alias_stand_ins(target, args, nall, &err);
+    if (err) {
+      Py_DECREF(old);
+      return NULL;
+    }
   }
   tl_py_grad_enabled = false;
   result = tl_grad_op_policies && tl_grad_op_policy && !target
@@ -762,7 +838,7 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   Py_XDECREF(name);
   if (!node)
     goto fail;
-  if (save_call(node, args, nargs, kwnames, target, old, flags) < 0)
+  if (save_call(node, stand_ins ? stand_ins : args, nargs, kwnames, target, old, flags) < 0)
     goto fail;
   if (target && !differentiable(target)) {
     PyErr_Format(PyExc_RuntimeError, "%s(): an in-place result of dtype %s cannot require grad",
@@ -781,6 +857,7 @@ done:
   Py_XDECREF(node);
   Py_XDECREF(outs);
   Py_XDECREF(old);
+  free_stand_ins(stand_ins, nall);
   return result;
 fail:
   Py_CLEAR(result);

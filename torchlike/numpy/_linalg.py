@@ -11,7 +11,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    NoValue, TABLE, value_errors, scalar_count, np_dtype)
+    NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased)
 
 Tensor = _C.Tensor
 
@@ -67,7 +67,8 @@ def matmul(x1, x2, /, out=None, **kwargs):
         except RuntimeError:
             pass  # shapes not aligned: the path below raises NumPy's error
     refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
-    a, b = as_tensor(x1), as_tensor(x2)
+    # (the C ufunc path calls this with out= the operand itself, not the array function's)
+    a, b = (unaliased(as_tensor(x), out) for x in (x1, x2))
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
     with value_errors("matmul"):
@@ -97,7 +98,7 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
     def matvec(x1, x2, /, out=None, **kwargs):
         """The matrix-vector product over stacks: (..., m, n), (..., n) -> (..., m)."""
         refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
-        a, b = promote(as_tensor(x1), as_tensor(x2))
+        a, b = promote(*(unaliased(as_tensor(x), out) for x in (x1, x2)))
         _core_operands("matvec", "(m,n),(n)->(m)", a, b)
         with value_errors("matvec"):   # batch shapes that do not broadcast
             result = _C.matmul(a, b.unsqueeze(-1)).squeeze(-1)
@@ -108,7 +109,7 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
         """The vector-matrix product over stacks, the vector conjugated (as
         vecdot's first operand): (..., n), (..., n, m) -> (..., m)."""
         refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
-        a, b = promote(as_tensor(x1), as_tensor(x2))
+        a, b = promote(*(unaliased(as_tensor(x), out) for x in (x1, x2)))
         _core_operands("vecmat", "(n),(n,m)->(m)", a, b)
         if a.is_complex():
             a = a.conj_physical()
@@ -119,7 +120,7 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
 
 @implements(np.vecdot, np.linalg.vecdot)
 def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
-    a, b = promote(as_tensor(x1), as_tensor(x2))
+    a, b = promote(*(unaliased(as_tensor(x), out) for x in (x1, x2)))
     ndim = max(a.ndim, b.ndim)
     axis = norm_axis(axis, ndim) - ndim  # counted from the end, as both operands align
     if min(a.ndim, b.ndim) < -axis or a.shape[axis] != b.shape[axis]:

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, has_tensor)
+    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, has_tensor, unaliased)
 
 Tensor = _C.Tensor
 
@@ -508,7 +508,7 @@ def _scan(name):
     op = getattr(_C, name)
 
     def impl(a, axis=None, dtype=None, out=None):
-        a = as_tensor(a)
+        a = unaliased(as_tensor(a), out)    # cumprod keeps its input
         if axis is None or a.ndim == 0:  # (NumPy scans a 0-d array along axis 0 as 1-d)
             a, axis = a.reshape(-1), 0 if axis is None else axis
         axis = norm_axis(axis, a.ndim)

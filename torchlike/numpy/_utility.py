@@ -8,7 +8,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue, can_cast_dtypes, integer_clip_bounds)
+    NoValue, can_cast_dtypes, integer_clip_bounds, unaliased)
 from ._elementwise import round as _round  # the namespace's np.round, one for both routes
 # the namespace's own: NumPy's complex order (clip), real/imag of any dtype
 from ._elementwise import clip as ordered_clip, imag as imag_part, real as real_part
@@ -22,7 +22,7 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     lo = a_min if min is NoValue else min
     hi = a_max if max is NoValue else max
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
-    a = as_tensor(a)
+    a = unaliased(as_tensor(a), out)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
         return finish(ordered_clip(a, lo, hi), out)
     # a Python number is weak; a NumPy scalar (np.float64 is a float) is an array
@@ -191,12 +191,14 @@ def _nan_to_num_part(p, nan, posinf, neginf):
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(x)
+    # copy=False writes into x: the ops read a copy, which the tape may keep
+    src = x if copy else unaliased(x, x)
     if x.is_complex():  # each part on its own, as NumPy
         parts = [_nan_to_num_part(p, nan, posinf, neginf)
-                 for p in (real_part(x), imag_part(x))]
+                 for p in (real_part(src), imag_part(src))]
         result = parts[0] + parts[1] * 1j
     elif x.is_floating_point():
-        result = _nan_to_num_part(x, nan, posinf, neginf)
+        result = _nan_to_num_part(src, nan, posinf, neginf)
     else:
         return x.clone() if copy else x
     if copy:
