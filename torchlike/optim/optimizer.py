@@ -447,7 +447,9 @@ class Optimizer:
             grads.append(_real_view(p.grad))
             for key, out in zip(buffer_keys, buffers):
                 buf = state.get(key)
-                if (buf is not None and self._state_like_params
+                # a subclass's gradient (a DTensor's) may speak of a global
+                # shape while its state is local: only plain tensors compare
+                if (buf is not None and self._state_like_params and type(p.grad) is Tensor
                         and buf.shape != p.grad.shape):
                     _refuse_stale_state(buf, p.grad)
                 out.append(_real_view(buf))
