@@ -36,25 +36,10 @@ static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
 }
 
 /* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
- * block in order.  Blocks are independent: TL_PX_LANES of them go through
- * the rounds together (tl_px_rounds_lanes), the rest one by one. */
-TL_SIMD_CLONES static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+ * block in order (philox_words.c: several blocks at once in SIMD lanes). */
+static inline void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
 {
-  int b = 0;
-  for (; b + TL_PX_LANES <= nblocks; b += TL_PX_LANES) {
-    uint32_t c0[TL_PX_LANES], c1[TL_PX_LANES], c2[TL_PX_LANES], c3[TL_PX_LANES];
-    for (int l = 0; l < TL_PX_LANES; l++) {
-      uint64_t ctr = first + (uint64_t)(b + l);
-      c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
-    }
-    tl_px_rounds_lanes(seed, c0, c1, c2, c3);
-    for (int l = 0; l < TL_PX_LANES; l++) {
-      uint32_t *o = w + 4 * (b + l);
-      o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
-    }
-  }
-  for (; b < nblocks; b++)
-    philox_block(seed, first + (uint64_t)b, w + 4 * b);
+  tl_philox_words(seed, first, nblocks, w);
 }
 
 /* ---- generators ---------------------------------------------------------------- */
@@ -141,10 +126,6 @@ uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
   return reserve(g, blocks, seed);
 }
 
-void tl_philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
-{
-  philox_words(seed, first, nblocks, w);
-}
 
 /* ---- words to numbers ------------------------------------------------------------ */
 
