@@ -131,10 +131,10 @@ uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
 
 static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
 
-static inline double unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
+static inline double unit_wide(uint64_t x) { return tl_px_unit_wide(x); }
 /* Uniform on the open interval (0, 1): safe under log(). */
-static inline double open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
-static inline double open_wide(uint64_t x) { return ((double)(x >> 11) + 0.5) * 0x1p-53; }
+static inline double open_narrow(uint32_t w) { return tl_px_open_narrow(w); }
+static inline double open_wide(uint64_t x) { return tl_px_open_wide(x); }
 
 /* Box-Muller: two independent standard normals from u1 in (0, 1), u2 in [0, 1). */
 static inline void box_muller(double u1, double u2, double *z0, double *z1)
@@ -208,13 +208,27 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
   const double scale = ldexp(1.0, -c->bits);
   const int ps = c->pshift;
   switch (d->kind) {
-  case TL_RANDOM_INTEGER:
+  case TL_RANDOM_INTEGER: {
+    const uint64_t range = d->range, low = (uint64_t)d->low;
+    if (range != 0 && range <= UINT32_MAX) {
+      /* The high word of x * range from two 32 x 32 -> 64 products (x's
+       * halves times range; neither sum can wrap), which vectorise where
+       * the 64 x 64 -> 128 multiply is one scalar instruction a value.
+       * floor((h 2^32 + l) r / 2^64) = floor((h r + floor(l r / 2^32)) / 2^32). */
+      const uint32_t r = (uint32_t)range;
+      for (int j = 0; j < count; j++) {
+        uint64_t x = wide_word(w + 2 * j);
+        uint64_t hi = (uint64_t)(uint32_t)(x >> 32) * r, lo = (uint64_t)(uint32_t)x * r;
+        iout[j] = (int64_t)(low + ((hi + (lo >> 32)) >> 32));
+      }
+      return;
+    }
     for (int j = 0; j < count; j++) {
       uint64_t x = wide_word(w + 2 * j);
-      uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
-      iout[j] = (int64_t)((uint64_t)d->low + r);
+      iout[j] = (int64_t)(low + (range ? (uint64_t)(((tl_u128)x * range) >> 64) : x));
     }
     return;
+  }
   case TL_RANDOM_BERNOULLI:
     for (int j = 0; j < count; j++)
       out[j] = (double)w[j] * 0x1p-32 < param(d->pa, d->a, (v0 + j) >> ps);
@@ -260,29 +274,29 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
   }
 }
 
-/* One case of store_doubles/store_ints: n values of v into dtype's elements. */
-#define STORE_CASE(DTYPE, STORE, T)                                                        \
+/* One case of store_doubles/store_ints: n values of v into dtype's elements
+ * (SIZE bytes each: a constant, so that the loops vectorise). */
+#define STORE_CASE(DTYPE, STORE, T, SIZE)                                                  \
   case DTYPE:                                                                              \
     for (int i = 0; i < n; i++)                                                            \
-      STORE(dst + (size_t)i * size, (T)v[i]);                                              \
+      STORE(dst + (size_t)i * SIZE, (T)v[i]);                                              \
     break;
 #define STORE_CASES                                                                        \
-  STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t)                                            \
-  STORE_CASE(TL_DTYPE_U16, tl_store_U16, uint16_t)                                         \
-  STORE_CASE(TL_DTYPE_U32, tl_store_U32, uint32_t)                                         \
-  STORE_CASE(TL_DTYPE_U64, tl_store_U64, uint64_t)                                         \
-  STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t)                                             \
-  STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t)                                          \
-  STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t)                                          \
-  STORE_CASE(TL_DTYPE_I64, tl_store_I64, int64_t)                                          \
-  STORE_CASE(TL_DTYPE_F16, tl_store_F16, float)                                            \
-  STORE_CASE(TL_DTYPE_BF16, tl_store_BF16, float)                                          \
-  STORE_CASE(TL_DTYPE_F32, tl_store_F32, float)                                            \
-  STORE_CASE(TL_DTYPE_F64, tl_store_F64, double)
+  STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t, 1)                                         \
+  STORE_CASE(TL_DTYPE_U16, tl_store_U16, uint16_t, 2)                                      \
+  STORE_CASE(TL_DTYPE_U32, tl_store_U32, uint32_t, 4)                                      \
+  STORE_CASE(TL_DTYPE_U64, tl_store_U64, uint64_t, 8)                                      \
+  STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t, 1)                                          \
+  STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t, 2)                                       \
+  STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t, 4)                                       \
+  STORE_CASE(TL_DTYPE_I64, tl_store_I64, int64_t, 8)                                       \
+  STORE_CASE(TL_DTYPE_F16, tl_store_F16, float, 2)                                         \
+  STORE_CASE(TL_DTYPE_BF16, tl_store_BF16, float, 2)                                       \
+  STORE_CASE(TL_DTYPE_F32, tl_store_F32, float, 4)                                         \
+  STORE_CASE(TL_DTYPE_F64, tl_store_F64, double, 8)
 
 TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
 {
-  size_t size = tl_dtype_size(dtype);
   switch (dtype) {
   case TL_DTYPE_BOOL:
     for (int i = 0; i < n; i++)
@@ -295,7 +309,6 @@ TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double
 
 TL_SIMD_CLONES static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
 {
-  size_t size = tl_dtype_size(dtype);
   switch (dtype) {
   case TL_DTYPE_BOOL:
     for (int i = 0; i < n; i++)
