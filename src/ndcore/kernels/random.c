@@ -234,6 +234,17 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
       out[j] = (double)w[j] * 0x1p-32 < param(d->pa, d->a, (v0 + j) >> ps);
     return;
   case TL_RANDOM_UNIFORM:
+    if (!d->pa && !d->pb) { /* one pass; the same operations as below */
+      const double a = d->a, span = d->b - d->a;
+      if (c->wide) {
+        for (int j = 0; j < count; j++)
+          out[j] = a + span * unit_wide(wide_word(w + 2 * j));
+      } else { /* bits <= 24: w >> shift fits an int32, which converts in vectors */
+        for (int j = 0; j < count; j++)
+          out[j] = a + span * ((double)(int32_t)(w[j] >> shift) * scale);
+      }
+      return;
+    }
     if (c->wide) {
       for (int j = 0; j < count; j++)
         out[j] = unit_wide(wide_word(w + 2 * j));
@@ -241,15 +252,9 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
       for (int j = 0; j < count; j++)
         out[j] = (double)(w[j] >> shift) * scale;
     }
-    if (!d->pa && !d->pb) {
-      const double a = d->a, span = d->b - d->a;
-      for (int j = 0; j < count; j++)
-        out[j] = a + span * out[j];
-    } else {
-      for (int j = 0; j < count; j++) {
-        double a = param(d->pa, d->a, (v0 + j) >> ps);
-        out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
-      }
+    for (int j = 0; j < count; j++) {
+      double a = param(d->pa, d->a, (v0 + j) >> ps);
+      out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
     }
     return;
   case TL_RANDOM_NORMAL:
@@ -331,11 +336,20 @@ static void fill_range(void *ctx, int64_t begin, int64_t end, int worker)
   size_t size = tl_dtype_size(c->store);
   double buf[CHUNK];
   int64_t ibuf[CHUNK];
+  /* float64 and int64 outputs take the values in place, with no copy; but
+   * not an odd tail of normals, whose last pair would write past the end */
+  bool integer = c->d.kind == TL_RANDOM_INTEGER, aligned = (uintptr_t)c->dst % 8 == 0;
+  bool pairs = c->d.kind == TL_RANDOM_NORMAL || c->d.kind == TL_RANDOM_LOG_NORMAL;
+  bool direct = aligned && c->store == (integer ? TL_DTYPE_I64 : TL_DTYPE_F64);
   for (int64_t k = begin; k < end; k++) {
     int64_t v = k * CHUNK;
     int count = c->n - v < CHUNK ? (int)(c->n - v) : CHUNK;
+    if (direct && !(pairs && count % 2)) {
+      gen_chunk(c, v, count, (double *)c->dst + v, (int64_t *)c->dst + v);
+      continue;
+    }
     gen_chunk(c, v, count, buf, ibuf);
-    if (c->d.kind == TL_RANDOM_INTEGER)
+    if (integer)
       store_ints(c->store, c->dst + (size_t)v * size, ibuf, count);
     else
       store_doubles(c->store, c->dst + (size_t)v * size, buf, count);
