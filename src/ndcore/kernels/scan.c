@@ -5,7 +5,10 @@
  * (int64, double or complex128: float32 scans accumulate in double) and
  * each line is scanned in order; lines are split across the pool.  The
  * work tensor is cast into the result last.  A device's work tensor goes
- * to its scan pass (tl_reduce.h); the rest is the same on every device.      */
+ * to its scan pass (tl_reduce.h); the rest is the same on every device.
+ * On the host, an input already of the work dtype whose lines run along
+ * memory is not copied first: its lines are read where they lie and scanned
+ * into the contiguous result (scan_gather).                                */
 #include <complex.h>
 #include <string.h>
 
@@ -13,6 +16,7 @@
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 
 /* Lines side by side (a scan along any dim but the last) are scanned a block
  * of this many at a time: row after row of the block, so memory is walked in
@@ -57,6 +61,229 @@ typedef struct {
 TL_SCAN_LINES(scan_I64, int64_t, TL_IADD, TL_IMUL)
 TL_SCAN_LINES(scan_F64, double, TL_ADD, TL_MUL)
 TL_SCAN_LINES(scan_C128, double complex, TL_ADD, TL_MUL)
+
+/* Lines that run along memory (a transposed matrix scanned along dim 0)
+ * would otherwise be copied into the result's order first, a transposing
+ * copy, then scanned.  Instead a task takes TL_SCAN_M lines side by side in
+ * the result and stages TL_SCAN_TI elements of each at a time in a tile,
+ * element-major (tile[i][l]): the reads run along each line, the adds run
+ * across the lines in vectors, each line still summed in order, element
+ * after element (NumPy's result, one line at a time), and the result's rows
+ * are written in whole pieces. */
+#define TL_SCAN_M 16
+#define TL_SCAN_TI 64
+
+typedef struct {
+  const char *src;  /* the input's first element */
+  int64_t src_step; /* its stride along a line */
+  int64_t src_off[TL_SCAN_M]; /* each line's first element, from src */
+  int64_t dst_step; /* the result's stride along a line (its lines are side by side) */
+  int m;
+} scan_lines;
+
+/* The m lines of ln, n elements each, scanned into dst (line l's first
+ * element at dst + l).  The full blocks pass the constant TL_SCAN_M as m so
+ * that the loops over the lines become whole vectors. */
+#define TL_SCAN_GATHER(NAME, T, ADD, MUL)                                            \
+  __attribute__((always_inline)) static inline void NAME##_m(                        \
+      const scan_lines *ln, T *dst, int64_t n, bool prod, const int m)               \
+  {                                                                                  \
+    const T *src = (const T *)ln->src;                                               \
+    const int64_t s = ln->src_step, ds = ln->dst_step;                               \
+    T tile[TL_SCAN_TI][TL_SCAN_M], run[TL_SCAN_M];                                   \
+    for (int l = 0; l < m; l++) /* a line's first value is its first element */     \
+      run[l] = src[ln->src_off[l]];                                                  \
+    for (int64_t i0 = 0; i0 < n; i0 += TL_SCAN_TI) {                                 \
+      const int k = n - i0 < TL_SCAN_TI ? (int)(n - i0) : TL_SCAN_TI;                \
+      for (int l = 0; l < m; l++) {                                                  \
+        const T *line = src + ln->src_off[l] + i0 * s;                               \
+        for (int i = 0; i < k; i++)                                                  \
+          tile[i][l] = line[i * s];                                                  \
+      }                                                                              \
+      for (int i = i0 == 0; i < k; i++) {                                            \
+        if (prod)                                                                    \
+          for (int l = 0; l < m; l++)                                                \
+            run[l] = tile[i][l] = MUL(run[l], tile[i][l]);                           \
+        else                                                                         \
+          for (int l = 0; l < m; l++)                                                \
+            run[l] = tile[i][l] = ADD(run[l], tile[i][l]);                           \
+      }                                                                              \
+      for (int i = 0; i < k; i++) {                                                  \
+        T *row = dst + (i0 + i) * ds;                                                \
+        for (int l = 0; l < m; l++)                                                  \
+          row[l] = tile[i][l];                                                       \
+      }                                                                              \
+    }                                                                                \
+  }                                                                                  \
+  TL_SIMD_CLONES static void NAME(const scan_lines *ln, char *dst, int64_t n, bool prod) \
+  {                                                                                  \
+    if (ln->m == TL_SCAN_M)                                                          \
+      NAME##_m(ln, (T *)dst, n, prod, TL_SCAN_M);                                    \
+    else                                                                             \
+      NAME##_m(ln, (T *)dst, n, prod, ln->m);                                        \
+  }
+TL_SCAN_GATHER(gather_I64, int64_t, TL_IADD, TL_IMUL)
+TL_SCAN_GATHER(gather_F64, double, TL_ADD, TL_MUL)
+TL_SCAN_GATHER(gather_C128, double complex, TL_ADD, TL_MUL)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(TL_SANITIZE)
+#include <immintrin.h>
+#define TL_SCAN_AVX512 1
+
+/* float64 on AVX-512F: GCC stages the tile above one scalar load and store
+ * an element; here 8 elements of each of 8 lines are loaded as 8 vectors and
+ * transposed in registers (24 shuffles), giving 8 vectors of one element of
+ * each line, which the running values take in order.  Two groups of 8 lines
+ * (TL_SCAN_M), so two chains of dependent adds overlap.  Lines must run
+ * along memory (src_step 1); the last n % 8 elements go one by one. */
+__attribute__((target("avx512f"))) static inline void transpose8(__m512d r[8])
+{
+  __m512d t[8], u[8];
+  for (int k = 0; k < 4; k++) { /* t[2k]: pairs of even elements, t[2k+1]: odd */
+    t[2 * k] = _mm512_unpacklo_pd(r[2 * k], r[2 * k + 1]);
+    t[2 * k + 1] = _mm512_unpackhi_pd(r[2 * k], r[2 * k + 1]);
+  }
+  for (int h = 0; h < 2; h++) { /* rows 4h .. 4h+3: 128-bit lanes 0,2 and 1,3 */
+    u[4 * h] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0x88);     /* elements 0, 4 */
+    u[4 * h + 1] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0xDD); /* 2, 6 */
+    u[4 * h + 2] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0x88); /* 1, 5 */
+    u[4 * h + 3] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0xDD); /* 3, 7 */
+  }
+  r[0] = _mm512_shuffle_f64x2(u[0], u[4], 0x88);
+  r[4] = _mm512_shuffle_f64x2(u[0], u[4], 0xDD);
+  r[2] = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
+  r[6] = _mm512_shuffle_f64x2(u[1], u[5], 0xDD);
+  r[1] = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
+  r[5] = _mm512_shuffle_f64x2(u[2], u[6], 0xDD);
+  r[3] = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
+  r[7] = _mm512_shuffle_f64x2(u[3], u[7], 0xDD);
+}
+
+__attribute__((target("avx512f"))) static void gather_F64_avx512(const scan_lines *ln,
+                                                                 double *dst, int64_t n,
+                                                                 bool prod)
+{
+  const double *src = (const double *)ln->src;
+  const int64_t ds = ln->dst_step;
+  __m512d run[2];
+  int64_t i0 = 0;
+  for (; i0 + 8 <= n; i0 += 8) {
+    __m512d v[2][8];
+    for (int g = 0; g < 2; g++) {
+      for (int l = 0; l < 8; l++)
+        v[g][l] = _mm512_loadu_pd(src + ln->src_off[8 * g + l] + i0);
+      transpose8(v[g]);
+    }
+    int i = 0;
+    if (i0 == 0) { /* a line's first value is its first element */
+      run[0] = v[0][0], run[1] = v[1][0];
+      i = 1;
+    }
+    for (; i < 8; i++)
+      for (int g = 0; g < 2; g++)
+        v[g][i] = run[g] = prod ? _mm512_mul_pd(run[g], v[g][i]) : _mm512_add_pd(run[g], v[g][i]);
+    for (i = 0; i < 8; i++) {
+      _mm512_storeu_pd(dst + (i0 + i) * ds, v[0][i]);
+      _mm512_storeu_pd(dst + (i0 + i) * ds + 8, v[1][i]);
+    }
+  }
+  double r[TL_SCAN_M];
+  if (i0 > 0) {
+    _mm512_storeu_pd(r, run[0]);
+    _mm512_storeu_pd(r + 8, run[1]);
+  }
+  for (int64_t i = i0; i < n; i++)
+    for (int l = 0; l < TL_SCAN_M; l++) {
+      double x = src[ln->src_off[l] + i];
+      r[l] = i == 0 ? x : prod ? r[l] * x : r[l] + x;
+      dst[i * ds + l] = r[l];
+    }
+}
+
+static bool scan_avx512(void)
+{
+  static int has = -1;
+  if (has < 0)
+    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  return has == 1;
+}
+#else
+#define TL_SCAN_AVX512 0
+#endif
+
+typedef struct {
+  bool prod;
+  const tl_tensor *in;
+  int dim;
+  int64_t len, inner, blocks; /* blocks: tasks per outer index */
+  char *dst;                  /* the contiguous result */
+} gather_job;
+
+/* The input's offset of the first element of line (outer, j): outer
+ * unravels over the dims before `dim`, j over those after it. */
+static int64_t line_offset(const tl_tensor *in, int dim, int64_t outer, int64_t j)
+{
+  int64_t off = 0;
+  for (int d = in->ndim - 1; d > dim; d--) {
+    off += j % in->shape[d] * in->strides[d];
+    j /= in->shape[d];
+  }
+  for (int d = dim - 1; d >= 0; d--) {
+    off += outer % in->shape[d] * in->strides[d];
+    outer /= in->shape[d];
+  }
+  return off;
+}
+
+/* Tasks: (outer index, block of TL_SCAN_M lines). */
+static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const gather_job *job = ctx;
+  const tl_tensor *in = job->in;
+  size_t size = tl_dtype_size(in->dtype);
+  scan_lines ln = {.src = tl_tensor_data(in), .src_step = in->strides[job->dim],
+                   .dst_step = job->inner};
+  for (int64_t task = begin; task < end; task++) {
+    int64_t outer = task / job->blocks, j0 = task % job->blocks * TL_SCAN_M;
+    ln.m = (int)(job->inner - j0 < TL_SCAN_M ? job->inner - j0 : TL_SCAN_M);
+    for (int l = 0; l < ln.m; l++)
+      ln.src_off[l] = line_offset(in, job->dim, outer, j0 + l);
+    char *dst = job->dst + (size_t)(outer * job->len * job->inner + j0) * size;
+    switch (in->dtype) {
+    case TL_DTYPE_I64: gather_I64(&ln, dst, job->len, job->prod); break;
+    case TL_DTYPE_F64:
+#if TL_SCAN_AVX512
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && scan_avx512()) {
+        gather_F64_avx512(&ln, (double *)dst, job->len, job->prod);
+        break;
+      }
+#endif
+      gather_F64(&ln, dst, job->len, job->prod);
+      break;
+    default: gather_C128(&ln, dst, job->len, job->prod); break;
+    }
+  }
+}
+
+/* Whether the scan of `in` (of the work dtype, in host memory) along dim
+ * reads its lines along memory into side-by-side lines of the result. */
+static bool scan_gathers(const tl_tensor *in, int dim, int64_t len, int64_t inner)
+{
+  return in->ndim > 0 && in->strides[dim] == 1 && len > 1 && inner > 1 &&
+         tl_dispatch_host_memory(tl_tensor_device(in));
+}
+
+/* acc (contiguous, in's shape and dtype) = the scan of in along dim. */
+static void scan_gather(bool prod, const tl_tensor *in, int dim, int64_t len, int64_t inner,
+                        tl_tensor *acc)
+{
+  gather_job job = {.prod = prod, .in = in, .dim = dim, .len = len, .inner = inner,
+                    .blocks = (inner + TL_SCAN_M - 1) / TL_SCAN_M, .dst = tl_tensor_data(acc)};
+  int64_t tasks = tl_tensor_numel(in) / len / inner * job.blocks;
+  int64_t grain = 32768 / (len * TL_SCAN_M);
+  tl_parallel_for(tasks, grain > 1 ? grain : 1, scan_gather_range, &job);
+}
 
 /* Tasks: (outer index, block of lines). */
 static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
@@ -131,6 +358,15 @@ tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_t
   tl_tensor as_result = {0}, acc = {0};
   const tl_tensor *src = in;
   tl_status status = TL_OK;
+  int64_t len = in->ndim ? in->shape[w] : 1, inner = 1;
+  for (int i = w + 1; i < in->ndim; i++)
+    inner *= in->shape[i];
+  if (d == work && tl_tensor_numel(in) > 0 && scan_gathers(in, w, len, inner)) {
+    if (tl_tensor_empty(&acc, work, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
+      return tl_error_status();
+    scan_gather(op == TL_OP_CUMPROD, in, w, len, inner, &acc);
+    goto scanned;
+  }
   if (d != result && result != work) {
     if ((status = tl_tensor_to_dtype(&as_result, in, result)) != TL_OK)
       return status;
@@ -141,13 +377,11 @@ tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_t
     tl_tensor_release(&as_result);
   if (status != TL_OK)
     return status;
-  int64_t len = in->ndim ? in->shape[w] : 1, inner = 1;
-  for (int i = w + 1; i < in->ndim; i++)
-    inner *= in->shape[i];
   if ((status = tl_scan_pass(op == TL_OP_CUMPROD, &acc, len, inner)) != TL_OK) {
     tl_tensor_release(&acc);
     return status;
   }
+scanned:
   if (!out->storage) {
     if (work == result) {
       *out = acc;
