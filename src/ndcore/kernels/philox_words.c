@@ -164,9 +164,9 @@ typedef int (*words_fn)(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
 /* The widest schedule the CPU runs and the environment allows. */
 static words_fn pick_words(void)
 {
-  const char *env = getenv("TORCHLIKE_PHILOX_SIMD");
-  bool allow512 = !env || strcmp(env, "avx512") == 0 || env[0] == '\0';
-  bool allow256 = allow512 || strcmp(env, "avx2") == 0;
+  const char *env = getenv("TORCHLIKE_PHILOX_SIMD"); /* "0", "avx2"; else the widest */
+  bool allow256 = !env || strcmp(env, "0") != 0;
+  bool allow512 = allow256 && !(env && strcmp(env, "avx2") == 0);
 #if PX_X86
   __builtin_cpu_init();
   if (allow512 && __builtin_cpu_supports("avx512f"))
