@@ -130,8 +130,28 @@ TL_SCAN_GATHER(gather_C128, double complex, TL_ADD, TL_MUL)
 #include <immintrin.h>
 #define TL_SCAN_AVX512 1
 
-/* float64 on AVX-512F: GCC stages the tile above one scalar load and store
- * an element; here 8 elements of each of 8 lines are loaded as 8 vectors and
+/* The last elements [i0, n) of 16 int64 lines whose running sums after
+ * element i0 - 1 are the 16 lanes of run (unless i0 is 0), one by one. */
+__attribute__((target("avx512f"))) static void gather_tail_I64(const scan_lines *ln, int64_t *dst,
+                                                               int64_t i0, int64_t n,
+                                                               const __m512d run[2])
+{
+  const int64_t *src = (const int64_t *)ln->src;
+  int64_t r[TL_SCAN_M];
+  if (i0 > 0) {
+    _mm512_storeu_pd((double *)r, run[0]);
+    _mm512_storeu_pd((double *)r + 8, run[1]);
+  }
+  for (int64_t i = i0; i < n; i++)
+    for (int l = 0; l < TL_SCAN_M; l++) {
+      int64_t x = src[ln->src_off[l] + i];
+      r[l] = i == 0 ? x : TL_IADD(r[l], x);
+      dst[i * ln->dst_step + l] = r[l];
+    }
+}
+
+/* float64 and int64 on AVX-512F: GCC stages the tile above one scalar load
+ * and store an element; here 8 elements of each of 8 lines are loaded as 8 vectors and
  * transposed in registers (24 shuffles), giving 8 vectors of one element of
  * each line, which the running values take in order.  Two groups of 8 lines
  * (TL_SCAN_M), so two chains of dependent adds overlap.  Lines must run
@@ -159,11 +179,28 @@ __attribute__((target("avx512f"))) static inline void transpose8(__m512d r[8])
   r[7] = _mm512_shuffle_f64x2(u[3], u[7], 0xDD);
 }
 
-__attribute__((target("avx512f"))) static void gather_F64_avx512(const scan_lines *ln,
-                                                                 double *dst, int64_t n,
-                                                                 bool prod)
+/* What the AVX-512 kernel computes: float64 sums and products, int64 sums
+ * (an int64 product needs AVX-512DQ's multiply; it keeps the portable loop). */
+typedef enum { SCAN_F64_ADD, SCAN_F64_MUL, SCAN_I64_ADD } scan_simd_op;
+
+__attribute__((target("avx512f"))) static inline __m512d scan_step(scan_simd_op op, __m512d a,
+                                                                  __m512d b)
+{
+  switch (op) {
+  case SCAN_F64_ADD: return _mm512_add_pd(a, b);
+  case SCAN_F64_MUL: return _mm512_mul_pd(a, b);
+  default:
+    return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(a), _mm512_castpd_si512(b)));
+  }
+}
+
+/* 8-byte elements (int64 travel as the bits of doubles: loads, shuffles and
+ * stores do not look at them). */
+__attribute__((target("avx512f"))) static void gather_avx512(const scan_lines *ln, char *dst_bytes,
+                                                             int64_t n, scan_simd_op op)
 {
   const double *src = (const double *)ln->src;
+  double *dst = (double *)dst_bytes;
   const int64_t ds = ln->dst_step;
   __m512d run[2];
   int64_t i0 = 0;
@@ -181,11 +218,17 @@ __attribute__((target("avx512f"))) static void gather_F64_avx512(const scan_line
     }
     for (; i < 8; i++)
       for (int g = 0; g < 2; g++)
-        v[g][i] = run[g] = prod ? _mm512_mul_pd(run[g], v[g][i]) : _mm512_add_pd(run[g], v[g][i]);
+        v[g][i] = run[g] = scan_step(op, run[g], v[g][i]);
     for (i = 0; i < 8; i++) {
       _mm512_storeu_pd(dst + (i0 + i) * ds, v[0][i]);
       _mm512_storeu_pd(dst + (i0 + i) * ds + 8, v[1][i]);
     }
+  }
+  if (i0 == n)
+    return;
+  if (op == SCAN_I64_ADD) {
+    gather_tail_I64(ln, (int64_t *)dst, i0, n, run);
+    return;
   }
   double r[TL_SCAN_M];
   if (i0 > 0) {
@@ -195,7 +238,7 @@ __attribute__((target("avx512f"))) static void gather_F64_avx512(const scan_line
   for (int64_t i = i0; i < n; i++)
     for (int l = 0; l < TL_SCAN_M; l++) {
       double x = src[ln->src_off[l] + i];
-      r[l] = i == 0 ? x : prod ? r[l] * x : r[l] + x;
+      r[l] = i == 0 ? x : op == SCAN_F64_MUL ? r[l] * x : r[l] + x;
       dst[i * ds + l] = r[l];
     }
 }
@@ -251,11 +294,19 @@ static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
       ln.src_off[l] = line_offset(in, job->dim, outer, j0 + l);
     char *dst = job->dst + (size_t)(outer * job->len * job->inner + j0) * size;
     switch (in->dtype) {
-    case TL_DTYPE_I64: gather_I64(&ln, dst, job->len, job->prod); break;
+    case TL_DTYPE_I64:
+#if TL_SCAN_AVX512
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && scan_avx512()) {
+        gather_avx512(&ln, dst, job->len, SCAN_I64_ADD);
+        break;
+      }
+#endif
+      gather_I64(&ln, dst, job->len, job->prod);
+      break;
     case TL_DTYPE_F64:
 #if TL_SCAN_AVX512
       if (ln.m == TL_SCAN_M && ln.src_step == 1 && scan_avx512()) {
-        gather_F64_avx512(&ln, (double *)dst, job->len, job->prod);
+        gather_avx512(&ln, dst, job->len, job->prod ? SCAN_F64_MUL : SCAN_F64_ADD);
         break;
       }
 #endif
