@@ -2,8 +2,8 @@
 
 A float64, int64 or complex128 input whose scanned dim runs along memory (a
 transposed matrix scanned along dim 0) is read in place, 16 lines at a time
-staged through a tile (src/ndcore/kernels/scan.c; AVX-512 transposes 8 x 8
-blocks in registers for float64).  Each line must still be summed element
+staged through a tile (src/ndcore/kernels/scan.c; AVX-512 transposes blocks
+in registers for float64, and for int64 and complex128 sums).  Each line must still be summed element
 after element, so the values are NumPy's exactly, whatever the number of
 lines (partial blocks of 16), the line length (tails of 8 and of the
 64-element tile) or the thread count; and a line's first value is its first

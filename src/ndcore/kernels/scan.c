@@ -243,6 +243,63 @@ __attribute__((target("avx512f"))) static void gather_avx512(const scan_lines *l
     }
 }
 
+/* complex128 sums: 4 elements of each of 4 lines (a 128-bit complex each)
+ * transposed in registers, four groups of 4 lines (TL_SCAN_M).  A complex
+ * sum adds the real and the imaginary parts apart, so a vector add of the
+ * doubles is C's complex add. */
+__attribute__((target("avx512f"))) static inline void transpose4c(__m512d r[4])
+{
+  __m512d t0 = _mm512_shuffle_f64x2(r[0], r[1], 0x44); /* r0.c0 r0.c1 r1.c0 r1.c1 */
+  __m512d t1 = _mm512_shuffle_f64x2(r[0], r[1], 0xEE); /* r0.c2 r0.c3 r1.c2 r1.c3 */
+  __m512d t2 = _mm512_shuffle_f64x2(r[2], r[3], 0x44);
+  __m512d t3 = _mm512_shuffle_f64x2(r[2], r[3], 0xEE);
+  r[0] = _mm512_shuffle_f64x2(t0, t2, 0x88); /* element 0 of lines 0..3 */
+  r[1] = _mm512_shuffle_f64x2(t0, t2, 0xDD);
+  r[2] = _mm512_shuffle_f64x2(t1, t3, 0x88);
+  r[3] = _mm512_shuffle_f64x2(t1, t3, 0xDD);
+}
+
+__attribute__((target("avx512f"))) static void gather_C128_sum_avx512(const scan_lines *ln,
+                                                                      char *dst_bytes, int64_t n)
+{
+  const double *src = (const double *)ln->src; /* complex element e: src[2e], src[2e + 1] */
+  double *dst = (double *)dst_bytes;
+  const int64_t ds = 2 * ln->dst_step;
+  __m512d run[4];
+  int64_t i0 = 0;
+  for (; i0 + 4 <= n; i0 += 4) {
+    __m512d v[4][4];
+    for (int g = 0; g < 4; g++) {
+      for (int l = 0; l < 4; l++)
+        v[g][l] = _mm512_loadu_pd(src + 2 * (ln->src_off[4 * g + l] + i0));
+      transpose4c(v[g]);
+    }
+    int i = 0;
+    if (i0 == 0) { /* a line's first value is its first element */
+      for (int g = 0; g < 4; g++)
+        run[g] = v[g][0];
+      i = 1;
+    }
+    for (; i < 4; i++)
+      for (int g = 0; g < 4; g++)
+        v[g][i] = run[g] = _mm512_add_pd(run[g], v[g][i]);
+    for (i = 0; i < 4; i++)
+      for (int g = 0; g < 4; g++)
+        _mm512_storeu_pd(dst + (i0 + i) * ds + 8 * g, v[g][i]);
+  }
+  double r[2 * TL_SCAN_M];
+  if (i0 > 0)
+    for (int g = 0; g < 4; g++)
+      _mm512_storeu_pd(r + 8 * g, run[g]);
+  for (int64_t i = i0; i < n; i++)
+    for (int l = 0; l < TL_SCAN_M; l++)
+      for (int part = 0; part < 2; part++) {
+        double x = src[2 * (ln->src_off[l] + i) + part];
+        r[2 * l + part] = i == 0 ? x : r[2 * l + part] + x;
+        dst[i * ds + 2 * l + part] = r[2 * l + part];
+      }
+}
+
 static bool scan_avx512(void)
 {
   static int has = -1;
@@ -312,7 +369,15 @@ static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
 #endif
       gather_F64(&ln, dst, job->len, job->prod);
       break;
-    default: gather_C128(&ln, dst, job->len, job->prod); break;
+    default:
+#if TL_SCAN_AVX512
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && scan_avx512()) {
+        gather_C128_sum_avx512(&ln, dst, job->len);
+        break;
+      }
+#endif
+      gather_C128(&ln, dst, job->len, job->prod);
+      break;
     }
   }
 }
