@@ -174,7 +174,7 @@ static words_fn pick_words(void)
   if (allow256 && __builtin_cpu_supports("avx2"))
     return words256;
 #else
-  (void)allow256;
+  (void)allow256, (void)allow512;
 #endif
   return words_lanes;
 }
