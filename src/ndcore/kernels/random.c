@@ -36,25 +36,10 @@ static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
 }
 
 /* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
- * block in order.  Blocks are independent: TL_PX_LANES of them go through
- * the rounds together (tl_px_rounds_lanes), the rest one by one. */
-TL_SIMD_CLONES static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+ * block in order (philox_words.c: several blocks at once in SIMD lanes). */
+static inline void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
 {
-  int b = 0;
-  for (; b + TL_PX_LANES <= nblocks; b += TL_PX_LANES) {
-    uint32_t c0[TL_PX_LANES], c1[TL_PX_LANES], c2[TL_PX_LANES], c3[TL_PX_LANES];
-    for (int l = 0; l < TL_PX_LANES; l++) {
-      uint64_t ctr = first + (uint64_t)(b + l);
-      c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
-    }
-    tl_px_rounds_lanes(seed, c0, c1, c2, c3);
-    for (int l = 0; l < TL_PX_LANES; l++) {
-      uint32_t *o = w + 4 * (b + l);
-      o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
-    }
-  }
-  for (; b < nblocks; b++)
-    philox_block(seed, first + (uint64_t)b, w + 4 * b);
+  tl_philox_words(seed, first, nblocks, w);
 }
 
 /* ---- generators ---------------------------------------------------------------- */
@@ -141,19 +126,15 @@ uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
   return reserve(g, blocks, seed);
 }
 
-void tl_philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
-{
-  philox_words(seed, first, nblocks, w);
-}
 
 /* ---- words to numbers ------------------------------------------------------------ */
 
 static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
 
-static inline double unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
+static inline double unit_wide(uint64_t x) { return tl_px_unit_wide(x); }
 /* Uniform on the open interval (0, 1): safe under log(). */
-static inline double open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
-static inline double open_wide(uint64_t x) { return ((double)(x >> 11) + 0.5) * 0x1p-53; }
+static inline double open_narrow(uint32_t w) { return tl_px_open_narrow(w); }
+static inline double open_wide(uint64_t x) { return tl_px_open_wide(x); }
 
 /* Box-Muller: two independent standard normals from u1 in (0, 1), u2 in [0, 1). */
 static inline void box_muller(double u1, double u2, double *z0, double *z1)
@@ -227,18 +208,43 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
   const double scale = ldexp(1.0, -c->bits);
   const int ps = c->pshift;
   switch (d->kind) {
-  case TL_RANDOM_INTEGER:
+  case TL_RANDOM_INTEGER: {
+    const uint64_t range = d->range, low = (uint64_t)d->low;
+    if (range != 0 && range <= UINT32_MAX) {
+      /* The high word of x * range from two 32 x 32 -> 64 products (x's
+       * halves times range; neither sum can wrap), which vectorise where
+       * the 64 x 64 -> 128 multiply is one scalar instruction a value.
+       * floor((h 2^32 + l) r / 2^64) = floor((h r + floor(l r / 2^32)) / 2^32). */
+      const uint32_t r = (uint32_t)range;
+      for (int j = 0; j < count; j++) {
+        uint64_t x = wide_word(w + 2 * j);
+        uint64_t hi = (uint64_t)(uint32_t)(x >> 32) * r, lo = (uint64_t)(uint32_t)x * r;
+        iout[j] = (int64_t)(low + ((hi + (lo >> 32)) >> 32));
+      }
+      return;
+    }
     for (int j = 0; j < count; j++) {
       uint64_t x = wide_word(w + 2 * j);
-      uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
-      iout[j] = (int64_t)((uint64_t)d->low + r);
+      iout[j] = (int64_t)(low + (range ? (uint64_t)(((tl_u128)x * range) >> 64) : x));
     }
     return;
+  }
   case TL_RANDOM_BERNOULLI:
     for (int j = 0; j < count; j++)
       out[j] = (double)w[j] * 0x1p-32 < param(d->pa, d->a, (v0 + j) >> ps);
     return;
   case TL_RANDOM_UNIFORM:
+    if (!d->pa && !d->pb) { /* one pass; the same operations as below */
+      const double a = d->a, span = d->b - d->a;
+      if (c->wide) {
+        for (int j = 0; j < count; j++)
+          out[j] = a + span * unit_wide(wide_word(w + 2 * j));
+      } else { /* bits <= 24: w >> shift fits an int32, which converts in vectors */
+        for (int j = 0; j < count; j++)
+          out[j] = a + span * ((double)(int32_t)(w[j] >> shift) * scale);
+      }
+      return;
+    }
     if (c->wide) {
       for (int j = 0; j < count; j++)
         out[j] = unit_wide(wide_word(w + 2 * j));
@@ -246,15 +252,9 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
       for (int j = 0; j < count; j++)
         out[j] = (double)(w[j] >> shift) * scale;
     }
-    if (!d->pa && !d->pb) {
-      const double a = d->a, span = d->b - d->a;
-      for (int j = 0; j < count; j++)
-        out[j] = a + span * out[j];
-    } else {
-      for (int j = 0; j < count; j++) {
-        double a = param(d->pa, d->a, (v0 + j) >> ps);
-        out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
-      }
+    for (int j = 0; j < count; j++) {
+      double a = param(d->pa, d->a, (v0 + j) >> ps);
+      out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
     }
     return;
   case TL_RANDOM_NORMAL:
@@ -279,29 +279,29 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
   }
 }
 
-/* One case of store_doubles/store_ints: n values of v into dtype's elements. */
-#define STORE_CASE(DTYPE, STORE, T)                                                        \
+/* One case of store_doubles/store_ints: n values of v into dtype's elements
+ * (SIZE bytes each: a constant, so that the loops vectorise). */
+#define STORE_CASE(DTYPE, STORE, T, SIZE)                                                  \
   case DTYPE:                                                                              \
     for (int i = 0; i < n; i++)                                                            \
-      STORE(dst + (size_t)i * size, (T)v[i]);                                              \
+      STORE(dst + (size_t)i * SIZE, (T)v[i]);                                              \
     break;
 #define STORE_CASES                                                                        \
-  STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t)                                            \
-  STORE_CASE(TL_DTYPE_U16, tl_store_U16, uint16_t)                                         \
-  STORE_CASE(TL_DTYPE_U32, tl_store_U32, uint32_t)                                         \
-  STORE_CASE(TL_DTYPE_U64, tl_store_U64, uint64_t)                                         \
-  STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t)                                             \
-  STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t)                                          \
-  STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t)                                          \
-  STORE_CASE(TL_DTYPE_I64, tl_store_I64, int64_t)                                          \
-  STORE_CASE(TL_DTYPE_F16, tl_store_F16, float)                                            \
-  STORE_CASE(TL_DTYPE_BF16, tl_store_BF16, float)                                          \
-  STORE_CASE(TL_DTYPE_F32, tl_store_F32, float)                                            \
-  STORE_CASE(TL_DTYPE_F64, tl_store_F64, double)
+  STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t, 1)                                         \
+  STORE_CASE(TL_DTYPE_U16, tl_store_U16, uint16_t, 2)                                      \
+  STORE_CASE(TL_DTYPE_U32, tl_store_U32, uint32_t, 4)                                      \
+  STORE_CASE(TL_DTYPE_U64, tl_store_U64, uint64_t, 8)                                      \
+  STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t, 1)                                          \
+  STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t, 2)                                       \
+  STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t, 4)                                       \
+  STORE_CASE(TL_DTYPE_I64, tl_store_I64, int64_t, 8)                                       \
+  STORE_CASE(TL_DTYPE_F16, tl_store_F16, float, 2)                                         \
+  STORE_CASE(TL_DTYPE_BF16, tl_store_BF16, float, 2)                                       \
+  STORE_CASE(TL_DTYPE_F32, tl_store_F32, float, 4)                                         \
+  STORE_CASE(TL_DTYPE_F64, tl_store_F64, double, 8)
 
 TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
 {
-  size_t size = tl_dtype_size(dtype);
   switch (dtype) {
   case TL_DTYPE_BOOL:
     for (int i = 0; i < n; i++)
@@ -314,7 +314,6 @@ TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double
 
 TL_SIMD_CLONES static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
 {
-  size_t size = tl_dtype_size(dtype);
   switch (dtype) {
   case TL_DTYPE_BOOL:
     for (int i = 0; i < n; i++)
@@ -337,11 +336,20 @@ static void fill_range(void *ctx, int64_t begin, int64_t end, int worker)
   size_t size = tl_dtype_size(c->store);
   double buf[CHUNK];
   int64_t ibuf[CHUNK];
+  /* float64 and int64 outputs take the values in place, with no copy; but
+   * not an odd tail of normals, whose last pair would write past the end */
+  bool integer = c->d.kind == TL_RANDOM_INTEGER, aligned = (uintptr_t)c->dst % 8 == 0;
+  bool pairs = c->d.kind == TL_RANDOM_NORMAL || c->d.kind == TL_RANDOM_LOG_NORMAL;
+  bool direct = aligned && c->store == (integer ? TL_DTYPE_I64 : TL_DTYPE_F64);
   for (int64_t k = begin; k < end; k++) {
     int64_t v = k * CHUNK;
     int count = c->n - v < CHUNK ? (int)(c->n - v) : CHUNK;
+    if (direct && !(pairs && count % 2)) {
+      gen_chunk(c, v, count, (double *)c->dst + v, (int64_t *)c->dst + v);
+      continue;
+    }
     gen_chunk(c, v, count, buf, ibuf);
-    if (c->d.kind == TL_RANDOM_INTEGER)
+    if (integer)
       store_ints(c->store, c->dst + (size_t)v * size, ibuf, count);
     else
       store_doubles(c->store, c->dst + (size_t)v * size, buf, count);
