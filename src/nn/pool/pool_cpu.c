@@ -482,21 +482,29 @@ TL_POOL_GATHER(gather_f64, double)
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
     /* (o, j) stepped along, not divided out of r: with inner == 1 a row is \
-     * one output, and a division per output cost more than its taps. */                  \
+     * one output, and a division per output cost more than its taps.  That \
+     * case has a loop of its own, whose registers the gather's do not \
+     * crowd onto the stack (6% of a planar bilinear forward). */                           \
+    if (inner == 1) {                                                                       \
+      for (int64_t r = begin, o = begin / t->out, j = begin % t->out; r < end;              \
+           r++, j = j + 1 == t->out ? 0 : j + 1, o += j == 0) {                             \
+        const T *x = (const T *)job->x + o * t->in;                                         \
+        const int64_t *ix = t->index + j * t->k;                                            \
+        const double *w = t->weight + j * t->k;                                             \
+        T s = 0;                                                                            \
+        for (int64_t q = 0; q < t->k; q++)                                                  \
+          if (ix[q] >= 0)                                                                   \
+            s += (T)w[q] * x[ix[q]];                                                        \
+        ((T *)job->y)[r] = s;                                                               \
+      }                                                                                     \
+      return;                                                                               \
+    }                                                                                       \
     for (int64_t r = begin, o = begin / t->out, j = begin % t->out; r < end;                \
          r++, j = j + 1 == t->out ? 0 : j + 1, o += j == 0) {                               \
       const T *x = (const T *)job->x + o * t->in * inner;                                   \
       T *restrict y = (T *)job->y + r * inner;                                              \
       const int64_t *ix = t->index + j * t->k;                                              \
       const double *w = t->weight + j * t->k;                                               \
-      if (inner == 1) {                                                                     \
-        T s = 0;                                                                            \
-        for (int64_t q = 0; q < t->k; q++)                                                  \
-          if (ix[q] >= 0)                                                                   \
-            s += (T)w[q] * x[ix[q]];                                                        \
-        y[0] = s;                                                                           \
-        continue;                                                                           \
-      }                                                                                     \
       gather(y, inner, x, ix, w, t->k, 0);                                                  \
     }                                                                                       \
   }                                                                                         \
@@ -822,9 +830,28 @@ typedef struct {
 
 TL_VECMATH_BEGIN
 
+/* One row's dim-1 pass, x (in1, C) -> y (out1, C): the forward as the
+ * pass's gathers, without its loop for C == 1 (the same sums, and that
+ * loop inlined here slowed the others). */
+#define TL_POOL_COLS(name, T, gather, pass_transpose)                                       \
+  INLINE void name(const rows_job *job, const T *x, T *y)                                   \
+  {                                                                                         \
+    const tl_nn_taps *t = job->cols;                                                        \
+    if (job->transpose) {                                                                   \
+      pass_job cols = {.x = x, .y = y, .t = t, .inner = job->C, .f64 = job->f64,            \
+                       .transpose = true};                                                  \
+      pass_transpose(&cols, 0, 1);                                                          \
+      return;                                                                               \
+    }                                                                                       \
+    for (int64_t q = 0; q < t->out; q++)                                                    \
+      gather(y + q * job->C, job->C, x, t->index + q * t->k, t->weight + q * t->k, t->k, 0); \
+  }
+TL_POOL_COLS(cols_f32, float, gather_f32, pass_transpose_f32)
+TL_POOL_COLS(cols_f64, double, gather_f64, pass_transpose_f64)
+
 /* final rows u = (b, r) in [begin, end); scratch: a row (rows first) or
  * the cache's slots and their tags (the source row b * src_rows + s held) */
-#define TL_POOL_ROWS(name, T, gather, pass, pass_transpose)                                 \
+#define TL_POOL_ROWS(name, T, gather, cols)                                                 \
   INLINE void name(const rows_job *job, int64_t begin, int64_t end, T *scratch,             \
                    int64_t *tags)                                                           \
   {                                                                                         \
@@ -833,35 +860,23 @@ TL_VECMATH_BEGIN
       int64_t entries = job->start[r + 1] - e0;                                             \
       const T *x = (const T *)job->x + b * job->src_rows * job->in_row;                     \
       T *y = (T *)job->y + u * job->out_row;                                                \
-      pass_job cols = {.t = job->cols, .inner = job->C, .f64 = job->f64,                    \
-                       .transpose = job->transpose};                                        \
       if (job->slots == 0) {                                                                \
         gather(scratch, job->mid_row, x, job->src + e0, job->w + e0, entries, 0);           \
-        cols.x = scratch;                                                                   \
-        cols.y = y;                                                                         \
-        if (job->transpose)                                                                 \
-          pass_transpose(&cols, 0, 1);                                                      \
-        else                                                                                \
-          pass(&cols, 0, job->cols->out);                                                   \
+        cols(job, scratch, y);                                                              \
         continue;                                                                           \
       }                                                                                     \
       for (int64_t e = e0; e < e0 + entries; e++) {                                         \
         int64_t s = job->src[e], slot = s % job->slots, tag = b * job->src_rows + s;        \
-        if (tags[slot] == tag)                                                              \
-          continue;                                                                         \
-        tags[slot] = tag;                                                                   \
-        cols.x = x + s * job->in_row;                                                       \
-        cols.y = scratch + slot * job->mid_row;                                             \
-        if (job->transpose)                                                                 \
-          pass_transpose(&cols, 0, 1);                                                      \
-        else                                                                                \
-          pass(&cols, 0, job->cols->out);                                                   \
+        if (tags[slot] != tag) {                                                            \
+          tags[slot] = tag;                                                                 \
+          cols(job, x + s * job->in_row, scratch + slot * job->mid_row);                    \
+        }                                                                                   \
       }                                                                                     \
       gather(y, job->out_row, scratch, job->src + e0, job->w + e0, entries, job->slots);    \
     }                                                                                       \
   }
-TL_POOL_ROWS(rows_f32, float, gather_f32, pass_f32, pass_transpose_f32)
-TL_POOL_ROWS(rows_f64, double, gather_f64, pass_f64, pass_transpose_f64)
+TL_POOL_ROWS(rows_f32, float, gather_f32, cols_f32)
+TL_POOL_ROWS(rows_f64, double, gather_f64, cols_f64)
 TL_VECMATH_END
 
 TL_SIMD_CLONES
