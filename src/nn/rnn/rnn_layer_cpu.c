@@ -187,6 +187,9 @@ static void blas_single_end(bool single)
  * written only after the step, by the caller. */
 
 enum { MAX_BLOCKS = 1024 };
+/* The forward's input product runs over this many steps' rows at a time:
+ * large GEMMs, and GI's scratch bounded (64 x N x G) on long sequences. */
+enum { GI_STEPS = 64 };
 
 typedef struct step_job step_job;
 struct step_job {
@@ -197,7 +200,8 @@ struct step_job {
   int threads;
   void (*block)(const step_job *j, int64_t j0, int64_t j1); /* units [j0, j1) of a step */
   char taken[MAX_BLOCKS]; /* this step's blocks already claimed (atomic) */
-  void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2; /* forward: gi (R, G), every step's GI */
+  void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2; /* forward: gi holds GI's rows from gi_row on */
+  int64_t gi_row;
   /* forward: W_hh transposed, (P, G); the LSTM's b_ih + b_hh (G), or NULL */
   const void *wht, *bias;
 };
@@ -242,7 +246,7 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
   int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
   void *ws = at(l, tl_tensor_data(k->workspace), l->d.off[t] * W);
   void *out = at(l, tl_tensor_data(k->output), l->d.off[t] * P);
-  void *git = at(l, j->gi, l->d.off[t] * G), *hg = j->hg, *c = j->c;
+  void *git = at(l, j->gi, (l->d.off[t] - j->gi_row) * G), *hg = j->hg, *c = j->c;
   const void *h = j->h;
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
   /* LSTM: GI = b_ih + b_hh + x W_ih^T + h W_hh^T, which the cell reads as
@@ -363,7 +367,8 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
    * operand transposed (step_gemm); the one large product reads W_ih as it
    * lies. */
   bool lstm_bias = k->mode == TL_RNN_MODE_LSTM && (k->b_ih || k->b_hh);
-  if (!(gi = scratch(&l, l.d.off[k->steps] * G)) || !(hg = scratch(&l, l.d.N * G)) ||
+  int64_t R = l.d.off[k->steps], gi_rows = R < GI_STEPS * l.d.N ? R : GI_STEPS * l.d.N;
+  if (!(gi = scratch(&l, gi_rows * G)) || !(hg = scratch(&l, l.d.N * G)) ||
       !(wht = scratch(&l, P * G)) ||
       (lstm_bias && !(bias = scratch(&l, G)))) {
     status = tl_error_status();
@@ -378,8 +383,6 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   if (c)
     memcpy(c, tl_tensor_data(k->cx), (size_t)(l.d.N * l.d.H) * l.d.es);
   bool single = blas_single_begin();
-  pool_gemm(&l, false, true, l.d.off[k->steps], G, In, tl_tensor_data(k->x), In,
-            tl_tensor_data(k->w_ih), In, gi, G);
   step_job job = {.l = &l, .block = forward_block, .gi = gi, .hg = hg, .h = h, .c = c,
                   .wht = wht, .bias = bias};
   plan_blocks(&job);
@@ -392,6 +395,15 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   for (int64_t s = 0; s < k->steps; s++) {
     int64_t prev = job.t;
     job.t = k->reverse ? k->steps - 1 - s : s;
+    if (s % GI_STEPS == 0) { /* the next GI_STEPS steps' rows, in order of t */
+      int64_t t0 = k->reverse ? (job.t + 1 > GI_STEPS ? job.t + 1 - GI_STEPS : 0) : job.t;
+      int64_t t1 = k->reverse ? job.t + 1 : (job.t + GI_STEPS < k->steps ? job.t + GI_STEPS
+                                                                           : k->steps);
+      job.gi_row = l.d.off[t0];
+      pool_gemm(&l, false, true, l.d.off[t1] - l.d.off[t0], G, In,
+                at(&l, tl_tensor_data(k->x), l.d.off[t0] * In), In, tl_tensor_data(k->w_ih), In,
+                gi, G);
+    }
     if (s > 0 && k->batch_sizes[job.t] <= k->batch_sizes[prev]) {
       job.h = at(&l, out, l.d.off[prev] * P);
     } else if (s > 0) {
