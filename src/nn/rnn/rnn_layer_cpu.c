@@ -1,7 +1,8 @@
 /* rnn_layer_cpu.c - one direction of one recurrent layer over a whole
  * sequence on the CPU (tl_rnn.h has the layout and legend).
  *
- * Forward: GI = x W_ih^T over all R rows first, one GEMM; then per step t
+ * Forward: GI = x W_ih^T, one GEMM over the rows of 64 steps at a time
+ * (GI_STEPS); per step t
  * (n = batch_sizes[t] rows, in order or reversed) HG = h[:n] W_hh^T (LSTM:
  * added into GI's rows, after b_ih + b_hh) and the fused cell rows
  * (rnn_cpu.c), which add the other modes' biases and keep what backward
@@ -238,8 +239,8 @@ static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64
  * read W_ih^T and W_hh^T, two megabytes at hidden size 256, which is a
  * core's whole L2, and both came from L3 at every step (measured at 256:
  * 50 steps' products 40% slower alternating the two weights than with
- * one).  Done first over all rows, it is one large GEMM, and each step's
- * product keeps its weight in cache. */
+ * one).  Done first over many steps' rows, it is one large GEMM, and each
+ * step's product keeps its weight in cache. */
 static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const step_job *j)
 {
   const tl_rnn_layer_call *k = l->c;

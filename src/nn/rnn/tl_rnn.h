@@ -2,7 +2,8 @@
  * layer op that runs them over a whole sequence.
  *
  * A layer (one direction of one layer, all time steps: _rnn_layer) runs
- * the input projection of the whole sequence as one GEMM, then per step
+ * the input projection of many steps as one GEMM (on the CPU 64 at a
+ * time, on CUDA the whole sequence), then per step
  * the hidden projection (a GEMM of the step's rows) and one of these
  * kernels for everything elementwise; its backward op runs the steps in reverse and the weight
  * gradients as one GEMM each at the end (rnn_layer_cpu.c, rnn_device.c).  The driver
