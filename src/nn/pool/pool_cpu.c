@@ -431,36 +431,81 @@ typedef struct {
 } pass_job;
 
 TL_VECMATH_BEGIN
+/* y[0, L) = the sum over entries e, in order, of w[e] * the row src[e] of
+ * base (row length L; src[e] taken modulo mod when mod > 0, a cache slot;
+ * entries with src[e] < 0 are none), added as 0 + w0 x0 + w1 x1 + ...
+ * left to right.  The first product is stored (plus 0, which rounds as the
+ * sum from 0 would, -0 included) rather than added to a zeroed row, and the
+ * rest go two to a sweep: the same sums with a third of the row's loads
+ * and stores, and no memset call per short row. */
+#define TL_POOL_GATHER(name, T)                                                             \
+  INLINE void name(T *restrict y, int64_t L, const T *base, const int64_t *src,             \
+                   const double *w, int64_t entries, int64_t mod)                           \
+  {                                                                                         \
+    int64_t e = 0;                                                                          \
+    while (e < entries && src[e] < 0)                                                       \
+      e++;                                                                                  \
+    if (e == entries) {                                                                     \
+      memset(y, 0, (size_t)L * sizeof *y);                                                  \
+      return;                                                                               \
+    }                                                                                       \
+    const T *restrict x0 = base + (mod > 0 ? src[e] % mod : src[e]) * L;                    \
+    T w0 = (T)w[e++];                                                                       \
+    _Pragma("omp simd") for (int64_t i = 0; i < L; i++) y[i] = w0 * x0[i] + (T)0;           \
+    for (;;) {                                                                              \
+      while (e < entries && src[e] < 0)                                                     \
+        e++;                                                                                \
+      if (e >= entries)                                                                     \
+        break;                                                                              \
+      int64_t f = e + 1;                                                                    \
+      while (f < entries && src[f] < 0)                                                     \
+        f++;                                                                                \
+      const T *restrict xa = base + (mod > 0 ? src[e] % mod : src[e]) * L;                  \
+      T wa = (T)w[e];                                                                       \
+      if (f >= entries) {                                                                   \
+        _Pragma("omp simd") for (int64_t i = 0; i < L; i++) y[i] += wa * xa[i];             \
+        break;                                                                              \
+      }                                                                                     \
+      const T *restrict xb = base + (mod > 0 ? src[f] % mod : src[f]) * L;                  \
+      T wb = (T)w[f];                                                                       \
+      _Pragma("omp simd") for (int64_t i = 0; i < L; i++) y[i] = y[i] + wa * xa[i] + wb * xb[i]; \
+      e = f + 1;                                                                            \
+    }                                                                                       \
+  }
+TL_POOL_GATHER(gather_f32, float)
+TL_POOL_GATHER(gather_f64, double)
+
 /* forward: rows (o, j) of y = sum_q w[j, q] x[o, index[j, q], :] */
-#define TL_POOL_PASS(forward, transpose, T)                                                 \
+#define TL_POOL_PASS(forward, transpose, T, gather)                                         \
   INLINE void forward(const pass_job *job, int64_t begin, int64_t end)                      \
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
     /* (o, j) stepped along, not divided out of r: with inner == 1 a row is \
-     * one output, and a division per output cost more than its taps. */                  \
+     * one output, and a division per output cost more than its taps.  That \
+     * case has a loop of its own, whose registers the gather's do not \
+     * crowd onto the stack (6% of a planar bilinear forward). */                           \
+    if (inner == 1) {                                                                       \
+      for (int64_t r = begin, o = begin / t->out, j = begin % t->out; r < end;              \
+           r++, j = j + 1 == t->out ? 0 : j + 1, o += j == 0) {                             \
+        const T *x = (const T *)job->x + o * t->in;                                         \
+        const int64_t *ix = t->index + j * t->k;                                            \
+        const double *w = t->weight + j * t->k;                                             \
+        T s = 0;                                                                            \
+        for (int64_t q = 0; q < t->k; q++)                                                  \
+          if (ix[q] >= 0)                                                                   \
+            s += (T)w[q] * x[ix[q]];                                                        \
+        ((T *)job->y)[r] = s;                                                               \
+      }                                                                                     \
+      return;                                                                               \
+    }                                                                                       \
     for (int64_t r = begin, o = begin / t->out, j = begin % t->out; r < end;                \
          r++, j = j + 1 == t->out ? 0 : j + 1, o += j == 0) {                               \
       const T *x = (const T *)job->x + o * t->in * inner;                                   \
       T *restrict y = (T *)job->y + r * inner;                                              \
       const int64_t *ix = t->index + j * t->k;                                              \
       const double *w = t->weight + j * t->k;                                               \
-      if (inner == 1) {                                                                     \
-        T s = 0;                                                                            \
-        for (int64_t q = 0; q < t->k; q++)                                                  \
-          if (ix[q] >= 0)                                                                   \
-            s += (T)w[q] * x[ix[q]];                                                        \
-        y[0] = s;                                                                           \
-        continue;                                                                           \
-      }                                                                                     \
-      memset(y, 0, (size_t)inner * sizeof *y);                                              \
-      for (int64_t q = 0; q < t->k; q++) {                                                  \
-        if (ix[q] < 0)                                                                      \
-          continue;                                                                         \
-        const T *restrict xr = x + ix[q] * inner;                                           \
-        T wq = (T)w[q];                                                                     \
-        _Pragma("omp simd") for (int64_t i = 0; i < inner; i++) y[i] += wq * xr[i];         \
-      }                                                                                     \
+      gather(y, inner, x, ix, w, t->k, 0);                                                  \
     }                                                                                       \
   }                                                                                         \
   /* transpose: planes o of y (outer, in, inner) += w x (outer, out, inner) */              \
@@ -492,8 +537,8 @@ TL_VECMATH_BEGIN
       }                                                                                     \
     }                                                                                       \
   }
-TL_POOL_PASS(pass_f32, pass_transpose_f32, float)
-TL_POOL_PASS(pass_f64, pass_transpose_f64, double)
+TL_POOL_PASS(pass_f32, pass_transpose_f32, float, gather_f32)
+TL_POOL_PASS(pass_f64, pass_transpose_f64, double, gather_f64)
 TL_VECMATH_END
 
 TL_SIMD_CLONES
@@ -752,6 +797,194 @@ static tl_status weighted_row_major(const tl_tensor *in, const tl_tensor *unused
   return tl_cpu_pool_weighted(in, n, taps, transpose, out);
 }
 
+/* ---- channels-last 2-d passes, a row at a time ----------------------------------------
+ * The whole-batch passes above write an intermediate as large as half the
+ * output (bilinear x2) and read it back from memory.  With two spatial dims
+ * each final row r of dim 0 (the output's row, or the input gradient's) is
+ * made here from rows that stay in cache:
+ *   rows first     tmp = the dim-0 pass's row r, a gather of source rows;
+ *                  the dim-1 pass then maps tmp to the final row;
+ *   columns first  the dim-1 pass maps each source row r reads into a
+ *                  cache of S rows (slot: row % S, S the widest span of
+ *                  one final row's sources, so a row's sources never share
+ *                  a slot); the final row is the gather of the cached rows.
+ * A gather is the dim-0 pass as sums over sources: the forward's taps in
+ * tap order, or (transpose) every (j, q) whose tap reads row r in order of
+ * j then q, which is the order the scatter-adds reach that row in.  So
+ * every element gets the same products added in the same order as in the
+ * passes (the same bits), in the pass order tl_nn_taps_pass_order picks. */
+
+typedef struct {
+  const void *x;
+  void *y;
+  const tl_nn_taps *cols;  /* dim 1's taps */
+  const int64_t *start;    /* [rows + 1]: final row r's sources are entries start[r]..start[r+1] */
+  const int64_t *src;      /* a source row of dim 0 per entry */
+  const double *w;         /* its weight */
+  int64_t rows, src_rows;  /* final and source rows of dim 0 */
+  int64_t C, in_row, out_row, mid_row; /* elements of an input, output and intermediate row */
+  int64_t slots;           /* columns first: cached rows; 0: rows first */
+  bool f64, transpose;
+  bool failed;             /* a range could not allocate its scratch */
+} rows_job;
+
+TL_VECMATH_BEGIN
+
+/* One row's dim-1 pass, x (in1, C) -> y (out1, C): the forward as the
+ * pass's gathers, without its loop for C == 1 (the same sums, and that
+ * loop inlined here slowed the others). */
+#define TL_POOL_COLS(name, T, gather, pass_transpose)                                       \
+  INLINE void name(const rows_job *job, const T *x, T *y)                                   \
+  {                                                                                         \
+    const tl_nn_taps *t = job->cols;                                                        \
+    if (job->transpose) {                                                                   \
+      pass_job cols = {.x = x, .y = y, .t = t, .inner = job->C, .f64 = job->f64,            \
+                       .transpose = true};                                                  \
+      pass_transpose(&cols, 0, 1);                                                          \
+      return;                                                                               \
+    }                                                                                       \
+    for (int64_t q = 0; q < t->out; q++)                                                    \
+      gather(y + q * job->C, job->C, x, t->index + q * t->k, t->weight + q * t->k, t->k, 0); \
+  }
+TL_POOL_COLS(cols_f32, float, gather_f32, pass_transpose_f32)
+TL_POOL_COLS(cols_f64, double, gather_f64, pass_transpose_f64)
+
+/* final rows u = (b, r) in [begin, end); scratch: a row (rows first) or
+ * the cache's slots and their tags (the source row b * src_rows + s held) */
+#define TL_POOL_ROWS(name, T, gather, cols)                                                 \
+  INLINE void name(const rows_job *job, int64_t begin, int64_t end, T *scratch,             \
+                   int64_t *tags)                                                           \
+  {                                                                                         \
+    for (int64_t u = begin; u < end; u++) {                                                 \
+      int64_t b = u / job->rows, r = u % job->rows, e0 = job->start[r];                     \
+      int64_t entries = job->start[r + 1] - e0;                                             \
+      const T *x = (const T *)job->x + b * job->src_rows * job->in_row;                     \
+      T *y = (T *)job->y + u * job->out_row;                                                \
+      if (job->slots == 0) {                                                                \
+        gather(scratch, job->mid_row, x, job->src + e0, job->w + e0, entries, 0);           \
+        cols(job, scratch, y);                                                              \
+        continue;                                                                           \
+      }                                                                                     \
+      for (int64_t e = e0; e < e0 + entries; e++) {                                         \
+        int64_t s = job->src[e], slot = s % job->slots, tag = b * job->src_rows + s;        \
+        if (tags[slot] != tag) {                                                            \
+          tags[slot] = tag;                                                                 \
+          cols(job, x + s * job->in_row, scratch + slot * job->mid_row);                    \
+        }                                                                                   \
+      }                                                                                     \
+      gather(y, job->out_row, scratch, job->src + e0, job->w + e0, entries, job->slots);    \
+    }                                                                                       \
+  }
+TL_POOL_ROWS(rows_f32, float, gather_f32, cols_f32)
+TL_POOL_ROWS(rows_f64, double, gather_f64, cols_f64)
+TL_VECMATH_END
+
+TL_SIMD_CLONES
+static void rows_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  rows_job *job = ctx;
+  int64_t n_tags = job->slots, scratch = job->slots > 0 ? job->slots * job->mid_row : job->mid_row;
+  size_t esize = job->f64 ? sizeof(double) : sizeof(float);
+  int64_t *tags = malloc((size_t)n_tags * sizeof *tags + (size_t)scratch * esize + 1);
+  if (!tags) {
+    job->failed = true; /* reported by the caller */
+    return;
+  }
+  for (int64_t i = 0; i < n_tags; i++)
+    tags[i] = -1;
+  if (job->f64)
+    rows_f64(job, begin, end, (double *)(tags + n_tags), tags);
+  else
+    rows_f32(job, begin, end, (float *)(tags + n_tags), tags);
+  free(tags);
+}
+
+/* Dim 0's pass as gathers (see rows_job): the entries of each final row,
+ * *slots the widest span of one row's sources; false: out of memory. */
+static bool gather_lists(const tl_nn_taps *t, bool transpose, int64_t **start, int64_t **src,
+                         double **w, int64_t *slots)
+{
+  int64_t rows = transpose ? t->in : t->out, taps = t->out * t->k;
+  *start = calloc((size_t)rows + 1, sizeof **start);
+  *src = malloc((size_t)taps * sizeof **src + 1);
+  *w = malloc((size_t)taps * sizeof **w + 1);
+  if (!*start || !*src || !*w)
+    return false;
+  for (int64_t e = 0; e < taps; e++) /* entries per row, counted at start[row + 1] */
+    if (t->index[e] >= 0)
+      (*start)[(transpose ? t->index[e] : e / t->k) + 1]++;
+  for (int64_t r = 0; r < rows; r++)
+    (*start)[r + 1] += (*start)[r];
+  int64_t *fill = malloc((size_t)rows * sizeof *fill + 1);
+  if (!fill)
+    return false;
+  memcpy(fill, *start, (size_t)rows * sizeof *fill);
+  for (int64_t e = 0; e < taps; e++) { /* e = j * k + q: the scatter's order */
+    if (t->index[e] < 0)
+      continue;
+    int64_t r = transpose ? t->index[e] : e / t->k, at = fill[r]++;
+    (*src)[at] = transpose ? e / t->k : t->index[e];
+    (*w)[at] = t->weight[e];
+  }
+  free(fill);
+  *slots = 1;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t e = (*start)[r]; e < (*start)[r + 1]; e++) {
+      lo = (*src)[e] < lo ? (*src)[e] : lo;
+      hi = (*src)[e] > hi ? (*src)[e] : hi;
+    }
+    if (hi >= lo && hi - lo + 1 > *slots)
+      *slots = hi - lo + 1;
+  }
+  return true;
+}
+
+/* The 2-d passes a row at a time (see rows_job); *taken false when this
+ * geometry is left to the whole-batch passes (a cache too large). */
+static tl_status weighted_cl_rows(const tl_tensor *in, const tl_nn_taps *taps, bool transpose,
+                                  const int *order, tl_tensor *out, bool *taken)
+{
+  const tl_nn_taps *t0 = &taps[0], *t1 = &taps[1];
+  int64_t B = in->shape[0], C = in->shape[1];
+  int64_t in1 = transpose ? t1->out : t1->in, out1 = transpose ? t1->in : t1->out;
+  rows_job job = {.x = tl_tensor_data(in), .y = tl_tensor_data(out), .cols = t1,
+                  .rows = transpose ? t0->in : t0->out, .src_rows = transpose ? t0->out : t0->in,
+                  .C = C, .in_row = in1 * C, .out_row = out1 * C,
+                  .mid_row = (order[0] == 0 ? in1 : out1) * C,
+                  .f64 = in->dtype == TL_DTYPE_F64, .transpose = transpose};
+  int64_t *start = NULL, *src = NULL, slots = 0;
+  double *w = NULL;
+  tl_status status = TL_OK;
+  *taken = false;
+  if (!gather_lists(t0, transpose, &start, &src, &w, &slots)) {
+    status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+    goto done;
+  }
+  job.slots = order[0] == 0 ? 0 : slots;
+  /* a thread's cache beyond a few MB would not stay in cache either */
+  if (job.slots * job.mid_row * (int64_t)tl_dtype_size(in->dtype) > ((int64_t)4 << 20))
+    goto done;
+  job.start = start;
+  job.src = src;
+  job.w = w;
+  int64_t per_row = (start[job.rows] / (job.rows ? job.rows : 1) + 1) * job.mid_row +
+                    t1->k * (transpose ? in1 : out1) * C;
+  tl_storage_bump(out->storage);
+  tl_parallel_for(B * job.rows, 1 + 16384 / (per_row + 1), rows_range, &job);
+  if (job.failed) {
+    status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+    goto done;
+  }
+  *taken = true;
+done:
+  free(start);
+  free(src);
+  free(w);
+  return status;
+}
+
 static tl_status weighted_cl(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                              tl_tensor *out)
 {
@@ -768,6 +1001,12 @@ static tl_status weighted_cl(const tl_tensor *in, int n, const tl_nn_taps *taps,
   for (int d = 0; d < n; d++)
     cur[d] = transpose ? taps[d].out : taps[d].in;
   tl_nn_taps_pass_order(n, taps, transpose, cur, order);
+  if (n == 2) {
+    bool taken;
+    tl_status status = weighted_cl_rows(in, taps, transpose, order, out, &taken);
+    if (status != TL_OK || taken)
+      return status;
+  }
   tl_storage_bump(out->storage);
   for (int step = 0; step < n; step++) {
     int d = order[step];

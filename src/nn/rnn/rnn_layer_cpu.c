@@ -1,11 +1,13 @@
 /* rnn_layer_cpu.c - one direction of one recurrent layer over a whole
  * sequence on the CPU (tl_rnn.h has the layout and legend).
  *
- * Forward: per step t (n = batch_sizes[t] rows, in order or reversed) two
- * GEMMs, GI = x_t W_ih^T and HG = h[:n] W_hh^T (LSTM: both into GI, which
- * starts as b_ih + b_hh), and the fused cell rows (rnn_cpu.c), which add
- * the other modes' biases and keep what backward reads in the workspace;
- * with a projection h = (o tanh c) W_hr^T is a third GEMM.
+ * Forward: GI = x W_ih^T, one GEMM over the rows of 64 steps at a time
+ * (GI_STEPS); per step t
+ * (n = batch_sizes[t] rows, in order or reversed) HG = h[:n] W_hh^T (LSTM:
+ * added into GI's rows, after b_ih + b_hh) and the fused cell rows
+ * (rnn_cpu.c), which add the other modes' biases and keep what backward
+ * reads in the workspace; with a projection h = (o tanh c) W_hr^T is a
+ * second GEMM per step.
  * Backward runs the steps the other way: per step the cell's backward rows
  * give the pre-activation gates' gradient (kept for all rows) and one GEMM
  * the previous hidden state's, dh[:n] = dG W_hh.  Then x's, W_ih's, W_hh's
@@ -55,6 +57,19 @@ static void add_into(const layer *l, void *dst, const void *src, int64_t count)
   else
     for (int64_t i = 0; i < count; i++)
       ((float *)dst)[i] += ((const float *)src)[i];
+}
+
+/* dst rows (ld_dst apart) += the row src, n rows of `cols` */
+static void add_row(const layer *l, void *dst, int64_t ld_dst, const void *src, int64_t n,
+                    int64_t cols)
+{
+  for (int64_t r = 0; r < n; r++)
+    if (l->d.f64)
+      for (int64_t i = 0; i < cols; i++)
+        ((double *)dst)[r * ld_dst + i] += ((const double *)src)[i];
+    else
+      for (int64_t i = 0; i < cols; i++)
+        ((float *)dst)[r * ld_dst + i] += ((const float *)src)[i];
 }
 
 static tl_status setup(layer *l, const tl_rnn_layer_call *c)
@@ -173,6 +188,9 @@ static void blas_single_end(bool single)
  * written only after the step, by the caller. */
 
 enum { MAX_BLOCKS = 1024 };
+/* The forward's input product runs over this many steps' rows at a time:
+ * large GEMMs, and GI's scratch bounded (64 x N x G) on long sequences. */
+enum { GI_STEPS = 64 };
 
 typedef struct step_job step_job;
 struct step_job {
@@ -183,10 +201,10 @@ struct step_job {
   int threads;
   void (*block)(const step_job *j, int64_t j0, int64_t j1); /* units [j0, j1) of a step */
   char taken[MAX_BLOCKS]; /* this step's blocks already claimed (atomic) */
-  void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
-  /* forward: W_ih and W_hh transposed, (In, G) and (P, G); the LSTM's
-   * b_ih + b_hh (G), or NULL */
-  const void *wit, *wht, *bias;
+  void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2; /* forward: gi holds GI's rows from gi_row on */
+  int64_t gi_row;
+  /* forward: W_hh transposed, (P, G); the LSTM's b_ih + b_hh (G), or NULL */
+  const void *wht, *bias;
 };
 
 /* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
@@ -213,28 +231,30 @@ static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64
 
 /* ---- forward ------------------------------------------------------------------------- */
 
-/* Step t's n rows, units [j0, j1): the gates' products, then the cell from
- * the input gates git (N, G: a step's scratch), the hidden state h and
- * cell state c (N, *), writing its outputs' rows and the new cell state;
- * the caller copies the outputs to h after all blocks.
- * The input product runs here, per step, rather than as one GEMM over all
- * rows before the steps: its tiles run unpacked as the step's own product
- * does (tl_linalg_gemm_tiles), and GI's rows never leave the cache. */
+/* Step t's n rows, units [j0, j1): the hidden product, then the cell from
+ * the input gates git (step t's rows of GI, x_t W_ih^T), the hidden state
+ * h and cell state c (N, *), writing its outputs' rows and the new cell
+ * state; the caller copies the outputs to h after all blocks.
+ * The input product is not run here per step: a step's two products then
+ * read W_ih^T and W_hh^T, two megabytes at hidden size 256, which is a
+ * core's whole L2, and both came from L3 at every step (measured at 256:
+ * 50 steps' products 40% slower alternating the two weights than with
+ * one).  Done first over many steps' rows, it is one large GEMM, and each
+ * step's product keeps its weight in cache. */
 static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const step_job *j)
 {
   const tl_rnn_layer_call *k = l->c;
   int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
   void *ws = at(l, tl_tensor_data(k->workspace), l->d.off[t] * W);
   void *out = at(l, tl_tensor_data(k->output), l->d.off[t] * P);
-  void *git = j->gi, *hg = j->hg, *c = j->c;
-  const void *h = j->h, *xt = at(l, tl_tensor_data(k->x), l->d.off[t] * k->input);
+  void *git = at(l, j->gi, (l->d.off[t] - j->gi_row) * G), *hg = j->hg, *c = j->c;
+  const void *h = j->h;
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
   /* LSTM: GI = b_ih + b_hh + x W_ih^T + h W_hh^T, which the cell reads as
    * it is; the other modes keep HG apart and the cell adds their biases. */
   if (j->bias)
     for (int64_t q = 0; q < G / H; q++)
-      copy_rows(l, at(l, git, q * H + j0), G, at(l, j->bias, q * H + j0), 0, n, m);
-  step_gemm(l, true, n, j0, j1, xt, k->input, j->wit, j->bias ? 1.0 : 0.0, git, G);
+      add_row(l, at(l, git, q * H + j0), G, at(l, j->bias, q * H + j0), n, m);
   step_gemm(l, true, n, j0, j1, h, P, j->wht, lstm ? 1.0 : 0.0, lstm ? git : hg, G);
   tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->d.f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
@@ -339,21 +359,22 @@ static void run_blocks(step_job *j)
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 {
   layer l;
-  void *gi = NULL, *hg = NULL, *wit = NULL, *wht = NULL, *bias = NULL;
+  void *gi = NULL, *hg = NULL, *wht = NULL, *bias = NULL;
   tl_status status = setup(&l, k);
   if (status != TL_OK)
     return status;
   int64_t In = k->input, G = l.d.G, P = l.d.P;
-  /* The weights are read as they lie, (G, In) and (G, P): no transposed
-   * copies (their cost was ~10% of the forward). */
+  /* W_hh transposed once, (P, G), so that a step's product takes neither
+   * operand transposed (step_gemm); the one large product reads W_ih as it
+   * lies. */
   bool lstm_bias = k->mode == TL_RNN_MODE_LSTM && (k->b_ih || k->b_hh);
-  if (!(gi = scratch(&l, l.d.N * G)) || !(hg = scratch(&l, l.d.N * G)) ||
-      !(wit = scratch(&l, In * G)) || !(wht = scratch(&l, P * G)) ||
+  int64_t R = l.d.off[k->steps], gi_rows = R < GI_STEPS * l.d.N ? R : GI_STEPS * l.d.N;
+  if (!(gi = scratch(&l, gi_rows * G)) || !(hg = scratch(&l, l.d.N * G)) ||
+      !(wht = scratch(&l, P * G)) ||
       (lstm_bias && !(bias = scratch(&l, G)))) {
     status = tl_error_status();
     goto fail;
   }
-  transpose(&l, wit, tl_tensor_data(k->w_ih), G, In);
   transpose(&l, wht, tl_tensor_data(k->w_hh), G, P);
   if (lstm_bias)
     bias_sum(&l, bias, data(k->b_ih), data(k->b_hh));
@@ -364,7 +385,7 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
     memcpy(c, tl_tensor_data(k->cx), (size_t)(l.d.N * l.d.H) * l.d.es);
   bool single = blas_single_begin();
   step_job job = {.l = &l, .block = forward_block, .gi = gi, .hg = hg, .h = h, .c = c,
-                  .wit = wit, .wht = wht, .bias = bias};
+                  .wht = wht, .bias = bias};
   plan_blocks(&job);
   /* A step reads the hidden state from the step before's output rows, where
    * both threads wrote their units: a copy to h (by one thread, read back by
@@ -375,6 +396,15 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   for (int64_t s = 0; s < k->steps; s++) {
     int64_t prev = job.t;
     job.t = k->reverse ? k->steps - 1 - s : s;
+    if (s % GI_STEPS == 0) { /* the next GI_STEPS steps' rows, in order of t */
+      int64_t t0 = k->reverse ? (job.t + 1 > GI_STEPS ? job.t + 1 - GI_STEPS : 0) : job.t;
+      int64_t t1 = k->reverse ? job.t + 1 : (job.t + GI_STEPS < k->steps ? job.t + GI_STEPS
+                                                                           : k->steps);
+      job.gi_row = l.d.off[t0];
+      pool_gemm(&l, false, true, l.d.off[t1] - l.d.off[t0], G, In,
+                at(&l, tl_tensor_data(k->x), l.d.off[t0] * In), In, tl_tensor_data(k->w_ih), In,
+                gi, G);
+    }
     if (s > 0 && k->batch_sizes[job.t] <= k->batch_sizes[prev]) {
       job.h = at(&l, out, l.d.off[prev] * P);
     } else if (s > 0) {
@@ -395,7 +425,6 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 fail:
   free(gi);
   free(hg);
-  free(wit);
   free(wht);
   free(bias);
   free(l.d.off);

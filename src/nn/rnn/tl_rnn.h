@@ -2,12 +2,12 @@
  * layer op that runs them over a whole sequence.
  *
  * A layer (one direction of one layer, all time steps: _rnn_layer) runs
- * per step the input and hidden projections (on the CPU two GEMMs of the
- * step's rows; on CUDA the input projection of the whole sequence is one
- * GEMM before the steps) and one of these kernels for everything
+ * the input projection of many steps as one GEMM (on the CPU 64 at a
+ * time, on CUDA the whole sequence), then per step the hidden projection
+ * (a GEMM of the step's rows) and one of these kernels for everything
  * elementwise; its backward op runs the steps in reverse and the weight
- * gradients as one GEMM each at the end (rnn_layer_cpu.c, rnn_device.c).  The driver
- * (torchlike/nn/modules/rnn.py) stacks layers and directions.
+ * gradients as one GEMM each at the end (rnn_layer_cpu.c, rnn_device.c).
+ * The driver (torchlike/nn/modules/rnn.py) stacks layers and directions.
  * Shapes: N batch rows, H hidden size, G gates (LSTM 4: i f g o; GRU 3:
  * r z n; RNN 1), gates (N, G*H) in PyTorch's block order.
  *
