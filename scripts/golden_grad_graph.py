@@ -7,7 +7,9 @@ shape, so tests/test_grad_graph.py compares torchlike's against it.
 Run with an interpreter that has PyTorch:
     python scripts/golden_grad_graph.py
 writes tests/golden/grad_graph.json: [call, tree] pairs, the call a Python
-expression over T (the library) and the inputs below."""
+expression over T (the library) and the inputs below; and
+tests/golden/grad_graph_hooks.json: for the HOOKED calls, the grad_inputs a
+hook on the result's node sees in a backward (a shape, or None per entry)."""
 from golden_calls import det, record
 
 DEPTH = 2
@@ -46,7 +48,7 @@ def describe(r):
 
 
 CALLS = """a + b|a + 1|1 + a|a - b|a - 1|1 - a|a * b|a * 2|2 * a|a / b|a / 2|2 / a|a ** 2|2 ** a
-a ** b|a * 2.5|a + True|a * s|a + s|a * c|a + c|s * 2|a.add(1, alpha=2)|T.add(a, 1, alpha=2)
+a ** b|a * a|a + a|a * T.tensor(2)|a * 2.5|a + True|a * s|a + s|a * c|a + c|s * 2|a.add(1, alpha=2)|T.add(a, 1, alpha=2)
 T.add(a, b, alpha=2)|a.sub(b, alpha=3)|T.mul(a, 2)|T.div(a, 2)|a.div(2, rounding_mode='floor')
 T.rsub(a, 1)|-a|a.exp()|a.abs()|a.pow(2.5)|a.neg().exp()|(a * b).sum()|(a + 1) * 2
 a.sum()|a.sum(0)|a.sum(1, keepdim=True)|a.mean()|a.mean(0, keepdim=True)|a.max()|a.max(0)
@@ -72,5 +74,19 @@ n.__setitem__((slice(None), 1), b[:, 0]) or n|n.__setitem__(i, b[:2]) or n
 n.relu_()|F.relu(n, inplace=True)""".replace("\n", "|").split("|")
 
 
+def hooked(r):
+    seen = []
+    r.grad_fn.register_hook(
+        lambda gin, gout: seen.append([None if g is None else list(g.shape) for g in gin]))
+    r.sum().backward()
+    return seen
+
+
+HOOKED = """a * b|a * 2|a + 1|T.where(a > 1.5, a, 0.)|T.where(a > 1.5, a, b)|a.clamp(max=b)
+a.masked_fill(a > 1.5, s)|a[i]|a.gather(1, k[:, None] % 4)|F.layer_norm(a, (4,))
+F.conv2d(img, w)""".replace("\n", "|").split("|")
+
+
 if __name__ == "__main__":
     record(CALLS, inputs, describe, "grad_graph")
+    record(HOOKED, inputs, hooked, "grad_graph_hooks")
