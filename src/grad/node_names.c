@@ -196,6 +196,10 @@ static const char *clamp_name(const node_call *c)
   return is_tensor(arg(c, 1, "min")) || is_tensor(arg(c, 2, "max")) ? "ClampBackward0"
                                                                      : "ClampBackward1";
 }
+static const char *masked_fill_name(const node_call *c)
+{
+  return is_tensor(arg(c, 2, "value")) ? "MaskedFillBackward1" : "MaskedFillBackward0";
+}
 static const char *fmod_name(const node_call *c)
 {
   return is_tensor(arg(c, 1, "other")) ? "FmodBackward1" : "FmodBackward0";
@@ -319,6 +323,7 @@ static const node_rule rules[] = {
     PICK("pow", pow_name),
     PICK("clamp", clamp_name),
     PICK("clip", clamp_name),
+    PICK("masked_fill", masked_fill_name),
     PICK("fmod", fmod_name),
     PICK("remainder", remainder_name),
     PICK("div", div_name),
