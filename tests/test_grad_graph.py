@@ -24,13 +24,19 @@ with open(os.path.join(HERE, "golden", "grad_graph.json")) as f:
 with open(os.path.join(HERE, "golden", "grad_graph_hooks.json")) as f:
     HOOKS = json.load(f)["calls"]
 
-COMPOSITE = "PyTorch builds the op from others (its graph has their nodes); torchlike records one node"
+COMPOSITE = ("PyTorch builds the op from others (its graph has their nodes); "
+             "torchlike records one node")
 COPY_SLICES = ("a write through a view: PyTorch's CopySlices takes over the edges of the op it "
                "wraps; torchlike's keeps the base's old history and the op's node on the view")
-SETITEM = "__setitem__ with a basic index: PyTorch copies into a view (CopySlices); torchlike records index_put"
+SETITEM = ("__setitem__ with a basic index: PyTorch copies into a view (CopySlices); "
+           "torchlike records index_put")
 SPLIT_SIZES = "split with a list of sizes: PyTorch names the node SplitWithSizesBackward0"
-MATMUL_3D = "matmul of a batched and a 2-d operand: PyTorch folds the batch into an mm (view, mm, unsafe view)"
-TWICE = "the same tensor twice: PyTorch shows two edges to its node; torchlike one input (gradients summed)"
+MATMUL_3D = ("matmul of a batched and a 2-d operand: PyTorch folds the batch into an mm "
+             "(view, mm, unsafe view)")
+TWICE = ("the same tensor twice: PyTorch shows two edges to its node; torchlike saves one "
+         "input (the gradients add up)")
+DROPOUT = ("dropout in training on CPU: PyTorch multiplies by a scaled mask (MulBackward0, "
+           "a None edge for the mask); torchlike records its fused kernel (FusedDropoutBackward0)")
 RECIPROCAL = "2 / a: PyTorch records reciprocal(a) * 2; torchlike one DivBackward0"
 
 DIFFERENT = {
@@ -45,6 +51,7 @@ DIFFERENT = {
     "T.einsum('ij,jk->ik', a, m)": COMPOSITE,
     "F.linear(a[None], m, v)": MATMUL_3D,
     "F.cross_entropy(a, k)": COMPOSITE,
+    "F.dropout(a, 0.5)": DROPOUT,
     "(n[0].mul_(2), n)[1]": COPY_SLICES,
     "(n[:, 1].zero_(), n)[1]": COPY_SLICES,
     "(n.t().add_(1), n)[1]": COPY_SLICES,
