@@ -30,7 +30,6 @@ COPY_SLICES = ("a write through a view: PyTorch's CopySlices takes over the edge
                "wraps; torchlike's keeps the base's old history and the op's node on the view")
 SETITEM = ("__setitem__ with a basic index: PyTorch copies into a view (CopySlices); "
            "torchlike records index_put")
-SPLIT_SIZES = "split with a list of sizes: PyTorch names the node SplitWithSizesBackward0"
 MATMUL_3D = ("matmul of a batched and a 2-d operand: PyTorch folds the batch into an mm "
              "(view, mm, unsafe view)")
 TWICE = ("the same tensor twice: PyTorch shows two edges to its node; torchlike saves one "
@@ -46,7 +45,6 @@ DIFFERENT = {
     "T.dot(v, v)": TWICE,
     "2 / a": RECIPROCAL,
     "a.lerp(b, 0.3)": COMPOSITE,
-    "a.split([1, 2])": SPLIT_SIZES,
     "a[None] @ m": MATMUL_3D,
     "T.einsum('ij,jk->ik', a, m)": COMPOSITE,
     "F.linear(a[None], m, v)": MATMUL_3D,
