@@ -196,6 +196,19 @@ static const char *clamp_name(const node_call *c)
   return is_tensor(arg(c, 1, "min")) || is_tensor(arg(c, 2, "max")) ? "ClampBackward0"
                                                                      : "ClampBackward1";
 }
+/* split(t, [1, 2]) is split_with_sizes */
+static const char *split_name(const node_call *c)
+{
+  PyObject *sizes = arg(c, 1, "split_size");
+  if (!sizes)
+    sizes = arg(c, 1, "split_size_or_sections");
+  return sizes && (PyList_Check(sizes) || PyTuple_Check(sizes)) ? "SplitWithSizesBackward0"
+                                                                 : "SplitBackward0";
+}
+static const char *masked_fill_name(const node_call *c)
+{
+  return is_tensor(arg(c, 2, "value")) ? "MaskedFillBackward1" : "MaskedFillBackward0";
+}
 static const char *fmod_name(const node_call *c)
 {
   return is_tensor(arg(c, 1, "other")) ? "FmodBackward1" : "FmodBackward0";
@@ -319,6 +332,8 @@ static const node_rule rules[] = {
     PICK("pow", pow_name),
     PICK("clamp", clamp_name),
     PICK("clip", clamp_name),
+    PICK("masked_fill", masked_fill_name),
+    PICK("split", split_name),
     PICK("fmod", fmod_name),
     PICK("remainder", remainder_name),
     PICK("div", div_name),

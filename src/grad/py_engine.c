@@ -621,9 +621,14 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
   if (TL_PROF_UNLIKELY(inner.index >= 0))
     tl_prof_end(inner);
   if (r == 0 && node->hooks) {
-    PyObject *gin = PyTuple_New(node->ninputs), *gout = PyTuple_New(tk->nbuf);
-    for (int k = 0; gin && k < node->ninputs; k++)
-      PyTuple_SET_ITEM(gin, k, Py_NewRef(results[k] ? results[k] : Py_None));
+    /* grad_inputs follow next_functions (edge_slots.c): a None edge's is None */
+    int nslot = node->nslots ? node->nslots : node->ninputs;
+#define SLOT(i) (node->nslots ? node->slots[i] : (i))
+    PyObject *gin = PyTuple_New(nslot), *gout = PyTuple_New(tk->nbuf);
+    for (int k = 0; gin && k < nslot; k++) {
+      PyObject *gk = SLOT(k) >= 0 ? results[SLOT(k)] : NULL;
+      PyTuple_SET_ITEM(gin, k, Py_NewRef(gk ? gk : Py_None));
+    }
     for (int k = 0; gout && k < tk->nbuf; k++)
       PyTuple_SET_ITEM(gout, k, Py_NewRef(tk->buf[k] ? tk->buf[k] : Py_None));
     for (Py_ssize_t i = 0; gin && gout && r == 0 && i < PyList_GET_SIZE(node->hooks); i++) {
@@ -631,15 +636,17 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
       r = hr ? 0 : -1;
       if (hr && hr != Py_None) {
         /* Node.register_hook: a returned tuple replaces the input gradients */
-        if (!PyTuple_Check(hr) || PyTuple_GET_SIZE(hr) != node->ninputs) {
+        if (!PyTuple_Check(hr) || PyTuple_GET_SIZE(hr) != nslot) {
           PyErr_Format(PyExc_RuntimeError, "hook '%U' returned %R, expected None or a tuple "
-                       "of %d gradients", node->name, hr, node->ninputs);
+                       "of %d gradients", node->name, hr, nslot);
           r = -1;
         }
-        for (int k = 0; r == 0 && k < node->ninputs; k++) {
+        for (int k = 0; r == 0 && k < nslot; k++) {
           PyObject *gk = PyTuple_GET_ITEM(hr, k);
-          Py_XSETREF(results[k], gk == Py_None ? NULL : Py_NewRef(gk));
+          if (SLOT(k) >= 0)
+            Py_XSETREF(results[SLOT(k)], gk == Py_None ? NULL : Py_NewRef(gk));
         }
+#undef SLOT
       }
       Py_XDECREF(hr);
     }

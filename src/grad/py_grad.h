@@ -83,6 +83,11 @@ struct tl_py_node {
   PyObject *dict;
   PyObject *packed;    /* saved-tensor hooks: (slot, item, packed) per packed tensor */
   PyObject *unpack;    /* ... and the unpack hook (py_saved_hooks.c) */
+  /* next_functions as PyTorch shows them, where they differ from the inputs
+   * (edge_slots.c): slot k is inputs[slots[k]], or (None, 0) when -1.
+   * nslots 0: next_functions are the inputs. */
+  int8_t slots[3];
+  int8_t nslots;
   uint64_t seq;       /* creation order: later nodes run first among the ready ones */
   bool released;      /* saved state freed by a backward without retain_graph */
 };
@@ -111,6 +116,10 @@ PyObject *tl_py_node_name(const char *op_name);
 PyObject *tl_grad_node_name(int formula, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames, PyObject *result);
 PyTypeObject *tl_py_node_class(PyObject *name);
+
+/* edge_slots.c: fill node->slots from the saved call (the node's inputs and
+ * arguments in place). */
+void tl_grad_edge_slots(tl_py_node *node);
 
 /* ---- recording ---- */
 /* Run impl(args) with grad mode off and record the call as formula `formula`.

@@ -212,9 +212,11 @@ static PyObject *node_next_functions(PyObject *self, void *closure)
 {
   (void)closure;
   tl_py_node *node = (tl_py_node *)self;
-  PyObject *r = PyTuple_New(node->ninputs);
-  for (int i = 0; r && i < node->ninputs; i++) {
-    tl_edge e = node->inputs[i].edge;
+  int n = node->nslots ? node->nslots : node->ninputs; /* PyTorch's layout (edge_slots.c) */
+  PyObject *r = PyTuple_New(n);
+  for (int i = 0; r && i < n; i++) {
+    int k = node->nslots ? node->slots[i] : i;
+    tl_edge e = k < 0 ? (tl_edge){NULL, 0} : node->inputs[k].edge;
     PyObject *pair = Py_BuildValue("(Oi)", e.fn ? (PyObject *)e.fn : Py_None, e.nr);
     if (!pair)
       Py_CLEAR(r);

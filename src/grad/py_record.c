@@ -840,6 +840,7 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     goto fail;
   if (save_call(node, stand_ins ? stand_ins : args, nargs, kwnames, target, old, flags) < 0)
     goto fail;
+  tl_grad_edge_slots(node);
   if (target && !differentiable(target)) {
     PyErr_Format(PyExc_RuntimeError, "%s(): an in-place result of dtype %s cannot require grad",
                  tl_grad_formula_name(formula), tl_dtype_names[tl_py_t(target)->dtype]);
