@@ -254,6 +254,14 @@ def program_result(golden, call):
         return host_spelling(golden.describe(eval(call, env)))
 
 
+def assert_program_matches(golden, call, expected, tol):
+    """A training program's result on torchlike equal to PyTorch's recorded
+    one (floats within tol); every recorded program ran under PyTorch."""
+    assert expected[0] != "raises", expected
+    got = program_result(golden, call)
+    assert described_same(got, expected, tol), (call, described_difference(got, expected, tol))
+
+
 def host_spelling(described):
     """A described result with the test device's ", device='fake:0'" taken
     out of its strings: under TORCHLIKE_TEST_DEVICE a printed tensor names
