@@ -17,19 +17,6 @@
 
 #include "grad/py_grad.h"
 
-/* Argument i of the saved call, or keyword `name`; NULL when absent. */
-static PyObject *call_arg(tl_py_node *node, Py_ssize_t i, const char *name)
-{
-  if (i < node->nargs)
-    return node->args[i];
-  if (!name || !node->kwnames)
-    return NULL;
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(node->kwnames); k++)
-    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(node->kwnames, k), name) == 0)
-      return node->args[node->nargs + k];
-  return NULL;
-}
-
 /* The slot of argument a: the input it was saved as, -1 for a None edge
  * (absent, None or a number), -2 when it is none of these (leave the node
  * as it is). */
@@ -44,6 +31,19 @@ static int slot_of(tl_py_node *node, PyObject *a)
   return !a || a == Py_None || PyNumber_Check(a) ? -1 : -2;
 }
 
+static bool tensor_arg(const tl_py_node *node, int pos, const char *name)
+{
+  PyObject *a = tl_grad_node_arg(node, pos, name);
+  return a && tl_py_is_tensor(a);
+}
+
+/* present, and not a tensor (a Python number in a tensor's place) */
+static bool number_arg(const tl_py_node *node, int pos, const char *name)
+{
+  PyObject *a = tl_grad_node_arg(node, pos, name);
+  return a && !tl_py_is_tensor(a);
+}
+
 /* Each entry: argument position and keyword name; up to three. */
 typedef struct {
   int pos;
@@ -54,7 +54,7 @@ static void layout(tl_py_node *node, const tl_slot_arg *want, int n)
 {
   int8_t slots[3];
   for (int k = 0; k < n; k++) {
-    int s = slot_of(node, call_arg(node, want[k].pos, want[k].name));
+    int s = slot_of(node, tl_grad_node_arg(node, want[k].pos, want[k].name));
     if (s == -2)
       return;
     slots[k] = (int8_t)s;
@@ -88,7 +88,6 @@ void tl_grad_edge_slots(tl_py_node *node)
   static const tl_slot_arg put[] = {{0, "input"}, {2, "values"}};
   static const tl_slot_arg swapped[] = {{1, "other"}, {0, "input"}};
   static const tl_slot_arg second[] = {{1, "other"}};
-  PyObject *value;
   switch (node->formula) {
   case TL_OP_ADD:
   case TL_OP_MUL:
@@ -96,12 +95,10 @@ void tl_grad_edge_slots(tl_py_node *node)
   case TL_OP_TRUNC_DIVIDE:
   case TL_OP_FLOOR_DIVIDE:
     /* 1 + a is add(a, 1), 2 / a reciprocal(a) * 2: the tensor first */
-    value = call_arg(node, 0, "input");
-    layout(node, value && !tl_py_is_tensor(value) ? swapped : binary, 2);
+    layout(node, number_arg(node, 0, "input") ? swapped : binary, 2);
     break;
   case TL_OP_SUB: /* 1 - a is rsub(a, 1), its Scalar overload: self alone */
-    value = call_arg(node, 0, "input");
-    if (value && !tl_py_is_tensor(value))
+    if (number_arg(node, 0, "input"))
       layout(node, second, 1);
     else
       layout(node, binary, 2);
@@ -110,11 +107,7 @@ void tl_grad_edge_slots(tl_py_node *node)
     layout(node, where, 2);
     break;
   case TL_OP_CLAMP: /* the Scalar overload has self alone */
-    if (tl_py_is_tensor(call_arg(node, 1, "min") ? call_arg(node, 1, "min") : Py_None) ||
-        tl_py_is_tensor(call_arg(node, 2, "max") ? call_arg(node, 2, "max") : Py_None))
-      layout(node, clamp, 3);
-    else
-      layout(node, first, 1);
+    layout(node, clamp, tensor_arg(node, 1, "min") || tensor_arg(node, 2, "max") ? 3 : 1);
     break;
   case TL_OP_CONVOLUTION:
   case TL_OP_NATIVE_BATCH_NORM: /* (input, weight, bias, running_mean, ...) */
@@ -124,8 +117,7 @@ void tl_grad_edge_slots(tl_py_node *node)
     layout(node, layer_norm, 3);
     break;
   case TL_OP_MASKED_FILL: /* a number value: the Scalar overload, self alone */
-    value = call_arg(node, 2, "value");
-    layout(node, masked_fill, value && tl_py_is_tensor(value) ? 2 : 1);
+    layout(node, masked_fill, tensor_arg(node, 2, "value") ? 2 : 1);
     break;
   case TL_OP_INDEX_PUT:
   case TL_GRAD_SETITEM:

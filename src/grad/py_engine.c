@@ -622,11 +622,11 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     tl_prof_end(inner);
   if (r == 0 && node->hooks) {
     /* grad_inputs follow next_functions (edge_slots.c): a None edge's is None */
-    int nslot = node->nslots ? node->nslots : node->ninputs;
-#define SLOT(i) (node->nslots ? node->slots[i] : (i))
+    int nslot = tl_grad_nslots(node);
     PyObject *gin = PyTuple_New(nslot), *gout = PyTuple_New(tk->nbuf);
     for (int k = 0; gin && k < nslot; k++) {
-      PyObject *gk = SLOT(k) >= 0 ? results[SLOT(k)] : NULL;
+      int slot = tl_grad_slot(node, k);
+      PyObject *gk = slot >= 0 ? results[slot] : NULL;
       PyTuple_SET_ITEM(gin, k, Py_NewRef(gk ? gk : Py_None));
     }
     for (int k = 0; gout && k < tk->nbuf; k++)
@@ -643,10 +643,10 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
         }
         for (int k = 0; r == 0 && k < nslot; k++) {
           PyObject *gk = PyTuple_GET_ITEM(hr, k);
-          if (SLOT(k) >= 0)
-            Py_XSETREF(results[SLOT(k)], gk == Py_None ? NULL : Py_NewRef(gk));
+          int slot = tl_grad_slot(node, k);
+          if (slot >= 0)
+            Py_XSETREF(results[slot], gk == Py_None ? NULL : Py_NewRef(gk));
         }
-#undef SLOT
       }
       Py_XDECREF(hr);
     }

@@ -42,9 +42,11 @@ PyObject *tl_grad_keep(tl_grad_ctx *c, PyObject *owned) { return keep(c, owned);
 
 PyObject *tl_grad_arg(tl_grad_ctx *c, int pos, const char *name)
 {
-  tl_py_node *node = c->node;
-  if (PyErr_Occurred())
-    return NULL;
+  return PyErr_Occurred() ? NULL : tl_grad_node_arg(c->node, pos, name);
+}
+
+PyObject *tl_grad_node_arg(const tl_py_node *node, int pos, const char *name)
+{
   if (pos >= 0 && pos < node->nargs)
     return node->args[pos];
   Py_ssize_t nkw = node->kwnames ? PyTuple_GET_SIZE(node->kwnames) : 0;

@@ -120,6 +120,15 @@ PyTypeObject *tl_py_node_class(PyObject *name);
 /* edge_slots.c: fill node->slots from the saved call (the node's inputs and
  * arguments in place). */
 void tl_grad_edge_slots(tl_py_node *node);
+/* next_functions' length, and the input slot k shows (-1: a (None, 0) edge) */
+static inline int tl_grad_nslots(const tl_py_node *node)
+{
+  return node->nslots ? node->nslots : node->ninputs;
+}
+static inline int tl_grad_slot(const tl_py_node *node, int k)
+{
+  return node->nslots ? node->slots[k] : k;
+}
 
 /* ---- recording ---- */
 /* Run impl(args) with grad mode off and record the call as formula `formula`.
@@ -199,6 +208,8 @@ const char *tl_grad_formula_name(int id);
  * propagate failure: given NULL (an error is already set) they return NULL,
  * so a formula is written as plain nested calls and checked once. */
 PyObject *tl_grad_arg(tl_grad_ctx *c, int pos, const char *name); /* raw argument or NULL */
+/* the same, from a node's saved call, outside a formula (edge_slots.c) */
+PyObject *tl_grad_node_arg(const tl_py_node *node, int pos, const char *name);
 PyObject *tl_grad_value(tl_grad_ctx *c, int pos, const char *name); /* tensor, version checked */
 PyObject *tl_grad_result(tl_grad_ctx *c, int i);                   /* output i, version checked */
 PyObject *tl_grad_out(tl_grad_ctx *c, int i);                      /* grad of output i (zeros if none) */

@@ -212,10 +212,10 @@ static PyObject *node_next_functions(PyObject *self, void *closure)
 {
   (void)closure;
   tl_py_node *node = (tl_py_node *)self;
-  int n = node->nslots ? node->nslots : node->ninputs; /* PyTorch's layout (edge_slots.c) */
+  int n = tl_grad_nslots(node); /* PyTorch's layout (edge_slots.c) */
   PyObject *r = PyTuple_New(n);
   for (int i = 0; r && i < n; i++) {
-    int k = node->nslots ? node->slots[i] : i;
+    int k = tl_grad_slot(node, i);
     tl_edge e = k < 0 ? (tl_edge){NULL, 0} : node->inputs[k].edge;
     PyObject *pair = Py_BuildValue("(Oi)", e.fn ? (PyObject *)e.fn : Py_None, e.nr);
     if (!pair)

@@ -710,14 +710,6 @@ static PyObject *stand_in(PyObject *t)
   return o;
 }
 
-/* The arguments an in-place call on `target` is saved with: another
- * argument that shares target's memory (y *= y[::-1], y.mul_(y.T), a
- * column of y) is read by the call before the write lands, so the formula
- * must see that value, not the one the write leaves there (which the
- * version check cannot catch: the view's version is its base's, taken
- * after the call).  NULL when no argument aliases target (*err set on
- * failure); else an array of nall new references, to free with
- * free_stand_ins. */
 /* Whether argument a (not the target itself) shares the target's memory.
  * A leaf that requires grad keeps its own object, which its gradient is
  * accumulated for (x.detach().mul_(x): the version check answers). */
@@ -729,6 +721,14 @@ static bool aliases(PyObject *a, PyObject *target, const tl_storage *mem)
   return t->grad_fn || !t->requires_grad;
 }
 
+/* The arguments an in-place call on `target` is saved with: another
+ * argument that shares target's memory (y *= y[::-1], y.mul_(y.T), a
+ * column of y) is read by the call before the write lands, so the formula
+ * must see that value, not the one the write leaves there (which the
+ * version check cannot catch: the view's version is its base's, taken
+ * after the call).  NULL when no argument aliases target (*err set on
+ * failure); else an array of nall new references, to free with
+ * free_stand_ins. */
 static PyObject **alias_stand_ins(PyObject *target, PyObject *const *args, Py_ssize_t nall,
                                   bool *err)
 {
