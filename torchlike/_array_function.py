@@ -289,6 +289,13 @@ _NATIVE = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float
 has_tensor = _C._has_tensor
 
 
+def tensor_if_holding(x):
+    """A list or tuple holding tensors (values a program computed, on any
+    device) as the one tensor NumPy would make of it, since NumPy's own
+    conversion reads host memory only; anything else as it is."""
+    return as_tensor(x) if isinstance(x, (list, tuple)) and has_tensor(x) else x
+
+
 def flat(seq):
     for e in seq:
         if isinstance(e, (list, tuple)):
@@ -597,14 +604,14 @@ def _keep_query(name):
     host = getattr(np, name)
 
     def query(a, *args, **kwargs):
-        if isinstance(a, (list, tuple)) and has_tensor(a):
-            a = as_tensor(a)
-        return host(a, *args, **kwargs)
+        return host(tensor_if_holding(a), *args, **kwargs)
     query.__name__ = name
     return query
 
 
-_KEEP = {"ravel": _keep_ravel, **{name: _keep_query(name) for name in ("ndim", "shape", "size")}, "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
+_KEEP = {"ravel": _keep_ravel,
+         **{name: _keep_query(name) for name in ("ndim", "shape", "size")},
+         "atleast_1d": _keep_atleast("atleast_1d"), "atleast_2d": _keep_atleast("atleast_2d"),
          "asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
          "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray,
          **{name: _on_call_device(name) for name in

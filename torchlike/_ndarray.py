@@ -25,8 +25,8 @@ import numpy as np
 
 from . import _C
 # (_array_function is imported before this module: _tensor imports it)
-from ._array_function import (as_tensor, has_tensor, np_dtype, numpy_namespace, reversed_dims,
-                              tl_dtype)
+from ._array_function import (as_tensor, np_dtype, numpy_namespace, reversed_dims,
+                              tensor_if_holding, tl_dtype)
 from ._layout import contiguous_format
 
 Tensor = _C.Tensor
@@ -724,8 +724,7 @@ def _put_numpy(self, indices, values, mode="raise"):
     n = self.numel()
     if index.numel() and n == 0:
         raise IndexError("cannot replace elements of an empty array")
-    if isinstance(values, (list, tuple)) and has_tensor(values):
-        values = as_tensor(values)  # computed values (on any device), as NumPy's array of them
+    values = tensor_if_holding(values)
     if isinstance(values, Tensor):
         vals = values.reshape(-1)
     else:

@@ -16,7 +16,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
     operand, NoValue, promote, reversed_dims, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes,
-    value_errors, scalar_count, has_tensor)
+    value_errors, scalar_count, tensor_if_holding)
 
 Tensor = _C.Tensor
 
@@ -930,8 +930,7 @@ def _index_operand(obj):
 def _values_of(values, dtype, device, ndmin=0):
     """insert's values in arr's dtype, converted as NumPy converts them (a
     Python int past dtype or a float infinity into integers: NumPy's error)."""
-    if isinstance(values, (list, tuple)) and has_tensor(values):
-        values = as_tensor(values)  # computed values (on any device), as NumPy's array of them
+    values = tensor_if_holding(values)
     if isinstance(values, Tensor):
         values = values.to(dtype)
     else:

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, has_tensor, unaliased)
+    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, tensor_if_holding, unaliased)
 
 Tensor = _C.Tensor
 
@@ -1005,7 +1005,7 @@ def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
     # tensor the tape still needs; the same steps without writes:
     # (lists holding tensors as the arrays NumPy makes of them: its own
     # conversion in np.cov reads host memory only)
-    x, y = (as_tensor(v) if isinstance(v, (list, tuple)) and has_tensor(v) else v for v in (x, y))
+    x, y = tensor_if_holding(x), tensor_if_holding(y)
     c = as_tensor(np.cov(x, y, rowvar, dtype=dtype))  # an ndarray when x, y are host data
     if c.ndim == 0:
         return c / c

@@ -8,7 +8,7 @@ on another device is moved (parameters are small; the draws are not)."""
 import numpy as _np
 
 from ... import _C
-from ..._array_function import as_tensor, has_tensor, tl_dtype
+from ..._array_function import tensor_if_holding, tl_dtype
 from ..._device import device, get_default_device
 from ._sampling import Source
 
@@ -79,15 +79,6 @@ def convert(value, device, dtype=F64):
         _cannot_cast(arr.dtype.name)
     npd = _np.float64 if dtype == F64 else _np.int64
     return _C.as_tensor(arr.astype(npd), device=device)
-
-
-def tensor_if_holding(value):
-    """A list or tuple holding tensors (``rng.normal([lo, hi])`` of computed
-    values) as the one tensor NumPy would make of it, on their device
-    (NumPy's own conversion reads host memory only); anything else as is."""
-    if isinstance(value, (list, tuple)) and has_tensor(value):
-        return as_tensor(value)
-    return value
 
 
 def _cannot_cast(name):
