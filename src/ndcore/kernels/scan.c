@@ -300,13 +300,6 @@ __attribute__((target("avx512f"))) static void gather_C128_sum_avx512(const scan
       }
 }
 
-static bool scan_avx512(void)
-{
-  static int has = -1;
-  if (has < 0)
-    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
-  return has == 1;
-}
 #else
 #define TL_SCAN_AVX512 0
 #endif
@@ -353,7 +346,7 @@ static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
     switch (in->dtype) {
     case TL_DTYPE_I64:
 #if TL_SCAN_AVX512
-      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && scan_avx512()) {
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && tl_cpu_has_avx512()) {
         gather_avx512(&ln, dst, job->len, SCAN_I64_ADD);
         break;
       }
@@ -362,7 +355,7 @@ static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
       break;
     case TL_DTYPE_F64:
 #if TL_SCAN_AVX512
-      if (ln.m == TL_SCAN_M && ln.src_step == 1 && scan_avx512()) {
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && tl_cpu_has_avx512()) {
         gather_avx512(&ln, dst, job->len, job->prod ? SCAN_F64_MUL : SCAN_F64_ADD);
         break;
       }
@@ -371,7 +364,7 @@ static void scan_gather_range(void *ctx, int64_t begin, int64_t end, int worker)
       break;
     default:
 #if TL_SCAN_AVX512
-      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && scan_avx512()) {
+      if (ln.m == TL_SCAN_M && ln.src_step == 1 && !job->prod && tl_cpu_has_avx512()) {
         gather_C128_sum_avx512(&ln, dst, job->len);
         break;
       }

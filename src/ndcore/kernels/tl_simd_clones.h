@@ -12,4 +12,21 @@
 #define TL_SIMD_CLONES
 #endif
 
+#include <stdbool.h>
+
+/* Whether the CPU runs AVX-512F, asked once (per file that asks): for
+ * kernels written with intrinsics under target("avx512f"), which no clone
+ * picks, so each chooses its path at run time. */
+static inline bool tl_cpu_has_avx512(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+  static int has = -1;
+  if (has < 0)
+    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  return has == 1;
+#else
+  return false;
+#endif
+}
+
 #endif

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "nn/conv/conv_direct.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_CONV_DIRECT 1
@@ -45,10 +46,7 @@ enum { TAPS = 6, WIDE_TAPS = 12, CVECS = 4, PBLOCK = 64 };
 static bool cpu_has_avx512(void)
 {
 #ifdef TL_CONV_DIRECT
-  static int has = -1;
-  if (has < 0)
-    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
-  return has == 1;
+  return tl_cpu_has_avx512();
 #else
   return false;
 #endif

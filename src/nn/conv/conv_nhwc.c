@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "nn/tl_nn_work.h"
 
@@ -99,14 +100,6 @@ static void *at(const nhwc_job *j, const void *base, int64_t elems)
 /* KBLOCK steps of k at a time: a panel's KBLOCK rows of B (32 KiB) stay in
  * L1 while the tiles of MR rows sweep them */
 enum { MR = 6, NVMAX = 4, LANES = 16, KBLOCK = 128 };
-
-static bool cpu_has_avx512(void)
-{
-  static int has = -1;
-  if (has < 0)
-    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
-  return has == 1;
-}
 
 /* The helpers of the tiles below: an mr x nv block of c held in registers
  * (mr, nv constants in each clone), updated by one row of B at a time. */
@@ -340,7 +333,7 @@ static void run_gemm(int64_t M, int64_t R, int64_t K, int64_t C, const float *a,
 static bool use_tiles(const nhwc_job *j)
 {
 #ifdef TL_CONV_NHWC_TILES
-  return !j->f64 && cpu_has_avx512();
+  return !j->f64 && tl_cpu_has_avx512();
 #else
   (void)j;
   return false;
