@@ -372,6 +372,7 @@ class Optimizer:
             old: p for old, p in zip(
                 itertools.chain.from_iterable(g["params"] for g in saved_groups),
                 itertools.chain.from_iterable(g["params"] for g in groups))}
+        saved_group_of = {old: g for g in saved_groups for old in g["params"]}
 
         def cast(param, value, key=None, saved_group=None):
             # No copy where no cast is needed, as in PyTorch: the loaded
@@ -396,8 +397,7 @@ class Optimizer:
         for key, value in state_dict["state"].items():
             if key in param_of:
                 param = param_of[key]
-                saved_group = next(g for g in saved_groups if key in g["params"])
-                state[param] = cast(param, value, None, saved_group)
+                state[param] = cast(param, value, None, saved_group_of[key])
             else:
                 state[key] = value
 
