@@ -35,12 +35,6 @@ static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
   tl_px_block(seed, counter, w);
 }
 
-/* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
- * block in order (philox_words.c: several blocks at once in SIMD lanes). */
-static inline void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
-{
-  tl_philox_words(seed, first, nblocks, w);
-}
 
 /* ---- generators ---------------------------------------------------------------- */
 
@@ -126,15 +120,7 @@ uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
   return reserve(g, blocks, seed);
 }
 
-
-/* ---- words to numbers ------------------------------------------------------------ */
-
-static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
-
-static inline double unit_wide(uint64_t x) { return tl_px_unit_wide(x); }
-/* Uniform on the open interval (0, 1): safe under log(). */
-static inline double open_narrow(uint32_t w) { return tl_px_open_narrow(w); }
-static inline double open_wide(uint64_t x) { return tl_px_open_wide(x); }
+/* ---- words to numbers: tl_philox.h's, shared with the GPU ------------------------ */
 
 /* Box-Muller: two independent standard normals from u1 in (0, 1), u2 in [0, 1). */
 static inline void box_muller(double u1, double u2, double *z0, double *z1)
@@ -203,7 +189,7 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
 {
   const tl_random_dist *d = &c->d;
   uint32_t w[4 * CHUNK / 2];
-  philox_words(c->seed, c->first + (uint64_t)(v0 / c->per), (count + c->per - 1) / c->per, w);
+  tl_philox_words(c->seed, c->first + (uint64_t)(v0 / c->per), (count + c->per - 1) / c->per, w);
   const int shift = 32 - c->bits;
   const double scale = ldexp(1.0, -c->bits);
   const int ps = c->pshift;
@@ -217,14 +203,14 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
        * floor((h 2^32 + l) r / 2^64) = floor((h r + floor(l r / 2^32)) / 2^32). */
       const uint32_t r = (uint32_t)range;
       for (int j = 0; j < count; j++) {
-        uint64_t x = wide_word(w + 2 * j);
+        uint64_t x = tl_px_wide(w + 2 * j);
         uint64_t hi = (uint64_t)(uint32_t)(x >> 32) * r, lo = (uint64_t)(uint32_t)x * r;
         iout[j] = (int64_t)(low + ((hi + (lo >> 32)) >> 32));
       }
       return;
     }
     for (int j = 0; j < count; j++) {
-      uint64_t x = wide_word(w + 2 * j);
+      uint64_t x = tl_px_wide(w + 2 * j);
       iout[j] = (int64_t)(low + (range ? (uint64_t)(((tl_u128)x * range) >> 64) : x));
     }
     return;
@@ -238,7 +224,7 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
       const double a = d->a, span = d->b - d->a;
       if (c->wide) {
         for (int j = 0; j < count; j++)
-          out[j] = a + span * unit_wide(wide_word(w + 2 * j));
+          out[j] = a + span * tl_px_unit_wide(tl_px_wide(w + 2 * j));
       } else { /* bits <= 24: w >> shift fits an int32, which converts in vectors */
         for (int j = 0; j < count; j++)
           out[j] = a + span * ((double)(int32_t)(w[j] >> shift) * scale);
@@ -247,7 +233,7 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
     }
     if (c->wide) {
       for (int j = 0; j < count; j++)
-        out[j] = unit_wide(wide_word(w + 2 * j));
+        out[j] = tl_px_unit_wide(tl_px_wide(w + 2 * j));
     } else {
       for (int j = 0; j < count; j++)
         out[j] = (double)(w[j] >> shift) * scale;
@@ -268,7 +254,7 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
     return;
   default: /* the rest invert a CDF at an open uniform */
     for (int j = 0; j < count; j++) {
-      double u = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
+      double u = c->wide ? tl_px_open_wide(tl_px_wide(w + 2 * j)) : tl_px_open_narrow(w[j]);
       double a = param(d->pa, d->a, (v0 + j) >> ps), b = param(d->pb, d->b, (v0 + j) >> ps);
       switch (d->kind) {
       case TL_RANDOM_EXPONENTIAL: out[j] = tl_px_div(-tl_px_log(u), a); break;
@@ -559,7 +545,7 @@ static double poisson_one(const poisson_ctx *c, int64_t e)
     return 0;
   if (lam < 10) {
     philox_block(c->seed, base, w);
-    double u = unit_wide(wide_word(w)), p = exp(-lam), cdf = p;
+    double u = tl_px_unit_wide(tl_px_wide(w)), p = exp(-lam), cdf = p;
     int64_t k = 0;
     while (u > cdf && p > 0) {
       k++;
@@ -573,7 +559,7 @@ static double poisson_one(const poisson_ctx *c, int64_t e)
   double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
   for (int attempt = 0; attempt < POISSON_BLOCKS; attempt++) {
     philox_block(c->seed, base + (uint64_t)attempt, w);
-    double u = unit_wide(wide_word(w)) - 0.5, v = unit_wide(wide_word(w + 2));
+    double u = tl_px_unit_wide(tl_px_wide(w)) - 0.5, v = tl_px_unit_wide(tl_px_wide(w + 2));
     double us = 0.5 - fabs(u);
     double k = floor((2 * a / us + b) * u + lam + 0.43);
     if (us >= 0.07 && v <= vr)
@@ -586,7 +572,7 @@ static double poisson_one(const poisson_ctx *c, int64_t e)
       return k;
   }
   double z0, z1;
-  box_muller(open_wide(wide_word(w)), unit_wide(wide_word(w + 2)), &z0, &z1);
+  box_muller(tl_px_open_wide(tl_px_wide(w)), tl_px_unit_wide(tl_px_wide(w + 2)), &z0, &z1);
   return fmax(0.0, floor(lam + slam * z0 + 0.5));
 }
 
@@ -662,9 +648,9 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
   tl_unlocked unlocked = tl_parallel_unlock(n); /* one thread, but no GIL */
   for (int64_t k0 = 0; k0 + 1 < n; k0 += PERM_BATCH) {
     int m = n - 1 - k0 < PERM_BATCH ? (int)(n - 1 - k0) : PERM_BATCH;
-    philox_words(seed, first + (uint64_t)(k0 / 2), (m + 1) / 2, w);
+    tl_philox_words(seed, first + (uint64_t)(k0 / 2), (m + 1) / 2, w);
     for (int t = 0; t < m; t++)
-      pick[t] = (int64_t)(((tl_u128)wide_word(w + 2 * t) * (uint64_t)(n - k0 - t)) >> 64);
+      pick[t] = (int64_t)(((tl_u128)tl_px_wide(w + 2 * t) * (uint64_t)(n - k0 - t)) >> 64);
     for (int t = 0; t < m; t++) {
       int64_t i = n - 1 - k0 - t, j = pick[t];
       int64_t tmp = perm[i];
@@ -716,7 +702,7 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
     for (int64_t s = 0; s < n; s++) {
       if (s % 2 == 0)
         philox_block(seed, first + (uint64_t)(s / 2), block);
-      double t = unit_wide(wide_word(block + 2 * (s % 2))) * total;
+      double t = tl_px_unit_wide(tl_px_wide(block + 2 * (s % 2))) * total;
       int64_t lo = 0, hi = k; /* first j with scratch[j] > t */
       while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -735,7 +721,7 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
   for (int64_t j = 0; j < k; j++) {
     if (j % 2 == 0)
       philox_block(seed, first + (uint64_t)(j / 2), block);
-    double e = -log(open_wide(wide_word(block + 2 * (j % 2))));
+    double e = -log(tl_px_open_wide(tl_px_wide(block + 2 * (j % 2))));
     keys[j] = (keyed){.key = w[j] > 0 ? e / w[j] : INFINITY, .index = j};
   }
   qsort(keys, (size_t)k, sizeof *keys, keyed_cmp);
