@@ -501,6 +501,46 @@ def test_piecewise_reads_one_mask_as_numpy(condlist):
          numpy.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]))
 
 
+def test_piecewise_corners_as_numpy():
+    # conditions that are 0-d arrays in a list hold everywhere or nowhere (two
+    # of them raised a broadcast error), a function is not called on an empty
+    # selection (v.max() of nothing raised), and the errors are NumPy's
+    # IndexError: no condition at all (RuntimeError "stack expects a non-empty
+    # TensorList", or zeros), a condition shaped unlike x or its leading axes
+    # (it was broadcast; one of the leading axes selects rows)
+    x = numpy.arange(4.0)
+    calls = [
+        lambda m, x: m.piecewise(x, [m.asarray(True), m.asarray(False)], [5, 6]),
+        lambda m, x: m.piecewise(x, [x > 5, x <= 5], [lambda v: v / v.max(), lambda v: v + 1]),
+        lambda m, x: m.piecewise(x, [x > 9], [lambda v: v.min(), 7.0]),
+        lambda m, x: m.piecewise(x[:0], [x[:0] > 1], [lambda v: v.max(), 2.0]),
+        lambda m, x: m.piecewise(x.reshape(2, 2)[:, :0], [x.reshape(2, 2)[:, :0] > 0], [1]),
+        lambda m, x: m.piecewise(x[2], [x[2] > 1, x[2] > 0], [lambda v: v * 2, 3.0]),
+        lambda m, x: m.piecewise(x[2], [False, False], [1.0, 2.0, lambda v: -v]),
+        lambda m, x: m.piecewise(x[::2].astype(m.int64), [x[::2] > 0], [lambda v: v * 1.5]),
+        lambda m, x: m.piecewise([], [[]], [1, 2]),
+        lambda m, x: m.piecewise(x.reshape(2, 2), [x[:2] > 0], [lambda v: v * 3, 5]),
+    ]
+    for call in calls:
+        same(call(np, tensor(x)), call(numpy, x))
+    bad = [
+        lambda m, x: m.piecewise(x, [], []),
+        lambda m, x: m.piecewise(x, [], [7.0]),
+        lambda m, x: m.piecewise([], [], []),
+        lambda m, x: m.piecewise(x[1], [], [1.0]),
+        lambda m, x: m.piecewise(x, [True], [5]),
+        lambda m, x: m.piecewise(x, [x[:2] > 0], [5]),
+        lambda m, x: m.piecewise(x.reshape(2, 2), [x[:3] > 0], [5]),
+        lambda m, x: m.piecewise(x.reshape(2, 2), [x[:2, None] > 0], [5]),
+        lambda m, x: m.piecewise(x[1], [[True]], [5]),
+    ]
+    for call in bad:
+        with pytest.raises(IndexError):
+            call(numpy, x)
+        with pytest.raises(IndexError):
+            call(np, tensor(x))
+
+
 @pytest.mark.parametrize("args", [([],), (range(0),), (numpy.array([], numpy.float32),),
                                   ([1, 2], [True, False, True]), (numpy.arange(3), [4, 5], [0])])
 def test_ix_matches_numpy(args):

@@ -438,32 +438,50 @@ def _weak_choice(c, dtype):
 def piecewise(x, condlist, funclist, *args, **kw):
     x = as_tensor(x)
     # NumPy's rule: a scalar, or a sequence whose first item is no list or
-    # array (one mask written out), is one condition
-    if np.isscalar(condlist) or (
-            isinstance(condlist, (Tensor, np.ndarray)) and condlist.ndim == 0) or (
-            x.ndim != 0 and len(condlist) and not (
-                isinstance(condlist[0], list) or (isinstance(condlist[0], (Tensor, np.ndarray))
-                                                  and condlist[0].ndim > 0))):
+    # array (one mask written out), is one condition.  A 0-d tensor alone is
+    # NumPy's bool scalar, and so are the items of a 1-d tensor; a 0-d tensor
+    # in a list is an array, as NumPy's 0-d arrays are there (a condition
+    # that holds everywhere or nowhere)
+    arrays = (Tensor, np.ndarray)
+    if isinstance(condlist, arrays) and condlist.ndim == 0 or np.isscalar(condlist):
         condlist = [condlist]
-    conds = [as_tensor(c).to(_C.bool) for c in condlist]
+    elif not len(condlist):
+        raise IndexError("piecewise() needs at least one condition: condlist is empty")
+    elif x.ndim != 0 and (condlist.ndim == 1 if isinstance(condlist, arrays)
+                          else not isinstance(condlist[0], (list,) + arrays)):
+        condlist = [condlist]
+    conds = [_piece_mask(as_tensor(c), x) for c in condlist]
     n = len(conds)
     if len(funclist) == n + 1:  # the last function covers "none of the conditions"
-        otherwise = ~_C.stack([_C.broadcast_to(c, x.shape) for c in conds]).any(0)
-        conds.append(otherwise)
+        shape = max((c.shape for c in conds), key=len)
+        conds.append(~_C.stack([_C.broadcast_to(c, shape) for c in conds]).any(0))
     elif len(funclist) != n:
         raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
                          f"expected")
     y = _C.zeros_like(x)
     # Each function sees only the elements its condition selects, as in NumPy
-    # (so a function undefined elsewhere is never evaluated there).
+    # (so a function undefined elsewhere is never evaluated there), and is not
+    # called when it selects none (x.max() of no elements would raise).
     for cond, func in zip(conds, funclist):
-        cond = _C.broadcast_to(cond, x.shape)
         if callable(func):
-            values = as_tensor(func(x[cond], *args, **kw))
+            picked = x[cond]
+            if picked.numel() == 0:
+                continue
+            values = as_tensor(func(picked, *args, **kw))
         else:
             values = as_tensor(func)
         y = _C.index_put(y, (cond,), values.to(y.dtype))
     return y
+
+
+def _piece_mask(cond, x):
+    """A piecewise condition as the bool mask NumPy indexes ``x`` with: one of
+    x's shape or of its leading axes (selecting whole rows), or 0-d (all of x,
+    or nothing); any other shape is NumPy's IndexError (never broadcast)."""
+    if tuple(cond.shape) != tuple(x.shape[:cond.ndim]):
+        raise IndexError(f"piecewise(): a condition of shape {tuple(cond.shape)} cannot "
+                         f"select from x of shape {tuple(x.shape)}")
+    return cond.to(_C.bool)
 
 
 @implements(np.array_repr)
