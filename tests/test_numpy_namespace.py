@@ -255,6 +255,39 @@ def test_fft_keeps_single_precision():
     assert_close(tnp.fft.fft(x), np.fft.fft(A.astype(np.float32)).astype(np.complex64))
 
 
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_fft_frequencies_take_numpys_spacings(name):
+    # a float32 spacing (0-d array, NumPy scalar) rounds 1 / (n d) in float32
+    # before the float64 product, as NumPy's; it was divided in float64.  A
+    # complex spacing gives complex128 (its imaginary part was dropped with a
+    # ComplexWarning), an integer one float64, a Python 0 ZeroDivisionError
+    ours, theirs = getattr(tnp.fft, name), getattr(np.fft, name)
+    for n, d in [(8, np.asarray(0.1, np.float32)), (7, np.float32(0.3)), (9, np.asarray(0.1)),
+                 (np.int32(7), np.float32(0.5)), (6, np.asarray(2)), (5, 0.5j),
+                 (4, np.complex64(0.25 + 1j)), (6, np.asarray([0.5], np.float16)),
+                 (1, np.asarray(0.25)), (6, 3)]:
+        want = theirs(n, d)
+        got = ours(n, tnp.asarray(d) if isinstance(d, np.ndarray) else d)
+        assert got.dtype == want.dtype and tuple(got.shape) == want.shape, (n, d)
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=f"{name}({n}, {d!r})")
+        np.testing.assert_array_equal(ours(n, d).cpu().numpy(), want)  # host spacing
+    with pytest.raises(ZeroDivisionError):
+        theirs(4, 0.0)
+    with pytest.raises(ZeroDivisionError):
+        ours(4, 0.0)
+    # a spacing held as a 0-d tensor that is zero: inf and NaN, as NumPy's 0-d array
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = theirs(4, np.asarray(0.0))
+    np.testing.assert_array_equal(ours(4, tnp.asarray(0.0)).cpu().numpy(), want)
+    # a count computed by the program (a 0-d integer tensor) is NumPy's integer
+    # scalar; a float count is refused, as NumPy refuses it
+    np.testing.assert_array_equal(ours(tnp.asarray(6), tnp.asarray(0.5)).cpu().numpy(),
+                                  theirs(np.int64(6), 0.5))
+    with pytest.raises(ValueError):
+        ours(tnp.asarray(6.0))
+    assert ours(4, tnp.asarray(0.5, dtype=tnp.float32), dtype=tnp.float32).dtype == tnp.float32
+
+
 def test_numpy_functions_not_listed_come_through_dispatch():
     assert_close(tnp.cov(tnp.asarray(A)), np.cov(A))
     assert_close(tnp.polyval(tnp.asarray([1.0, 2.0]), tnp.asarray(A)),

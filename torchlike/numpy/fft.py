@@ -101,16 +101,39 @@ def _size(n):
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies, made with torchlike ops on ``device``."""
-    n = _size(n)
-    k = _C.arange(n, dtype=_C.float64, device=device)
-    k = _C.where(k < (n + 1) // 2, k, k - n)
-    return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
+    m = _size(n)
+    k = _C.arange(m, dtype=_C.int64, device=_device_of(d, device))
+    return _frequencies(_C.where(k < (m + 1) // 2, k, k - m), n, d, dtype)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
-    n = _size(n)
-    k = _C.arange(n // 2 + 1, dtype=_C.float64, device=device)
-    return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
+    return _frequencies(_C.arange(_size(n) // 2 + 1, dtype=_C.int64,
+                                  device=_device_of(d, device)), n, d, dtype)
+
+
+def _device_of(d, device):
+    return d.device if device is None and isinstance(d, Tensor) else device
+
+
+def _frequencies(k, n, d, dtype):
+    """The bins ``k`` times 1 / (n d), as NumPy computes them: the reciprocal
+    in the arithmetic of n and d (a float32 spacing's rounding kept; a Python
+    0 is Python's ZeroDivisionError), then the product in float64, complex128
+    for a complex spacing."""
+    n = n if isinstance(n, np.integer) else _size(n)  # a NumPy int32 n promotes as its own
+    if isinstance(d, np.ndarray) and d.ndim:
+        d = as_tensor(d).to(k.device)
+    if isinstance(d, Tensor):
+        if not (d.is_floating_point() or d.is_complex()):
+            d = d.to(_C.float64)  # NumPy's 1.0 / ints is float64, not the default float
+        val = 1.0 / (n * d)
+        wide = _C.complex128 if val.is_complex() else _C.float64
+        val = val.to(wide)
+    else:  # a number, a NumPy scalar or 0-d array: the reciprocal on the host
+        val = 1.0 / (n * d)
+        wide = _C.complex128 if np.iscomplexobj(val) else _C.float64
+        val = complex(val) if wide is _C.complex128 else float(val)
+    return (k.to(wide) * val).to(tl_dtype(dtype) or wide)
 
 
 def fftshift(x, axes=None):
