@@ -48,6 +48,47 @@ def test_finfo_has_numpys_attributes_and_repr(name):
     assert str(ours) == str(theirs)
 
 
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_finfo_every_public_attribute_is_numpys_value(name):
+    # every public field NumPy's finfo has, with NumPy's value; the floats are
+    # Python floats (the Array API's type, docs/numpy.md), the counts ints
+    ours, theirs = np.finfo(name), numpy.finfo(numpy.dtype(name))
+    fields = [a for a in dir(theirs) if not a.startswith("_")
+              and not callable(getattr(theirs, a))]
+    assert set(FINFO_ATTRS) | {"dtype"} <= set(fields)
+    for attr in fields:
+        want, got = getattr(theirs, attr), getattr(ours, attr)
+        if attr == "dtype":
+            assert got == want and isinstance(got, torchlike.dtype)
+        elif isinstance(want, numpy.floating):
+            assert type(got) is float and got == float(want), attr
+        else:
+            assert type(got) is type(want) and got == want, attr
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64"])
+def test_iinfo_every_public_attribute_is_numpys(name):
+    # iinfo's `key` was missing
+    ours, theirs = np.iinfo(name), numpy.iinfo(numpy.dtype(name))
+    for attr in [a for a in dir(theirs) if not a.startswith("_")]:
+        want, got = getattr(theirs, attr), getattr(ours, attr)
+        if attr == "dtype":
+            assert got == want
+        else:
+            assert type(got) is type(want) and got == want, attr
+    assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
+
+
+def test_bfloat16_is_a_dtype_name_here():
+    # the namespace has bfloat16, which NumPy cannot name: np.finfo("bfloat16")
+    # and dtype="bfloat16" were refused ("Cannot interpret ''bfloat16''")
+    assert np.finfo("bfloat16") is np.finfo(np.bfloat16)
+    assert np.zeros(2, dtype="bfloat16").dtype == np.bfloat16
+    with pytest.raises(TypeError, match="^Cannot interpret 'float99' as a data type$"):
+        np.zeros(2, dtype="float99")
+
+
 def test_finfo_bfloat16_is_consistent():
     f = np.finfo(np.bfloat16)
     assert (f.nmant, f.nexp, f.bits) == (7, 8, 16)

@@ -184,7 +184,10 @@ def tl_dtype(dtype):
     try:
         name = np.dtype(dtype).name
     except TypeError:
-        raise TypeError(f"Cannot interpret '{dtype!r}' as a data type") from None
+        # the one dtype the namespace has and NumPy lacks, named
+        if isinstance(dtype, str) and dtype == "bfloat16":
+            return _C.bfloat16
+        raise TypeError(f"Cannot interpret {dtype!r} as a data type") from None
     result = getattr(_C, name, None)
     if not isinstance(result, _C.dtype):
         raise no_dtype(np.dtype(dtype))

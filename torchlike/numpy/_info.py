@@ -133,7 +133,7 @@ class iinfo:
             self = cls._cache[dtype] = super().__new__(cls)
             self.bits, self.min, self.max, self.dtype = \
                 info.bits, int(info.min), int(info.max), dtype
-            self.kind = info.kind
+            self.kind, self.key = info.kind, info.key
         return self
 
     def __repr__(self):
