@@ -549,6 +549,28 @@ def test_integer_division_never_traps(dtype):
     assert_close(tl.div(ta, tb, rounding_mode="trunc"), trunc_divide(a, b))
 
 
+@pytest.mark.parametrize("dtype", INTS)
+def test_lcm_past_the_range_wraps_as_numpys(dtype):
+    """lcm is |a| / gcd * |b| in the unsigned type, as NumPy's: a product
+    past the range wraps and keeps the sign the wrap gives it (int64's
+    lcm(2**62, 3) is -2**62, and lcm(2**40 + 1, 2**40 - 1) is -1; both were
+    made positive)."""
+    info = np.iinfo(np_dtype(dtype))
+    big = info.max // 2 + 1  # 2**(bits - 2) signed, 2**(bits - 1) unsigned
+    half = 1 << (info.bits // 2 - 1)
+    a = np.array([big, info.max, info.min, info.min, 0, 12, half * 2 + 1, info.max - 1, big],
+                 dtype=np_dtype(dtype))
+    b = np.array([3, info.max - 2, 3, 0, 0, 18, half * 2 - 1, 5, big - 1], dtype=np_dtype(dtype))
+    pairs = [(a, b), (b, a)]
+    if info.min:
+        pairs += [(-a, b), (a, -b), (-a, -b)]
+    for x, y in pairs:
+        want = np.lcm(x, y)
+        assert_close(tl.lcm(tl.from_numpy(x), tl.from_numpy(y)), want)
+        assert_close(tnp.lcm(tnp.asarray(x), tnp.asarray(y)), want)
+        assert_close(np.lcm(tl.from_numpy(x), tl.from_numpy(y)), want)
+
+
 @pytest.mark.host_only  # PyTorch's check is the CPU's; on a device the divisor is not read
 @pytest.mark.parametrize("dtype", INTS)
 def test_integer_division_by_zero_raises_as_pytorch(dtype):
