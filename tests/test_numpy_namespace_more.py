@@ -746,6 +746,24 @@ def test_lexsort_digitize_and_flat_indices():
         np.unravel_index(np.asarray([12]), (3, 4))
 
 
+def test_ravel_multi_index_broadcasts_coordinates_and_lexsort_names_shapes():
+    # index_conversions: coordinates of two shapes (a number beside an array,
+    # a row beside a column) were stacked into one tensor first, a
+    # RuntimeError; NumPy broadcasts them.  lexsort's keys of two shapes
+    # raised that RuntimeError too, not NumPy's ValueError
+    rows, cols = numpy.asarray([[0, 1]]), numpy.asarray([[2], [3]])
+    for idx in [(rows, cols), [rows[0], cols], (numpy.asarray(1), rows[0] + 2),
+                (1, numpy.asarray([2, 3])), [[1, 0], [2, 3]], (1, 2)]:
+        for mode in ("raise", "wrap"):
+            want = numpy.ravel_multi_index(idx, (2, 4), mode=mode)
+            ours = type(idx)(np.asarray(i) if isinstance(i, numpy.ndarray) else i for i in idx)
+            _on_device_as_numpy(want, np.ravel_multi_index(ours, (2, 4), mode=mode), idx)
+    with pytest.raises(ValueError, match="all keys need to be the same shape"):
+        np.lexsort((np.asarray([1, 0, 1]), np.asarray([[2, 2, 1]])))
+    _on_device_as_numpy(numpy.lexsort([[1, 0, 1], [2, 2, 1]]),
+                        np.lexsort([[1, 0, 1], np.asarray([2, 2, 1])]), "lexsort of a list")
+
+
 def test_bits_packed_unpacked_and_counted():
     rng = numpy.random.default_rng(1)
     b = rng.integers(0, 256, (3, 4, 2)).astype(numpy.uint8)

@@ -39,6 +39,12 @@ def tensors(result):
 # (NumPy reads a list of D samples' coordinates differently from a 2-d array)
 _SEQUENCE_FIRST = {"histogramdd"}
 
+# functions whose first argument, given as a list or tuple, holds arrays of
+# their own shapes (ravel_multi_index's coordinates broadcast, lexsort refuses
+# keys of two shapes with its ValueError): each item becomes a tensor, where
+# one tensor of them all could not be stacked
+_ITEMS_FIRST = {"ravel_multi_index", "lexsort"}
+
 
 # functions that do not dispatch and read their arguments as Python numbers
 # (a window's length and beta, diag_indices' size): a count the program
@@ -51,9 +57,24 @@ def _number(x):
     return x.item() if isinstance(x, _C.Tensor) and x.ndim == 0 else x
 
 
+def _placed(data, args, kwargs):
+    """Array data as a tensor where the call computes: a list beside device
+    tensors (np.convolve([1, 2], t)) goes to their device, as the lists of a
+    call on them do (an ndarray is host memory, which the call refuses);
+    numbers alone (np.polyadd([1, 2], [1, 0, 0]), np.roots([1, 0, -8])) go to
+    the default device, as np.asarray of them does."""
+    if isinstance(data, _C.Tensor):
+        return data
+    tensor = as_tensor(data)
+    device = None if isinstance(data, np.ndarray) else \
+        _C._offhost_device(args, kwargs) or numbers_device(args, kwargs)
+    return tensor if device is None else tensor.to(device)
+
+
 def numpy_function(func, name):
     takes_arrays = dispatches(func)
     sequence_first = name in _SEQUENCE_FIRST
+    items_first = name in _ITEMS_FIRST
     numbers_only = name in _NUMBERS_ONLY
 
     def call(*args, **kwargs):
@@ -62,16 +83,10 @@ def numpy_function(func, name):
             kwargs = {k: _number(v) for k, v in kwargs.items()}
         if sequence_first and args and isinstance(args[0], (list, tuple)):
             pass
+        elif items_first and args and isinstance(args[0], (list, tuple)):
+            args = (type(args[0])(_placed(a, args, kwargs) for a in args[0]),) + args[1:]
         elif takes_arrays and args and isinstance(args[0], _DATA):
-            first = as_tensor(args[0])
-            device = None if isinstance(args[0], np.ndarray) else \
-                _C._offhost_device(args, kwargs) or numbers_device(args, kwargs)
-            # a list beside device tensors (np.convolve([1, 2], t)) goes to
-            # their device, as the lists of a call on them do (an ndarray is
-            # host memory, which the call refuses); numbers alone
-            # (np.polyadd([1, 2], [1, 0, 0]), np.roots([1, 0, -8])) go to
-            # the default device, as np.asarray of them does
-            args = (first if device is None else first.to(device),) + args[1:]
+            args = (_placed(args[0], args, kwargs),) + args[1:]
         return tensors(func(*args, **kwargs))
     call.__name__ = call.__qualname__ = name
     call.__doc__ = func.__doc__
