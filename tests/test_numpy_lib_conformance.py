@@ -501,6 +501,25 @@ def test_piecewise_reads_one_mask_as_numpy(condlist):
          numpy.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]))
 
 
+def test_isclose_reads_python_numbers_as_weak():
+    # half_precision_sums: np.isclose(f16, 0.1) was False -- 0.1 was made a
+    # float64 array, so the float16 data's rounding error (2.4e-5) counted;
+    # NumPy computes x - 0.1 in float16 (NEP 50), where the two are equal
+    h = numpy.asarray([0.1, 0.2, 1.0], dtype=numpy.float16)
+    f = numpy.asarray([0.1, numpy.inf, numpy.nan, 1e-9])
+    cases = [(h, 0.1), (0.1, h), (h, numpy.asarray(0.1)), (h.astype(numpy.float32), 0.1),
+             (numpy.arange(4), 1), (numpy.arange(4, dtype=numpy.int8), 2.0), (f, numpy.inf),
+             (numpy.inf, f), (True, numpy.asarray([True, False])), (f, 0.0), (1, 1.0000001),
+             (numpy.asarray([1 + 1j]), 1 + 1.000001j), (numpy.nan, f)]
+    for x, y in cases:
+        for kw in ({}, {"equal_nan": True}, {"atol": 0.0}, {"rtol": numpy.asarray([0.5])}):
+            want = numpy.isclose(x, y, **kw)
+            got = np.isclose(*(tensor(v) if isinstance(v, numpy.ndarray) else v
+                               for v in (x, y)), **kw)
+            same(got, want)
+    assert np.allclose(tensor(h[:1]), 0.1) and numpy.allclose(h[:1], 0.1)
+
+
 def test_piecewise_corners_as_numpy():
     # conditions that are 0-d arrays in a list hold everywhere or nowhere (two
     # of them raised a broadcast error), a function is not called on an empty

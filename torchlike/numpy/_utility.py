@@ -118,17 +118,30 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 @implements(np.isclose)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b = as_tensor(a), as_tensor(b)
-    if not (a.is_floating_point() or a.is_complex()):
-        a = a.to(_C.float64)
-    diff_ = (a - b).abs()
-    result = diff_ <= atol + rtol * b.abs()
-    if a.is_floating_point() or a.is_complex():
-        finite = _C.isfinite(a) & _C.isfinite(b)
-        result = (result & finite) | ((a == b) & ~finite)
-        if equal_nan:
-            result = result | (_C.isnan(a) & _C.isnan(b))
+    """|a - b| <= atol + rtol |b|, as NumPy computes it: a Python number is
+    weak (0.1 beside float16 data is float16's 0.1, so np.isclose(f16, 0.1)
+    holds), integer data compares in float64, and equal infinities are close."""
+    x, y = (v if isinstance(v, (int, float, complex)) else as_tensor(v) for v in (a, b))
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        y = as_tensor(y)
+    if isinstance(x, Tensor) and not (x.is_floating_point() or x.is_complex()):
+        x = x.to(_C.float64)
+    if isinstance(y, Tensor) and not (y.is_floating_point() or y.is_complex()):
+        y = y.to(_C.float64)  # NumPy's result_type(y, 1.0)
+    elif not isinstance(y, Tensor):
+        y = complex(y) if isinstance(y, complex) else float(y)
+    result = (abs(x - y) <= atol + rtol * abs(y)) & _C.isfinite(_number_beside(y, x)) | \
+        (x == y)
+    if equal_nan:
+        result = result | (_C.isnan(_number_beside(x, y)) & _C.isnan(_number_beside(y, x)))
     return result
+
+
+def _number_beside(v, t):
+    """A Python number as a 0-d tensor of its own kind on ``t``'s device."""
+    return v if isinstance(v, Tensor) else _C.tensor(v, device=t.device, dtype=(
+        _C.complex128 if isinstance(v, complex) else _C.float64 if isinstance(v, float)
+        else _C.bool if isinstance(v, builtins.bool) else _C.int64))
 
 
 @implements(np.allclose)
