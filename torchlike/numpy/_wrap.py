@@ -42,7 +42,8 @@ _SEQUENCE_FIRST = {"histogramdd"}
 # functions whose first argument, given as a list or tuple, holds arrays of
 # their own shapes (ravel_multi_index's coordinates broadcast, lexsort refuses
 # keys of two shapes with its ValueError): each item becomes a tensor, where
-# one tensor of them all could not be stacked
+# one tensor of them all could not be stacked, and they go as a tuple, whose
+# items NumPy's dispatch looks at (lexsort's looks at a list as one array)
 _ITEMS_FIRST = {"ravel_multi_index", "lexsort"}
 
 
@@ -84,7 +85,7 @@ def numpy_function(func, name):
         if sequence_first and args and isinstance(args[0], (list, tuple)):
             pass
         elif items_first and args and isinstance(args[0], (list, tuple)):
-            args = (type(args[0])(_placed(a, args, kwargs) for a in args[0]),) + args[1:]
+            args = (tuple(_placed(a, args, kwargs) for a in args[0]),) + args[1:]
         elif takes_arrays and args and isinstance(args[0], _DATA):
             args = (_placed(args[0], args, kwargs),) + args[1:]
         return tensors(func(*args, **kwargs))
