@@ -164,6 +164,55 @@ def test_quantile_out_takes_the_result_by_broadcasting():
     same(out, want, 1e-12)
 
 
+def test_weighted_quantiles_run_on_tensors():
+    # quantile_methods on a device: weights= (NumPy 2's weighted inverted_cdf)
+    # had no torchlike implementation, so a device's tensors were refused
+    a = RNG.standard_normal((3, 4, 5))
+    a[2, 1, 3] = numpy.nan
+    w = RNG.integers(0, 4, (3, 4, 5)).astype(numpy.float64)
+    w[0, 0] = 0.0
+    w[0, 0, 4] = 1.0   # leading zero weights in a slice
+    q = [0.0, 0.1, 0.5, 0.9, 1.0]
+    cases = [dict(axis=None), dict(axis=2), dict(axis=0, keepdims=True), dict(axis=(0, 2)),
+             dict(axis=(2, 0)), dict(axis=-1, w=w[0, 0]), dict(axis=(2, 1), w=w[0].T),
+             dict(axis=1, q=numpy.asarray(q, numpy.float32)), dict(axis=2, q=0.25)]
+    for case in cases:
+        weights, qs = case.pop("w", w), case.pop("q", q)
+        # (NumPy's nanquantile indexes weights of a's axes only, wrongly)
+        for name in ("quantile", "nanquantile")[:1 if weights.shape != a.shape else 2]:
+            want = getattr(numpy, name)(a, qs, weights=weights, method="inverted_cdf", **case)
+            got = getattr(np, name)(tensor(a), tensor(qs) if isinstance(qs, numpy.ndarray)
+                                    else qs, weights=tensor(weights), method="inverted_cdf",
+                                    **case)
+            same(got, want)
+    ints = numpy.asarray([3, 1, 2, 2], numpy.int8)
+    same(np.percentile(tensor(ints), [25, 75], weights=tensor(numpy.arange(4.0)),
+                       method="inverted_cdf"),
+         numpy.percentile(ints, [25, 75], weights=numpy.arange(4.0), method="inverted_cdf"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = numpy.nanquantile(numpy.full((2, 3), numpy.nan), 0.5, axis=1,
+                                 weights=numpy.ones((2, 3)), method="inverted_cdf")
+    same(np.nanquantile(tensor(numpy.full((2, 3), numpy.nan)), 0.5, axis=1,
+                        weights=tensor(numpy.ones((2, 3))), method="inverted_cdf"), want)
+    x = tensor(a[0])
+    for kw, error, words in [(dict(weights=tensor(-w[0])), ValueError, "non-negative"),
+                             (dict(weights=tensor(0 * w[0])), ValueError, "all zero"),
+                             (dict(weights=tensor(w[0]), method="linear"), ValueError,
+                              "Only method 'inverted_cdf'"),
+                             (dict(weights=tensor(w[0, 0]), method="inverted_cdf"), TypeError,
+                              "Axis must be specified"),
+                             (dict(weights=tensor(w[0, 0]), axis=0, method="inverted_cdf"),
+                              ValueError, "consistent with shape")]:
+        kw.setdefault("method", "inverted_cdf")
+        with pytest.raises(error, match=words), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's 0 / 0 on the way
+            numpy.quantile(a[0], 0.5, **{k: host(v) if isinstance(v, tl.Tensor) else v
+                                         for k, v in kw.items()})
+        with pytest.raises(error, match=words):
+            np.quantile(x, 0.5, **kw)
+
+
 @pytest.mark.parametrize("method", ["linear", "hazen", "midpoint", "nearest"])
 def test_quantile_gradient_matches_finite_differences(method):
     a = RNG.permutation(8).astype(numpy.float64) + RNG.uniform(0, 0.3, 8)
@@ -515,7 +564,9 @@ def test_isclose_reads_python_numbers_as_weak():
         for kw in ({}, {"equal_nan": True}, {"atol": 0.0}, {"rtol": numpy.asarray([0.5])}):
             want = numpy.isclose(x, y, **kw)
             got = np.isclose(*(tensor(v) if isinstance(v, numpy.ndarray) else v
-                               for v in (x, y)), **kw)
+                               for v in (x, y)),
+                             **{k: tensor(v) if isinstance(v, numpy.ndarray) else v
+                                for k, v in kw.items()})
             same(got, want)
     assert np.allclose(tensor(h[:1]), 0.1) and numpy.allclose(h[:1], 0.1)
 

@@ -720,18 +720,25 @@ def _lerp(a, b, t, dtype):
                     a.to(dtype) + diff * t.to(dtype))
 
 
-def _sorted_slices(a, axis, keepdims, nan_aware):
-    """The slices ``axis`` reduces, as rows: (sorted values (*rest, N), NaN
-    last; valid counts, (*rest, 1) or a 0-d N; N; the result's shape).  An
-    empty slice is one NaN (float64 for integers): what a median or a nan*
-    quantile of it gives."""
+def _rows(a, axis):
+    """(``a`` with the axes ``axis`` reduces last, merged into one of their
+    size: (*rest, N); those axes; N)."""
     axes = norm_axes(axis, a.ndim)
     axes = all_axes(a) if axes is None else axes
     rest = [i for i in range(a.ndim) if i not in axes]
     size = 1
     for i in axes:
         size *= a.shape[i]
-    x = a.permute(*rest, *axes).reshape(*[a.shape[i] for i in rest], size)
+    return a.permute(*rest, *axes).reshape(*[a.shape[i] for i in rest], size), axes, size
+
+
+def _sorted_slices(a, axis, keepdims, nan_aware):
+    """The slices ``axis`` reduces, as rows: (sorted values (*rest, N), NaN
+    last; valid counts, (*rest, 1) or a 0-d N; N; the result's shape).  An
+    empty slice is one NaN (float64 for integers): what a median or a nan*
+    quantile of it gives."""
+    x, axes, size = _rows(a, axis)
+    rest = [i for i in range(a.ndim) if i not in axes]
     shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdims is True \
         else [a.shape[i] for i in rest]
     if size:
@@ -748,8 +755,8 @@ def _sorted_slices(a, axis, keepdims, nan_aware):
 
 def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims, weights,
                    interpolation, scale):
-    if weights is not None:
-        raise Unsupported("quantile: the argument 'weights' is not supported on tensors")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     if interpolation is not None:
         raise Unsupported("quantile: the argument 'interpolation' is not supported on tensors")
     if method not in _DISCRETE and method not in _CONTINUOUS:
@@ -773,6 +780,8 @@ def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims
                          else "Percentiles must be in the range [0, 100]")
     if nan_aware and a.numel() == 0:  # NumPy: the nanmean of the empty array, q aside
         return nanmean(a, axis, out=out, keepdims=keepdims)
+    if weights is not None:
+        return finish(_weighted_quantile(a, qt, axis, keepdims, weights, nan_aware), out)
     xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
     if size == 0 and not nan_aware:  # NumPy's indexing fails before its subtraction
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
@@ -814,6 +823,63 @@ def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims
     if out is not None and tuple(out.shape) != tuple(result.shape):
         result = _C.broadcast_to(result, tuple(out.shape))  # NumPy writes out= by broadcasting
     return finish(result, out)
+
+
+def _quantile_weights(weights, a, axis):
+    """NumPy's weights of a quantile: a's shape, or (with ``axis``) the shape
+    of a along those axes, in their order; none negative."""
+    w = as_tensor(weights)
+    if tuple(w.shape) != tuple(a.shape):
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = norm_axes(axis, a.ndim)
+        if tuple(w.shape) != tuple(a.shape[i] for i in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        order = sorted(range(len(axes)), key=lambda k: axes[k])  # w's axes in a's order
+        w = w.permute(*order).reshape(tuple(s if i in axes else 1
+                                            for i, s in enumerate(a.shape)))
+        w = _C.broadcast_to(w, tuple(a.shape))
+    if bool((w < 0).any()):
+        raise ValueError("Weights must be non-negative.")
+    return w
+
+
+def _weighted_quantile(a, qt, axis, keepdims, weights, nan_aware):
+    """The weighted inverted_cdf quantile, NumPy's one weighted method: per
+    slice, the smallest sorted value whose cumulative weight share (float64,
+    then q's float dtype) reaches q; a slice holding a NaN gives NaN (nan*
+    functions give NaN values no weight, and all-NaN slices NaN)."""
+    w = _quantile_weights(weights, a, axis)
+    x, axes, size = _rows(a, axis)                                # (*rest, N)
+    w, _, _ = _rows(w, axis)
+    order = _C.argsort(x, -1)
+    xs, ws = _C.gather(x, -1, order), _C.gather(w, -1, order).to(_C.float64)
+    nan_last = _C.isnan(xs[..., -1:]) if a.is_floating_point() else None
+    if nan_aware and nan_last is not None:
+        ws = _C.where(_C.isnan(xs), 0.0, ws)
+    cdf = _C.cumsum(ws, -1)
+    total = cdf[..., -1:]
+    empty = (total == 0) & nan_last if nan_aware and nan_last is not None else None
+    if empty is not None:
+        total = _C.where(empty, 1.0, total)                      # all NaN: NaN below
+    cdf = cdf / total
+    if bool(_C.isnan(cdf[..., -1]).any()):  # 0 / 0: all weights zero
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    cdf = cdf.to(qt.dtype)
+    if size and bool((cdf[..., 0] == 0).any()):
+        # leading zero weights: q = 0 picks the first value that weighs
+        cdf = _C.where(cdf == 0, -1.0, cdf).to(cdf.dtype)
+    qv = qt.reshape(-1)                                           # (Q,)
+    index = _C.searchsorted(cdf, _C.broadcast_to(qv, (*cdf.shape[:-1], qv.shape[0])).contiguous())
+    result = _C.gather(xs, -1, _C.clamp(index, max=size - 1))     # (*rest, Q)
+    if nan_last is not None:
+        result = _C.where(nan_last if empty is None else empty, float("nan"), result)
+    rest = [i for i in range(a.ndim) if i not in axes]
+    shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdims is True \
+        else [a.shape[i] for i in rest]
+    result = result.permute(-1, *range(result.ndim - 1))          # (Q, *rest)
+    return result.reshape(*qt.shape, *shape)
 
 
 @implements(np.quantile)
