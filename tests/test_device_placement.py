@@ -294,6 +294,25 @@ def test_odd_reflection_pads_both_sides_on_the_device(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("rule", ["auto", "fd", "doane", "scott", "stone", "rice", "sturges",
+                                  "sqrt"])
+def test_histogram_bin_estimators_of_integers_run_on_the_device(device, rule):
+    """bin_estimators: NumPy's code picks an estimator from a table of its
+    helpers, which ran with NumPy's own np.asarray (the width of integer data
+    is an unsigned subtraction of np.asarray(x.max())): a device's tensors
+    were refused.  The table's helpers are NumPy's code on tensors now."""
+    import torchlike.numpy as tnp
+    x = np.array([3, 9, 1, 14, 7, 7, 2, 30, 11, 5, 8, 6])
+    for data in (x, x.astype(np.float32) / 3):
+        got = tnp.histogram_bin_edges(on(device, data), bins=rule)
+        assert same_device(got, device)
+        np.testing.assert_allclose(host(got), np.histogram_bin_edges(data, bins=rule),
+                                   rtol=1e-12)
+        hist, _ = tnp.histogram(on(device, data), bins=rule, range=(0, 40))
+        np.testing.assert_array_equal(host(hist), np.histogram(data, bins=rule, range=(0, 40))[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_lcm_accumulate_and_masked_nan_moments_run_on_the_device(device):
     """np.lcm.accumulate and np.nanmean/nanvar/nanstd with where= were NumPy's
     own code, refused on a device; they are torchlike's now."""

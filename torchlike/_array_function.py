@@ -648,7 +648,8 @@ def _view_of(module):
 
 def _rebind(fn):
     """``fn`` with its module globals seen through ``_NumpyView``; Python
-    helpers of the same module are rebound too, so they keep tensors as well."""
+    helpers of the same module (and tables of them) are rebound too, so they
+    keep tensors as well."""
     key = id(fn)
     result = _rebound.get(key)
     if result is not None:
@@ -666,6 +667,10 @@ def _rebind(fn):
         elif isinstance(value, types.FunctionType) and value.__globals__ is old \
                 and value is not fn:
             value = _LazyRebind(value)
+        elif isinstance(value, dict) and value and all(
+                isinstance(v, types.FunctionType) and v.__globals__ is old for v in value.values()):
+            # a table of the module's helpers (np.histogram's bin estimators by name)
+            value = {k: _LazyRebind(v) for k, v in value.items()}
         new[name] = value
     return result
 
