@@ -368,6 +368,23 @@ def norm_axes(axis, ndim):
     return axes
 
 
+def weights_along(w, shape, axis):
+    """NumPy's weights beside data of ``shape`` (average, quantile, the masked
+    average): the data's shape, or (with ``axis``) the data's shape along
+    those axes in their order, then shaped with ones elsewhere; NumPy's
+    TypeError and ValueError otherwise."""
+    if tuple(w.shape) == tuple(shape):
+        return w
+    if axis is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    axes = norm_axes(axis, len(shape))
+    if tuple(w.shape) != tuple(shape[i] for i in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along "
+                         "specified axis.")
+    w = w.permute(*sorted(range(len(axes)), key=axes.__getitem__))  # in the data's order
+    return w.reshape(tuple(n if i in axes else 1 for i, n in enumerate(shape)))
+
+
 def all_axes(x):
     return tuple(range(x.ndim))
 
@@ -668,7 +685,8 @@ def _rebind(fn):
                 and value is not fn:
             value = _LazyRebind(value)
         elif isinstance(value, dict) and value and all(
-                isinstance(v, types.FunctionType) and v.__globals__ is old for v in value.values()):
+                isinstance(v, types.FunctionType) and v.__globals__ is old
+                for v in value.values()):
             # a table of the module's helpers (np.histogram's bin estimators by name)
             value = {k: _LazyRebind(v) for k, v in value.items()}
         new[name] = value

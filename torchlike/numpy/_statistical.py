@@ -13,7 +13,8 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, tensor_if_holding, unaliased)
+    refuse, cast, NoValue, TABLE, accumulator_dtype, promote, tensor_if_holding, unaliased,
+    weights_along)
 
 Tensor = _C.Tensor
 
@@ -828,18 +829,7 @@ def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims
 def _quantile_weights(weights, a, axis):
     """NumPy's weights of a quantile: a's shape, or (with ``axis``) the shape
     of a along those axes, in their order; none negative."""
-    w = as_tensor(weights)
-    if tuple(w.shape) != tuple(a.shape):
-        if axis is None:
-            raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        axes = norm_axes(axis, a.ndim)
-        if tuple(w.shape) != tuple(a.shape[i] for i in axes):
-            raise ValueError("Shape of weights must be consistent with shape of a along "
-                             "specified axis.")
-        order = sorted(range(len(axes)), key=lambda k: axes[k])  # w's axes in a's order
-        w = w.permute(*order).reshape(tuple(s if i in axes else 1
-                                            for i, s in enumerate(a.shape)))
-        w = _C.broadcast_to(w, tuple(a.shape))
+    w = _C.broadcast_to(weights_along(as_tensor(weights), a.shape, axis), tuple(a.shape))
     if bool((w < 0).any()):
         raise ValueError("Weights must be non-negative.")
     return w
@@ -966,15 +956,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
             both = (np_dtype(a), np_dtype(w)) + (("f8",) if original_exact else ())
             dtype = tl_dtype(np.result_type(*both))
             a, w = a.to(dtype), w.to(dtype)
-        if tuple(w.shape) != tuple(a.shape):
-            if axis is None:
-                raise TypeError("Axis must be specified when shapes of a and weights differ.")
-            if w.ndim != len(axes) or tuple(w.shape) != tuple(a.shape[i] for i in axes):
-                raise ValueError("Shape of weights must be consistent with shape of a along "
-                                 "specified axis.")
-            # weights' axes follow ``axis``'s order: put them in a's order first
-            w = w.permute(*sorted(range(len(axes)), key=lambda k: axes[k]))
-            w = w.reshape(tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim)))
+        w = weights_along(w, a.shape, axis)
         # summed as given (1 along a's other axes): NumPy's zero-sum check
         scl = _C.sum(w, axes, keepdim=keep)
         if (scl == 0).any().item():

@@ -6,7 +6,7 @@ as NumPy's, which divides by an int64 count; unmasked it stays float32)."""
 import numpy
 
 from ... import _C
-from ..._array_function import norm_axes, norm_axis, np_dtype, tl_dtype
+from ..._array_function import norm_axis, np_dtype, tl_dtype, weights_along
 from ... import numpy as _tnp
 from ._core import (MaskedArray, Tensor, asarray, getdata, getmaskarray, mask_or, masked,
                     _broadcast_mask,
@@ -296,16 +296,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         rdt = _C.complex128
     else:
         rdt = _C.float64 if not (a.dtype == w.dtype == _C.float32) else _C.float32
-    if tuple(w.shape) != a.shape:
-        if axis is None:
-            raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        # weights shaped as a along the axes (one per axis, or a tuple's), as NumPy 2
-        axes = norm_axes(axis, a.ndim)
-        if tuple(w.shape) != tuple(a.shape[ax] for ax in axes):
-            raise ValueError("Shape of weights must be consistent with shape of a along "
-                             "specified axis.")
-        w = w.permute(*sorted(range(len(axes)), key=axes.__getitem__))
-        w = w.reshape(tuple(n if ax in axes else 1 for ax, n in enumerate(a.shape))).expand(a.shape)
+    if tuple(w.shape) != a.shape:  # shaped as a along the axes (a tuple's too), as NumPy 2
+        w = weights_along(w, a.shape, axis).expand(a.shape)
     w = w.to(rdt)
     wm = MaskedArray._new(w, a._m, None) if a._m is not nomask else w
     if a._m is not nomask:
