@@ -764,6 +764,23 @@ def test_ravel_multi_index_broadcasts_coordinates_and_lexsort_names_shapes():
                         np.lexsort([[1, 0, 1], np.asarray([2, 2, 1])]), "lexsort of a list")
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_formatting_of_an_element_uses_its_dtype(dtype):
+    # number_text: np.format_float_positional(x[0]) of float32 data printed
+    # the float64 digits of the element's value ('0.30000001192092896'):
+    # NumPy's element is a float32 scalar, whose shortest digits are '0.3'
+    x = numpy.asarray([0.3, 1e-7, 12345.678], dtype=dtype)
+    t = np.asarray(x)
+    for i in range(3):
+        for kw in ({}, {"precision": 3}, {"unique": False, "precision": 12}, {"trim": "-"}):
+            assert np.format_float_positional(t[i], **kw) == \
+                numpy.format_float_positional(x[i], **kw)
+            assert np.format_float_scientific(t[i], **kw) == \
+                numpy.format_float_scientific(x[i], **kw)
+    assert np.format_float_positional(t.max()) == numpy.format_float_positional(x.max())
+    assert np.format_float_positional(1.5) == "1.5"
+
+
 def test_bits_packed_unpacked_and_counted():
     rng = numpy.random.default_rng(1)
     b = rng.integers(0, 256, (3, 4, 2)).astype(numpy.uint8)

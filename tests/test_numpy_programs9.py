@@ -287,6 +287,8 @@ def number_text(np):
             np.format_float_positional(np.float32(0.1), unique=False, precision=10),
             np.format_float_scientific(x[3], precision=3, exp_digits=3),
             np.format_float_positional(x[1], trim="-"), np.array2string(np.asarray(3.25)),
+            np.format_float_positional(x.astype(np.float32)[0]),
+            np.format_float_scientific(x.astype(np.float16).max(), precision=4),
             np.array2string(np.asarray([True, False])), np.array2string(np.zeros((2, 0))))
 
 

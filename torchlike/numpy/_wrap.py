@@ -58,6 +58,19 @@ def _number(x):
     return x.item() if isinstance(x, _C.Tensor) and x.ndim == 0 else x
 
 
+# functions that format one number: a 0-d tensor (an element read, a
+# reduction's result) is the NumPy scalar of its dtype, whose shortest digits
+# they print ('0.1' for a float32 element, not its float64 value's digits)
+_SCALAR_FIRST = {"format_float_positional", "format_float_scientific"}
+
+
+def _numpy_scalar(x):
+    if not (isinstance(x, _C.Tensor) and x.ndim == 0):
+        return x
+    x = x.detach().cpu()
+    return np.float32(x.item()) if x.dtype == _C.bfloat16 else x.numpy()[()]
+
+
 def _placed(data, args, kwargs):
     """Array data as a tensor where the call computes: a list beside device
     tensors (np.convolve([1, 2], t)) goes to their device, as the lists of a
@@ -77,11 +90,14 @@ def numpy_function(func, name):
     sequence_first = name in _SEQUENCE_FIRST
     items_first = name in _ITEMS_FIRST
     numbers_only = name in _NUMBERS_ONLY
+    scalar_first = name in _SCALAR_FIRST
 
     def call(*args, **kwargs):
         if numbers_only:
             args = tuple(_number(a) for a in args)
             kwargs = {k: _number(v) for k, v in kwargs.items()}
+        if scalar_first and args:
+            args = (_numpy_scalar(args[0]),) + args[1:]
         if sequence_first and args and isinstance(args[0], (list, tuple)):
             pass
         elif items_first and args and isinstance(args[0], (list, tuple)):
