@@ -60,6 +60,10 @@ What they found (each with a focused test in the test file of its area):
   estimators ran NumPy's np.asarray (its estimators sit in a table of
   helpers that was not rebound) -- tests/test_numpy_lib_conformance.py,
   tests/test_device_placement.py.
+- ``np.format_float_positional(x[0])`` / ``_scientific`` of float32 or
+  float16 data printed the float64 digits of the element's value
+  ('0.30000001192092896'): a 0-d tensor is NumPy's scalar of its dtype
+  there now ('0.3') -- tests/test_numpy_namespace_more.py.
 
 What differs by design (docs/numpy.md, "The ninth round"): float16 and
 float32 ``np.cumsum``/``np.cumprod`` keep the running value in double
