@@ -60,6 +60,10 @@ What they found (each with a focused test in the test file of its area):
   estimators ran NumPy's np.asarray (its estimators sit in a table of
   helpers that was not rebound) -- tests/test_numpy_lib_conformance.py,
   tests/test_device_placement.py.
+- Complex numbers holding a NaN: ``np.sort``/``argsort``/``sort_complex``
+  put R + nanj among the numbers of its real part (NumPy: after every
+  number without a NaN), and ``np.unique`` kept each apart where
+  ``equal_nan=True`` makes them one value -- tests/test_numpy_lib_conformance.py.
 - ``np.format_float_positional(x[0])`` / ``_scientific`` of float32 or
   float16 data printed the float64 digits of the element's value
   ('0.30000001192092896'): a 0-d tensor is NumPy's scalar of its dtype
@@ -691,14 +695,18 @@ def norms_by_order(np):
 # ---- sets, ufunc methods and sparse layouts ----------------------------------------------
 
 def unique_with_nans(np):
-    """unique with NaNs (equal_nan both ways), the Array API unique_* forms,
-    and the inverse's shape for 2-d input (NumPy 2)."""
+    """unique with NaNs (equal_nan both ways; complex numbers holding a NaN
+    are one value), the Array API unique_* forms, and the inverse's shape for
+    2-d input (NumPy 2)."""
     x = np.asarray([2.0, np.nan, 1.0, np.nan, 2.0, 3.0])
     g = np.asarray([[3, 1, 3], [2, 1, 2]])
     inv = np.unique_inverse(g)
     allr = np.unique_all(x)
     counts = np.unique_counts(g)
+    z = np.asarray([1 + 1j, complex(1, np.nan), np.nan, 2 + 0j, 1 + 1j, complex(0, np.nan)])
+    zu, zi, zc = np.unique(z, return_inverse=True, return_counts=True)
     return (np.unique(x), np.unique(x, equal_nan=False), np.unique_values(x), inv.values,
+            np.sort(z).real, np.argsort(z), np.unique(z).shape, zi, zc, zu[:2],
             inv.inverse_indices, allr.values, allr.indices, allr.inverse_indices,
             allr.counts, counts.values, counts.counts,
             np.unique(g, return_inverse=True)[1], np.unique(g, axis=1, return_counts=True))

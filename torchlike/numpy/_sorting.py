@@ -33,14 +33,19 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
 
 def _complex_order(a, dim, descending):
     """NumPy's order of complex numbers, as indices along ``dim``: by the real
-    part, ties by the imaginary part (two stable sorts, the minor key first)."""
+    part, ties by the imaginary part, and those holding a NaN last, in
+    NumPy's classes R + Rj < R + nanj < nan + Rj < nan + nanj (three stable
+    sorts, the minor key first)."""
     from ._elementwise import real, imag
     re, im = real(a), imag(a)
+    nan_class = _C.isnan(re).to(_C.int8) * 2 + _C.isnan(im).to(_C.int8)
     if descending:
         re, im = -re, -im
-    by_imag = _C.argsort(im, dim=dim, stable=True)
-    return _C.gather(by_imag, dim, _C.argsort(_C.gather(re, dim, by_imag), dim=dim,
-                                              stable=True))
+    order = _C.argsort(im, dim=dim, stable=True)
+    for key in (re, nan_class):
+        order = _C.gather(order, dim, _C.argsort(_C.gather(key, dim, order), dim=dim,
+                                                 stable=True))
+    return order
 
 
 @implements(np.argsort)
@@ -166,7 +171,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     else:
         flat = ar.reshape(-1)
         if flat.is_complex():
-            values, inverse, counts, order = _unique_complex(flat)
+            values, inverse, counts, order = _unique_complex(
+                flat, equal_nan, not (return_index or return_inverse or return_counts))
         else:
             values, inverse, counts = _C.unique(flat, sorted=True, return_inverse=True,
                                                 return_counts=True)
@@ -236,23 +242,30 @@ def _one_nan(values, inverse, counts):
     return values[:keep], _C.clamp(inverse, max=keep - 1), counts
 
 
-def _unique_complex(flat):
+def _unique_complex(flat, equal_nan=False, values_only=False):
     """unique of complex numbers, ordered as NumPy orders them (real part,
-    then imaginary part); NaNs compare unequal, so each is its own value."""
-    from ._elementwise import real, imag
-    by_imag = _C.argsort(imag(flat), stable=True)
-    order = by_imag[_C.argsort(real(flat)[by_imag], stable=True)]
+    then imaginary part, those holding a NaN last).  NaNs compare unequal, so
+    each is its own value; with ``equal_nan`` every number holding a NaN is
+    one value, as NumPy's: the first of them in that order, or, when only the
+    values are asked for, the first in ``flat`` (NumPy's hashing path)."""
+    order = _complex_order(flat, 0, False)
     ordered = flat[order]
     if flat.numel() == 0:
         empty = _C.zeros(0, dtype=_C.int64, device=flat.device)
         return ordered, empty, empty, order
     first = _C.ones(1, dtype=_C.bool, device=flat.device)
     starts = _C.cat([first, ordered[1:] != ordered[:-1]], 0)
+    nan = _C.isnan(ordered)
+    if equal_nan:
+        starts = starts & ~(nan & _C.cat([~first, nan[:-1]], 0))  # a NaN after a NaN
     run = _C.cumsum(starts.to(_C.int64), 0) - 1
     inverse = _C.empty_like(run)
     inverse[order] = run
     counts = _C.bincount(run, minlength=0)
-    return ordered[starts], inverse, counts, order
+    values = ordered[starts]
+    if equal_nan and values_only and bool(nan[-1]):
+        values[-1] = flat[_C.argmax(_C.isnan(flat).to(_C.int8), 0)]
+    return values, inverse, counts, order
 
 
 def _unique_result(name, fields):
@@ -384,7 +397,7 @@ def _joined(x, other):
 
 @implements(np.sort_complex)
 def sort_complex(a):
-    """Sorted by the real part, then the imaginary part, as a complex array
+    """Sorted in NumPy's complex order (np.sort's), as a complex array
     (complex64 for 8- and 16-bit integers, complex128 for other reals)."""
     a = as_tensor(a)
     if not a.is_complex():
@@ -392,11 +405,7 @@ def sort_complex(a):
         a = a.to(_C.complex64 if small else _C.complex128)
     if a.ndim == 0:
         return a
-    from ._elementwise import real, imag
-    by_imag = _C.argsort(imag(a), dim=-1, stable=True)
-    order = _C.gather(by_imag, -1, _C.argsort(_C.gather(real(a), -1, by_imag), dim=-1,
-                                              stable=True))
-    return _C.gather(a, -1, order)
+    return _C.gather(a, -1, _complex_order(a, -1, False))
 
 
 # A full sort is a valid partition: the k-th element lands where a sort puts it,
