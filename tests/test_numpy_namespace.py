@@ -270,7 +270,9 @@ def test_fft_frequencies_take_numpys_spacings(name):
         got = ours(n, tnp.asarray(d) if isinstance(d, np.ndarray) else d)
         assert got.dtype == want.dtype and tuple(got.shape) == want.shape, (n, d)
         np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=f"{name}({n}, {d!r})")
-        np.testing.assert_array_equal(ours(n, d).cpu().numpy(), want)  # host spacing
+        if not (isinstance(d, np.ndarray) and d.ndim and tl.empty(0).device.type != "cpu"):
+            # a host spacing (an ndarray of spacings is host memory, refused on a device)
+            np.testing.assert_array_equal(ours(n, d).cpu().numpy(), want)
     with pytest.raises(ZeroDivisionError):
         theirs(4, 0.0)
     with pytest.raises(ZeroDivisionError):

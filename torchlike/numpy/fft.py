@@ -121,8 +121,8 @@ def _frequencies(k, n, d, dtype):
     0 is Python's ZeroDivisionError), then the product in float64, complex128
     for a complex spacing."""
     n = n if isinstance(n, np.integer) else _size(n)  # a NumPy int32 n promotes as its own
-    if isinstance(d, np.ndarray) and d.ndim:
-        d = as_tensor(d).to(k.device)
+    if isinstance(d, np.ndarray) and d.ndim:  # host data: refused beside a device's bins
+        d = as_tensor(d)
     if isinstance(d, Tensor):
         if not (d.is_floating_point() or d.is_complex()):
             d = d.to(_C.float64)  # NumPy's 1.0 / ints is float64, not the default float
