@@ -72,7 +72,9 @@ What they found (each with a focused test in the test file of its area):
 What differs by design (docs/numpy.md, "The ninth round"): float16 and
 float32 ``np.cumsum``/``np.cumprod`` keep the running value in double
 (PyTorch's CPU accumulation) where NumPy rounds it to the dtype at each
-step (a focused test pins it; the programs scan in float64); and, as
+step (a focused test pins it; the programs scan in float64); lcm's
+reduce and accumulate group in halves, so a wrapped lcm differs from
+NumPy's left fold (the programs keep their reductions in range); and, as
 before, torchlike ops never warn (the nan* reductions of all-NaN rows
 give NumPy's NaN silently), ``errstate`` governs NumPy's own computations
 only, an integer array with a Python float (or ``int / int``) is float32,
