@@ -319,6 +319,31 @@ def test_numpy_polynomial_fit_residual():
     assert np.abs(c.grad.cpu().numpy()).max() < 1e-12
 
 
+def test_polyfit_differentiates_in_its_points_and_weights():
+    """np.polyfit ran NumPy's code, which writes ``lhs /= scale`` over the
+    Vandermonde matrix ``lhs * lhs`` kept (x that requires grad failed in
+    backward) and ``lhs *= w[:, None]`` into an ndarray (weights that
+    require grad were refused); its steps are torchlike's now."""
+    rng = np.random.default_rng(5)
+    x, y, w = np.linspace(0, 1, 6) + 0.02 * rng.standard_normal(6), rng.standard_normal(6), \
+        rng.random(6) + 0.5
+    cases = [(lambda x: np.polyfit(x, y, 2), [x]),
+             (lambda w: np.polyfit(x, y, 2, w=w), [w]),
+             (lambda x, y, w: np.polyfit(x, np.stack([y, y ** 2], 1), 1, w=w, cov=True)[1],
+              [x, y, w]),
+             (lambda x, y: np.polyfit(x, y, 1, full=True)[1], [x, y])]
+    for f, arrays in cases:
+        got = f(*[leaf(a) for a in arrays])
+        assert_close(got.detach(), f(*arrays))
+        assert gradcheck(f, [leaf(a) for a in arrays])
+    c, res, rank, sv, rcond = np.polyfit(leaf(x), leaf(y), 2, full=True)
+    assert int(rank) == 3 and rcond == 6 * np.finfo(np.float64).eps
+    with pytest.warns(np.exceptions.RankWarning, match="poorly conditioned"):
+        np.polyfit(leaf([0.0, 0.0, 1.0]), leaf([1.0, 2.0, 3.0]), 2)
+    with pytest.raises(TypeError, match="expected w and y to have the same length"):
+        np.polyfit(leaf(x), leaf(y), 1, w=leaf(w[:3]))
+
+
 def test_numpy_rbf_kernel():
     a, b = rand(4, 2), rand(3, 2, seed=1)
     log_scale = rand(1, seed=2)
