@@ -389,6 +389,7 @@ NUMPY_SPELLINGS = {
     "clip_number_bounds": lambda x: np.clip(x, 2.0, 3.0),
     "clip_lower_only": lambda x: np.clip(x, 2, None),
     "clip_tensor_bounds": lambda x, lo: np.clip(x, lo, np.full_like(x, 3.0)),
+    "clip_tensor_bounds_meet": lambda x, lo, hi: np.clip(x, lo, hi),
     "max_all_ties": lambda x: np.max(x),
     "max_axis_ties": lambda x: np.max(x, axis=1),
     "min_axis_ties": lambda x: np.amin(x, axis=0),

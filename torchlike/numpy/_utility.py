@@ -36,10 +36,19 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
         # clip: an element at a bound gets no gradient (maximum/minimum would
         # give it half)
         return finish(_C.clamp(a, lo, hi), out)
-    # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
-    # promote as in NumPy, and the gradient flows to every operand.
-    result = a if lo is None else _C.maximum(a, _clip_bound(lo, a))
-    result = result if hi is None else _C.minimum(result, _clip_bound(hi, result))
+    lo, hi = (None if b is None else _clip_bound(b, a) for b in (lo, hi))
+    dtype = a.dtype
+    for b in (lo, hi):
+        dtype = dtype if b is None else _C.promote_types(dtype, b.dtype)
+    if dtype.is_floating_point:
+        # NOTE: tensor bounds are clamp's too, in NumPy's promoted dtype, as the
+        # namespace's clip and torch.clamp: a tie with one bound splits the
+        # gradient between x and it, x == min == max gives x all of it
+        # (maximum then minimum gave x a quarter there)
+        lo, hi = (None if b is None else b.to(dtype) for b in (lo, hi))
+        return finish(_C.clamp(a.to(dtype), lo, hi), out)
+    result = a if lo is None else _C.maximum(a, lo)
+    result = result if hi is None else _C.minimum(result, hi)
     return finish(result, out)
 
 
