@@ -596,3 +596,25 @@ def test_gradient_through_numpy_python_code(name, func, fn, data, no_fallback):
 
 def test_at_least_twenty_python_functions_differentiate():
     assert len(GRAD_THROUGH_IMPLEMENTATION) >= 20
+
+
+@pytest.mark.parametrize("name, fn, shape", [
+    ("max_initial", lambda a: np.max(a, axis=0, initial=-1.0), (3,)),
+    ("min_initial_all", lambda a: np.min(a, initial=2.0), ()),
+    ("amax_initial_keepdims", lambda a: np.amax(a, axis=1, initial=0.0, keepdims=True), (0, 1)),
+    ("pinv", lambda a: np.linalg.pinv(a), (3, 0)),
+])
+def test_results_of_empty_tensors_that_require_grad_stay_on_the_tape(name, fn, shape):
+    """np.max/np.min with initial= of an empty tensor (initial fills the
+    result) and np.linalg.pinv of an empty matrix returned a new tensor
+    that did not require grad, where every other op keeps a tensor that
+    requires grad on the tape (PyTorch's rule): backward from it raised."""
+    data = np.zeros((0, 3))
+    a = tl.tensor(data, requires_grad=True)
+    got = fn(a)
+    want = fn(data)
+    assert got.requires_grad and got.grad_fn is not None
+    assert tuple(got.shape) == want.shape == shape and np.dtype(got.dtype.name) == want.dtype
+    assert_close(got.detach(), want)
+    got.sum().backward()
+    assert tuple(a.grad.shape) == (0, 3)
