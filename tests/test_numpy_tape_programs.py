@@ -688,6 +688,28 @@ def test_pad_statistic_and_ramp_modes_are_recorded(mode, kwargs):
                   dtype=np.float32, rtol=1e-5, atol=1e-6)
 
 
+def test_pad_values_that_require_grad_are_recorded():
+    """np.pad's constant_values= and linear_ramp's end_values= that require
+    grad (a learned border) were read as host numbers, which refused them
+    ("Can't call numpy() on Tensor that requires grad"); they fill the
+    border from the tape now, so they get the gradient of every element they
+    fill, in the data's dtype as NumPy writes them."""
+    x = RNG.standard_normal((3, 4))
+    for kwargs in ({"constant_values": [0.3]}, {"constant_values": [[0.3, -1.0], [2.0, 0.5]]},
+                   {"mode": "linear_ramp", "end_values": [[0.3, -1.0], [2.0, 0.5]]},
+                   {"mode": "linear_ramp", "end_values": [1.5]}):
+        (key, values), = ((k, v) for k, v in kwargs.items() if k != "mode")
+        mode = kwargs.get("mode", "constant")
+        same_as_numpy(lambda t, v: np.pad(t, ((1, 2), (2, 1)), mode=mode, **{key: v}), x, values)
+        got, (_, v) = same_as_numpy(lambda t, v: np.pad(t, 2, mode=mode, **{key: v}), x, values,
+                                    dtype=np.float32, rtol=1e-6, atol=1e-6)
+        got.sum().backward()
+        assert v.grad.dtype == tl.float32
+    v = leaf([0.5, 2.0])
+    np.pad(leaf(x), ((1, 0), (0, 3)), constant_values=(v[0], v[1])).sum().backward()
+    np.testing.assert_array_equal(host(v.grad), [4.0, 12.0])   # the corner is axis 1's
+
+
 def test_pad_modes_refuse_what_numpy_refuses():
     x = leaf(RNG.standard_normal((3, 4)))
     with pytest.raises(ValueError, match="stat_length of 0 yields no value for padding"):

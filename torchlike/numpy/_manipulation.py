@@ -637,6 +637,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
             or set(kwargs) - {"constant_values", "reflect_type"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
+    if mode == "constant" and _requires_grad(kwargs.get("constant_values")):
+        return _pad_learned_constants(x, widths, kwargs["constant_values"])
     values = np.asarray(_host_numbers(kwargs.get("constant_values", 0)))
     if values.dtype == object:  # Python ints past int64: written in x's dtype, as NumPy does
         values = values.astype(np_dtype(x.dtype))
@@ -688,6 +690,31 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
 
 
+def _requires_grad(obj):
+    if isinstance(obj, Tensor):
+        return obj.requires_grad and _C.is_grad_enabled()
+    return isinstance(obj, (list, tuple)) and any(_requires_grad(o) for o in obj)
+
+
+def _pad_learned_constants(x, widths, values):
+    """Constant padding whose ``constant_values`` require grad (a learned
+    border): each axis's blocks are its two values expanded, in x's dtype as
+    NumPy writes them, so the values get the gradient of every element they
+    fill (the host numbers of the other route would drop it)."""
+    values = _C.broadcast_to(as_tensor(values).to(device=x.device, dtype=x.dtype), (x.ndim, 2))
+    for axis, (before, after) in enumerate(widths.tolist()):
+        parts = []
+        for n, value in ((before, values[axis, 0]), (0, None), (after, values[axis, 1])):
+            if value is None:
+                parts.append(x)
+            elif n:
+                shape = list(x.shape)
+                shape[axis] = n
+                parts.append(value.expand(tuple(shape)))
+        x = _C.cat(parts, axis) if len(parts) > 1 else x
+    return x
+
+
 def _pad_odd_reflection(x, axis, before, after, symmetric):
     """NumPy's reflect_type='odd' along ``axis``: each pass mirrors at most the
     whole periods already there about the current edge value e (2 * e - v),
@@ -730,6 +757,10 @@ def _pad_computed(x, widths, mode, kwargs):
     given = kwargs.get("end_values", 0) if ramp else kwargs.get("stat_length")
     if given is None:
         pairs = [(None, None)] * x.ndim
+    elif ramp and _requires_grad(given):  # learned end values: kept on the tape
+        values = _C.broadcast_to(as_tensor(given).to(device=x.device, dtype=x.dtype),
+                                 (x.ndim, 2))
+        pairs = [(values[axis, 0], values[axis, 1]) for axis in range(x.ndim)]
     else:
         values = np.asarray(_host_numbers(given))
         if not ramp:  # NumPy rounds lengths, then refuses negative ones
