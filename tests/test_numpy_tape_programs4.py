@@ -1,0 +1,464 @@
+"""NumPy programs on the tape, fourth round, in the manner of the first
+three (tests/test_numpy_tape_programs.py, 2 and 3): model code written once
+with NumPy (and scipy.special) and called on torchlike tensors that require
+grad; values, dtypes and shapes against NumPy on the detached data,
+gradients against finite differences (gradcheck in float64).  Ground the
+earlier rounds leave: least squares three ways (batched solve, lstsq,
+pinv, QR) and log-determinants three ways (slogdet, det, cholesky),
+eigvalsh of either triangle, condition numbers of every order, einsum with
+ellipses and repeated labels, top-k writes by put_along_axis and in-place
+arithmetic through fancy, flat, diagonal and triangular indices, NaN-safe
+double-where, the subgradients of clip/maximum/minimum at their ties,
+trimmed means, MAD and quantile losses with a learned level, convolution
+and correlation in every mode and length beside sliding windows and a
+spectral convolution, padding modes under a sliding-window filter,
+interpolation in x, xp and fp, polynomial models (polyval, poly1d, poly,
+polyfit in its points and weights), special-function numerics at extreme
+arguments, moments with ddof/where/correction/mean=, weighted averages,
+products and round trips of joins and splits, scipy.special likelihoods,
+float32 programs, 0-d and empty arrays, and non-contiguous leaves.
+
+What they found, and is fixed:
+
+- ``np.polyfit`` ran NumPy's code, which writes ``lhs /= scale`` over the
+  Vandermonde matrix ``lhs * lhs`` kept for the tape: points ``x`` that
+  require grad failed in backward ("modified by an inplace operation");
+  and ``lhs *= w[:, None]`` multiplied an ndarray by weights that require
+  grad in place, which was refused.  np.polyfit is torchlike's now, the same
+  steps without writes (tests/test_grad_numpy.py).
+- ``np.clip(x, lo, hi)`` with tensor bounds took ``maximum`` then
+  ``minimum``: where x == lo == hi, x got a quarter of the gradient and the
+  bounds the rest; ``torchlike.numpy.clip``, ``torch.clamp`` and PyTorch
+  give x all of it.  Tensor bounds are clamp's now, in NumPy's promoted
+  dtype (a golden case, tests/golden/numpy_tape.json:
+  clip_tensor_bounds_meet).
+- ``np.max``/``np.min`` with ``initial=`` of an empty tensor, and
+  ``np.linalg.pinv`` of an empty matrix, returned a new tensor that did not
+  require grad, so backward from the result raised; they stay on the tape
+  (tests/test_array_function.py).
+- ``np.pad(x, w, constant_values=c)`` and ``mode='linear_ramp',
+  end_values=c`` with values that require grad (a learned border) read
+  them as host numbers, which refused them; they are recorded now
+  (tests/test_numpy_tape_programs.py).
+
+PyTorch's rules, kept by design: ``np.linalg.qr(a, mode='r')`` and
+``mode='complete'`` of a tall matrix refuse to differentiate (PyTorch's
+linalg.qr: the gradient needs Q, or Q's completion is arbitrary);
+``np.linalg.qr(a, mode='raw')`` is geqrf, whose derivative PyTorch does not
+implement, nor ``np.heaviside``'s.  NumPy's own dispatch decides what
+reaches torchlike: ``np.pad(ndarray, w, constant_values=t)`` dispatches on
+the array only, so NumPy converts ``t`` and refuses a tensor that requires
+grad; np.polynomial's evaluation functions refuse learned coefficients
+(round two's docstring).
+"""
+import numpy as np
+import pytest
+import scipy.special as sp
+from numpy.lib.stride_tricks import sliding_window_view as windows
+
+import torchlike as tl
+import torchlike.numpy as tnp
+import torchlike.scipy.special as tsp
+from torchlike.autograd import gradcheck, gradgradcheck
+from test_numpy_tape_programs import leaf, host, same_as_numpy
+
+RNG = np.random.default_rng(44)
+
+
+def spd(a, ridge=1.0):
+    """A symmetric positive definite matrix (a stack of them) from any."""
+    return a @ np.swapaxes(a, -1, -2) + ridge * np.eye(a.shape[-1])
+
+
+# ---- linear algebra ----------------------------------------------------------------------------
+
+def ridge_three_ways(X, y, log_lam):
+    """Ridge regression by the batched normal equations (np.linalg.solve of
+    a stack), by np.linalg.lstsq of the augmented system and by
+    np.linalg.pinv: the same weights, returned side by side."""
+    lam = np.exp(log_lam)
+    d = X.shape[-1]
+    G = np.swapaxes(X, -1, -2) @ X + lam * np.eye(d)
+    w_solve = np.linalg.solve(G, np.swapaxes(X, -1, -2) @ y[..., None])[..., 0]
+    w_lstsq = np.stack([np.linalg.lstsq(np.concatenate([Xb, np.sqrt(lam) * np.eye(d)]),
+                                        np.concatenate([yb, np.zeros(d)]), rcond=None)[0]
+                        for Xb, yb in zip(X, y)])
+    w_pinv = np.einsum("bij,bj->bi", np.linalg.pinv(X.swapaxes(1, 2) @ X + lam * np.eye(d)),
+                       np.einsum("bji,bj->bi", X, y))
+    return np.stack([w_solve, w_lstsq, w_pinv])
+
+
+def test_ridge_regression_by_solve_lstsq_and_pinv():
+    X, y = RNG.standard_normal((2, 6, 3)), RNG.standard_normal((2, 6))
+    got, _ = same_as_numpy(ridge_three_ways, X, y, np.log(0.3), rtol=1e-10)
+    w = host(got)
+    np.testing.assert_allclose(w[1], w[0], rtol=1e-10)
+    np.testing.assert_allclose(w[2], w[0], rtol=1e-10)
+
+
+def log_dets(A):
+    """Three log-determinants of a stack of SPD matrices: slogdet, log det,
+    and twice the log of cholesky's diagonal (upper=True's too)."""
+    S = spd(A)
+    sign, logabs = np.linalg.slogdet(S)
+    L = np.linalg.cholesky(S)
+    U = np.linalg.cholesky(S, upper=True)
+    return np.stack([sign * logabs, np.log(np.linalg.det(S)),
+                     2 * np.sum(np.log(np.diagonal(L, axis1=-2, axis2=-1)), axis=-1),
+                     2 * np.sum(np.log(np.einsum("...ii->...i", U)), axis=-1)])
+
+
+def test_log_determinants_three_ways():
+    got, _ = same_as_numpy(log_dets, RNG.standard_normal((3, 4, 4)), rtol=1e-10)
+    v = host(got)
+    for row in v[1:]:
+        np.testing.assert_allclose(row, v[0], rtol=1e-10)
+
+
+def qr_least_squares(A, b):
+    """Least squares by the reduced QR (R^-1 Q^T b) beside lstsq, and the
+    batched QR's R of the transposed stack."""
+    Q, R = np.linalg.qr(A)
+    x_qr = np.linalg.solve(R, Q.T @ b)
+    x_ls = np.linalg.lstsq(A, b, rcond=None)[0]
+    R2 = np.linalg.qr(np.stack([A, A[::-1]]).swapaxes(1, 2)[:, :, :3]).R
+    return np.concatenate([x_qr, x_ls, np.abs(R2).ravel()])
+
+
+def test_least_squares_by_qr():
+    got, _ = same_as_numpy(qr_least_squares, RNG.standard_normal((6, 3)), RNG.standard_normal(6),
+                           rtol=1e-10)
+    np.testing.assert_allclose(host(got)[:3], host(got)[3:6], rtol=1e-10)
+
+
+def spectral_barrier(A):
+    """A log-barrier on the spectrum of a symmetric stack, eigvalsh reading
+    the lower triangle and the upper one of the same symmetric matrices."""
+    S = spd(A, ridge=0.5)
+    lo, up = np.linalg.eigvalsh(S), np.linalg.eigvalsh(S, UPLO="U")
+    return -np.sum(np.log(lo), axis=-1) + np.max(up, axis=-1) + np.linalg.eigh(S)[0][..., 0]
+
+
+def test_eigvalsh_of_either_triangle():
+    A = RNG.standard_normal((2, 3, 3))
+    same_as_numpy(spectral_barrier, A, rtol=1e-10)
+    # on a matrix that is not symmetric each reads its own triangle only
+    B = RNG.standard_normal((3, 3))
+    for uplo, keep in (("L", np.tril), ("U", np.triu)):
+        t = leaf(B)
+        np.sum(np.linalg.eigvalsh(t, UPLO=uplo) ** 2).backward()
+        np.testing.assert_array_equal(host(t.grad) == 0, keep(np.ones((3, 3))) == 0)
+
+
+CONDITION_ORDERS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("p", CONDITION_ORDERS, ids=str)
+def test_condition_numbers_of_every_order(p):
+    """np.linalg.cond of a stack (NumPy's code: norms of the matrix and of
+    its inverse, or the ratio of singular values)."""
+    A = RNG.standard_normal((2, 3, 3)) + 2 * np.eye(3)
+    same_as_numpy(lambda a: np.linalg.cond(a, p), A, rtol=1e-9)
+
+
+def test_qr_modes_without_a_gradient_are_pytorchs_refusals():
+    a = leaf(RNG.standard_normal((4, 3)))
+    for mode, match in (("r", "mode='r' does not compute"), ("complete", "not differentiable")):
+        r, want = np.linalg.qr(a, mode=mode), np.linalg.qr(host(a), mode=mode)
+        r, want = (r, want) if mode == "r" else (r[1], want[1])
+        np.testing.assert_allclose(np.abs(host(r)), np.abs(want), rtol=1e-12, atol=1e-14)
+        with pytest.raises(RuntimeError, match=match):
+            r.sum().backward()
+    # the square matrix's complete Q is its reduced one: differentiable
+    same_as_numpy(lambda m: np.linalg.qr(m, mode="complete")[0] @ np.diag([1.0, 2.0, 3.0]),
+                  RNG.standard_normal((3, 3)), rtol=1e-10)
+
+
+# ---- einsum ------------------------------------------------------------------------------------
+
+def einsum_program(A, B, W, x):
+    """einsum with ellipses (leading, middle, broadcasting), repeated labels
+    (trace, diagonal, a batch of traces, the diagonal of a cube), one operand
+    three times, a bilinear form and the sublist spelling."""
+    terms = [np.einsum("...ij,...jk->...ik", A, B).sum(),
+             np.einsum("i...j,j...->i...", A, B[:, :, :3].swapaxes(0, 1)).sum(),
+             np.einsum("...i,...i->...", A[:, :1], B[0, :, :3].T).sum(),
+             np.einsum("ii", A[0, :, :3]), np.einsum("ii->i", A[1, :, :3]).sum(),
+             np.einsum("bii->b", A[:, :, :3]).sum(),
+             np.einsum("iii->i", np.einsum("i,j,k->ijk", x, x, x)).sum(),
+             np.einsum("ij,jk,ki->", A[0, :, :3], A[0, :, :3], A[0, :, :3]),
+             np.einsum("i,oij,j->o", x, W, x[::-1]).sum(),
+             np.einsum(A, [Ellipsis, 0, 1], B[0], [1, 2], [Ellipsis, 0, 2]).sum()]
+    return np.stack(terms)
+
+
+def test_einsum_with_ellipses_and_repeated_labels():
+    A, B = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 3))
+    got, _ = same_as_numpy(einsum_program, A, B, RNG.standard_normal((2, 3, 3)),
+                           RNG.standard_normal(3), rtol=1e-11)
+    v = host(got)
+    np.testing.assert_allclose(v[3], np.trace(A[0, :, :3]), rtol=1e-12)
+    assert gradgradcheck(lambda a, w: einsum_program(a, leaf(B).detach(), w,
+                                                     leaf([0.3, -0.2, 0.5]).detach()),
+                         [leaf(A), leaf(RNG.standard_normal((2, 3, 3)))])
+
+
+# ---- gathers and writes ------------------------------------------------------------------------
+
+def top_k_writes(scores, values):
+    """The row-wise top-2 gathered by take_along_axis over argsort, written
+    back into a copy by put_along_axis with values that require grad, and
+    the largest one replaced per row."""
+    idx = np.argsort(scores, axis=1)[:, -2:]
+    top = np.take_along_axis(scores, idx, axis=1)
+    out = np.zeros_like(scores)
+    np.put_along_axis(out, idx, top * values[:, None], axis=1)
+    best = scores.copy()
+    np.put_along_axis(best, np.argmax(scores, axis=1, keepdims=True), values[:, None], axis=1)
+    return out + best + np.take_along_axis(scores, np.asarray([[-1], [0], [-4]]), axis=1)
+
+
+def test_top_k_writes_by_put_along_axis():
+    scores = np.asarray([[0.3, -1.0, 2.0, 0.7], [1.5, 0.1, -0.3, 0.9], [0.2, 0.4, 1.1, -2.0]])
+    same_as_numpy(top_k_writes, scores, RNG.standard_normal(3))
+
+
+def index_writes(a, v):
+    """In-place arithmetic on copies through every kind of index: fancy
+    indices with a repeat (NumPy's buffered value: the last write wins),
+    booleans, np.diag_indices, np.triu_indices from the transpose (a
+    symmetrised copy), .flat, a row swap, an overlapping slice and a loop of
+    running sums."""
+    b = a.copy()
+    b[[0, 2]] += v[:2, None]
+    b[b > 1.0] *= v[2]
+    c = a[:3, :3].copy()
+    c[np.diag_indices(3)] += v[:3]
+    c[np.triu_indices(3, 1)] = c.T[np.triu_indices(3, 1)]
+    d = a[0].copy()
+    d.flat[[1, 3]] = v[:2]
+    d[1:] = d[:-1] * 0.5
+    for i in range(1, len(d)):
+        d[i] += d[i - 1]
+    e = a.copy()
+    e[[0, 1]] = e[[1, 0]]
+    return np.concatenate([b.ravel(), c.ravel(), d, e[:2].ravel()])
+
+
+def test_in_place_arithmetic_through_every_index():
+    a, v = RNG.standard_normal((3, 4)), RNG.standard_normal(3)
+    got, _ = same_as_numpy(index_writes, a, v)
+    c = host(got)[12:21].reshape(3, 3)
+    np.testing.assert_array_equal(c, c.T)
+    # b[[0, 0]] += v: NumPy's value (b[0] + v[1]), as torchlike's; the
+    # gradient is PyTorch's index_put rule (round three's docstring)
+    t = leaf(np.zeros(3))
+    y = t * 1.0
+    y[[0, 0]] += leaf([1.0, 2.0])
+    np.testing.assert_array_equal(host(y), [2.0, 0.0, 0.0])
+
+
+def scatter_sums(a, v):
+    """Accumulation that NumPy spells np.add.at / np.subtract.at, repeated
+    targets included, and a histogram of learned weights by np.bincount."""
+    b = np.zeros_like(a)
+    np.add.at(b, (np.asarray([0, 0, 2, 0]), np.asarray([1, 1, 3, 1])), v * a[1, 1])
+    np.subtract.at(b, [2, 2], a[0])
+    h = np.bincount(np.asarray([0, 2, 2, 1, 0]), weights=np.tanh(np.concatenate([v, a[0, :1]])),
+                    minlength=4)
+    return np.concatenate([(b + a).ravel(), h])
+
+
+def test_scatter_accumulation():
+    got, (a, v) = same_as_numpy(scatter_sums, RNG.standard_normal((3, 4)), RNG.standard_normal(4))
+    # the repeated target (0, 1) gets three values
+    np.testing.assert_allclose(host(got)[1] - host(a)[0, 1],
+                               host(v)[[0, 1, 3]].sum() * host(a)[1, 1], rtol=1e-12)
+
+
+# ---- where, and the subgradients at ties -------------------------------------------------------
+
+def nan_safe_layer(x, y):
+    """NaN-safe spellings: the double-where for sqrt and log of values that
+    may be negative (the unused branch's NaN never reaches the gradient),
+    np.where broadcasting a column against a row and a 0-d choice, a masked
+    mean that divides by a count kept above zero."""
+    pos = x > 0
+    root = np.where(pos, np.sqrt(np.where(pos, x, 1.0)), 0.0)
+    logs = np.where(pos, np.log(np.where(pos, x, 1.0)), -x)
+    wide = np.where(x[:, None] > y[None, :], x[:, None], y[0])
+    mask = y > 0
+    masked_mean = np.sum(np.where(mask, y, 0.0)) / np.maximum(np.sum(mask), 1)
+    return np.concatenate([root, logs, wide.ravel(), [masked_mean]])
+
+
+def test_nan_safe_double_where():
+    x = np.asarray([-1.0, 0.4, 2.0, -0.3, 1.2])
+    same_as_numpy(nan_safe_layer, x, RNG.standard_normal(3))
+    # the single-where spelling sends NaN back from the unused branch
+    t = leaf(x)
+    with np.errstate(invalid="ignore"):
+        np.sum(np.where(t > 0, np.sqrt(t), 0.0)).backward()
+    assert np.isnan(host(t.grad)[x < 0]).all()
+
+
+TIE_GRADIENTS = {
+    # NumPy's spelling, the leaves' values, PyTorch's gradient of the sum
+    "maximum splits a tie": (lambda a, b: np.maximum(a, b), ([1.0, 2.0], [1.0, 1.0]),
+                             ([0.5, 1.0], [0.5, 0.0])),
+    "minimum splits a tie": (lambda a, b: np.minimum(a, b), ([1.0, 2.0], [1.0, 1.0]),
+                             ([0.5, 0.0], [0.5, 1.0])),
+    "fmin splits a tie": (lambda a, b: np.fmin(a, b), ([1.0, 2.0], [1.0, 1.0]),
+                          ([0.5, 0.0], [0.5, 1.0])),
+    "relu by maximum(x, 0.0)": (lambda a: np.maximum(a, 0.0), ([0.0, 1.0, -1.0],),
+                                ([0.5, 1.0, 0.0],)),
+    "clip at number bounds": (lambda a: np.clip(a, -1.0, 1.0), ([-1.0, 1.0, 0.5, 2.0],),
+                              ([0.0, 0.0, 1.0, 0.0],)),
+    "clip at tensor bounds": (lambda a, lo, hi: np.clip(a, lo, hi),
+                              ([-1.0, 1.0, 0.5, 3.0], [-1.0, -1.0, 0.5, 4.0],
+                               [1.0, 1.0, 0.5, 2.0]),
+                              ([0.5, 0.5, 1.0, 0.0], [0.5, 0.0, 0.0, 0.0],
+                               [0.0, 0.5, 0.0, 1.0])),
+    "max of ties": (lambda a: np.max(a), ([1.0, 3.0, 3.0],), ([0.0, 0.5, 0.5],)),
+    "median of ties is quantile's": (lambda a: np.median(a), ([2.0, 1.0, 2.0],),
+                                     ([1.0, 0.0, 0.0],)),
+    "median of an even count": (lambda a: np.median(a), ([2.0, 1.0, 2.0, 5.0],),
+                                ([0.5, 0.0, 0.5, 0.0],)),
+    "sort of ties is stable": (lambda a: np.sort(a) * np.asarray([1.0, 2.0, 3.0]),
+                               ([2.0, 1.0, 2.0],), ([2.0, 1.0, 3.0],)),
+    "running maximum": (lambda a: np.maximum.accumulate(a), ([2.0, 2.0, 1.0],),
+                        ([1.0, 2.0, 0.0],)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TIE_GRADIENTS))
+def test_gradients_at_ties_are_pytorchs(name):
+    """PyTorch's subgradients at ties (torch.maximum/minimum/fmin split, clamp
+    sends nothing at a number bound, splits at a tensor bound and gives x all
+    of it where min == max == x, amax shares, sort is stable, cummax picks
+    the last): recorded with PyTorch 2.15 for this round; np.clip with
+    tensor bounds gave x a quarter at min == max == x before.  np.median is
+    torch.quantile(x, 0.5)'s (NumPy's median is that quantile, an average of
+    the middle pair for an even count): the stable sort's middle element
+    gets it, as torch.median(x, dim) gives it to its index, where the
+    full-reduction torch.median(x) shares it among equal values."""
+    f, values, want = TIE_GRADIENTS[name]
+    leaves = [leaf(v) for v in values]
+    f(*leaves).sum().backward()
+    for t, g in zip(leaves, want):
+        np.testing.assert_array_equal(host(t.grad), g)
+    # the namespace's spelling agrees
+    if name.startswith("clip"):
+        again = [leaf(v) for v in values]
+        tnp.clip(*again).sum().backward() if len(again) == 3 else \
+            tnp.clip(again[0], -1.0, 1.0).sum().backward()
+        for t, g in zip(again, want):
+            np.testing.assert_array_equal(host(t.grad), g)
+
+
+# ---- order statistics --------------------------------------------------------------------------
+
+def robust_scale_losses(r, q_logit):
+    """Robust losses by order statistics: a trimmed mean by np.sort, the
+    median absolute deviation by two np.median calls, a pinball loss at a
+    learned quantile level (np.quantile with q from expit), the mean of the
+    two largest by np.partition, and np.nanquantile of data with gaps."""
+    n = r.size
+    trimmed = np.mean(np.sort(r)[1:n - 1])
+    mad = np.median(np.abs(r - np.median(r)))
+    q = sp.expit(q_logit)
+    level = np.quantile(r, q)
+    pinball = np.mean(np.maximum(q * (r - level), (q - 1) * (r - level)))
+    top2 = np.mean(np.partition(r, n - 2)[n - 2:])
+    gappy = np.nanquantile(np.where(np.abs(r) > 1.5, np.nan, r), [0.25, 0.75])
+    return np.stack([trimmed, mad, pinball, top2, gappy[0], gappy[1],
+                     np.percentile(r, 40, method="midpoint")])
+
+
+def test_trimmed_mean_mad_and_quantile_losses():
+    r = np.asarray([0.3, -1.2, 2.0, 0.7, -0.4, 1.1, -2.1, 0.05, 1.6])   # distinct values
+    same_as_numpy(robust_scale_losses, r, 0.2)
+
+
+# ---- signals -----------------------------------------------------------------------------------
+
+LENGTHS = [(6, 4), (5, 2), (4, 4), (3, 6), (2, 5)]
+
+
+@pytest.mark.parametrize("n, m", LENGTHS)
+def test_convolution_and_correlation_in_every_mode(n, m):
+    """np.convolve and np.correlate in 'full', 'same' and 'valid' (and mode
+    numbers), for a longer, equal and shorter second operand: NumPy swaps
+    the operands of convolve and centres 'same' by its own rule."""
+    a, v = RNG.standard_normal(n), RNG.standard_normal(m)
+    for mode in ("full", "same", "valid", 0, 1, 2):
+        same_as_numpy(lambda a, v: np.concatenate([np.convolve(a, v, mode),
+                                                   np.correlate(a, v, mode)]), a, v)
+
+
+def signal_pipeline(x, k):
+    """Integrate, difference and filter a signal: np.cumsum, np.diff with
+    prepend, np.convolve 'same', np.correlate against a windowed copy, and
+    np.gradient of the result."""
+    velocity = np.cumsum(x) * 0.1
+    jerk = np.diff(velocity, n=2, prepend=velocity[:1])
+    smooth = np.convolve(jerk, k, mode="same")
+    matched = np.correlate(smooth, k * np.hanning(len(k)), mode="valid")
+    return np.concatenate([smooth, matched, np.gradient(smooth, 0.1)])
+
+
+def spectral_convolution(x, k):
+    """The same full convolution by multiplying rfft's (zero-padded to the
+    full length), irfft'd back."""
+    n = len(x) + len(k) - 1
+    return np.fft.irfft(np.fft.rfft(x, n) * np.fft.rfft(k, n), n)
+
+
+def test_signal_pipeline_and_a_spectral_convolution():
+    x, k = RNG.standard_normal(10), RNG.standard_normal(3)
+    same_as_numpy(signal_pipeline, x, k)
+    got, _ = same_as_numpy(spectral_convolution, x, k, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(got), np.convolve(x, k), rtol=1e-10, atol=1e-12)
+
+
+def spectral_losses(img):
+    """Spectral losses: the power spectrum by rfft2, a band-pass by fft2 with
+    a cropped and padded s=, ifftshift of the centred spectrum back, hfft of
+    a Hermitian half, a low-pass reconstruction by irfft with an odd n."""
+    power = np.abs(np.fft.rfft2(img)) ** 2
+    band = np.abs(np.fft.fft2(img, s=(4, 6)))[1:3, 1:4]
+    centred = np.fft.fftshift(np.fft.fft2(img, norm="ortho"))
+    back = np.real(np.fft.ifft2(np.fft.ifftshift(centred), norm="ortho"))
+    row = img[0]
+    herm = np.fft.hfft(np.fft.ihfft(row), n=len(row))
+    low = np.fft.irfft(np.fft.rfft(row)[:2], n=5)
+    return np.concatenate([power.ravel() / 10, band.ravel(), (back - img).ravel(), herm, low])
+
+
+def test_spectral_losses_by_fft2_rfft2_and_hfft():
+    img = RNG.standard_normal((3, 4))
+    got, _ = same_as_numpy(spectral_losses, img, rtol=1e-10, atol=1e-12)
+    v = host(got)
+    # after the power (3 x 3) and the band (2 x 3): ifft2(fft2(x)) - x, hfft(ihfft(x))
+    np.testing.assert_allclose(v[15:27], 0, atol=1e-12)
+    np.testing.assert_allclose(v[27:31], img[0], rtol=1e-12)
+
+
+PAD_MODES = [("reflect", {}), ("symmetric", {}), ("edge", {}), ("wrap", {}),
+             ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}),
+             ("constant", {"constant_values": 0.5})]
+
+
+@pytest.mark.parametrize("mode, kwargs", PAD_MODES, ids=[m + str(k) for m, k in PAD_MODES])
+def test_padding_then_a_sliding_window_filter(mode, kwargs):
+    """A 'same'-size filter: np.pad by each mode, windows by
+    sliding_window_view (1-d and 2-d), contracted with learned taps; the
+    pad wider than the signal for the periodic modes."""
+    x, k, K = RNG.standard_normal(5), RNG.standard_normal(5), RNG.standard_normal((3, 3))
+    img = RNG.standard_normal((4, 5))
+    same_as_numpy(lambda x, k: windows(np.pad(x, 2, mode=mode, **kwargs), 5) @ k, x, k)
+    same_as_numpy(lambda im, K: np.einsum("hwij,ij->hw", windows(np.pad(im, 1, mode=mode,
+                                                                        **kwargs), (3, 3)), K),
+                  img, K)
+    if mode in ("wrap", "symmetric", "edge"):
+        same_as_numpy(lambda x: np.pad(x[:3], (7, 4), mode=mode, **kwargs), x)
