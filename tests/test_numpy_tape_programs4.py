@@ -462,3 +462,197 @@ def test_padding_then_a_sliding_window_filter(mode, kwargs):
                   img, K)
     if mode in ("wrap", "symmetric", "edge"):
         same_as_numpy(lambda x: np.pad(x[:3], (7, 4), mode=mode, **kwargs), x)
+
+
+# ---- interpolation and polynomials -------------------------------------------------------------
+
+def learned_curve(y, x, xp_steps):
+    """A piecewise-linear curve learned three ways: its values (fp), the
+    points it is read at (x, beyond both ends too), and its knots (xp as a
+    cumulative sum of positive steps)."""
+    grid = np.arange(5.0)
+    xp = np.cumsum(np.exp(xp_steps))
+    return np.concatenate([np.interp(np.linspace(-1.0, 5.0, 9), grid, y),
+                           np.interp(x, grid, np.sin(grid)),
+                           np.interp(np.linspace(0.5, 3.5, 4), xp, grid)])
+
+
+def test_interpolation_in_values_points_and_knots():
+    x = np.asarray([0.3, 1.7, 3.9, -1.0, 6.0, 2.5])
+    same_as_numpy(learned_curve, RNG.standard_normal(5), x, np.log(np.full(5, 0.9)))
+
+
+def polynomial_models(c, x, r):
+    """Polynomials with learned coefficients and points: np.polyval of a
+    matrix of points, np.poly1d and its derivative, np.poly of learned
+    roots (whose values vanish there), np.polyder/np.polyint/np.polyadd,
+    and np.polyval of np.polymul."""
+    P = np.poly1d(c)
+    from_roots = np.poly(r)
+    return np.concatenate([np.polyval(c, x).ravel(), P(x[0]) + P.deriv()(x[1]),
+                           np.polyval(from_roots, r),
+                           np.polyval(np.polyder(c, 2), x[0]) + np.polyval(np.polyint(c), x[1]),
+                           np.polyadd(c, from_roots), [np.polyval(np.polymul(c, r), 0.7)]])
+
+
+def test_polynomial_models_with_learned_coefficients():
+    got, _ = same_as_numpy(polynomial_models, RNG.standard_normal(4),
+                           RNG.standard_normal((2, 2)), np.asarray([0.5, -1.0, 2.0]))
+    np.testing.assert_allclose(host(got)[6:9], 0, atol=1e-12)   # the roots
+
+
+def weighted_fit(x, y, w):
+    """A weighted least-squares quadratic by np.polyfit (learned points,
+    values and weights), its covariance, its residual by full=True, and the
+    fitted curve by np.polyval."""
+    coef, cov = np.polyfit(x, y, 2, w=np.exp(w), cov=True)
+    resid = np.polyfit(x, y, 2, full=True)[1]
+    return np.concatenate([coef, cov.ravel(), resid, np.polyval(coef, x)])
+
+
+def test_polyfit_in_its_points_and_weights():
+    """np.polyfit with x or w that require grad: NumPy's code failed in
+    backward (``lhs /= scale`` over what ``lhs * lhs`` kept) or refused the
+    weights (``lhs *= w[:, None]`` into an ndarray); polyfit is torchlike's
+    now."""
+    x = np.linspace(0, 2, 7) + 0.05 * RNG.standard_normal(7)
+    got, _ = same_as_numpy(weighted_fit, x, np.sin(x) + 0.1 * RNG.standard_normal(7),
+                           0.3 * RNG.standard_normal(7), rtol=1e-9, atol=1e-11)
+    assert gradgradcheck(lambda y: np.polyfit(x, y, 1), [leaf(np.cos(x))])
+
+
+# ---- numerics ----------------------------------------------------------------------------------
+
+def stable_numerics(a, b):
+    """Functions whose accurate forms a loss relies on, at small and large
+    arguments: hypot and arctan2 in every quadrant, logaddexp/logaddexp2
+    far from 0, log1p/expm1 near 0, sinc, cbrt of negatives, exp2/log2/log10,
+    float_power, fmod/remainder with tensor divisors, copysign, ldexp."""
+    return np.concatenate([np.hypot(a, b), np.arctan2(a, b), np.logaddexp(800 * a, 800 * b) / 800,
+                           np.logaddexp2(a, -b), np.log1p(1e-3 * a) * 1e3,
+                           np.expm1(1e-3 * b) * 1e3, np.sinc(a), np.cbrt(b),
+                           np.exp2(a) + np.log2(np.abs(b)) + np.log10(np.abs(a)),
+                           np.float_power(np.abs(a), b), np.fmod(a, b) + np.remainder(a, b),
+                           np.copysign(a, b), np.ldexp(a, np.asarray([1, -2, 3, 0])),
+                           np.deg2rad(a) + np.rad2deg(b) / 100])
+
+
+def test_numerics_at_small_and_large_arguments():
+    a = np.asarray([1.0, -1.0, 1.3, -0.7])
+    b = np.asarray([0.9, 1.1, -1.2, -0.4])       # every quadrant, no remainder at a kink
+    same_as_numpy(stable_numerics, a, b, rtol=1e-11)
+    # log1p and expm1 keep their slopes where 1 + x rounds to 1
+    t = leaf([1e-17, -1e-17])
+    np.sum(np.log1p(t) + np.expm1(t)).backward()
+    np.testing.assert_allclose(host(t.grad), [2.0, 2.0], rtol=1e-15)
+
+
+# ---- moments and weighted averages ------------------------------------------------------------
+
+def moments(x, w):
+    """np.var/np.std with ddof=, correction= (NumPy 2), where= (with ddof
+    too), mean= and keepdims over an axis tuple; np.nanvar with ddof of data
+    with gaps; np.average with learned weights along an axis, over all,
+    with keepdims and returned=."""
+    m = np.asarray([[1, 1, 0, 1], [1, 0, 1, 1], [0, 1, 1, 1]], bool)
+    x3 = x.reshape(3, 2, 2)
+    weights = np.exp(w)
+    avg, total = np.average(x, axis=1, weights=weights, returned=True)
+    return np.concatenate([
+        np.var(x, axis=1, ddof=1), np.std(x, axis=0, ddof=2), np.std(x, axis=1, correction=1),
+        np.var(x, axis=1, where=m), np.std(x, axis=1, ddof=1, where=m),
+        np.var(x, axis=0, mean=np.mean(x, axis=0, keepdims=True)),
+        np.var(x3, axis=(0, 2), keepdims=True, ddof=1).ravel(),
+        np.nanvar(np.where(x > 1.0, np.nan, x), axis=1, ddof=1),
+        avg * total, [np.average(x, weights=np.outer(np.ones(3), weights))],
+        np.average(x, axis=1, weights=weights, keepdims=True).ravel()])
+
+
+def test_moments_with_ddof_where_and_learned_weights():
+    x = np.asarray([[0.3, -1.2, 2.0, 0.7], [1.4, 0.1, -0.5, 0.9], [-0.2, 0.6, 1.8, -1.1]])
+    same_as_numpy(moments, x, RNG.standard_normal(4))
+
+
+# ---- products, joins and splits ---------------------------------------------------------------
+
+def products(a, b, M):
+    """np.outer (of 2-d operands, flattened as NumPy does), np.kron of a 3-d
+    and a 2-d array, np.tensordot with an int and with negative axes,
+    np.inner and np.vdot."""
+    return np.concatenate([np.outer(M, b).ravel(), np.kron(a.reshape(2, 1, 2), M).ravel(),
+                           np.tensordot(M, M.T, 1).ravel(), np.tensordot(a, b[:4], axes=0).ravel(),
+                           np.tensordot(M[None], M[:, :, None], axes=([-1, 1], [0, -2])).ravel(),
+                           np.inner(M, M).ravel(), [np.vdot(M, M.T)]])
+
+
+def test_outer_kron_tensordot_inner_vdot():
+    same_as_numpy(products, RNG.standard_normal(4), RNG.standard_normal(5),
+                  RNG.standard_normal((2, 2)))
+
+
+def join_round_trips(a, b):
+    """Splits undone by joins (the result is the input, rearranged and put
+    back): np.split at indices, np.array_split in uneven parts, np.unstack
+    and np.stack, np.dsplit/np.vsplit, np.concatenate(axis=None),
+    np.insert/np.append/np.delete."""
+    parts = np.split(a, [1, 2, 3], axis=1)                  # the last part empty
+    back = np.concatenate([parts[2], parts[3], parts[0], parts[1]], axis=1)
+    back = np.concatenate(np.split(back, [1], axis=1)[::-1], axis=1)
+    pieces = np.concatenate([p * (i + 1) for i, p in enumerate(np.array_split(b, 3))])
+    rows = np.stack(list(np.unstack(a, axis=0)), axis=0)
+    cube = a.reshape(2, 2, 3)
+    dv = np.dsplit(cube, [1])[1].sum() + np.vsplit(cube, 2)[0].sum()
+    edited = np.delete(np.insert(np.append(b, a[0, :2]), 2, b[0]), [0, 3])
+    return np.concatenate([back, rows], axis=None), pieces, dv, edited
+
+
+def test_join_and_split_round_trips():
+    a, b = RNG.standard_normal((4, 3)), RNG.standard_normal(7)
+    for i in range(4):
+        got, _ = same_as_numpy(lambda a, b: join_round_trips(a, b)[i], a, b)
+        if i == 0:
+            np.testing.assert_array_equal(host(got), np.concatenate([a.ravel(), a.ravel()]))
+
+
+# ---- scipy.special in likelihoods -------------------------------------------------------------
+
+def special_likelihoods(a, b, k):
+    """Likelihood terms from scipy.special: a Gamma log-density (gammaln,
+    xlogy), a Beta one (betaln), a Dirichlet's gradient statistic (digamma),
+    a probit and a logit link (ndtr/log_ndtr, expit/logit/log_expit), a
+    censored normal (erfc, erfcx), entropies (entr, rel_entr, kl_div),
+    a von Mises normaliser (i0e), regularised incomplete gammas, a
+    Box-Cox term and softplus."""
+    alpha, beta = np.exp(a), np.exp(b)
+    gamma_ll = sp.xlogy(alpha - 1, k) - k * beta + sp.xlogy(alpha, beta) - sp.gammaln(alpha)
+    beta_ll = sp.xlogy(alpha - 1, k / 4) + sp.xlog1py(beta - 1, -k / 4) - sp.betaln(alpha, beta)
+    dirichlet = sp.digamma(alpha) - sp.digamma(np.sum(alpha))
+    links = sp.log_ndtr(a) + sp.ndtr(b) + sp.logit(sp.expit(a) * 0.9 + 0.05) + sp.log_expit(b)
+    censored = np.log(sp.erfc(a) / 2) + sp.erfcx(np.abs(b))
+    ent = sp.entr(alpha / np.sum(alpha)) + sp.rel_entr(alpha, beta) + sp.kl_div(alpha, beta)
+    vm = np.log(sp.i0e(alpha)) + alpha + sp.i1e(beta)
+    inc = sp.gammainc(2.5, beta) + sp.gammaincc(1.5, alpha)
+    shape = sp.boxcox1p(beta, 0.3) + sp.softplus(a)
+    return np.concatenate([gamma_ll, beta_ll, dirichlet, links, censored, ent, vm, inc, shape])
+
+
+def test_scipy_special_likelihood_terms():
+    same_as_numpy(special_likelihoods, 0.5 * RNG.standard_normal(4), 0.5 * RNG.standard_normal(4),
+                  np.asarray([0.5, 1.0, 2.5, 3.5]), rtol=1e-10)
+
+
+def normalised_scores(a, b):
+    """torchlike.scipy.special's softmax/log_softmax/logsumexp (b=,
+    return_sign=, axis tuples) beside SciPy's own on ndarrays: SciPy's refuse
+    a tensor outside its array-API mode (round two's docstring)."""
+    special = tsp if isinstance(a, tl.Tensor) else sp
+    value, sign = special.logsumexp(a[0], b=b, return_sign=True)
+    return np.concatenate([special.softmax(a, axis=1).ravel(),
+                           special.log_softmax(a, axis=0).ravel(),
+                           special.logsumexp(a.reshape(2, 2, 2), axis=(0, 2), keepdims=True).ravel(),
+                           [special.logsumexp(a[1], b=np.exp(b))], [value * sign]])
+
+
+def test_normalised_scores_by_torchlike_scipy_special():
+    same_as_numpy(normalised_scores, RNG.standard_normal((2, 4)),
+                  np.asarray([1.0, -0.5, 2.0, 0.3]))
