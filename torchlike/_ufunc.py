@@ -19,7 +19,7 @@ import numpy as np
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
                               norm_axis, np_dtype, refuse_host_out, tl_dtype, unaliased)
-from ._special import is_special, special_op
+from ._special import is_special, special_loop_inputs, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
 _RENAMED = {
@@ -375,7 +375,10 @@ def _call(ufunc, inputs, kwargs):
             dtype = tl_dtype(dtype)
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
-    if dtype is None and not kwargs and op is not _C.sgn and \
+    special_numbers = dtype is None and ufunc.nin > 1 and is_special(ufunc)
+    if special_numbers:  # scipy.special's loop for a Python number beside tensors
+        inputs = special_loop_inputs(ufunc, inputs)
+    if dtype is None and not kwargs and op is not _C.sgn and not special_numbers and \
             ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
         _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on
     if out is None:
