@@ -814,3 +814,50 @@ def test_non_contiguous_leaves(name):
     views = [leaf(a.T.copy()).T if a.ndim == 2 else leaf(a[::-1].copy()).flip(0) for a in arrays]
     got = f(*views)
     np.testing.assert_allclose(host(got), f(*arrays), rtol=1e-10, atol=1e-12)
+
+
+# ---- second order, and what stays refused ------------------------------------------------------
+
+SECOND_ORDER = {
+    "clip_tensor_bounds": (lambda x, lo, hi: np.clip(x, lo, hi) ** 2,
+                           [(5,), (5,), (5,)], [0.0, -1.0, 1.0]),
+    "learned_border": (lambda x, c: np.concatenate([
+        np.pad(x, 1, constant_values=c).ravel(),
+        np.pad(x[0], 2, mode="linear_ramp", end_values=c[0]) ** 2]), [(2, 2), (2, 2)], [0, 0]),
+    "log_dets": (log_dets, [(2, 3, 3)], [0]),
+    "top_k_writes": (top_k_writes, [(3, 4), (3,)], [0, 0]),
+    "nan_safe": (nan_safe_layer, [(5,), (3,)], [2.0, 0]),
+    "signal": (signal_pipeline, [(10,), (3,)], [0, 0]),
+    "spectral": (spectral_losses, [(3, 4)], [0]),
+    "moments": (moments, [(3, 4), (4,)], [0, 0]),
+    "special": (lambda a, b: special_likelihoods(a, b, np.asarray([0.5, 1.0, 2.5, 3.5])),
+                [(4,), (4,)], [0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_through_the_programs(name):
+    """Hessian-vector products (create_graph) of the programs against finite
+    differences of their gradients.  Note, PyTorch's too: a tensor exponent
+    of 0 at x = 0 (np.vander of a point at 0) has a NaN second derivative,
+    0 * 0 ** -1."""
+    f, shapes, shifts = SECOND_ORDER[name]
+    rng = np.random.default_rng(len(name))
+    assert gradgradcheck(f, [leaf(rng.standard_normal(s) * 0.5 + c)
+                             for s, c in zip(shapes, shifts)])
+
+
+def test_what_stays_refused_is_refused_by_name():
+    x = leaf(RNG.standard_normal(4))
+    with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not implemented"):
+        np.linalg.qr(x.reshape(2, 2), mode="raw")[0].sum().backward()
+    with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+        np.heaviside(x, 0.5).sum().backward()
+    # np.pad dispatches on its array only: NumPy converts the values itself
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        np.pad(np.ones(2), 1, constant_values=x[0])
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        np.polynomial.polynomial.polyval(0.5, x)
+    # the spellings that record
+    assert np.pad(np.ones(2) + 0 * x[:2], 1, constant_values=x[0]).grad_fn is not None
+    assert np.polyval(x[::-1], 0.5).grad_fn is not None
