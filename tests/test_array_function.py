@@ -267,6 +267,29 @@ def test_put_along_axis_writes_in_place():
     assert_close(t, a)
 
 
+@pytest.mark.parametrize("idx, values, axis, shape", [
+    ([[0, 2]], 7.0, 1, (3, 4)), ([[0, 2]], [[1.0, 2.0]], 1, (3, 4)),
+    ([[1], [0], [-1]], [[1.0, 2.0, 3.0, 4.0]], 0, (3, 4)), ([[[1]]], 3.0, 2, (2, 3, 4)),
+    ([5, -1], 2.0, None, (3, 4))])
+def test_put_along_axis_broadcasts_its_indices(idx, values, axis, shape):
+    """NumPy indexes with put_along_axis's indices broadcast against the
+    other axes: indices of shape (1, k) write every row.  scatter_ took them
+    as they were and wrote the first row only, silently; a write of values
+    that require grad reaches each of them."""
+    a, t = np.zeros(shape), tl.tensor(np.zeros(shape))
+    np.put_along_axis(a, np.asarray(idx), np.asarray(values), axis=axis)
+    np.put_along_axis(t, np.asarray(idx), np.asarray(values), axis=axis)
+    assert_close(t, a)
+
+    def written(v):
+        w = tl.tensor(np.zeros(shape)) * v.sum()
+        np.put_along_axis(w, np.asarray(idx), v, axis=axis)
+        return w
+
+    v = tl.tensor(np.asarray(values, dtype=np.float64) + 0.5, requires_grad=True)
+    assert tl.autograd.gradcheck(written, [v])
+
+
 def test_decompositions_reconstruct():
     t = _tensorize(M)
     u, s, vh = np.linalg.svd(t, full_matrices=False)

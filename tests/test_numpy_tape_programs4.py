@@ -50,6 +50,11 @@ What they found, and is fixed:
   tests/test_grad_numpy.py, and tests/test_scipy_special.py's float32 test,
   which asserted float32 for ``sp.gammainc(2, x)``, compares with SciPy.
 
+- ``np.put_along_axis`` with indices that broadcast against the other
+  axes (shape (1, k) for a (n, m) array) wrote the first row only, silently:
+  scatter_ took the indices as they were, where NumPy indexes with them
+  broadcast; they are expanded now (tests/test_array_function.py).
+
 PyTorch's rules, kept by design: ``np.linalg.qr(a, mode='r')`` and
 ``mode='complete'`` of a tall matrix refuse to differentiate (PyTorch's
 linalg.qr: the gradient needs Q, or Q's completion is arbitrary);
@@ -216,15 +221,18 @@ def test_einsum_with_ellipses_and_repeated_labels():
 
 def top_k_writes(scores, values):
     """The row-wise top-2 gathered by take_along_axis over argsort, written
-    back into a copy by put_along_axis with values that require grad, and
-    the largest one replaced per row."""
+    back into a copy by put_along_axis with values that require grad, the
+    largest one replaced per row, and both ends of every row replaced by
+    indices that broadcast (put_along_axis wrote the first row only)."""
     idx = np.argsort(scores, axis=1)[:, -2:]
     top = np.take_along_axis(scores, idx, axis=1)
     out = np.zeros_like(scores)
     np.put_along_axis(out, idx, top * values[:, None], axis=1)
     best = scores.copy()
     np.put_along_axis(best, np.argmax(scores, axis=1, keepdims=True), values[:, None], axis=1)
-    return out + best + np.take_along_axis(scores, np.asarray([[-1], [0], [-4]]), axis=1)
+    ends = scores.copy()   # indices of shape (1, 2): broadcast against the rows
+    np.put_along_axis(ends, np.asarray([[0, -1]]), values[:2] ** 2, axis=1)
+    return out + best + ends + np.take_along_axis(scores, np.asarray([[-1], [0], [-4]]), axis=1)
 
 
 def test_top_k_writes_by_put_along_axis():

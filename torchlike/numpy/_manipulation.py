@@ -917,7 +917,13 @@ def put_along_axis(arr, indices, values, axis):
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     # NumPy's assignment converts the values first (a Python int past the dtype
     # is its OverflowError before any index is looked at)
-    values = _C.broadcast_to(_values_of(values, arr.dtype, arr.device), tuple(indices.shape))
+    values = _values_of(values, arr.dtype, arr.device)
+    # NumPy indexes with the indices broadcast against the other axes' aranges:
+    # indices of shape (1, k) write every row (scatter_ wrote the first only)
+    shape = np.broadcast_shapes(tuple(indices.shape), tuple(
+        1 if d == axis else n for d, n in enumerate(target.shape)))
+    indices = indices.expand(shape)
+    values = _C.broadcast_to(values, shape)
     with _index_error():
         target.scatter_(axis, indices, values)
 
