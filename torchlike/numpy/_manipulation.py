@@ -656,16 +656,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return F.pad(x, flat, value=values.flat[0].item())
     for axis, (before, after) in enumerate(widths.tolist()):
         if mode == "constant":
-            parts = []
-            for n, value in ((before, values[axis, 0]), (0, None), (after, values[axis, 1])):
-                if value is None:
-                    parts.append(x)
-                elif n:
-                    shape = list(x.shape)
-                    shape[axis] = n
-                    parts.append(_C.full(tuple(shape), value.item(), dtype=x.dtype,
-                                         device=x.device))
-            x = _C.cat(parts, axis) if len(parts) > 1 else x
+            x = _pad_blocks(x, axis, before, after, lambda side, shape, x=x, axis=axis: _C.full(
+                shape, values[axis, side].item(), dtype=x.dtype, device=x.device))
         elif before or after:
             n = x.shape[axis]
             if n == 0:
@@ -703,16 +695,22 @@ def _pad_learned_constants(x, widths, values):
     fill (the host numbers of the other route would drop it)."""
     values = _C.broadcast_to(as_tensor(values).to(device=x.device, dtype=x.dtype), (x.ndim, 2))
     for axis, (before, after) in enumerate(widths.tolist()):
-        parts = []
-        for n, value in ((before, values[axis, 0]), (0, None), (after, values[axis, 1])):
-            if value is None:
-                parts.append(x)
-            elif n:
-                shape = list(x.shape)
-                shape[axis] = n
-                parts.append(value.expand(tuple(shape)))
-        x = _C.cat(parts, axis) if len(parts) > 1 else x
+        x = _pad_blocks(x, axis, before, after,
+                        lambda side, shape, axis=axis: values[axis, side].expand(shape))
     return x
+
+
+def _pad_blocks(x, axis, before, after, fill):
+    """x with ``before`` and ``after`` elements added along ``axis``, each
+    block made by ``fill(side, shape)`` (side 0 before x, 1 after it)."""
+    parts = [x]
+    for side, n in ((0, before), (1, after)):
+        if n:
+            shape = list(x.shape)
+            shape[axis] = n
+            block = fill(side, tuple(shape))
+            parts = [block] + parts if side == 0 else parts + [block]
+    return _C.cat(parts, axis) if len(parts) > 1 else x
 
 
 def _pad_odd_reflection(x, axis, before, after, symmetric):
