@@ -16,7 +16,9 @@ interpolation in x, xp and fp, polynomial models (polyval, poly1d, poly,
 polyfit in its points and weights), special-function numerics at extreme
 arguments, moments with ddof/where/correction/mean=, weighted averages,
 products and round trips of joins and splits, scipy.special likelihoods,
-float32 programs, 0-d and empty arrays, and non-contiguous leaves.
+whole models (a transformer block, IRLS by Newton's method, an HMM's
+forward algorithm, an EM step, kernel ridge regression), float32
+programs, 0-d and empty arrays, and non-contiguous leaves.
 
 What they found, and is fixed:
 
@@ -673,6 +675,109 @@ def normalised_scores(a, b):
 def test_normalised_scores_by_torchlike_scipy_special():
     same_as_numpy(normalised_scores, RNG.standard_normal((2, 4)),
                   np.asarray([1.0, -0.5, 2.0, 0.3]))
+
+
+# ---- whole models ------------------------------------------------------------------------------
+
+def transformer_block(x, Wqkv, Wo, W1, W2, g, in_place=False):
+    """A pre-norm transformer block: layer norm, causal attention from one
+    product split in three, a GELU by scipy.special.erf, residuals.  The
+    softmax's in-place normalisation (p /= ...) writes over what np.exp
+    kept: PyTorch's "modified by an inplace operation", as with torch.exp.
+    Scales are Python numbers: np.sqrt(d) is an np.float64, which makes
+    NumPy's float32 program float64 (PyTorch's promotion keeps float32,
+    docs/numpy.md)."""
+    T, d = x.shape
+    h = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5) * g
+    q, k, v = np.split(h @ Wqkv, 3, axis=-1)
+    s = np.where(np.tril(np.ones((T, T), bool)), q @ k.T / d ** 0.5, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    if in_place:
+        p /= p.sum(axis=-1, keepdims=True)
+    else:
+        p = p / p.sum(axis=-1, keepdims=True)
+    x = x + (p @ v) @ Wo
+    u = x @ W1
+    return x + 0.5 * u * (1 + sp.erf(u / 2 ** 0.5)) @ W2
+
+
+def irls(X, y, w, steps=4):
+    """Logistic regression by Newton's method (IRLS): np.linalg.solve in a
+    loop, the weights p (1 - p) clipped away from 0."""
+    for _ in range(steps):
+        p = sp.expit(X @ w)
+        s = np.clip(p * (1 - p), 1e-3, None)
+        H = (X.T * s) @ X + 0.1 * np.eye(X.shape[1])
+        w = w + np.linalg.solve(H, X.T @ (y - p) - 0.1 * w)
+    return w
+
+
+def hmm_log_likelihood(log_A, log_B, log_pi, obs=np.asarray([0, 1, 1, 2, 0])):
+    """A hidden Markov model's log-likelihood by the forward algorithm in the
+    log domain, its parameters row-normalised by np.logaddexp.reduce."""
+    la = log_A - np.logaddexp.reduce(log_A, axis=1, keepdims=True)
+    lb = log_B - np.logaddexp.reduce(log_B, axis=1, keepdims=True)
+    alpha = log_pi - np.logaddexp.reduce(log_pi) + lb[:, obs[0]]
+    for o in obs[1:]:
+        alpha = np.logaddexp.reduce(alpha[:, None] + la, axis=0) + lb[:, o]
+    return np.logaddexp.reduce(alpha)
+
+
+def em_step(X, mu, log_var, logits):
+    """One EM step of a diagonal Gaussian mixture: responsibilities by a
+    log-softmax, the new means, variances and weights."""
+    var = np.exp(log_var)
+    lp = -0.5 * np.sum((X[:, None, :] - mu[None]) ** 2 / var + np.log(2 * np.pi * var), axis=-1)
+    lp = lp + logits - np.logaddexp.reduce(logits)
+    r = np.exp(lp - np.logaddexp.reduce(lp, axis=1, keepdims=True))
+    Nk = r.sum(axis=0)
+    mu_new = (r.T @ X) / Nk[:, None]
+    return np.concatenate([mu_new.ravel(), ((r.T @ X ** 2) / Nk[:, None] - mu_new ** 2).ravel(),
+                           Nk / len(X)])
+
+
+def kernel_ridge(x, y, log_ls, xq):
+    """Kernel ridge regression: an RBF Gram matrix by np.subtract.outer,
+    two triangular solves through np.linalg.cholesky, predictions at xq."""
+    K = np.exp(-0.5 * np.subtract.outer(x, x) ** 2 / np.exp(2 * log_ls))
+    L = np.linalg.cholesky(K + 0.1 * np.eye(len(x)))
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    return np.exp(-0.5 * np.subtract.outer(xq, x) ** 2 / np.exp(2 * log_ls)) @ alpha
+
+
+_M = np.random.default_rng(7)
+MODELS = {
+    "transformer": (transformer_block, [_M.standard_normal((4, 6)),
+                                        0.3 * _M.standard_normal((6, 18)),
+                                        0.3 * _M.standard_normal((6, 6)),
+                                        0.3 * _M.standard_normal((6, 8)),
+                                        0.3 * _M.standard_normal((8, 6)),
+                                        1 + 0.1 * _M.standard_normal(6)]),
+    "irls": (irls, [_M.standard_normal((20, 3)), (_M.random(20) > 0.5) * 1.0, np.zeros(3)]),
+    "hmm": (hmm_log_likelihood, [_M.standard_normal((3, 3)), _M.standard_normal((3, 3)),
+                                 _M.standard_normal(3)]),
+    "em": (em_step, [np.concatenate([_M.normal(-1, 0.5, (6, 2)), _M.normal(1, 0.5, (6, 2))]),
+                     np.asarray([[-0.5, -0.5], [0.5, 0.5]]), np.zeros((2, 2)), np.zeros(2)]),
+    "kernel_ridge": (kernel_ridge, [np.sort(_M.uniform(0, 3, 6)), _M.standard_normal(6),
+                                    np.log(0.7), np.linspace(0, 3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_whole_models(name):
+    """Whole models whose every step is a NumPy call, in float64
+    (gradcheck) and in float32 (float32 results and gradients)."""
+    f, arrays = MODELS[name]
+    same_as_numpy(f, *arrays, rtol=1e-10, atol=1e-11)
+    got, leaves = same_as_numpy(f, *arrays, dtype=np.float32, rtol=2e-4, atol=2e-5)
+    got.sum().backward()
+    assert all(t.grad.dtype == tl.float32 for t in leaves)
+    if name in ("hmm", "kernel_ridge"):
+        assert gradgradcheck(f, [leaf(a) for a in arrays])
+    if name == "transformer":
+        out = f(*[leaf(a) for a in arrays], in_place=True)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
 
 
 # ---- float32, 0-d and empty arrays, non-contiguous leaves --------------------------------------
