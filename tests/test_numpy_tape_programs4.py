@@ -42,16 +42,14 @@ What they found, and is fixed:
   end_values=c`` with values that require grad (a learned border) read
   them as host numbers, which refused them; they are recorded now
   (tests/test_numpy_tape_programs.py).
-
 - A scipy.special ufunc given a Python number beside float32 (or integer)
   data (``sp.xlogy(2.0, x)``, ``sp.gammainc(2.5, x)``, ``sp.betaln(x, 3)``,
   ``sp.yn(2, x)``) kept float32 by the ops' promotion, where SciPy runs,
   and returns, float64: NumPy takes the number as a weak scalar and
   searches SciPy's loops in their listed order, which puts float64's first
-  for these.  Such calls run SciPy's loop now (ufunc.resolve_dtypes);
-  tests/test_grad_numpy.py, and tests/test_scipy_special.py's float32 test,
-  which asserted float32 for ``sp.gammainc(2, x)``, compares with SciPy.
-
+  for these.  Such calls run SciPy's loop now (ufunc.resolve_dtypes;
+  tests/test_grad_numpy.py).  tests/test_scipy_special.py's float32 test,
+  which asserted float32 for ``sp.gammainc(2, x)``, compares with SciPy now.
 - ``np.put_along_axis`` with indices that broadcast against the other
   axes (shape (1, k) for a (n, m) array) wrote the first row only, silently:
   scatter_ took the indices as they were, where NumPy indexes with them
@@ -65,7 +63,13 @@ implement, nor ``np.heaviside``'s.  NumPy's own dispatch decides what
 reaches torchlike: ``np.pad(ndarray, w, constant_values=t)`` dispatches on
 the array only, so NumPy converts ``t`` and refuses a tensor that requires
 grad; np.polynomial's evaluation functions refuse learned coefficients
-(round two's docstring).
+(round two's docstring).  Subgradients: ``np.median`` at a tie is
+``torch.quantile(x, 0.5)``'s (the stable sort's middle element), not the
+full-reduction ``torch.median``'s shared one; a tensor exponent of 0 at
+x = 0 (``np.vander`` of a point at 0) has PyTorch's NaN second derivative.
+PyTorch's promotion (docs/numpy.md) makes a float32 tensor beside an int64
+count or an np.float64 scalar (``np.sqrt(d)``) float32 where NumPy gives
+float64, so the float32 programs spell such scales as Python numbers.
 """
 import numpy as np
 import pytest
@@ -75,7 +79,7 @@ from numpy.lib.stride_tricks import sliding_window_view as windows
 import torchlike as tl
 import torchlike.numpy as tnp
 import torchlike.scipy.special as tsp
-from torchlike.autograd import gradcheck, gradgradcheck
+from torchlike.autograd import gradgradcheck
 from test_numpy_tape_programs import leaf, host, same_as_numpy
 
 RNG = np.random.default_rng(44)
@@ -668,7 +672,8 @@ def normalised_scores(a, b):
     value, sign = special.logsumexp(a[0], b=b, return_sign=True)
     return np.concatenate([special.softmax(a, axis=1).ravel(),
                            special.log_softmax(a, axis=0).ravel(),
-                           special.logsumexp(a.reshape(2, 2, 2), axis=(0, 2), keepdims=True).ravel(),
+                           special.logsumexp(a.reshape(2, 2, 2), axis=(0, 2),
+                                             keepdims=True).ravel(),
                            [special.logsumexp(a[1], b=np.exp(b))], [value * sign]])
 
 
@@ -819,7 +824,8 @@ def test_programs_in_float32_keep_float32(name):
 
 
 ZERO_D_PROGRAMS = {
-    "elementwise": lambda a: np.exp(a) * np.log1p(a ** 2) + np.hypot(a, 1.0) + np.clip(a, -0.1, 0.1),
+    "elementwise": lambda a: np.exp(a) * np.log1p(a ** 2) + np.hypot(a, 1.0)
+    + np.clip(a, -0.1, 0.1),
     "where_maximum": lambda a: np.where(a > 0, a, -a) + np.maximum(a, 0.1),
     "reductions": lambda a: np.sum(a) + np.mean(a) + np.var(a) + a + np.median(a)
     + np.quantile(a, 0.3),
@@ -901,7 +907,8 @@ NONCONTIGUOUS_PROGRAMS = {
     "fft_strided": (lambda a: np.concatenate([np.abs(np.fft.rfft(a[::2])),
                                               np.abs(np.fft.fft2(a.reshape(3, 4).T)).ravel()]),
                     [(12,)]),
-    "scans_reversed": (lambda a: np.cumsum(a.T, axis=1).ravel() + np.sort(a[::-1], axis=0).T.ravel(),
+    "scans_reversed": (lambda a: np.cumsum(a.T, axis=1).ravel()
+                       + np.sort(a[::-1], axis=0).T.ravel(),
                        [(3, 4)]),
     "convolve_strided": (lambda a, b: np.convolve(a[::2], b[::-1]), [(8,), (3,)]),
     "einsum_views": (lambda a: np.einsum("ij,ji->i", a[::2], a[::2].T), [(6, 3)]),
