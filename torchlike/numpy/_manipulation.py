@@ -596,7 +596,8 @@ def _host_numbers(obj):
     widths, values and lengths are a few numbers NumPy reads on the host, and
     one the program computed (a 0-d tensor) may be on a device.  A tensor
     that requires grad is refused by .numpy(), as NumPy's conversion refuses
-    it (no gradient could reach it through a number)."""
+    it (no gradient could reach a width or a length through a number; pad's
+    values that require grad are recorded before they get here)."""
     if isinstance(obj, Tensor):
         return obj.cpu().numpy()
     if isinstance(obj, (list, tuple)):
