@@ -186,6 +186,32 @@ def test_scipy_special_with_python_numbers_runs_scipys_loop(name, call, dtype):
         assert x.grad.dtype == torch.float32
 
 
+def test_scipy_special_ufuncs_write_into_out():
+    """scipy.special ufuncs with out= (a tensor, an ndarray, NumPy's tuple)
+    raised "xlogy() got an unexpected keyword argument 'out'"
+    (their ops take none), from the second call on through the C fast path
+    too; the result is written into out as NumPy does.  With an input that
+    requires grad it is PyTorch's refusal of out=, as for NumPy's ufuncs."""
+    x = np.asarray([0.5, 1.5, 3.0], np.float32)
+    for call in (lambda a, out: sp.expit(a, out=out), lambda a, out: sp.gammaln(a, out=(out,)),
+                 lambda a, out: sp.xlogy(2.0, a, out=out), lambda a, out: sp.xlog1py(a, a, out=out)):
+        want = np.full(3, 7.0, np.float32)
+        call(x, want)
+        for _ in range(2):  # the second call may take the C fast path
+            for out in (torch.tensor(np.full(3, 7.0, np.float32)), np.full(3, 7.0, np.float32)):
+                assert call(torch.tensor(x), out) is out
+                np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+                assert np.dtype(out.dtype.name if isinstance(out, torch.Tensor) else
+                                out.dtype) == np.float32
+    t = torch.tensor(x, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"expit\(\): functions with out=\.\.\. arguments"):
+        sp.expit(t, out=torch.zeros(3))
+    with torch.no_grad():
+        out = torch.zeros(3)
+        sp.xlogy(2.0, t, out=out)
+    np.testing.assert_allclose(np.asarray(out), sp.xlogy(2.0, x), rtol=1e-6)
+
+
 def test_scipy_special_edge_values():
     x = np.array([0.0, 1.0, -0.5, 1.5, np.nan])
     assert_close(sp.logit(torch.tensor(x)), sp.logit(x))

@@ -50,6 +50,11 @@ What they found, and is fixed:
   for these.  Such calls run SciPy's loop now (ufunc.resolve_dtypes;
   tests/test_grad_numpy.py).  tests/test_scipy_special.py's float32 test,
   which asserted float32 for ``sp.gammainc(2, x)``, compares with SciPy now.
+- scipy.special ufuncs with ``out=`` (``sp.expit(t, out=o)``, a tensor or
+  an ndarray) raised "expit() got an unexpected keyword argument 'out'",
+  through the C fast path too: their ops take none.  The result is
+  written into out as NumPy does, and an input that requires grad gets
+  PyTorch's refusal of out= as NumPy's ufuncs do (tests/test_grad_numpy.py).
 - ``np.put_along_axis`` with indices that broadcast against the other
   axes (shape (1, k) for a (n, m) array) wrote the first row only, silently:
   scatter_ took the indices as they were, where NumPy indexes with them

@@ -246,11 +246,35 @@ _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
           "modf": _modf, "frexp": _frexp}
 
 
+_SPECIAL_CALLS = {}  # scipy.special ufunc -> its op, taking out= as a ufunc call does
+
+
+def _with_out(name, op):
+    """A scipy.special op, which takes no out=, as the ufunc call (and the C
+    fast path) hands it one: the result written into the tensor out=, or
+    PyTorch's refusal of out= when an input requires grad."""
+    def call(*inputs, out=None):
+        if out is None:
+            return op(*inputs)
+        if _recorded(inputs):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               f"automatic differentiation, but one of the arguments "
+                               f"requires grad.")
+        write_where(out, op(*inputs), None)
+        return out
+    call.__name__ = call.__qualname__ = name
+    call.may_decline = getattr(op, "may_decline", False)
+    return call
+
+
 def _op_for(ufunc):
     if ufunc.__name__ in _COMPOSITES:
         return _COMPOSITES[ufunc.__name__]
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
-        return special_op(ufunc)
+        op = _SPECIAL_CALLS.get(ufunc)
+        if op is None and special_op(ufunc) is not None:
+            op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc.__name__, special_op(ufunc))
+        return op
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
