@@ -167,23 +167,60 @@ def test_scipy_special_float32_and_broadcast():
     ("beta", lambda x: sp.beta(2.0, x)), ("betaln", lambda x: sp.betaln(x, 3)),
     ("kl_div", lambda x: sp.kl_div(x, 2.0)), ("huber", lambda x: sp.huber(0.5, x)),
     ("yn", lambda x: sp.yn(2, x))])
-@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_scipy_special_with_python_numbers_runs_scipys_loop(name, call, dtype):
-    """A scipy.special ufunc given a Python number beside float32 (or int)
-    data runs the loop NumPy picks from SciPy's list: xlogy, xlog1py,
-    gammainc(c), beta(ln) list float64's first, so SciPy's result is float64
-    there (float32 where a float32 loop comes first); the ops' promotion
-    kept float32 for all.  The float32 leaf's gradient stays float32."""
+    """A scipy.special ufunc given a Python number beside float32 data runs
+    the loop NumPy picks from SciPy's list: xlogy, xlog1py, gammainc(c),
+    beta(ln), yn list float64's first, so SciPy's result is float64 there
+    (float32 where a float32 loop comes first); float16 data, which no loop
+    takes, is float64.  The ops' promotion kept float32 and float16.  The
+    leaf's gradient keeps its dtype.  (Integer data takes the default float,
+    as the float ops do: docs/numpy.md.)"""
     data = np.asarray([0.5, 1.5, 3.0]).astype(dtype)
     want = call(data)
     for _ in range(2):  # the second call may take the C fast path
         got = call(torch.tensor(data))
         assert np.dtype(got.dtype.name) == want.dtype, (name, got.dtype, want.dtype)
         assert_close(got, want, rtol=1e-6)
-    if dtype == np.float32:
-        x = torch.tensor(data, requires_grad=True)
-        call(x).sum().backward()
-        assert x.grad.dtype == torch.float32
+    x = torch.tensor(data, requires_grad=True)
+    call(x).sum().backward()
+    assert np.dtype(x.grad.dtype.name) == dtype
+
+
+@pytest.mark.parametrize("name, call", [
+    ("expit", lambda x: sp.expit(x)), ("gammaln", lambda x: sp.gammaln(x)),
+    ("erf", lambda x: sp.erf(x)), ("xlogy", lambda x: sp.xlogy(x, x)),
+    ("ndtr", lambda x: sp.ndtr(x))])
+def test_scipy_special_of_half_precision_is_scipys_float64(name, call):
+    """SciPy has no float16 loops: its result for float16 data is float64
+    (the ops kept float16), the leaf's gradient float16."""
+    data = np.asarray([0.5, 1.5, 3.0], np.float16)
+    want = call(data)
+    x = torch.tensor(data, requires_grad=True)
+    got = call(x)
+    assert np.dtype(got.dtype.name) == want.dtype == np.float64
+    assert_close(got.detach(), want, rtol=1e-6)
+    got.sum().backward()
+    assert x.grad.dtype == torch.float16
+
+
+def test_numpy_ufuncs_run_the_loop_of_their_signature():
+    """signature= (sig=) was ignored: np.exp(x32, signature='d->d') stayed
+    float32.  The operands are cast to the loop's dtypes, as NumPy does."""
+    a = np.asarray([0.5, -1.5], np.float32)
+    for call in (lambda x: np.exp(x, signature="d->d"),
+                 lambda x: np.multiply(x, 2.0, signature=(None, None, np.float64)),
+                 lambda x: np.add(x, x, sig="dd->d"),
+                 lambda x: sp.xlogy(x, x + 3, signature="dd->d")):
+        want = call(a)
+        got = call(torch.tensor(a))
+        assert np.dtype(got.dtype.name) == want.dtype == np.float64
+        assert_close(got, want, rtol=1e-6)
+    with pytest.raises(TypeError, match="cannot specify both 'signature' and 'dtype'"):
+        np.exp(torch.tensor(a), signature="d->d", dtype=np.float64)
+    x = torch.tensor(a, requires_grad=True)
+    np.exp(x, signature="d->d").sum().backward()
+    assert x.grad.dtype == torch.float32
 
 
 def test_scipy_special_ufuncs_write_into_out():

@@ -42,14 +42,19 @@ What they found, and is fixed:
   end_values=c`` with values that require grad (a learned border) read
   them as host numbers, which refused them; they are recorded now
   (tests/test_numpy_tape_programs.py).
-- A scipy.special ufunc given a Python number beside float32 (or integer)
-  data (``sp.xlogy(2.0, x)``, ``sp.gammainc(2.5, x)``, ``sp.betaln(x, 3)``,
+- A scipy.special ufunc given a Python number beside float32 data
+  (``sp.xlogy(2.0, x)``, ``sp.gammainc(2.5, x)``, ``sp.betaln(x, 3)``,
   ``sp.yn(2, x)``) kept float32 by the ops' promotion, where SciPy runs,
   and returns, float64: NumPy takes the number as a weak scalar and
   searches SciPy's loops in their listed order, which puts float64's first
-  for these.  Such calls run SciPy's loop now (ufunc.resolve_dtypes;
-  tests/test_grad_numpy.py).  tests/test_scipy_special.py's float32 test,
-  which asserted float32 for ``sp.gammainc(2, x)``, compares with SciPy now.
+  for these; and float16 data, which no SciPy loop takes, is float64 there
+  (the ops kept float16).  Float data runs SciPy's loop now
+  (ufunc.resolve_dtypes; tests/test_grad_numpy.py; integer data keeps the
+  default float, as docs/numpy.md has it for the float ops).
+  tests/test_scipy_special.py's float32 test, which asserted float32 for
+  ``sp.gammainc(2, x)``, compares with SciPy now.  NumPy's ``signature=``
+  (``sig=``) was ignored by every ufunc on tensors (``np.exp(x32,
+  signature='d->d')`` stayed float32); the operands are cast to its loop.
 - scipy.special ufuncs with ``out=`` (``sp.expit(t, out=o)``, a tensor or
   an ndarray) raised "expit() got an unexpected keyword argument 'out'",
   through the C fast path too: their ops take none.  The result is

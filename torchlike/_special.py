@@ -438,31 +438,6 @@ def is_special(ufunc):
 
 _ALIASES = {"psi": "digamma", "jv": "jn"}
 
-_PYTHON_NUMBERS = (int, float, complex)
-
-
-def special_loop_inputs(ufunc, inputs):
-    """The tensor operands of a scipy.special ufunc given Python numbers too
-    (``sp.xlogy(2.0, x)``, ``sp.gammainc(2.5, x)``), cast to the loop SciPy
-    runs for them.  NumPy takes the number as a weak scalar and searches
-    SciPy's loops in their listed order, and some ufuncs list float64's loop
-    first (xlogy, xlog1py, gammainc, gammaincc, beta, betaln, yn ...): float32
-    data then runs, and comes back, in float64, where the ops' promotion kept
-    float32."""
-    if not any(type(x) in _PYTHON_NUMBERS for x in inputs) or \
-            not all(type(x) in _PYTHON_NUMBERS or isinstance(x, _C.Tensor) for x in inputs):
-        return inputs
-    from ._array_function import np_dtype, tl_dtype
-    try:
-        loop = ufunc.resolve_dtypes(tuple(type(x) if type(x) in _PYTHON_NUMBERS else
-                                          np.dtype(np_dtype(x.dtype)) for x in inputs)
-                                    + (None,) * ufunc.nout)
-    except (TypeError, ValueError):  # no loop: the op's own error says so
-        return inputs
-    return [x.to(tl_dtype(d)) if isinstance(x, _C.Tensor) and np.dtype(np_dtype(x.dtype)) != d
-            else x for x, d in zip(inputs, loop)]
-
-
 def _numpy_i0(x):
     return _C.i0(_tensor(x))
 

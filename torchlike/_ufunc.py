@@ -19,7 +19,7 @@ import numpy as np
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
                               norm_axis, np_dtype, refuse_host_out, tl_dtype, unaliased)
-from ._special import is_special, special_loop_inputs, special_op
+from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
 _RENAMED = {
@@ -246,14 +246,54 @@ _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
           "modf": _modf, "frexp": _frexp}
 
 
+_PYTHON_NUMBERS = (int, float, complex)
+_LOOPS = {}  # (ufunc, operand dtypes or Python number types) -> NumPy's loop for them
+
+
+def loop_inputs(ufunc, inputs, signature=None):
+    """The tensor operands cast to the dtypes of the loop NumPy picks for them
+    from the ufunc's list (ufunc.resolve_dtypes, with ``signature=`` when
+    given); Python numbers stay weak, in the loop's dtype beside them."""
+    try:
+        kinds = tuple(type(x) if type(x) in _PYTHON_NUMBERS else np.dtype(np_dtype(x.dtype))
+                      for x in inputs)
+    except (AttributeError, TypeError):
+        return inputs
+    key = (ufunc, kinds) if signature is None else None
+    loop = _LOOPS.get(key)
+    if loop is None:
+        try:
+            loop = ufunc.resolve_dtypes(kinds + (None,) * ufunc.nout,
+                                        **({} if signature is None else {"signature": signature}))
+        except (TypeError, ValueError) as error:
+            if signature is not None:
+                raise TypeError(f"numpy.{ufunc.__name__}: no loop for signature "
+                                f"{signature!r}: {error}") from None
+            loop = ()  # no loop: the op's own error says so
+        if key is not None:
+            _LOOPS[key] = loop
+    return [x.to(tl_dtype(d)) if isinstance(x, _C.Tensor) and np_dtype(x.dtype) != d else x
+            for x, d in zip(inputs, loop or [None] * len(inputs))]
+
+
 _SPECIAL_CALLS = {}  # scipy.special ufunc -> its op, taking out= as a ufunc call does
 
 
-def _with_out(name, op):
-    """A scipy.special op, which takes no out=, as the ufunc call (and the C
-    fast path) hands it one: the result written into the tensor out=, or
-    PyTorch's refusal of out= when an input requires grad."""
+def _with_out(ufunc, op):
+    """A scipy.special op as the ufunc call (and the C fast path) hands it
+    its operands: computed in the loop SciPy runs for float data and Python
+    numbers (SciPy lists some ufuncs' float64 loop first -- xlogy, xlog1py,
+    gammainc(c), beta(ln), yn -- so float32 data beside a Python number runs
+    and returns float64, and float16 data, which has no loop, float64;
+    integer data takes the default float, as the float ops do), the result
+    written into a tensor out= (the ops take none), or PyTorch's refusal of
+    out= when an input requires grad."""
+    name = ufunc.__name__
+
     def call(*inputs, out=None):
+        if all(type(x) in _PYTHON_NUMBERS or isinstance(x, _C.Tensor) and
+               (x.is_floating_point() or x.is_complex()) for x in inputs):
+            inputs = loop_inputs(ufunc, inputs)
         if out is None:
             return op(*inputs)
         if _recorded(inputs):
@@ -273,7 +313,7 @@ def _op_for(ufunc):
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
         op = _SPECIAL_CALLS.get(ufunc)
         if op is None and special_op(ufunc) is not None:
-            op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc.__name__, special_op(ufunc))
+            op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc, special_op(ufunc))
         return op
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
@@ -365,6 +405,11 @@ def _call(ufunc, inputs, kwargs):
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
     where = kwargs.pop("where", True)
+    signature = kwargs.pop("signature", kwargs.pop("sig", None))
+    if signature is not None:  # the loop NumPy runs: the operands cast to its dtypes
+        if dtype is not None:
+            raise TypeError("cannot specify both 'signature' and 'dtype'")
+        inputs = loop_inputs(ufunc, inputs, signature)
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
@@ -399,10 +444,7 @@ def _call(ufunc, inputs, kwargs):
             dtype = tl_dtype(dtype)
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
-    special_numbers = dtype is None and ufunc.nin > 1 and is_special(ufunc)
-    if special_numbers:  # scipy.special's loop for a Python number beside tensors
-        inputs = special_loop_inputs(ufunc, inputs)
-    if dtype is None and not kwargs and op is not _C.sgn and not special_numbers and \
+    if dtype is None and not kwargs and op is not _C.sgn and \
             ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
         _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on
     if out is None:
