@@ -60,6 +60,11 @@ What they found, and is fixed:
   through the C fast path too: their ops take none.  The result is
   written into out as NumPy does, and an input that requires grad gets
   PyTorch's refusal of out= as NumPy's ufuncs do (tests/test_grad_numpy.py).
+- The gufuncs' ``axes=`` and ``axis=`` (``np.matmul(a, b, axes=[...])``,
+  ``np.vecdot(a, b, axis=0)``) were dropped silently on tensors: the
+  result was the call over the last axes.  The core axes are moved for the
+  call now, and any other keyword without an implementation goes on to
+  NumPy instead of being dropped (tests/test_ufunc.py).
 - ``np.put_along_axis`` with indices that broadcast against the other
   axes (shape (1, k) for a (n, m) array) wrote the first row only, silently:
   scatter_ took the indices as they were, where NumPy indexes with them
@@ -611,11 +616,15 @@ def test_moments_with_ddof_where_and_learned_weights():
 def products(a, b, M):
     """np.outer (of 2-d operands, flattened as NumPy does), np.kron of a 3-d
     and a 2-d array, np.tensordot with an int and with negative axes,
-    np.inner and np.vdot."""
+    np.inner and np.vdot, and the gufuncs' axis=/axes= (np.vecdot along the
+    first axis, np.matmul over axes that are not the last two)."""
     return np.concatenate([np.outer(M, b).ravel(), np.kron(a.reshape(2, 1, 2), M).ravel(),
                            np.tensordot(M, M.T, 1).ravel(), np.tensordot(a, b[:4], axes=0).ravel(),
                            np.tensordot(M[None], M[:, :, None], axes=([-1, 1], [0, -2])).ravel(),
-                           np.inner(M, M).ravel(), [np.vdot(M, M.T)]])
+                           np.inner(M, M).ravel(), [np.vdot(M, M.T)],
+                           np.vecdot(M, M.T, axis=0),
+                           np.matmul(M[None], a.reshape(2, 2, 1), axes=[(1, 2), (0, 1), (0, 2)])
+                           .ravel()])
 
 
 def test_outer_kron_tensordot_inner_vdot():

@@ -11,6 +11,7 @@ them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
 import dis
+import re
 import sys
 import warnings
 
@@ -325,7 +326,11 @@ def _op_for(ufunc):
 
 def _is_default(kwargs):
     """Whether the ufunc keywords given are all NumPy's defaults; an array
-    given (``where=mask``) is not, and is never compared elementwise."""
+    given (``where=mask``) is not, and is never compared elementwise, and a
+    keyword of no default here (a gufunc's ``keepdims=``) is not either, so
+    the call goes on to NumPy rather than dropping it."""
+    if set(kwargs) - set(_DEFAULTS):
+        return False
     for key, default in _DEFAULTS.items():
         given = kwargs.get(key, default)
         if given is not default and not (isinstance(given, (str, bool, np.bool_))
@@ -393,6 +398,48 @@ def _host_plain(inputs):
                for x in inputs)
 
 
+def _core_dims(signature):
+    """The core dimensions' names of each operand of a gufunc signature,
+    '(n?,k),(k,m?)->(n?,m?)': [['n?', 'k'], ['k', 'm?'], ['n?', 'm?']]."""
+    groups = re.findall(r"\(([^)]*)\)", signature)
+    return [[d.strip() for d in g.split(",") if d.strip()] for g in groups]
+
+
+def _core_axes_call(ufunc, inputs, kwargs):
+    """A gufunc (matmul, vecdot, matvec, vecmat) with NumPy's ``axes=`` or
+    ``axis=``: each operand's core axes moved last, the call, and the
+    output's moved where ``axes`` puts them.  Both keywords were dropped
+    before, silently (np.matmul(a, b, axes=...) was a @ b)."""
+    axes, axis = kwargs.pop("axes", None), kwargs.pop("axis", None)
+    core = _core_dims(ufunc.signature)
+    operands = [as_tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x for x in inputs]
+    if kwargs.get("out") is not None or kwargs.get("keepdims") or \
+            not all(isinstance(x, _C.Tensor) for x in operands) or \
+            any(d.endswith("?") and x.ndim < len(c)
+                for x, c in zip(operands, core) for d in c):
+        return NotImplemented  # NumPy's own loop (or its refusal)
+    if axis is not None:
+        if axes is not None:
+            raise TypeError("cannot specify both 'axis' and 'axes'")
+        if any(len(c) > 1 for c in core):
+            raise TypeError(f"{ufunc.__name__}: axis can only be used with a single shared "
+                            f"core dimension, not with the {ufunc.signature} signature")
+        axes = [(axis,) if c else () for c in core]
+    axes = [tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes]
+    if len(axes) == len(core) - 1 and not core[-1]:
+        axes.append(())  # an output without core dimensions may be left out
+    if len(axes) != len(core) or any(len(a) != len(c) for a, c in zip(axes, core)):
+        raise ValueError(f"{ufunc.__name__}: axes {axes} do not match the core dimensions of "
+                         f"the signature {ufunc.signature}")
+    moved = [_C.movedim(x, tuple(a), tuple(range(-len(a), 0))) if a else x
+             for x, a in zip(operands, axes)]
+    result = _call(ufunc, moved, kwargs)
+    out_axes = axes[ufunc.nin]
+    if result is NotImplemented or not out_axes:
+        return result
+    return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
@@ -400,6 +447,8 @@ def _call(ufunc, inputs, kwargs):
         inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
+    if ufunc.signature and ("axes" in kwargs or "axis" in kwargs):
+        return _core_axes_call(ufunc, inputs, kwargs)
     op = _op_for(ufunc)
     given_out = kwargs.pop("out", None)
     out = _single_out(given_out)
