@@ -438,6 +438,7 @@ def is_special(ufunc):
 
 _ALIASES = {"psi": "digamma", "jv": "jn"}
 
+
 def _numpy_i0(x):
     return _C.i0(_tensor(x))
 
