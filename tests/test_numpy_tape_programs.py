@@ -708,6 +708,10 @@ def test_pad_values_that_require_grad_are_recorded():
     v = leaf([0.5, 2.0])
     np.pad(leaf(x), ((1, 0), (0, 3)), constant_values=(v[0], v[1])).sum().backward()
     np.testing.assert_array_equal(host(v.grad), [4.0, 12.0])   # the corner is axis 1's
+    # padding nothing (a 0-d array, zero widths) is a new array, as NumPy's
+    for t, width in ((leaf(1.5), 2), (leaf(x), 0)):
+        y = t * 1.0
+        assert np.pad(y, width, constant_values=v[0]) is not y
 
 
 def test_pad_modes_refuse_what_numpy_refuses():

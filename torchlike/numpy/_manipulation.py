@@ -639,7 +639,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
     if mode == "constant" and _requires_grad(kwargs.get("constant_values")):
-        return _pad_learned_constants(x, widths, kwargs["constant_values"])
+        x = _pad_learned_constants(x, widths, kwargs["constant_values"])
+        return x.clone() if x is array else x  # a new array, as NumPy's
     values = np.asarray(_host_numbers(kwargs.get("constant_values", 0)))
     if values.dtype == object:  # Python ints past int64: written in x's dtype, as NumPy does
         values = values.astype(np_dtype(x.dtype))
