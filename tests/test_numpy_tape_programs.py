@@ -469,6 +469,34 @@ def test_clip_bounds_are_exact_and_promote_as_numpy():
             np.testing.assert_array_equal(np.asarray(got), want)
 
 
+def test_clip_takes_its_ufunc_keywords():
+    """np.clip's dtype=, where= (with out=) and casting= were dropped on
+    tensors: np.clip(t, 0, 1, dtype=np.float32) stayed float64, a masked
+    write into out= wrote everywhere, and an unsafe cast was not refused."""
+    a = np.asarray([-1.0, 0.5, 2.0, 0.8])
+    m = np.asarray([True, False, True, True])
+    for call in (lambda x, o: np.clip(x, 0, 1, dtype=np.float32),
+                 lambda x, o: np.clip(x, 0.0, 1.0, where=m, out=o),
+                 lambda x, o: np.clip(x, x * 0 - 0.5, 0.7, where=m, out=o),
+                 lambda x, o: np.clip(x, 0, 1, dtype=np.int32, casting="unsafe")):
+        want = call(a, np.full(4, 9.0))
+        got = call(tl.tensor(a), tl.tensor(np.full(4, 9.0)))
+        assert np.dtype(got.dtype.name) == want.dtype
+        np.testing.assert_array_equal(host(got), want)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'clip' input 0 from dtype"):
+        np.clip(tl.tensor(a), 0, 1, dtype=np.int32)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        np.clip(tl.tensor(a), 0, 1, bogus=1)
+    # recorded: the float32 clip's gradient reaches the float64 leaf, the
+    # masked write keeps out's own history where the mask is False
+    x, w = leaf(a), leaf(np.full(4, 2.0))
+    np.clip(x, 0.0, 1.0, dtype=np.float32).sum().backward()
+    assert x.grad.dtype == tl.float64
+    out = w * 1.0
+    np.clip(x, 0.0, 1.0, where=m, out=out).sum().backward()
+    np.testing.assert_array_equal(host(w.grad), ~m)
+
+
 # ---- in place, mixed operands, dtypes -----------------------------------------------------------
 
 def test_in_place_numpy_idioms_give_pytorchs_errors_or_are_recorded():

@@ -34,6 +34,10 @@ What they found, and is fixed:
   give x all of it.  Tensor bounds are clamp's now, in NumPy's promoted
   dtype (a golden case, tests/golden/numpy_tape.json:
   clip_tensor_bounds_meet).
+- ``np.clip``'s ufunc keywords ``dtype=``, ``where=`` (with ``out=``) and
+  ``casting=`` were dropped on tensors: ``np.clip(t, 0, 1,
+  dtype=np.float32)`` stayed float64 and a masked write into out= wrote
+  everywhere; they are NumPy's now (tests/test_numpy_tape_programs.py).
 - ``np.max``/``np.min`` with ``initial=`` of an empty tensor, and
   ``np.linalg.pinv`` of an empty matrix, returned a new tensor that did not
   require grad, so backward from the result raised; they stay on the tape
