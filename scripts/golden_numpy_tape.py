@@ -23,6 +23,9 @@ CASES = {
     "clip_lower_only": ([[1.0, 2.0, 2.5, 3.0, 4.0]], lambda x: T.clamp(x, min=2.0)),
     "clip_tensor_bounds": ([[1.0, 2.0, 2.5, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0, 2.0]],
                            lambda x, lo: T.clamp(x, lo, T.full_like(x, 3.0))),
+    # both bounds tensors, meeting x (x == min == max), crossing (min > max)
+    "clip_tensor_bounds_meet": ([[1.0, 2.0, 2.5, 3.0, 4.0], [2.0, 2.0, 2.5, 3.5, 2.0],
+                                 [3.0, 2.0, 2.5, 3.0, 4.0]], lambda x, lo, hi: T.clamp(x, lo, hi)),
     "max_all_ties": ([TIES], lambda x: x.amax()),
     "max_axis_ties": ([TIES], lambda x: x.amax(dim=1)),
     "min_axis_ties": ([TIES], lambda x: x.amin(dim=0)),

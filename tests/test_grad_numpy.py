@@ -161,6 +161,94 @@ def test_scipy_special_float32_and_broadcast():
     assert_close(sp.xlog1py(a, b), sp.xlog1py(a.cpu().numpy(), b.cpu().numpy()))
 
 
+@pytest.mark.parametrize("name, call", [
+    ("xlogy", lambda x: sp.xlogy(2.0, x)), ("xlog1py", lambda x: sp.xlog1py(x, 0.5)),
+    ("gammainc", lambda x: sp.gammainc(2.5, x)), ("gammaincc", lambda x: sp.gammaincc(1.5, x)),
+    ("beta", lambda x: sp.beta(2.0, x)), ("betaln", lambda x: sp.betaln(x, 3)),
+    ("kl_div", lambda x: sp.kl_div(x, 2.0)), ("huber", lambda x: sp.huber(0.5, x)),
+    ("yn", lambda x: sp.yn(2, x))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_scipy_special_with_python_numbers_runs_scipys_loop(name, call, dtype):
+    """A scipy.special ufunc given a Python number beside float32 data runs
+    the loop NumPy picks from SciPy's list: xlogy, xlog1py, gammainc(c),
+    beta(ln), yn list float64's first, so SciPy's result is float64 there
+    (float32 where a float32 loop comes first); float16 data, which no loop
+    takes, is float64.  The ops' promotion kept float32 and float16.  The
+    leaf's gradient keeps its dtype.  (Integer data takes the default float,
+    as the float ops do: docs/numpy.md.)"""
+    data = np.asarray([0.5, 1.5, 3.0]).astype(dtype)
+    want = call(data)
+    for _ in range(2):  # the second call may take the C fast path
+        got = call(torch.tensor(data))
+        assert np.dtype(got.dtype.name) == want.dtype, (name, got.dtype, want.dtype)
+        assert_close(got, want, rtol=1e-6)
+    x = torch.tensor(data, requires_grad=True)
+    call(x).sum().backward()
+    assert np.dtype(x.grad.dtype.name) == dtype
+
+
+@pytest.mark.parametrize("name, call", [
+    ("expit", lambda x: sp.expit(x)), ("gammaln", lambda x: sp.gammaln(x)),
+    ("erf", lambda x: sp.erf(x)), ("xlogy", lambda x: sp.xlogy(x, x)),
+    ("ndtr", lambda x: sp.ndtr(x))])
+def test_scipy_special_of_half_precision_is_scipys_float64(name, call):
+    """SciPy has no float16 loops: its result for float16 data is float64
+    (the ops kept float16), the leaf's gradient float16."""
+    data = np.asarray([0.5, 1.5, 3.0], np.float16)
+    want = call(data)
+    x = torch.tensor(data, requires_grad=True)
+    got = call(x)
+    assert np.dtype(got.dtype.name) == want.dtype == np.float64
+    assert_close(got.detach(), want, rtol=1e-6)
+    got.sum().backward()
+    assert x.grad.dtype == torch.float16
+
+
+def test_numpy_ufuncs_run_the_loop_of_their_signature():
+    """signature= (sig=) was ignored: np.exp(x32, signature='d->d') stayed
+    float32.  The operands are cast to the loop's dtypes, as NumPy does."""
+    a = np.asarray([0.5, -1.5], np.float32)
+    for call in (lambda x: np.exp(x, signature="d->d"),
+                 lambda x: np.multiply(x, 2.0, signature=(None, None, np.float64)),
+                 lambda x: np.add(x, x, sig="dd->d"),
+                 lambda x: sp.xlogy(x, x + 3, signature="dd->d")):
+        want = call(a)
+        got = call(torch.tensor(a))
+        assert np.dtype(got.dtype.name) == want.dtype == np.float64
+        assert_close(got, want, rtol=1e-6)
+    with pytest.raises(TypeError, match="cannot specify both 'signature' and 'dtype'"):
+        np.exp(torch.tensor(a), signature="d->d", dtype=np.float64)
+    x = torch.tensor(a, requires_grad=True)
+    np.exp(x, signature="d->d").sum().backward()
+    assert x.grad.dtype == torch.float32
+
+
+def test_scipy_special_ufuncs_write_into_out():
+    """scipy.special ufuncs with out= (a tensor, an ndarray, NumPy's tuple)
+    raised "xlogy() got an unexpected keyword argument 'out'"
+    (their ops take none), from the second call on through the C fast path
+    too; the result is written into out as NumPy does.  With an input that
+    requires grad it is PyTorch's refusal of out=, as for NumPy's ufuncs."""
+    x = np.asarray([0.5, 1.5, 3.0], np.float32)
+    for call in (lambda a, out: sp.expit(a, out=out), lambda a, out: sp.gammaln(a, out=(out,)),
+                 lambda a, out: sp.xlogy(2.0, a, out=out), lambda a, out: sp.xlog1py(a, a, out=out)):
+        want = np.full(3, 7.0, np.float32)
+        call(x, want)
+        for _ in range(2):  # the second call may take the C fast path
+            for out in (torch.tensor(np.full(3, 7.0, np.float32)), np.full(3, 7.0, np.float32)):
+                assert call(torch.tensor(x), out) is out
+                np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+                assert np.dtype(out.dtype.name if isinstance(out, torch.Tensor) else
+                                out.dtype) == np.float32
+    t = torch.tensor(x, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"expit\(\): functions with out=\.\.\. arguments"):
+        sp.expit(t, out=torch.zeros(3))
+    with torch.no_grad():
+        out = torch.zeros(3)
+        sp.xlogy(2.0, t, out=out)
+    np.testing.assert_allclose(np.asarray(out), sp.xlogy(2.0, x), rtol=1e-6)
+
+
 def test_scipy_special_edge_values():
     x = np.array([0.0, 1.0, -0.5, 1.5, np.nan])
     assert_close(sp.logit(torch.tensor(x)), sp.logit(x))
@@ -317,6 +405,31 @@ def test_numpy_polynomial_fit_residual():
     c = leaf(best)
     polyfit_residual(c, x, y).backward()
     assert np.abs(c.grad.cpu().numpy()).max() < 1e-12
+
+
+def test_polyfit_differentiates_in_its_points_and_weights():
+    """np.polyfit ran NumPy's code, which writes ``lhs /= scale`` over the
+    Vandermonde matrix ``lhs * lhs`` kept (x that requires grad failed in
+    backward) and ``lhs *= w[:, None]`` into an ndarray (weights that
+    require grad were refused); its steps are torchlike's now."""
+    rng = np.random.default_rng(5)
+    x, y, w = np.linspace(0, 1, 6) + 0.02 * rng.standard_normal(6), rng.standard_normal(6), \
+        rng.random(6) + 0.5
+    cases = [(lambda x: np.polyfit(x, y, 2), [x]),
+             (lambda w: np.polyfit(x, y, 2, w=w), [w]),
+             (lambda x, y, w: np.polyfit(x, np.stack([y, y ** 2], 1), 1, w=w, cov=True)[1],
+              [x, y, w]),
+             (lambda x, y: np.polyfit(x, y, 1, full=True)[1], [x, y])]
+    for f, arrays in cases:
+        got = f(*[leaf(a) for a in arrays])
+        assert_close(got.detach(), f(*arrays))
+        assert gradcheck(f, [leaf(a) for a in arrays])
+    c, res, rank, sv, rcond = np.polyfit(leaf(x), leaf(y), 2, full=True)
+    assert int(rank) == 3 and rcond == 6 * np.finfo(np.float64).eps
+    with pytest.warns(np.exceptions.RankWarning, match="poorly conditioned"):
+        np.polyfit(leaf([0.0, 0.0, 1.0]), leaf([1.0, 2.0, 3.0]), 2)
+    with pytest.raises(TypeError, match="expected w and y to have the same length"):
+        np.polyfit(leaf(x), leaf(y), 1, w=leaf(w[:3]))
 
 
 def test_numpy_rbf_kernel():

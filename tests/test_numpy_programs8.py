@@ -1642,9 +1642,11 @@ def test_computed_counts_serve_as_sizes_and_pad_values():
           tnp.pad(t, 1, mode="mean", stat_length=n - 3), "mean of a counted length")
     _same(numpy.pad(x, {0: 2}), tnp.pad(t, {0: n - 3}), "dict widths")
     assert tuple(tnp.random.rand(n, 2).shape) == (5, 2)
-    # a value that requires grad is still refused (no gradient through a number)
-    with pytest.raises(RuntimeError, match="requires grad"):
-        tnp.pad(t, 1, constant_values=torchlike.tensor(2.0, requires_grad=True))
+    # a value that requires grad is recorded (a learned border): it gets the
+    # gradient of each element it fills
+    c = torchlike.tensor(2.0, requires_grad=True)
+    tnp.pad(t, 1, constant_values=c).sum().backward()
+    assert float(c.grad) == 2.0 and c.grad.dtype == torchlike.float32
 
 
 def test_convolve_takes_a_number_as_a_one_tap_filter():

@@ -389,6 +389,7 @@ NUMPY_SPELLINGS = {
     "clip_number_bounds": lambda x: np.clip(x, 2.0, 3.0),
     "clip_lower_only": lambda x: np.clip(x, 2, None),
     "clip_tensor_bounds": lambda x, lo: np.clip(x, lo, np.full_like(x, 3.0)),
+    "clip_tensor_bounds_meet": lambda x, lo, hi: np.clip(x, lo, hi),
     "max_all_ties": lambda x: np.max(x),
     "max_axis_ties": lambda x: np.max(x, axis=1),
     "min_axis_ties": lambda x: np.amin(x, axis=0),
@@ -466,6 +467,34 @@ def test_clip_bounds_are_exact_and_promote_as_numpy():
             got = np.clip(tl.tensor(a), lo, hi)
             assert np.dtype(got.dtype.name) == want.dtype, (a.dtype, lo, hi)
             np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_clip_takes_its_ufunc_keywords():
+    """np.clip's dtype=, where= (with out=) and casting= were dropped on
+    tensors: np.clip(t, 0, 1, dtype=np.float32) stayed float64, a masked
+    write into out= wrote everywhere, and an unsafe cast was not refused."""
+    a = np.asarray([-1.0, 0.5, 2.0, 0.8])
+    m = np.asarray([True, False, True, True])
+    for call in (lambda x, o: np.clip(x, 0, 1, dtype=np.float32),
+                 lambda x, o: np.clip(x, 0.0, 1.0, where=m, out=o),
+                 lambda x, o: np.clip(x, x * 0 - 0.5, 0.7, where=m, out=o),
+                 lambda x, o: np.clip(x, 0, 1, dtype=np.int32, casting="unsafe")):
+        want = call(a, np.full(4, 9.0))
+        got = call(tl.tensor(a), tl.tensor(np.full(4, 9.0)))
+        assert np.dtype(got.dtype.name) == want.dtype
+        np.testing.assert_array_equal(host(got), want)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'clip' input 0 from dtype"):
+        np.clip(tl.tensor(a), 0, 1, dtype=np.int32)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        np.clip(tl.tensor(a), 0, 1, bogus=1)
+    # recorded: the float32 clip's gradient reaches the float64 leaf, the
+    # masked write keeps out's own history where the mask is False
+    x, w = leaf(a), leaf(np.full(4, 2.0))
+    np.clip(x, 0.0, 1.0, dtype=np.float32).sum().backward()
+    assert x.grad.dtype == tl.float64
+    out = w * 1.0
+    np.clip(x, 0.0, 1.0, where=m, out=out).sum().backward()
+    np.testing.assert_array_equal(host(w.grad), ~m)
 
 
 # ---- in place, mixed operands, dtypes -----------------------------------------------------------
@@ -685,6 +714,32 @@ def test_pad_statistic_and_ramp_modes_are_recorded(mode, kwargs):
                   rtol=1e-14, atol=1e-15)
     same_as_numpy(lambda t: np.pad(t, 2, mode=mode, **kwargs), x.T.astype(np.float32),
                   dtype=np.float32, rtol=1e-5, atol=1e-6)
+
+
+def test_pad_values_that_require_grad_are_recorded():
+    """np.pad's constant_values= and linear_ramp's end_values= that require
+    grad (a learned border) were read as host numbers, which refused them
+    ("Can't call numpy() on Tensor that requires grad"); they fill the
+    border from the tape now, so they get the gradient of every element they
+    fill, in the data's dtype as NumPy writes them."""
+    x = RNG.standard_normal((3, 4))
+    for kwargs in ({"constant_values": [0.3]}, {"constant_values": [[0.3, -1.0], [2.0, 0.5]]},
+                   {"mode": "linear_ramp", "end_values": [[0.3, -1.0], [2.0, 0.5]]},
+                   {"mode": "linear_ramp", "end_values": [1.5]}):
+        (key, values), = ((k, v) for k, v in kwargs.items() if k != "mode")
+        mode = kwargs.get("mode", "constant")
+        same_as_numpy(lambda t, v: np.pad(t, ((1, 2), (2, 1)), mode=mode, **{key: v}), x, values)
+        got, (_, v) = same_as_numpy(lambda t, v: np.pad(t, 2, mode=mode, **{key: v}), x, values,
+                                    dtype=np.float32, rtol=1e-6, atol=1e-6)
+        got.sum().backward()
+        assert v.grad.dtype == tl.float32
+    v = leaf([0.5, 2.0])
+    np.pad(leaf(x), ((1, 0), (0, 3)), constant_values=(v[0], v[1])).sum().backward()
+    np.testing.assert_array_equal(host(v.grad), [4.0, 12.0])   # the corner is axis 1's
+    # padding nothing (a 0-d array, zero widths) is a new array, as NumPy's
+    for t, width in ((leaf(1.5), 2), (leaf(x), 0)):
+        y = t * 1.0
+        assert np.pad(y, width, constant_values=v[0]) is not y
 
 
 def test_pad_modes_refuse_what_numpy_refuses():

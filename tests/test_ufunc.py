@@ -205,3 +205,40 @@ def test_offhost_device_finds_the_first_tensor_off_the_cpu():
         find((deep,), None)
     with pytest.raises(TypeError, match="_offhost_device"):
         find([cpu], None)
+
+
+GUFUNC_AXES = [
+    ("matmul axes", lambda a, b: np.matmul(a, b, axes=[(1, 2), (0, 1), (0, 2)])),
+    ("matmul axes, output moved", lambda a, b: np.matmul(a[0].T, b[:, :, 0].T,
+                                                         axes=[(1, 0), (1, 0), (0, 1)])),
+    ("vecdot axis", lambda a, b: np.vecdot(a, b.transpose(2, 1, 0), axis=1)),
+    ("vecdot axes", lambda a, b: np.vecdot(a, b.transpose(2, 1, 0), axes=[-2, 1])),
+    ("matvec axes", lambda a, b: np.matvec(a, b[:, 0, 0], axes=[(0, 2), 0, 0])),
+]
+
+
+@pytest.mark.parametrize("name, call", GUFUNC_AXES, ids=[c[0] for c in GUFUNC_AXES])
+def test_gufunc_axes_and_axis_are_numpys(name, call):
+    """np.matmul/np.vecdot/np.matvec with axes= or axis= dropped the keyword
+    silently (np.matmul(a, b, axes=...) was a @ b); the core axes are moved
+    last for the call and the output's moved where axes= puts them.  A
+    keyword without an implementation here (a gufunc's keepdims=) goes on to
+    NumPy rather than being dropped."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 3, 2))
+    want = call(a, b)
+    ta = tl.tensor(a, requires_grad=True)
+    got = call(ta, tl.tensor(b))
+    assert tuple(got.shape) == want.shape
+    assert_close(got.detach(), want, rtol=1e-12)
+    assert tl.autograd.gradcheck(lambda t: call(t, tl.tensor(b)), [ta])
+
+
+def test_gufunc_axes_errors_are_numpys():
+    a = tl.tensor(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="cannot specify both 'axis' and 'axes'"):
+        np.vecdot(a, a, axis=0, axes=[0, 0])
+    with pytest.raises(TypeError, match="axis can only be used with a single shared core"):
+        np.matmul(a, a.T, axis=0)
+    with pytest.raises(TypeError, match="add\\(\\) got an unexpected keyword argument 'keepdims'"):
+        np.add(a, a, keepdims=True)

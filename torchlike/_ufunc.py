@@ -11,6 +11,7 @@ them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
 import dis
+import re
 import sys
 import warnings
 
@@ -246,11 +247,75 @@ _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
           "modf": _modf, "frexp": _frexp}
 
 
+_PYTHON_NUMBERS = (int, float, complex)
+_LOOPS = {}  # (ufunc, operand dtypes or Python number types) -> NumPy's loop for them
+
+
+def loop_inputs(ufunc, inputs, signature=None):
+    """The tensor operands cast to the dtypes of the loop NumPy picks for them
+    from the ufunc's list (ufunc.resolve_dtypes, with ``signature=`` when
+    given); Python numbers stay weak, in the loop's dtype beside them."""
+    try:
+        kinds = tuple(type(x) if type(x) in _PYTHON_NUMBERS else np.dtype(np_dtype(x.dtype))
+                      for x in inputs)
+    except (AttributeError, TypeError):
+        return inputs
+    key = (ufunc, kinds) if signature is None else None
+    loop = _LOOPS.get(key)
+    if loop is None:
+        try:
+            loop = ufunc.resolve_dtypes(kinds + (None,) * ufunc.nout,
+                                        **({} if signature is None else {"signature": signature}))
+        except (TypeError, ValueError) as error:
+            if signature is not None:
+                raise TypeError(f"numpy.{ufunc.__name__}: no loop for signature "
+                                f"{signature!r}: {error}") from None
+            loop = ()  # no loop: the op's own error says so
+        if key is not None:
+            _LOOPS[key] = loop
+    return [x.to(tl_dtype(d)) if isinstance(x, _C.Tensor) and np_dtype(x.dtype) != d else x
+            for x, d in zip(inputs, loop or [None] * len(inputs))]
+
+
+_SPECIAL_CALLS = {}  # scipy.special ufunc -> its op, taking out= as a ufunc call does
+
+
+def _with_out(ufunc, op):
+    """A scipy.special op as the ufunc call (and the C fast path) hands it
+    its operands: computed in the loop SciPy runs for float data and Python
+    numbers (SciPy lists some ufuncs' float64 loop first -- xlogy, xlog1py,
+    gammainc(c), beta(ln), yn -- so float32 data beside a Python number runs
+    and returns float64, and float16 data, which has no loop, float64;
+    integer data takes the default float, as the float ops do), the result
+    written into a tensor out= (the ops take none), or PyTorch's refusal of
+    out= when an input requires grad."""
+    name = ufunc.__name__
+
+    def call(*inputs, out=None):
+        if all(type(x) in _PYTHON_NUMBERS or isinstance(x, _C.Tensor) and
+               (x.is_floating_point() or x.is_complex()) for x in inputs):
+            inputs = loop_inputs(ufunc, inputs)
+        if out is None:
+            return op(*inputs)
+        if _recorded(inputs):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               f"automatic differentiation, but one of the arguments "
+                               f"requires grad.")
+        write_where(out, op(*inputs), None)
+        return out
+    call.__name__ = call.__qualname__ = name
+    call.may_decline = getattr(op, "may_decline", False)
+    return call
+
+
 def _op_for(ufunc):
     if ufunc.__name__ in _COMPOSITES:
         return _COMPOSITES[ufunc.__name__]
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
-        return special_op(ufunc)
+        op = _SPECIAL_CALLS.get(ufunc)
+        if op is None and special_op(ufunc) is not None:
+            op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc, special_op(ufunc))
+        return op
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
@@ -261,7 +326,11 @@ def _op_for(ufunc):
 
 def _is_default(kwargs):
     """Whether the ufunc keywords given are all NumPy's defaults; an array
-    given (``where=mask``) is not, and is never compared elementwise."""
+    given (``where=mask``) is not, and is never compared elementwise, and a
+    keyword of no default here (a gufunc's ``keepdims=``) is not either, so
+    the call goes on to NumPy rather than dropping it."""
+    if set(kwargs) - set(_DEFAULTS):
+        return False
     for key, default in _DEFAULTS.items():
         given = kwargs.get(key, default)
         if given is not default and not (isinstance(given, (str, bool, np.bool_))
@@ -329,6 +398,48 @@ def _host_plain(inputs):
                for x in inputs)
 
 
+def _core_dims(signature):
+    """The core dimensions' names of each operand of a gufunc signature,
+    '(n?,k),(k,m?)->(n?,m?)': [['n?', 'k'], ['k', 'm?'], ['n?', 'm?']]."""
+    groups = re.findall(r"\(([^)]*)\)", signature)
+    return [[d.strip() for d in g.split(",") if d.strip()] for g in groups]
+
+
+def _core_axes_call(ufunc, inputs, kwargs):
+    """A gufunc (matmul, vecdot, matvec, vecmat) with NumPy's ``axes=`` or
+    ``axis=``: each operand's core axes moved last, the call, and the
+    output's moved where ``axes`` puts them.  Both keywords were dropped
+    before, silently (np.matmul(a, b, axes=...) was a @ b)."""
+    axes, axis = kwargs.pop("axes", None), kwargs.pop("axis", None)
+    core = _core_dims(ufunc.signature)
+    operands = [as_tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x for x in inputs]
+    if kwargs.get("out") is not None or kwargs.get("keepdims") or \
+            not all(isinstance(x, _C.Tensor) for x in operands) or \
+            any(d.endswith("?") and x.ndim < len(c)
+                for x, c in zip(operands, core) for d in c):
+        return NotImplemented  # NumPy's own loop (or its refusal)
+    if axis is not None:
+        if axes is not None:
+            raise TypeError("cannot specify both 'axis' and 'axes'")
+        if any(len(c) > 1 for c in core):
+            raise TypeError(f"{ufunc.__name__}: axis can only be used with a single shared "
+                            f"core dimension, not with the {ufunc.signature} signature")
+        axes = [(axis,) if c else () for c in core]
+    axes = [tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes]
+    if len(axes) == len(core) - 1 and not core[-1]:
+        axes.append(())  # an output without core dimensions may be left out
+    if len(axes) != len(core) or any(len(a) != len(c) for a, c in zip(axes, core)):
+        raise ValueError(f"{ufunc.__name__}: axes {axes} do not match the core dimensions of "
+                         f"the signature {ufunc.signature}")
+    moved = [_C.movedim(x, tuple(a), tuple(range(-len(a), 0))) if a else x
+             for x, a in zip(operands, axes)]
+    result = _call(ufunc, moved, kwargs)
+    out_axes = axes[ufunc.nin]
+    if result is NotImplemented or not out_axes:
+        return result
+    return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
@@ -336,11 +447,18 @@ def _call(ufunc, inputs, kwargs):
         inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
+    if ufunc.signature and ("axes" in kwargs or "axis" in kwargs):
+        return _core_axes_call(ufunc, inputs, kwargs)
     op = _op_for(ufunc)
     given_out = kwargs.pop("out", None)
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
     where = kwargs.pop("where", True)
+    signature = kwargs.pop("signature", kwargs.pop("sig", None))
+    if signature is not None:  # the loop NumPy runs: the operands cast to its dtypes
+        if dtype is not None:
+            raise TypeError("cannot specify both 'signature' and 'dtype'")
+        inputs = loop_inputs(ufunc, inputs, signature)
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below

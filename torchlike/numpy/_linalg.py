@@ -384,9 +384,8 @@ def _install_linalg():
     def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
         rtol = None if rtol is NoValue else rtol
         a = _linalg_input(a)
-        if a.numel() == 0:
-            return _C.zeros(tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), dtype=a.dtype,
-                            device=a.device)
+        if a.numel() == 0:  # no values: a's transposed shape, on the tape as a's
+            return a.mT.clone()
         if not isinstance(rtol, Tensor) and isinstance(rcond, (Tensor, np.ndarray, list, tuple)):
             given, rtol, rcond = rcond, as_tensor(rcond), None  # NumPy: one per matrix, as rtol
             if isinstance(given, (list, tuple)) and rtol.device != a.device:

@@ -596,7 +596,8 @@ def _host_numbers(obj):
     widths, values and lengths are a few numbers NumPy reads on the host, and
     one the program computed (a 0-d tensor) may be on a device.  A tensor
     that requires grad is refused by .numpy(), as NumPy's conversion refuses
-    it (no gradient could reach it through a number)."""
+    it (no gradient could reach a width or a length through a number; pad's
+    values that require grad are recorded before they get here)."""
     if isinstance(obj, Tensor):
         return obj.cpu().numpy()
     if isinstance(obj, (list, tuple)):
@@ -637,6 +638,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
             or set(kwargs) - {"constant_values", "reflect_type"}:
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
+    if mode == "constant" and _requires_grad(kwargs.get("constant_values")):
+        x = _pad_learned_constants(x, widths, kwargs["constant_values"])
+        return x.clone() if x is array else x  # a new array, as NumPy's
     values = np.asarray(_host_numbers(kwargs.get("constant_values", 0)))
     if values.dtype == object:  # Python ints past int64: written in x's dtype, as NumPy does
         values = values.astype(np_dtype(x.dtype))
@@ -654,16 +658,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return F.pad(x, flat, value=values.flat[0].item())
     for axis, (before, after) in enumerate(widths.tolist()):
         if mode == "constant":
-            parts = []
-            for n, value in ((before, values[axis, 0]), (0, None), (after, values[axis, 1])):
-                if value is None:
-                    parts.append(x)
-                elif n:
-                    shape = list(x.shape)
-                    shape[axis] = n
-                    parts.append(_C.full(tuple(shape), value.item(), dtype=x.dtype,
-                                         device=x.device))
-            x = _C.cat(parts, axis) if len(parts) > 1 else x
+            x = _pad_blocks(x, axis, before, after, lambda side, shape, x=x, axis=axis: _C.full(
+                shape, values[axis, side].item(), dtype=x.dtype, device=x.device))
         elif before or after:
             n = x.shape[axis]
             if n == 0:
@@ -686,6 +682,37 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 index = np.where(index >= n, 2 * n - 1 - index, index)
             x = _C.index_select(x, axis, _C.from_numpy(index.astype(np.int64)).to(x.device))
     return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
+
+
+def _requires_grad(obj):
+    if isinstance(obj, Tensor):
+        return obj.requires_grad and _C.is_grad_enabled()
+    return isinstance(obj, (list, tuple)) and any(_requires_grad(o) for o in obj)
+
+
+def _pad_learned_constants(x, widths, values):
+    """Constant padding whose ``constant_values`` require grad (a learned
+    border): each axis's blocks are its two values expanded, in x's dtype as
+    NumPy writes them, so the values get the gradient of every element they
+    fill (the host numbers of the other route would drop it)."""
+    values = _C.broadcast_to(as_tensor(values).to(device=x.device, dtype=x.dtype), (x.ndim, 2))
+    for axis, (before, after) in enumerate(widths.tolist()):
+        x = _pad_blocks(x, axis, before, after,
+                        lambda side, shape, axis=axis: values[axis, side].expand(shape))
+    return x
+
+
+def _pad_blocks(x, axis, before, after, fill):
+    """x with ``before`` and ``after`` elements added along ``axis``, each
+    block made by ``fill(side, shape)`` (side 0 before x, 1 after it)."""
+    parts = [x]
+    for side, n in ((0, before), (1, after)):
+        if n:
+            shape = list(x.shape)
+            shape[axis] = n
+            block = fill(side, tuple(shape))
+            parts = [block] + parts if side == 0 else parts + [block]
+    return _C.cat(parts, axis) if len(parts) > 1 else x
 
 
 def _pad_odd_reflection(x, axis, before, after, symmetric):
@@ -730,6 +757,10 @@ def _pad_computed(x, widths, mode, kwargs):
     given = kwargs.get("end_values", 0) if ramp else kwargs.get("stat_length")
     if given is None:
         pairs = [(None, None)] * x.ndim
+    elif ramp and _requires_grad(given):  # learned end values: kept on the tape
+        values = _C.broadcast_to(as_tensor(given).to(device=x.device, dtype=x.dtype),
+                                 (x.ndim, 2))
+        pairs = [(values[axis, 0], values[axis, 1]) for axis in range(x.ndim)]
     else:
         values = np.asarray(_host_numbers(given))
         if not ramp:  # NumPy rounds lengths, then refuses negative ones
@@ -886,7 +917,13 @@ def put_along_axis(arr, indices, values, axis):
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     # NumPy's assignment converts the values first (a Python int past the dtype
     # is its OverflowError before any index is looked at)
-    values = _C.broadcast_to(_values_of(values, arr.dtype, arr.device), tuple(indices.shape))
+    values = _values_of(values, arr.dtype, arr.device)
+    # NumPy indexes with the indices broadcast against the other axes' aranges:
+    # indices of shape (1, k) write every row (scatter_ wrote the first only)
+    shape = np.broadcast_shapes(tuple(indices.shape), tuple(
+        1 if d == axis else n for d, n in enumerate(target.shape)))
+    indices = indices.expand(shape)
+    values = _C.broadcast_to(values, shape)
     with _index_error():
         target.scatter_(axis, indices, values)
 

@@ -1,5 +1,5 @@
 """NumPy's one-dimensional signal functions over tensors: convolve, correlate,
-polymul and interp.
+polymul, polyfit and interp.
 
 Written with torchlike ops (conv1d, searchsorted and gathers), so
 a layer written with them is recorded on the autograd tape.  Integer and
@@ -8,10 +8,12 @@ sums; correlate conjugates complex v as NumPy does).  What the ops do not
 cover (interp's ``period=``) raises
 Unsupported: NumPy itself runs for CPU tensors without grad, and the fallback
 rule's TypeError names the function otherwise."""
+import warnings
+
 import numpy as np
 
 from .. import _C
-from .._array_function import Unsupported, as_tensor, implements, promote
+from .._array_function import Unsupported, as_tensor, implements, np_dtype, promote
 
 Tensor = _C.Tensor
 
@@ -110,6 +112,66 @@ def _poly_coefficients(c):
     if not first.numel():
         return _C.zeros(1, dtype=c.dtype, device=c.device)
     return c[int(first[0, 0]):]
+
+
+def _inexact(a):
+    """NumPy's ``asarray(a) + 0.0``: integer and bool data become float64,
+    float and complex data keep their dtype."""
+    a = as_tensor(a)
+    return a if a.is_floating_point() or a.is_complex() else a.to(_C.float64)
+
+
+@implements(np.polyfit)
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """NumPy's least-squares polynomial fit, its steps without its writes
+    (``lhs *= w[:, None]``, ``rhs *= w``, ``lhs /= scale``): NumPy's code run
+    on tensors wrote over the Vandermonde matrix that ``lhs * lhs`` kept for
+    the tape (x that requires grad failed in backward) and multiplied an
+    ndarray by weights that require grad in place (refused)."""
+    order = int(deg) + 1
+    x, y = _inexact(x), _inexact(y)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.numel() == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * np.finfo(np_dtype(x.dtype)).eps
+    lhs, rhs = np.vander(x, order), y
+    if w is not None:
+        w = _inexact(w)
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    # columns scaled to unit norm for the conditioning, the solution scaled back
+    scale = _C.sqrt((lhs * lhs).sum(0))
+    lhs = lhs / scale
+    c, resids, rank, s = np.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if int(rank) != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if not cov:
+        return c
+    V = np.linalg.inv(lhs.T @ lhs) / _C.outer(scale, scale)
+    if cov == "unscaled":
+        fac = 1
+    else:
+        if len(x) <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = resids / (len(x) - order)
+    return c, (V * fac if y.ndim == 1 else V[:, :, None] * fac)
 
 
 # ---- interp --------------------------------------------------------------------------------------

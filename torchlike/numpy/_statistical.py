@@ -379,7 +379,10 @@ def _extreme(name):
             if a.numel() == 0:
                 shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape)) if keep \
                     else tuple(n for d, n in enumerate(a.shape) if d not in axes)
-                return finish(start.expand(shape).clone(), out)
+                filled = start.expand(shape).clone()
+                if a.requires_grad:  # nothing to choose: still a's result, its gradient 0
+                    filled = filled + 0 * _C.sum(a, axes, keepdim=keep)
+                return finish(filled, out)
             best = op(a, axes, keepdim=keep)
             return finish((_C.maximum if name == "amax" else _C.minimum)(best, start), out)
         if where is not NoValue and where is not True:

@@ -23,6 +23,13 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     hi = a_max if max is NoValue else max
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = unaliased(as_tensor(a), out)
+    dtype, where = kwargs.pop("dtype", None), kwargs.pop("where", True)
+    casting = kwargs.pop("casting", "same_kind")
+    kwargs.pop("order", None), kwargs.pop("subok", None)  # layout and subclasses: nothing to do
+    if kwargs:
+        raise TypeError(f"clip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if dtype is not None or where is not True:
+        return _clip_with(a, lo, hi, out, dtype, where, casting)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
         return finish(ordered_clip(a, lo, hi), out)
     # a Python number is weak; a NumPy scalar (np.float64 is a float) is an array
@@ -36,11 +43,46 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
         # clip: an element at a bound gets no gradient (maximum/minimum would
         # give it half)
         return finish(_C.clamp(a, lo, hi), out)
-    # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
-    # promote as in NumPy, and the gradient flows to every operand.
-    result = a if lo is None else _C.maximum(a, _clip_bound(lo, a))
-    result = result if hi is None else _C.minimum(result, _clip_bound(hi, result))
+    lo, hi = (None if b is None else _clip_bound(b, a) for b in (lo, hi))
+    dtype = a.dtype
+    for b in (lo, hi):
+        dtype = dtype if b is None else _C.promote_types(dtype, b.dtype)
+    if dtype.is_floating_point:
+        # NOTE: tensor bounds are clamp's too, in NumPy's promoted dtype, as the
+        # namespace's clip and torch.clamp: a tie with one bound splits the
+        # gradient between x and it, x == min == max gives x all of it
+        # (maximum then minimum gave x a quarter there)
+        lo, hi = (None if b is None else b.to(dtype) for b in (lo, hi))
+        return finish(_C.clamp(a.to(dtype), lo, hi), out)
+    result = a if lo is None else _C.maximum(a, lo)
+    result = result if hi is None else _C.minimum(result, hi)
     return finish(result, out)
+
+
+def _clip_with(a, lo, hi, out, dtype, where, casting):
+    """np.clip's ufunc keywords, which were dropped: ``dtype=`` clips in that
+    dtype (the array and array bounds cast under ``casting=``, NumPy's
+    error otherwise), ``where=`` keeps out's values where the mask is False
+    (without out= NumPy leaves them undefined: here, clipped)."""
+    if dtype is not None:
+        want = np.dtype(dtype)
+        for i, x in enumerate((a, lo, hi)):
+            if isinstance(x, (Tensor, np.ndarray, np.generic)):
+                have = np_dtype(x) if isinstance(x, Tensor) else x.dtype
+                if not np.can_cast(have, want, casting=casting):
+                    raise TypeError(f"Cannot cast ufunc 'clip' input {i} from {have!r} to "
+                                    f"{want!r} with casting rule {casting!r}")
+        a = a.to(tl_dtype(want))
+        lo, hi = (b.to(tl_dtype(want)) if isinstance(b, Tensor) else b for b in (lo, hi))
+        result = clip(a, lo, hi)
+        result = result.to(tl_dtype(want))
+    else:
+        result = clip(a, lo, hi)
+    if where is True or out is None:
+        return finish(result, out)
+    target = _C.from_numpy(out) if isinstance(out, np.ndarray) else out
+    mask = where if isinstance(where, Tensor) else as_tensor(where)
+    return finish(_C.where(mask.to(result.device), result, target.to(result.dtype)), out)
 
 
 def _clip_bound(b, x):
