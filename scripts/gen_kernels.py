@@ -589,9 +589,9 @@ if (b == trunc(b) && isfinite(a) && a != 0)
 return a * exp2(b);""")
     g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
               " * gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0) wraps to INT_MIN); lcm is\n"
-              " * |a| / gcd * |b| in the unsigned type, as NumPy: a product past T's range\n"
-              " * wraps, and keeps the sign the wrap gives it (lcm(2^62, 3) of int64 is\n"
-              " * -2^62), 0 when both are 0")
+              " * |a / gcd * b| computed as C computes it (exactly in int for the narrow\n"
+              " * types, then wrapped; wrapping in T for the wide ones), 0 when both are 0:\n"
+              " * PyTorch's lcm (torchlike.numpy.lcm wraps NumPy's way past the range)")
     mag = "tl_k_negative({0}) ? (U)(0u - (U){0}) : (U){0}"
     g.binary("gcd", INTS, f"""\
 U x = {mag.format("a")}, y = {mag.format("b")};
@@ -601,12 +601,16 @@ while (x != 0) {{
   x = r;
 }}
 return (T)y;""")
-    g.binary("lcm", INTS, f"""\
-U g = (U)gcd_$(a, b);
+    g.binary("lcm", INTS, """\
+T g = gcd_$(a, b);
 if (g == 0)
   return 0;
-U x = {mag.format("a")}, y = {mag.format("b")};
-return (T)(U)(1u * (U)(x / g) * y); /* 1u: no int product for the 8- and 16-bit types */""")
+if (sizeof(T) < sizeof(int)) { /* C's int holds the product: |.| before the wrap */
+  int64_t w = (int64_t)(a / g) * b;
+  return (T)(U)(uint64_t)(w < 0 ? -w : w);
+}
+T m = (T)(U)(1u * (U)(T)(a / g) * (U)b);
+return tl_k_negative(m) ? (T)(U)(0u - (U)m) : m;""")
     g.comment("heaviside(x, v): 0 below 0, 1 above, v at 0 (either sign); NaN stays NaN,\n"
               " * as in NumPy (PyTorch gives 0 there)")
     g.binary("heaviside", BOOL, "a ? true : b")

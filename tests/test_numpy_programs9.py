@@ -31,7 +31,7 @@ What they found (each with a focused test in the test file of its area):
 - ``np.lcm`` of int32/int64 values whose lcm passes the dtype's range was
   made positive after the wrap; NumPy computes |a| / gcd * |b| in the
   unsigned type and keeps the wrap's sign (int64 lcm(2**62, 3) is -2**62)
-  -- tests/test_elementwise.py.
+  -- tests/test_elementwise.py (torchlike.lcm keeps PyTorch's |a / gcd * b|).
 - ``np.fft.fftfreq``/``rfftfreq`` divided by n * d in float64 where NumPy
   takes 1 / (n d) in d's own arithmetic (a float32 spacing's rounding,
   a Python 0's ZeroDivisionError) before the float64 product, and dropped

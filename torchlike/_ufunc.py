@@ -38,7 +38,7 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
 # whose NumPy loops are float ones (integers become floats first, where
 # torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0).
-_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint"}
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm"}
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 

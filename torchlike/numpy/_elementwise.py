@@ -585,7 +585,23 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
-    return _C.lcm(*_integer_pair(x1, x2))
+    """NumPy's lcm: |a| / gcd * |b| in the unsigned type, so a product past
+    the range wraps and keeps the sign the wrap gives (int64's lcm(2**62, 3)
+    is -2**62).  torchlike.lcm is PyTorch's, |a / gcd * b|, never negative
+    but INT_MIN; the two agree wherever the product fits, and for the 8- and
+    16-bit types, whose product C computes in int before the wrap."""
+    a, b = _integer_pair(x1, x2)
+    result = _C.lcm(a, b)
+    unsigned = _WIDE_UNSIGNED.get(result.dtype)
+    if unsigned is None:
+        return result
+    g = _C.gcd(a, b).view(unsigned)
+    g = _C.where(g == 0, _C.ones_like(g), g)  # both 0: |a| is 0, so the result is
+    return (_C.abs(a).to(result.dtype).view(unsigned) // g *
+            _C.abs(b).to(result.dtype).view(unsigned)).view(result.dtype)
+
+
+_WIDE_UNSIGNED = {_C.int32: _C.uint32, _C.int64: _C.uint64}
 
 
 # NumPy's definitions, shared with the ufuncs on tensors (torchlike/_ufunc.py)
