@@ -235,6 +235,29 @@ def test_grid_sample_skipped_taps_do_not_read_inf():
     assert xt.grad.cpu().numpy()[:, :, 0, 0].sum() == 0
 
 
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+def test_grid_sample_bilinear_channels_four_at_a_time_and_the_rest(dtype):
+    """The bilinear 2-D forward samples four channels per pass over a block's
+    taps, then the rest one at a time: 7 channels (a group and three), taps
+    outside the image on every side, and an inf in channel 1's and channel
+    5's corner pixel, which no point reads (a skipped tap reads a zero, so
+    the inf stays out of every channel's values)."""
+    x = rng.standard_normal((2, 7, 6, 5))
+    x[:, [1, 5], 0, 0] = np.inf
+    g = grid_values((2, 8, 9, 2), 1.3)
+    # keep every point's taps off pixel (0, 0): x > 0.5 or y > 0.5 in pixel units
+    near = ((g[..., 0] + 1) * 5 - 1) / 2 < 1.0
+    near &= ((g[..., 1] + 1) * 6 - 1) / 2 < 1.0
+    g[near] = 1.25
+    y = F.grid_sample(T.tensor(x, dtype=dtype), T.tensor(g, dtype=dtype), align_corners=False)
+    gw = g.astype(np.float32) if dtype == T.float32 else g
+    want = np_grid_sample(x.astype(np.float32) if dtype == T.float32 else x, gw, "bilinear",
+                          "zeros", False)
+    tol = 1e-12 if dtype == T.float64 else 2e-5
+    assert np.isfinite(y.cpu().numpy()).all()
+    np.testing.assert_allclose(y.cpu().numpy(), want, rtol=tol, atol=tol)
+
+
 def test_grid_sample_non_contiguous_inputs():
     x, g = rng.standard_normal((2, 5, 4, 3)), grid_values((3, 2, 4, 2))
     xt = T.tensor(x).permute(0, 3, 2, 1)                 # (2, 3, 4, 5) strided

@@ -7,6 +7,7 @@
  * that float inputs pick the same pixels and nearly the same weights; the
  * taps of a point are grid_taps.h's, shared with the CUDA kernels. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,53 +104,112 @@ static void tap4_buf_free(tap4_buf *b)
     free(b->t);
 }
 
-/* sample_block for packed bilinear 2-D taps; the skipped taps stay skipped
- * (a select, not a multiply by 0, so that inf and nan elsewhere do not leak). */
-FN void sample_block4(const tap4_t *t, int64_t m, const real *x, real *y)
+/* The forward's bilinear 2-D taps of a block, by tap then point (structure
+ * of arrays): off[q * cap + i] (int32; -1 outside) and w[q * cap + i].  A
+ * channel's pass over the block reads 32 bytes of taps a point where the
+ * packed tap4_t (backward's) is 96.  Offsets are int32: planes of 2^31
+ * pixels or more (and a heap without room for the buffer) take sample_block
+ * instead. */
+typedef struct {
+  int32_t *off;
+  real *w;
+  int64_t cap;
+} soa4_buf;
+
+static bool soa4_buf_init(soa4_buf *b)
 {
-  for (int64_t i = 0; i < m; i++) {
-    real v = 0;
-    for (int q = 0; q < 4; q++) {
-      int64_t off = t[i].off[q];
-      real a = x[off >= 0 ? off : 0] * t[i].w[q];
-      v = off >= 0 ? v + a : v;
-    }
-    y[i] = v;
+  b->cap = BIG;
+  b->off = malloc(4 * BIG * sizeof *b->off);
+  b->w = malloc(4 * BIG * sizeof *b->w);
+  return b->off && b->w;
+}
+
+static void soa4_buf_free(soa4_buf *b)
+{
+  free(b->off);
+  free(b->w);
+}
+
+FN void soa4_put(soa4_buf *b, int64_t i, const taps_t *t)
+{
+  for (int q = 0; q < 4; q++) {
+    b->off[q * b->cap + i] = t->count ? (int32_t)t->off[q] : -1;
+    b->w[q * b->cap + i] = t->count ? t->w[q] : 0; /* a point with no taps set no weights */
   }
 }
 
-static void sample_bilinear2(const tl_grid_job *job, int64_t begin, int64_t end)
+/* y[k * P + i] for the block's m points of the CH channel planes x + k *
+ * plane (CH small, a constant where inlined: one pass over the taps serves
+ * CH channels), the taps in order.  A skipped tap reads a zero instead of
+ * x (so that inf and nan elsewhere do not leak) and adds zero times its
+ * weight, which is finite, to the sum: the sum sample_block's select gives,
+ * and no branch, whose mispredictions at the points near the border cost
+ * more than the arithmetic. */
+FN void sample_soa4(const int32_t *restrict off, const real *restrict w, int64_t cap, int64_t m,
+                    const real *restrict x, int64_t plane, real *restrict y, int64_t P,
+                    const int CH)
+{
+  static const real zero = 0;
+  for (int64_t i = 0; i < m; i++) {
+    real v[4] = {0, 0, 0, 0};
+    for (int q = 0; q < 4; q++) {
+      int32_t o = off[q * cap + i];
+      const real *src = o >= 0 ? x + o : &zero;
+      int64_t step = o >= 0 ? plane : 0;
+#if defined(__GNUC__) || defined(__clang__)
+      __asm__("" : "+r"(src), "+r"(step)); /* loads from either: else the compiler branches */
+#endif
+      real wq = w[q * cap + i];
+      for (int k = 0; k < CH; k++)
+        v[k] += src[k * step] * wq;
+    }
+    for (int k = 0; k < CH; k++)
+      y[k * P + i] = v[k];
+  }
+}
+
+/* TL_GRID_SAMPLE for bilinear 2-D: false (nothing done) when the buffers
+ * are not to be had or the plane is too large for int32 offsets. */
+static bool sample_bilinear2(const tl_grid_job *job, int64_t begin, int64_t end)
 {
   const tl_grid_spec *s = &job->s;
   int64_t P = s->out[1] * s->out[2], plane = s->in[1] * s->in[2];
   const real *grid = job->grid;
   real *y = job->y;
   taps_t t;
-  tap4_buf buf;
-  tap4_buf_init(&buf);
+  soa4_buf buf;
+  if (plane > INT32_MAX)
+    return false;
+  if (!soa4_buf_init(&buf)) {
+    soa4_buf_free(&buf);
+    return false;
+  }
   for (int64_t p = begin; p < end;) {
     int64_t b = p / P, o = p % P, m = P - o;
     m = m > end - p ? end - p : m;
     m = m > buf.cap ? buf.cap : m;
     for (int64_t i = 0; i < m; i++) {
       taps_of(s, grid + (p + i) * 2, &t, false);
-      pack4(&t, &buf.t[i], false);
+      soa4_put(&buf, i, &t);
     }
-    for (int64_t c = 0; c < s->C; c++)
-      sample_block4(buf.t, m, (const real *)job->x + (b * s->C + c) * plane,
-                    y + (b * s->C + c) * P + o);
+    int64_t c = 0;
+    for (; c + 4 <= s->C; c += 4)
+      sample_soa4(buf.off, buf.w, buf.cap, m, (const real *)job->x + (b * s->C + c) * plane,
+                  plane, y + (b * s->C + c) * P + o, P, 4);
+    for (; c < s->C; c++)
+      sample_soa4(buf.off, buf.w, buf.cap, m, (const real *)job->x + (b * s->C + c) * plane,
+                  plane, y + (b * s->C + c) * P + o, P, 1);
     p += m;
   }
-  tap4_buf_free(&buf);
+  soa4_buf_free(&buf);
+  return true;
 }
 
 void TL_GRID_SAMPLE(const tl_grid_job *job, int64_t begin, int64_t end)
 {
   const tl_grid_spec *s = &job->s;
-  if (s->mode == TL_GRID_BILINEAR && s->n == 2) {
-    sample_bilinear2(job, begin, end);
+  if (s->mode == TL_GRID_BILINEAR && s->n == 2 && sample_bilinear2(job, begin, end))
     return;
-  }
   int64_t P = s->out[0] * s->out[1] * s->out[2], plane = s->in[0] * s->in[1] * s->in[2];
   const real *grid = job->grid;
   real *y = job->y;
