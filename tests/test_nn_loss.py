@@ -317,6 +317,14 @@ def test_target_shape_errors_in_pytorchs_words():
         with pytest.raises(RuntimeError) as info:
             loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4, dtype=T.long))
         assert str(info.value) == "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 4]"
+        # the 2-d spatial case names a target of another rank first; 3-d and
+        # up spatial inputs use the 1-d case's words
+        with pytest.raises(RuntimeError, match=r"^only batches of spatial targets supported \(3D "
+                                               r"tensors\) but got targets of dimension: 2$"):
+            loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, dtype=T.long))
+        with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4, 5, 2\], got "
+                                               r"\[2, 4, 5\]$"):
+            loss(T.ones(2, 3, 4, 5, 2), T.zeros(2, 4, 5, dtype=T.long))
 
 
 def test_cross_entropy_probabilities_refuse_a_class_to_ignore():

@@ -840,9 +840,13 @@ def _class_dim_target(input, target):
     if input.ndim == 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
-        # PyTorch's words (as the C cross entropy's): lists, and for 2-d and
-        # up spatial inputs its unbalanced "size mismatch ("
-        if input.ndim > 3:
+        # PyTorch's words (as the C cross entropy's): lists, and for 2-d
+        # spatial inputs (its nll_loss2d) the rank first, then its unbalanced
+        # "size mismatch ("
+        if input.ndim == 4 and target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.ndim}")
+        if input.ndim == 4:
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         expected = [input.shape[0]] + list(input.shape[2:])
