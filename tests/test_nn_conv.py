@@ -497,6 +497,17 @@ def test_errors_use_pytorchs_words(call, message):
     assert str(info.value) == message
 
 
+def test_a_weight_of_too_few_dims_is_refused_in_pytorchs_words():
+    # PyTorch's sentence first, whatever the convolution's rank; the op and
+    # the shape follow in parentheses
+    for conv, x in ((F.conv1d, T.zeros(1, 4, 5)), (F.conv2d, T.zeros(1, 4, 5, 5)),
+                    (F.conv_transpose1d, T.zeros(1, 4, 5))):
+        for w in (T.zeros(2, 4), T.zeros(2)):
+            with pytest.raises(RuntimeError, match=r"^weight should have at least three "
+                                                   r"dimensions \(.*\[2"):
+                conv(x, w)
+
+
 def test_padding_string_errors_and_integer_inputs():
     # the functional form raises RuntimeErrors (the modules' constructors ValueErrors)
     with pytest.raises(RuntimeError, match="^padding='same' is not supported for strided "

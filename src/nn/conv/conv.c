@@ -223,7 +223,10 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
   int nsp = input->ndim - 2;
   tl_shape_str(si, sizeof si, input->ndim, input->shape);
   tl_shape_str(sw, sizeof sw, wdim, wshape);
-  if (wdim < 3 || wdim > TL_NN_CONV_MAX_DIMS + 2)
+  if (wdim < 3) /* PyTorch's words, its shape added */
+    return tl_error_set(TL_ERR_RUNTIME, "weight should have at least three dimensions (%s(): got "
+                        "weight of size %s)", name, sw);
+  if (wdim > TL_NN_CONV_MAX_DIMS + 2)
     return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a weight of 3 to %d dimensions, but got "
                         "weight of size %s", name, TL_NN_CONV_MAX_DIMS + 2, sw);
   if (input->ndim != wdim)
