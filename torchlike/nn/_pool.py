@@ -376,7 +376,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if len(factors) != n:
             raise ValueError(f"Input and scale_factor must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{list(sp)} and scale_factor of shape {list(factors)}.")
+                             f"{list(sp)} and scale_factor of shape {scale_factor}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             f"scale_factor in (s1, s2, ...,sK) format.")
         factors = tuple(float(f) for f in factors)
         out = tuple(int(math.floor(s * f)) for s, f in zip(sp, factors))
         if not recompute_scale_factor:
