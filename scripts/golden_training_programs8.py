@@ -2101,6 +2101,154 @@ def interpolate_1d_3d(T):
     return out
 
 
+
+# ---- gradients at ties and kinks -------------------------------------------------------------
+
+def tie_gradients(T):
+    """The subgradients PyTorch picks where a loss written by hand meets a
+    tie or a kink: clamp at its bounds, maximum/minimum of equal values,
+    max/min/amax/amin reductions over tied values (whole tensor and along
+    a dim), abs and sign at 0, norm of a zero vector, median and topk
+    over ties, sort of tied values (stable), cummax/cummin, logsumexp.
+    (kthvalue over ties is left out: which tied index PyTorch returns
+    follows its quickselect's partitioning, neither the first nor the
+    k-th in order.)"""
+    x = T.tensor([[1.0, 3.0, 3.0, -2.0], [0.0, 0.0, 5.0, 5.0]], requires_grad=True)
+    fns = [lambda v: v.clamp(0.0, 3.0), lambda v: v.clamp(min=0.0),
+           lambda v: T.maximum(v, T.tensor([1.0, 3.0, 0.0, 5.0])),
+           lambda v: T.minimum(v, T.tensor([1.0, 0.0, 5.0, -2.0])),
+           lambda v: v.max(), lambda v: v.min(), lambda v: v.amax(1), lambda v: v.amin(0),
+           lambda v: v.max(1).values, lambda v: v.min(1).values,
+           lambda v: v.abs(), lambda v: v.sign() * v, lambda v: (v * 0).norm(dim=1),
+           lambda v: v.median(), lambda v: v.median(1).values, lambda v: v.nanmedian(),
+           lambda v: v.topk(2, 1).values,
+           lambda v: v.sort(dim=1, stable=True).values * T.arange(1.0, 5.0),
+           lambda v: v.logsumexp(1), lambda v: T.relu(v) + T.nn.functional.relu6(v * 2),
+           lambda v: v.cummax(1).values, lambda v: v.cummin(1).values]
+    out = []
+    for fn in fns:
+        x.grad = None
+        y = fn(x)
+        (y * T.arange(1.0, 1.0 + y.numel()).reshape(y.shape)).sum().backward()
+        out.append([y, x.grad])
+    out.append([x.max(1).indices, x.min(1).indices, x.median(1).indices, x.topk(2, 1).indices,
+                x.sort(dim=1, stable=True).indices, x.detach().median()])
+    return out
+
+
+def hinge_points_losses(T):
+    """The margin losses exactly at their hinge points (MarginRanking's
+    x1 - x2 = margin, HingeEmbedding's distance = margin, Triplet's
+    d(a, p) + margin = d(a, n), MultiMargin's and MultiLabelMargin's
+    margins met, SoftMargin and BCE at 0 and 1 (its log clamped at -100)):
+    values and gradients."""
+    nn = T.nn
+    F = nn.functional
+    out = []
+    a = T.tensor([1.5, 0.5, 2.0], requires_grad=True)
+    b = T.tensor([0.5, 0.5, 3.0], requires_grad=True)
+    loss = F.margin_ranking_loss(a, b, T.tensor([1.0, 1.0, -1.0]), margin=1.0, reduction="sum")
+    loss.backward()
+    out.append([loss, a.grad, b.grad])
+    d = T.tensor([1.0, 0.5, 2.0, 1.0], requires_grad=True)
+    loss = F.hinge_embedding_loss(d, T.tensor([-1.0, -1.0, -1.0, 1.0]), margin=1.0,
+                                  reduction="sum")
+    loss.backward()
+    out.append([loss, d.grad])
+    anc = T.tensor([[0.0, 0.0]], requires_grad=True)
+    pos = T.tensor([[3.0, 4.0]], requires_grad=True)
+    neg = T.tensor([[6.0, 8.0]], requires_grad=True)
+    loss = F.triplet_margin_loss(anc, pos, neg, margin=5.0, eps=0.0)
+    loss.backward()
+    out.append([loss, anc.grad, pos.grad, neg.grad])
+    s = T.tensor([[1.0, 0.0, 0.5], [0.2, 1.2, 0.2]], requires_grad=True)
+    loss = F.multi_margin_loss(s, T.tensor([0, 1]), margin=1.0)
+    loss.backward()
+    out.append([loss, s.grad])
+    s.grad = None
+    loss = F.multilabel_margin_loss(s, T.tensor([[0, -1, 2], [1, 0, -1]]))
+    loss.backward()
+    out.append([loss, s.grad])
+    p = T.tensor([0.0, 1.0, 0.5, 1.0, 0.0], requires_grad=True)
+    t = T.tensor([1.0, 0.0, 1.0, 1.0, 0.0])
+    loss = F.binary_cross_entropy(p, t, reduction="none")
+    loss.sum().backward()
+    out.append([loss, p.grad])
+    z = T.tensor([0.0, 40.0, -40.0, 100.0], requires_grad=True)
+    loss = F.soft_margin_loss(z, T.tensor([1.0, -1.0, 1.0, 1.0]), reduction="none")
+    loss.sum().backward()
+    out.append([loss, z.grad])
+    z.grad = None
+    loss = F.binary_cross_entropy_with_logits(z, T.tensor([1.0, 0.0, 1.0, 0.5]),
+                                              pos_weight=T.tensor([2.0]), reduction="none")
+    loss.sum().backward()
+    out.append([loss, z.grad])
+    return out
+
+
+def custom_optimizer_class(T):
+    """A custom optimizer written as PyTorch's docs show: an Optimizer
+    subclass with defaults, state made lazily per parameter, a step under
+    no_grad taking a closure, parameters updated through p.data and
+    in-place ops; its state_dict round trip into a fresh instance, a
+    group added later with a missing default filled in, hooks registered
+    on it, and its repr."""
+    nn = T.nn
+    O = T.optim
+
+    class SignMomentum(O.Optimizer):
+        def __init__(self, params, lr=0.01, beta=0.9, decay=0.0):
+            if lr < 0:
+                raise ValueError(f"Invalid learning rate: {lr}")
+            super().__init__(params, dict(lr=lr, beta=beta, decay=decay))
+
+        @T.no_grad()
+        def step(self, closure=None):
+            loss = None
+            if closure is not None:
+                with T.enable_grad():
+                    loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    st = self.state[p]
+                    if not st:
+                        st["step"] = 0
+                        st["buf"] = T.zeros_like(p)
+                    st["step"] += 1
+                    st["buf"].mul_(group["beta"]).add_(p.grad, alpha=1 - group["beta"])
+                    p.data.mul_(1 - group["lr"] * group["decay"])
+                    p.add_(st["buf"].sign(), alpha=-group["lr"])
+            return loss
+
+    m = _mlp(T, 7)
+    x, y = _t(T, 6, 4, seed=1), _t(T, 6, 2, seed=2)
+    opt = SignMomentum(m[0].parameters(), lr=0.05, decay=0.1)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+
+    def closure():
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        return loss
+
+    losses = [opt.step(closure).item() for _ in range(2)]
+    opt.add_param_group({"params": m[2].parameters(), "lr": 0.01})
+    losses += [opt.step(closure).item() for _ in range(2)]
+    sd = opt.state_dict()
+    fresh = SignMomentum(_mlp(T, 7)[0].parameters())
+    fresh.add_param_group({"params": _mlp(T, 7)[2].parameters()})
+    fresh.load_state_dict(sd)
+    return [losses, m[0].weight, m[2].bias, calls, sd["state"][0]["step"], sd["param_groups"],
+            fresh.param_groups[1]["lr"], fresh.param_groups[1]["decay"],
+            T.equal(fresh.state[fresh.param_groups[0]["params"][0]]["buf"],
+                    opt.state[m[0].weight]["buf"]), repr(opt).splitlines(),
+            _raised_head(lambda: SignMomentum([nn.Parameter(T.ones(2))], lr=-1.0))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2127,7 +2275,7 @@ _PROGRAMS = [
     "conv_argument_refusals", "norm_argument_refusals", "rnn_cell_refusals",
     "pooling_window_edges", "stn_grid_sample_modes", "functional_norms",
     "cosine_margin_classifier", "pretrained_embeddings", "grad_mode_refusals",
-    "interpolate_1d_3d",
+    "interpolate_1d_3d", "tie_gradients", "hinge_points_losses", "custom_optimizer_class",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

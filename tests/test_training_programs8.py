@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-67 of them, mostly about layers and utilities the first seven rounds left
+70 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -36,7 +36,10 @@ accumulation under a no_sync-like wrapper, tied and shared parameters,
 pretrained embeddings, max_norm renormalisation, reproducible dropout by
 the generator's state, grad modes and inference tensors, torch.compile
 as the identity, a Transformer encoder's nested fast path, GRUCell
-scheduled sampling and truncated LSTMCell backpropagation.  Data:
+scheduled sampling and truncated LSTMCell backpropagation, a custom
+Optimizer subclass with hooks and a state dict, the subgradients picked
+at ties and kinks (clamp, maximum, max/amax, median, topk, sort, abs,
+norm) and at the margin losses' hinge points.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
@@ -77,9 +80,12 @@ which PyTorch refuses (docs/nn.md); a convolution module given a padding,
 stride or kernel tuple of the wrong length is refused when built here,
 when called in PyTorch; a broadcasting failure is compared by being a
 RuntimeError and its first words (torchlike.BroadcastError adds the
-shapes).  Left out as PyTorch's own artefacts: the refusal of an unknown
-padding_mode (it prints a set, in an order that changes between
-processes) and LocalResponseNorm's of a 2-D input (its message carries
+shapes); Tensor.sort takes dim positionally beside stable= (one
+merged signature), which PyTorch's overloads refuse, so the program
+spells it dim=.  Left out as PyTorch's own artefacts: which tied
+index kthvalue returns (its quickselect's partitioning decides), the
+refusal of an unknown padding_mode (it prints a set, in an order that
+changes between processes) and LocalResponseNorm's of a 2-D input (its message carries
 the source's line-continuation spaces).  Programs whose float32 result
 hangs on cancellation run in float64 (the spatial transformer); a bias
 before an InstanceNorm and the running statistics a lazy module's first
