@@ -349,3 +349,36 @@ def test_cross_entropy_integer_target_shaped_like_the_input(shape):
     with pytest.raises(RuntimeError, match="^Expected floating point type for target with "
                                            "class probabilities, got Long$"):
         torchlike.nn.functional.cross_entropy(x, torchlike.zeros(shape, dtype=torchlike.long))
+
+
+def test_bce_target_dtypes_as_pytorch():
+    x = T.tensor([0.3, -1.2, 2.0], dtype=T.float64)
+    t = T.tensor([1.0, 0.0, 0.5])
+    # binary_cross_entropy takes a target of the input's dtype only
+    for target, name in ((t.long(), "Long"), (t.bool(), "Bool"), (t, "Float")):
+        with pytest.raises(RuntimeError, match=f"^Found dtype {name} but expected Double$"):
+            F.binary_cross_entropy(x.sigmoid(), target)
+    # with logits: integer and bool targets refused as PyTorch's (1 - target)
+    # product refuses them; a float target's dtype is the loss's
+    with pytest.raises(RuntimeError, match="^result type Double can't be cast to the desired "
+                                           "output type Int$"):
+        F.binary_cross_entropy_with_logits(x, t.int())
+    with pytest.raises(NotImplementedError, match="^Subtraction, the `-` operator, with two bool"):
+        F.binary_cross_entropy_with_logits(x, t.bool())
+    want = np.mean(np.logaddexp(0, x.numpy()) - t.double().numpy() * x.numpy())
+    for tt, xx in ((t, x), (t.half(), x.float()), (t.double(), x.float())):
+        loss = F.binary_cross_entropy_with_logits(xx, tt)
+        assert loss.dtype == tt.dtype
+        np.testing.assert_allclose(loss.item(), want, rtol=2e-3 if tt.dtype == T.float16
+                                   else 1e-6)
+    xs = x.float().requires_grad_()
+    F.binary_cross_entropy_with_logits(xs, t.double(), pos_weight=T.tensor([2.0])).backward()
+    assert xs.grad.dtype == T.float32
+
+
+def test_one_hot_takes_int64_indices_only():
+    for dtype in (T.int32, T.uint8, T.int16, T.bool, T.float32):
+        with pytest.raises(RuntimeError, match="^one_hot is only applicable to index tensor of "
+                                               "type LongTensor.$"):
+            F.one_hot(T.tensor([1, 0], dtype=dtype), 3)
+    assert F.one_hot(T.tensor([1, 0]), 3).tolist() == [[0, 1, 0], [1, 0, 0]]

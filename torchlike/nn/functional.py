@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import _C
+from .._dtype_names import scalar_type_name
 from . import _reduction as _Reduction
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -740,7 +741,7 @@ class _RowGradScale(Function):
 
 def one_hot(tensor, num_classes=-1):
     """(*) int64 -> (*, num_classes) int64 with a single 1 per row."""
-    if tensor.is_floating_point():
+    if tensor.dtype != _C.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
@@ -1008,6 +1009,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
+    if target.dtype != input.dtype:  # PyTorch's kernel takes no other target dtype
+        raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected "
+                           f"{scalar_type_name(input.dtype)}")
     return _fused_loss(_BCE, input, target, r, weight=weight)
 
 
@@ -1018,6 +1022,21 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
+    # PyTorch computes the loss into (1 - target): an integer or bool target
+    # is refused as that in-place product refuses it, and a float target's
+    # dtype is the loss's
+    if target.dtype == _C.bool:
+        raise NotImplementedError("Subtraction, the `-` operator, with two bool tensors is not "
+                                  "supported. Use the `^` or `logical_xor()` operator instead.")
+    if not (target.is_floating_point() or target.is_complex()):
+        raise RuntimeError(f"result type "
+                           f"{scalar_type_name(_C.promote_types(input.dtype, target.dtype))} "
+                           f"can't be cast to the desired output type "
+                           f"{scalar_type_name(target.dtype)}")
+    if target.is_floating_point() and input.is_floating_point() and target.dtype != input.dtype:
+        loss = _fused_loss(_BCE_LOGITS, input, target, "none", weight=weight,
+                           pos_weight=pos_weight)
+        return _reduce(loss.to(target.dtype), r)
     return _fused_loss(_BCE_LOGITS, input, target, r, weight=weight, pos_weight=pos_weight)
 
 
