@@ -2249,6 +2249,132 @@ def custom_optimizer_class(T):
             _raised_head(lambda: SignMomentum([nn.Parameter(T.ones(2))], lr=-1.0))]
 
 
+
+# ---- edges a training script walks into -------------------------------------------------------
+
+def softmax_implicit_dim(T):
+    """softmax / log_softmax / softmin and their modules called without a
+    dim (deprecated: PyTorch picks 0 for 0-, 1- and 3-d inputs, 1
+    otherwise), on 1-d to 4-d inputs; and a classifier trained with
+    nn.Softmax() left without a dim."""
+    nn = T.nn
+    F = nn.functional
+    out = []
+    for shape in [(4,), (2, 3), (2, 3, 2), (2, 2, 2, 2)]:
+        x = _t(T, *shape, seed=len(shape))
+        out.append([F.softmax(x).flatten()[:6], F.log_softmax(x).flatten()[:6],
+                    F.softmin(x).flatten()[:6], nn.Softmax()(x).sum(-1).flatten()[:4],
+                    nn.LogSoftmax()(x).flatten()[:4]])
+    model = _init(T, nn.Sequential(nn.Linear(3, 4), nn.Softmax()), 1)
+    x, y = _t(T, 5, 3, seed=5), T.tensor([0, 1, 2, 3, 1])
+    opt = T.optim.SGD(model.parameters(), lr=0.5)
+    out.append(_train(T, model, opt, lambda m: F.nll_loss(m(x).log(), y)))
+    out.append(model[0].weight[0])
+    return out
+
+
+def empty_batch_through_model(T):
+    """A batch of zero samples through a model (Linear, Conv2d, LayerNorm,
+    GroupNorm, BatchNorm in eval, pooling): the shapes; the losses of an
+    empty batch (mean: nan, sum: 0) and the zero gradients they give;
+    BatchNorm's refusal of an empty batch in training."""
+    nn = T.nn
+    F = nn.functional
+    model = _init(T, nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.GroupNorm(1, 3),
+                                   nn.MaxPool2d(2), nn.Flatten(), nn.Linear(12, 4),
+                                   nn.LayerNorm(4), nn.BatchNorm1d(4).eval(), nn.Linear(4, 3)), 1)
+    x = T.zeros(0, 2, 4, 4)
+    y = T.zeros(0, dtype=T.long)
+    out = model(x)
+    ce = F.cross_entropy(out, y)
+    ce_sum = F.cross_entropy(out, y, reduction="sum")
+    ce_sum.backward()
+    mse = F.mse_loss(T.zeros(0, 3), T.zeros(0, 3))
+    bce = F.binary_cross_entropy_with_logits(T.zeros(0), T.zeros(0), reduction="sum")
+    return [out.shape, ce, ce_sum, model[0].weight.grad.abs().sum(), model[7].bias.grad,
+            mse, bce, F.l1_loss(T.zeros(0), T.zeros(0), reduction="none").shape,
+            _raised_head(lambda: nn.BatchNorm1d(4)(T.zeros(0, 4))),
+            nn.InstanceNorm1d(2)(T.zeros(0, 2, 3)).shape]
+
+
+def masked_attention_rows(T):
+    """Attention where a query sees no key: a key-padding mask masking a
+    whole sequence, and a float attn_mask row of -inf, through
+    MultiheadAttention (its output rows and averaged weights NaN in
+    PyTorch's math path) and scaled_dot_product_attention; a boolean
+    attn_mask with a fully masked row; the usable rows unaffected; a
+    training step that masks the NaN rows out before the loss."""
+    nn = T.nn
+    F = nn.functional
+    mha = _init(T, nn.MultiheadAttention(4, 2, batch_first=True), 1)
+    q = _t(T, 2, 3, 4, seed=2)
+    pad = T.tensor([[False, False, True], [True, True, True]])
+    out, w = mha(q, q, q, key_padding_mask=pad)
+    fmask = T.zeros(3, 3)
+    fmask[1] = float("-inf")
+    out2, w2 = mha(q, q, q, attn_mask=fmask, average_attn_weights=False)
+    bmask = T.tensor([[True, False, True], [False, False, False], [True, True, True]])
+    s = F.scaled_dot_product_attention(q.view(2, 3, 2, 2).transpose(1, 2),
+                                       q.view(2, 3, 2, 2).transpose(1, 2),
+                                       q.view(2, 3, 2, 2).transpose(1, 2), attn_mask=bmask)
+    opt = T.optim.SGD(mha.parameters(), lr=0.1)
+
+    def loss(m):
+        o, _ = m(q, q, q, attn_mask=fmask, need_weights=False)
+        keep = T.tensor([True, False, True])
+        return o[:, keep].pow(2).mean()
+
+    losses = _train(T, mha, opt, loss)
+    return [out, w, out2[0], w2[0, 0], s[0, 0], s[1, 1], losses, mha.in_proj_weight[0]]
+
+
+def batchnorm_momentum_edges(T):
+    """BatchNorm's momentum at its edges: 1.0 (the running stats become the
+    last batch's), 0.0 (never updated, though num_batches_tracked counts),
+    None on (N, C, L) inputs (averaged over N and L, unbiased by N*L);
+    batch norm over a batch of one with a length > 1 in training; eval
+    outputs after each."""
+    nn = T.nn
+    out = []
+    for mom in (1.0, 0.0, None):
+        bn = nn.BatchNorm1d(2, momentum=mom)
+        for k in range(3):
+            bn(_t(T, 3, 2, 4, seed=10 + k, scale=1 + k) + k)
+        bn.eval()
+        out.append([bn.running_mean, bn.running_var, bn.num_batches_tracked,
+                    bn(_t(T, 2, 2, 4, seed=20))[0, 0]])
+    one = nn.BatchNorm1d(2)
+    y = one(_t(T, 1, 2, 5, seed=21))
+    out.append([y, one.running_var])
+    return out
+
+
+def target_dtype_refusals(T):
+    """Class targets of the wrong dtype (int32, uint8, float indices),
+    one_hot of a negative index and of an int32 tensor, BCE with an
+    integer target, MSE between float32 and float64, embedding indices
+    of a float or unsigned dtype; in PyTorch's words; the int32
+    embedding indices that PyTorch takes."""
+    F = T.nn.functional
+    logits = _t(T, 3, 4, seed=1)
+    emb = T.nn.Embedding(5, 2)
+    return [_raised_head(lambda: F.cross_entropy(logits, T.tensor([0, 1, 3], dtype=T.int32))),
+            _raised_head(lambda: F.nll_loss(logits, T.tensor([0, 1, 3], dtype=T.int32))),
+            _raised_head(lambda: F.cross_entropy(logits, T.tensor([0, 1, 3], dtype=T.uint8))),
+            _raised_head(lambda: F.cross_entropy(logits, T.tensor([0.0, 1.0, 3.0]))),
+            _raised_head(lambda: F.one_hot(T.tensor([1, -1]), 3)),
+            _raised_head(lambda: F.one_hot(T.tensor([1, 2], dtype=T.int32), 3)),
+            _raised_head(lambda: F.one_hot(T.tensor([1, 3]), 3)),
+            _raised_head(lambda: F.binary_cross_entropy(T.full((2,), 0.5), T.tensor([0, 1]))),
+            _raised_head(lambda: F.binary_cross_entropy_with_logits(T.zeros(2),
+                                                                    T.tensor([0, 1]))),
+            _raised_head(lambda: F.mse_loss(T.zeros(2), T.zeros(2, dtype=T.float64))),
+            _raised_head(lambda: emb(T.tensor([1.0, 2.0]))),
+            _raised_head(lambda: emb(T.tensor([1, 2], dtype=T.uint8))),
+            emb(T.tensor([1, 2], dtype=T.int32)).shape,
+            F.one_hot(T.tensor([[0, 2], [1, 1]])).tolist()]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2276,6 +2402,8 @@ _PROGRAMS = [
     "pooling_window_edges", "stn_grid_sample_modes", "functional_norms",
     "cosine_margin_classifier", "pretrained_embeddings", "grad_mode_refusals",
     "interpolate_1d_3d", "tie_gradients", "hinge_points_losses", "custom_optimizer_class",
+    "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
+    "batchnorm_momentum_edges", "target_dtype_refusals",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-70 of them, mostly about layers and utilities the first seven rounds left
+75 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -39,7 +39,10 @@ as the identity, a Transformer encoder's nested fast path, GRUCell
 scheduled sampling and truncated LSTMCell backpropagation, a custom
 Optimizer subclass with hooks and a state dict, the subgradients picked
 at ties and kinks (clamp, maximum, max/amax, median, topk, sort, abs,
-norm) and at the margin losses' hinge points.  Data:
+norm) and at the margin losses' hinge points, softmax without a dim,
+an empty batch through a model, attention rows that see no key,
+BatchNorm's momentum at 0, 1 and None, and class and binary targets of
+the wrong dtype.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
@@ -70,7 +73,12 @@ What they found, fixed with them:
   tensor for (h, c) (a ValueError from unpacking, not PyTorch's
   TypeError) and the in-place refusal of an inference tensor were worded
   otherwise (tests/test_nn_conv.py, test_nn_rnn_module_checks.py,
-  test_inference_tensors.py).
+  test_inference_tensors.py);
+- one_hot took int32/uint8/bool indices, binary_cross_entropy a target
+  of another dtype than its input's, and binary_cross_entropy_with_logits
+  an integer or bool target, all of which PyTorch refuses; and the
+  latter's loss came out in the promoted dtype, where PyTorch's is the
+  float target's (tests/test_nn_loss.py).
 
 By design, and so left out or spelled so it does not show: torchlike's
 random numbers are not PyTorch's (docs/random.md), so the programs that
