@@ -508,6 +508,19 @@ def test_a_weight_of_too_few_dims_is_refused_in_pytorchs_words():
                 conv(x, w)
 
 
+def test_an_integer_input_into_a_float_layer_is_named_as_a_dtype_mismatch():
+    # PyTorch's words (the bias first, in C++ type names), not a missing
+    # integer kernel
+    w, b = T.zeros(2, 4, 3), T.zeros(2)
+    for dtype, cpp in ((T.int64, "long int"), (T.int32, "int"), (T.bool, "bool")):
+        x = T.zeros(1, 4, 6, dtype=dtype)
+        with pytest.raises(RuntimeError, match=f"^Input type \\({cpp}\\) and bias type "
+                                               f"\\(float\\) should be the same$"):
+            F.conv1d(x, w, b)
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        F.conv1d(T.zeros(1, 4, 6, dtype=T.int64), w)
+
+
 def test_padding_string_errors_and_integer_inputs():
     # the functional form raises RuntimeErrors (the modules' constructors ValueErrors)
     with pytest.raises(RuntimeError, match="^padding='same' is not supported for strided "
