@@ -382,3 +382,23 @@ def test_one_hot_takes_int64_indices_only():
                                                "type LongTensor.$"):
             F.one_hot(T.tensor([1, 0], dtype=dtype), 3)
     assert F.one_hot(T.tensor([1, 0]), 3).tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_huber_and_soft_margin_give_the_inputs_dtype_and_kl_div_refuses_integers():
+    x = T.tensor([0.2, -0.7, 1.5])
+    t = T.tensor([1.0, -1.0, 1.0], dtype=T.float64)
+    d = x.double().numpy() - t.numpy()
+    huber = np.where(np.abs(d) < 0.5, 0.5 * d ** 2, 0.5 * (np.abs(d) - 0.25)).mean()
+    margin = np.log1p(np.exp(-t.numpy() * x.double().numpy())).mean()
+    # computed into a tensor made like the input, as PyTorch's kernels do
+    for target in (t, t.long()):
+        out = F.huber_loss(x, target, delta=0.5)
+        assert out.dtype == T.float32
+        np.testing.assert_allclose(out.item(), huber, rtol=1e-6)
+        out = F.soft_margin_loss(x, target)
+        assert out.dtype == T.float32
+        np.testing.assert_allclose(out.item(), margin, rtol=1e-6)
+    assert F.huber_loss(x.double(), t.float()).dtype == T.float64
+    for a, b in ((x, T.tensor([1, 0, 1])), (T.tensor([1, 0, 1]), x), (x, x > 0)):
+        with pytest.raises(RuntimeError, match="^kl_div: Integral inputs not supported.$"):
+            F.kl_div(a, b, reduction="batchmean")

@@ -958,6 +958,15 @@ def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weig
                               _REDUCTIONS[reduction])
 
 
+def _as_input_dtype(target, input):
+    """target in a floating input's dtype: the losses PyTorch computes into a
+    tensor made like the input (huber, soft margin) give the input's dtype,
+    whatever the target's."""
+    if input.is_floating_point() and target.dtype != input.dtype:
+        return target.to(input.dtype)
+    return target
+
+
 def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
     """The loss, times an elementwise ``weight`` when one is given."""
     _check_same_size(input, target)
@@ -998,7 +1007,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return _weighted_loss(_HUBER, input, target, reduction, weight, delta)
+    return _weighted_loss(_HUBER, input, _as_input_dtype(target, input), reduction, weight,
+                          delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -1048,6 +1058,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
     r = _legacy_reduction(size_average, reduce, reduction)
+    if not (input.is_floating_point() or input.is_complex()) or \
+            not (target.is_floating_point() or target.is_complex()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if r == "batchmean":
         loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))
         return loss / input.shape[0] if input.ndim else loss
@@ -1108,7 +1121,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), r)
+    return _reduce(softplus(-_as_input_dtype(target, input) * input), r)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
