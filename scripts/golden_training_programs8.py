@@ -13,6 +13,8 @@ nn.init schemes and the properties of the random ones), state-dict
 reports and non-persistent buffers, gradient accumulation, weight EMAs,
 and the data utilities a script leans on (random_split by fractions,
 weighted and distributed sampling, batch samplers, nested collation);
+the subgradients picked at ties and kinks, empty batches, attention rows
+that see no key, and losses and layers given operands of another dtype;
 with the refusals a script meets there, in PyTorch's words.
 
 As in rounds three to seven, every program takes the library as T and
@@ -2375,6 +2377,76 @@ def target_dtype_refusals(T):
             F.one_hot(T.tensor([[0, 2], [1, 1]])).tolist()]
 
 
+
+def _outcome(fn):
+    """fn()'s result as [dtype, value rounded to 4 places] for a tensor, or
+    its refusal as _raised_head gives it."""
+    try:
+        r = fn()
+    except Exception:  # noqa: BLE001 - the refusal is the answer
+        return _raised_head(fn)
+    return [str(r.dtype).split(".")[-1], round(float(r.double().sum()), 4)]
+
+
+def loss_target_dtypes(T):
+    """Each regression and margin loss given a float32 input and a target
+    of another dtype (float64, int64, int32, bool): the loss's dtype and
+    value, or PyTorch's refusal; and an invalid reduction string.  (A bool
+    target of the losses PyTorch computes by subtracting it, l1, Gaussian
+    NLL and multi-label soft margin, is left out: PyTorch refuses any bool operand of `-`,
+    torchlike subtracts a bool from a number as NumPy does,
+    docs/elementwise.md.)"""
+    F = T.nn.functional
+    x = _t(T, 6, seed=1).abs() * 0.4 + 0.1
+    base = T.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
+    losses = {
+        "mse": lambda t: F.mse_loss(x, t), "l1": lambda t: F.l1_loss(x, t),
+        "smooth_l1": lambda t: F.smooth_l1_loss(x, t, beta=0.5),
+        "huber": lambda t: F.huber_loss(x, t, delta=0.5),
+        "soft_margin": lambda t: F.soft_margin_loss(x, t * 2 - 1),
+        "kl_div": lambda t: F.kl_div(x.log(), t, reduction="sum"),
+        "poisson": lambda t: F.poisson_nll_loss(x, t),
+        "gaussian": lambda t: F.gaussian_nll_loss(x, t, T.ones(6)),
+        "hinge": lambda t: F.hinge_embedding_loss(x, t * 2 - 1),
+        "margin_ranking": lambda t: F.margin_ranking_loss(x, x.flip(0), t * 2 - 1),
+        "multilabel_soft": lambda t: F.multilabel_soft_margin_loss(x.view(2, 3),
+                                                                   t.view(2, 3)),
+    }
+    out = {}
+    subtracting = ("l1", "gaussian", "multilabel_soft")
+    for name, fn in losses.items():
+        dtypes = (T.float64, T.int64, T.int32) + (() if name in subtracting else (T.bool,))
+        out[name] = [_outcome(lambda: fn(base.to(dt))) for dt in dtypes]
+    out["bad_reduction"] = [_raised_head(lambda: F.mse_loss(x, base, reduction="avg")),
+                            _raised_head(lambda: F.cross_entropy(x.view(2, 3), T.tensor([0, 1]),
+                                                                 reduction="avg"))]
+    return out
+
+
+def layer_input_dtypes(T):
+    """A float64 (and an int64) input into float32 layers: Linear, Conv1d,
+    Bilinear, PReLU, an LSTMCell, an Embedding given float indices;
+    PyTorch's refusals or results; and the float16 input into a float32
+    Linear.  (Left out: LayerNorm and GroupNorm, which take an input of
+    another float dtype than their weights here, docs/nn.md; and
+    MultiheadAttention, whose refusal PyTorch words by the matmul path its
+    in-projection takes for the layout.)"""
+    nn = T.nn
+    x64 = _t(T, 2, 4, 6, seed=1).double()
+    mods = {"linear": (nn.Linear(6, 3), x64), "conv1d": (nn.Conv1d(4, 2, 3), x64),
+            "prelu": (nn.PReLU(), x64), "lstm_cell": (nn.LSTMCell(6, 2), x64[0]),
+            "embedding": (nn.Embedding(10, 2), T.tensor([1, 2]))}
+    out = {}
+    for name, (m, x) in mods.items():
+        _init(T, m, 1)
+        out[name] = [_outcome(lambda: m(x) if name != "lstm_cell" else m(x)[0]),
+                     _outcome(lambda: m(x.long()) if name != "embedding" else m(x.double()))]
+    bil = _init(T, nn.Bilinear(6, 6, 2), 2)
+    out["bilinear"] = _outcome(lambda: bil(x64[0], x64[0].float()))
+    out["half_linear"] = _outcome(lambda: nn.Linear(6, 3)(x64.half()))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2403,7 +2475,8 @@ _PROGRAMS = [
     "cosine_margin_classifier", "pretrained_embeddings", "grad_mode_refusals",
     "interpolate_1d_3d", "tie_gradients", "hinge_points_losses", "custom_optimizer_class",
     "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
-    "batchnorm_momentum_edges", "target_dtype_refusals",
+    "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
+    "layer_input_dtypes",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
