@@ -224,7 +224,23 @@ def _act(op, input, inplace, *args, **kwargs):
 
 def threshold(input, threshold, value, inplace=False):
     """``y = x if x > threshold else value``."""
+    if _integral(input, "threshold"):
+        # PyTorch converts the scalars to the integer dtype (truncating)
+        return _inplace(input, _C.where(input > int(threshold), input, int(value)), inplace)
     return _act(_C.threshold, input, inplace, float(threshold), float(value))
+
+
+_BOOL_REFUSALS = {"relu": "Boolean inputs not supported for relu",
+                  "hardtanh": "Bool inputs not supported for hardtanh",
+                  "threshold": "\"threshold_cpu\" not implemented for 'Bool'"}
+
+
+def _integral(input, name):
+    """Whether input is an integer tensor, which relu, hardtanh (relu6) and
+    threshold take as PyTorch does; a bool one is refused in its words."""
+    if input.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_REFUSALS[name])
+    return not (input.is_floating_point() or input.is_complex())
 
 
 def threshold_(input, threshold_value, value):
@@ -233,7 +249,7 @@ def threshold_(input, threshold_value, value):
 
 def relu(input, inplace=False):
     """``max(0, x)``."""
-    if not input.is_floating_point():
+    if _integral(input, "relu"):
         return _inplace(input, input.clamp(min=0), inplace)
     return _act(_C.relu, input, inplace)
 
@@ -250,6 +266,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if _integral(input, "hardtanh"):
+        # the bounds converted to the integer dtype (truncating), as PyTorch's
+        return _inplace(input, input.clamp(int(min_val), int(max_val)), inplace)
     return _act(_C.hardtanh, input, inplace, float(min_val), float(max_val))
 
 

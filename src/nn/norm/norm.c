@@ -11,11 +11,12 @@
 
 static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
+/* Floating inputs only, refused as PyTorch's NotImplementedError. */
 static tl_status check_float(tl_op op, const tl_tensor *x)
 {
   if (tl_dtype_is_float(x->dtype))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s",
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): expected a floating point input, got %s",
                       tl_op_infos[op].name, tl_dtype_names[x->dtype]);
 }
 
