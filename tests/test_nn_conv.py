@@ -387,6 +387,18 @@ def test_weight_gradient_op_matches_numpy_and_has_derivatives(transposed):
     assert gradgradcheck(fn, (gt, xt))
 
 
+def test_unfold_and_fold_take_bool_tensors():
+    # a copy, and overlapping windows or-ed, as PyTorch's bool kernels
+    a = np.array([[[[True, False, True], [False, True, False], [True, True, False]]]])
+    u = F.unfold(T.tensor(a), 2, padding=1)
+    want = F.unfold(T.tensor(a.astype(np.float32)), 2, padding=1).numpy() != 0
+    assert u.dtype == T.bool
+    np.testing.assert_array_equal(u.numpy(), want)
+    back = F.fold(u, (3, 3), 2, padding=1)
+    assert back.dtype == T.bool
+    np.testing.assert_array_equal(back.numpy(), a)
+
+
 def test_fold_and_unfold_gradients():
     x = tl(rand((2, 2, 5, 4), 38), grad=True)
     assert gradcheck(lambda a: F.unfold(a, (2, 3), (2, 1), 1, (1, 2)), (x,))
