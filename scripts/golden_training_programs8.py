@@ -2447,6 +2447,51 @@ def layer_input_dtypes(T):
     return out
 
 
+
+def functional_integer_inputs(T):
+    """The functional layers given integer (int64) and bool inputs, as a
+    preprocessing script might pass raw counts: the result's dtype and
+    values where PyTorch computes, or the kind of exception where it
+    refuses (the class only: PyTorch's messages name its kernels).  Bool
+    inputs are left out of two: reflect padding (torchlike's pads any
+    dtype, docs/nn.md) and one_hot of abs() % 3 (torchlike's abs keeps
+    bool, docs/elementwise.md)."""
+    F = T.nn.functional
+    x = T.tensor([[[3, -1, 4, 1], [5, -9, 2, 6]]])  # (1, 2, 4) int64
+
+    def kind(fn):
+        try:
+            r = fn()
+        except Exception as e:  # noqa: BLE001 - the refusal's class is the answer
+            return type(e).__name__
+        return [str(r.dtype).split(".")[-1], r.flatten().tolist()[:6]]
+
+    fns = {"relu": F.relu, "relu6": F.relu6, "leaky_relu": F.leaky_relu, "gelu": F.gelu,
+           "sigmoid": T.sigmoid, "tanh": T.tanh, "silu": F.silu, "hardtanh": F.hardtanh,
+           "softmax": lambda v: F.softmax(v, -1), "log_softmax": lambda v: F.log_softmax(v, -1),
+           "max_pool1d": lambda v: F.max_pool1d(v, 2), "avg_pool1d": lambda v: F.avg_pool1d(v, 2),
+           "adaptive_avg": lambda v: F.adaptive_avg_pool1d(v, 2),
+           "adaptive_max": lambda v: F.adaptive_max_pool1d(v, 2),
+           "pad_reflect": lambda v: F.pad(v, (1, 1), mode="reflect"),
+           "pad_constant": lambda v: F.pad(v, (1, 1), value=7),
+           "interp_nearest": lambda v: F.interpolate(v, scale_factor=2),
+           "interp_linear": lambda v: F.interpolate(v, scale_factor=2, mode="linear"),
+           "dropout_eval": lambda v: F.dropout(v, 0.5, training=False),
+           "normalize": lambda v: F.normalize(v, dim=-1),
+           "layer_norm": lambda v: F.layer_norm(v, (4,)),
+           "threshold": lambda v: F.threshold(v, 2, 0), "hardshrink": F.hardshrink,
+           "softplus": F.softplus, "elu": F.elu, "glu": lambda v: F.glu(v, -1),
+           "pixel_shuffle": lambda v: F.pixel_shuffle(v.reshape(1, 4, 1, 2), 2),
+           "unfold": lambda v: F.unfold(v.reshape(1, 2, 2, 2), 1),
+           "one_hot": lambda v: F.one_hot(v.abs() % 3, 3)}
+    out = {}
+    for name, fn in fns.items():
+        out[name] = [kind(lambda: fn(x))]
+        if name not in ("pad_reflect", "one_hot"):
+            out[name].append(kind(lambda: fn(x > 0)))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2476,7 +2521,7 @@ _PROGRAMS = [
     "interpolate_1d_3d", "tie_gradients", "hinge_points_losses", "custom_optimizer_class",
     "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
-    "layer_input_dtypes",
+    "layer_input_dtypes", "functional_integer_inputs",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-77 of them, mostly about layers and utilities the first seven rounds left
+78 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -43,7 +43,8 @@ norm) and at the margin losses' hinge points, softmax without a dim,
 an empty batch through a model, attention rows that see no key,
 BatchNorm's momentum at 0, 1 and None, class and binary targets of the
 wrong dtype, every regression and margin loss given a target of another
-dtype, and layers given an input of another dtype.  Data:
+dtype, layers given an input of another dtype, and the functional
+layers given integer and bool inputs.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
@@ -85,7 +86,14 @@ What they found, fixed with them:
 - an integer input into a float convolution failed for want of an
   integer kernel, where PyTorch names the dtype mismatch (bias first,
   in C++ type names); conv.c's own partial table of those names gave way
-  to the shared one (tests/test_nn_conv.py).
+  to the shared one (tests/test_nn_conv.py);
+- relu6/hardtanh and threshold refused integer tensors, which PyTorch
+  clamps and thresholds (the scalars truncated to the dtype), and relu
+  took bool ones, which it refuses; the float-only layers (activations,
+  softmax, the normalisations, grid sampling) refused integers with a
+  RuntimeError where PyTorch raises NotImplementedError
+  (tests/test_nn_activation.py); unfold and fold refused bool tensors
+  (tests/test_nn_conv.py).
 
 By design, and so left out or spelled so it does not show: torchlike's
 random numbers are not PyTorch's (docs/random.md), so the programs that
@@ -111,7 +119,10 @@ in-projection takes for the layout). Programs whose float32 result hangs
 on cancellation run in float64 (the spatial transformer); a bias before an
 InstanceNorm and the running statistics a lazy module's first (random)
 forward leaves are kept out of the trained results, as their values are
-rounding noise or the stream's.
+rounding noise or the stream's.  Left as they are (docs/nn.md): unfold
+and fold of integer tensors (no kernel here) and local_response_norm of
+an integer one (PyTorch's composite runs, truncating its integer
+average).
 
 The programs live in scripts/golden_training_programs8.py, taking the
 library as T; PyTorch's answers to them are in
