@@ -2492,6 +2492,84 @@ def functional_integer_inputs(T):
     return out
 
 
+
+def collate_scalar_kinds(T):
+    """default_collate of the scalar kinds a Dataset returns: Python ints,
+    floats and bools, NumPy scalars and 0-d arrays of several dtypes,
+    NumPy string arrays, bytes, None, tensors of different dtypes and of
+    different devices' placement; the dtype each batch gets, or the
+    refusal; default_convert of the same."""
+    D = T.utils.data
+    cases = {"int": [1, 2], "float": [1.5, 2.0], "bool": [True, False],
+             "np_float32": [np.float32(1.5), np.float32(2)], "np_int16": [np.int16(3),
+                                                                          np.int16(4)],
+             "np_bool": [np.bool_(True), np.bool_(False)], "np_0d": [np.array(1.5),
+                                                                     np.array(2.5)],
+             "np_uint8": [np.arange(3, dtype=np.uint8), np.arange(3, dtype=np.uint8)],
+             "mixed_tensors": [T.tensor([1, 2]), T.tensor([1.5, 2.5])],
+             "tensor_0d": [T.tensor(1.0), T.tensor(2.0)],
+             "bytes": [b"ab", b"cd"], "none": [None, None],
+             "np_str": [np.array(["a", "b"]), np.array(["c", "d"])],
+             "mixed_kinds": [1, 2.5], "lists": [[1, 2], [3, 4]],
+             "ragged_lists": [[1, 2], [3]], "sets": [{1}, {2}]}
+    out = {}
+    for name, batch in cases.items():
+        try:
+            r = D.default_collate(batch)
+            if hasattr(r, "dtype"):
+                out[name] = [str(r.dtype).split(".")[-1], r.tolist()]
+            else:
+                out[name] = [type(r).__name__, str(r)[:60] if not isinstance(r, list)
+                             else [type(v).__name__ for v in r]]
+        except Exception:  # noqa: BLE001 - the refusal is the answer
+            out[name] = _raised_head(lambda: D.default_collate(batch))
+        conv = D.default_convert(batch[0])
+        out[name + "_convert"] = type(conv).__name__
+    return out
+
+
+
+def module_reprs_and_conversions(T):
+    """What a notebook prints of a model: nested reprs with repeated
+    blocks in a ModuleList and a Sequential (PyTorch folds identical
+    neighbours into "(0-2): 3 x ..."), a ModuleDict, ParameterList and
+    ParameterDict, extra_repr of a custom module; then the conversions a
+    script applies (half(), type(float64), to(dtype, non_blocking),
+    requires_grad_(False) on a submodule) and their effect on the
+    parameters' dtypes and flags; a float32 input into the half model
+    refused."""
+    nn = T.nn
+
+    class Block(nn.Module):
+        def __init__(self, scale):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+            self.scale = scale
+
+        def extra_repr(self):
+            return f"scale={self.scale}"
+
+    model = nn.Sequential(
+        nn.ModuleList([Block(1.0) for _ in range(3)] + [Block(2.0)]),
+        nn.Sequential(nn.ReLU(), nn.ReLU(), nn.Tanh(), nn.ReLU()),
+        nn.ModuleDict({"a": nn.Linear(3, 2), "b": nn.Dropout(0.1)}),
+    )
+    holder = nn.Module()
+    holder.plist = nn.ParameterList([nn.Parameter(T.zeros(2, 3)), nn.Parameter(T.zeros(4))])
+    holder.pdict = nn.ParameterDict({"w": nn.Parameter(T.zeros(3, dtype=T.float64))})
+    out = [repr(model).splitlines(), repr(holder).splitlines()]
+    model.half()
+    out.append(sorted({str(p.dtype) for p in model.parameters()}))
+    out.append(_raised_head(lambda: model[0][0].lin(T.zeros(2, 3))))
+    model.type(T.float64)
+    out.append(sorted({str(p.dtype) for p in model.parameters()}))
+    model.to(T.float32, non_blocking=True)
+    model[0].requires_grad_(False)
+    out.append([[n, p.dtype == T.float32, p.requires_grad] for n, p in model.named_parameters()
+                if n.endswith("weight")])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2521,7 +2599,8 @@ _PROGRAMS = [
     "interpolate_1d_3d", "tie_gradients", "hinge_points_losses", "custom_optimizer_class",
     "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
-    "layer_input_dtypes", "functional_integer_inputs",
+    "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
+    "module_reprs_and_conversions",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-78 of them, mostly about layers and utilities the first seven rounds left
+80 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -43,8 +43,10 @@ norm) and at the margin losses' hinge points, softmax without a dim,
 an empty batch through a model, attention rows that see no key,
 BatchNorm's momentum at 0, 1 and None, class and binary targets of the
 wrong dtype, every regression and margin loss given a target of another
-dtype, layers given an input of another dtype, and the functional
-layers given integer and bool inputs.  Data:
+dtype, layers given an input of another dtype, the functional layers
+given integer and bool inputs, default_collate of every scalar kind a
+Dataset returns, and a model's printed repr (repeated blocks folded)
+and dtype conversions.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
