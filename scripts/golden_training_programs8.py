@@ -2570,6 +2570,45 @@ def module_reprs_and_conversions(T):
     return out
 
 
+
+def utils_odd_inputs(T):
+    """torch.nn.utils given the inputs a script stumbles into:
+    parameters_to_vector over parameters of two dtypes, clip_grad_norm_ of
+    no parameters, of parameters without gradients, with norm_type 0, 1,
+    inf and a fraction, clip_grad_value_ with a negative value,
+    get_total_norm of an empty list; pad_sequence with an empty sequence
+    among them, padding on the left, of an empty list; pack_sequence of
+    1-d tensors and unpack_sequence back."""
+    nn = T.nn
+    U = nn.utils
+    R = U.rnn
+    a = nn.Parameter(T.tensor([1.0, -2.0]))
+    b = nn.Parameter(T.tensor([3.0], dtype=T.float64))
+    out = [_raised_head(lambda: U.parameters_to_vector([a, b]))]
+    out.append(U.clip_grad_norm_([], 1.0))
+    out.append(U.clip_grad_norm_([nn.Parameter(T.ones(2))], 1.0))
+    norms = []
+    for nt in (0, 1, float("inf"), 0.5, 3):
+        p = nn.Parameter(T.tensor([3.0, 0.0, -4.0]))
+        p.grad = T.tensor([3.0, 0.0, -4.0])
+        norms.append([U.clip_grad_norm_([p], 2.0, norm_type=nt), p.grad])
+    out.append(norms)
+    p = nn.Parameter(T.tensor([3.0, -4.0]))
+    p.grad = T.tensor([3.0, -4.0])
+    out.append(_raised_head(lambda: U.clip_grad_value_([p], -1.0)))
+    out.append(p.grad)
+    out.append(_raised_head(lambda: U.get_total_norm([])))
+    seqs = [T.tensor([1, 2, 3]), T.zeros(0, dtype=T.long), T.tensor([4])]
+    out += [R.pad_sequence(seqs, batch_first=True, padding_value=-1),
+            R.pad_sequence(seqs, batch_first=True, padding_side="left"),
+            _raised_head(lambda: R.pad_sequence([])),
+            _raised_head(lambda: R.pack_sequence([T.tensor([1.0, 2.0]), T.zeros(0)],
+                                                 enforce_sorted=False))]
+    packed = R.pack_sequence([T.tensor([1.0, 2.0, 3.0]), T.tensor([4.0])])
+    out += [packed.data, packed.batch_sizes, R.unpack_sequence(packed)]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2600,7 +2639,7 @@ _PROGRAMS = [
     "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
-    "module_reprs_and_conversions",
+    "module_reprs_and_conversions", "utils_odd_inputs",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

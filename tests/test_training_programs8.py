@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-80 of them, mostly about layers and utilities the first seven rounds left
+81 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -46,7 +46,8 @@ wrong dtype, every regression and margin loss given a target of another
 dtype, layers given an input of another dtype, the functional layers
 given integer and bool inputs, default_collate of every scalar kind a
 Dataset returns, and a model's printed repr (repeated blocks folded)
-and dtype conversions.  Data:
+and dtype conversions, and torch.nn.utils given odd inputs (mixed
+dtypes, no gradients, empty sequences, every norm type).  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
