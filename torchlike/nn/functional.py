@@ -712,6 +712,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     ``per_sample_weights`` scale the rows (sum only); the ``padding_idx``
     row is left out of its bags (and of their mean's count).  Empty bags
     give zeros."""
+    # PyTorch's F.embedding_bag checks the weights' shape before all else and
+    # their mode last (the op checks the shape again for its direct callers)
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
     if mode not in _BAG_MODES:
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
