@@ -2609,6 +2609,42 @@ def utils_odd_inputs(T):
     return out
 
 
+
+def embedding_argument_edges(T):
+    """Embedding and EmbeddingBag at their argument edges: padding_idx out
+    of range either way, an index past the table and a negative one,
+    max_norm with norm_type inf (the rows renormalised in place),
+    EmbeddingBag offsets that do not start at 0, include_last_offset,
+    per_sample_weights with mode 'mean' and of the wrong shape (refused
+    for the shape first), an empty bag under each mode.  (Decreasing
+    offsets are left out: PyTorch refuses them by an internal assertion,
+    "Expected i < index_size to be true".)"""
+    nn = T.nn
+    F = nn.functional
+    table = _t(T, 5, 3, seed=1, scale=2.0)
+    out = [_raised_head(lambda: nn.Embedding(5, 2, padding_idx=5)),
+           _raised_head(lambda: nn.Embedding(5, 2, padding_idx=-6)),
+           nn.Embedding(5, 2, padding_idx=-2).padding_idx,
+           _raised_head(lambda: F.embedding(T.tensor([5]), table)),
+           _raised_head(lambda: F.embedding(T.tensor([-1]), table))]
+    w = table.clone()
+    r = F.embedding(T.tensor([0, 2, 2]), w, max_norm=1.0, norm_type=float("inf"))
+    out += [r, w]
+    bag_w = _t(T, 6, 2, seed=2)
+    idx = T.tensor([1, 2, 4, 5, 3])
+    out += [F.embedding_bag(idx, bag_w, T.tensor([0, 2, 2]), mode="sum"),
+            F.embedding_bag(idx, bag_w, T.tensor([0, 2, 2]), mode="mean"),
+            F.embedding_bag(idx, bag_w, T.tensor([0, 2, 2]), mode="max"),
+            F.embedding_bag(idx, bag_w, T.tensor([0, 2, 5]), mode="sum",
+                            include_last_offset=True),
+            _raised_head(lambda: F.embedding_bag(idx, bag_w, T.tensor([1, 3]))),
+            _raised_head(lambda: F.embedding_bag(idx, bag_w, T.tensor([0, 2]), mode="mean",
+                                                 per_sample_weights=T.ones(5))),
+            _raised_head(lambda: F.embedding_bag(idx, bag_w, T.tensor([0, 2]),
+                                                 per_sample_weights=T.ones(4)))]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2639,7 +2675,7 @@ _PROGRAMS = [
     "softmax_implicit_dim", "empty_batch_through_model", "masked_attention_rows",
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
-    "module_reprs_and_conversions", "utils_odd_inputs",
+    "module_reprs_and_conversions", "utils_odd_inputs", "embedding_argument_edges",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

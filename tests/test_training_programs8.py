@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-81 of them, mostly about layers and utilities the first seven rounds left
+82 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -47,7 +47,8 @@ dtype, layers given an input of another dtype, the functional layers
 given integer and bool inputs, default_collate of every scalar kind a
 Dataset returns, and a model's printed repr (repeated blocks folded)
 and dtype conversions, and torch.nn.utils given odd inputs (mixed
-dtypes, no gradients, empty sequences, every norm type).  Data:
+dtypes, no gradients, empty sequences, every norm type), and Embedding
+and EmbeddingBag at their argument edges.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
@@ -96,7 +97,9 @@ What they found, fixed with them:
   softmax, the normalisations, grid sampling) refused integers with a
   RuntimeError where PyTorch raises NotImplementedError
   (tests/test_nn_activation.py); unfold and fold refused bool tensors
-  (tests/test_nn_conv.py).
+  (tests/test_nn_conv.py); embedding_bag checked per_sample_weights'
+  mode before their shape, PyTorch the shape first
+  (tests/test_nn_embedding.py).
 
 By design, and so left out or spelled so it does not show: torchlike's
 random numbers are not PyTorch's (docs/random.md), so the programs that
@@ -113,7 +116,8 @@ given an input of another float dtype than their weights (docs/nn.md);
 Tensor.sort takes dim positionally beside stable= (one merged signature),
 which PyTorch's overloads refuse, so the program spells it dim=. Left out
 as PyTorch's own artefacts: which tied index kthvalue returns (its
-quickselect's partitioning decides), the refusal of an unknown
+quickselect's partitioning decides), embedding_bag's refusal of decreasing
+offsets (an internal assertion's words), the refusal of an unknown
 padding_mode (it prints a set, in an order that changes between
 processes), LocalResponseNorm's of a 2-D input (its message carries the
 source's line-continuation spaces) and MultiheadAttention's refusal of a
@@ -122,10 +126,9 @@ in-projection takes for the layout). Programs whose float32 result hangs
 on cancellation run in float64 (the spatial transformer); a bias before an
 InstanceNorm and the running statistics a lazy module's first (random)
 forward leaves are kept out of the trained results, as their values are
-rounding noise or the stream's.  Left as they are (docs/nn.md): unfold
-and fold of integer tensors (no kernel here) and local_response_norm of
-an integer one (PyTorch's composite runs, truncating its integer
-average).
+rounding noise or the stream's. Left as they are (docs/nn.md): unfold and
+fold of integer tensors (no kernel here) and local_response_norm of an
+integer one (PyTorch's composite runs, truncating its integer average).
 
 The programs live in scripts/golden_training_programs8.py, taking the
 library as T; PyTorch's answers to them are in
