@@ -2645,6 +2645,31 @@ def embedding_argument_edges(T):
     return out
 
 
+
+def transformer_construction_warnings(T):
+    """The warnings a Transformer script sees when it builds its encoder
+    (enable_nested_tensor with norm_first layers, with batch_first=False,
+    with an odd number of heads), the causal mask generator's values, dtype
+    and device arguments, and a layer given activation as a callable; the
+    warnings' messages as PyTorch words them."""
+    nn = T.nn
+    F = nn.functional
+    from golden_training_programs3 import _warned
+    out = []
+    for kw in (dict(norm_first=True), dict(batch_first=False), dict(batch_first=True),
+               dict(batch_first=True, activation=F.gelu)):
+        layer = nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, **kw)
+        _, msgs = _warned(lambda: nn.TransformerEncoder(layer, 2, enable_nested_tensor=True))
+        out.append([sorted(kw), msgs])
+    mask = nn.Transformer.generate_square_subsequent_mask(3)
+    m64 = nn.Transformer.generate_square_subsequent_mask(2, dtype=T.float64)
+    enc = _init(T, nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True,
+                                              activation=F.gelu), 1)
+    y = enc(_t(T, 1, 3, 4, seed=2), src_mask=mask, is_causal=True)
+    out += [mask, m64.dtype, y[0, 0], enc.activation is F.gelu]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2676,6 +2701,7 @@ _PROGRAMS = [
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
     "module_reprs_and_conversions", "utils_odd_inputs", "embedding_argument_edges",
+    "transformer_construction_warnings",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

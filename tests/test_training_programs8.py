@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-82 of them, mostly about layers and utilities the first seven rounds left
+83 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -48,7 +48,8 @@ given integer and bool inputs, default_collate of every scalar kind a
 Dataset returns, and a model's printed repr (repeated blocks folded)
 and dtype conversions, and torch.nn.utils given odd inputs (mixed
 dtypes, no gradients, empty sequences, every norm type), and Embedding
-and EmbeddingBag at their argument edges.  Data:
+and EmbeddingBag at their argument edges, and the warnings a
+Transformer encoder's construction gives.  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
