@@ -2670,6 +2670,50 @@ def transformer_construction_warnings(T):
     return out
 
 
+
+def gradients_at_zero(T):
+    """Gradients where a loss or layer meets zero: lp_pool over a window of
+    zeros, a vector norm of zeros (p = 2, 1, inf), cdist and pdist between
+    identical points, pairwise_distance of equal vectors, sqrt and pow(0.5)
+    at 0, layer_norm and group_norm of a constant row, batch norm of a
+    channel of zeros, std and var of one element, cosine_similarity of a
+    zero vector; the values and input gradients as PyTorch computes them
+    (nan and inf included)."""
+    F = T.nn.functional
+    out = []
+
+    def grad_of(fn, x):
+        x = x.clone().requires_grad_()
+        y = fn(x)
+        (y * T.arange(1.0, 1.0 + y.numel()).reshape(y.shape)).sum().backward()
+        return [y, x.grad]
+
+    z = T.zeros(1, 1, 4)
+    out.append(grad_of(lambda v: F.lp_pool1d(v, 2, 2), z))
+    out.append(grad_of(lambda v: F.lp_pool1d(v, 1, 2), z))
+    for p in (2, 1, float("inf")):
+        out.append(grad_of(lambda v: v.norm(p=p, dim=1), T.tensor([[0.0, 0.0], [3.0, 4.0]])))
+    pts = T.tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]])
+    out.append(grad_of(lambda v: T.cdist(v, v), pts))
+    out.append(grad_of(lambda v: T.cdist(v, v, p=1), pts))
+    out.append(grad_of(lambda v: F.pdist(v), pts))
+    out.append(grad_of(lambda v: F.pairwise_distance(v, pts), pts))
+    out.append(grad_of(lambda v: v.sqrt(), T.tensor([0.0, 4.0])))
+    out.append(grad_of(lambda v: v.pow(0.5), T.tensor([0.0, 4.0])))
+    out.append(grad_of(lambda v: v.pow(2).sqrt(), T.tensor([0.0, -3.0])))
+    const = T.full((2, 4), 3.0)
+    out.append(grad_of(lambda v: F.layer_norm(v, (4,)), const))
+    out.append(grad_of(lambda v: F.group_norm(v.view(2, 4, 1), 2), const))
+    # a channel of zeros: PyTorch's CPU batch norm applies x * rstd - mean * rstd,
+    # which for another constant leaves half an ulp of their size (~3e-5 for 3)
+    out.append(grad_of(lambda v: F.batch_norm(v, None, None, training=True), T.zeros(2, 4)))
+    out.append(grad_of(lambda v: v.std(dim=1, keepdim=True), T.tensor([[2.0]])))
+    out.append(grad_of(lambda v: v.var(dim=1, correction=0), T.tensor([[2.0]])))
+    out.append(grad_of(lambda v: F.cosine_similarity(v, T.tensor([[1.0, 1.0]])),
+                       T.tensor([[0.0, 0.0], [1.0, 2.0]])))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2701,7 +2745,7 @@ _PROGRAMS = [
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
     "module_reprs_and_conversions", "utils_odd_inputs", "embedding_argument_edges",
-    "transformer_construction_warnings",
+    "transformer_construction_warnings", "gradients_at_zero",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-83 of them, mostly about layers and utilities the first seven rounds left
+84 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -49,7 +49,8 @@ Dataset returns, and a model's printed repr (repeated blocks folded)
 and dtype conversions, and torch.nn.utils given odd inputs (mixed
 dtypes, no gradients, empty sequences, every norm type), and Embedding
 and EmbeddingBag at their argument edges, and the warnings a
-Transformer encoder's construction gives.  Data:
+Transformer encoder's construction gives, and gradients where layers
+and losses meet zero (norms, distances, sqrt, constant rows).  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
