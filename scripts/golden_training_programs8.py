@@ -817,10 +817,13 @@ def skip_init_modules(T):
     parameters' shapes, dtype and device as asked), then a NumPy init and
     training; its refusal of a class without a device argument."""
     nn = T.nn
-    lin = nn.utils.skip_init(nn.Linear, 4, 2, bias=True, dtype=T.float64)
+    # skip_init builds on the CPU unless given a device (PyTorch's rule),
+    # whatever the default device: the data's device is asked for
+    lin = nn.utils.skip_init(nn.Linear, 4, 2, bias=True, dtype=T.float64,
+                             device=T.get_default_device())
     conv = nn.utils.skip_init(nn.Conv1d, 2, 3, kernel_size=2)
     info = [lin.weight.shape, lin.weight.dtype, lin.bias.shape, conv.weight.shape,
-            str(conv.weight.device), type(lin).__name__]
+            str(conv.weight.device), type(lin).__name__, lin.weight.device == _t(T, 1).device]
     _init(T, lin, 1)
     x, y = _t(T, 5, 4, seed=2).double(), _t(T, 5, 2, seed=3).double()
     opt = T.optim.SGD(lin.parameters(), lr=0.1)
