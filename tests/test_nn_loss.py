@@ -402,3 +402,36 @@ def test_huber_and_soft_margin_give_the_inputs_dtype_and_kl_div_refuses_integers
     for a, b in ((x, T.tensor([1, 0, 1])), (T.tensor([1, 0, 1]), x), (x, x > 0)):
         with pytest.raises(RuntimeError, match="^kl_div: Integral inputs not supported.$"):
             F.kl_div(a, b, reduction="batchmean")
+
+
+def test_integer_operands_of_the_regression_losses_as_pytorch():
+    i, j, f = T.tensor([1, 2]), T.tensor([0, 5]), T.tensor([0.5, 0.0])
+    # no integer kernels for mse, smooth_l1 and huber: both operands integer
+    # is refused; one float operand computes in float
+    for fn, name in ((F.mse_loss, "mse"), (F.smooth_l1_loss, "smooth_l1"),
+                     (F.huber_loss, "huber")):
+        with pytest.raises(NotImplementedError, match=f"^\"{name}_cpu\" not implemented for "
+                                                      f"'Long'$"):
+            fn(i, j)
+        assert fn(f, i).dtype == T.float32
+    np.testing.assert_allclose(F.mse_loss(i, f).item(), (0.25 + 4) / 2)
+    # huber and soft margin compute into a tensor made like the input
+    for fn in (F.huber_loss, F.soft_margin_loss):
+        with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                               "output type Long$"):
+            fn(i, f)
+    # l1 is |input - target|: integers stay integers, and their mean is refused
+    assert F.l1_loss(i, j, reduction="sum").item() == 4
+    assert F.l1_loss(i, j, reduction="none").tolist() == [1, 3]
+    with pytest.raises(NotImplementedError, match="^mean\\(\\): could not infer output dtype"):
+        F.l1_loss(i, j)
+
+
+def test_margin_ranking_wants_operands_of_one_rank():
+    with pytest.raises(RuntimeError, match="^margin_ranking_loss : All input tensors should have "
+                                           "same dimension but got sizes: input1: "
+                                           "torchlike.Size\\(\\[3\\]\\), input2: "
+                                           "torchlike.Size\\(\\[3\\]\\), target: "
+                                           "torchlike.Size\\(\\[\\]\\) $"):
+        F.margin_ranking_loss(T.zeros(3), T.zeros(3), T.tensor(1.0))
+    assert F.margin_ranking_loss(T.zeros(3), T.ones(3), T.ones(3), margin=2.0).item() == 3.0

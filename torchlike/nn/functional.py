@@ -951,10 +951,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 _MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
 
 
-def _complex_loss_refused(kind, dtype, device):
+def _loss_kernel_refused(kind, dtype, device):
     """PyTorch has no complex kernel for these losses (a cast to a real
-    dtype would drop the imaginary parts silently): its errors."""
-    from .._dtype_names import scalar_type_name
+    dtype would drop the imaginary parts silently), nor an integer one for
+    mse, smooth_l1 and huber: its errors."""
     if kind == _KL_DIV:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     names = {_MSE: "mse", _L1: "l1", _SMOOTH_L1: "smooth_l1", _HUBER: "huber",
@@ -969,8 +969,8 @@ def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weig
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     dtype = _C.promote_types(input.dtype, target.dtype)
-    if dtype.is_complex:
-        _complex_loss_refused(kind, dtype, input.device)
+    if dtype.is_complex or (not dtype.is_floating_point and kind in (_MSE, _SMOOTH_L1, _HUBER)):
+        _loss_kernel_refused(kind, dtype, input.device)
     if not dtype.is_floating_point:
         dtype = _C.get_default_dtype()
     extra = [t for t in (weight, pos_weight) if t is not None]
@@ -986,7 +986,13 @@ def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weig
 def _as_input_dtype(target, input):
     """target in a floating input's dtype: the losses PyTorch computes into a
     tensor made like the input (huber, soft margin) give the input's dtype,
-    whatever the target's."""
+    whatever the target's, and refuse an integer input, whose dtype cannot
+    hold the loss."""
+    if not (input.is_floating_point() or input.is_complex()):
+        result = _C.promote_types(input.dtype, target.dtype)
+        result = result if result.is_floating_point else _C.get_default_dtype()
+        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired "
+                           f"output type {scalar_type_name(input.dtype)}")
     if input.is_floating_point() and target.dtype != input.dtype:
         return target.to(input.dtype)
     return target
@@ -1010,10 +1016,17 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """``|input - target|``; for complex operands the modulus of the
     difference (real)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    if weight is None and (input.is_complex() or target.is_complex()):
+    dtype = _C.promote_types(input.dtype, target.dtype)
+    if weight is None and (dtype.is_complex or (dtype != _C.bool and not dtype.is_floating_point)):
+        # PyTorch's composite |input - target|: integers stay integers, and
+        # their mean is refused as its mean() refuses it
         _check_same_size(input, target)
         if r not in _REDUCTIONS:
             raise ValueError(f"{r} is not a valid value for reduction")
+        if r == "mean" and not dtype.is_complex:
+            raise NotImplementedError(f"mean(): could not infer output dtype. Input dtype must be "
+                                      f"either a floating point or complex dtype. Got: "
+                                      f"{scalar_type_name(dtype)}")
         return _reduce(_C.abs(input - target), r)
     return _weighted_loss(_L1, input, target, r, weight)
 
@@ -1032,6 +1045,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if not _C.promote_types(input.dtype, target.dtype).is_floating_point:
+        return _weighted_loss(_HUBER, input, target, reduction, weight, delta)  # refused there
     return _weighted_loss(_HUBER, input, _as_input_dtype(target, input), reduction, weight,
                           delta)
 
@@ -1128,7 +1143,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
-    """``max(0, -y (x1 - x2) + margin)``."""
+    """``max(0, -y (x1 - x2) + margin)``; the three operands of one rank
+    (PyTorch's check: a 0-d target is not broadcast)."""
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
     r = _legacy_reduction(size_average, reduce, reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), r)
 
