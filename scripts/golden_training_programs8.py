@@ -2717,6 +2717,53 @@ def gradients_at_zero(T):
     return out
 
 
+
+def loss_operand_edges(T):
+    """The losses given operands at their edges: probability targets
+    (float64, with weights and label smoothing, unbatched, of the wrong
+    width), a 0-d class target for a batch, broadcast weights and targets,
+    a 0-d ranking target, variances of another shape, all-zero class
+    weights, and integer operands on both sides (refused by PyTorch's
+    kernels, or computed as integers by its composite l1); values or
+    PyTorch's refusals."""
+    F = T.nn.functional
+    x = _t(T, 3, 4, seed=1)
+    p = T.softmax(_t(T, 3, 4, seed=2), 1)
+    w = T.tensor([1.0, 2.0, 3.0, 4.0])
+    i, j = T.tensor([1, 2]), T.tensor([0, 5])
+    calls = {
+        "ce_prob_f64": lambda: F.cross_entropy(x, p.double()),
+        "ce_prob_ls_w": lambda: F.cross_entropy(x, p, weight=w, label_smoothing=0.3),
+        "ce_prob_none": lambda: F.cross_entropy(x, p, reduction="none"),
+        "ce_idx_ls_w_sum": lambda: F.cross_entropy(x, T.tensor([0, 3, 1]), weight=w,
+                                                   label_smoothing=0.3, reduction="sum"),
+        "nll_1d": lambda: F.nll_loss(F.log_softmax(x[0], 0), T.tensor(2)),
+        "ce_1d_prob": lambda: F.cross_entropy(x[0], p[0]),
+        "ce_0d_target_batched": lambda: F.cross_entropy(x, T.tensor(1)),
+        "bce_weight_bcast": lambda: F.binary_cross_entropy(T.sigmoid(x), (x > 0).float(),
+                                                           weight=w),
+        "kl_batchmean_1d": lambda: F.kl_div(F.log_softmax(x[0], 0), p[0],
+                                            reduction="batchmean"),
+        "margin_rank_0d_target": lambda: F.margin_ranking_loss(x[:, 0], x[:, 1], T.tensor(1.0)),
+        "cos_emb_1d": lambda: F.cosine_embedding_loss(x[0], x[1], T.tensor(1)),
+        "triplet_1d": lambda: F.triplet_margin_loss(x[0], x[1], x[2]),
+        "multi_margin_1d": lambda: F.multi_margin_loss(x[0], T.tensor(1)),
+        "gauss_var_bcast": lambda: F.gaussian_nll_loss(x, T.zeros(3, 4), T.ones(3, 1)),
+        "gauss_var_1d": lambda: F.gaussian_nll_loss(x, T.zeros(3, 4), T.ones(3)),
+        "nll_weight_all_zero": lambda: F.nll_loss(F.log_softmax(x, 1), T.tensor([0, 1, 2]),
+                                                  weight=T.zeros(4)),
+        "ce_prob_wrong_width": lambda: F.cross_entropy(x, p[:, :3]),
+    }
+    for name in ("mse_loss", "huber_loss", "smooth_l1_loss", "l1_loss", "soft_margin_loss"):
+        fn = getattr(F, name)
+        for a, b, label in ((i, p[0, :2], "int_float"), (p[0, :2], i, "float_int"),
+                            (i, j, "int_int")):
+            for red in ("mean", "sum", "none"):
+                calls[f"{name}_{label}_{red}"] = (lambda fn, a, b, red:
+                                                  lambda: fn(a, b, reduction=red))(fn, a, b, red)
+    return {k: _outcome(f) for k, f in calls.items()}
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2748,7 +2795,7 @@ _PROGRAMS = [
     "batchnorm_momentum_edges", "target_dtype_refusals", "loss_target_dtypes",
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
     "module_reprs_and_conversions", "utils_odd_inputs", "embedding_argument_edges",
-    "transformer_construction_warnings", "gradients_at_zero",
+    "transformer_construction_warnings", "gradients_at_zero", "loss_operand_edges",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """An eighth round of ordinary PyTorch training programs run on torchlike,
-84 of them, mostly about layers and utilities the first seven rounds left
+85 of them, mostly about layers and utilities the first seven rounds left
 out or touched once.
 
 Layers: sub-pixel convolution (pixel_shuffle / pixel_unshuffle) and its
@@ -50,7 +50,9 @@ and dtype conversions, and torch.nn.utils given odd inputs (mixed
 dtypes, no gradients, empty sequences, every norm type), and Embedding
 and EmbeddingBag at their argument edges, and the warnings a
 Transformer encoder's construction gives, and gradients where layers
-and losses meet zero (norms, distances, sqrt, constant rows).  Data:
+and losses meet zero (norms, distances, sqrt, constant rows), and the
+losses' operands at their edges (probability targets, 0-d targets,
+broadcast weights, integer operands).  Data:
 random_split by fractions, weighted, batch and distributed samplers,
 nested collation, a seeded shuffling loader.  And the refusals of
 convolutions, normalisations and recurrent cells.
@@ -101,7 +103,13 @@ What they found, fixed with them:
   (tests/test_nn_activation.py); unfold and fold refused bool tensors
   (tests/test_nn_conv.py); embedding_bag checked per_sample_weights'
   mode before their shape, PyTorch the shape first
-  (tests/test_nn_embedding.py).
+  (tests/test_nn_embedding.py);
+- mse, smooth_l1 and huber computed two integer operands in float, which
+  PyTorch's kernels refuse; huber and soft margin took an integer input,
+  which cannot hold their loss in PyTorch; l1 of integers gave floats
+  where PyTorch's |input - target| stays integer (and refuses its mean);
+  margin_ranking_loss broadcast a 0-d target, which PyTorch refuses
+  (tests/test_nn_loss.py).
 
 By design, and so left out or spelled so it does not show: torchlike's
 random numbers are not PyTorch's (docs/random.md), so the programs that
