@@ -586,3 +586,10 @@ def test_adaptive_pool_with_sized_output_refuses_a_low_rank_input(make, shape, n
     # kernel's rank check (training programs, round seven)
     with pytest.raises(ValueError, match=f"^Input dimension should be at least {need}$"):
         make()(T.ones(shape))
+
+
+def test_lp_pool_refuses_a_zero_norm_type():
+    # the 1/norm_type root is undefined: PyTorch's ValueError, not a ZeroDivisionError
+    for pool, x in ((F.lp_pool1d, T.ones(1, 2, 4)), (F.lp_pool2d, T.ones(1, 2, 4, 4))):
+        with pytest.raises(ValueError, match="^norm_type must be a non-zero value, but got 0$"):
+            pool(x, 0, 2)

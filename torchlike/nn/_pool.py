@@ -127,6 +127,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
+    if norm_type == 0:  # the 1/norm_type root is undefined: PyTorch's refusal
+        raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
     k = _ntuple(kernel_size, n)
     out = _avg_poolnd(input ** norm_type, k, stride, 0, ceil_mode, True, None, n, "lp_pool")
     out = _C.sign(out) * out.abs().clamp(min=0)

@@ -172,7 +172,11 @@ static tl_status check_normalized(const tl_tensor *x, int nshape, const int64_t 
                                   const tl_tensor *w, const tl_tensor *b, tl_norm_spec *s)
 {
   char sn[256], sx[256], sw[256];
-  bool ok = nshape >= 1 && nshape <= x->ndim;
+  if (nshape < 1)
+    return tl_error_set(TL_ERR_RUNTIME, "Expected normalized_shape to be at least 1-dimensional, "
+                                        "i.e., containing at least one element, but got "
+                                        "normalized_shape = []");
+  bool ok = nshape <= x->ndim;
   for (int i = 0; ok && i < nshape; i++)
     ok = x->shape[x->ndim - nshape + i] == shape[i];
   tl_shape_str(sn, sizeof sn, nshape, shape);
