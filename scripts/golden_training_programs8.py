@@ -2761,7 +2761,70 @@ def loss_operand_edges(T):
             for red in ("mean", "sum", "none"):
                 calls[f"{name}_{label}_{red}"] = (lambda fn, a, b, red:
                                                   lambda: fn(a, b, reduction=red))(fn, a, b, red)
-    return {k: _outcome(f) for k, f in calls.items()}
+    # a refused kernel is named for its device ("mse_cpu", "mse_cuda"): the
+    # CPU's name is compared, whatever the device the data is on
+    kernel = f'_{x.device.type}"'
+    out = {k: _outcome(f) for k, f in calls.items()}
+    return {k: [r[0], r[1].replace(kernel, '_cpu"')] if r[0].endswith("Error") else r
+            for k, r in out.items()}
+
+
+
+def layer_argument_edges(T):
+    """Layers built or called with degenerate arguments: zero and negative
+    output sizes for adaptive pooling and interpolation, a divisor of 0,
+    zero features, tables and channels, zero layers, a bad dropout
+    probability, a norm type of 0, an empty normalized shape, heads that
+    do not divide the model width, a bad bag mode, a CTC blank past the
+    classes: the output's shape or PyTorch's refusal.  (Left out: the
+    pooling windows' zero kernel, stride, dilation and negative padding,
+    whose refusals PyTorch words differently per op and rank; a
+    convolution with no output channels, computed here and refused by
+    PyTorch; unfold's zero kernel; adaptive pooling's negative size; a
+    BatchNorm of no features.)"""
+    nn = T.nn
+    F = nn.functional
+    x = T.arange(100.0).reshape(2, 2, 5, 5) / 10
+    s = T.arange(24.0).reshape(2, 2, 6) / 10
+
+    def shape_or_refusal(fn):
+        try:
+            r = fn()
+        except Exception:  # noqa: BLE001 - the refusal is the answer
+            return _raised_head(fn)
+        return [list(r.shape), str(r.dtype).split(".")[-1]] if hasattr(r, "shape") \
+            else type(r).__name__
+
+    calls = {
+        "avgpool_div0": lambda: F.avg_pool2d(x, 2, divisor_override=0),
+        "adaptive_0": lambda: F.adaptive_avg_pool2d(x, 0),
+        "adaptive_max_0": lambda: F.adaptive_max_pool1d(s, 0),
+        "upsample_scale0": lambda: F.interpolate(x, scale_factor=0.0),
+        "upsample_size0": lambda: F.interpolate(x, size=(0, 2)),
+        "upsample_neg": lambda: F.interpolate(x, scale_factor=-1.0),
+        "linear_0in": lambda: nn.Linear(0, 3)(T.zeros(2, 0)),
+        "embedding_0": lambda: nn.Embedding(0, 3).weight,
+        "lstm_h0": lambda: nn.LSTM(3, 0),
+        "gru_layers0": lambda: nn.GRU(3, 2, num_layers=0),
+        "dropout_p1_train": lambda: F.dropout(x, 1.0),
+        "dropout_pneg": lambda: F.dropout(x, -0.1),
+        "pixel_shuffle_neg": lambda: F.pixel_shuffle(x, -1),
+        "lp_pool_p0": lambda: F.lp_pool1d(s, 0, 2),
+        "lp_pool_neg": lambda: F.lp_pool1d(s, -1.0, 2),
+        "layernorm_empty_shape": lambda: F.layer_norm(x, ()),
+        "groupnorm_0": lambda: nn.GroupNorm(0, 4),
+        "softmax_dim_out": lambda: F.softmax(x, 4),
+        "mha_heads_indivisible": lambda: nn.MultiheadAttention(5, 2),
+        "transformer_dmodel_heads": lambda: nn.TransformerEncoderLayer(6, 4),
+        "bilinear_0": lambda: nn.Bilinear(0, 2, 3),
+        "conv_groups0": lambda: nn.Conv1d(2, 2, 2, groups=0),
+        "conv_k0": lambda: nn.Conv1d(2, 2, 0),
+        "convT_s0": lambda: F.conv_transpose1d(s, T.zeros(2, 2, 2), stride=0),
+        "embedding_bag_mode": lambda: nn.EmbeddingBag(5, 2, mode="median"),
+        "ctc_blank_out": lambda: F.ctc_loss(T.zeros(5, 1, 3).log_softmax(2), T.tensor([[1]]),
+                                            T.tensor([5]), T.tensor([1]), blank=3),
+    }
+    return {k: shape_or_refusal(f) for k, f in calls.items()}
 
 
 def inputs(T):
@@ -2796,6 +2859,7 @@ _PROGRAMS = [
     "layer_input_dtypes", "functional_integer_inputs", "collate_scalar_kinds",
     "module_reprs_and_conversions", "utils_odd_inputs", "embedding_argument_edges",
     "transformer_construction_warnings", "gradients_at_zero", "loss_operand_edges",
+    "layer_argument_edges",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
