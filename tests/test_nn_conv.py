@@ -254,6 +254,12 @@ def test_zero_size_batch_and_channels():
     b = tl(rand((3,), 17))
     out = F.conv1d(tl(np.zeros((2, 0, 5))), tl(np.zeros((3, 0, 2))), b)
     np.testing.assert_array_equal(out.cpu().numpy(), np.broadcast_to(b.cpu().numpy()[:, None], (2, 3, 4)))
+    # no output channels (fewer weight rows than groups): refused, as PyTorch does
+    for w0, groups in ((T.zeros(0, 2, 2), 1), (T.zeros(0, 1, 2), 2)):
+        with pytest.raises(RuntimeError, match=f"^Given groups={groups}, expected weight to be at "
+                                               f"least {groups} at dimension 0, but got weight "
+                                               f"of size \\[0, {2 // groups}, 2\\] instead$"):
+            F.conv1d(T.zeros(1, 2, 5), w0, groups=groups)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -224,6 +224,10 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
                         input->ndim, si);
   if (geom_params(p, nsp, g, output_padding) != TL_OK)
     return tl_error_status();
+  if (!p->transposed && wshape[0] < p->groups) /* no output channels: PyTorch refuses */
+    return tl_error_set(TL_ERR_RUNTIME, "Given groups=%lld, expected weight to be at least %lld "
+                        "at dimension 0, but got weight of size %s instead",
+                        (long long)p->groups, (long long)p->groups, sw);
   if (wshape[0] % p->groups)
     return tl_error_set(TL_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by "
                         "%lld at dimension 0, but got weight of size %s instead",
