@@ -2776,11 +2776,10 @@ def layer_argument_edges(T):
     zero features, tables and channels, zero layers, a bad dropout
     probability, a norm type of 0, an empty normalized shape, heads that
     do not divide the model width, a bad bag mode, a CTC blank past the
-    classes: the output's shape or PyTorch's refusal.  (Left out: the
+    classes, a convolution with no output channels: the output's shape or PyTorch's refusal.  (Left out: the
     pooling windows' zero kernel, stride, dilation and negative padding,
-    whose refusals PyTorch words differently per op and rank; a
-    convolution with no output channels, computed here and refused by
-    PyTorch; unfold's zero kernel; adaptive pooling's negative size; a
+    whose refusals PyTorch words differently per op and rank; unfold's
+    zero kernel; adaptive pooling's negative size; a
     BatchNorm of no features.)"""
     nn = T.nn
     F = nn.functional
@@ -2818,6 +2817,7 @@ def layer_argument_edges(T):
         "transformer_dmodel_heads": lambda: nn.TransformerEncoderLayer(6, 4),
         "bilinear_0": lambda: nn.Bilinear(0, 2, 3),
         "conv_groups0": lambda: nn.Conv1d(2, 2, 2, groups=0),
+        "conv_0out": lambda: F.conv1d(s, T.zeros(0, 2, 2)),
         "conv_k0": lambda: nn.Conv1d(2, 2, 0),
         "convT_s0": lambda: F.conv_transpose1d(s, T.zeros(2, 2, 2), stride=0),
         "embedding_bag_mode": lambda: nn.EmbeddingBag(5, 2, mode="median"),

@@ -114,7 +114,8 @@ What they found, fixed with them:
 - layer_norm/rms_norm with an empty normalized_shape, lp_pool with a
   norm_type of 0 and Bilinear with no first-input features failed with
   other words or a ZeroDivisionError (tests/test_nn_norm.py,
-  test_nn_pool.py, test_nn_api_extra.py).
+  test_nn_pool.py, test_nn_api_extra.py); a convolution with no output
+  channels was computed, which PyTorch refuses (tests/test_nn_conv.py).
 
 By design, and so left out or spelled so it does not show: torchlike's
 random numbers are not PyTorch's (docs/random.md), so the programs that
@@ -146,8 +147,7 @@ fold of integer tensors (no kernel here) and local_response_norm of an
 integer one (PyTorch's composite runs, truncating its integer average).
 Found and not yet matched (layer_argument_edges leaves them out): the
 pooling windows' refusals of a zero kernel, stride or dilation and of a
-negative padding (PyTorch words them per op and rank), a convolution with
-no output channels (computed here, refused there), unfold's zero kernel,
+negative padding (PyTorch words them per op and rank), unfold's zero kernel,
 adaptive pooling's negative size and BatchNorm of no features (other
 words).
 
