@@ -73,6 +73,17 @@ def test_normal_tensors_stay_writable_after_inference_mode():
     np.testing.assert_array_equal(b.numpy(), np.full(8, 2.0))
 
 
+def test_the_fence_speaks_pytorchs_words():
+    with torch.inference_mode():
+        x = torch.ones(3)
+    with pytest.raises(RuntimeError) as info:
+        x.mul_(2)
+    assert str(info.value) == ("Inplace update to inference tensor outside InferenceMode is not "
+                               "allowed.You can make a clone to get a normal tensor before doing "
+                               "inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                               "more details.")
+
+
 def test_detach_and_untracked_aliases_keep_the_fence():
     with torch.inference_mode():
         x = torch.ones(3)

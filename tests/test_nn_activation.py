@@ -265,6 +265,35 @@ def test_modules_use_the_fused_ops():
     assert T.relu(T.tensor([-1, 2])).tolist() == [0, 2]  # integers stay integers
 
 
+def test_integer_inputs_clamp_and_threshold_bool_ones_are_refused():
+    # PyTorch's relu, hardtanh (relu6) and threshold take integer tensors, the
+    # scalars converted to the dtype by truncation; bool tensors are refused
+    a = np.array([3, -1, 4, 1, 5, -9])
+    x = T.tensor(a)
+    np.testing.assert_array_equal(F.hardtanh(x, -0.5, 2.7).numpy(), np.clip(a, 0, 2))
+    np.testing.assert_array_equal(F.relu6(x).numpy(), np.clip(a, 0, 6))
+    np.testing.assert_array_equal(F.threshold(x, 2.5, -1.7).numpy(), np.where(a > 2, a, -1))
+    assert F.relu6(x).dtype == T.int64 and F.threshold(x.int(), 0, 0).dtype == T.int32
+    F.hardtanh(x, -1, 3, inplace=True)
+    np.testing.assert_array_equal(x.numpy(), np.clip(a, -1, 3))
+    b = T.tensor([True, False])
+    for fn, words in ((F.relu, "Boolean inputs not supported for relu"),
+                      (F.relu6, "Bool inputs not supported for hardtanh"),
+                      (lambda v: F.threshold(v, 0, 0), "\"threshold_cpu\" not implemented for "
+                                                      "'Bool'")):
+        with pytest.raises(NotImplementedError) as info:
+            fn(b)
+        assert str(info.value) == words
+    # the float-only layers refuse integers as PyTorch's NotImplementedError
+    for fn in (F.gelu, F.silu, F.elu, lambda v: F.softmax(v, -1),
+               lambda v: F.layer_norm(v, (2,)), lambda v: F.group_norm(v, 1),
+               lambda v: F.batch_norm(v, None, None, training=True),
+               lambda v: F.grid_sample(v.view(1, 1, 2, 2), T.zeros(1, 1, 1, 2),
+                                       align_corners=False)):
+        with pytest.raises(NotImplementedError):
+            fn(T.tensor([[[1, 2], [3, 4]]]))
+
+
 def test_errors_in_pytorch_wording():
     with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
         F.gelu(T.randn(3), approximate="fast")

@@ -340,3 +340,9 @@ def test_an_ordinary_training_loop_with_the_new_apis_lowers_the_loss():
     assert losses[-1] < 0.5 * losses[0]
     assert int((net.fc3.weight == 0).sum()) >= int(0.2 * 16 * 32)
     assert "module.fc1.weight_g" in model.state_dict()
+
+
+def test_bilinear_refuses_no_first_input_features():
+    # its init bound is 1/sqrt(in1_features): PyTorch refuses 0 up front
+    with pytest.raises(ValueError, match=r"^in1_features must be > 0, but got \(in1_features=0\)$"):
+        nn.Bilinear(0, 2, 3)

@@ -254,6 +254,12 @@ def test_zero_size_batch_and_channels():
     b = tl(rand((3,), 17))
     out = F.conv1d(tl(np.zeros((2, 0, 5))), tl(np.zeros((3, 0, 2))), b)
     np.testing.assert_array_equal(out.cpu().numpy(), np.broadcast_to(b.cpu().numpy()[:, None], (2, 3, 4)))
+    # no output channels (fewer weight rows than groups): refused, as PyTorch does
+    for w0, groups in ((T.zeros(0, 2, 2), 1), (T.zeros(0, 1, 2), 2)):
+        with pytest.raises(RuntimeError, match=f"^Given groups={groups}, expected weight to be at "
+                                               f"least {groups} at dimension 0, but got weight "
+                                               f"of size \\[0, {2 // groups}, 2\\] instead$"):
+            F.conv1d(T.zeros(1, 2, 5), w0, groups=groups)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -387,6 +393,18 @@ def test_weight_gradient_op_matches_numpy_and_has_derivatives(transposed):
     assert gradgradcheck(fn, (gt, xt))
 
 
+def test_unfold_and_fold_take_bool_tensors():
+    # a copy, and overlapping windows or-ed, as PyTorch's bool kernels
+    a = np.array([[[[True, False, True], [False, True, False], [True, True, False]]]])
+    u = F.unfold(T.tensor(a), 2, padding=1)
+    want = F.unfold(T.tensor(a.astype(np.float32)), 2, padding=1).numpy() != 0
+    assert u.dtype == T.bool
+    np.testing.assert_array_equal(u.numpy(), want)
+    back = F.fold(u, (3, 3), 2, padding=1)
+    assert back.dtype == T.bool
+    np.testing.assert_array_equal(back.numpy(), a)
+
+
 def test_fold_and_unfold_gradients():
     x = tl(rand((2, 2, 5, 4), 38), grad=True)
     assert gradcheck(lambda a: F.unfold(a, (2, 3), (2, 1), 1, (1, 2)), (x,))
@@ -495,6 +513,30 @@ def test_errors_use_pytorchs_words(call, message):
     with pytest.raises(RuntimeError) as info:
         call()
     assert str(info.value) == message
+
+
+def test_a_weight_of_too_few_dims_is_refused_in_pytorchs_words():
+    # PyTorch's sentence first, whatever the convolution's rank; the op and
+    # the shape follow in parentheses
+    for conv, x in ((F.conv1d, T.zeros(1, 4, 5)), (F.conv2d, T.zeros(1, 4, 5, 5)),
+                    (F.conv_transpose1d, T.zeros(1, 4, 5))):
+        for w in (T.zeros(2, 4), T.zeros(2)):
+            with pytest.raises(RuntimeError, match=r"^weight should have at least three "
+                                                   r"dimensions \(.*\[2"):
+                conv(x, w)
+
+
+def test_an_integer_input_into_a_float_layer_is_named_as_a_dtype_mismatch():
+    # PyTorch's words (the bias first, in C++ type names), not a missing
+    # integer kernel
+    w, b = T.zeros(2, 4, 3), T.zeros(2)
+    for dtype, cpp in ((T.int64, "long int"), (T.int32, "int"), (T.bool, "bool")):
+        x = T.zeros(1, 4, 6, dtype=dtype)
+        with pytest.raises(RuntimeError, match=f"^Input type \\({cpp}\\) and bias type "
+                                               f"\\(float\\) should be the same$"):
+            F.conv1d(x, w, b)
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        F.conv1d(T.zeros(1, 4, 6, dtype=T.int64), w)
 
 
 def test_padding_string_errors_and_integer_inputs():

@@ -317,6 +317,14 @@ def test_target_shape_errors_in_pytorchs_words():
         with pytest.raises(RuntimeError) as info:
             loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, 4, dtype=T.long))
         assert str(info.value) == "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 4]"
+        # the 2-d spatial case names a target of another rank first; 3-d and
+        # up spatial inputs use the 1-d case's words
+        with pytest.raises(RuntimeError, match=r"^only batches of spatial targets supported \(3D "
+                                               r"tensors\) but got targets of dimension: 2$"):
+            loss(T.ones(2, 3, 4, 5), T.zeros(2, 4, dtype=T.long))
+        with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4, 5, 2\], got "
+                                               r"\[2, 4, 5\]$"):
+            loss(T.ones(2, 3, 4, 5, 2), T.zeros(2, 4, 5, dtype=T.long))
 
 
 def test_cross_entropy_probabilities_refuse_a_class_to_ignore():
@@ -341,3 +349,89 @@ def test_cross_entropy_integer_target_shaped_like_the_input(shape):
     with pytest.raises(RuntimeError, match="^Expected floating point type for target with "
                                            "class probabilities, got Long$"):
         torchlike.nn.functional.cross_entropy(x, torchlike.zeros(shape, dtype=torchlike.long))
+
+
+def test_bce_target_dtypes_as_pytorch():
+    x = T.tensor([0.3, -1.2, 2.0], dtype=T.float64)
+    t = T.tensor([1.0, 0.0, 0.5])
+    # binary_cross_entropy takes a target of the input's dtype only
+    for target, name in ((t.long(), "Long"), (t.bool(), "Bool"), (t, "Float")):
+        with pytest.raises(RuntimeError, match=f"^Found dtype {name} but expected Double$"):
+            F.binary_cross_entropy(x.sigmoid(), target)
+    # with logits: integer and bool targets refused as PyTorch's (1 - target)
+    # product refuses them; a float target's dtype is the loss's
+    with pytest.raises(RuntimeError, match="^result type Double can't be cast to the desired "
+                                           "output type Int$"):
+        F.binary_cross_entropy_with_logits(x, t.int())
+    with pytest.raises(NotImplementedError, match="^Subtraction, the `-` operator, with two bool"):
+        F.binary_cross_entropy_with_logits(x, t.bool())
+    want = np.mean(np.logaddexp(0, x.numpy()) - t.double().numpy() * x.numpy())
+    for tt, xx in ((t, x), (t.half(), x.float()), (t.double(), x.float())):
+        loss = F.binary_cross_entropy_with_logits(xx, tt)
+        assert loss.dtype == tt.dtype
+        np.testing.assert_allclose(loss.item(), want, rtol=2e-3 if tt.dtype == T.float16
+                                   else 1e-6)
+    xs = x.float().requires_grad_()
+    F.binary_cross_entropy_with_logits(xs, t.double(), pos_weight=T.tensor([2.0])).backward()
+    assert xs.grad.dtype == T.float32
+
+
+def test_one_hot_takes_int64_indices_only():
+    for dtype in (T.int32, T.uint8, T.int16, T.bool, T.float32):
+        with pytest.raises(RuntimeError, match="^one_hot is only applicable to index tensor of "
+                                               "type LongTensor.$"):
+            F.one_hot(T.tensor([1, 0], dtype=dtype), 3)
+    assert F.one_hot(T.tensor([1, 0]), 3).tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_huber_and_soft_margin_give_the_inputs_dtype_and_kl_div_refuses_integers():
+    x = T.tensor([0.2, -0.7, 1.5])
+    t = T.tensor([1.0, -1.0, 1.0], dtype=T.float64)
+    d = x.double().numpy() - t.numpy()
+    huber = np.where(np.abs(d) < 0.5, 0.5 * d ** 2, 0.5 * (np.abs(d) - 0.25)).mean()
+    margin = np.log1p(np.exp(-t.numpy() * x.double().numpy())).mean()
+    # computed into a tensor made like the input, as PyTorch's kernels do
+    for target in (t, t.long()):
+        out = F.huber_loss(x, target, delta=0.5)
+        assert out.dtype == T.float32
+        np.testing.assert_allclose(out.item(), huber, rtol=1e-6)
+        out = F.soft_margin_loss(x, target)
+        assert out.dtype == T.float32
+        np.testing.assert_allclose(out.item(), margin, rtol=1e-6)
+    assert F.huber_loss(x.double(), t.float()).dtype == T.float64
+    for a, b in ((x, T.tensor([1, 0, 1])), (T.tensor([1, 0, 1]), x), (x, x > 0)):
+        with pytest.raises(RuntimeError, match="^kl_div: Integral inputs not supported.$"):
+            F.kl_div(a, b, reduction="batchmean")
+
+
+def test_integer_operands_of_the_regression_losses_as_pytorch():
+    i, j, f = T.tensor([1, 2]), T.tensor([0, 5]), T.tensor([0.5, 0.0])
+    # no integer kernels for mse, smooth_l1 and huber: both operands integer
+    # is refused; one float operand computes in float
+    for fn, name in ((F.mse_loss, "mse"), (F.smooth_l1_loss, "smooth_l1"),
+                     (F.huber_loss, "huber")):
+        with pytest.raises(NotImplementedError, match=f"^\"{name}_cpu\" not implemented for "
+                                                      f"'Long'$"):
+            fn(i, j)
+        assert fn(f, i).dtype == T.float32
+    np.testing.assert_allclose(F.mse_loss(i, f).item(), (0.25 + 4) / 2)
+    # huber and soft margin compute into a tensor made like the input
+    for fn in (F.huber_loss, F.soft_margin_loss):
+        with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                               "output type Long$"):
+            fn(i, f)
+    # l1 is |input - target|: integers stay integers, and their mean is refused
+    assert F.l1_loss(i, j, reduction="sum").item() == 4
+    assert F.l1_loss(i, j, reduction="none").tolist() == [1, 3]
+    with pytest.raises(NotImplementedError, match="^mean\\(\\): could not infer output dtype"):
+        F.l1_loss(i, j)
+
+
+def test_margin_ranking_wants_operands_of_one_rank():
+    with pytest.raises(RuntimeError, match="^margin_ranking_loss : All input tensors should have "
+                                           "same dimension but got sizes: input1: "
+                                           "torchlike.Size\\(\\[3\\]\\), input2: "
+                                           "torchlike.Size\\(\\[3\\]\\), target: "
+                                           "torchlike.Size\\(\\[\\]\\) $"):
+        F.margin_ranking_loss(T.zeros(3), T.zeros(3), T.tensor(1.0))
+    assert F.margin_ranking_loss(T.zeros(3), T.ones(3), T.ones(3), margin=2.0).item() == 3.0

@@ -459,6 +459,21 @@ def test_lazy_linear_and_conv_infer_their_input_size():
     assert type(conv) is nn.Conv2d and conv.weight.shape == (5, 2, 3, 3)
 
 
+def test_lazy_state_dict_holds_the_placeholders_themselves():
+    # PyTorch's state dict of a lazy module before its first call holds the
+    # UninitializedParameter / UninitializedBuffer objects, not empty tensors
+    bn = nn.LazyBatchNorm1d()
+    sd = bn.state_dict()
+    assert [type(v).__name__ for v in sd.values()] == [
+        "UninitializedParameter", "UninitializedParameter", "UninitializedBuffer",
+        "UninitializedBuffer", "Tensor"]
+    assert sd["weight"] is bn.weight and sd["running_mean"] is bn.running_mean
+    lin = nn.LazyLinear(2)
+    lin.load_state_dict(nn.Linear(3, 2).state_dict())
+    assert type(lin.state_dict()["weight"]) is torch.Tensor
+    assert not lin.state_dict()["weight"].requires_grad
+
+
 def test_deepcopy_gives_independent_module():
     m = Net()
     c = copy.deepcopy(m)

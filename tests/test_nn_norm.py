@@ -548,3 +548,11 @@ def test_instance_norm_checks_num_features_as_pytorch():
     with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
         out = nn.InstanceNorm1d(3)(T.ones(1, 2, 4))
     assert out.shape == (1, 2, 4)
+
+
+def test_an_empty_normalized_shape_is_refused_in_pytorchs_words():
+    for norm in (F.layer_norm, F.rms_norm):
+        with pytest.raises(RuntimeError, match=r"^Expected normalized_shape to be at least "
+                                               r"1-dimensional, i.e., containing at least one "
+                                               r"element, but got normalized_shape = \[\]$"):
+            norm(T.ones(2, 3), ())

@@ -336,6 +336,22 @@ def test_max_unpool_puts_values_back_at_their_indices():
     np.testing.assert_array_equal(F.max_pool3d(F.max_unpool3d(v3, i3, 2), 2).cpu().numpy(), v3.cpu().numpy())
 
 
+def test_max_unpool_refusals_show_the_output_size_as_given():
+    v, i = F.max_pool2d(rand((1, 1, 4, 4)), 2, return_indices=True)
+    # PyTorch's words: the size as the caller spelled it (less any batch and
+    # channel entries), the first bad dim and its exclusive bounds
+    for size, shown in [((7, 7), "(7, 7)"), ([1, 1, 7, 7], "[7, 7]"), ((3, 6), "(3, 6)")]:
+        with pytest.raises(ValueError) as info:
+            F.max_unpool2d(v, i, 2, output_size=size)
+        dim = 1 if size == (3, 6) else 0
+        assert str(info.value) == f'invalid output_size "{shown}" (dim {dim} must be between 2 ' \
+                                  f'and 6)'
+    assert F.max_unpool2d(v, i, 2, output_size=(5, 3)).shape == (1, 1, 5, 3)
+    with pytest.raises(RuntimeError, match=r"^Expected shape of indices to be same as that of the "
+                                           r"input tensor \(\[1, 1, 2, 2\]\)"):
+        F.max_unpool2d(v, i[..., :1], 2)
+
+
 def test_lp_pool_is_the_p_norm_of_each_window():
     x = rand((2, 3, 6, 8)).abs()
     ref = np_avg_pool(x.cpu().numpy() ** 3, (2, 3), (2, 3), (0, 0), False, True) * 6
@@ -570,3 +586,10 @@ def test_adaptive_pool_with_sized_output_refuses_a_low_rank_input(make, shape, n
     # kernel's rank check (training programs, round seven)
     with pytest.raises(ValueError, match=f"^Input dimension should be at least {need}$"):
         make()(T.ones(shape))
+
+
+def test_lp_pool_refuses_a_zero_norm_type():
+    # the 1/norm_type root is undefined: PyTorch's ValueError, not a ZeroDivisionError
+    for pool, x in ((F.lp_pool1d, T.ones(1, 2, 4)), (F.lp_pool2d, T.ones(1, 2, 4, 4))):
+        with pytest.raises(ValueError, match="^norm_type must be a non-zero value, but got 0$"):
+            pool(x, 0, 2)

@@ -256,6 +256,30 @@ def test_shuffles_are_exact_permutations():
                                   .reshape(2, 8, 3, 2))
 
 
+def test_pixel_unshuffle_names_the_side_that_does_not_divide():
+    # PyTorch's words: height checked before width, each with its size
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects height to be divisible by "
+                                           r"downscale_factor, but input.size\(-2\)=5 is not "
+                                           r"divisible by 2$"):
+        F.pixel_unshuffle(T.zeros(1, 1, 5, 5), 2)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects width to be divisible by "
+                                           r"downscale_factor, but input.size\(-1\)=5 is not "
+                                           r"divisible by 2$"):
+        F.pixel_unshuffle(T.zeros(1, 1, 4, 5), 2)
+
+
+def test_a_scale_factor_of_the_wrong_length_is_shown_as_given():
+    # PyTorch's words: the factors as the caller spelled them, then its advice
+    for factors, shown in (((2.0, 2.0), "(2.0, 2.0)"), ([2.0, 2.0], "[2.0, 2.0]")):
+        with pytest.raises(ValueError) as info:
+            F.interpolate(T.zeros(1, 2, 7), scale_factor=factors)
+        assert str(info.value) == (
+            "Input and scale_factor must have the same number of spatial dimensions, but got "
+            f"input with spatial dimensions of [7] and scale_factor of shape {shown}. Please "
+            "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+            "...,sK) format.")
+
+
 def test_errors_name_the_problem():
     with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D input"):
         F.interpolate(T.zeros(1, 1, 4), scale_factor=2, mode="bilinear")

@@ -41,6 +41,10 @@ from torchlike.nn.utils.rnn import pack_sequence
      "hidden0 has inconsistent hidden_size: got 5, expected 4"),
     (lambda: nn.LSTMCell(3, 4)(T.zeros(2, 3), (T.zeros(2, 4), T.zeros(3, 4))), RuntimeError,
      "Input batch size 2 doesn't match hidden1 batch size 3"),
+    (lambda: nn.LSTMCell(3, 4)(T.zeros(2, 3), T.zeros(2, 4)), TypeError,
+     "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor"),
+    (lambda: nn.LSTMCell(3, 4)(T.zeros(2, 3), (T.zeros(2, 4),)), RuntimeError,
+     "lstm_cell expects two hidden states"),
     (lambda: nn.GRUCell(3, 4)(T.zeros(2, 2, 3)), ValueError,
      "GRUCell: Expected input to be 1D or 2D, got 3D instead"),
     (lambda: nn.GRUCell(3, 4)(T.zeros(3), T.zeros(2, 4)), RuntimeError,
@@ -66,4 +70,6 @@ def test_dropout_with_one_layer_warns_and_valid_calls_pass():
     out, (h, c) = m(T.zeros(2, 5, 3))
     assert tuple(out.shape) == (2, 5, 4) and tuple(h.shape) == (2, 2, 4)
     assert tuple(nn.RNNCell(3, 4)(T.zeros(3), T.zeros(4)).shape) == (4,)
+    h, c = nn.LSTMCell(3, 4)(T.zeros(2, 3), [T.zeros(2, 4), T.ones(2, 4)])  # a list is taken
+    assert tuple(h.shape) == (2, 4) and tuple(c.shape) == (2, 4)
     assert tuple(nn.GRU(3, 4)(T.zeros(5, 3), T.zeros(1, 4))[0].shape) == (5, 4)

@@ -578,14 +578,29 @@ def test_multinomial_without_replacement():
     assert sorted(full.tolist()) == list(range(6))
 
 
+def test_multinomial_without_replacement_takes_zero_weights_last():
+    # fewer nonzero weights than draws is no error (PyTorch's rule): the
+    # positive-weight categories come first, then the zero-weight ones
+    w = tl.tensor([[0.0, 2.0, 0.0, 1.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0]])
+    for seed in range(20):
+        x = tl.multinomial(w, 4, generator=gen(seed)).tolist()
+        assert sorted(x[0][:2]) == [1, 3] and set(x[0][2:]) <= {0, 2, 4}
+        assert x[1][0] == 0 and len(set(x[1])) == 4
+    assert sorted(tl.multinomial(w[0], 5, generator=gen()).tolist()) == list(range(5))
+
+
 def test_multinomial_errors():
     with pytest.raises(RuntimeError, match="without replacement"):
         tl.multinomial(tl.ones(3), 4)
-    with pytest.raises(RuntimeError, match="nonzero"):
-        tl.multinomial(tl.tensor([1.0, 0.0, 0.0]), 2)
-    with pytest.raises(RuntimeError, match="< 0"):
+    # PyTorch's words for a negative, a non-finite and an all-zero row
+    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(encountering "
+                                           r"probability entry < 0"):
         tl.multinomial(tl.tensor([1.0, -1.0]), 1)
-    with pytest.raises(RuntimeError, match="sum"):
+    with pytest.raises(RuntimeError, match="^probability tensor contains either `inf`, `nan` or "
+                                           "element < 0"):
+        tl.multinomial(tl.tensor([1.0, float("nan")]), 1)
+    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(sum of "
+                                           r"probabilities <= 0"):
         tl.multinomial(tl.zeros(3), 1, True)
     with pytest.raises(RuntimeError, match="floating"):
         tl.multinomial(tl.tensor([1, 2]), 1)

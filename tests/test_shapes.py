@@ -781,6 +781,37 @@ def test_pad_errors():
         F.pad(tl.zeros(3), (2, -2), "reflect")
 
 
+def test_pad_refuses_emptying_a_dimension_in_pytorchs_words():
+    # the non-constant modes want every padded size >= 1 (circular: >= 0),
+    # worded by how many of the last three dims are padded
+    x = tl.zeros(1, 2, 3)
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(RuntimeError, match=r"^input \(W: 3\) is too small\. Calculated "
+                                               r"output W: -1$"):
+            F.pad(x, (-4, 0), mode)
+        with pytest.raises(RuntimeError, match=r"^input \(W: 3\) is too small\. Calculated "
+                                               r"output W: 0$"):
+            F.pad(x, (0, -3), mode)
+        with pytest.raises(RuntimeError, match=r"^Calculated output H: -1 W: 3 must be >= 1 in "
+                                               r"every dimension \(input H: 3, W: 3\)$"):
+            F.pad(tl.zeros(1, 1, 3, 3), (0, 0, -4, 0), mode)
+        with pytest.raises(RuntimeError, match=r"^Calculated output D: 2 H: 3 W: 0 must be >= 1 "
+                                               r"in every dimension \(input D: 2, H: 3, W: 3\)$"):
+            F.pad(tl.zeros(1, 1, 2, 3, 3), (-1, -2, 0, 0, 0, 0), mode)
+    with pytest.raises(RuntimeError, match="^Negative padding value is resulting in an empty "
+                                           "dimension$"):
+        F.pad(x, (-4, 0), "circular")
+    assert F.pad(x, (-3, 0), "circular").shape == (1, 2, 0)
+    with pytest.raises(RuntimeError, match=r"^pad: negative padding \(0, -2\) leaves dimension 0 "
+                                           r"of size 2 with 0 elements, where replicate padding "
+                                           r"needs at least 1$"):
+        F.pad(tl.zeros(2, 1, 1, 1), (0, 0) * 3 + (0, -2), "replicate")
+    assert F.pad(x, (-2, 0), "reflect").shape == (1, 2, 1)
+    with pytest.raises(RuntimeError, match=r"^Padding value causes wrapping around more than "
+                                           r"once\. \("):
+        F.pad(x, (4, 0), "circular")
+
+
 # ---- meshgrid -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("indexing", ["ij", "xy"])
@@ -1230,6 +1261,11 @@ def test_pad_crop_random(shape, rnd, mode, dtype, transposed):
         left, right = min(left, most), min(right, most)
         pad += [left, right]
         crop[d] = slice(max(-left, 0), shape[d] - max(-right, 0))
+    if any(min(pad[2 * j:2 * j + 2]) < 0 and shape[-1 - j] + sum(pad[2 * j:2 * j + 2]) < 1
+           for j in range(len(pad) // 2)):  # cropped to nothing: refused, as PyTorch does
+        with pytest.raises(RuntimeError, match="too small|must be >= 1|needs at least 1"):
+            F.pad(t, pad, mode)
+        return
     want = np_pad(a[tuple(crop)], [max(p, 0) for p in pad], mode)
     assert_close(F.pad(t, pad, mode), want)
 

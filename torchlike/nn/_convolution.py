@@ -126,6 +126,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kH * kW, L), one column per window."""
+    if input.dtype == _C.bool:  # a copy: through float32 (exact for 0 and 1), which has a kernel
+        return unfold(input.to(_C.float32), kernel_size, dilation, padding, stride).to(_C.bool)
     x, unbatched = _batched(input, 2, "unfold")
     out = _C.im2col(x, _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
                     _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
@@ -138,6 +140,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to fold, but got "
                            f"input of size: {list(input.shape)}")
+    if input.dtype == _C.bool:  # overlapping windows or-ed: summed in float32, then != 0
+        return fold(input.to(_C.float32), output_size, kernel_size, dilation, padding,
+                    stride) != 0
     unbatched = input.ndim == 2
     x = input.unsqueeze(0) if unbatched else input
     out = _C.col2im(x, _ntuple(output_size, 2, "output_size"),

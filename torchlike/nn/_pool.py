@@ -127,6 +127,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
+    if norm_type == 0:  # the 1/norm_type root is undefined: PyTorch's refusal
+        raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
     k = _ntuple(kernel_size, n)
     out = _avg_poolnd(input ** norm_type, k, stride, 0, ceil_mode, True, None, n, "lp_pool")
     out = _C.sign(out) * out.abs().clamp(min=0)
@@ -297,17 +299,16 @@ def _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, n, 
     if output_size is None:
         out_sp = default
     else:
+        if len(output_size) == n + 2 or (len(output_size) == n + 1 and input.ndim == n + 1):
+            output_size = output_size[-n:]  # the refusal shows it so, as PyTorch's
         out_sp = tuple(int(v) for v in output_size)
-        if len(out_sp) == n + 2 or (len(out_sp) == n + 1 and input.ndim == n + 1):
-            out_sp = out_sp[-n:]
         if len(out_sp) != n:
             raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
                              f"elements, but it has a length of '{len(output_size)}'")
-        for o, d, ss in zip(out_sp, default, s):
+        for i, (o, d, ss) in enumerate(zip(out_sp, default, s)):
             if not d - ss < o < d + ss:
-                raise ValueError(f"invalid output_size \"{list(out_sp)}\" (dim {len(out_sp)} "
-                                 f"must be between {[x - y for x, y in zip(default, s)]} and "
-                                 f"{[x + y for x, y in zip(default, s)]})")
+                raise ValueError(f"invalid output_size \"{output_size}\" (dim {i} must be "
+                                 f"between {d - ss} and {d + ss})")
     return _C._max_unpool(input, indices, out_sp)
 
 
@@ -377,7 +378,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if len(factors) != n:
             raise ValueError(f"Input and scale_factor must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{list(sp)} and scale_factor of shape {list(factors)}.")
+                             f"{list(sp)} and scale_factor of shape {scale_factor}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             f"scale_factor in (s1, s2, ...,sK) format.")
         factors = tuple(float(f) for f in factors)
         out = tuple(int(math.floor(s * f)) for s, f in zip(sp, factors))
         if not recompute_scale_factor:
@@ -462,10 +465,11 @@ def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W), channels-last kept as pixel_shuffle."""
     r = _shuffle_factor("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *lead, C, Hr, Wr = input.shape
-    if Hr % r or Wr % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by "
-                           f"downscale_factor, but got height={Hr}, width={Wr} and "
-                           f"downscale_factor={r}")
+    for side, dim, n in (("height", -2, Hr), ("width", -1, Wr)):
+        if n % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={n} is not divisible "
+                               f"by {r}")
     H, W = Hr // r, Wr // r
     b = len(lead)
     if input.ndim == 4 and _suggests_channels_last(input):

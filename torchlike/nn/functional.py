@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import _C
+from .._dtype_names import scalar_type_name
 from . import _reduction as _Reduction
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -223,7 +224,23 @@ def _act(op, input, inplace, *args, **kwargs):
 
 def threshold(input, threshold, value, inplace=False):
     """``y = x if x > threshold else value``."""
+    if _integral(input, "threshold"):
+        # PyTorch converts the scalars to the integer dtype (truncating)
+        return _inplace(input, _C.where(input > int(threshold), input, int(value)), inplace)
     return _act(_C.threshold, input, inplace, float(threshold), float(value))
+
+
+_BOOL_REFUSALS = {"relu": "Boolean inputs not supported for relu",
+                  "hardtanh": "Bool inputs not supported for hardtanh",
+                  "threshold": "\"threshold_cpu\" not implemented for 'Bool'"}
+
+
+def _integral(input, name):
+    """Whether input is an integer tensor, which relu, hardtanh (relu6) and
+    threshold take as PyTorch does; a bool one is refused in its words."""
+    if input.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_REFUSALS[name])
+    return not (input.is_floating_point() or input.is_complex())
 
 
 def threshold_(input, threshold_value, value):
@@ -232,7 +249,7 @@ def threshold_(input, threshold_value, value):
 
 def relu(input, inplace=False):
     """``max(0, x)``."""
-    if not input.is_floating_point():
+    if _integral(input, "relu"):
         return _inplace(input, input.clamp(min=0), inplace)
     return _act(_C.relu, input, inplace)
 
@@ -249,6 +266,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if _integral(input, "hardtanh"):
+        # the bounds converted to the integer dtype (truncating), as PyTorch's
+        return _inplace(input, input.clamp(int(min_val), int(max_val)), inplace)
     return _act(_C.hardtanh, input, inplace, float(min_val), float(max_val))
 
 
@@ -692,6 +712,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     ``per_sample_weights`` scale the rows (sum only); the ``padding_idx``
     row is left out of its bags (and of their mean's count).  Empty bags
     give zeros."""
+    # PyTorch's F.embedding_bag checks the weights' shape before all else and
+    # their mode last (the op checks the shape again for its direct callers)
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
     if mode not in _BAG_MODES:
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
@@ -740,7 +766,7 @@ class _RowGradScale(Function):
 
 def one_hot(tensor, num_classes=-1):
     """(*) int64 -> (*, num_classes) int64 with a single 1 per row."""
-    if tensor.is_floating_point():
+    if tensor.dtype != _C.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
@@ -840,9 +866,13 @@ def _class_dim_target(input, target):
     if input.ndim == 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
-        # PyTorch's words (as the C cross entropy's): lists, and for 2-d and
-        # up spatial inputs its unbalanced "size mismatch ("
-        if input.ndim > 3:
+        # PyTorch's words (as the C cross entropy's): lists, and for 2-d
+        # spatial inputs (its nll_loss2d) the rank first, then its unbalanced
+        # "size mismatch ("
+        if input.ndim == 4 and target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.ndim}")
+        if input.ndim == 4:
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                f"{list(target.shape)}")
         expected = [input.shape[0]] + list(input.shape[2:])
@@ -921,10 +951,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 _MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
 
 
-def _complex_loss_refused(kind, dtype, device):
+def _loss_kernel_refused(kind, dtype, device):
     """PyTorch has no complex kernel for these losses (a cast to a real
-    dtype would drop the imaginary parts silently): its errors."""
-    from .._dtype_names import scalar_type_name
+    dtype would drop the imaginary parts silently), nor an integer one for
+    mse, smooth_l1 and huber: its errors."""
     if kind == _KL_DIV:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     names = {_MSE: "mse", _L1: "l1", _SMOOTH_L1: "smooth_l1", _HUBER: "huber",
@@ -939,8 +969,8 @@ def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weig
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     dtype = _C.promote_types(input.dtype, target.dtype)
-    if dtype.is_complex:
-        _complex_loss_refused(kind, dtype, input.device)
+    if dtype.is_complex or (not dtype.is_floating_point and kind in (_MSE, _SMOOTH_L1, _HUBER)):
+        _loss_kernel_refused(kind, dtype, input.device)
     if not dtype.is_floating_point:
         dtype = _C.get_default_dtype()
     extra = [t for t in (weight, pos_weight) if t is not None]
@@ -951,6 +981,21 @@ def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weig
     pos_weight = next(rest) if pos_weight is not None else None
     return _C._pointwise_loss(input, target, weight, pos_weight, kind, float(param),
                               _REDUCTIONS[reduction])
+
+
+def _as_input_dtype(target, input):
+    """target in a floating input's dtype: the losses PyTorch computes into a
+    tensor made like the input (huber, soft margin) give the input's dtype,
+    whatever the target's, and refuse an integer input, whose dtype cannot
+    hold the loss."""
+    if not (input.is_floating_point() or input.is_complex()):
+        result = _C.promote_types(input.dtype, target.dtype)
+        result = result if result.is_floating_point else _C.get_default_dtype()
+        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired "
+                           f"output type {scalar_type_name(input.dtype)}")
+    if input.is_floating_point() and target.dtype != input.dtype:
+        return target.to(input.dtype)
+    return target
 
 
 def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
@@ -971,10 +1016,17 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """``|input - target|``; for complex operands the modulus of the
     difference (real)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    if weight is None and (input.is_complex() or target.is_complex()):
+    dtype = _C.promote_types(input.dtype, target.dtype)
+    if weight is None and (dtype.is_complex or (dtype != _C.bool and not dtype.is_floating_point)):
+        # PyTorch's composite |input - target|: integers stay integers, and
+        # their mean is refused as its mean() refuses it
         _check_same_size(input, target)
         if r not in _REDUCTIONS:
             raise ValueError(f"{r} is not a valid value for reduction")
+        if r == "mean" and not dtype.is_complex:
+            raise NotImplementedError(f"mean(): could not infer output dtype. Input dtype must be "
+                                      f"either a floating point or complex dtype. Got: "
+                                      f"{scalar_type_name(dtype)}")
         return _reduce(_C.abs(input - target), r)
     return _weighted_loss(_L1, input, target, r, weight)
 
@@ -993,7 +1045,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return _weighted_loss(_HUBER, input, target, reduction, weight, delta)
+    if not _C.promote_types(input.dtype, target.dtype).is_floating_point:
+        return _weighted_loss(_HUBER, input, target, reduction, weight, delta)  # refused there
+    return _weighted_loss(_HUBER, input, _as_input_dtype(target, input), reduction, weight,
+                          delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -1004,6 +1059,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
+    if target.dtype != input.dtype:  # PyTorch's kernel takes no other target dtype
+        raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected "
+                           f"{scalar_type_name(input.dtype)}")
     return _fused_loss(_BCE, input, target, r, weight=weight)
 
 
@@ -1014,6 +1072,21 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
+    # PyTorch computes the loss into (1 - target): an integer or bool target
+    # is refused as that in-place product refuses it, and a float target's
+    # dtype is the loss's
+    if target.dtype == _C.bool:
+        raise NotImplementedError("Subtraction, the `-` operator, with two bool tensors is not "
+                                  "supported. Use the `^` or `logical_xor()` operator instead.")
+    if not (target.is_floating_point() or target.is_complex()):
+        raise RuntimeError(f"result type "
+                           f"{scalar_type_name(_C.promote_types(input.dtype, target.dtype))} "
+                           f"can't be cast to the desired output type "
+                           f"{scalar_type_name(target.dtype)}")
+    if target.is_floating_point() and input.is_floating_point() and target.dtype != input.dtype:
+        loss = _fused_loss(_BCE_LOGITS, input, target, "none", weight=weight,
+                           pos_weight=pos_weight)
+        return _reduce(loss.to(target.dtype), r)
     return _fused_loss(_BCE_LOGITS, input, target, r, weight=weight, pos_weight=pos_weight)
 
 
@@ -1025,6 +1098,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
     r = _legacy_reduction(size_average, reduce, reduction)
+    if not (input.is_floating_point() or input.is_complex()) or \
+            not (target.is_floating_point() or target.is_complex()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if r == "batchmean":
         loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))
         return loss / input.shape[0] if input.ndim else loss
@@ -1067,7 +1143,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
-    """``max(0, -y (x1 - x2) + margin)``."""
+    """``max(0, -y (x1 - x2) + margin)``; the three operands of one rank
+    (PyTorch's check: a 0-d target is not broadcast)."""
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
     r = _legacy_reduction(size_average, reduce, reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), r)
 
@@ -1085,7 +1166,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), r)
+    return _reduce(softplus(-_as_input_dtype(target, input) * input), r)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

@@ -765,22 +765,21 @@ tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int
   const double *w = tl_tensor_data(&p);
   for (int64_t r = 0; r < rows && s == TL_OK; r++) {
     double total = 0;
-    int64_t positive = 0;
     for (int64_t j = 0; j < k && s == TL_OK; j++) {
       double x = w[r * k + j];
-      if (!isfinite(x) || x < 0)
-        s = tl_error_set(TL_ERR_RUNTIME, "multinomial: probability tensor contains either inf, "
-                         "nan or element < 0 (%g in row %lld)", x, (long long)r);
+      if (x < 0)
+        s = tl_error_set(TL_ERR_RUNTIME, "invalid multinomial distribution (encountering "
+                         "probability entry < 0: %g in row %lld)", x, (long long)r);
+      else if (!isfinite(x))
+        s = tl_error_set(TL_ERR_RUNTIME, "probability tensor contains either `inf`, `nan` or "
+                         "element < 0 (%g in row %lld)", x, (long long)r);
       total += x;
-      positive += x > 0;
     }
+    /* fewer nonzero weights than draws without replacement is no error:
+     * as in PyTorch, the zero-weight categories come last */
     if (s == TL_OK && !(total > 0))
-      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: invalid distribution in row %lld (sum of "
-                       "probabilities <= 0)", (long long)r);
-    if (s == TL_OK && !replacement && positive < n)
-      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: row %lld has %lld categories with nonzero "
-                       "weight, fewer than the %lld samples asked for without replacement",
-                       (long long)r, (long long)positive, (long long)n);
+      s = tl_error_set(TL_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities "
+                       "<= 0 in row %lld)", (long long)r);
   }
   if (s != TL_OK)
     goto done;

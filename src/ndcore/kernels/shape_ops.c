@@ -9,6 +9,7 @@
  * the strided work, the casting and the threading, and no host code touches
  * device memory here.  Outputs are contiguous and on the input's device;
  * bounds are checked before any view is built.                             */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1046,6 +1047,54 @@ static tl_status pad_circular(const tl_tensor *dst, const tl_tensor *src, int d,
   return TL_OK;
 }
 
+/* A non-constant pad whose negative amounts leave a dimension empty, in
+ * PyTorch's words: its kernels pad the last one to three dims, named W, H
+ * and D, and want every output size >= 1 (circular: >= 0).  More padded
+ * dims than three (which only torchlike takes) are refused alike, in words
+ * of our own. */
+static tl_status pad_check_cropped(const tl_tensor *in, int npad, const int64_t *pad,
+                                   tl_pad_mode mode)
+{
+  static const char names[] = "WHD";
+  int k = npad / 2, emptied = -1;
+  int64_t out[TL_MAX_DIMS];
+  if (mode == TL_PAD_CONSTANT)
+    return TL_OK;
+  for (int j = 0; j < k; j++) {
+    int64_t l = pad[2 * j], r = pad[2 * j + 1];
+    if (check_offset("pad: padding", l) != TL_OK || check_offset("pad: padding", r) != TL_OK)
+      return tl_error_status();
+    out[j] = in->shape[in->ndim - 1 - j] + l + r;
+    if ((l < 0 || r < 0) && out[j] < (mode == TL_PAD_CIRCULAR ? 0 : 1) && emptied < 0)
+      emptied = j;
+  }
+  if (emptied < 0)
+    return TL_OK;
+  if (mode == TL_PAD_CIRCULAR)
+    return tl_error_set(TL_ERR_RUNTIME, "Negative padding value is resulting in an empty "
+                                        "dimension");
+  if (k > 3)
+    return tl_error_set(TL_ERR_RUNTIME, "pad: negative padding (%lld, %lld) leaves dimension %d "
+                                        "of size %lld with %lld elements, where %s padding "
+                                        "needs at least 1", (long long)pad[2 * emptied],
+                        (long long)pad[2 * emptied + 1], in->ndim - 1 - emptied,
+                        (long long)in->shape[in->ndim - 1 - emptied], (long long)out[emptied],
+                        mode == TL_PAD_REFLECT ? "reflect" : "replicate");
+  if (k == 1)
+    return tl_error_set(TL_ERR_RUNTIME, "input (W: %lld) is too small. Calculated output W: %lld",
+                        (long long)in->shape[in->ndim - 1], (long long)out[0]);
+  char outs[96] = "", ins[96] = "";
+  size_t no = 0, ni = 0;
+  for (int j = k - 1; j >= 0; j--) {
+    no += (size_t)snprintf(outs + no, sizeof outs - no, "%s%c: %lld", j == k - 1 ? "" : " ",
+                           names[j], (long long)out[j]);
+    ni += (size_t)snprintf(ins + ni, sizeof ins - ni, "%s%c: %lld", j == k - 1 ? "" : ", ",
+                           names[j], (long long)in->shape[in->ndim - 1 - j]);
+  }
+  return tl_error_set(TL_ERR_RUNTIME, "Calculated output %s must be >= 1 in every dimension "
+                                      "(input %s)", outs, ins);
+}
+
 static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl_pad_mode mode)
 {
   char buf[256];
@@ -1055,6 +1104,8 @@ static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl
     return tl_error_set(TL_ERR_RUNTIME, "Padding length should be less than or equal to two "
                                         "times the input dimension but got padding length %d "
                                         "and input of dimension %d", npad, in->ndim);
+  if (pad_check_cropped(in, npad, pad, mode) != TL_OK)
+    return tl_error_status();
   for (int j = 0; j < npad / 2; j++) {
     int d = in->ndim - 1 - j;
     int64_t n = in->shape[d], l = pad[2 * j], r = pad[2 * j + 1];
@@ -1085,7 +1136,7 @@ static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl
                           (long long)l, (long long)r, d,
                           tl_shape_str(buf, sizeof buf, in->ndim, in->shape));
     if (mode == TL_PAD_CIRCULAR && (l > n || r > n))
-      return tl_error_set(TL_ERR_RUNTIME, "Padding value causes wrapping around more than once "
+      return tl_error_set(TL_ERR_RUNTIME, "Padding value causes wrapping around more than once. "
                                           "(padding (%lld, %lld) at dimension %d of size %lld)",
                           (long long)l, (long long)r, d, (long long)n);
   }

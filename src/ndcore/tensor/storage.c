@@ -20,10 +20,12 @@ void tl_storage_init(void) { tl_backend_init(); }
 
 tl_status tl_storage_check_write(const tl_storage *s)
 {
-  if (s->inference && !tl_inference_mode)
+  if (s->inference && !tl_inference_mode) /* PyTorch's words, to the letter */
     return tl_error_set(TL_ERR_RUNTIME, "Inplace update to inference tensor outside "
-                                        "InferenceMode is not allowed. You can make a clone to "
-                                        "get a normal tensor before doing inplace update.");
+                                        "InferenceMode is not allowed.You can make a clone to "
+                                        "get a normal tensor before doing inplace update.See "
+                                        "https://github.com/pytorch/rfcs/pull/17 for more "
+                                        "details.");
   return TL_OK;
 }
 

@@ -39,12 +39,13 @@ tl_act_kind tl_nn_activation_kind(tl_op op)
   return TL_ACT_THRESHOLD; /* threshold_backward */
 }
 
-/* Floating dtypes only, in PyTorch's words ("not implemented for 'Long'"). */
+/* Floating dtypes only, in PyTorch's words ("not implemented for 'Long'") and
+ * as its NotImplementedError. */
 static tl_status check_float(const char *name, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
                       tl_dtype_is_complex(d) ? tl_dtype_names[d] : tl_dtype_scalar_name(d));
 }
 

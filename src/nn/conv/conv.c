@@ -193,24 +193,13 @@ static tl_status check_dtypes(const tl_tensor *input, const tl_tensor *other)
   return TL_OK;
 }
 
-/* The C++ type names PyTorch's bias check prints ("float", "c10::Half" ...). */
-static const char *cpp_type_name(tl_dtype d)
-{
-  switch (d) {
-  case TL_DTYPE_F16: return "c10::Half";
-  case TL_DTYPE_BF16: return "c10::BFloat16";
-  case TL_DTYPE_F32: return "float";
-  case TL_DTYPE_F64: return "double";
-  default: return tl_dtype_scalar_name(d);
-  }
-}
-
-/* A bias of another dtype than the input: PyTorch's own wording. */
+/* A bias of another dtype than the input: PyTorch's own wording, with the
+ * C++ type names ("long int", "c10::Half" ...). */
 static tl_status check_bias_dtype(const tl_tensor *input, const tl_tensor *bias)
 {
   if (bias && bias->dtype != input->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
-                        cpp_type_name(input->dtype), cpp_type_name(bias->dtype));
+                        tl_dtype_cpp_name(input->dtype), tl_dtype_cpp_name(bias->dtype));
   return TL_OK;
 }
 
@@ -223,7 +212,10 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
   int nsp = input->ndim - 2;
   tl_shape_str(si, sizeof si, input->ndim, input->shape);
   tl_shape_str(sw, sizeof sw, wdim, wshape);
-  if (wdim < 3 || wdim > TL_NN_CONV_MAX_DIMS + 2)
+  if (wdim < 3) /* PyTorch's words, its shape added */
+    return tl_error_set(TL_ERR_RUNTIME, "weight should have at least three dimensions (%s(): got "
+                        "weight of size %s)", name, sw);
+  if (wdim > TL_NN_CONV_MAX_DIMS + 2)
     return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a weight of 3 to %d dimensions, but got "
                         "weight of size %s", name, TL_NN_CONV_MAX_DIMS + 2, sw);
   if (input->ndim != wdim)
@@ -232,6 +224,10 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
                         input->ndim, si);
   if (geom_params(p, nsp, g, output_padding) != TL_OK)
     return tl_error_status();
+  if (!p->transposed && wshape[0] < p->groups) /* no output channels: PyTorch refuses */
+    return tl_error_set(TL_ERR_RUNTIME, "Given groups=%lld, expected weight to be at least %lld "
+                        "at dimension 0, but got weight of size %s instead",
+                        (long long)p->groups, (long long)p->groups, sw);
   if (wshape[0] % p->groups)
     return tl_error_set(TL_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by "
                         "%lld at dimension 0, but got weight of size %s instead",
@@ -273,14 +269,16 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   const tl_tensor *devs[] = {input, weight, bias};
   tl_nn_conv_geom g = {0};
   int64_t output_padding[TL_NN_CONV_MAX_DIMS], shape[TL_MAX_DIMS];
+  /* a convolution's bias is checked first (PyTorch names it even when the weight's dtype
+   * differs too), a transposed one's after the weight; both before the kernel is looked
+   * up, so that an integer input into a float layer is named as a mismatch */
+  bool bias_first = !p->transposed;
+  if ((bias_first && check_bias_dtype(input, bias) != TL_OK) ||
+      check_dtypes(input, weight) != TL_OK || check_bias_dtype(input, bias) != TL_OK)
+    return tl_error_status();
   const tl_nn_conv_kernels *set =
       tl_dispatch_kernel(TL_OP_CONVOLUTION, input->dtype, bias ? 3 : 2, devs);
-  /* a convolution's bias is checked first (PyTorch names it even when the weight's dtype
-   * differs too), a transposed one's after the weight */
-  bool bias_first = !p->transposed;
-  if (!set || (bias_first && check_bias_dtype(input, bias) != TL_OK) ||
-      check_dtypes(input, weight) != TL_OK || check_bias_dtype(input, bias) != TL_OK ||
-      check_conv(name, input, weight->ndim, weight->shape, p, &g, output_padding) != TL_OK)
+  if (!set || check_conv(name, input, weight->ndim, weight->shape, p, &g, output_padding) != TL_OK)
     return tl_error_status();
   int64_t out_channels = p->transposed ? weight->shape[1] * p->groups : weight->shape[0];
   if (bias && (bias->ndim != 1 || bias->shape[0] != out_channels)) {

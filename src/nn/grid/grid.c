@@ -12,7 +12,7 @@ static tl_status check_float(const char *name, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
 }
 
 /* PyTorch's grid_sampler checks, then the spec. */

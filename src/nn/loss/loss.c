@@ -42,7 +42,12 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
   bool ok = input->ndim <= 2 || target->ndim == input->ndim - 1;
   for (int i = 2; ok && i < input->ndim; i++)
     ok = target->shape[i - 1] == input->shape[i];
-  if (!ok && input->ndim > 3) /* PyTorch's 2-d (and up) spatial words, unbalanced as its */
+  /* PyTorch words the 2-d spatial case (its nll_loss2d) apart: the rank
+   * first, then the sizes, unbalanced as its message is */
+  if (!ok && input->ndim == 4 && target->ndim != 3)
+    return tl_error_set(TL_ERR_RUNTIME, "only batches of spatial targets supported (3D tensors) "
+                                        "but got targets of dimension: %d", target->ndim);
+  if (!ok && input->ndim == 4)
     return tl_error_set(TL_ERR_RUNTIME, "size mismatch (got input: %s , target: %s",
                         tl_shape_str(si, sizeof si, input->ndim, input->shape),
                         tl_shape_str(st, sizeof st, target->ndim, target->shape));

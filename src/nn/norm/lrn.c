@@ -10,7 +10,7 @@ static tl_status lrn_spec(tl_op op, const tl_tensor *x, int64_t size, double alp
 {
   const char *name = tl_op_infos[op].name;
   if (!tl_dtype_is_float(x->dtype))
-    return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
                         tl_dtype_names[x->dtype]);
   if (x->ndim < 3)
     return tl_error_set(TL_ERR_VALUE, "Expected 3D or higher dimensionality input (got %d "

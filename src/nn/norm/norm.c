@@ -11,11 +11,12 @@
 
 static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
+/* Floating inputs only, refused as PyTorch's NotImplementedError. */
 static tl_status check_float(tl_op op, const tl_tensor *x)
 {
   if (tl_dtype_is_float(x->dtype))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s",
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): expected a floating point input, got %s",
                       tl_op_infos[op].name, tl_dtype_names[x->dtype]);
 }
 
@@ -171,7 +172,11 @@ static tl_status check_normalized(const tl_tensor *x, int nshape, const int64_t 
                                   const tl_tensor *w, const tl_tensor *b, tl_norm_spec *s)
 {
   char sn[256], sx[256], sw[256];
-  bool ok = nshape >= 1 && nshape <= x->ndim;
+  if (nshape < 1)
+    return tl_error_set(TL_ERR_RUNTIME, "Expected normalized_shape to be at least 1-dimensional, "
+                                        "i.e., containing at least one element, but got "
+                                        "normalized_shape = []");
+  bool ok = nshape <= x->ndim;
   for (int i = 0; ok && i < nshape; i++)
     ok = x->shape[x->ndim - nshape + i] == shape[i];
   tl_shape_str(sn, sizeof sn, nshape, shape);

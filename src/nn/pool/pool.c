@@ -18,7 +18,7 @@ static tl_status check_float(const char *name, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
 }
 
 /* A forward's dtypes: the floating ones and any the op also takes (`also`),
@@ -313,8 +313,8 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
                         name, tl_dtype_names[indices->dtype]);
   if (src->ndim < n || src->ndim != indices->ndim ||
       memcmp(src->shape, indices->shape, (size_t)src->ndim * sizeof *src->shape))
-    return tl_error_set(TL_ERR_RUNTIME, "%s: Expected shape of indices to be same as that of the "
-                        "input tensor (%s) but got indices tensor with shape: %s", name,
+    return tl_error_set(TL_ERR_RUNTIME, "Expected shape of indices to be same as that of the "
+                        "input tensor (%s) but got indices tensor with shape: %s",
                         tl_shape_str(a, sizeof a, src->ndim, src->shape),
                         tl_shape_str(b, sizeof b, indices->ndim, indices->shape));
   for (int d = 0; d < n; d++)

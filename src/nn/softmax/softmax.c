@@ -5,12 +5,13 @@
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
 
-/* Floating dtypes only, as in PyTorch ("not implemented for 'Long'"). */
+/* Floating dtypes only, refused as PyTorch's NotImplementedError ("not
+ * implemented for 'Long'"). */
 static tl_status check_float(const char *name, const char *what, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
     return TL_OK;
-  return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point %s, got %s", name, what,
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): expected a floating point %s, got %s", name, what,
                       tl_dtype_names[d]);
 }
 

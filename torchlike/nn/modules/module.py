@@ -795,12 +795,16 @@ class Module:
     # ---- state dict ----------------------------------------------------------------------------
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # a lazy module's placeholders go in as themselves (PyTorch's
+        # UninitializedParameter / UninitializedBuffer): detached, they would
+        # pass for empty tensors
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars or is_lazy(param) \
+                    else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+                destination[prefix + name] = buf if keep_vars or is_lazy(buf) else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + "_extra_state"] = self.get_extra_state()
 

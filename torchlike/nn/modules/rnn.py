@@ -385,7 +385,12 @@ class RNNCellBase(Module):
             zeros = _C.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
                              device=input.device)
             return input, (zeros,) * n_states, unbatched
+        if n_states == 2 and not isinstance(hx, (tuple, list)):
+            raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                            f"not {type(hx).__name__}")
         hx = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
+        if n_states == 2 and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
         if unbatched:
             hx = tuple(h.unsqueeze(0) for h in hx)
         _check_cell_shapes(input, hx, self.input_size, self.hidden_size)
