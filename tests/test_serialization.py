@@ -469,3 +469,52 @@ def test_storage_classes_under_pytorchs_module_path():
     assert torchlike.storage.TypedStorage is torchlike.TypedStorage
     assert isinstance(t.untyped_storage(), torchlike.storage.UntypedStorage)
     assert torchlike.storage.UntypedStorage.__module__.startswith("torchlike")
+
+
+def _checkpoint_of(pickle_bytes):
+    """A zip checkpoint whose data.pkl is these bytes (and no storages)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pickle_bytes)
+    buf.seek(0)
+    return buf
+
+
+def test_weights_only_build_cannot_rewrite_allowed_classes_or_functions():
+    """BUILD sets attributes on the object under it; an allowed global is that
+    object itself, so a hostile file could replace Tensor.__repr__ (or a rebuild
+    function's attributes) for the whole process.  Only instances build."""
+    repr_before = tl.Tensor.__repr__
+    on_class = (b"\x80\x02ctorch\nTensor\nN}X\x08\x00\x00\x00__repr__"
+                b"ccollections\nCounter\ns\x86b.")
+    with pytest.raises(pickle.UnpicklingError, match="BUILD .* not of the class Tensor"):
+        tl.load(_checkpoint_of(on_class))
+    assert tl.Tensor.__repr__ is repr_before
+    on_function = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n}X\x0a\x00\x00\x00__module__"
+                   b"X\x01\x00\x00\x00xsb.")
+    with pytest.raises(pickle.UnpicklingError, match="BUILD .* not of a function"):
+        tl.load(_checkpoint_of(on_function))
+    assert serialization._rebuild_tensor_v2.__module__ == "torchlike.serialization"
+    # what save writes still loads: an OrderedDict's attributes, a subclass's state
+    state = collections.OrderedDict(w=tl.ones(2))
+    state._metadata = {"": {"version": 1}}
+    buf = io.BytesIO()
+    tl.save(state, buf)
+    buf.seek(0)
+    assert tl.load(buf)._metadata == {"": {"version": 1}}
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\x80\x02N", "truncated"),                # no STOP
+    (b"X\x05\x00\x00\x00ab", "truncated"),      # a string shorter than its length
+    (b"J\x01", "truncated"),                    # a BININT of one byte (struct.error)
+    (b"K", "truncated|malformed"),              # BININT1 with no byte
+    (b"0.", "malformed"),                       # POP of an empty stack
+    (b"b.", "malformed"),                       # BUILD of an empty stack
+    (b"t.", "malformed"),                       # TUPLE without a MARK
+])
+def test_malformed_pickles_are_unpickling_errors(data, message):
+    """The pure-Python unpickler's bare EOFError, struct.error and stack
+    IndexError become an UnpicklingError saying what is wrong."""
+    with pytest.raises(pickle.UnpicklingError, match=f"not a valid checkpoint: .*({message})"):
+        tl.load(_checkpoint_of(data))

@@ -1037,6 +1037,27 @@ class _WeightsUnpickler(pickle._Unpickler):
     def persistent_load(self, pid):
         return self._persistent(pid)
 
+    def load(self):
+        # The pure-Python unpickler reports a truncated or malformed pickle as
+        # a bare EOFError, a struct.error or an IndexError from its own stack
+        # (where the C one raises UnpicklingError): say what it means.  An
+        # IndexError raised by a rebuild function it called keeps its message.
+        try:
+            return super().load()
+        except (EOFError, struct.error) as e:
+            raise pickle.UnpicklingError(f"the pickle is truncated: it ends inside an opcode's "
+                                         f"argument or before its STOP ({str(e) or 'no more data'})") \
+                from None
+        except IndexError as e:
+            tb = e.__traceback__
+            while tb.tb_next is not None:
+                tb = tb.tb_next
+            if tb.tb_frame.f_code.co_filename != pickle.__file__:
+                raise
+            raise pickle.UnpicklingError(f"the pickle is malformed: an opcode finds fewer items "
+                                         f"on the stack, or fewer bytes, than it needs ({e})") \
+                from None
+
     def find_class(self, module, name):
         module, name = _fix_name(module, name)
         full = f"{module}.{name}"
@@ -1066,8 +1087,27 @@ class _WeightsUnpickler(pickle._Unpickler):
                                          f"{len(data)}: the file is truncated or corrupt")
         self.append(bytearray(data))
 
+    def _load_build(self):
+        # BUILD sets attributes on whatever object is on the stack, and an
+        # allowed global is on the stack as itself: BUILD on torch.Tensor (the
+        # class) or on a rebuild function would rewrite them for the whole
+        # process.  Only instances of the allowed classes take a state.
+        if len(self.stack) < 2:
+            raise pickle.UnpicklingError("the pickle is malformed: BUILD needs an object and its "
+                                         "state on the stack")
+        inst = self.stack[-2]  # below the state
+        if isinstance(inst, type) or not any(type(inst) is cls for cls in self._allowed.values()):
+            what = f"the class {inst.__qualname__}" if isinstance(inst, type) else \
+                f"a {type(inst).__qualname__}"
+            raise pickle.UnpicklingError(
+                f"Weights only load failed: BUILD can set the state of instances of allowed "
+                f"classes only (tensors, parameters, OrderedDict, classes given to "
+                f"add_safe_globals), not of {what}")
+        pickle._Unpickler.load_build(self)
+
     dispatch = dict(pickle._Unpickler.dispatch)
     dispatch[pickle.BYTEARRAY8[0]] = _load_bytearray8
+    dispatch[pickle.BUILD[0]] = _load_build
 
 
 class _FullUnpickler(pickle.Unpickler):
