@@ -518,3 +518,33 @@ def test_malformed_pickles_are_unpickling_errors(data, message):
     IndexError become an UnpicklingError saying what is wrong."""
     with pytest.raises(pickle.UnpicklingError, match=f"not a valid checkpoint: .*({message})"):
         tl.load(_checkpoint_of(data))
+
+
+@pytest.mark.parametrize("compress", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_storage_record_whose_directory_size_lies_is_refused(compress):
+    """data.pkl and the central directory both say data/0 holds 2**30 bytes,
+    the record holds 16: a deflated record's short output reached a
+    memoryview assignment ('lvalue and rvalue have different structures'), a
+    stored one was allocated at the stated size before being found short."""
+    buf = io.BytesIO()
+    tl.save({"w": tl.arange(4.0)}, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        pkl = zf.read("archive/data.pkl")
+    numel = 2 ** 28  # float32 elements
+    assert pkl.count(b"K\x04t") == 1  # the storage id's element count, BININT1 4
+    pkl = pkl.replace(b"K\x04t", b"J" + struct.pack("<i", numel) + b"t")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+        zf.writestr(zipfile.ZipInfo("archive/data/0"), tl.arange(4.0).numpy().tobytes(),
+                    compress_type=compress)
+    raw = bytearray(out.getvalue())
+    entry = raw.rfind(b"archive/data/0") - 46  # its central directory header
+    assert raw[entry:entry + 4] == b"PK\x01\x02"
+    raw[entry + 24:entry + 28] = struct.pack("<I", numel * 4)  # uncompressed size
+    if compress == zipfile.ZIP_STORED:
+        raw[entry + 20:entry + 24] = struct.pack("<I", numel * 4)  # compressed size
+    message = "runs past the end of the file" if compress == zipfile.ZIP_STORED else \
+        "decompresses to 16 bytes, but its directory entry and data.pkl say 1073741824"
+    with pytest.raises(RuntimeError, match=f"record data/0 .*{message}"):
+        tl.load(io.BytesIO(bytes(raw)))

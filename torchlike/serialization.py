@@ -1274,14 +1274,19 @@ class _ZipRecords:
         if nbytes == 0:
             return _C.empty(0, dtype=_C.uint8, device="cpu")
         if info.compress_type != zipfile.ZIP_STORED:
+            data = self.read(name)
+            if len(data) != nbytes:  # the directory's size is the file's word, not checked
+                raise RuntimeError(f"not a valid checkpoint: record {name} decompresses to "
+                                   f"{len(data)} bytes, but its directory entry and data.pkl "
+                                   f"say {nbytes}")
             out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
-            memoryview(out).cast("B")[:] = self.read(name)
+            memoryview(out).cast("B")[:] = data
             return out
         offset = self._data_offset(info)
+        if offset + nbytes > self.f.seek(0, io.SEEK_END):  # before allocating what it states
+            raise RuntimeError(f"not a valid checkpoint: record {name} of {nbytes} bytes runs "
+                               f"past the end of the file")
         if self.mapped is not None and offset % STORAGE_ALIGNMENT == 0:
-            if offset + nbytes > len(self.mapped):
-                raise RuntimeError(f"not a valid checkpoint: record {name} runs past the end of "
-                                   f"the file")
             return _C.frombuffer(self.mapped, dtype=_C.uint8, count=nbytes, offset=offset)
         out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
         self.f.seek(offset)
