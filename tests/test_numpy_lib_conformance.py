@@ -406,6 +406,16 @@ def test_sort_complex_matches_numpy(a):
     same(np.sort_complex(tensor(a)), numpy.sort_complex(a))
 
 
+def test_sort_complex_of_a_0d_array_is_numpys_axis_error():
+    # fuzzing: a 0-d array came back as itself; NumPy sorts along axis -1,
+    # which a 0-d array lacks (np.sort of it is the same AxisError)
+    for a in (numpy.asarray(1 + 2j), numpy.asarray(3, numpy.int8)):
+        with pytest.raises(numpy.exceptions.AxisError):
+            numpy.sort_complex(a)
+        with pytest.raises(numpy.exceptions.AxisError, match="axis -1 is out of bounds"):
+            np.sort_complex(tensor(a))
+
+
 # ---------------------------------------------------------------------------
 # diff, ediff1d, bincount, meshgrid, nan_to_num, tri*_indices_from
 
