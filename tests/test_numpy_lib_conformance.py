@@ -651,6 +651,20 @@ def test_piecewise_corners_as_numpy():
             call(np, tensor(x))
 
 
+def test_piecewise_conditions_of_two_shapes_are_numpys_value_error():
+    # fuzzing: a 0-d condition beside one shaped like x was read as holding
+    # everywhere or nowhere; NumPy makes one array of the list first, which
+    # conditions of two shapes cannot make (its inhomogeneous-shape ValueError)
+    x = numpy.arange(-2.0, 2.0)
+    for conds in ([x > 0, numpy.asarray(True)], [numpy.asarray(False), x > 0],
+                  [x.reshape(2, 2) > 0, (x > 0)[:2]]):
+        xs = x.reshape(2, 2) if conds[0].ndim == 2 else x
+        with pytest.raises(ValueError):
+            numpy.piecewise(xs, conds, [1.5, -1.0])
+        with pytest.raises(ValueError, match=r"the conditions have shapes \[\(.*\)\]"):
+            np.piecewise(tensor(xs), [tensor(c) for c in conds], [1.5, -1.0])
+
+
 @pytest.mark.parametrize("args", [([],), (range(0),), (numpy.array([], numpy.float32),),
                                   ([1, 2], [True, False, True]), (numpy.arange(3), [4, 5], [0])])
 def test_ix_matches_numpy(args):
