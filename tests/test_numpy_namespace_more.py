@@ -796,6 +796,14 @@ def test_ravel_multi_index_refuses_dims_it_cannot_index_and_checks_after_broadca
                                                  mode=mode), (idx, dims, mode))
     with pytest.raises(ValueError, match="dimensions are too large"):
         np.unravel_index(np.asarray([0]), (2 ** 40, 2 ** 40))
+    # an array of indices into a 0-d shape (even an empty one) gave (); NumPy
+    # takes only one index there
+    for flat in (numpy.asarray([0]), numpy.asarray([], numpy.int64)):
+        with pytest.raises(ValueError, match="multiple indices are not supported for 0d"):
+            numpy.unravel_index(flat, ())
+        with pytest.raises(ValueError, match="multiple indices are not supported for 0d"):
+            np.unravel_index(np.asarray(flat), ())
+    assert np.unravel_index(np.asarray(0), ()) == numpy.unravel_index(0, ()) == ()
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])

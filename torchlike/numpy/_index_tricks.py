@@ -301,6 +301,8 @@ def unravel_index(indices, shape, order="C"):
     if flat.is_floating_point() or flat.is_complex() or flat.dtype == _C.bool:
         raise TypeError("only int indices permitted")
     flat = flat.to(_C.int64)
+    if not shape and flat.ndim:  # a 0-d shape has one place: one index, not an array of them
+        raise ValueError("multiple indices are not supported for 0d arrays")
     bad = (flat < 0) | (flat >= size)
     if bool(bad.any()):
         first = int(flat[bad].reshape(-1)[0])
