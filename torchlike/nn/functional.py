@@ -1085,7 +1085,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), r)
+    # the product first: a bool target (PyTorch takes one) has no negation
+    return _reduce(softplus(-(target * input)), r)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
