@@ -548,3 +548,31 @@ def test_a_storage_record_whose_directory_size_lies_is_refused(compress):
         "decompresses to 16 bytes, but its directory entry and data.pkl say 1073741824"
     with pytest.raises(RuntimeError, match=f"record data/0 .*{message}"):
         tl.load(io.BytesIO(bytes(raw)))
+
+
+def test_a_legacy_storage_without_its_data_record_is_refused():
+    """The legacy format lists the storages whose bytes follow; one the
+    pickle uses but the list leaves out was never filled, and its tensors
+    showed whatever memory the allocation held."""
+    buf = io.BytesIO()
+    tl.save({"w": tl.arange(4.0)}, buf, _use_new_zipfile_serialization=False)
+    good = buf.getvalue()
+
+    class Skim(pickle.Unpickler):  # walks the object pickle without building anything
+        def persistent_load(self, pid):
+            return None
+
+        def find_class(self, module, name):
+            return lambda *args, **kwargs: None
+
+    f = io.BytesIO(good)
+    for _ in range(3):  # magic number, protocol, system info
+        pickle.load(f)
+    Skim(f).load()
+    start = f.tell()
+    assert pickle.load(f) == ["0"]
+    bad = good[:start] + pickle.dumps([], protocol=2) + good[f.tell():]
+    with pytest.raises(RuntimeError, match="storage 0 is used by the pickle but the file holds "
+                                           "no data for it"):
+        tl.load(io.BytesIO(bad))
+    assert tl.load(io.BytesIO(good))["w"].tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -1378,6 +1378,10 @@ def _load_legacy(f, restore, weights_only, pickle_args):
     if not isinstance(keys, list):
         raise RuntimeError("not a valid checkpoint: the legacy storage key list is missing")
     swap = little != (sys.byteorder == "little")
+    unfilled = set(roots) - {str(key) for key in keys}
+    if unfilled:  # its tensors would show whatever the allocation held
+        raise RuntimeError(f"not a valid checkpoint: storage {min(unfilled)} is used by the pickle "
+                           f"but the file holds no data for it")
     for key in keys:
         key = str(key)
         if key not in roots:
