@@ -741,6 +741,18 @@ def test_constant_pad_values_cast_as_numpys(dtype):
         same(got, numpy.pad(a, width, constant_values=value))
 
 
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_odd_reflection_pads_an_axis_of_one_element_by_its_edge(mode):
+    # fuzzing: NumPy pads an axis of length one by copying its element; the odd
+    # reflection 2 e - e made an infinity NaN and a float16 65504 infinite
+    for a, width in [(numpy.array([[-numpy.inf]]), (1, 1)),
+                     (numpy.array([[[65504.0, 3.5]]] * 2, numpy.float16), 2),
+                     (numpy.array([[numpy.inf, -0.5, 2.0]]), ((1, 2), (1, 1)))]:
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            want = numpy.pad(a, width, mode=mode, reflect_type="odd")
+        same(np.pad(tensor(a), width, mode=mode, reflect_type="odd"), want)
+
+
 @pytest.mark.parametrize("choices,default", [
     (["i8", "i8sq"], 0), (["i64", "f64"], 42), (["f32", 3.5], 0), (["i8", 1000], 0),
     (["i8"], 2.5), (["i8", "i8sq"], numpy.int16(3))])
