@@ -238,6 +238,16 @@ def test_pointwise_losses_match_numpy(name, dtype, reduction):
     assert gradcheck(lambda x: ours(x, t(b), reduction=reduction), (t(a, grad=True),))
 
 
+def test_soft_margin_loss_takes_a_bool_target():
+    # probing: PyTorch takes a bool target (True is 1, False 0); the loss
+    # negated the target first and stopped at "neg() with bool tensors"
+    a = rng.standard_normal((3, 4))
+    b = rng.standard_normal((3, 4)) > 0
+    out = F.soft_margin_loss(t(a), torch.tensor(b), reduction="none")
+    assert out.dtype == torch.float64
+    assert_close(out, np.log1p(np.exp(-a * b)), torch.float64)
+
+
 def test_binary_cross_entropy_clamps_log_at_minus_100():
     x = t([0.0, 1.0, 0.5])
     y = t([1.0, 0.0, 1.0])

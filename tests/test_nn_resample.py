@@ -298,6 +298,17 @@ def test_errors_name_the_problem():
         T._C._upsample(T.zeros(1, 1, 3), (4,), "spline")
 
 
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_an_output_too_large_is_refused_before_the_tap_tables(mode):
+    # fuzzing: the per-dim tap tables were built from the size before the
+    # output's shape was checked, so size=(2**31, 2**31) made and filled 2**31
+    # taps a dim (the process was killed for memory) and (2**40, 2**40) was a
+    # MemoryError about taps; both name the result's shape now
+    for size in [(2 ** 40, 2 ** 40), (2 ** 31, 2 ** 31)]:
+        with pytest.raises(ValueError, match=rf"shape \[1, 2, {size[0]}, {size[1]}\] is too large"):
+            F.interpolate(T.zeros(1, 2, 3, 4), size=size, mode=mode)
+
+
 @pytest.mark.parametrize("case", golden_cases("resample"), ids=lambda c: c["name"])
 def test_matches_pytorchs_recorded_values(case):
     run_golden(case)

@@ -406,6 +406,16 @@ def test_sort_complex_matches_numpy(a):
     same(np.sort_complex(tensor(a)), numpy.sort_complex(a))
 
 
+def test_sort_complex_of_a_0d_array_is_numpys_axis_error():
+    # fuzzing: a 0-d array came back as itself; NumPy sorts along axis -1,
+    # which a 0-d array lacks (np.sort of it is the same AxisError)
+    for a in (numpy.asarray(1 + 2j), numpy.asarray(3, numpy.int8)):
+        with pytest.raises(numpy.exceptions.AxisError):
+            numpy.sort_complex(a)
+        with pytest.raises(numpy.exceptions.AxisError, match="axis -1 is out of bounds"):
+            np.sort_complex(tensor(a))
+
+
 # ---------------------------------------------------------------------------
 # diff, ediff1d, bincount, meshgrid, nan_to_num, tri*_indices_from
 
@@ -641,6 +651,20 @@ def test_piecewise_corners_as_numpy():
             call(np, tensor(x))
 
 
+def test_piecewise_conditions_of_two_shapes_are_numpys_value_error():
+    # fuzzing: a 0-d condition beside one shaped like x was read as holding
+    # everywhere or nowhere; NumPy makes one array of the list first, which
+    # conditions of two shapes cannot make (its inhomogeneous-shape ValueError)
+    x = numpy.arange(-2.0, 2.0)
+    for conds in ([x > 0, numpy.asarray(True)], [numpy.asarray(False), x > 0],
+                  [x.reshape(2, 2) > 0, (x > 0)[:2]]):
+        xs = x.reshape(2, 2) if conds[0].ndim == 2 else x
+        with pytest.raises(ValueError):
+            numpy.piecewise(xs, conds, [1.5, -1.0])
+        with pytest.raises(ValueError, match=r"the conditions have shapes \[\(.*\)\]"):
+            np.piecewise(tensor(xs), [tensor(c) for c in conds], [1.5, -1.0])
+
+
 @pytest.mark.parametrize("args", [([],), (range(0),), (numpy.array([], numpy.float32),),
                                   ([1, 2], [True, False, True]), (numpy.arange(3), [4, 5], [0])])
 def test_ix_matches_numpy(args):
@@ -715,6 +739,18 @@ def test_constant_pad_values_cast_as_numpys(dtype):
                          (((1, 1), (1, 2)), ((1, 2), (3, 4)))]:
         got = np.pad(tensor(a), width, constant_values=value)
         same(got, numpy.pad(a, width, constant_values=value))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_odd_reflection_pads_an_axis_of_one_element_by_its_edge(mode):
+    # fuzzing: NumPy pads an axis of length one by copying its element; the odd
+    # reflection 2 e - e made an infinity NaN and a float16 65504 infinite
+    for a, width in [(numpy.array([[-numpy.inf]]), (1, 1)),
+                     (numpy.array([[[65504.0, 3.5]]] * 2, numpy.float16), 2),
+                     (numpy.array([[numpy.inf, -0.5, 2.0]]), ((1, 2), (1, 1)))]:
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            want = numpy.pad(a, width, mode=mode, reflect_type="odd")
+        same(np.pad(tensor(a), width, mode=mode, reflect_type="odd"), want)
 
 
 @pytest.mark.parametrize("choices,default", [

@@ -288,6 +288,16 @@ def test_fft_frequencies_take_numpys_spacings(name):
     with pytest.raises(ValueError):
         ours(tnp.asarray(6.0))
     assert ours(4, tnp.asarray(0.5, dtype=tnp.float32), dtype=tnp.float32).dtype == tnp.float32
+    # fuzzing: an integer spacing array multiplies n in its own dtype first, so
+    # NumPy's product wraps (8 * int8 100 is 32; 2 * int8 -128 is 0, an
+    # infinite reciprocal); it was made float64 before the product
+    for n, d in [(8, np.asarray([100], np.int8)), (2, np.asarray(-128, np.int8)),
+                 (5, np.asarray([200], np.uint8)), (3, np.asarray([True]))]:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            want = theirs(n, d)
+        got = ours(n, tnp.asarray(d))
+        assert got.dtype == want.dtype, (n, d)
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=f"{name}({n}, {d!r})")
 
 
 def test_numpy_functions_not_listed_come_through_dispatch():

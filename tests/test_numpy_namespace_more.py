@@ -764,6 +764,48 @@ def test_ravel_multi_index_broadcasts_coordinates_and_lexsort_names_shapes():
                         np.lexsort([[1, 0, 1], np.asarray([2, 2, 1])]), "lexsort of a list")
 
 
+def test_ravel_multi_index_refuses_dims_it_cannot_index_and_checks_after_broadcasting():
+    # fuzzing: dims whose product passes int64 made flat indices that wrap
+    # silently ((2**62, 4)); a zero dim with mode='clip' gave -2 and with
+    # 'wrap' a RuntimeError 'ZeroDivisionError'; a clipmode per dim of the
+    # wrong length used the first dims only; coordinates were checked before
+    # broadcasting, so an empty broadcast raised and a shape mismatch was
+    # 'invalid entry'.  unravel_index's shape past int64 was an OverflowError.
+    one = numpy.asarray([1])
+    none = numpy.asarray([], dtype=numpy.int64)
+    too_large = "invalid dims: array size defined by dims is larger than the maximum"
+    for idx, dims, kw, error, message in [
+            ((one, one), (2 ** 62, 4), {}, ValueError, too_large),
+            ((one, one), (2 ** 31, 2 ** 32), {}, ValueError, too_large),
+            ((one, one), (0, 3), {"mode": "clip"}, ValueError, "shape has zero entries"),
+            ((one, one), (3, 0), {"mode": "wrap"}, ValueError, "shape has zero entries"),
+            ((one, one), (4, 3), {"mode": ("wrap",)}, ValueError, r"wrong length \(1 instead of 2"),
+            ((numpy.asarray([1, 2]), numpy.asarray([1, 2, 3])), (4, 3), {}, ValueError,
+             "shapes"),
+            ((one, one), (4.0, 3), {}, TypeError, "integer")]:
+        with pytest.raises(error, match=message):
+            numpy.ravel_multi_index(idx, dims, **kw)
+        with pytest.raises(error, match=message):
+            np.ravel_multi_index(tuple(np.asarray(i) for i in idx), dims, **kw)
+    for idx, dims, mode in [((numpy.asarray([5]), none), (4, 3), "raise"),
+                            ((one, none), (0, 3), "raise"), ((one, none), (0, 3), "wrap"),
+                            ((one, numpy.asarray([1, 2])), (4, 3), "raise"),
+                            ((one, one), (2 ** 31, 2 ** 31), "raise")]:
+        _on_device_as_numpy(numpy.ravel_multi_index(idx, dims, mode=mode),
+                            np.ravel_multi_index(tuple(np.asarray(i) for i in idx), dims,
+                                                 mode=mode), (idx, dims, mode))
+    with pytest.raises(ValueError, match="dimensions are too large"):
+        np.unravel_index(np.asarray([0]), (2 ** 40, 2 ** 40))
+    # an array of indices into a 0-d shape (even an empty one) gave (); NumPy
+    # takes only one index there
+    for flat in (numpy.asarray([0]), numpy.asarray([], numpy.int64)):
+        with pytest.raises(ValueError, match="multiple indices are not supported for 0d"):
+            numpy.unravel_index(flat, ())
+        with pytest.raises(ValueError, match="multiple indices are not supported for 0d"):
+            np.unravel_index(np.asarray(flat), ())
+    assert np.unravel_index(np.asarray(0), ()) == numpy.unravel_index(0, ()) == ()
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_float_formatting_of_an_element_uses_its_dtype(dtype):
     # number_text: np.format_float_positional(x[0]) of float32 data printed

@@ -612,6 +612,20 @@ def test_multinomial_errors():
         tl.multinomial(tl.ones(3))
 
 
+def test_multinomial_out_must_hold_indices():
+    # fuzzing: a float32 (or int32) out= took the sampled indices cast to its
+    # dtype; PyTorch refuses any out= but int64 ("expects Long tensor out")
+    probs = tl.tensor([0.2, 0.3, 0.5])
+    for dtype in (tl.float32, tl.int32, tl.float64):
+        out = tl.full((2,), -7, dtype=dtype)
+        with pytest.raises(RuntimeError, match=f"out= must be an int64 tensor .*got {dtype.name}"):
+            tl.multinomial(probs, 2, out=out)
+        assert out.tolist() == [-7, -7]  # not written
+    out = tl.empty(2, dtype=tl.int64)
+    got = tl.multinomial(probs, 2, out=out)
+    assert got is out and len(set(out.tolist())) == 2 and set(out.tolist()) <= {0, 1, 2}
+
+
 # ---- torchlike.random ---------------------------------------------------------------------------
 
 def test_random_module():

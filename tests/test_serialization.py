@@ -469,3 +469,110 @@ def test_storage_classes_under_pytorchs_module_path():
     assert torchlike.storage.TypedStorage is torchlike.TypedStorage
     assert isinstance(t.untyped_storage(), torchlike.storage.UntypedStorage)
     assert torchlike.storage.UntypedStorage.__module__.startswith("torchlike")
+
+
+def _checkpoint_of(pickle_bytes):
+    """A zip checkpoint whose data.pkl is these bytes (and no storages)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pickle_bytes)
+    buf.seek(0)
+    return buf
+
+
+def test_weights_only_build_cannot_rewrite_allowed_classes_or_functions():
+    """BUILD sets attributes on the object under it; an allowed global is that
+    object itself, so a hostile file could replace Tensor.__repr__ (or a rebuild
+    function's attributes) for the whole process.  Only instances build."""
+    repr_before = tl.Tensor.__repr__
+    on_class = (b"\x80\x02ctorch\nTensor\nN}X\x08\x00\x00\x00__repr__"
+                b"ccollections\nCounter\ns\x86b.")
+    with pytest.raises(pickle.UnpicklingError, match="BUILD .* not of the class Tensor"):
+        tl.load(_checkpoint_of(on_class))
+    assert tl.Tensor.__repr__ is repr_before
+    on_function = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n}X\x0a\x00\x00\x00__module__"
+                   b"X\x01\x00\x00\x00xsb.")
+    with pytest.raises(pickle.UnpicklingError, match="BUILD .* not of a function"):
+        tl.load(_checkpoint_of(on_function))
+    assert serialization._rebuild_tensor_v2.__module__ == "torchlike.serialization"
+    # what save writes still loads: an OrderedDict's attributes, a subclass's state
+    state = collections.OrderedDict(w=tl.ones(2))
+    state._metadata = {"": {"version": 1}}
+    buf = io.BytesIO()
+    tl.save(state, buf)
+    buf.seek(0)
+    assert tl.load(buf)._metadata == {"": {"version": 1}}
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\x80\x02N", "truncated"),                # no STOP
+    (b"X\x05\x00\x00\x00ab", "truncated"),      # a string shorter than its length
+    (b"J\x01", "truncated"),                    # a BININT of one byte (struct.error)
+    (b"K", "truncated|malformed"),              # BININT1 with no byte
+    (b"0.", "malformed"),                       # POP of an empty stack
+    (b"b.", "malformed"),                       # BUILD of an empty stack
+    (b"t.", "malformed"),                       # TUPLE without a MARK
+])
+def test_malformed_pickles_are_unpickling_errors(data, message):
+    """The pure-Python unpickler's bare EOFError, struct.error and stack
+    IndexError become an UnpicklingError saying what is wrong."""
+    with pytest.raises(pickle.UnpicklingError, match=f"not a valid checkpoint: .*({message})"):
+        tl.load(_checkpoint_of(data))
+
+
+@pytest.mark.parametrize("compress", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_storage_record_whose_directory_size_lies_is_refused(compress):
+    """data.pkl and the central directory both say data/0 holds 2**30 bytes,
+    the record holds 16: a deflated record's short output reached a
+    memoryview assignment ('lvalue and rvalue have different structures'), a
+    stored one was allocated at the stated size before being found short."""
+    buf = io.BytesIO()
+    tl.save({"w": tl.arange(4.0)}, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        pkl = zf.read("archive/data.pkl")
+    numel = 2 ** 28  # float32 elements
+    assert pkl.count(b"K\x04t") == 1  # the storage id's element count, BININT1 4
+    pkl = pkl.replace(b"K\x04t", b"J" + struct.pack("<i", numel) + b"t")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+        zf.writestr(zipfile.ZipInfo("archive/data/0"), tl.arange(4.0).numpy().tobytes(),
+                    compress_type=compress)
+    raw = bytearray(out.getvalue())
+    entry = raw.rfind(b"archive/data/0") - 46  # its central directory header
+    assert raw[entry:entry + 4] == b"PK\x01\x02"
+    raw[entry + 24:entry + 28] = struct.pack("<I", numel * 4)  # uncompressed size
+    if compress == zipfile.ZIP_STORED:
+        raw[entry + 20:entry + 24] = struct.pack("<I", numel * 4)  # compressed size
+    message = "runs past the end of the file" if compress == zipfile.ZIP_STORED else \
+        "decompresses to 16 bytes, but its directory entry and data.pkl say 1073741824"
+    with pytest.raises(RuntimeError, match=f"record data/0 .*{message}"):
+        tl.load(io.BytesIO(bytes(raw)))
+
+
+def test_a_legacy_storage_without_its_data_record_is_refused():
+    """The legacy format lists the storages whose bytes follow; one the
+    pickle uses but the list leaves out was never filled, and its tensors
+    showed whatever memory the allocation held."""
+    buf = io.BytesIO()
+    tl.save({"w": tl.arange(4.0)}, buf, _use_new_zipfile_serialization=False)
+    good = buf.getvalue()
+
+    class Skim(pickle.Unpickler):  # walks the object pickle without building anything
+        def persistent_load(self, pid):
+            return None
+
+        def find_class(self, module, name):
+            return lambda *args, **kwargs: None
+
+    f = io.BytesIO(good)
+    for _ in range(3):  # magic number, protocol, system info
+        pickle.load(f)
+    Skim(f).load()
+    start = f.tell()
+    assert pickle.load(f) == ["0"]
+    bad = good[:start] + pickle.dumps([], protocol=2) + good[f.tell():]
+    with pytest.raises(RuntimeError, match="storage 0 is used by the pickle but the file holds "
+                                           "no data for it"):
+        tl.load(io.BytesIO(bad))
+    assert tl.load(io.BytesIO(good))["w"].tolist() == [0.0, 1.0, 2.0, 3.0]

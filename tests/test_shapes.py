@@ -707,6 +707,21 @@ def test_as_strided_bounds_checked():
         base.as_strided((2, 2), (1,))
 
 
+def test_as_strided_reach_past_int64_is_named_not_wrapped():
+    """The furthest element a view reaches, computed in int64, used to wrap: a
+    reach of 2 * 2**62 + 1 was reported as needing 'at least 1 elements', one of
+    2**63 - 1 as needing -2**63."""
+    base = tl.arange(4.0)
+    with pytest.raises(RuntimeError, match=r"sizes \[3, 2\], strides \[4611686018427387904, 1\] "
+                                           r"and storage offset 0 reach an element past int64"):
+        base.as_strided((3, 2), (2 ** 62, 1))
+    with pytest.raises(RuntimeError, match=r"offset 3 reach an element past int64"):
+        base.as_strided((2,), (2 ** 63 - 1,), 3)
+    with pytest.raises(RuntimeError, match="at least 9223372036854775808 elements, but the "
+                                           "storage holds only 4"):
+        base.as_strided((2,), (2 ** 63 - 1,))
+
+
 # ---- pad ----------------------------------------------------------------------------------
 
 NP_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}

@@ -1037,6 +1037,27 @@ class _WeightsUnpickler(pickle._Unpickler):
     def persistent_load(self, pid):
         return self._persistent(pid)
 
+    def load(self):
+        # The pure-Python unpickler reports a truncated or malformed pickle as
+        # a bare EOFError, a struct.error or an IndexError from its own stack
+        # (where the C one raises UnpicklingError): say what it means.  An
+        # IndexError raised by a rebuild function it called keeps its message.
+        try:
+            return super().load()
+        except (EOFError, struct.error) as e:
+            raise pickle.UnpicklingError(f"the pickle is truncated: it ends inside an opcode's "
+                                         f"argument or before its STOP ({str(e) or 'no more data'})") \
+                from None
+        except IndexError as e:
+            tb = e.__traceback__
+            while tb.tb_next is not None:
+                tb = tb.tb_next
+            if tb.tb_frame.f_code.co_filename != pickle.__file__:
+                raise
+            raise pickle.UnpicklingError(f"the pickle is malformed: an opcode finds fewer items "
+                                         f"on the stack, or fewer bytes, than it needs ({e})") \
+                from None
+
     def find_class(self, module, name):
         module, name = _fix_name(module, name)
         full = f"{module}.{name}"
@@ -1066,8 +1087,27 @@ class _WeightsUnpickler(pickle._Unpickler):
                                          f"{len(data)}: the file is truncated or corrupt")
         self.append(bytearray(data))
 
+    def _load_build(self):
+        # BUILD sets attributes on whatever object is on the stack, and an
+        # allowed global is on the stack as itself: BUILD on torch.Tensor (the
+        # class) or on a rebuild function would rewrite them for the whole
+        # process.  Only instances of the allowed classes take a state.
+        if len(self.stack) < 2:
+            raise pickle.UnpicklingError("the pickle is malformed: BUILD needs an object and its "
+                                         "state on the stack")
+        inst = self.stack[-2]  # below the state
+        if isinstance(inst, type) or not any(type(inst) is cls for cls in self._allowed.values()):
+            what = f"the class {inst.__qualname__}" if isinstance(inst, type) else \
+                f"a {type(inst).__qualname__}"
+            raise pickle.UnpicklingError(
+                f"Weights only load failed: BUILD can set the state of instances of allowed "
+                f"classes only (tensors, parameters, OrderedDict, classes given to "
+                f"add_safe_globals), not of {what}")
+        pickle._Unpickler.load_build(self)
+
     dispatch = dict(pickle._Unpickler.dispatch)
     dispatch[pickle.BYTEARRAY8[0]] = _load_bytearray8
+    dispatch[pickle.BUILD[0]] = _load_build
 
 
 class _FullUnpickler(pickle.Unpickler):
@@ -1234,14 +1274,19 @@ class _ZipRecords:
         if nbytes == 0:
             return _C.empty(0, dtype=_C.uint8, device="cpu")
         if info.compress_type != zipfile.ZIP_STORED:
+            data = self.read(name)
+            if len(data) != nbytes:  # the directory's size is the file's word, not checked
+                raise RuntimeError(f"not a valid checkpoint: record {name} decompresses to "
+                                   f"{len(data)} bytes, but its directory entry and data.pkl "
+                                   f"say {nbytes}")
             out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
-            memoryview(out).cast("B")[:] = self.read(name)
+            memoryview(out).cast("B")[:] = data
             return out
         offset = self._data_offset(info)
+        if offset + nbytes > self.f.seek(0, io.SEEK_END):  # before allocating what it states
+            raise RuntimeError(f"not a valid checkpoint: record {name} of {nbytes} bytes runs "
+                               f"past the end of the file")
         if self.mapped is not None and offset % STORAGE_ALIGNMENT == 0:
-            if offset + nbytes > len(self.mapped):
-                raise RuntimeError(f"not a valid checkpoint: record {name} runs past the end of "
-                                   f"the file")
             return _C.frombuffer(self.mapped, dtype=_C.uint8, count=nbytes, offset=offset)
         out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
         self.f.seek(offset)
@@ -1333,6 +1378,10 @@ def _load_legacy(f, restore, weights_only, pickle_args):
     if not isinstance(keys, list):
         raise RuntimeError("not a valid checkpoint: the legacy storage key list is missing")
     swap = little != (sys.byteorder == "little")
+    unfilled = set(roots) - {str(key) for key in keys}
+    if unfilled:  # its tensors would show whatever the allocation held
+        raise RuntimeError(f"not a valid checkpoint: storage {min(unfilled)} is used by the pickle "
+                           f"but the file holds no data for it")
     for key in keys:
         key = str(key)
         if key not in roots:

@@ -6,6 +6,8 @@ build only slices and tuples).
 ``mgrid``/``ogrid`` take only numbers, so NumPy computes the grid on the host
 (its exact values and dtypes) and it lands on the default device, as host data
 does in ``asarray``."""
+import operator
+
 import numpy as np
 
 from .. import _C
@@ -231,27 +233,57 @@ def _strides_of(dims, order):
     return steps[::-1] if order == "C" else steps
 
 
+def _dims_of(dims, too_large):
+    """NumPy's shape argument as ints (a float is NumPy's TypeError) and the
+    number of elements it holds; a product past int64 (intp) is NumPy's
+    ValueError ``too_large``, where the flat indices would wrap."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = tuple(operator.index(d) for d in dims)
+    size = 1
+    for n in dims:
+        size *= n
+    if size > _INTP_MAX or any(n > _INTP_MAX for n in dims):
+        raise ValueError(too_large)
+    return dims, size
+
+
+_INTP_MAX = 2 ** 63 - 1
+
+
 @implements(np.ravel_multi_index)
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat index of each coordinate tuple: sum of coordinate * step.
     ``mode='raise'`` checks the coordinates with one host read (NumPy's
-    ValueError); 'wrap' and 'clip' map them into range per dim."""
-    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
+    ValueError); 'wrap' and 'clip' map them into range per dim.  The
+    coordinates broadcast first, as NumPy's, so an empty broadcast is an
+    empty result whatever the dims."""
+    dims, size = _dims_of(dims, "invalid dims: array size defined by dims is larger than the "
+                                "maximum possible size.")
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(modes) != len(dims):
+        raise ValueError(f"list of clipmodes has wrong length ({len(modes)} instead of "
+                         f"{len(dims)})")
+    for m in modes:
+        if m not in ("raise", "wrap", "clip"):
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+    steps = _strides_of(dims, order)
     coords = [as_tensor(c) for c in multi_index]
     if any(c.is_floating_point() or c.is_complex() for c in coords):
         raise TypeError("only int indices permitted")
+    if not coords:
+        return _C.zeros((), dtype=_C.int64)
+    coords = _C.broadcast_tensors(*coords)
+    if coords[0].numel() and size == 0:
+        raise ValueError("cannot unravel if shape has zero entries (is empty).")
     flat = None
-    for c, n, m, step in zip(coords, dims, modes, _strides_of(dims, order)):
+    for c, n, m, step in zip(coords, dims, modes, steps):
         c = c.to(_C.int64)
         if m == "wrap":
             c = _C.remainder(c, n)
         elif m == "clip":
             c = _C.clamp(c, 0, n - 1)
-        elif m != "raise":
-            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
         elif bool(((c < 0) | (c >= n)).any()):
             raise ValueError("invalid entry in coordinates array")
         flat = c * step if flat is None else flat + c * step
@@ -263,14 +295,14 @@ def unravel_index(indices, shape, order="C"):
     """The coordinates of flat indices in ``shape``: a quotient and a
     remainder per dim; out-of-range indices are NumPy's ValueError (one host
     read)."""
-    shape = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    shape, size = _dims_of(shape, "dimensions are too large; arrays and shapes with a total "
+                                  "size greater than 'intp' are not supported.")
     flat = as_tensor(indices)
     if flat.is_floating_point() or flat.is_complex() or flat.dtype == _C.bool:
         raise TypeError("only int indices permitted")
     flat = flat.to(_C.int64)
-    size = 1
-    for n in shape:
-        size *= n
+    if not shape and flat.ndim:  # a 0-d shape has one place: one index, not an array of them
+        raise ValueError("multiple indices are not supported for 0d arrays")
     bad = (flat < 0) | (flat >= size)
     if bool(bad.any()):
         first = int(flat[bad].reshape(-1)[0])

@@ -665,7 +665,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
             if n == 0:
                 raise ValueError(f"can't extend empty axis {axis} using modes other than "
                                  f"'constant' or 'empty'")
-            if odd:
+            if odd and n > 1:  # an axis of one element is edge-padded, as NumPy's (2 e - e
+                # would make an infinity NaN and overflow a float16 extreme)
                 x = _pad_odd_reflection(x, axis, before, after, mode == "symmetric")
                 continue
             index = np.arange(-before, n + after)

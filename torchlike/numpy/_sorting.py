@@ -403,9 +403,8 @@ def sort_complex(a):
     if not a.is_complex():
         small = a.dtype in (_C.int8, _C.uint8, _C.int16, _C.uint16)
         a = a.to(_C.complex64 if small else _C.complex128)
-    if a.ndim == 0:
-        return a
-    return _C.gather(a, -1, _complex_order(a, -1, False))
+    dim = norm_axis(-1, a.ndim)  # a 0-d array is NumPy's AxisError (it sorts along -1)
+    return _C.gather(a, dim, _complex_order(a, dim, False))
 
 
 # A full sort is a valid partition: the k-th element lands where a sort puts it,

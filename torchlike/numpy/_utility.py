@@ -506,6 +506,11 @@ def piecewise(x, condlist, funclist, *args, **kw):
                           else not isinstance(condlist[0], (list,) + arrays)):
         condlist = [condlist]
     conds = [_piece_mask(as_tensor(c), x) for c in condlist]
+    shapes = {tuple(c.shape) for c in conds}
+    if len(shapes) > 1:  # NumPy makes one bool array of the list first
+        raise ValueError(f"piecewise(): the conditions have shapes {sorted(shapes)}; NumPy makes "
+                         f"one array of them, so they must share one shape (an inhomogeneous "
+                         f"list)")
     n = len(conds)
     if len(funclist) == n + 1:  # the last function covers "none of the conditions"
         shape = max((c.shape for c in conds), key=len)

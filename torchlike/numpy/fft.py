@@ -124,9 +124,10 @@ def _frequencies(k, n, d, dtype):
     if isinstance(d, np.ndarray) and d.ndim:  # host data: refused beside a device's bins
         d = as_tensor(d)
     if isinstance(d, Tensor):
-        if not (d.is_floating_point() or d.is_complex()):
-            d = d.to(_C.float64)  # NumPy's 1.0 / ints is float64, not the default float
-        val = 1.0 / (n * d)
+        val = n * d  # in d's dtype: an integer product wraps as NumPy's does
+        if not (val.is_floating_point() or val.is_complex()):
+            val = val.to(_C.float64)  # NumPy's 1.0 / ints is float64, not the default float
+        val = 1.0 / val
         wide = _C.complex128 if val.is_complex() else _C.float64
         val = val.to(wide)
     else:  # a number, a NumPy scalar or 0-d array: the reciprocal on the host

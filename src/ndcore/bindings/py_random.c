@@ -708,6 +708,10 @@ PyObject *tl_py_impl_multinomial(const char *name, const tl_py_args_multinomial 
 {
   tl_tensor t;
   (void)name;
+  /* the samples are indices: a float out= would hold them cast (PyTorch refuses it too) */
+  if (a->out && tl_py_t(a->out)->dtype != TL_DTYPE_I64)
+    return PyErr_Format(PyExc_RuntimeError, "multinomial: out= must be an int64 tensor (the "
+                        "sampled indices), got %s", tl_dtype_names[tl_py_t(a->out)->dtype]);
   tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
   if (!g || tl_random_multinomial(g, tl_py_t(a->input), a->num_samples, a->replacement, &t) != TL_OK)
     return tl_py_raise();

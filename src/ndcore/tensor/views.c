@@ -465,7 +465,10 @@ tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, cons
     int64_t reach;
     if (numel && (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
                   __builtin_add_overflow(last, reach, &last)))
-      goto out_of_bounds;
+      return tl_error_set(TL_ERR_RUNTIME, "as_strided: sizes %s, strides %s and storage offset "
+                                          "%lld reach an element past int64's range",
+                          tl_shape_str(sh, sizeof sh, ndim, shape),
+                          tl_shape_str(st, sizeof st, ndim, strides), (long long)offset);
   }
   int64_t capacity = (int64_t)(in->storage->nbytes / tl_dtype_size(in->dtype));
   if (numel && last >= capacity)
@@ -477,11 +480,11 @@ tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, cons
   return TL_OK;
 out_of_bounds:
   return tl_error_set(TL_ERR_RUNTIME, "setStorage: sizes %s, strides %s, storage offset %lld "
-                                      "require a storage of at least %lld elements, but the "
+                                      "require a storage of at least %llu elements, but the "
                                       "storage holds only %lld",
                       tl_shape_str(sh, sizeof sh, ndim, shape),
                       tl_shape_str(st, sizeof st, ndim, strides), (long long)offset,
-                      (long long)(last + 1),
+                      (unsigned long long)last + 1, /* last may be INT64_MAX */
                       (long long)(in->storage->nbytes / tl_dtype_size(in->dtype)));
 }
 

@@ -446,6 +446,13 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
       return tl_error_set(TL_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got "
                           "input (%s) output (%s)", sizes_str(s, sizeof s, r->n, backward ? size : sp),
                           sizes_str(a, sizeof a, r->n, backward ? sp : size));
+  /* the result's shape (the gradient's, backward) is checked before the tap
+   * tables: a size of 2**31 x 2**31 would build (and fill) 2**31 taps a dim
+   * before the output's allocation found the shape too large */
+  int64_t result[TL_MAX_DIMS], numel;
+  shape_with(in, r->n, size, result);
+  if (tl_shape_numel(in->ndim, result, &numel) != TL_OK)
+    return tl_error_status();
   bool single = in->dtype != TL_DTYPE_F64;
   bool fixed = in->dtype == TL_DTYPE_U8 && r->mode != TL_NN_RESAMPLE_NEAREST &&
                r->mode != TL_NN_RESAMPLE_NEAREST_EXACT;
