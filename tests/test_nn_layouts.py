@@ -140,14 +140,18 @@ def test_convert_conv_weights_keeps_values_and_parameters():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.float16])
 @pytest.mark.parametrize("args", [(3, 2, 1), (2, 1, 0, 2), (3, 2, 1, 1, True)],
                          ids=["pad", "dilated", "ceil"])
-def test_max_pool_channels_last_kernel_matches_planar(dtype, args):
+@pytest.mark.parametrize("C", [5, 37])
+def test_max_pool_channels_last_kernel_matches_planar(dtype, args, C):
     """The channels-last max pooling kernel: ties (the first maximum), NaNs
     (a later NaN wins), integers; values, indices and the scattered gradient
-    the same as the planar kernel's."""
-    a = np.round(np.random.default_rng(2).standard_normal((2, 5, 7, 6)) * 2)
+    the same as the planar kernel's.  37 channels: blocks of vector registers
+    (16 floats, 8 doubles or int64s) and a tail of channels left over."""
+    a = np.round(np.random.default_rng(2).standard_normal((2, C, 7, 6)) * 2)
     if dtype.is_floating_point:
         a[0, 1, 2:4, 1:3] = np.nan
         a[1, 3, 4, 4] = np.nan
+        a[1, C - 1, 0:2, 3] = np.nan
+        a[0, C // 2, 5, 0:5] = np.nan
     x = torch.tensor(a).to(dtype)
     laid = x.contiguous(memory_format=torch.channels_last)
     got = F.max_pool2d(laid, *args, return_indices=True)
@@ -277,4 +281,18 @@ def test_channels_last_views_that_are_not_dense(name):
     got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
     for g, w in zip(got, want):
         assert g.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_array_equal(_host(g), _host(w))
+
+
+def test_max_pool3d_channels_last_window_of_many_taps_matches_planar():
+    """A window of 75 taps (over the kernel's 64 kept on the stack): the
+    channels-last max takes its tap offsets from the heap, same values and
+    indices as the planar kernel's."""
+    a = np.round(np.random.default_rng(3).standard_normal((2, 20, 6, 7, 5)) * 2)
+    x = torch.tensor(a).float()
+    got = F.max_pool3d(x.contiguous(memory_format=torch.channels_last_3d), (5, 5, 3), 1, (2, 2, 1),
+                       return_indices=True)
+    want = F.max_pool3d(x, (5, 5, 3), 1, (2, 2, 1), return_indices=True)
+    for g, w in zip(got, want):
+        assert g.is_contiguous(memory_format=torch.channels_last_3d)
         np.testing.assert_array_equal(_host(g), _host(w))

@@ -12,8 +12,10 @@
  * Channels-last: every kernel also takes results laid out channels-last
  * (tl_pool.h).  A channels-last input of the work dtype is
  * then read as it lies: one output position's channels are a contiguous
- * run, each tap a vector max (scatter: add) over the channels, in the same
- * tap order as the planar loops, so values and indices are the same bits.
+ * run, taken in blocks whose running maxima and taps stay in vector
+ * registers over the window (scatter: an add per tap over the channels), in
+ * the same tap order as the planar loops, so values and indices are the
+ * same bits.
  * Any other input is pooled row-major into a temporary and copied over. */
 #include <math.h>
 #include <stdlib.h>
@@ -85,6 +87,14 @@ typedef struct {
   tl_dtype work; /* F32, F64 or I64 */
   bool failed; /* a range could not allocate its offsets */
 } max_job;
+
+/* Room for n tap offsets: the caller's stack[OFFS_STACK] when they fit, else
+ * allocated (NULL when out of memory; the caller frees what is not stack). */
+enum { OFFS_STACK = 64 };
+static int64_t *offsets_scratch(int64_t n, int64_t *stack)
+{
+  return n <= OFFS_STACK ? stack : malloc((size_t)n * sizeof *stack);
+}
 
 /* The regular interior of the last dim's taps (see max_job), found from the
  * table itself so that every window (fractional ones included) can use it. */
@@ -208,8 +218,8 @@ TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int 
 {
   (void)worker;
   max_job *job = ctx;
-  int64_t stack[64], *offs = stack, n = job->taps[0].k * job->taps[1].k;
-  if (n > 64 && !(offs = malloc((size_t)n * sizeof *offs))) {
+  int64_t stack[OFFS_STACK], *offs = offsets_scratch(job->taps[0].k * job->taps[1].k, stack);
+  if (!offs) {
     job->failed = true; /* reported by the caller */
     return;
   }
@@ -257,56 +267,131 @@ typedef struct {
   tl_nn_taps taps[D3]; /* padded to three dims */
   int64_t in[D3], out[D3], C;
   tl_dtype work;
+  bool failed; /* a range could not allocate its offsets */
 } max_cl_job;
 
+/* The channels-last max keeps a block of channels' running maxima and their
+ * taps in vector registers, on GCC vector extensions: compilers do not
+ * vectorise the NaN-aware select written on scalars (two compares OR-ed into
+ * a blend), nor keep a scalar array of maxima in registers across the taps.
+ * Vectors are 32 bytes (GCC 12 turns a 64-byte vector compare into scalar
+ * ones) and a block is MAX_CL_VECS of them; a channel's tap is a lane of the
+ * compare's mask type (int32 for float, so a sample must have under 2^31
+ * positions), widened when stored. */
+enum { MAX_CL_VECS = 2 };
+#define TL_POOL_CL_VECTORS(T, K)                                                            \
+  typedef K vclk_##T; /* the mask's lane */                                                 \
+  typedef T vcl_##T __attribute__((vector_size(32)));                                       \
+  typedef T vclu_##T __attribute__((vector_size(32), aligned(sizeof(T)), may_alias));       \
+  typedef K vclm_##T __attribute__((vector_size(32)));
+TL_POOL_CL_VECTORS(float, int32_t)
+TL_POOL_CL_VECTORS(double, int64_t)
+TL_POOL_CL_VECTORS(int64_t, int64_t)
+
+/* A vector of taps stored as int64: float's int32 lanes widened a half at a
+ * time (a plain loop over the lanes is not vectorised there). */
+typedef int64_t vcl_i64u __attribute__((vector_size(32), aligned(8), may_alias));
+#define WIDEN_float(a, p)                                                                   \
+  do {                                                                                      \
+    *(vcl_i64u *)(p) = __builtin_convertvector(                                             \
+        __builtin_shufflevector(a, a, 0, 1, 2, 3), vcl_i64u);                               \
+    *(vcl_i64u *)((p) + 4) = __builtin_convertvector(                                       \
+        __builtin_shufflevector(a, a, 4, 5, 6, 7), vcl_i64u);                               \
+  } while (0)
+#define WIDEN_double(a, p) (*(vcl_i64u *)(p) = (a))
+#define WIDEN_int64_t(a, p) (*(vcl_i64u *)(p) = (a))
+
+/* One block of MAX_CL_VECS * 32 / sizeof(T) channels of an output position:
+ * the planar loops' scan (first maximum in tap order, a NaN wins, a later
+ * NaN replaces it) over the position's nt taps, whose offsets are offs. */
+#define TL_POOL_MAX_CL_BLOCK(T)                                                             \
+  INLINE void max_cl_block_##T(const T *x, int64_t C, const int64_t *offs, int64_t nt,      \
+                               T *y, int64_t *restrict yi)                                  \
+  {                                                                                         \
+    enum { W = 32 / sizeof(T) };                                                            \
+    vcl_##T m[MAX_CL_VECS];                                                                 \
+    vclm_##T at[MAX_CL_VECS] = {{0}}; /* (zeroed only to quiet GCC's maybe-uninitialized) */ \
+    for (int k = 0; k < MAX_CL_VECS; k++) {                                                 \
+      m[k] = *(const vclu_##T *)(x + offs[0] * C + k * W);                                  \
+      at[k] += (vclk_##T)offs[0];                                                           \
+    }                                                                                       \
+    for (int64_t q = 1; q < nt; q++)                                                        \
+      for (int k = 0; k < MAX_CL_VECS; k++) {                                               \
+        vcl_##T v = *(const vclu_##T *)(x + offs[q] * C + k * W);                           \
+        vclm_##T take = (v > m[k]) | (v != v);                                              \
+        m[k] = (vcl_##T)(((vclm_##T)v & take) | ((vclm_##T)m[k] & ~take));                 \
+        at[k] = ((vclk_##T)offs[q] & take) | (at[k] & ~take);                               \
+      }                                                                                     \
+    for (int k = 0; k < MAX_CL_VECS; k++) {                                                 \
+      *(vclu_##T *)(y + k * W) = m[k];                                                      \
+      WIDEN_##T(at[k], yi + k * W);                                                         \
+    }                                                                                       \
+  }
+TL_POOL_MAX_CL_BLOCK(float)
+TL_POOL_MAX_CL_BLOCK(double)
+TL_POOL_MAX_CL_BLOCK(int64_t)
+
+/* The channels [c0, C) left over from the blocks, scanned tap by tap over
+ * y and yi in memory. */
+#define TL_POOL_MAX_CL_TAIL(T)                                                              \
+  INLINE void max_cl_tail_##T(const T *x, int64_t C, const int64_t *offs, int64_t nt,       \
+                              int64_t c0, T *restrict y, int64_t *restrict yi)              \
+  {                                                                                         \
+    for (int64_t c = c0; c < C; c++) {                                                      \
+      y[c] = x[offs[0] * C + c];                                                            \
+      yi[c] = offs[0];                                                                      \
+    }                                                                                       \
+    for (int64_t q = 1; q < nt; q++)                                                        \
+      for (int64_t c = c0; c < C; c++) {                                                    \
+        T v = x[offs[q] * C + c];                                                           \
+        if (v > y[c] || v != v) {                                                          \
+          y[c] = v;                                                                         \
+          yi[c] = offs[q];                                                                  \
+        }                                                                                   \
+      }                                                                                     \
+  }
+TL_POOL_MAX_CL_TAIL(float)
+TL_POOL_MAX_CL_TAIL(double)
+TL_POOL_MAX_CL_TAIL(int64_t)
+
 /* Output positions [begin, end) (b, j0, j1, j2), each C channels: the
- * planar loops' scan (first maximum in tap order, a NaN wins, a later NaN
- * replaces it) run over the channels at once. */
+ * position's taps inside the input are listed (in tap order) into offs, then
+ * each block of channels runs over all of them in registers, so y and yi are
+ * written once rather than read and written per tap. */
 #define TL_POOL_MAX_CL(name, T, LOWEST)                                                     \
-  INLINE void name(const max_cl_job *job, int64_t begin, int64_t end)                       \
+  INLINE void name(const max_cl_job *job, int64_t begin, int64_t end, int64_t *offs)        \
   {                                                                                         \
     const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
     int64_t C = job->C, plane = job->in[0] * job->in[1] * job->in[2];                       \
     int64_t o12 = job->out[1] * job->out[2], osp = job->out[0] * o12;                       \
     for (int64_t r = begin; r < end; r++) {                                                 \
       int64_t b = r / osp, j0 = r % osp / o12, j1 = r % o12 / job->out[2];                  \
-      int64_t j2 = r % job->out[2];                                                         \
+      int64_t j2 = r % job->out[2], nt = 0;                                                 \
       const T *x = (const T *)job->x + b * plane * C;                                       \
       T *restrict y = (T *)job->y + r * C;                                                  \
       int64_t *restrict yi = job->idx + r * C;                                              \
-      bool first = true;                                                                    \
       for (int64_t q0 = 0; q0 < t0->k; q0++) {                                              \
         int64_t i0 = t0->index[j0 * t0->k + q0];                                            \
         for (int64_t q1 = 0; i0 >= 0 && q1 < t1->k; q1++) {                                 \
           int64_t i1 = t1->index[j1 * t1->k + q1];                                          \
           for (int64_t q2 = 0; i1 >= 0 && q2 < t2->k; q2++) {                               \
             int64_t i2 = t2->index[j2 * t2->k + q2];                                        \
-            if (i2 < 0)                                                                     \
-              continue;                                                                     \
-            int64_t p = (i0 * job->in[1] + i1) * job->in[2] + i2;                           \
-            const T *restrict xr = x + p * C;                                               \
-            if (first) {                                                                    \
-              for (int64_t c = 0; c < C; c++) {                                             \
-                y[c] = xr[c];                                                               \
-                yi[c] = p;                                                                  \
-              }                                                                             \
-              first = false;                                                                \
-              continue;                                                                     \
-            }                                                                               \
-            _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                             \
-            {                                                                               \
-              T v = xr[c], m = y[c];                                                        \
-              bool take = v > m || v != v;                                                  \
-              y[c] = take ? v : m;                                                          \
-              yi[c] = take ? p : yi[c];                                                     \
-            }                                                                               \
+            if (i2 >= 0)                                                                    \
+              offs[nt++] = (i0 * job->in[1] + i1) * job->in[2] + i2;                        \
           }                                                                                 \
         }                                                                                   \
       }                                                                                     \
-      for (int64_t c = 0; first && c < C; c++) { /* no tap inside, as the planar loops */   \
-        y[c] = LOWEST;                                                                      \
-        yi[c] = -1;                                                                         \
+      if (nt == 0) { /* no tap inside, as the planar loops */                               \
+        for (int64_t c = 0; c < C; c++) {                                                   \
+          y[c] = LOWEST;                                                                    \
+          yi[c] = -1;                                                                       \
+        }                                                                                   \
+        continue;                                                                           \
       }                                                                                     \
+      int64_t c0 = 0, cb = MAX_CL_VECS * 32 / sizeof(T);                                    \
+      for (; c0 + cb <= C && plane <= INT32_MAX; c0 += cb)                                  \
+        max_cl_block_##T(x + c0, C, offs, nt, y + c0, yi + c0);                             \
+      max_cl_tail_##T(x, C, offs, nt, c0, y, yi);                                           \
     }                                                                                       \
   }
 TL_POOL_MAX_CL(max_cl_f32, float, -INFINITY)
@@ -316,13 +401,21 @@ TL_POOL_MAX_CL(max_cl_i64, int64_t, INT64_MIN)
 TL_SIMD_CLONES static void max_cl_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
-  const max_cl_job *job = ctx;
+  max_cl_job *job = ctx;
+  int64_t stack[OFFS_STACK];
+  int64_t *offs = offsets_scratch(job->taps[0].k * job->taps[1].k * job->taps[2].k, stack);
+  if (!offs) {
+    job->failed = true; /* reported by the caller */
+    return;
+  }
   if (job->work == TL_DTYPE_F64)
-    max_cl_f64(job, begin, end);
+    max_cl_f64(job, begin, end, offs);
   else if (job->work == TL_DTYPE_I64)
-    max_cl_i64(job, begin, end);
+    max_cl_i64(job, begin, end, offs);
   else
-    max_cl_f32(job, begin, end);
+    max_cl_f32(job, begin, end, offs);
+  if (offs != stack)
+    free(offs);
 }
 
 /* A result laid out channels-last that the planar loops cannot write: pool
@@ -379,7 +472,7 @@ static tl_status window_max_cl(const tl_tensor *in, int n, const tl_nn_taps *tap
     tl_storage_bump(indices->storage);
     tl_parallel_for(rows, 1 + 16384 / (per_row + 1), max_cl_range, &job);
   }
-  return TL_OK;
+  return job.failed ? tl_error_set(TL_ERR_MEMORY, "max pooling: out of memory") : TL_OK;
 }
 
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
