@@ -48,7 +48,7 @@ void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
   }
   CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
   /* a small product on one BLAS thread, as tl_linalg_gemm's */
-  bool single = tl_linalg_gemm_single_thread(M, N, K) && tl_linalg_blas_threads() > 1;
+  bool single = tl_linalg_gemm_single_thread(M, N, K) && tl_linalg_blas_user_threads() > 1;
   if (single)
     tl_linalg_blas_single_begin();
   if (f64)

@@ -28,6 +28,18 @@ const char *tl_linalg_blas_corename(void) { return TL_BLAS(openblas_get_corename
 
 int tl_linalg_blas_threads(void) { return TL_BLAS(openblas_get_num_threads)(); }
 
+/* Not OpenBLAS's count now: a section on another thread has lowered it to 1,
+ * and a product judged by it would run outside any section while that
+ * section's end raised the count under it, which corrupts OpenBLAS's
+ * results (four threads of 64 x 512 x 64 products disagreed). */
+int tl_linalg_blas_user_threads(void)
+{
+  pthread_mutex_lock(&blas_lock);
+  int n = blas_users > 0 ? blas_saved : TL_BLAS(openblas_get_num_threads)();
+  pthread_mutex_unlock(&blas_lock);
+  return n;
+}
+
 void tl_linalg_blas_single_begin(void)
 {
   pthread_mutex_lock(&blas_lock);

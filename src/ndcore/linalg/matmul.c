@@ -234,7 +234,7 @@ static void gemm_one(const gemm_plan *p, const char *a, const char *b, char *c,
   if (gemm_pooled(p, a, b, c, beta))
     return;
   bool single = p->dtype != TL_DTYPE_I64 && tl_linalg_gemm_single_thread(p->M, p->N, p->K) &&
-                TL_BLAS(openblas_get_num_threads)() > 1;
+                tl_linalg_blas_user_threads() > 1;
   if (single)
     tl_linalg_blas_single_begin();
   gemm_blas(p, a, b, c, beta);

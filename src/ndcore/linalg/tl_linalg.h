@@ -33,6 +33,9 @@ tl_status tl_linalg_gemm_shape(const tl_tensor *out, const tl_tensor *a, const t
  * does (blas_threads.c). */
 void tl_linalg_set_blas_threads(int n);
 int tl_linalg_blas_threads(void); /* OpenBLAS's count now */
+/* The user's count: OpenBLAS's, or while a single-thread section runs, what
+ * its end restores.  Whether a product needs a section is asked of this one. */
+int tl_linalg_blas_user_threads(void);
 /* The kernel set OpenBLAS picked when it loaded ("SkylakeX", "Haswell" ...):
  * torchlike/_blas_policy.py explains how it is chosen. */
 const char *tl_linalg_blas_corename(void);

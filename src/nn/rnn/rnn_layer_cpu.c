@@ -163,7 +163,7 @@ static void pool_gemm(const layer *l, bool ta, bool tb, int64_t M, int64_t N, in
 /* BLAS on one thread for the whole layer call (see above) */
 static bool blas_single_begin(void)
 {
-  bool single = tl_linalg_blas_threads() > 1;
+  bool single = tl_linalg_blas_user_threads() > 1;
   if (single)
     tl_linalg_blas_single_begin();
   return single;
