@@ -278,12 +278,12 @@ def test_put_along_axis_broadcasts_its_indices(idx, values, axis, shape):
     that require grad reaches each of them."""
     a, t = np.zeros(shape), tl.tensor(np.zeros(shape))
     np.put_along_axis(a, np.asarray(idx), np.asarray(values), axis=axis)
-    np.put_along_axis(t, np.asarray(idx), np.asarray(values), axis=axis)
+    np.put_along_axis(t, tl.tensor(idx), tl.tensor(values, dtype=tl.float64), axis=axis)
     assert_close(t, a)
 
     def written(v):
         w = tl.tensor(np.zeros(shape)) * v.sum()
-        np.put_along_axis(w, np.asarray(idx), v, axis=axis)
+        np.put_along_axis(w, tl.tensor(idx), v, axis=axis)
         return w
 
     v = tl.tensor(np.asarray(values, dtype=np.float64) + 0.5, requires_grad=True)

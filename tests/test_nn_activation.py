@@ -270,12 +270,12 @@ def test_integer_inputs_clamp_and_threshold_bool_ones_are_refused():
     # scalars converted to the dtype by truncation; bool tensors are refused
     a = np.array([3, -1, 4, 1, 5, -9])
     x = T.tensor(a)
-    np.testing.assert_array_equal(F.hardtanh(x, -0.5, 2.7).numpy(), np.clip(a, 0, 2))
-    np.testing.assert_array_equal(F.relu6(x).numpy(), np.clip(a, 0, 6))
-    np.testing.assert_array_equal(F.threshold(x, 2.5, -1.7).numpy(), np.where(a > 2, a, -1))
+    np.testing.assert_array_equal(F.hardtanh(x, -0.5, 2.7).cpu().numpy(), np.clip(a, 0, 2))
+    np.testing.assert_array_equal(F.relu6(x).cpu().numpy(), np.clip(a, 0, 6))
+    np.testing.assert_array_equal(F.threshold(x, 2.5, -1.7).cpu().numpy(), np.where(a > 2, a, -1))
     assert F.relu6(x).dtype == T.int64 and F.threshold(x.int(), 0, 0).dtype == T.int32
     F.hardtanh(x, -1, 3, inplace=True)
-    np.testing.assert_array_equal(x.numpy(), np.clip(a, -1, 3))
+    np.testing.assert_array_equal(x.cpu().numpy(), np.clip(a, -1, 3))
     b = T.tensor([True, False])
     for fn, words in ((F.relu, "Boolean inputs not supported for relu"),
                       (F.relu6, "Bool inputs not supported for hardtanh"),
