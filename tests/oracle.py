@@ -262,6 +262,27 @@ def assert_program_matches(golden, call, expected, tol):
     assert described_same(got, expected, tol), (call, described_difference(got, expected, tol))
 
 
+# (rtol, atol) of a float32 training program's values (rounds four on):
+# PyTorch's BLAS, conv and vectorised exp/tanh/log round in another order
+# than ours (a few ulp per op), and a few optimizer steps carry that along.
+FLOAT32_PROGRAMS = (2e-5, 1e-6)
+
+
+def program_test(name, tolerance=None):
+    """The test of one round of training programs, tests/golden/<name>.json:
+    each program's result against PyTorch's, within tolerance[call] (None:
+    exactly) or FLOAT32_PROGRAMS for a program not listed."""
+    import pytest
+    calls, golden = golden_calls(name)
+    tolerance = tolerance or {}
+
+    @pytest.mark.parametrize("call,expected", calls, ids=[c for c, _ in calls])
+    def test_program_matches_pytorch(call, expected):
+        assert_program_matches(golden, call, expected,
+                               tolerance.get(call, FLOAT32_PROGRAMS))
+    return test_program_matches_pytorch
+
+
 def host_spelling(described):
     """A described result with the test device's ", device='fake:0'" taken
     out of its strings: under TORCHLIKE_TEST_DEVICE a printed tensor names

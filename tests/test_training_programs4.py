@@ -12,32 +12,19 @@ The programs live in scripts/golden_training_programs4.py, taking the
 library as T; PyTorch's answers to them are in
 tests/golden/training_programs4.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
-import pytest
+from oracle import program_test
 
-from oracle import assert_program_matches, golden_calls
-
-CALLS, _golden = golden_calls("training_programs4")
-
-# (rtol, atol) for the float values of each program.  float32 programs:
-# PyTorch's BLAS, conv and vectorised exp/tanh/log round in another order
-# than ours (a few ulp per op), and a few optimizer steps carry that (Adam
-# divides by sqrt(v), so a gradient's last bits move a step by about as many
-# relative ulp); measured, the programs agree to 1.2e-5 relative or 1e-6
-# absolute.  resnet_autocast's bfloat16 results round the same float32 sums,
-# so they agree as closely.  The float64 PINN agrees to 4e-15 through its
-# second derivatives and LBFGS line search.  Half-precision batch norm and
-# mse_loss round as PyTorch's CPU kernels do, and the half models' other
-# ops (linear, relu, the optimizers' steps) too: bit for bit.
-_FLOAT32 = (2e-5, 1e-6)
-_TOLERANCE = {
+# Measured, the float32 programs agree to 1.2e-5 relative or 1e-6 absolute
+# (Adam divides by sqrt(v), so a gradient's last bits move a step by about as
+# many relative ulp); resnet_autocast's bfloat16 results round the same
+# float32 sums, so they agree as closely.  The float64 PINN agrees to 4e-15
+# through its second derivatives and LBFGS line search.  Half-precision batch
+# norm and mse_loss round as PyTorch's CPU kernels do, and the half models'
+# other ops (linear, relu, the optimizers' steps) too: bit for bit.
+test_program_matches_pytorch = program_test("training_programs4", {
     "pinn(T)": (1e-12, 1e-14),
     "half_batch_norm(T)": None,   # the same float and half roundings: bit for bit
     "half_mse_loss(T)": None,
     "bf16_model(T)": None,
     "resumed_schedulers(T)": None,   # the same float operations: bit for bit
-}
-
-
-@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
-def test_program_matches_pytorch(call, expected):
-    assert_program_matches(_golden, call, expected, _TOLERANCE.get(call, _FLOAT32))
+})

@@ -155,20 +155,6 @@ The programs live in scripts/golden_training_programs8.py, taking the
 library as T; PyTorch's answers to them are in
 tests/golden/training_programs8.json.  Each runs here on torchlike and its
 described result is compared with PyTorch's, within the stated tolerance."""
-import pytest
+from oracle import program_test
 
-from oracle import assert_program_matches, golden_calls
-
-CALLS, _golden = golden_calls("training_programs8")
-
-# (rtol, atol) for the float values of each program, as in rounds four to
-# seven: float32 programs round PyTorch's BLAS, conv and vectorised
-# exp/tanh/log in another order than ours (a few ulp per op), and a few
-# optimizer steps carry that along.
-_FLOAT32 = (2e-5, 1e-6)
-_TOLERANCE = {}
-
-
-@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
-def test_program_matches_pytorch(call, expected):
-    assert_program_matches(_golden, call, expected, _TOLERANCE.get(call, _FLOAT32))
+test_program_matches_pytorch = program_test("training_programs8")
