@@ -7,19 +7,34 @@
  * a single-thread section sets one thread, the last puts the user's count
  * back, and a set_num_threads arriving meanwhile is what the last restores. */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "ndcore/linalg/tl_blas.h"
 #include "ndcore/linalg/tl_linalg.h"
 
+/* The count changes only under the lock, at a section's first entry and last
+ * exit; entries and exits nested inside a running section (each of our pool
+ * threads' products in a conv) only move blas_users, without the lock.
+ * blas_user is the user's count, 0 until it is first read from OpenBLAS. */
 static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
-static int blas_users, blas_saved;
+static atomic_int blas_users, blas_user;
+
+/* (under the lock) first read before any section lowers the count */
+static int user_count_locked(void)
+{
+  int n = atomic_load(&blas_user);
+  if (n == 0) {
+    n = TL_BLAS(openblas_get_num_threads)();
+    atomic_store(&blas_user, n);
+  }
+  return n;
+}
 
 void tl_linalg_set_blas_threads(int n)
 {
   pthread_mutex_lock(&blas_lock);
-  if (blas_users > 0)
-    blas_saved = n;
-  else
+  atomic_store(&blas_user, n);
+  if (atomic_load(&blas_users) == 0)
     TL_BLAS(openblas_set_num_threads)(n);
   pthread_mutex_unlock(&blas_lock);
 }
@@ -34,27 +49,38 @@ int tl_linalg_blas_threads(void) { return TL_BLAS(openblas_get_num_threads)(); }
  * results (four threads of 64 x 512 x 64 products disagreed). */
 int tl_linalg_blas_user_threads(void)
 {
-  pthread_mutex_lock(&blas_lock);
-  int n = blas_users > 0 ? blas_saved : TL_BLAS(openblas_get_num_threads)();
-  pthread_mutex_unlock(&blas_lock);
+  int n = atomic_load(&blas_user);
+  if (n == 0) {
+    pthread_mutex_lock(&blas_lock);
+    n = user_count_locked();
+    pthread_mutex_unlock(&blas_lock);
+  }
   return n;
 }
 
 void tl_linalg_blas_single_begin(void)
 {
+  int users = atomic_load(&blas_users);
+  while (users > 0) /* a section runs: the count is 1 already */
+    if (atomic_compare_exchange_weak(&blas_users, &users, users + 1))
+      return;
   pthread_mutex_lock(&blas_lock);
-  if (blas_users++ == 0) {
-    blas_saved = TL_BLAS(openblas_get_num_threads)();
+  user_count_locked();
+  if (atomic_load(&blas_users) == 0) /* lowered before the section is seen */
     TL_BLAS(openblas_set_num_threads)(1);
-  }
+  atomic_fetch_add(&blas_users, 1);
   pthread_mutex_unlock(&blas_lock);
 }
 
 void tl_linalg_blas_single_end(void)
 {
+  int users = atomic_load(&blas_users);
+  while (users > 1) /* another section stays: the count stays 1 */
+    if (atomic_compare_exchange_weak(&blas_users, &users, users - 1))
+      return;
   pthread_mutex_lock(&blas_lock);
-  if (--blas_users == 0)
-    TL_BLAS(openblas_set_num_threads)(blas_saved);
+  if (atomic_fetch_sub(&blas_users, 1) == 1)
+    TL_BLAS(openblas_set_num_threads)(atomic_load(&blas_user));
   pthread_mutex_unlock(&blas_lock);
 }
 
