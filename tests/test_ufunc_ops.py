@@ -139,8 +139,10 @@ def test_cbrt_matches_numpy(dtype):
     rng = np.random.default_rng(9)
     r = np.concatenate([x, rng.uniform(-1e3, 1e3, 1000).astype(dtype)])
     got = np.cbrt(tl.tensor(r))
-    # within one ulp of NumPy's, which is within one of the exact root
-    assert_close(got, np.cbrt(r), rtol=3e-7 if dtype == "float32" else 3e-16, atol=0)
+    # a device's root is within one ulp of the exact one (the host's is
+    # NumPy's own); NumPy's float64 loop is up to 2 ulp off on some CPUs
+    # (AMD EPYC), so 3 ulp apart at most
+    assert_close(got, np.cbrt(r), rtol=3e-7 if dtype == "float32" else 6.7e-16, atol=0)
     _exact(tl.cbrt(tl.tensor(x))[np.isfinite(x) == False], np.cbrt(x)[np.isfinite(x) == False])  # noqa: E712
     _exact(tl.cbrt(tl.tensor(x[:2])), np.cbrt(x[:2]))
     assert tl.cbrt(tl.tensor([-8, 27])).tolist() == [-2.0, 3.0]
