@@ -459,6 +459,15 @@ def _call(ufunc, inputs, kwargs):
         if dtype is not None:
             raise TypeError("cannot specify both 'signature' and 'dtype'")
         inputs = loop_inputs(ufunc, inputs, signature)
+    if dtype is not None and len(inputs) == ufunc.nin:
+        from .numpy._elementwise import _check_ufunc_dtype
+        if not _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind")):
+            # NumPy's loop gives dtype= as its output only (np.equal(x, y,
+            # dtype=bool)): the inputs keep their dtypes, not cast to it
+            want = tl_dtype(dtype)
+            result = _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
+            return result if result is NotImplemented or given_out is not None or \
+                result.dtype == want else result.to(want)
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
@@ -782,7 +791,11 @@ def _reduceat(ufunc, inputs, kwargs):
     along axis (to the end for the last), or is x[indices[j]] when that range
     is empty -- NumPy's rule -- computed slice by slice and stacked."""
     reduce = _ufunc_reduction(ufunc)
-    if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis"}:
+    given_out = kwargs.get("out")
+    out = _single_out(given_out)
+    dtype = kwargs.get("dtype")
+    if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis", "dtype", "out"} or \
+            out is False:
         return NotImplemented
     x = as_tensor(inputs[0])
     if x.ndim == 0:
@@ -798,17 +811,34 @@ def _reduceat(ufunc, inputs, kwargs):
     for j, start in enumerate(indices):
         stop = indices[j + 1] if j + 1 < len(indices) else n
         if start < stop:
-            piece = reduce(x.narrow(axis, start, stop - start), axis, True, None, True, None,
-                           None)
+            piece = x.narrow(axis, start, stop - start)
+            try:
+                piece = reduce(piece, axis, True, None, True, dtype, None)
+            except NotImplementedError:  # a dtype= the reduction does not take:
+                if dtype is None or not np.can_cast(np_dtype(x.dtype), dtype, "same_kind"):
+                    return NotImplemented
+                # its loop is in dtype (maximum, minimum ...): the slice cast first
+                piece = reduce(piece.to(tl_dtype(dtype)), axis, True, None, True, None, None)
         else:
             piece = x.narrow(axis, start, 1)
         pieces.append(piece)
     if not pieces:  # no indices: an empty result along axis, of x's dtype
-        return x.narrow(axis, 0, 0)
-    if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
-        wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
-        pieces = [p.to(wide) for p in pieces]
-    return _C.cat(pieces, axis)
+        result = x.narrow(axis, 0, 0)
+    else:
+        if dtype is not None:  # dtype=: every piece in it, a lone element's too
+            pieces = [p.to(tl_dtype(dtype)) for p in pieces]
+        if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
+            wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
+            pieces = [p.to(wide) for p in pieces]
+        result = _C.cat(pieces, axis)
+    if out is not None:
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}.reduceat")
+        if tuple(out.shape) != tuple(result.shape):
+            raise ValueError(f"output shape {tuple(out.shape)} does not match the result's "
+                             f"{tuple(result.shape)} in {ufunc.__name__}.reduceat")
+        out.copy_(result)
+        return given_out[0]
+    return result
 
 
 # ufunc.at(a, indices, b) for the ufuncs that are an accumulating index_put
@@ -823,12 +853,12 @@ def _at(ufunc, inputs, kwargs):
     recorded as an in-place index_put (a copy of the scatter reduction), so
     the gradient reaches ``b`` (and ``a``'s history)."""
     sign, reduce = _AT.get(ufunc.__name__), _REDUCE_AT.get(ufunc.__name__)
-    if sign is None and reduce is None or kwargs or len(inputs) != 3 or \
-            not isinstance(inputs[0], _C.Tensor):
+    if kwargs or len(inputs) != ufunc.nin + 1 or ufunc.nout != 1 or \
+            not isinstance(inputs[0], _C.Tensor) or inputs[0].ndim == 0:
         return NotImplemented
+    if sign is None and reduce is None:
+        return _at_in_rounds(ufunc, *inputs)
     a, indices, b = inputs
-    if a.ndim == 0:
-        return NotImplemented
     # the C-order position of every element NumPy's indexing picks, then its
     # coordinates: any index form NumPy's at takes, any layout of `a`
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
@@ -850,13 +880,58 @@ def _at(ufunc, inputs, kwargs):
     return None
 
 
+def _at_in_rounds(ufunc, a, indices, b=None):
+    """ufunc.at(a, indices[, b]) for the other ufuncs (negative, divide, power,
+    bitwise_or ...): NumPy applies the ufunc once per index, in order, so a
+    repeated index works on the result of its earlier occurrences, and casts
+    each result into a's dtype (unsafe: np.divide.at of ints truncates).
+    Round r applies every position's r-th occurrence; the positions of a
+    round are distinct, so each round is one gather and one index_put, and
+    there are as many rounds as the most repeated position has occurrences."""
+    positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
+    values = None
+    if b is not None:
+        values = b if isinstance(b, _C.Tensor) else as_tensor(b)
+        values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
+    positions = positions.reshape(-1)
+    if positions.numel() == 0:
+        return None
+    order = _C.argsort(positions, stable=True)
+    positions = positions[order]
+    values = None if values is None else values[order]
+    # each occurrence's rank among its position's: its place in the sorted
+    # list less the place where its position's run starts
+    place = _C.arange(positions.numel(), device=a.device)
+    starts = _C.ones(positions.shape, dtype=_C.bool, device=a.device)
+    starts[1:] = positions[1:] != positions[:-1]
+    rank = place - _C.cummax(_C.where(starts, place, 0), 0)[0]
+    for r in range(int(rank.max()) + 1):
+        chosen = rank == r
+        rest, coords = positions[chosen], []
+        for size in reversed(tuple(a.shape)):
+            coords.append(rest % size)
+            rest = rest // size
+        coords = tuple(reversed(coords))
+        operands = (a[coords],) if values is None else (a[coords], values[chosen])
+        result = _call(ufunc, operands, {})
+        if result is NotImplemented:  # (only in the first round: nothing written yet)
+            return NotImplemented
+        a.index_put_(coords, result.to(a.dtype))
+    return None
+
+
 def _outer(ufunc, inputs, kwargs):
     op = _op_for(ufunc)
     out = kwargs.pop("out", None)
-    if op is None or kwargs or len(inputs) != 2 or out is not None and not _recorded(inputs):
+    if op is None or len(inputs) != 2 or out is not None and not _recorded(inputs):
         return NotImplemented   # out= outside autograd: NumPy's casting rules, its errors
     a, b = (as_tensor(x) for x in inputs)
-    return finish(op(a.reshape(*a.shape, *([1] * b.ndim)), b), out)
+    a = a.reshape(*a.shape, *([1] * b.ndim))
+    if kwargs:  # dtype=, casting=, where=: what they mean in a call of the ufunc
+        if out is not None:
+            kwargs["out"] = out
+        return _call(ufunc, (a, b), kwargs)
+    return finish(op(a, b), out)
 
 
 def _module_of(ufunc):
