@@ -203,6 +203,11 @@ def test_reduceat_and_outer_take_dtype_and_out():
         assert_close(ufunc.reduceat(t, [0, 2, 2], axis=1, **kw),
                      ufunc.reduceat(a, [0, 2, 2], axis=1, **kw))
         assert_close(ufunc.outer(t[0], t[1, :2], **kw), ufunc.outer(a[0], a[1, :2], **kw))
+    # maximum/minimum compute in dtype=: the data cast first, unsafely, as NumPy's reductions
+    assert_close(np.maximum.reduceat(t.double() + 0.5, [0, 1], axis=1, dtype=np.int64),
+                 np.maximum.reduceat(a + 0.5, [0, 1], axis=1, dtype=np.int64))
+    assert_close(np.minimum.reduce(t.double() + 0.5, axis=0, dtype=np.int32, keepdims=True),
+                 np.minimum.reduce(a + 0.5, axis=0, dtype=np.int32, keepdims=True))
     out = tl.zeros(2, dtype=tl.float64)
     assert np.add.reduceat(t[0].double(), [0, 2], out=out) is out
     assert_close(out, np.add.reduceat(a[0].astype(float), [0, 2]))

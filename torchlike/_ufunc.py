@@ -549,15 +549,21 @@ def _ufunc_reduction(ufunc):
             import torchlike.numpy  # noqa: F401  (fills TABLE)
         func = TABLE[_REDUCTIONS[name]]
         takes_dtype = name in ("add", "multiply")
+        casts_to_dtype = name in ("maximum", "minimum")
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
             kw = {"keepdims": keepdims, "where": where, "out": out}
             if initial is not None:
                 kw["initial"] = initial
             if dtype is not None:
-                if not takes_dtype:
+                if casts_to_dtype and not (x.is_complex() and not tl_dtype(dtype).is_complex):
+                    # NumPy's loop is dtype's: the data cast to it first, unsafely
+                    # as a reduction casts (max of 7.5 as int64 is 7)
+                    x = x.to(tl_dtype(dtype))
+                elif not takes_dtype:
                     raise NotImplementedError
-                kw["dtype"] = dtype
+                else:
+                    kw["dtype"] = dtype
             return func(x, axis, **kw)
         return reduce
     if name in _OP_REDUCTIONS:
@@ -811,14 +817,11 @@ def _reduceat(ufunc, inputs, kwargs):
     for j, start in enumerate(indices):
         stop = indices[j + 1] if j + 1 < len(indices) else n
         if start < stop:
-            piece = x.narrow(axis, start, stop - start)
             try:
-                piece = reduce(piece, axis, True, None, True, dtype, None)
-            except NotImplementedError:  # a dtype= the reduction does not take:
-                if dtype is None or not np.can_cast(np_dtype(x.dtype), dtype, "same_kind"):
-                    return NotImplemented
-                # its loop is in dtype (maximum, minimum ...): the slice cast first
-                piece = reduce(piece.to(tl_dtype(dtype)), axis, True, None, True, None, None)
+                piece = reduce(x.narrow(axis, start, stop - start), axis, True, None, True,
+                               dtype, None)
+            except NotImplementedError:  # a dtype= the reduction does not take
+                return NotImplemented
         else:
             piece = x.narrow(axis, start, 1)
         pieces.append(piece)
