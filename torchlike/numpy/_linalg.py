@@ -3,6 +3,7 @@ tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
 import math
 import operator
+import os
 import sys
 import warnings
 
@@ -264,6 +265,16 @@ def kron(a, b):
     return _C.kron(*promote(as_tensor(a), as_tensor(b)))
 
 
+def _caller_level():
+    """warnings.warn's stacklevel of the first frame outside torchlike (the
+    user's line, reached through the namespace or NumPy's dispatch)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 @implements(np.cross, np.linalg.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = as_tensor(a), as_tensor(b)
@@ -288,7 +299,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         # (no 0 * inf product where NumPy has none)
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
-                      DeprecationWarning, stacklevel=3)
+                      DeprecationWarning, stacklevel=_caller_level())
         z = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
         if a.shape[-1] == 2 and b.shape[-1] == 2:
             return z
