@@ -208,6 +208,8 @@ def test_reduceat_and_outer_take_dtype_and_out():
                  np.maximum.reduceat(a + 0.5, [0, 1], axis=1, dtype=np.int64))
     assert_close(np.minimum.reduce(t.double() + 0.5, axis=0, dtype=np.int32, keepdims=True),
                  np.minimum.reduce(a + 0.5, axis=0, dtype=np.int32, keepdims=True))
+    assert_close(np.maximum.accumulate(t[::-1].double() - 0.5, axis=1, dtype=np.int64),
+                 np.maximum.accumulate(a[::-1] - 0.5, axis=1, dtype=np.int64))
     out = tl.zeros(2, dtype=tl.float64)
     assert np.add.reduceat(t[0].double(), [0, 2], out=out) is out
     assert_close(out, np.add.reduceat(a[0].astype(float), [0, 2]))

@@ -775,6 +775,10 @@ def _reduce(ufunc, method, inputs, kwargs):
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
+        if dtype is not None and ufunc.__name__ in ("maximum", "minimum") and \
+                not (x.is_complex() and not tl_dtype(dtype).is_complex):
+            # the loop is dtype's: the data cast first, as the reductions do
+            x, dtype = x.to(tl_dtype(dtype)), None
         if dtype is not None or not x.is_floating_point() and ufunc.__name__.startswith("logaddexp"):
             return NotImplemented
         scans = _COMPLEX_SCANS if x.is_complex() and ufunc.__name__ in _COMPLEX_SCANS else \
