@@ -45,7 +45,7 @@ What they found (each with a focused test in the test file of its area):
   applied in order now, as NumPy's unbuffered at -- tests/test_ufunc.py,
   tests/test_numpy_tape_programs2.py (which listed divide.at as refused).
 - ``ufunc.reduceat`` with ``dtype=`` or ``out=``, ``ufunc.outer`` with
-  ``dtype=``, and ``np.maximum``/``np.minimum`` reductions with
+  ``dtype=``, and ``np.maximum``/``np.minimum`` reductions and scans with
   ``dtype=`` were refused on a device -- tests/test_ufunc.py.
 - A comparison's ``dtype=`` reaching ``__array_ufunc__``
   (``np.equal.outer(a, b, dtype=bool)``, ``numpy.equal(t, u, dtype=bool)``)
