@@ -46,7 +46,9 @@ What they found (each with a focused test in the test file of its area):
   tests/test_numpy_tape_programs2.py (which listed divide.at as refused).
 - ``ufunc.reduceat`` with ``dtype=`` or ``out=``, ``ufunc.outer`` with
   ``dtype=``, and ``np.maximum``/``np.minimum`` reductions and scans with
-  ``dtype=`` were refused on a device -- tests/test_ufunc.py.
+  ``dtype=`` were refused on a device, as were the scans and reductions
+  of the other binary ufuncs (``np.power.accumulate``,
+  ``np.floor_divide.reduce`` ...), NumPy's left folds -- tests/test_ufunc.py.
 - A comparison's ``dtype=`` reaching ``__array_ufunc__``
   (``np.equal.outer(a, b, dtype=bool)``, ``numpy.equal(t, u, dtype=bool)``)
   cast the inputs to bool, so 2 == 1 was True; ``dtype=np.int64`` gave a

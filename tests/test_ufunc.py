@@ -225,6 +225,41 @@ def test_reduceat_and_outer_take_dtype_and_out():
         np.equal(t[0], t[1], dtype=np.int64)
 
 
+FOLD_CASES = [  # (ufunc, method, data, axis): ufuncs NumPy folds left, one step at a time
+    (np.power, "accumulate", np.array([2.0, 3.0, 0.5]), 0),
+    (np.power, "reduce", np.array([2, 3, 2]), 0),
+    (np.hypot, "accumulate", np.array([3.0, 4.0, 12.0]), 0),
+    (np.remainder, "accumulate", np.array([100, 30, 7]), 0),
+    (np.floor_divide, "reduce", np.array([[100.0, 3.0, 2.0], [9.0, 2.0, 2.0]]), 1),
+    (np.left_shift, "reduce", np.array([1, 2, 3]), None),
+    (np.not_equal, "accumulate", np.array([True, False, False, True]), 0),
+    (np.arctan2, "accumulate", np.arange(1.0, 7.0).reshape(2, 3), 0),
+    (np.power, "accumulate", np.zeros((2, 0)), 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FOLD_CASES)))
+def test_folds_of_other_ufuncs_match_numpy(case):
+    # host tensors run NumPy's loop; device tensors (and recorded ones) fold
+    ufunc, method, a, axis = FOLD_CASES[case]
+    assert_close(getattr(ufunc, method)(tl.tensor(a), axis=axis),
+                 getattr(ufunc, method)(a, axis=axis))
+
+
+def test_folds_of_other_ufuncs_record_and_raise_numpys_errors():
+    from torchlike.autograd import gradcheck
+    x = tl.tensor([[1.5, 2.0, 0.5], [1.2, 0.7, 2.5]], dtype=tl.float64, requires_grad=True)
+    assert gradcheck(lambda t: np.power.accumulate(t, axis=1), [x])
+    assert gradcheck(lambda t: np.power.reduce(t, axis=0, keepdims=True), [x])
+    assert np.power.reduce(x, axis=1).grad_fn is not None
+    with pytest.raises(ValueError, match="not reorderable"):
+        np.power.reduce(x, axis=None)
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
+        np.power.accumulate(x, axis=None)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation power"):
+        np.power.reduce(x[:, :0], axis=1)
+
+
 @pytest.mark.host_only  # NumPy itself on host views
 def test_fallback_results_share_nothing_unexpected():
     t = tl.tensor([3, -1], dtype=tl.int64)

@@ -746,6 +746,56 @@ _COMPLEX_SCANS = {name: _doubling_scan(name, complex_order=True)
                   for name in ("maximum", "minimum", "fmax", "fmin")}
 
 
+def _left_fold(ufunc, method, x, axis, keepdims):
+    """ufunc.reduce/accumulate for the binary ufuncs that are neither NumPy
+    reductions nor torchlike scans (power, remainder, floor_divide, hypot,
+    left_shift, not_equal ...), on a device or on the tape: NumPy's left
+    fold, one elementwise call per step along the axis.  On the host
+    outside autograd NumPy's own loop runs (NotImplemented), as it does for
+    a loop whose output is not its inputs' dtype, an empty axis, and
+    several axes at once."""
+    if ufunc.nin != 2 or ufunc.nout != 1 or not isinstance(x, _C.Tensor) or x.ndim == 0 or \
+            not (x.device.type != "cpu" or _recorded((x,))):
+        return NotImplemented
+    try:  # NumPy folds with the loop of x's dtype, and only with one
+        d = np.dtype(np_dtype(x.dtype))
+        if any(t != d for t in ufunc.resolve_dtypes((d, d, None))):
+            return NotImplemented
+    except (TypeError, ValueError):
+        return NotImplemented
+    if axis is None:
+        if x.ndim > 1:
+            if method == "accumulate":
+                raise ValueError("accumulate does not allow multiple axes")
+            if ufunc.identity is None:  # (maximum and minimum, reorderable, are not here)
+                raise ValueError(f"reduction operation '{ufunc.__name__}' is not reorderable, "
+                                 f"so at most one axis may be specified")
+            return NotImplemented
+        axis = 0
+    if not isinstance(axis, int):
+        if len(axis) != 1:
+            return NotImplemented
+        axis = axis[0]
+    axis = norm_axis(axis, x.ndim)
+    y = x.movedim(axis, -1)
+    if y.shape[-1] == 0:
+        if method == "accumulate":
+            return x.clone()
+        if ufunc.identity is None:
+            raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which "
+                             f"has no identity")
+        return NotImplemented
+    steps = [y[..., 0]]
+    for i in range(1, y.shape[-1]):
+        step = _call(ufunc, (steps[-1], y[..., i]), {})
+        if step is NotImplemented:  # (only in the first step: nothing returned yet)
+            return NotImplemented
+        steps.append(step)
+    if method == "accumulate":
+        return _C.stack(steps, -1).movedim(-1, axis)
+    return steps[-1].unsqueeze(axis) if keepdims else steps[-1]
+
+
 def _reduce(ufunc, method, inputs, kwargs):
     (x,) = inputs
     axis = kwargs.pop("axis", 0)
@@ -756,6 +806,9 @@ def _reduce(ufunc, method, inputs, kwargs):
         reduce = _ufunc_reduction(ufunc)
         initial = kwargs.pop("initial", None)
         where = kwargs.pop("where", True)
+        if reduce is None and given_out is None and initial is None and where is True and \
+                dtype is None and _is_default(kwargs):
+            return _left_fold(ufunc, method, as_tensor(x), axis, keepdims)
         if reduce is None or (given_out is not None and len(given_out) != 1) or \
                 not _is_default(kwargs):
             return NotImplemented
@@ -766,6 +819,9 @@ def _reduce(ufunc, method, inputs, kwargs):
             return NotImplemented
     out = _single_out(given_out)
     name = _SCANS.get(ufunc.__name__)
+    if name is None and ufunc.__name__ not in _OP_SCANS and given_out is None and \
+            dtype is None and _is_default(kwargs):
+        return _left_fold(ufunc, method, as_tensor(x), axis, False)
     if (name is None and ufunc.__name__ not in _OP_SCANS) or out is False or \
             not _is_default(kwargs):
         return NotImplemented
