@@ -1320,6 +1320,22 @@ def scaled_accumulators(np):
             np.maximum.reduce(v + 0.5, dtype=np.int64), np.multiply.outer(v[:2], v[:3]))
 
 
+def fold_chains(np):
+    """Left folds of ufuncs that are not sums: a tower of exponents by
+    power.accumulate, repeated halving by floor_divide.reduce, running
+    remainders (a mixed-radix digit peel), the length of a path of
+    orthogonal moves by hypot.accumulate, and change points by
+    not_equal.accumulate of flags."""
+    tower = np.asarray([2.0, 2.0, 0.5, 3.0])
+    moves = np.asarray([[3.0, 4.0, 12.0], [5.0, 12.0, 84.0]])
+    return (np.power.accumulate(tower), np.floor_divide.reduce(np.asarray([1000, 2, 3, 4])),
+            np.remainder.accumulate(np.asarray([86400, 3600, 60, 7])),
+            np.hypot.accumulate(moves, axis=1), np.hypot.reduce(moves, axis=0),
+            np.not_equal.accumulate(np.asarray([True, False, False, True, True])),
+            np.power.reduce(np.asarray([[2, 3], [3, 2]]), axis=1),
+            np.subtract.accumulate(np.asarray([100.0, 30.0, 20.0])))
+
+
 def test_masked_programs():
     _run(gradebook)
     _run(masked_ranges)
@@ -1389,6 +1405,7 @@ def test_functions_loops_and_ufunc_methods():
     _run(ufunc_method_tour)
     _run(ufunc_corners)
     _run(scaled_accumulators)
+    _run(fold_chains)
 
 
 def test_assembly_writes_and_shapes():
