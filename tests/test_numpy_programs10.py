@@ -49,6 +49,9 @@ What they found (each with a focused test in the test file of its area):
   ``dtype=`` were refused on a device, as were the scans and reductions
   of the other binary ufuncs (``np.power.accumulate``,
   ``np.floor_divide.reduce`` ...), NumPy's left folds -- tests/test_ufunc.py.
+- ``np.ma``'s binary operations lacked NumPy's ufunc methods
+  (``np.ma.add.reduce``, ``np.ma.maximum.reduce``, ``np.ma.less.outer``
+  ...: AttributeError) -- tests/test_numpy_ma_more.py.
 - A comparison's ``dtype=`` reaching ``__array_ufunc__``
   (``np.equal.outer(a, b, dtype=bool)``, ``numpy.equal(t, u, dtype=bool)``)
   cast the inputs to bool, so 2 == 1 was True; ``dtype=np.int64`` gave a
@@ -1336,12 +1339,29 @@ def fold_chains(np):
             np.subtract.accumulate(np.asarray([100.0, 30.0, 20.0])))
 
 
+def masked_ufunc_methods(np):
+    """A rain-gauge table with dead sensors, summarised by np.ma's ufunc
+    methods: totals by add.reduce (a station with no readings stays
+    masked), running totals by add.accumulate, the wettest and driest
+    readings by maximum/minimum.reduce, and change between stations by
+    subtract.reduce."""
+    rain = np.ma.masked_less(np.asarray(GRADES) - 45.0, 0)
+    rain[:, 3] = np.ma.masked
+    return (np.ma.add.reduce(rain, axis=0).filled(-1), np.ma.add.reduce(rain, axis=1).filled(-1),
+            np.ma.getdata(np.ma.add.accumulate(rain, axis=1)),
+            np.ma.maximum.reduce(rain, axis=0).filled(-1),
+            np.ma.minimum.reduce(rain, axis=1).filled(-1), float(np.ma.maximum.reduce(rain, None)),
+            np.ma.subtract.reduce(rain[:, :2], axis=1).filled(0),
+            np.ma.multiply.reduce(np.ma.masked_equal(np.asarray([2.0, 0.0, 3.0]), 0.0)))
+
+
 def test_masked_programs():
     _run(gradebook)
     _run(masked_ranges)
     _run(masked_runs)
     _run(masked_table)
     _run(masked_arithmetic)
+    _run(masked_ufunc_methods)
 
 
 def test_windows_signals_and_calculus():
