@@ -178,6 +178,15 @@ def test_at_applies_every_ufunc_once_per_index_in_order(case):
     assert_close(t, want)
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum, np.divide])
+def test_at_values_that_do_not_broadcast_raise_numpys_error(ufunc):
+    for values in (np.array([[2.0], [4.0]]), np.array([2.0, 4.0, 5.0])):
+        with pytest.raises(ValueError, match="not broadcastable"):
+            ufunc.at(np.ones(2), [0, 0], values)
+        with pytest.raises(ValueError, match="not broadcastable"):
+            ufunc.at(tl.ones(2, dtype=tl.float64), [0, 0], tl.tensor(values))
+
+
 def test_at_of_other_ufuncs_records_the_gradient():
     from torchlike.autograd import gradcheck
     x = tl.tensor([1.5, 2.0, 0.5, 3.0], dtype=tl.float64, requires_grad=True)

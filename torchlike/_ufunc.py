@@ -927,6 +927,7 @@ def _at(ufunc, inputs, kwargs):
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
     values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
     values = values.to(a.dtype) if values.dtype != a.dtype else values
+    _check_at_values(values, positions)
     if reduce is not None:
         values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
         # (a copy: the reduction keeps its input for the gradient, and a is written next)
@@ -943,6 +944,18 @@ def _at(ufunc, inputs, kwargs):
     return None
 
 
+def _check_at_values(values, positions):
+    """NumPy's error for ufunc.at values that do not broadcast to the indexed
+    elements' shape (the broadcast would raise RuntimeError)."""
+    shape = tuple(positions.shape)
+    try:
+        fits = np.broadcast_shapes(tuple(values.shape), shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError("array is not broadcastable to correct shape")
+
+
 def _at_in_rounds(ufunc, a, indices, b=None):
     """ufunc.at(a, indices[, b]) for the other ufuncs (negative, divide, power,
     bitwise_or ...): NumPy applies the ufunc once per index, in order, so a
@@ -955,6 +968,7 @@ def _at_in_rounds(ufunc, a, indices, b=None):
     values = None
     if b is not None:
         values = b if isinstance(b, _C.Tensor) else as_tensor(b)
+        _check_at_values(values, positions)
         values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
     positions = positions.reshape(-1)
     if positions.numel() == 0:
