@@ -713,3 +713,53 @@ def test_in_place_writes_reach_the_base_mask():
     ov /= 0.0
     tv /= 0.0
     same(ours, theirs)
+
+
+# ---------------------------------------------------------------------------
+# the ufunc methods of the binary operations (np.ma.add.reduce ...)
+
+def test_binary_operations_carry_numpys_methods():
+    for name in dir(nma):
+        theirs = getattr(nma, name)
+        for method in ("reduce", "accumulate", "outer"):
+            if hasattr(theirs, "reduce") and hasattr(theirs, "outer"):
+                assert hasattr(getattr(ma, name), method) == hasattr(theirs, method), \
+                    (name, method)
+
+
+@pytest.mark.parametrize("name,axis", [("add", 0), ("add", 1), ("add", None), ("multiply", 0),
+                                       ("subtract", 1), ("maximum", 0), ("minimum", 1),
+                                       ("maximum", None), ("bitwise_or", 0),
+                                       ("logical_and", 1), ("hypot", 0)])
+def test_masked_reduce_fills_masked_elements_as_numpys(name, axis):
+    # masked elements take the operation's neutral value (NumPy ma's filly);
+    # a result is masked where all it reduces is (row 2 is all masked)
+    data = RNG.integers(1, 9, (4, 5)) if name in ("bitwise_or", "logical_and") else \
+        RNG.uniform(0.5, 2.0, (4, 5))
+    mask = RNG.random((4, 5)) < 0.3
+    mask[2] = True
+    ours, theirs = pair(data, mask=mask)
+    if axis is None and name in ("maximum", "minimum"):  # the default, with NumPy's warning
+        with pytest.warns(nma.core.MaskedArrayFutureWarning, match="default for ma.maximum"):
+            want = getattr(nma, name).reduce(theirs)
+        with pytest.warns(nma.core.MaskedArrayFutureWarning, match="default for ma.maximum"):
+            same(getattr(ma, name).reduce(ours), want)
+    same(getattr(ma, name).reduce(ours, axis=axis), getattr(nma, name).reduce(theirs, axis=axis))
+    if name not in ("maximum", "minimum"):
+        same(getattr(ma, name).accumulate(ours, axis=axis or 0),
+             getattr(nma, name).accumulate(theirs, axis=axis or 0))
+
+
+def test_masked_outer_masks_where_either_operand_is():
+    a, na = pair([1.0, 2.0, 3.0], mask=[False, True, False])
+    b, nb = pair([10.0, 20.0], mask=[True, False])
+    # NumPy's own outer raises once a mask is set (it copies a's data into the
+    # result without broadcasting it): its parts are checked instead
+    got = ma.add.outer(a, b)
+    want = nma.masked_array(numpy.add.outer(na.data, nb.data),
+                            mask=numpy.logical_or.outer(na.mask, nb.mask))
+    same(ma.masked_array(got.data, mask=ma.getmaskarray(got)), want)
+    same(ma.multiply.outer(tnp.arange(3.0), tnp.arange(2.0)),
+         nma.multiply.outer(numpy.arange(3.0), numpy.arange(2.0)))
+    same(ma.less.outer(a, tnp.arange(2.0)).filled(False),
+         numpy.less.outer(na.data, numpy.arange(2.0)) & ~na.mask[:, None])

@@ -962,3 +962,39 @@ def test_memory_overlap_of_views_as_numpy(pair, name):
     assert getattr(np, name)(*pair(a)) == getattr(numpy, name)(*pair(a_np))
     assert not getattr(np, name)(a, a.clone())
     assert not getattr(np, name)(a[0], a.clone()[0])
+
+
+CROSS_2D = [  # NumPy's deprecated forms with 2-vectors: (a, b, keywords)
+    ([1.0, 2.0], [3.0, 4.0], {}),
+    ([[1, 2], [3, 4], [5, 6]], [[6, 5], [4, 3], [2, 1]], {}),
+    ([1, 2], [[1, 0, 0], [0, 1, 0]], {"axisc": 0}),
+    ([[1.0, 2.0, 3.0]], [numpy.inf, 2.0], {}),             # no 0 * inf where NumPy has none
+    ([1.0, numpy.inf], [[1.0, 2.0, numpy.inf]], {}),
+    (numpy.arange(4).reshape(2, 2), numpy.arange(6).reshape(2, 3), {"axisa": 0}),
+    (numpy.arange(4.0).reshape(2, 2), numpy.arange(4.0).reshape(2, 2), {"axisc": 5}),
+    ([1 + 1j, 2], [3, 4j], {}),
+    (numpy.zeros((0, 2)), numpy.zeros((0, 2)), {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CROSS_2D)))
+def test_cross_of_2_vectors_as_numpy_on_the_device(case):
+    """np.cross with a 2-vector operand ran NumPy's own code (refused on a
+    device): it computes as NumPy's, with NumPy's DeprecationWarning."""
+    a, b, kw = CROSS_2D[case]
+    with pytest.warns(DeprecationWarning, match="2-dimensional vectors are deprecated"):
+        want = numpy.cross(numpy.asarray(a), numpy.asarray(b), **kw)
+    with pytest.warns(DeprecationWarning, match="2-dimensional vectors are deprecated"):
+        got = np.cross(np.asarray(a), np.asarray(b), **kw)
+    _on_device_as_numpy(want, got, f"cross {case}")
+
+
+def test_cross_errors_are_numpys():
+    for a, b in (([1, 2, 3, 4], [1, 2, 3]), ([1.0], [1.0, 2.0, 3.0])):
+        with pytest.raises(ValueError, match="incompatible dimensions for cross product"):
+            np.cross(np.asarray(a), np.asarray(b))
+    with pytest.raises(ValueError, match="At least one array has zero dimension"):
+        np.cross(np.asarray(1.0), np.arange(3.0))
+    for shape in (2, 3):  # NumPy subtracts the products: bool refused, as its `-` is
+        with pytest.raises(TypeError, match="boolean subtract"):
+            np.cross(np.ones(shape, dtype=bool), np.ones(3, dtype=bool))

@@ -147,6 +147,128 @@ def test_at_writes_through_the_tensor():
     assert t.tolist() == [2.0, 0.0, 1.0]
 
 
+AT_CASES = [  # (ufunc, a, indices, b or None): repeated indices, 2-d indices, casts into a
+    (np.negative, np.arange(5.0), [0, 2, 2], None),
+    (np.sqrt, np.arange(5.0), [4, 4, 1], None),
+    (np.logical_not, np.zeros(3, dtype=bool), [0, 0, 1], None),
+    (np.divide, np.arange(5.0) + 1, [0, 2, 2, 2], np.array([2.0, 4.0, 8.0, 0.5])),
+    (np.divide, np.arange(3), [0, 1, 1], 2),              # int a: each quotient truncated
+    (np.power, np.arange(3.0), [1, 1, 2], np.array([2.0, 3.0, 0.5])),
+    (np.floor_divide, np.array([17, 5]), [0, 0], 2),
+    (np.bitwise_or, np.arange(5), [1, 1, 3], np.array([2, 4, 8])),
+    (np.left_shift, np.array([1, 1], dtype=np.uint8), [0, 0, 0], 3),
+    (np.fmod, np.array([100.0, 50.0]), [0, 0, 1], np.array([7.0, 5.0, 3.0])),
+    (np.negative, np.arange(6.0).reshape(2, 3), (np.array([0, 1, 1]), np.array([2, 0, 0])),
+     None),
+    (np.true_divide, np.ones((2, 3)), (slice(None), [1, 1]), 4.0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(AT_CASES)))
+def test_at_applies_every_ufunc_once_per_index_in_order(case):
+    # NumPy's unbuffered at: a repeated index works on its earlier result; on
+    # a device (and when recorded) the occurrences are applied in rounds
+    ufunc, a, indices, b = AT_CASES[case]
+    want = a.copy()
+    args = () if b is None else (b,)
+    ufunc.at(want, indices, *args)
+    t = tl.tensor(a)
+    assert ufunc.at(t, indices, *(tl.tensor(x) if isinstance(x, np.ndarray) else x
+                                  for x in args)) is None
+    assert_close(t, want)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum, np.divide])
+def test_at_values_that_do_not_broadcast_raise_numpys_error(ufunc):
+    for values in (np.array([[2.0], [4.0]]), np.array([2.0, 4.0, 5.0])):
+        with pytest.raises(ValueError, match="not broadcastable"):
+            ufunc.at(np.ones(2), [0, 0], values)
+        with pytest.raises(ValueError, match="not broadcastable"):
+            ufunc.at(tl.ones(2, dtype=tl.float64), [0, 0], tl.tensor(values))
+
+
+def test_at_of_other_ufuncs_records_the_gradient():
+    from torchlike.autograd import gradcheck
+    x = tl.tensor([1.5, 2.0, 0.5, 3.0], dtype=tl.float64, requires_grad=True)
+    b = tl.tensor([2.0, 0.5, 3.0], dtype=tl.float64, requires_grad=True)
+
+    def divided(x, b):
+        y = x * 1
+        np.divide.at(y, [1, 1, 3], b)
+        np.negative.at(y, [0, 3])
+        return y
+    assert gradcheck(divided, [x, b])
+    y = divided(x, b)
+    assert y.grad_fn is not None
+    assert_close(y.detach(), [-1.5, 2.0, 0.5, -1.0])  # 2 / 2 / 0.5; -(3 / 3)
+
+
+def test_reduceat_and_outer_take_dtype_and_out():
+    a = np.arange(12).reshape(3, 4)
+    t = tl.tensor(a)
+    for ufunc, kw in ((np.add, {"dtype": np.float64}), (np.add, {"dtype": np.int8}),
+                      (np.multiply, {"dtype": np.float32}), (np.maximum, {"dtype": np.float64}),
+                      (np.minimum, {"dtype": np.float32})):
+        assert_close(ufunc.reduceat(t, [0, 2, 2], axis=1, **kw),
+                     ufunc.reduceat(a, [0, 2, 2], axis=1, **kw))
+        assert_close(ufunc.outer(t[0], t[1, :2], **kw), ufunc.outer(a[0], a[1, :2], **kw))
+    # maximum/minimum compute in dtype=: the data cast first, unsafely, as NumPy's reductions
+    assert_close(np.maximum.reduceat(t.double() + 0.5, [0, 1], axis=1, dtype=np.int64),
+                 np.maximum.reduceat(a + 0.5, [0, 1], axis=1, dtype=np.int64))
+    assert_close(np.minimum.reduce(t.double() + 0.5, axis=0, dtype=np.int32, keepdims=True),
+                 np.minimum.reduce(a + 0.5, axis=0, dtype=np.int32, keepdims=True))
+    assert_close(np.maximum.accumulate(t[::-1].double() - 0.5, axis=1, dtype=np.int64),
+                 np.maximum.accumulate(a[::-1] - 0.5, axis=1, dtype=np.int64))
+    out = tl.zeros(2, dtype=tl.float64)
+    assert np.add.reduceat(t[0].double(), [0, 2], out=out) is out
+    assert_close(out, np.add.reduceat(a[0].astype(float), [0, 2]))
+    with pytest.raises(ValueError):  # NumPy's: out= of another shape
+        np.add.reduceat(t[0].double(), [0, 2], out=tl.zeros(3, dtype=tl.float64))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' input 0"):
+        np.add.outer(t[0].double(), t[1].double(), dtype=np.int64)  # NumPy's same_kind
+    # a comparison's dtype= is its output's: the inputs are not cast to bool
+    assert_close(np.equal.outer(t[0], t[1, :2], dtype=bool),
+                 np.equal.outer(a[0], a[1, :2], dtype=bool))
+    assert_close(np.less(t[0], t[1] - 5, dtype=bool), np.less(a[0], a[1] - 5, dtype=bool))
+    with pytest.raises(TypeError, match="No loop matching"):
+        np.equal(t[0], t[1], dtype=np.int64)
+
+
+FOLD_CASES = [  # (ufunc, method, data, axis): ufuncs NumPy folds left, one step at a time
+    (np.power, "accumulate", np.array([2.0, 3.0, 0.5]), 0),
+    (np.power, "reduce", np.array([2, 3, 2]), 0),
+    (np.hypot, "accumulate", np.array([3.0, 4.0, 12.0]), 0),
+    (np.remainder, "accumulate", np.array([100, 30, 7]), 0),
+    (np.floor_divide, "reduce", np.array([[100.0, 3.0, 2.0], [9.0, 2.0, 2.0]]), 1),
+    (np.left_shift, "reduce", np.array([1, 2, 3]), None),
+    (np.not_equal, "accumulate", np.array([True, False, False, True]), 0),
+    (np.arctan2, "accumulate", np.arange(1.0, 7.0).reshape(2, 3), 0),
+    (np.power, "accumulate", np.zeros((2, 0)), 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FOLD_CASES)))
+def test_folds_of_other_ufuncs_match_numpy(case):
+    # host tensors run NumPy's loop; device tensors (and recorded ones) fold
+    ufunc, method, a, axis = FOLD_CASES[case]
+    assert_close(getattr(ufunc, method)(tl.tensor(a), axis=axis),
+                 getattr(ufunc, method)(a, axis=axis))
+
+
+def test_folds_of_other_ufuncs_record_and_raise_numpys_errors():
+    from torchlike.autograd import gradcheck
+    x = tl.tensor([[1.5, 2.0, 0.5], [1.2, 0.7, 2.5]], dtype=tl.float64, requires_grad=True)
+    assert gradcheck(lambda t: np.power.accumulate(t, axis=1), [x])
+    assert gradcheck(lambda t: np.power.reduce(t, axis=0, keepdims=True), [x])
+    assert np.power.reduce(x, axis=1).grad_fn is not None
+    with pytest.raises(ValueError, match="not reorderable"):
+        np.power.reduce(x, axis=None)
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
+        np.power.accumulate(x, axis=None)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation power"):
+        np.power.reduce(x[:, :0], axis=1)
+
+
 @pytest.mark.host_only  # NumPy itself on host views
 def test_fallback_results_share_nothing_unexpected():
     t = tl.tensor([3, -1], dtype=tl.int64)

@@ -459,6 +459,15 @@ def _call(ufunc, inputs, kwargs):
         if dtype is not None:
             raise TypeError("cannot specify both 'signature' and 'dtype'")
         inputs = loop_inputs(ufunc, inputs, signature)
+    if dtype is not None and len(inputs) == ufunc.nin:
+        from .numpy._elementwise import _check_ufunc_dtype
+        if not _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind")):
+            # NumPy's loop gives dtype= as its output only (np.equal(x, y,
+            # dtype=bool)): the inputs keep their dtypes, not cast to it
+            want = tl_dtype(dtype)
+            result = _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
+            return result if result is NotImplemented or given_out is not None or \
+                result.dtype == want else result.to(want)
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
@@ -540,15 +549,21 @@ def _ufunc_reduction(ufunc):
             import torchlike.numpy  # noqa: F401  (fills TABLE)
         func = TABLE[_REDUCTIONS[name]]
         takes_dtype = name in ("add", "multiply")
+        casts_to_dtype = name in ("maximum", "minimum")
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
             kw = {"keepdims": keepdims, "where": where, "out": out}
             if initial is not None:
                 kw["initial"] = initial
             if dtype is not None:
-                if not takes_dtype:
+                if casts_to_dtype and not (x.is_complex() and not tl_dtype(dtype).is_complex):
+                    # NumPy's loop is dtype's: the data cast to it first, unsafely
+                    # as a reduction casts (max of 7.5 as int64 is 7)
+                    x = x.to(tl_dtype(dtype))
+                elif not takes_dtype:
                     raise NotImplementedError
-                kw["dtype"] = dtype
+                else:
+                    kw["dtype"] = dtype
             return func(x, axis, **kw)
         return reduce
     if name in _OP_REDUCTIONS:
@@ -731,6 +746,56 @@ _COMPLEX_SCANS = {name: _doubling_scan(name, complex_order=True)
                   for name in ("maximum", "minimum", "fmax", "fmin")}
 
 
+def _left_fold(ufunc, method, x, axis, keepdims):
+    """ufunc.reduce/accumulate for the binary ufuncs that are neither NumPy
+    reductions nor torchlike scans (power, remainder, floor_divide, hypot,
+    left_shift, not_equal ...), on a device or on the tape: NumPy's left
+    fold, one elementwise call per step along the axis.  On the host
+    outside autograd NumPy's own loop runs (NotImplemented), as it does for
+    a loop whose output is not its inputs' dtype, an empty axis, and
+    several axes at once."""
+    if ufunc.nin != 2 or ufunc.nout != 1 or not isinstance(x, _C.Tensor) or x.ndim == 0 or \
+            not (x.device.type != "cpu" or _recorded((x,))):
+        return NotImplemented
+    try:  # NumPy folds with the loop of x's dtype, and only with one
+        d = np.dtype(np_dtype(x.dtype))
+        if any(t != d for t in ufunc.resolve_dtypes((d, d, None))):
+            return NotImplemented
+    except (TypeError, ValueError):
+        return NotImplemented
+    if axis is None:
+        if x.ndim > 1:
+            if method == "accumulate":
+                raise ValueError("accumulate does not allow multiple axes")
+            if ufunc.identity is None:  # (maximum and minimum, reorderable, are not here)
+                raise ValueError(f"reduction operation '{ufunc.__name__}' is not reorderable, "
+                                 f"so at most one axis may be specified")
+            return NotImplemented
+        axis = 0
+    if not isinstance(axis, int):
+        if len(axis) != 1:
+            return NotImplemented
+        axis = axis[0]
+    axis = norm_axis(axis, x.ndim)
+    y = x.movedim(axis, -1)
+    if y.shape[-1] == 0:
+        if method == "accumulate":
+            return x.clone()
+        if ufunc.identity is None:
+            raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which "
+                             f"has no identity")
+        return NotImplemented
+    steps = [y[..., 0]]
+    for i in range(1, y.shape[-1]):
+        step = _call(ufunc, (steps[-1], y[..., i]), {})
+        if step is NotImplemented:  # (only in the first step: nothing returned yet)
+            return NotImplemented
+        steps.append(step)
+    if method == "accumulate":
+        return _C.stack(steps, -1).movedim(-1, axis)
+    return steps[-1].unsqueeze(axis) if keepdims else steps[-1]
+
+
 def _reduce(ufunc, method, inputs, kwargs):
     (x,) = inputs
     axis = kwargs.pop("axis", 0)
@@ -741,6 +806,9 @@ def _reduce(ufunc, method, inputs, kwargs):
         reduce = _ufunc_reduction(ufunc)
         initial = kwargs.pop("initial", None)
         where = kwargs.pop("where", True)
+        if reduce is None and given_out is None and initial is None and where is True and \
+                dtype is None and _is_default(kwargs):
+            return _left_fold(ufunc, method, as_tensor(x), axis, keepdims)
         if reduce is None or (given_out is not None and len(given_out) != 1) or \
                 not _is_default(kwargs):
             return NotImplemented
@@ -751,6 +819,9 @@ def _reduce(ufunc, method, inputs, kwargs):
             return NotImplemented
     out = _single_out(given_out)
     name = _SCANS.get(ufunc.__name__)
+    if name is None and ufunc.__name__ not in _OP_SCANS and given_out is None and \
+            dtype is None and _is_default(kwargs):
+        return _left_fold(ufunc, method, as_tensor(x), axis, False)
     if (name is None and ufunc.__name__ not in _OP_SCANS) or out is False or \
             not _is_default(kwargs):
         return NotImplemented
@@ -760,6 +831,10 @@ def _reduce(ufunc, method, inputs, kwargs):
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
+        if dtype is not None and ufunc.__name__ in ("maximum", "minimum") and \
+                not (x.is_complex() and not tl_dtype(dtype).is_complex):
+            # the loop is dtype's: the data cast first, as the reductions do
+            x, dtype = x.to(tl_dtype(dtype)), None
         if dtype is not None or not x.is_floating_point() and ufunc.__name__.startswith("logaddexp"):
             return NotImplemented
         scans = _COMPLEX_SCANS if x.is_complex() and ufunc.__name__ in _COMPLEX_SCANS else \
@@ -782,7 +857,11 @@ def _reduceat(ufunc, inputs, kwargs):
     along axis (to the end for the last), or is x[indices[j]] when that range
     is empty -- NumPy's rule -- computed slice by slice and stacked."""
     reduce = _ufunc_reduction(ufunc)
-    if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis"}:
+    given_out = kwargs.get("out")
+    out = _single_out(given_out)
+    dtype = kwargs.get("dtype")
+    if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis", "dtype", "out"} or \
+            out is False:
         return NotImplemented
     x = as_tensor(inputs[0])
     if x.ndim == 0:
@@ -798,17 +877,31 @@ def _reduceat(ufunc, inputs, kwargs):
     for j, start in enumerate(indices):
         stop = indices[j + 1] if j + 1 < len(indices) else n
         if start < stop:
-            piece = reduce(x.narrow(axis, start, stop - start), axis, True, None, True, None,
-                           None)
+            try:
+                piece = reduce(x.narrow(axis, start, stop - start), axis, True, None, True,
+                               dtype, None)
+            except NotImplementedError:  # a dtype= the reduction does not take
+                return NotImplemented
         else:
             piece = x.narrow(axis, start, 1)
         pieces.append(piece)
     if not pieces:  # no indices: an empty result along axis, of x's dtype
-        return x.narrow(axis, 0, 0)
-    if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
-        wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
-        pieces = [p.to(wide) for p in pieces]
-    return _C.cat(pieces, axis)
+        result = x.narrow(axis, 0, 0)
+    else:
+        if dtype is not None:  # dtype=: every piece in it, a lone element's too
+            pieces = [p.to(tl_dtype(dtype)) for p in pieces]
+        if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
+            wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
+            pieces = [p.to(wide) for p in pieces]
+        result = _C.cat(pieces, axis)
+    if out is not None:
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}.reduceat")
+        if tuple(out.shape) != tuple(result.shape):
+            raise ValueError(f"output shape {tuple(out.shape)} does not match the result's "
+                             f"{tuple(result.shape)} in {ufunc.__name__}.reduceat")
+        out.copy_(result)
+        return given_out[0]
+    return result
 
 
 # ufunc.at(a, indices, b) for the ufuncs that are an accumulating index_put
@@ -823,17 +916,18 @@ def _at(ufunc, inputs, kwargs):
     recorded as an in-place index_put (a copy of the scatter reduction), so
     the gradient reaches ``b`` (and ``a``'s history)."""
     sign, reduce = _AT.get(ufunc.__name__), _REDUCE_AT.get(ufunc.__name__)
-    if sign is None and reduce is None or kwargs or len(inputs) != 3 or \
-            not isinstance(inputs[0], _C.Tensor):
+    if kwargs or len(inputs) != ufunc.nin + 1 or ufunc.nout != 1 or \
+            not isinstance(inputs[0], _C.Tensor) or inputs[0].ndim == 0:
         return NotImplemented
+    if sign is None and reduce is None:
+        return _at_in_rounds(ufunc, *inputs)
     a, indices, b = inputs
-    if a.ndim == 0:
-        return NotImplemented
     # the C-order position of every element NumPy's indexing picks, then its
     # coordinates: any index form NumPy's at takes, any layout of `a`
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
     values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
     values = values.to(a.dtype) if values.dtype != a.dtype else values
+    _check_at_values(values, positions)
     if reduce is not None:
         values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
         # (a copy: the reduction keeps its input for the gradient, and a is written next)
@@ -850,13 +944,71 @@ def _at(ufunc, inputs, kwargs):
     return None
 
 
+def _check_at_values(values, positions):
+    """NumPy's error for ufunc.at values that do not broadcast to the indexed
+    elements' shape (the broadcast would raise RuntimeError)."""
+    shape = tuple(positions.shape)
+    try:
+        fits = np.broadcast_shapes(tuple(values.shape), shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError("array is not broadcastable to correct shape")
+
+
+def _at_in_rounds(ufunc, a, indices, b=None):
+    """ufunc.at(a, indices[, b]) for the other ufuncs (negative, divide, power,
+    bitwise_or ...): NumPy applies the ufunc once per index, in order, so a
+    repeated index works on the result of its earlier occurrences, and casts
+    each result into a's dtype (unsafe: np.divide.at of ints truncates).
+    Round r applies every position's r-th occurrence; the positions of a
+    round are distinct, so each round is one gather and one index_put, and
+    there are as many rounds as the most repeated position has occurrences."""
+    positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
+    values = None
+    if b is not None:
+        values = b if isinstance(b, _C.Tensor) else as_tensor(b)
+        _check_at_values(values, positions)
+        values = values.broadcast_to(tuple(positions.shape)).reshape(-1)
+    positions = positions.reshape(-1)
+    if positions.numel() == 0:
+        return None
+    order = _C.argsort(positions, stable=True)
+    positions = positions[order]
+    values = None if values is None else values[order]
+    # each occurrence's rank among its position's: its place in the sorted
+    # list less the place where its position's run starts
+    place = _C.arange(positions.numel(), device=a.device)
+    starts = _C.ones(positions.shape, dtype=_C.bool, device=a.device)
+    starts[1:] = positions[1:] != positions[:-1]
+    rank = place - _C.cummax(_C.where(starts, place, 0), 0)[0]
+    for r in range(int(rank.max()) + 1):
+        chosen = rank == r
+        rest, coords = positions[chosen], []
+        for size in reversed(tuple(a.shape)):
+            coords.append(rest % size)
+            rest = rest // size
+        coords = tuple(reversed(coords))
+        operands = (a[coords],) if values is None else (a[coords], values[chosen])
+        result = _call(ufunc, operands, {})
+        if result is NotImplemented:  # (only in the first round: nothing written yet)
+            return NotImplemented
+        a.index_put_(coords, result.to(a.dtype))
+    return None
+
+
 def _outer(ufunc, inputs, kwargs):
     op = _op_for(ufunc)
     out = kwargs.pop("out", None)
-    if op is None or kwargs or len(inputs) != 2 or out is not None and not _recorded(inputs):
+    if op is None or len(inputs) != 2 or out is not None and not _recorded(inputs):
         return NotImplemented   # out= outside autograd: NumPy's casting rules, its errors
     a, b = (as_tensor(x) for x in inputs)
-    return finish(op(a.reshape(*a.shape, *([1] * b.ndim)), b), out)
+    a = a.reshape(*a.shape, *([1] * b.ndim))
+    if kwargs:  # dtype=, casting=, where=: what they mean in a call of the ufunc
+        if out is not None:
+            kwargs["out"] = out
+        return _call(ufunc, (a, b), kwargs)
+    return finish(op(a, b), out)
 
 
 def _module_of(ufunc):

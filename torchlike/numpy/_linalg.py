@@ -3,7 +3,9 @@ tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
 import math
 import operator
+import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -263,16 +265,49 @@ def kron(a, b):
     return _C.kron(*promote(as_tensor(a), as_tensor(b)))
 
 
+def _caller_level():
+    """warnings.warn's stacklevel of the first frame outside torchlike (the
+    user's line, reached through the namespace or NumPy's dispatch)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # the caller of the function that warns
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 @implements(np.cross, np.linalg.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = as_tensor(a), as_tensor(b)
     if axis is not None:
         axisa = axisb = axisc = axis
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
     a = _C.movedim(a, norm_axis(axisa, a.ndim), -1)
     b = _C.movedim(b, norm_axis(axisb, b.ndim), -1)
-    if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise Unsupported  # 2-vectors: NumPy's deprecated form
-    result = _torchlike().linalg.cross(*promote(*_C.broadcast_tensors(a, b)), dim=-1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    a, b = promote(a, b)
+    if a.dtype == _C.bool:  # NumPy's products are subtracted: bool refused as its `-` is
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    if a.shape[-1] == 3 and b.shape[-1] == 3:
+        result = _torchlike().linalg.cross(*_C.broadcast_tensors(a, b), dim=-1)
+    else:
+        # NumPy's deprecated 2-vector forms (still computed there, with its
+        # warning): the z component alone for two 2-vectors, else a 3-vector
+        # whose missing third component is zero, term by term as NumPy's
+        # (no 0 * inf product where NumPy has none)
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=_caller_level())
+        z = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+        if a.shape[-1] == 2 and b.shape[-1] == 2:
+            return z
+        if a.shape[-1] == 2:
+            x, y = a[..., 1] * b[..., 2], -(a[..., 0] * b[..., 2])
+        else:
+            x, y = -(a[..., 2] * b[..., 1]), a[..., 2] * b[..., 0]
+        result = _C.stack(_C.broadcast_tensors(x, y, z), -1)
     return _C.movedim(result, -1, norm_axis(axisc, result.ndim))
 
 

@@ -33,6 +33,7 @@ from ._core import (  # noqa: F401
     make_mask, make_mask_none, mask_or, masked, masked_array, masked_singleton,
     maximum_fill_value, minimum_fill_value, nomask, set_fill_value)
 from ._ops import OPS, clip, power  # noqa: F401
+from . import _methods
 from ._reduce import (  # noqa: F401
     all, amax, amin, anom, anomalies, any, argmax, argmin, average, count, cumprod, cumsum,
     max, mean, median, min, prod, product, ptp, std, sum, var)
@@ -79,5 +80,6 @@ def ids(a):
 
 
 globals().update(OPS)  # ma.sqrt, ma.add, ma.divide ... (masked, with NumPy's domains)
+_methods.attach(OPS, globals())  # ma.add.reduce, ma.maximum.outer ... (NumPy's methods)
 _MASKED_TYPES.append(MaskedArray)
 from . import core, extras  # noqa: E402,F401  (after every name above exists)
