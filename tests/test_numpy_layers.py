@@ -71,12 +71,19 @@ def test_tensor_out_records_the_copy():
     np.testing.assert_array_equal(np.asarray(x.grad), np.ones((3, 5)))
 
 
-def test_ufunc_at_into_an_ndarray_with_grad_values_raises():
+def test_ufunc_at_with_grad_values_into_an_ndarray_and_a_tensor():
     x = leaf([1.0, 2.0, 3.0])
     with pytest.raises(RuntimeError, match=r"numpy\.add\.at writes into a NumPy array"):
         np.add.at(np.zeros(4), np.array([0, 1, 0]), x)
-    with pytest.raises(TypeError, match=r"numpy\.divide\.at has no torchlike implementation"):
-        np.divide.at(tl.ones(4, dtype=tl.float64), np.array([0, 1, 0]), x)
+    # into a tensor, every ufunc's at is recorded: repeated indices apply in order
+    def divided(v):
+        a = tl.ones(4, dtype=tl.float64)
+        np.divide.at(a, np.array([0, 1, 0]), v)
+        return a
+    want = np.ones(4)
+    np.divide.at(want, np.array([0, 1, 0]), x.detach().numpy())
+    np.testing.assert_array_equal(divided(x).detach().numpy(), want)
+    assert gradcheck(divided, (x,))
 
 
 # ---- reductions with where= and initial= (masked layers) ------------------------------------------
