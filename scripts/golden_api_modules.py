@@ -565,7 +565,8 @@ def lib_autograd(T):
     _np_sin_autograd(T, op)
     x = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)
     op(x, 2.0).sum().backward()
-    return [x.grad.tolist(), op(x).grad_fn is not None]
+    # 12 digits: the float64 cosine's last bit depends on the CPU's vector math
+    return [[round(g, 12) for g in x.grad.tolist()], op(x).grad_fn is not None]
 
 
 def lib_opcheck(T):

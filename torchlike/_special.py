@@ -21,6 +21,7 @@ Accuracy notes:
 - ``logit`` is ``log(x / (1 - x))``: ``1 - x`` is exact for x >= 1/2, so this
   keeps full precision near 1/2, where ``log(x) - log1p(-x)`` would cancel.
 """
+import functools
 import math
 import sys
 
@@ -176,9 +177,23 @@ def entr(x):
     return _C.where(x > 0, -x * _C.log(safe), _C.where(x == 0, 0.0, float("-inf")))
 
 
+def _in_double(fn):
+    """fn computed in float64 for narrower real floats, rounded back once, as
+    SciPy's float32 loops do: kl_div's x log(x/y) - x + y cancels, and in
+    float32 the logarithms' last bits (which differ between vector math
+    libraries) become its leading digits."""
+    @functools.wraps(fn)
+    def wrapped(x, y):
+        x, y = _float_pair(x, y)
+        if x.dtype.is_complex or x.dtype == _C.float64:
+            return fn(x, y)
+        return fn(x.to(_C.float64), y.to(_C.float64)).to(x.dtype)
+    return wrapped
+
+
+@_in_double
 def rel_entr(x, y):
     """x log(x / y) for x, y > 0; 0 for x == 0 <= y; inf otherwise."""
-    x, y = _float_pair(x, y)
     both = (x > 0) & (y > 0)
     sx, sy = _C.where(both, x, 1.0), _C.where(both, y, 1.0)
     inside = sx * (_C.log(sx) - _C.log(sy))
@@ -187,9 +202,9 @@ def rel_entr(x, y):
     return _C.where(nan, float("nan"), _C.where(both, inside, edge))
 
 
+@_in_double
 def kl_div(x, y):
     """rel_entr(x, y) - x + y for x, y > 0; y for x == 0 <= y; inf otherwise."""
-    x, y = _float_pair(x, y)
     both = (x > 0) & (y > 0)
     edge = _C.where((x == 0) & (y >= 0), y, float("inf"))
     return _C.where(both, rel_entr(x, y) - x + y, _C.where(_C.isnan(x) | _C.isnan(y),
