@@ -11,11 +11,11 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
 is_grad_enabled = _C.is_grad_enabled
-_inference_depth = 0
+_inference = False  # whether an innermost inference_mode region has mode=True
 
 
 def is_inference_mode_enabled():
-    return _inference_depth > 0
+    return _inference
 
 
 class _GradModeContext:
@@ -88,6 +88,11 @@ class no_grad(_GradModeContext):
 class enable_grad(_GradModeContext):
     """Enable recording inside a ``no_grad`` region."""
 
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # used as @enable_grad, without parentheses
+
     def _mode(self):
         return True
 
@@ -124,28 +129,34 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (nothing is recorded); ``mode=False`` does nothing."""
+    """Like ``no_grad`` (nothing is recorded), and tensors made inside are
+    inference tensors.  ``mode=False`` turns both off inside an enclosing
+    region: recording is on there (even under ``no_grad``), as in PyTorch."""
+
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as @inference_mode, without parentheses
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
 
     def _mode(self):
-        return not self.mode and _C.is_grad_enabled()
+        return not self.mode
 
     def __enter__(self):
-        global _inference_depth
+        global _inference
         self.prev = _C.is_grad_enabled()
+        self.prev_flag = _inference
         # tensors made inside are inference tensors (is_inference); inside
         # inference_mode(False) they are ordinary again
         self.prev_inference = _C._set_inference_mode(self.mode)
-        if self.mode:
-            _inference_depth += 1
-            _C._set_grad_enabled(False)
+        _inference = self.mode
+        _C._set_grad_enabled(not self.mode)
 
     def __exit__(self, exc_type, exc_value, traceback):
-        global _inference_depth
-        if self.mode:
-            _inference_depth -= 1
+        global _inference
+        _inference = self.prev_flag
         _C._set_inference_mode(self.prev_inference)
         _C._set_grad_enabled(self.prev)
 
