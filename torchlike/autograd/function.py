@@ -106,6 +106,12 @@ class FunctionCtx:
         if getattr(self, "materialize_grads", True):
             grads = tuple(_C.zeros(shape, dtype=dtype, device=device) if g is None else g
                           for g, (shape, dtype, device) in zip(grads, self._output_meta))
+        slots = getattr(self, "_output_is_tensor", ())
+        if not all(slots):
+            # backward takes one gradient per output of forward, None for
+            # each output that is not a tensor (as PyTorch's)
+            it = iter(grads)
+            grads = tuple(next(it) if is_tensor else None for is_tensor in slots)
         self._node = node  # only while backward runs: see saved_tensors
         try:
             result = self._cls.backward(self, *grads)
@@ -282,6 +288,7 @@ def _record(ctx, args, output):
         if base is not None and base.is_leaf and base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+        _C._increment_version(d)  # a dirty tensor's version is bumped, as PyTorch's
     fixed = []
     for o in outputs:
         if isinstance(o, _C.Tensor) and any(o is t for t in inputs) \
@@ -292,6 +299,7 @@ def _record(ctx, args, output):
     diff = tuple((t.is_floating_point() or t.is_complex()) and not any(t is n for n in non_diff)
                  for t in tensors)
     ctx._output_meta = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
+    ctx._output_is_tensor = tuple(isinstance(o, _C.Tensor) for o in fixed)
     # Saved outputs are kept as aliases with the output's index, so the ctx does
     # not hold its own outputs (output -> node -> ctx -> output would be a
     # cycle); saved_tensors links them back to the node when it must.
