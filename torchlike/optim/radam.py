@@ -2,7 +2,8 @@
 torch.optim.RAdam."""
 import math
 
-from .optimizer import _functional_step, Optimizer, _addcmul_, _lerp_, _step_tensor, _weight_decay
+from .optimizer import (_functional_step, Optimizer, _add_eps, _addcmul_, _lerp_, _recorded_state, _step_tensor,
+                        _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
 
@@ -18,9 +19,11 @@ class RAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
+        # in PyTorch's order (its param groups and state dicts show it)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
@@ -45,13 +48,13 @@ def _single_tensor_radam(params, grads, buffers, scalars, group):
         _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        update = (exp_avg / bias_correction1) * lr
+        update = (_recorded_state(exp_avg) / bias_correction1) * lr
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
         if rho_t > 5.:
             rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
                              / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-            adaptive_lr = math.sqrt(bias_correction2) / exp_avg_sq.sqrt().add_(eps)
+            adaptive_lr = math.sqrt(bias_correction2) / _add_eps(exp_avg_sq.sqrt(), eps)
             update = update * adaptive_lr * rect
         param.sub_(update)
 
