@@ -604,13 +604,6 @@ def _addcdiv_(x, a, b, value):
     return x.add_(a.mul(value).div_(b))
 
 
-def _recorded_state(t):
-    """A state tensor to compute from: itself, or, when a differentiable step
-    recorded it, a copy, since the tape saves it and the next step updates
-    it in place."""
-    return t.clone() if t.requires_grad else t
-
-
 def _add_eps(t, eps):
     """t + eps, in place unless t is recorded (a differentiable step): the
     square roots it follows save their result for backward, as PyTorch's

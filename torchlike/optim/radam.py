@@ -2,7 +2,7 @@
 torch.optim.RAdam."""
 import math
 
-from .optimizer import (_functional_step, Optimizer, _add_eps, _addcmul_, _lerp_, _recorded_state, _step_tensor,
+from .optimizer import (_functional_step, Optimizer, _add_eps, _addcmul_, _lerp_, _step_tensor,
                         _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
@@ -48,7 +48,7 @@ def _single_tensor_radam(params, grads, buffers, scalars, group):
         _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        update = (_recorded_state(exp_avg) / bias_correction1) * lr
+        update = (exp_avg / bias_correction1) * lr
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
         if rho_t > 5.:
