@@ -250,7 +250,7 @@ class Function(metaclass=_FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
-            return output
+            return _alias_returned_inputs(ctx, args, output)
         # forward-mode AD: tangents flowing in go through the Function's jvp
         tangents = _forward_ad._function_tangents(cls, ctx, args) \
             if _forward_ad._state.level is not None and not cls._forward_ad_seam else None
@@ -258,6 +258,22 @@ class Function(metaclass=_FunctionMeta):
         if tangents is not None:
             output = _forward_ad._function_seed_outputs(cls, ctx, tangents, output)
         return output
+
+
+def _alias_returned_inputs(ctx, args, output):
+    """Unrecorded outputs: an input returned as is (and not marked dirty)
+    comes back as a view of it, a new tensor, as PyTorch's apply does
+    whether or not it records."""
+    dirty = getattr(ctx, "dirty_tensors", ())
+
+    def alias(o):
+        if isinstance(o, _C.Tensor) and any(o is a for a in args) \
+                and not any(o is d for d in dirty):
+            return o.view_as(o)
+        return o
+    if isinstance(output, tuple):
+        return tuple(alias(o) for o in output)
+    return alias(output)
 
 
 def _refuse_batched(args):
