@@ -80,6 +80,7 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
         super().__init__()
+        float(dropout)  # as PyTorch, which stores float(dropout) before checking it
         if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 \
                 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
