@@ -23,7 +23,7 @@ import numpy as np
 from golden_calls import record
 from golden_training_programs3 import _data, _init, _raised, _warned
 from golden_training_programs6 import describe  # noqa: F401 - describe: the test's
-from golden_training_programs7 import _fit, _mlp, _t
+from golden_training_programs7 import _fit, _mlp, _raised_head, _t
 
 
 def _kind_raised(fn):
@@ -1293,6 +1293,308 @@ def swa_averaged_model(T):
             avg.module[1].running_mean]
 
 
+# ---- more of the machinery --------------------------------------------------------------------
+
+def grad_modes_inside_inference(T):
+    """enable_grad and set_grad_enabled(True) inside inference_mode: the grad
+    flag turns on, yet tensors made there stay inference tensors; no_grad
+    inside inference_mode(False)."""
+    x = _t(T, 2, seed=139).requires_grad_()
+    out = []
+    with T.inference_mode():
+        with T.enable_grad():
+            y = x * 2
+            out += [T.is_grad_enabled(), T.is_inference_mode_enabled(), y.is_inference(),
+                    y.requires_grad]
+        with T.set_grad_enabled(True):
+            out.append(T.is_grad_enabled())
+        with T.inference_mode(False):
+            with T.no_grad():
+                z = x * 2
+                out += [z.requires_grad, z.is_inference(), T.is_inference_mode_enabled()]
+    return out
+
+
+def backward_twice_and_freed_graph(T):
+    """A second backward through a freed graph, retain_graph keeping it, and
+    reading a Function's saved tensors after the graph was freed."""
+    class Sq(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    x = _t(T, 3, seed=140).requires_grad_()
+    y = (x.exp() * 2).sum()
+    y.backward()
+    first = _raised(lambda: y.backward())
+    z = Sq.apply(x)
+    z.sum().backward()
+    second = _raised(lambda: z.sum().backward())
+    w = (x * 3).sum()
+    w.backward(retain_graph=True)
+    w.backward()
+    return [first, second, x.grad]
+
+
+def grad_fn_graph_walk(T):
+    """Walking grad_fn.next_functions of a small graph: the node names, the
+    AccumulateGrad variables, metadata on a node, a node's pre-hook."""
+    w = _t(T, 3, seed=141).requires_grad_()
+    b = _t(T, 1, seed=142).requires_grad_()
+    y = (w * 2 + b).sum()
+    names = []
+
+    def walk(fn, depth=0):
+        if fn is None:
+            return
+        names.append([depth, fn.name()])
+        for nxt, _ in fn.next_functions:
+            walk(nxt, depth + 1)
+
+    walk(y.grad_fn)
+    acc = y.grad_fn.next_functions[0][0].next_functions[1][0]
+    y.grad_fn.metadata["tag"] = 3
+    seen = []
+    y.grad_fn.register_prehook(lambda gouts: seen.append(gouts[0].item()))
+    y.backward()
+    return [names, acc.variable is b, y.grad_fn.metadata, seen, b.grad]
+
+
+def multi_grad_hook(T):
+    """register_multi_grad_hook over two tensors: called once per backward
+    with the gradients present (None for one not reached), in 'all' mode."""
+    a = _t(T, 2, seed=143).requires_grad_()
+    b = _t(T, 2, seed=144).requires_grad_()
+    seen = []
+    T.autograd.graph.register_multi_grad_hook(
+        (a, b), lambda grads: seen.append([g is None for g in grads]))
+    (a * 2).sum().backward()
+    (a * b).sum().backward()
+    return [seen, a.grad, b.grad]
+
+
+def hook_refusals(T):
+    """register_hook on a tensor that does not require grad, a hook returning
+    the wrong shape, retain_grad on a tensor without grad."""
+    x = _t(T, 3, seed=145)
+    w = _t(T, 3, seed=146).requires_grad_()
+    y = w * 2
+    y.register_hook(lambda g: g[:2])
+    return [_raised(lambda: x.register_hook(lambda g: g)),
+            _raised_head(lambda: y.sum().backward()),
+            _raised(lambda: x.retain_grad())]
+
+
+def full_backward_pre_hook(T):
+    """register_full_backward_pre_hook scaling the output gradient of a
+    layer, and a full backward hook replacing grad_input."""
+    nn = T.nn
+    lin = _init(T, nn.Linear(3, 2), 147)
+    act = nn.Tanh()
+    lin.register_full_backward_pre_hook(lambda m, gout: (gout[0] * 10,))
+    act.register_full_backward_hook(lambda m, gin, gout: (gin[0] * 0.5,))
+    x = _t(T, 4, 3, seed=148).requires_grad_()
+    act(lin(x)).sum().backward()
+    return [lin.weight.grad, x.grad]
+
+
+def optimizer_add_param_group_refusals(T):
+    """add_param_group with a parameter already in a group, a group without
+    a required hyperparameter, a set of parameters; load_state_dict with
+    mismatched groups."""
+    a = _t(T, 2, seed=149).requires_grad_()
+    b = _t(T, 2, seed=150).requires_grad_()
+    opt = T.optim.SGD([a], lr=0.1)
+    out = [_raised(lambda: opt.add_param_group({"params": [a]})),
+           _raised(lambda: T.optim.SGD([{"params": [b]}])),
+           _raised(lambda: T.optim.SGD({a, b}, lr=0.1)),
+           _raised(lambda: opt.add_param_group({"params": b, "lr": 0.01}))]
+    two = T.optim.SGD([a, b], lr=0.1)
+    one = T.optim.SGD([a], lr=0.1)
+    out.append(_raised_head(lambda: one.load_state_dict(two.state_dict())))
+    out.append([len(g["params"]) for g in opt.param_groups])
+    return out
+
+
+def reduce_on_plateau_schedule(T):
+    """ReduceLROnPlateau with patience, cooldown, threshold_mode='abs' and
+    min_lr per group, over a loss sequence; its state dict."""
+    p = _t(T, 2, seed=151).requires_grad_()
+    q = _t(T, 2, seed=152).requires_grad_()
+    opt = T.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.05}], lr=0.1)
+    sched = T.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1, cooldown=1,
+                                                   threshold=0.01, threshold_mode="abs",
+                                                   min_lr=[0.02, 0.01])
+    lrs = []
+    for loss in [1.0, 0.995, 0.99, 0.99, 0.98, 0.985, 0.99, 0.99, 0.99, 0.5]:
+        sched.step(loss)
+        lrs.append([g["lr"] for g in opt.param_groups])
+    sd = sched.state_dict()
+    return [lrs, sd["best"], sd["num_bad_epochs"], sd["cooldown_counter"],
+            sched.get_last_lr()]
+
+
+def grad_scaler_state(T):
+    """GradScaler's state dict round trip, its disabled form (scale is the
+    identity), and scale() of a list of losses."""
+    s = T.amp.GradScaler("cpu", init_scale=4.0, growth_factor=3.0, backoff_factor=0.25)
+    sd = s.state_dict()
+    s2 = T.amp.GradScaler("cpu")
+    s2.load_state_dict(sd)
+    off = T.amp.GradScaler("cpu", enabled=False)
+    x = _t(T, 2, seed=153)
+    return [sd, s2.get_scale(), s2.get_growth_factor(), s2.get_backoff_factor(),
+            off.scale(x), off.is_enabled(), s.scale([x, x * 2]), off.state_dict()]
+
+
+def autocast_decorator_and_cache(T):
+    """autocast as a decorator on a forward, the float16 CPU path with a
+    region nested inside that turns autocast off.  (PyTorch's cast cache
+    is left out: a bfloat16 region nested in a float16 one meets the
+    float16 weight it cached, and PyTorch's matmul refuses the pair.)"""
+    nn = T.nn
+    lin = _init(T, nn.Linear(3, 2), 154)
+    x = _t(T, 2, 3, seed=155)
+
+    @T.autocast("cpu", dtype=T.bfloat16)
+    def fwd(inp):
+        return lin(inp)
+
+    y = fwd(x)
+    with T.autocast("cpu", dtype=T.float16):
+        h = lin(x)
+        with T.autocast("cpu", enabled=False):
+            b = lin(x)
+        dt = T.get_autocast_dtype("cpu")
+    return [y.dtype, h.dtype, b.dtype, dt, y.requires_grad, T.get_autocast_dtype("cpu")]
+
+
+def rnn_module_argument_refusals(T):
+    """RNN with an unknown nonlinearity, dropout out of range or of the wrong
+    type, a non-int hidden size; the warning for dropout with one layer."""
+    nn = T.nn
+    return [_raised(lambda: nn.RNN(3, 4, nonlinearity="gelu")),
+            _raised(lambda: nn.LSTM(3, 4, dropout=1.5)),
+            _raised(lambda: nn.GRU(3, 4, dropout="x")),
+            _raised(lambda: nn.LSTM(3, 4.0)),
+            _raised(lambda: nn.GRU(3, 0)),
+            _warned(lambda: nn.LSTM(3, 4, dropout=0.5).dropout)]
+
+
+def rnn_batch_first_hidden(T):
+    """batch_first LSTM: hx keeps the (layers, N, H) layout; an unbatched
+    GRU input with an unbatched hidden state; GRUCell without hx."""
+    nn = T.nn
+    lstm = _init(T, nn.LSTM(2, 3, batch_first=True, num_layers=2), 156)
+    x = _t(T, 4, 5, 2, seed=157)
+    h0, c0 = _t(T, 2, 4, 3, seed=158), _t(T, 2, 4, 3, seed=159)
+    out, (h, c) = lstm(x, (h0, c0))
+    gru = _init(T, nn.GRU(2, 3), 160)
+    o2, h2 = gru(_t(T, 5, 2, seed=161), _t(T, 1, 3, seed=162))
+    cell = _init(T, nn.GRUCell(2, 3), 163)
+    h3 = cell(_t(T, 4, 2, seed=164))
+    h4 = cell(_t(T, 2, seed=165))
+    return [out.shape, h.shape, out[0, -1], h[1, 0], o2.shape, h2.shape, h2, h3.shape, h4]
+
+
+def packed_sequence_refusals(T):
+    """pack_padded_sequence with a zero length, unsorted lengths under
+    enforce_sorted, lengths on the wrong device; pad_packed_sequence with a
+    total_length too short."""
+    rnn = T.nn.utils.rnn
+    x = _t(T, 3, 4, 2, seed=166)
+    packed = rnn.pack_padded_sequence(x, T.tensor([4, 3, 1]), batch_first=True)
+    return [_raised(lambda: rnn.pack_padded_sequence(x, T.tensor([4, 0, 1]),
+                                                     batch_first=True, enforce_sorted=False)),
+            _raised(lambda: rnn.pack_padded_sequence(x, T.tensor([1, 3, 4]), batch_first=True)),
+            _raised(lambda: rnn.pad_packed_sequence(packed, batch_first=True, total_length=2)),
+            packed.batch_sizes, packed.data.shape]
+
+
+def function_jvp_forward_ad(T):
+    """A Function with a jvp used under forward-mode AD, and its vjp/backward
+    under reverse mode."""
+    fwAD = T.autograd.forward_ad
+
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            ctx.y = y
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * y
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * ctx.y
+
+    x, v = _t(T, 3, seed=167), _t(T, 3, seed=168)
+    with fwAD.dual_level():
+        out = Exp.apply(fwAD.make_dual(x, v))
+        tangent = fwAD.unpack_dual(out).tangent
+    xr = x.clone().requires_grad_()
+    Exp.apply(xr).sum().backward()
+    return [tangent, xr.grad]
+
+
+def function_apply_edge_cases(T):
+    """Function.apply on no tensor requiring grad (a plain call, no grad_fn),
+    on a tensor and None, returning an input unchanged (a new tensor takes
+    the history), and calling forward directly refused."""
+    class Ident(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, maybe):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3, None
+
+    x = _t(T, 2, seed=169)
+    a = Ident.apply(x, None)
+    w = _t(T, 2, seed=170).requires_grad_()
+    b = Ident.apply(w, None)
+    b.sum().backward()
+    return [a is x, a.grad_fn is None, b is w, b.requires_grad, w.grad,
+            _raised_head(lambda: Ident()(w, None))]
+
+
+def allow_mutation_on_saved(T):
+    """allow_mutation_on_saved_tensors: an in-place update of a saved tensor
+    inside the context keeps the original for backward."""
+    x = _t(T, 3, seed=171).requires_grad_()
+    with T.autograd.graph.allow_mutation_on_saved_tensors():
+        h = x * 1
+        y = (h * h).sum()
+        h.add_(10)
+        y.backward()
+    return [x.grad, h]
+
+
+def grad_accumulation_in_place_hooks(T):
+    """Gradients accumulated in place into an existing .grad (the same tensor
+    object kept), and a .grad replaced by one of another dtype refused."""
+    w = _t(T, 3, seed=172).requires_grad_()
+    (w * 2).sum().backward()
+    g = w.grad
+    (w * 3).sum().backward()
+    same = g is w.grad
+    bad = _raised(lambda: setattr(w, "grad", T.zeros(3, dtype=T.float64)))
+    shape = _raised(lambda: setattr(w, "grad", T.zeros(4)))
+    return [same, w.grad, bad, shape]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1319,7 +1621,12 @@ _PROGRAMS = [
     "requires_grad_toggles", "detach_and_data", "grad_accumulation_dtype_device",
     "inplace_on_leaf_refusals", "nondifferentiable_ops", "autograd_grad_outputs",
     "jacobian_hessian_functional", "forward_ad_dual", "module_hooks_training",
-    "cosine_warm_restarts_training", "swa_averaged_model",
+    "cosine_warm_restarts_training", "swa_averaged_model", "grad_modes_inside_inference",
+    "backward_twice_and_freed_graph", "grad_fn_graph_walk", "multi_grad_hook", "hook_refusals",
+    "full_backward_pre_hook", "optimizer_add_param_group_refusals", "reduce_on_plateau_schedule",
+    "grad_scaler_state", "autocast_decorator_and_cache", "rnn_module_argument_refusals",
+    "rnn_batch_first_hidden", "packed_sequence_refusals", "function_jvp_forward_ad",
+    "function_apply_edge_cases", "allow_mutation_on_saved", "grad_accumulation_in_place_hooks",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
