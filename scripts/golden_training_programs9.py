@@ -563,6 +563,33 @@ def differentiable_optimizer_refusals(T):
             T.optim.Adam([p]).defaults["differentiable"]]
 
 
+def differentiable_step_variants(T):
+    """Differentiable steps of the options with a running maximum or a sign
+    (amsgrad, Adamax, Rprop, centered RMSprop, SGD's dampening, NAdam's
+    decoupled decay): one step through each, and the second step of those
+    whose in-place state updates then overwrite what the first recorded,
+    which PyTorch refuses (compared by kind: its words name C++ types)."""
+    cfgs = [("Adam", dict(amsgrad=True)), ("AdamW", dict(amsgrad=True)),
+            ("RMSprop", dict(momentum=0.5, centered=True)), ("RMSprop", dict(momentum=0.5)),
+            ("Adamax", {}), ("Rprop", {}), ("SGD", dict(momentum=0.9, dampening=0.1)),
+            ("NAdam", dict(decoupled_weight_decay=True, weight_decay=0.1)),
+            ("Adagrad", dict(lr_decay=0.1, weight_decay=0.1))]
+    out = []
+    for steps in (1, 2):
+        for name, kw in cfgs:
+            def run():
+                w0 = _t(T, 3, seed=173).requires_grad_()
+                w = w0 * 1.0
+                opt = getattr(T.optim, name)([w], lr=0.1, differentiable=True, **kw)
+                for k in range(steps):
+                    w.grad = _t(T, 3, seed=174) * w0 + k
+                    opt.step()
+                return [w, T.autograd.grad((w * _t(T, 3, seed=175)).sum(), w0)[0]]
+            res = _kind_raised(run)
+            out.append(run() if res == "no error" else res)
+    return out
+
+
 def optimizer_param_group_keys(T):
     """Each optimizer's param-group keys and state keys in order after a step
     (what a state dict shows)."""
@@ -1608,7 +1635,8 @@ _PROGRAMS = [
     "backward_inputs_non_leaf", "backward_inputs_refusals", "retained_grad_create_graph",
     "retained_grad_accumulates", "gradient_penalty_wgan", "hessian_vector_product",
     "grad_of_grad_accumulation", "differentiable_sgd_meta", "differentiable_sgd_momentum",
-    "differentiable_adaptive_optimizers", "differentiable_optimizer_refusals",
+    "differentiable_adaptive_optimizers", "differentiable_step_variants",
+    "differentiable_optimizer_refusals",
     "optimizer_param_group_keys", "radam_checkpoint_roundtrip", "optimizer_step_hooks",
     "optimizer_state_dict_hooks", "lr_as_tensor", "maximize_and_weight_decay",
     "autocast_dtype_warnings", "autocast_cpu_op_dtypes", "autocast_training_loop",
