@@ -1622,6 +1622,156 @@ def grad_accumulation_in_place_hooks(T):
     return [same, w.grad, bad, shape]
 
 
+
+# ---- a third look: AMP op lists, named parameters, more recurrent handling --------------------
+
+def autocast_fp32_ops(T):
+    """CPU bfloat16 autocast's lists: ops that run in float32 (softmax,
+    log_softmax, layer_norm, mse_loss, cross_entropy, exp... as PyTorch
+    lists them), ops that promote (cat, stack, addcmul of mixed inputs), a
+    conv1d and a bmm lowered; integer and float64 inputs left alone."""
+    F = T.nn.functional
+    x = _t(T, 2, 4, seed=176)
+    w = _t(T, 3, 4, seed=177)
+    with T.autocast("cpu"):
+        lo = F.linear(x, w)
+        res = {
+            "linear": lo.dtype,
+            "softmax": F.softmax(lo, -1).dtype,
+            "log_softmax": F.log_softmax(lo, -1).dtype,
+            "layer_norm": F.layer_norm(lo, (3,)).dtype,
+            "mse": F.mse_loss(lo, _t(T, 2, 3, seed=178)).dtype,
+            "ce": F.cross_entropy(lo, T.tensor([0, 2])).dtype,
+            "exp": lo.exp().dtype,
+            "cat": T.cat([lo, _t(T, 2, 3, seed=179)]).dtype,
+            "stack": T.stack([lo, _t(T, 2, 3, seed=180)]).dtype,
+            "conv1d": F.conv1d(_t(T, 1, 2, 5, seed=181), _t(T, 3, 2, 2, seed=182)).dtype,
+            "bmm": T.bmm(_t(T, 2, 2, 3, seed=183), _t(T, 2, 3, 2, seed=184)).dtype,
+            "int_add": (T.tensor([1, 2]) + 1).dtype,
+            "double_mm": T.mm(x.double(), w.double().t()).dtype,
+            "relu": F.relu(lo).dtype,
+            "sum": lo.sum().dtype,
+        }
+    return res
+
+
+def named_parameters_optimizer(T):
+    """An optimizer built from model.named_parameters(): param_names kept in
+    its groups and state dict, a second group by name, the state dict
+    loaded into an optimizer built the same way."""
+    nn = T.nn
+    model = _mlp(T, 185)
+    decay = [(n, p) for n, p in model.named_parameters() if n.endswith("weight")]
+    no_decay = [(n, p) for n, p in model.named_parameters() if n.endswith("bias")]
+    opt = T.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                         {"params": no_decay, "weight_decay": 0.0}], lr=0.01)
+    x, y = _t(T, 5, 4, seed=186), _t(T, 5, 2, seed=187)
+    losses = _fit(T, model, opt, x, y, steps=2)
+    sd = opt.state_dict()
+    opt2 = T.optim.AdamW(list(model.named_parameters()), lr=0.01)
+    return [losses, [g.get("param_names") for g in sd["param_groups"]],
+            sorted(sd["param_groups"][0]), [g.get("param_names") for g in opt2.param_groups],
+            _raised(lambda: T.optim.SGD([("a", model[0].weight), model[0].bias], lr=0.1))]
+
+
+def zero_grad_and_none_grads(T):
+    """Steps over parameters some of which have no gradient (skipped, no
+    state made), zero_grad(set_to_none=False) on those, and Adam's state
+    made only for parameters that had one."""
+    a = _t(T, 2, seed=188).requires_grad_()
+    b = _t(T, 2, seed=189).requires_grad_()
+    opt = T.optim.Adam([a, b], lr=0.1)
+    (a * 2).sum().backward()
+    opt.step()
+    opt.zero_grad(set_to_none=False)
+    return [a, b, len(opt.state), a.grad, b.grad, sorted(opt.state[a])]
+
+
+def scaler_multiple_optimizers(T):
+    """One GradScaler over two optimizers (a GAN-like pair), unscale_ on each,
+    an inf in one optimizer's gradients skipping only that step."""
+    nn = T.nn
+    g = _init(T, nn.Linear(2, 2), 190)
+    d = _init(T, nn.Linear(2, 1), 191)
+    og = T.optim.SGD(g.parameters(), lr=0.1)
+    od = T.optim.SGD(d.parameters(), lr=0.1)
+    scaler = T.amp.GradScaler("cpu", init_scale=2.0 ** 4)
+    x = _t(T, 3, 2, seed=192)
+    loss_d = d(g(x).detach()).pow(2).mean()
+    loss_g = -d(g(x)).mean()
+    scaler.scale(loss_d).backward()
+    scaler.scale(loss_g).backward()
+    g.weight.grad[0, 0] = float("nan")
+    scaler.unscale_(og)
+    scaler.step(og)
+    scaler.step(od)
+    scaler.update()
+    return [g.weight, d.weight, scaler.get_scale(), d.weight.grad]
+
+
+def lstm_packed_bidirectional(T):
+    """A bidirectional LSTM over a packed batch with an initial state given in
+    the caller's order (permuted by sorted_indices and back), its outputs
+    at padded positions zero."""
+    nn = T.nn
+    rnn = nn.utils.rnn
+    lstm = _init(T, nn.LSTM(2, 3, bidirectional=True), 193)
+    x = _t(T, 4, 3, 2, seed=194)
+    h0, c0 = _t(T, 2, 3, 3, seed=195), _t(T, 2, 3, 3, seed=196)
+    packed = rnn.pack_padded_sequence(x, T.tensor([2, 4, 3]), enforce_sorted=False)
+    out, (h, c) = lstm(packed, (h0, c0))
+    padded, lens = rnn.pad_packed_sequence(out, padding_value=-1.0)
+    return [padded.shape, lens, padded[:, 0], h[:, 1], c[1, 2]]
+
+
+def rnn_flatten_and_weights(T):
+    """An RNN's flatten_parameters (a no-op here and in PyTorch on the CPU),
+    all_weights' layout, _flat_weights_names, and a weight replaced through
+    setattr still used by forward."""
+    nn = T.nn
+    gru = _init(T, nn.GRU(2, 3, num_layers=2), 197)
+    gru.flatten_parameters()
+    shapes = [[tuple(w.shape) for w in layer] for layer in gru.all_weights]
+    names = list(gru._flat_weights_names)
+    with T.no_grad():
+        gru.weight_hh_l1.zero_()
+    out, h = gru(_t(T, 3, 1, 2, seed=198))
+    return [shapes, names, out[-1], h]
+
+
+def autograd_function_in_module(T):
+    """A custom Function used inside an nn.Module (a clipped-gradient
+    identity), the module in a training loop, and torch.autograd.gradcheck
+    of the Function in float64."""
+    class ClipGrad(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, bound):
+            ctx.bound = bound
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.clamp(-ctx.bound, ctx.bound), None
+
+    nn = T.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(3, 4)
+            self.b = nn.Linear(4, 1)
+
+        def forward(self, x):
+            return self.b(ClipGrad.apply(self.a(x).relu(), 0.01))
+
+    net = _init(T, Net(), 199)
+    opt = T.optim.SGD(net.parameters(), lr=0.5)
+    x, y = _t(T, 6, 3, seed=200), _t(T, 6, 1, seed=201)
+    losses = _fit(T, net, opt, x, y)
+    xd = _t(T, 3, seed=202).double().requires_grad_()
+    return [losses, net.a.weight, T.autograd.gradcheck(lambda t: ClipGrad.apply(t, 10.0), (xd,))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1655,6 +1805,9 @@ _PROGRAMS = [
     "grad_scaler_state", "autocast_decorator_and_cache", "rnn_module_argument_refusals",
     "rnn_batch_first_hidden", "packed_sequence_refusals", "function_jvp_forward_ad",
     "function_apply_edge_cases", "allow_mutation_on_saved", "grad_accumulation_in_place_hooks",
+    "autocast_fp32_ops", "named_parameters_optimizer", "zero_grad_and_none_grads",
+    "scaler_multiple_optimizers", "lstm_packed_bidirectional", "rnn_flatten_and_weights",
+    "autograd_function_in_module",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -1,5 +1,5 @@
 """A ninth round of ordinary PyTorch training programs run on torchlike,
-84 of them, about the autograd machinery a training script leans on
+91 of them, about the autograd machinery a training script leans on
 beyond backward().
 
 Grad modes: inference_mode(False) inside an inference region (recording
@@ -11,7 +11,7 @@ Functions: several outputs, non-tensor outputs, set_materialize_grads,
 setup_context with mark_non_differentiable, double backward,
 once_differentiable, mark_dirty, wrong gradient counts and shapes,
 needs_input_grad, a jvp under forward AD, apply's edge cases, a
-straight-through estimator.  Backward: inputs= with
+straight-through estimator, a Function inside a module, gradchecked.  Backward: inputs= with
 non-leaves, its refusals, retained gradients under create_graph and
 across passes, a WGAN-GP penalty, Hessian-vector products, gradient-norm
 regularisers, grad_outputs and is_grads_batched, autograd.functional,
@@ -26,11 +26,15 @@ state keys in order, RAdam's checkpoint round trip, step and state-dict
 hooks, a tensor lr, maximize and argument refusals, schedulers with
 fractional epochs and momentum cycling, ReduceLROnPlateau, SWA.  AMP: autocast's warnings,
 op dtypes and nested regions on the CPU, a bfloat16 training loop,
-autocast as a decorator, custom_fwd on a plain function and on a
-Function with custom_bwd, GradScaler on the CPU and its state.  Recurrent layers: an LSTM's hx in the wrong
+autocast as a decorator, the CPU autocast op lists (lowered, float32
+and promoting ops), custom_fwd on a plain function and on a
+Function with custom_bwd, GradScaler on the CPU, over two optimizers,
+and its state.  Optimizers built from named parameters (param_names),
+steps over parameters without gradients.  Recurrent layers: an LSTM's hx in the wrong
 forms, argument refusals, batch_first and unbatched hidden states,
 pad_sequence's padding_side, packed classifiers and packing refusals,
-pack/unpack and unpad round trips, a bidirectional GRU tagger, projected LSTMs, truncated
+pack/unpack and unpad round trips, a packed bidirectional LSTM with an
+initial state, flatten_parameters and all_weights, a bidirectional GRU tagger, projected LSTMs, truncated
 BPTT by cells.  And torch.func training steps and per-sample gradients.
 
 What they found, fixed with them:
