@@ -451,7 +451,6 @@ def gradient_penalty_wgan(T):
     """A WGAN-GP critic step: the gradient of the critic at interpolates by
     autograd.grad(create_graph=True), its norm penalised, Adam on the
     total."""
-    nn = T.nn
     critic = _mlp(T, 31, (3, 8, 1))
     opt = T.optim.Adam(critic.parameters(), lr=0.01, betas=(0.5, 0.9))
     real, fake = _t(T, 6, 3, seed=32), _t(T, 6, 3, seed=33)
@@ -472,7 +471,6 @@ def gradient_penalty_wgan(T):
 def hessian_vector_product(T):
     """A Hessian-vector product by double backward on a small network's
     loss, against autograd.functional.hvp."""
-    nn = T.nn
     w = _t(T, 4, seed=34).requires_grad_()
     x, y = _t(T, 5, 4, seed=35), _t(T, 5, seed=36)
     v = _t(T, 4, seed=37)
@@ -608,7 +606,6 @@ def optimizer_param_group_keys(T):
 def radam_checkpoint_roundtrip(T):
     """RAdam (decoupled weight decay) trained, its state dict saved and loaded
     into a fresh optimizer that continues identically."""
-    nn = T.nn
     x, y = _t(T, 8, 4, seed=53), _t(T, 8, 2, seed=54)
     a = _mlp(T, 55)
     opt_a = T.optim.RAdam(a.parameters(), lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)
@@ -1148,7 +1145,6 @@ def requires_grad_toggles(T):
     """Freezing by requires_grad_(False) on a submodule, the optimizer over
     the trainable ones only, and the errors of backward with nothing to
     differentiate."""
-    nn = T.nn
     model = _mlp(T, 117, (3, 4, 2))
     model[0].requires_grad_(False)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -1262,7 +1258,6 @@ def forward_ad_dual(T):
 def module_hooks_training(T):
     """Forward pre-hooks, forward hooks with kwargs and full backward hooks on
     a model being trained; what they record."""
-    nn = T.nn
     model = _mlp(T, 132, (3, 4, 1))
     seen = []
     model[0].register_forward_pre_hook(lambda m, args: seen.append(("pre", tuple(args[0].shape))))
@@ -1659,7 +1654,6 @@ def named_parameters_optimizer(T):
     """An optimizer built from model.named_parameters(): param_names kept in
     its groups and state dict, a second group by name, the state dict
     loaded into an optimizer built the same way."""
-    nn = T.nn
     model = _mlp(T, 185)
     decay = [(n, p) for n, p in model.named_parameters() if n.endswith("weight")]
     no_decay = [(n, p) for n, p in model.named_parameters() if n.endswith("bias")]

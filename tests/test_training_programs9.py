@@ -34,8 +34,8 @@ steps over parameters without gradients.  Recurrent layers: an LSTM's hx in the 
 forms, argument refusals, batch_first and unbatched hidden states,
 pad_sequence's padding_side, packed classifiers and packing refusals,
 pack/unpack and unpad round trips, a packed bidirectional LSTM with an
-initial state, flatten_parameters and all_weights, a bidirectional GRU tagger, projected LSTMs, truncated
-BPTT by cells.  And torch.func training steps and per-sample gradients.
+initial state, flatten_parameters and all_weights, a bidirectional GRU
+tagger, projected LSTMs, truncated BPTT by cells.  And torch.func training steps and per-sample gradients.
 
 What they found, fixed with them:
 - inference_mode(False) did nothing, where PyTorch turns inference mode
