@@ -110,7 +110,7 @@ def test_autocast_argument_errors_and_unsupported_dtype():
         torchlike.autocast(torchlike.device("cpu"))
     with pytest.raises(RuntimeError, match="unsupported autocast device_type 'xpu'"):
         torchlike.autocast("xpu")
-    with pytest.warns(UserWarning, match="CPU Autocast only supports dtype of torch.bfloat16, torch.float16"):
+    with pytest.warns(UserWarning, match="CPU Autocast only supports dtypes of torch.bfloat16, torch.float16"):
         ctx = torchlike.autocast("cpu", dtype=torchlike.float64)
     a = torchlike.ones(2, 2)
     with ctx:

@@ -28,7 +28,7 @@ from . import special  # noqa: F401  (torch.special: sinc and the aliases of exi
 from . import autograd  # noqa: F401
 from . import optim  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
-                                 inference_mode, is_inference_mode_enabled)
+                                 inference_mode, is_inference_mode_enabled, is_grad_enabled)
 from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)
 from ._composites import *  # noqa: F401,F403  (addcmul, diff, cov, the windows ... and methods)
 from ._dtype_info import finfo, iinfo  # noqa: F401

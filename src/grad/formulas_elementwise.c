@@ -447,12 +447,14 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
         SEND(y, zeros(c, g));
       break;
     }
-    x = X(0, "input");
+    /* x's value is read (and its version checked) only for y's gradient,
+     * as PyTorch saves it only then: x may be updated in place after */
     y = X(1, "other");
     if (NEEDS(x))
       SEND(x, CALL("div", "OO", g, conj_of(c, y)));
     if (NEEDS(y)) /* -x/y^2 */
-      SEND(y, CALL("neg", "O", chain(c, g, CALL("div", "OO", x, CALL("mul", "OO", y, y)))));
+      SEND(y, CALL("neg", "O", chain(c, g, CALL("div", "OO", X(0, "input"),
+                                                CALL("mul", "OO", y, y)))));
     break;
   }
   case TL_OP_TRUNC_DIVIDE:

@@ -693,13 +693,20 @@ static void product(tl_grad_ctx *c, PyObject *g)
   default:
     break;
   }
-  PyObject *a = tens(c, X(0, c->formula == TL_OP_TENSORDOT ? "a" : "input"));
+  const char *aname = c->formula == TL_OP_TENSORDOT ? "a" : "input";
   const char *bname = c->formula == TL_OP_MM || c->formula == TL_OP_BMM      ? "mat2"
                       : c->formula == TL_OP_MV                               ? "vec"
                       : c->formula == TL_OP_OUTER || c->formula == TL_OP_GER ? "vec2"
                       : c->formula == TL_OP_TENSORDOT                        ? "b"
                                                                              : "other";
-  PyObject *b = tens(c, X(1, bname));
+  /* Each operand's value goes only into the other's gradient: its version is
+   * checked only when that gradient is wanted (PyTorch saves it only then),
+   * so an operand updated in place after (a differentiable optimizer's
+   * step) does not fail a backward that does not read it. */
+  PyObject *a_arg = ARG(0, aname), *b_arg = ARG(1, bname);
+  bool a_read = NEEDS(b_arg), b_read = NEEDS(a_arg);
+  PyObject *a = tens(c, a_read ? X(0, aname) : a_arg);
+  PyObject *b = tens(c, b_read ? X(1, bname) : b_arg);
   if (!a || !b || PyErr_Occurred())
     return;
   switch (c->formula) {

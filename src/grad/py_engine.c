@@ -384,7 +384,12 @@ static int retain(tl_py_node *node, PyObject **buf, int nbuf)
       continue;
     tl_py_tensor *tt = (tl_py_tensor *)t;
     if (!tt->grad) {
-      if (!(tt->grad = tl_py_tensor_alias(buf[nr])))
+      /* under create_graph the gradient has a history, which the retained
+       * copy keeps (a recorded clone, as PyTorch's), else an alias will do */
+      tt->grad = ((tl_py_tensor *)buf[nr])->requires_grad
+                     ? PyObject_CallMethod(buf[nr], "clone", NULL)
+                     : tl_py_tensor_alias(buf[nr]);
+      if (!tt->grad)
         return -1;
     } else if (add_into(&tt->grad, buf[nr]) < 0)
       return -1;
@@ -559,8 +564,12 @@ static int deliver_targets(run_spec *spec, int ti, PyObject **buf, int nbuf)
     if (spec->captured) {
       if (add_into(&spec->captured[j], grad) < 0)
         return -1;
-    } else if (accumulate_leaf((tl_py_tensor *)spec->target_tensor[j], grad,
-                               spec->create_graph) < 0)
+      continue;
+    }
+    tl_py_tensor *target = (tl_py_tensor *)spec->target_tensor[j];
+    if (target->grad_fn && target->retains_grad)
+      continue; /* a non-leaf input of backward retains its grad: retain() added it */
+    if (accumulate_leaf(target, grad, spec->create_graph) < 0)
       return -1;
   }
   return 0;

@@ -371,27 +371,26 @@ class autocast:
         self.device = _check_device_type(device_type)
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
-        if not isinstance(enabled, bool):
-            raise ValueError(f"Expected `enabled` to be a bool, got {type(enabled).__name__}")
         name = str(self.fast_dtype).rsplit(".", 1)[-1]
         if enabled and device_type == "cuda" and not torchlike.cuda.is_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
             enabled = False
         if enabled and name not in _SUPPORTED[device_type]:
-            if device_type == "cpu":
-                warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
-                              "autocast.\nCPU Autocast only supports dtype of torch.bfloat16, "
-                              "torch.float16 currently.")
-            else:
-                warnings.warn("In CUDA autocast, but the target dtype is not supported. Disabling "
-                              "autocast.\nCUDA Autocast only supports dtypes of torch.float16 and "
-                              "torch.bfloat16 currently.")
+            # PyTorch's words, its supported dtypes listed in its order
+            dev = device_type.upper()
+            supported = ", ".join(f"torch.{d}" for d in _SUPPORTED[device_type])
+            warnings.warn(f"In {dev} autocast, but the target dtype is not supported. Disabling "
+                          f"autocast.\n{dev} Autocast only supports dtypes of {supported} "
+                          f"currently.")
             enabled = False
         self._enabled = enabled
         self._stack = []
         self._acquired = []
 
     def __enter__(self):
+        if not isinstance(self._enabled, bool):  # refused where PyTorch sets it
+            raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be "
+                            f"bool, not {type(self._enabled).__name__}")
         st = _state
         self._stack.append((st.enabled[self.device], st.dtype[self.device], st.cache_enabled))
         st.enabled[self.device] = self._enabled
@@ -486,16 +485,19 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
 
+    # As PyTorch's, the wrapper takes the first argument for the ctx (the
+    # state goes on it as attributes) and casts it with the rest: decorating
+    # a plain function, its first tensor is cast as well.
     @functools.wraps(fwd)
-    def decorate_fwd(ctx, *args, **kwargs):
-        ctx._dtype = get_autocast_dtype(device_type)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
         enabled = is_autocast_enabled(device_type)
         if cast_inputs is None or not enabled:
-            ctx._fwd_used_autocast = enabled and cast_inputs is None
-            return fwd(ctx, *args, **kwargs)
-        ctx._fwd_used_autocast = False
+            args[0]._fwd_used_autocast = enabled and cast_inputs is None
+            return fwd(*args, **kwargs)
+        args[0]._fwd_used_autocast = False
         with autocast(device_type, enabled=False):
-            return fwd(ctx, *_cast_args(args, device_type, cast_inputs),
+            return fwd(*_cast_args(args, device_type, cast_inputs),
                        **_cast_args(kwargs, device_type, cast_inputs))
     return decorate_fwd
 

@@ -83,10 +83,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
     ``inputs`` only, when given)."""
     if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     inputs = _as_tuple(inputs)
+    for t in inputs:
+        # as PyTorch: a non-leaf input keeps its .grad from now on (and one
+        # that does not require grad is refused in retain_grad's words)
+        if isinstance(t, _C.Tensor):
+            t.retain_grad()
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(tensors)

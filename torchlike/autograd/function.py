@@ -106,6 +106,12 @@ class FunctionCtx:
         if getattr(self, "materialize_grads", True):
             grads = tuple(_C.zeros(shape, dtype=dtype, device=device) if g is None else g
                           for g, (shape, dtype, device) in zip(grads, self._output_meta))
+        slots = getattr(self, "_output_is_tensor", ())
+        if not all(slots):
+            # backward takes one gradient per output of forward, None for
+            # each output that is not a tensor (as PyTorch's)
+            it = iter(grads)
+            grads = tuple(next(it) if is_tensor else None for is_tensor in slots)
         self._node = node  # only while backward runs: see saved_tensors
         try:
             result = self._cls.backward(self, *grads)
@@ -244,7 +250,7 @@ class Function(metaclass=_FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
-            return output
+            return _alias_returned_inputs(ctx, args, output)
         # forward-mode AD: tangents flowing in go through the Function's jvp
         tangents = _forward_ad._function_tangents(cls, ctx, args) \
             if _forward_ad._state.level is not None and not cls._forward_ad_seam else None
@@ -252,6 +258,22 @@ class Function(metaclass=_FunctionMeta):
         if tangents is not None:
             output = _forward_ad._function_seed_outputs(cls, ctx, tangents, output)
         return output
+
+
+def _alias_returned_inputs(ctx, args, output):
+    """Unrecorded outputs: an input returned as is (and not marked dirty)
+    comes back as a view of it, a new tensor, as PyTorch's apply does
+    whether or not it records."""
+    dirty = getattr(ctx, "dirty_tensors", ())
+
+    def alias(o):
+        if isinstance(o, _C.Tensor) and any(o is a for a in args) \
+                and not any(o is d for d in dirty):
+            return o.view_as(o)
+        return o
+    if isinstance(output, tuple):
+        return tuple(alias(o) for o in output)
+    return alias(output)
 
 
 def _refuse_batched(args):
@@ -282,6 +304,7 @@ def _record(ctx, args, output):
         if base is not None and base.is_leaf and base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+        _C._increment_version(d)  # a dirty tensor's version is bumped, as PyTorch's
     fixed = []
     for o in outputs:
         if isinstance(o, _C.Tensor) and any(o is t for t in inputs) \
@@ -292,6 +315,7 @@ def _record(ctx, args, output):
     diff = tuple((t.is_floating_point() or t.is_complex()) and not any(t is n for n in non_diff)
                  for t in tensors)
     ctx._output_meta = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
+    ctx._output_is_tensor = tuple(isinstance(o, _C.Tensor) for o in fixed)
     # Saved outputs are kept as aliases with the output's index, so the ctx does
     # not hold its own outputs (output -> node -> ctx -> output would be a
     # cycle); saved_tensors links them back to the node when it must.

@@ -10,12 +10,29 @@ from .. import _C
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
-is_grad_enabled = _C.is_grad_enabled
-_inference_depth = 0
+_inference = False  # whether an innermost inference_mode region has mode=True
+# Inside inference_mode nothing is recorded (the core's flag stays off), yet
+# enable_grad / set_grad_enabled(True) there turn the grad mode that
+# is_grad_enabled reports on, as in PyTorch: that reported mode is kept here.
+_reported = False
 
 
 def is_inference_mode_enabled():
-    return _inference_depth > 0
+    return _inference
+
+
+def is_grad_enabled():
+    """Whether grad mode is on (inside inference_mode: as last set there,
+    though nothing is recorded)."""
+    return _reported if _inference else _C.is_grad_enabled()
+
+
+def _set_grad_mode(mode):
+    global _reported
+    if _inference:
+        _reported = bool(mode)
+    else:
+        _C._set_grad_enabled(mode)
 
 
 class _GradModeContext:
@@ -60,11 +77,11 @@ class _GradModeContext:
         return self.__class__()
 
     def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(self._mode())
+        self.prev = is_grad_enabled()
+        _set_grad_mode(self._mode())
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _C._set_grad_enabled(self.prev)
+        _set_grad_mode(self.prev)
 
 
 class no_grad(_GradModeContext):
@@ -88,6 +105,11 @@ class no_grad(_GradModeContext):
 class enable_grad(_GradModeContext):
     """Enable recording inside a ``no_grad`` region."""
 
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # used as @enable_grad, without parentheses
+
     def _mode(self):
         return True
 
@@ -97,9 +119,9 @@ class set_grad_enabled(_GradModeContext):
     manager restores the previous mode on exit."""
 
     def __init__(self, mode):
-        self.prev = _C.is_grad_enabled()
+        self.prev = is_grad_enabled()
         self.mode = bool(mode)
-        _C._set_grad_enabled(self.mode)
+        _set_grad_mode(self.mode)
 
     def _mode(self):
         return self.mode
@@ -107,14 +129,14 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, func):
         # as a decorator (@set_grad_enabled(False)) the mode set by the
         # constructor is undone at once: it holds only inside each call
-        _C._set_grad_enabled(self.prev)
+        _set_grad_mode(self.prev)
         return super().__call__(func)
 
     def __enter__(self):
-        _C._set_grad_enabled(self.mode)
+        _set_grad_mode(self.mode)
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _C._set_grad_enabled(self.prev)
+        _set_grad_mode(self.prev)
 
     def __repr__(self):
         return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
@@ -124,28 +146,35 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (nothing is recorded); ``mode=False`` does nothing."""
+    """Like ``no_grad`` (nothing is recorded), and tensors made inside are
+    inference tensors.  ``mode=False`` turns both off inside an enclosing
+    region: recording is on there (even under ``no_grad``), as in PyTorch."""
+
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as @inference_mode, without parentheses
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
 
     def _mode(self):
-        return not self.mode and _C.is_grad_enabled()
+        return not self.mode
 
     def __enter__(self):
-        global _inference_depth
+        global _inference, _reported
         self.prev = _C.is_grad_enabled()
+        self.prev_flag, self.prev_reported = _inference, _reported
         # tensors made inside are inference tensors (is_inference); inside
         # inference_mode(False) they are ordinary again
         self.prev_inference = _C._set_inference_mode(self.mode)
-        if self.mode:
-            _inference_depth += 1
-            _C._set_grad_enabled(False)
+        _inference = _reported = False
+        _C._set_grad_enabled(not self.mode)
+        _inference = self.mode
 
     def __exit__(self, exc_type, exc_value, traceback):
-        global _inference_depth
-        if self.mode:
-            _inference_depth -= 1
+        global _inference, _reported
+        _inference, _reported = self.prev_flag, self.prev_reported
         _C._set_inference_mode(self.prev_inference)
         _C._set_grad_enabled(self.prev)
 

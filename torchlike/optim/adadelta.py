@@ -40,6 +40,8 @@ def _single_tensor_adadelta(params, grads, buffers, scalars, group):
         _addcmul_(square_avg.mul_(rho), grad, grad, 1 - rho)
         std = square_avg.add(eps).sqrt_()
         delta = acc_delta.add(eps).sqrt_()
+        if delta.requires_grad:  # sqrt_ saved it (a differentiable step)
+            delta = delta.clone()
         delta.div_(std).mul_(grad)
         _addcmul_(acc_delta.mul_(rho), delta, delta, 1 - rho)
         param.add_(delta, alpha=-lr)

@@ -1,6 +1,6 @@
 """Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
 from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
-                        _fill_value, _step_tensor, _weight_decay)
+                        _add_eps, _fill_value, _step_tensor, _weight_decay)
 from .. import _C, _sparse
 
 __all__ = ["Adagrad", "adagrad"]
@@ -45,7 +45,7 @@ def _single_tensor_adagrad(params, grads, buffers, scalars, group):
             continue
         grad = _weight_decay(param, grad, group)
         _addcmul_(state_sum, grad, grad, 1)
-        std = state_sum.sqrt().add_(eps)
+        std = _add_eps(state_sum.sqrt(), eps)
         _addcdiv_(param, grad, std, -clr)
 
 

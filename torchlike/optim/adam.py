@@ -104,7 +104,10 @@ def _single_tensor_adam(params, grads, buffers, scalars, group):
         step_size = lr / bias_correction1
         bias_correction2_sqrt = math.sqrt(bias_correction2)
         if group["amsgrad"]:
-            _C.maximum(max_sq, exp_avg_sq, out=max_sq)
+            if exp_avg_sq.requires_grad:  # a recorded (differentiable) step: no out=
+                max_sq.copy_(_C.maximum(max_sq.clone(), exp_avg_sq))
+            else:
+                _C.maximum(max_sq, exp_avg_sq, out=max_sq)
             denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)

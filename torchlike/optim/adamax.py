@@ -36,7 +36,10 @@ def _single_tensor_adamax(params, grads, buffers, scalars, group):
         step_t += 1
         grad = _weight_decay(param, grad, group)
         _lerp_(exp_avg, grad, 1 - beta1)
-        _C.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        if grad.requires_grad or exp_inf.requires_grad:  # recorded: no out=
+            exp_inf.copy_(_C.maximum(exp_inf.mul(beta2), grad.abs().add_(eps)))
+        else:
+            _C.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         clr = lr / (1 - beta1 ** step_t.item())
         _addcdiv_(param, exp_avg, exp_inf, -clr)
 

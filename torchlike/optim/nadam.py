@@ -1,6 +1,6 @@
 """NAdam (Adam with Nesterov momentum, Dozat 2016), as torch.optim.NAdam."""
 from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
-                        _lerp_, _step_tensor, _weight_decay)
+                        _add_eps, _lerp_, _step_tensor, _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
 
@@ -53,7 +53,7 @@ def _single_tensor_nadam(params, grads, buffers, scalars, group):
         _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt()
         mu_product_next = mu_product.item() * mu_next
-        denom.add_(eps)
+        denom = _add_eps(denom, eps)
         _addcdiv_(param, grad, denom, -lr * (1. - mu) / (1. - mu_product.item()))
         _addcdiv_(param, exp_avg, denom, (-lr * mu_next) / (1. - mu_product_next))
 

@@ -421,6 +421,16 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def _step_grad_mode(self):
+        """The grad mode a step runs in: off, or on for an optimizer built with
+        differentiable=True, whose update is then recorded on the tape (as
+        PyTorch's _use_grad_for_differentiable; its parameters must then be
+        non-leaves or the in-place update is refused, as there)."""
+        if self.defaults.get("differentiable", False):
+            from ..autograd.grad_mode import enable_grad
+            return enable_grad()
+        return no_grad()
+
     @staticmethod
     def _params_with_grad(group):
         return [p for p in group["params"] if p.grad is not None]
@@ -462,7 +472,7 @@ class Optimizer:
         `kind` when it can run (None: there is none), else
         single(params, grads, buffers, scalars, group)."""
         loss = self._call_closure(closure)
-        with no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 params, grads, buffers, scalars = self._group_tensors(group, buffer_keys,
                                                                       scalar_keys)
@@ -592,6 +602,13 @@ def _addcdiv_(x, a, b, value):
     if x.dtype in _HALF:
         return x.copy_(_addcdiv(x, a, b, value=value))
     return x.add_(a.mul(value).div_(b))
+
+
+def _add_eps(t, eps):
+    """t + eps, in place unless t is recorded (a differentiable step): the
+    square roots it follows save their result for backward, as PyTorch's
+    differentiable branches keep them."""
+    return t.add(eps) if t.requires_grad else t.add_(eps)
 
 
 def _weight_decay(param, grad, group):

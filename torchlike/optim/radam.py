@@ -2,7 +2,8 @@
 torch.optim.RAdam."""
 import math
 
-from .optimizer import _functional_step, Optimizer, _addcmul_, _lerp_, _step_tensor, _weight_decay
+from .optimizer import (_functional_step, Optimizer, _add_eps, _addcmul_, _lerp_, _step_tensor,
+                        _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
 
@@ -18,9 +19,11 @@ class RAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
+        # in PyTorch's order (its param groups and state dicts show it)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
@@ -51,7 +54,7 @@ def _single_tensor_radam(params, grads, buffers, scalars, group):
         if rho_t > 5.:
             rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
                              / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-            adaptive_lr = math.sqrt(bias_correction2) / exp_avg_sq.sqrt().add_(eps)
+            adaptive_lr = math.sqrt(bias_correction2) / _add_eps(exp_avg_sq.sqrt(), eps)
             update = update * adaptive_lr * rect
         param.sub_(update)
 

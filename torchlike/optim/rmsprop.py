@@ -1,7 +1,7 @@
 """RMSprop (Hinton's lecture 6e), with momentum and the centered variant, as
 torch.optim.RMSprop."""
 from .optimizer import (_functional_step, Optimizer, _addcdiv_, _addcmul_, _check_nonnegative,
-                        _lerp_, _step_tensor, _weight_decay)
+                        _add_eps, _lerp_, _step_tensor, _weight_decay)
 from .. import _C
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -49,7 +49,7 @@ def _single_tensor_rmsprop(params, grads, buffers, scalars, group):
             avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
-        avg = avg.add_(eps)
+        avg = _add_eps(avg, eps)
         if momentum > 0:
             _addcdiv_(buf.mul_(momentum), grad, avg, 1)
             param.add_(buf, alpha=-lr)

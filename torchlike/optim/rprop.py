@@ -37,7 +37,8 @@ def _single_tensor_rprop(params, grads, buffers, scalars, group):
         if group["maximize"]:
             grad = -grad
         step_t += 1
-        sign = grad.mul(prev).sign()
+        # prev is overwritten below: a recorded step multiplies a copy of it
+        sign = grad.mul(prev.clone() if grad.requires_grad else prev).sign()
         factor = _C.where(sign > 0, etaplus, _C.where(sign < 0, etaminus,
                                                       _C.where(sign == 0, 1.0, sign)))
         factor = factor.to(dtype=grad.dtype)

@@ -2,7 +2,6 @@
 and L2 weight decay, as torch.optim.SGD."""
 from .optimizer import (Optimizer, _check_nonnegative, _multi_tensor_step, _real_view,
                         _refuse_fused_scaling)
-from ..autograd.grad_mode import no_grad
 
 __all__ = ["SGD", "sgd"]
 
@@ -25,7 +24,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = self._call_closure(closure)
-        with no_grad():
+        with self._step_grad_mode():
             for group in self.param_groups:
                 params = self._params_with_grad(group)
                 grads = [p.grad for p in params]
@@ -55,7 +54,7 @@ def _single_tensor_sgd(params, grads, bufs, fresh, group):
             grad = grad.add(param, alpha=weight_decay)
         if momentum != 0:
             if new:
-                buf.copy_(grad)
+                buf.copy_(grad.detach())  # as PyTorch's clone(grad).detach()
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - dampening)
             if nesterov:

@@ -80,6 +80,7 @@ class RNNBase(Module):
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
         super().__init__()
+        float(dropout)  # as PyTorch, which stores float(dropout) before checking it
         if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 \
                 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
@@ -219,7 +220,10 @@ class RNNBase(Module):
                              "instead")
         unbatched = input.ndim == 2
         if hx is not None:
-            self._check_hx_ndim(self._states(hx), 2 if unbatched else 3)
+            hx = self._hx_states(hx)
+            self._check_hx_ndim(hx[:2], 2 if unbatched else 3)
+            if self.mode == "LSTM" and len(hx) != 2:
+                raise RuntimeError("lstm expects two hidden states")
         self._check_dtype(input)
         if unbatched:
             input = input.unsqueeze(1)
@@ -228,6 +232,20 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         self._check_input(input.shape[2])
         return input, self._hidden(hx, input.shape[1], input), unbatched
+
+    def _hx_states(self, hx):
+        """hx as PyTorch's forward reads it, with its errors: an LSTM indexes
+        hx[0] and hx[1] (so a tensor is split along its first dim, and a
+        1-tuple runs out of range); the other RNNs take one tensor."""
+        if self.mode != "LSTM":
+            if not isinstance(hx, _C.Tensor):
+                raise AttributeError(f"'{type(hx).__name__}' object has no attribute 'dim'")
+            return (hx,)
+        if isinstance(hx, _C.Tensor):
+            return (hx[0], hx[1])
+        if len(hx) < 2:
+            raise IndexError(f"{type(hx).__name__} index out of range")
+        return tuple(hx)
 
     def _check_hx_ndim(self, hs, want):
         if all(h.ndim == want for h in hs):

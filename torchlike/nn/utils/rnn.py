@@ -106,8 +106,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     padding with ``padding_value``."""
     sequences = list(sequences)
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got "
-                         f"{padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
+                           f"{padding_side}.")
     if not sequences:  # max() of nothing would say so in its own words
         raise RuntimeError("received an empty list of sequences")
     max_len = max(s.shape[0] for s in sequences)
