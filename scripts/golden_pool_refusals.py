@@ -81,8 +81,27 @@ FOLD = [f"F.fold(C, {a})" for a in (
     "F.fold(C.reshape(2, 1, 4, 4), (3, 3), 2)", "F.fold(C[:, :3], (3, 3), 2)",
     "F.fold(C[:0], (3, 3), 2)", "F.fold(C[:, :0], (3, 3), 2)"]
 
+# padding tuples of the wrong length, a dilated window's padding past half
+# the kernel, ceil_mode's last window, non-square inputs, adaptive pooling
+# to sizes other than 1 of the wrong rank or with an empty dim
+MORE = ["F.max_pool1d(X3, 2, 2, (0, 0))", "F.avg_pool1d(X3, 2, 2, (0, 0))",
+        "F.max_pool2d(X4, 2, 2, (1, 1, 1))", "F.avg_pool2d(X4, 2, 2, (0, 0, 0))",
+        "F.max_pool3d(X5, 2, 2, (0, 0))", "F.avg_pool3d(X5, 2, 2, (0, 0))",
+        "F.max_pool1d(X3, 3, 1, 2, 2)", "F.max_pool2d(X4, 3, 1, 2, 2)",
+        "F.max_pool3d(X5, 3, 1, 2, 2)", "F.max_pool2d(X4, 3, 2, 1, ceil_mode=True)",
+        "F.max_pool2d(X4, 3, 1, 0, 2)", "F.max_pool1d(X3, 3, 3, 1, ceil_mode=True)",
+        "F.avg_pool2d(X4, 3, 1, 1, ceil_mode=True, count_include_pad=False)",
+        "F.avg_pool2d(X4, (1, 5))", "F.max_pool2d(X4, (5, 1))", "F.avg_pool3d(X5, (1, 1, 5))",
+        "F.unfold(T.ones(1, 1, 3, 5), (4, 2))", "F.unfold(X4, 2, padding=(0, 0, 0))",
+        "F.fold(C, (3, 3), 2, dilation=(1, 1, 1))", "F.fold(C, (3, 3), 2, padding=(0, 0, 0))",
+        "F.adaptive_avg_pool2d(X4, 3)", "F.adaptive_avg_pool2d(X2, 2)",
+        "F.adaptive_avg_pool2d(X5, 2)", "F.adaptive_avg_pool2d(X4[:, :, :0], 2)",
+        "F.adaptive_avg_pool1d(X3[:, :, :0], 2)", "F.adaptive_avg_pool3d(X3, 2)",
+        "F.adaptive_max_pool2d(X4, (None, 3))", "F.adaptive_max_pool1d(X3[:, :0], 2)",
+        "F.adaptive_max_pool2d(X4[:0], 2)", "F.adaptive_avg_pool2d(X4, (3, None))"]
+
 CALLS = ([c for spec in POOLS for c in _pool_calls(*spec)] +
-         [c for spec in ADAPTIVE for c in _adaptive_calls(*spec)] + UNFOLD + FOLD)
+         [c for spec in ADAPTIVE for c in _adaptive_calls(*spec)] + UNFOLD + FOLD + MORE)
 
 
 def inputs(T):

@@ -173,10 +173,12 @@ def _adaptive_avg_poolnd(input, output_size, n, name):
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
                            f"{list(input.shape)}")
-    for d in range(input.ndim - n, input.ndim):
-        if input.shape[d] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with "
+    # PyTorch's 1d pools the (N, C, 1, L) view with its 2d kernel, in its words
+    view, words = (input.unsqueeze(-2), "adaptive_avg_pool2d") if n == 1 else (input, name)
+    for d in range(view.ndim - max(n, 2), view.ndim):
+        if view.shape[d] == 0:
+            raise RuntimeError(f"{words}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(view.shape)} with "
                                f"dimension {d} being empty")
     return _C._adaptive_avg_pool(input, sizes)
 

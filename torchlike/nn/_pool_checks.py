@@ -142,7 +142,7 @@ def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n):
                  "ints of size 1 but got size {}")
         s = ints(_stride(stride, kernel_size), 1, name + " stride must be None, an int, list "
                  "of ints, or tuple of ints of size 1 but got size {}")
-        p = ints(padding, 1, name + " padding must be an int, list of ints or tuple of ints "
+        p = ints(padding, 1, name + " padding must be an int, list of ints, or tuple of ints "
                  "of size 1 but got size {}")
         d = ints(dilation, 1, name + " dilation must be an int, list of ints or tuple of ints "
                  "of size 1 but got size {}")
