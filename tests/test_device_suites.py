@@ -41,7 +41,8 @@ SUITES = {
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py",
                        "test_scipy_array_api.py", "test_numpy_random_api.py",
                        "test_numpy_random_dists.py", "test_numpy_ma.py",
-                       "test_numpy_ma_more.py"],
+                       "test_numpy_ma_more.py", "test_numpy_edge_semantics.py",
+                       "test_mean_integer.py"],
     # NumPy programs run through torchlike.numpy on the device (host-only
     # steps: their refusal checked, then run on host copies; host_step)
     "numpy_programs": [f"test_numpy_programs{n}.py" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)],
@@ -88,7 +89,8 @@ SUITES = {
            "test_nn_module.py", "test_nn_utils.py", "test_nn_norm_loss_golden.py",
            "test_nn_golden.py", "test_nn_api_extra.py", "test_nn_pool.py",
            "test_nn_rnn_kernels.py", "test_nn_orthogonal.py", "test_nn_rnn_module_checks.py",
-           "test_nn_layouts.py", "test_nn_conv_line.py"],
+           "test_nn_layouts.py", "test_nn_conv_line.py", "test_pool_refusals.py",
+           "test_loss_integer_operands.py"],
     # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
     # torch-level functions, the API surface (test_ldl: LDL's refusal on the device), the
     # torch.func transforms

@@ -59,7 +59,6 @@ OWN_NAMES = {
     "F.pad(img, (1, 1, 1, 1), mode='circular')",
     'F.avg_pool1d(x[None], 2)',
     'F.max_pool1d(x[None], 2)',
-    'F.adaptive_avg_pool2d(img, 1)',
     'F.adaptive_avg_pool1d(x[None], 2)',
     'F.pixel_shuffle(T.cat([img, img], 1), 2)',
     'T.polar(x, y)',

@@ -13,6 +13,7 @@ import warnings
 
 from .. import _C
 from .._composites import complex as _complex
+from . import _pool_checks
 from ._conv import _batched, _ntuple
 
 _same_copy_warned = False
@@ -128,26 +129,23 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kH * kW, L), one column per window."""
     if input.dtype == _C.bool:  # a copy: through float32 (exact for 0 and 1), which has a kernel
         return unfold(input.to(_C.float32), kernel_size, dilation, padding, stride).to(_C.bool)
+    k, d, p, s = _pool_checks.unfold(input, kernel_size, dilation, padding, stride)
     x, unbatched = _batched(input, 2, "unfold")
-    out = _C.im2col(x, _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
-                    _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
+    out = _C.im2col(x, k, d, p, s)
     return out.squeeze(0) if unbatched else out
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, the adjoint of ``unfold``: (N, C * kH * kW, L) -> (N, C, H, W),
     overlapping windows summed."""
-    if input.ndim not in (2, 3):
-        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to fold, but got "
-                           f"input of size: {list(input.shape)}")
+    o, k, d, p, s = _pool_checks.fold(input, output_size, kernel_size, dilation, padding,
+                                      stride)
     if input.dtype == _C.bool:  # overlapping windows or-ed: summed in float32, then != 0
         return fold(input.to(_C.float32), output_size, kernel_size, dilation, padding,
                     stride) != 0
     unbatched = input.ndim == 2
     x = input.unsqueeze(0) if unbatched else input
-    out = _C.col2im(x, _ntuple(output_size, 2, "output_size"),
-                    _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
-                    _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
+    out = _C.col2im(x, o, k, d, p, s)
     return out.squeeze(0) if unbatched else out
 
 

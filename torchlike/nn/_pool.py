@@ -17,6 +17,8 @@ import operator
 import warnings
 
 from .. import _C
+from .._layout import channels_last
+from . import _pool_checks
 from ._conv import _ntuple
 
 
@@ -45,12 +47,12 @@ def _not_implemented_for(kernel, input):
 
 def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n,
                 name):
-    _check_input(input, n, name)
+    k, s, p, d = _pool_checks.max_pool(input, kernel_size, stride, padding, dilation,
+                                       ceil_mode, n)
     if n == 1 and not return_indices and not input.is_floating_point():
         # PyTorch's max_pool1d without indices is a float-only kernel; with
         # indices it runs max_pool2d's, which takes integers too
         raise _not_implemented_for("max_pool1d_impl", input)
-    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n)
     values, indices = _C._max_pool(input, k, s, p, d, bool(ceil_mode))
     return (values, indices) if return_indices else values
 
@@ -99,8 +101,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                 divisor_override, n, name):
-    _check_input(input, n, name)
-    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n)
+    k, s, p = _pool_checks.avg_pool(input, kernel_size, stride, padding, ceil_mode,
+                                    divisor_override, n)
     return _C._avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
                         divisor_override)
 
@@ -129,7 +131,15 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
     if norm_type == 0:  # the 1/norm_type root is undefined: PyTorch's refusal
         raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
-    k = _ntuple(kernel_size, n)
+    if n == 1:
+        k = _pool_checks._avg_pool1d_args(kernel_size, stride, 0)[0]
+    elif isinstance(kernel_size, numbers.Integral):
+        k = (int(kernel_size),) * n
+    else:  # PyTorch's lp_pool2d/3d unpack the kernel into n names (its ValueError)
+        k = tuple(kernel_size)
+        if len(k) != n:
+            raise ValueError(f"too many values to unpack (expected {n})" if len(k) > n else
+                             f"not enough values to unpack (expected {n}, got {len(k)})")
     out = _avg_poolnd(input ** norm_type, k, stride, 0, ceil_mode, True, None, n, "lp_pool")
     out = _C.sign(out) * out.abs().clamp(min=0)
     return (out * math.prod(k)) ** (1.0 / norm_type)
@@ -150,36 +160,27 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 # ---- adaptive pooling --------------------------------------------------------------------
 
-def _adaptive_size(output_size, x, n):
-    sizes = (output_size,) * n if isinstance(output_size, numbers.Integral) or \
-        output_size is None else tuple(output_size)
-    if len(sizes) == 1 and n > 1:
-        sizes = sizes * n
-    if len(sizes) != n:
-        raise ValueError(f"output_size must be an int or a tuple of {n} ints (None keeps the "
-                         f"input's size), got {output_size}")
-    return tuple(int(x.shape[x.ndim - n + i]) if o is None else int(o)
-                 for i, o in enumerate(sizes))
-
-
-def _adaptive_check(input, n, name, output_size=None):
-    if n > 1 and not isinstance(output_size, numbers.Integral) and output_size is not None \
-            and input.ndim <= len(output_size):
-        # PyTorch's Python check of a sized output_size, before the kernel's
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+def _adaptive_avg_poolnd(input, output_size, n, name):
+    sizes = _pool_checks.adaptive_sizes(output_size, input, n, name)
+    _pool_checks.adaptive_avg(input, sizes, n)
+    if all(o == 1 for o in sizes) and input.ndim >= n:
+        # NOTE: as PyTorch, a 1-sized output is the mean over the last n dims,
+        # for any rank (an empty window's is NaN)
+        out = input.mean(tuple(range(-n, 0)), keepdim=True)
+        if n == 2 and _suggests_channels_last(input):  # PyTorch keeps the layout
+            out = _C.empty_like(out, memory_format=channels_last).copy_(out)
+        return out
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
                            f"{list(input.shape)}")
-    for d in range(input.ndim - n - 1, input.ndim):
-        if input.shape[d] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with "
+    # PyTorch's 1d pools the (N, C, 1, L) view with its 2d kernel, in its words
+    view, words = (input.unsqueeze(-2), "adaptive_avg_pool2d") if n == 1 else (input, name)
+    for d in range(view.ndim - max(n, 2), view.ndim):
+        if view.shape[d] == 0:
+            raise RuntimeError(f"{words}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(view.shape)} with "
                                f"dimension {d} being empty")
-
-
-def _adaptive_avg_poolnd(input, output_size, n, name):
-    _adaptive_check(input, n, name, output_size)
-    return _C._adaptive_avg_pool(input, _adaptive_size(output_size, input, n))
+    return _C._adaptive_avg_pool(input, sizes)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -197,8 +198,9 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max_poolnd(input, output_size, return_indices, n, name):
-    _adaptive_check(input, n, name, output_size)
-    values, indices = _C._adaptive_max_pool(input, _adaptive_size(output_size, input, n))
+    sizes = _pool_checks.adaptive_sizes(output_size, input, n, name)
+    _pool_checks.adaptive_max(input, sizes, n, name)
+    values, indices = _C._adaptive_max_pool(input, sizes)
     return (values, indices) if return_indices else values
 
 

@@ -80,7 +80,7 @@ def _reduce(loss, reduction):
     if reduction == "none":
         return loss
     if reduction == "mean":
-        return loss.mean()
+        return _C.mean(loss)  # PyTorch's mean: an integer loss is refused
     if reduction == "sum":
         return loss.sum()
     raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -378,6 +378,8 @@ def tanhshrink(input):
 
 def logsigmoid(input):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
+    if isinstance(input, Tensor) and not (input.is_floating_point() or input.is_complex()):
+        _loss_kernel_refused(_BCE_LOGITS, input.dtype, input.device)
     return _C.log_sigmoid(input)
 
 
@@ -893,6 +895,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _class_dim_target(input, target)
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         _not_differentiable_in_weight("nll_loss_forward")
+    if target.dtype in (_C.int64, _C.uint8):  # (the op refuses other targets first)
+        _refuse_integral_input("nll_loss_out_frame" if input.ndim <= 2 else
+                               "nll_loss2d_forward_out_frame", input)
     return _C.nll_loss_nd(input, target, weight, _REDUCTIONS[reduction], ignore_index)[0]
 
 
@@ -913,6 +918,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     r = _REDUCTIONS.get(reduction)
     if r is None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    # PyTorch's log_softmax over the class dim refuses an integer input first
+    _refuse_integral_input("log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
+                           "log_softmax_kernel_impl", input)
     # class probabilities (a float target of another shape is read as class
     # indices, and the op's checks say what is wrong, as PyTorch's do)
     probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
@@ -961,6 +969,31 @@ def _loss_kernel_refused(kind, dtype, device):
              _BCE_LOGITS: "log_sigmoid"}
     name = "binary_cross_entropy" if kind == _BCE else f"{names[kind]}_{device.type}"
     raise NotImplementedError(f'"{name}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+             "`^` or `logical_xor()` operator instead.")
+_BOOL_SUB_ONE = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _refuse_bool_sub(a, b):
+    """PyTorch's refusal of a - b with a bool operand (torchlike's tensors
+    subtract bools as NumPy does; PyTorch's losses compose a - b)."""
+    a_bool, b_bool = a.dtype == _C.bool, b.dtype == _C.bool
+    if a_bool and b_bool:
+        raise NotImplementedError(_BOOL_SUB)
+    if a_bool or b_bool:
+        raise NotImplementedError(_BOOL_SUB_ONE)
+
+
+def _refuse_integral_input(kernel, input):
+    """PyTorch's float-only kernel refusing an integer or bool input."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(input.dtype)}'")
 
 
 def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None):
@@ -1016,6 +1049,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """``|input - target|``; for complex operands the modulus of the
     difference (real)."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if weight is None:
+        _refuse_bool_sub(input, target)
     dtype = _C.promote_types(input.dtype, target.dtype)
     if weight is None and (dtype.is_complex or (dtype != _C.bool and not dtype.is_floating_point)):
         # PyTorch's composite |input - target|: integers stay integers, and
@@ -1072,6 +1107,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
+    if not (input.is_floating_point() or input.is_complex()):
+        _loss_kernel_refused(_BCE_LOGITS, input.dtype, input.device)
     # PyTorch computes the loss into (1 - target): an integer or bool target
     # is refused as that in-place product refuses it, and a float target's
     # dtype is the loss's
@@ -1112,6 +1149,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """``exp(x) - t x`` (log input) or ``x - t log(x + eps)``; ``full`` adds
     Stirling's term for t > 1."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if log_input and input.dtype == target.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_SUB_ONE)  # PyTorch's exp(x) - (t x), t x a bool
     if log_input:
         loss = _C.exp(input) - target * input
     else:
@@ -1132,6 +1171,11 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError("var is of incorrect size")
     if (var < 0).any().item():
         raise ValueError("var has negative entry/entries")
+    if not (var.is_floating_point() or var.is_complex()):
+        # PyTorch clamps a copy of var in place, to a float eps
+        from .._dtype_names import cpp_name
+        raise RuntimeError(f"result type {scalar_type_name(_C.get_default_dtype())} can't be "
+                           f"cast to the desired output type {cpp_name(var.dtype)}")
     # NOTE: the clamp is not differentiated (as in PyTorch): the gradient w.r.t.
     # var passes as if var had not been clamped.
     v = var + (var.clamp(min=eps) - var).detach()
@@ -1155,23 +1199,34 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
-    """``x`` where y = 1, ``max(0, margin - x)`` where y = -1."""
+    """``x`` where y = 1, ``max(0, margin - x)`` where y = -1.
+
+    As PyTorch's formula: the input where y != -1 plus the margin term where
+    y != 1 (a target of 0 or 2 adds both), the margin a tensor like the
+    input's (an integer input truncates it, a bool one is refused)."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if input.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_SUB)
     zero = _scalar_like(0, input)
-    loss = _C.where(target == 1, input, zero) + \
-        _C.where(target == -1, (margin - input).clamp(min=0), zero)
+    margin_term = (_C.full_like(input, margin) - input).clamp(min=0)
+    loss = _C.where(target != 1, margin_term, zero) + _C.where(target != -1, input, zero)
     return _reduce(loss, r)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if input.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_NEG)
     return _reduce(softplus(-_as_input_dtype(target, input) * input), r)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     r = _legacy_reduction(size_average, reduce, reduction)
+    _refuse_integral_input("log_sigmoid_" + input.device.type, input)
+    if target.dtype == _C.bool:
+        raise NotImplementedError(_BOOL_SUB_ONE)  # PyTorch's (1 - target)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -1184,6 +1239,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     r = _legacy_reduction(size_average, reduce, reduction)
     if r not in _REDUCTIONS:
         raise ValueError(f"{r} is not a valid value for reduction")
+    _refuse_integral_input("multilabel_margin_loss_forward_out_frame", input)
     return _C._multilabel_margin_loss(input, target, _REDUCTIONS[r])[0]
 
 
@@ -1200,6 +1256,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("weight must be one-dimensional")
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         _not_differentiable_in_weight("multi_margin_loss")
+    _refuse_integral_input("multi_margin_loss_cpu_kernel", input)
     return _C._multi_margin_loss(input, target, p, margin, weight, _REDUCTIONS[r])
 
 

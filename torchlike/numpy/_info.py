@@ -65,10 +65,12 @@ def _info_dtype(type):
         raise
 
 
-# bfloat16, which NumPy lacks: 8 exponent bits, 7 stored mantissa bits
+# bfloat16, which NumPy lacks: 8 exponent bits, 7 stored mantissa bits (the
+# values of ml_dtypes' finfo, NumPy's bfloat16: its resolution is 0.01 rounded
+# to bfloat16, as float16's is 0.001 rounded to float16)
 _BFLOAT16 = dict(bits=16, eps=2.0 ** -7, epsneg=2.0 ** -8, machep=-7, negep=-8,
                  minexp=-126, maxexp=128, nexp=8, nmant=7, iexp=8, precision=2,
-                 resolution=0.01, max=float.fromhex("0x1.fep127"),
+                 resolution=float.fromhex("0x1.48p-7"), max=float.fromhex("0x1.fep127"),
                  smallest_normal=2.0 ** -126, smallest_subnormal=2.0 ** -133)
 
 
@@ -108,13 +110,26 @@ class finfo:
     def __repr__(self):
         if self.dtype != _C.bfloat16:
             return repr(np.finfo(np_dtype(self.dtype)))
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:.2e}, "
-                f"max={self.max:.2e}, dtype=bfloat16)")
+        # NumPy's finfo of ml_dtypes' bfloat16: a dtype without NumPy's
+        # format prints its values as the scalars print (C++'s 6 digits)
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, "
+                f"max={self.max:g}, dtype=bfloat16)")
 
     def __str__(self):
         if self.dtype != _C.bfloat16:
             return str(np.finfo(np_dtype(self.dtype)))
-        return repr(self)
+        # NumPy's layout (numpy/_core/getlimits.py), the values as above
+        return ("Machine parameters for bfloat16\n"
+                "---------------------------------------------------------------\n"
+                f"precision = {self.precision}   resolution = {self.resolution:g}\n"
+                f"machep = {self.machep}   eps =        {self.eps:g}\n"
+                f"negep =  {self.negep}   epsneg =     {self.epsneg:g}\n"
+                f"minexp = {self.minexp}   tiny =       {self.tiny:g}\n"
+                f"maxexp = {self.maxexp}   max =        {self.max:g}\n"
+                f"nexp =   {self.nexp}   min =        -max\n"
+                f"smallest_normal = {self.smallest_normal:g}   "
+                f"smallest_subnormal = {self.smallest_subnormal:g}\n"
+                "---------------------------------------------------------------\n")
 
     __class_getitem__ = classmethod(types.GenericAlias)
 

@@ -924,9 +924,21 @@ def put_along_axis(arr, indices, values, axis):
     shape = np.broadcast_shapes(tuple(indices.shape), tuple(
         1 if d == axis else n for d, n in enumerate(target.shape)))
     indices = indices.expand(shape)
+    if _broadcast_or_none(tuple(values.shape), shape) != shape:
+        def dims(s):
+            return "(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+        raise ValueError(f"shape mismatch: value array of shape {dims(values.shape)} could not "
+                         f"be broadcast to indexing result of shape {dims(shape)}")
     values = _C.broadcast_to(values, shape)
     with _index_error():
         target.scatter_(axis, indices, values)
+
+
+def _broadcast_or_none(a, b):
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        return None
 
 
 # ---- insert, delete, block: NumPy's Python code writes into fresh ndarrays;

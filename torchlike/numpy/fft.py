@@ -90,37 +90,65 @@ rfft2 = _many_dims("rfft2", (-2, -1))
 irfft2 = _many_dims("irfft2", (-2, -1))
 
 
-def _size(n):
-    """A transform length as NumPy takes it: an int, a NumPy integer or a
-    count computed by the program (a 0-d integer array), positive."""
-    n = scalar_count(n)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return int(n)
+def _count(n):
+    """n as NumPy's fftfreq/rfftfreq take it: a Python int (a bool is one) or
+    a NumPy integer, kept as given for NumPy's arithmetic with d (a count
+    computed by the program, a 0-d integer array, as its int); anything
+    else is NumPy's ValueError."""
+    if isinstance(n, Tensor):
+        n = scalar_count(n)
+    if not isinstance(n, (int, np.integer)):
+        raise ValueError("n should be an integer")
+    return n
+
+
+def _bins(n, device):
+    """fftfreq's integer bins 0, 1, ..., -2, -1.  A NumPy integer n runs
+    NumPy's own steps on the host (an unsigned n wraps -(n // 2) as NumPy's
+    does); a bool n is NumPy's TypeError from its empty(n)."""
+    if isinstance(n, bool):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{n}'")
+    if isinstance(n, np.integer):
+        bins = np.empty(n, int)
+        half = (n - 1) // 2 + 1
+        bins[:half] = np.arange(0, half, dtype=int)
+        bins[half:] = np.arange(-(n // 2), 0, dtype=int)
+        bins = as_tensor(bins).to(_C.int64)
+        return bins if device is None else bins.to(device)
+    k = _C.arange(n, dtype=_C.int64, device=device)
+    return _C.where(k < (n + 1) // 2, k, k - n)
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
-    """Sample frequencies, made with torchlike ops on ``device``."""
-    m = _size(n)
-    k = _C.arange(m, dtype=_C.int64, device=_device_of(d, device))
-    return _frequencies(_C.where(k < (m + 1) // 2, k, k - m), n, d, dtype)
+    """Sample frequencies, made with torchlike ops on ``device``.  As NumPy's:
+    1 / (n d) first (n = 0 with a Python spacing is ZeroDivisionError), then
+    a negative n is refused by the empty bins."""
+    n = _count(n)
+    val, wide = _reciprocal(n, d)
+    if n < 0:
+        raise ValueError("negative dimensions are not allowed")
+    return _frequencies(_bins(n, _device_of(d, device)), val, wide, dtype)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
-    return _frequencies(_C.arange(_size(n) // 2 + 1, dtype=_C.int64,
-                                  device=_device_of(d, device)), n, d, dtype)
+    """The non-negative frequencies; as NumPy's, a negative n gives none
+    (its range up to n // 2 + 1 is empty)."""
+    n = _count(n)
+    val, wide = _reciprocal(n, d)
+    k = _C.arange(max(int(n) // 2 + 1, 0), dtype=_C.int64, device=_device_of(d, device))
+    return _frequencies(k, val, wide, dtype)
 
 
 def _device_of(d, device):
     return d.device if device is None and isinstance(d, Tensor) else device
 
 
-def _frequencies(k, n, d, dtype):
-    """The bins ``k`` times 1 / (n d), as NumPy computes them: the reciprocal
-    in the arithmetic of n and d (a float32 spacing's rounding kept; a Python
-    0 is Python's ZeroDivisionError), then the product in float64, complex128
-    for a complex spacing."""
-    n = n if isinstance(n, np.integer) else _size(n)  # a NumPy int32 n promotes as its own
+def _reciprocal(n, d):
+    """1 / (n d) as NumPy computes it, and the dtype of the frequencies: the
+    reciprocal in the arithmetic of n and d (a float32 spacing's rounding
+    kept; a Python 0 is Python's ZeroDivisionError), float64, complex128 for
+    a complex spacing."""
+    n = n if isinstance(n, np.integer) else int(n)  # a NumPy int32 n promotes as its own
     if isinstance(d, np.ndarray) and d.ndim:  # host data: refused beside a device's bins
         d = as_tensor(d)
     if isinstance(d, Tensor):
@@ -129,11 +157,15 @@ def _frequencies(k, n, d, dtype):
             val = val.to(_C.float64)  # NumPy's 1.0 / ints is float64, not the default float
         val = 1.0 / val
         wide = _C.complex128 if val.is_complex() else _C.float64
-        val = val.to(wide)
-    else:  # a number, a NumPy scalar or 0-d array: the reciprocal on the host
-        val = 1.0 / (n * d)
-        wide = _C.complex128 if np.iscomplexobj(val) else _C.float64
-        val = complex(val) if wide is _C.complex128 else float(val)
+        return val.to(wide), wide
+    # a number, a NumPy scalar or 0-d array: the reciprocal on the host
+    val = 1.0 / (n * d)
+    wide = _C.complex128 if np.iscomplexobj(val) else _C.float64
+    return (complex(val) if wide is _C.complex128 else float(val)), wide
+
+
+def _frequencies(k, val, wide, dtype):
+    """The bins ``k`` times 1 / (n d), the product in float64 (complex128)."""
     return (k.to(wide) * val).to(tl_dtype(dtype) or wide)
 
 

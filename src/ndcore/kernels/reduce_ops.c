@@ -236,10 +236,15 @@ static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_
 {
   const char *name = tl_op_infos[op].name;
   tl_dtype result = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
+  /* PyTorch's words: nanmean's own, mean's naming the dtype it was given
+   * (an integral dtype= is "Optional dtype") */
+  if (op == TL_OP_NANMEAN && tl_dtype_is_integral(in->dtype)) /* whatever the dtype= */
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): expected input to have floating point "
+                        "or complex dtype but got %s", name, tl_dtype_scalar_name(in->dtype));
   if (tl_dtype_is_integral(result))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): could not infer output dtype. Input "
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): could not infer output dtype. %s "
                         "dtype must be either a floating point or complex dtype. Got: %s",
-                        name, tl_dtype_names[result]);
+                        name, a->dtype >= 0 ? "Optional" : "Input", tl_dtype_scalar_name(result));
   if (op == TL_OP_NANMEAN && tl_dtype_is_complex(result))
     return refuse_complex_nansum(in);
   tl_tensor acc, cnt;

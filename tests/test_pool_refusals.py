@@ -1,0 +1,48 @@
+"""Pooling, adaptive pooling, unfold and fold refuse bad arguments as
+PyTorch does: its exception class and its words (recorded by
+scripts/golden_pool_refusals.py), and accept the neighbouring good calls
+with PyTorch's result shapes.  Where PyTorch's words name no shape (the
+rank refusals of max_pool2d/3d, avg_pool3d), ours add it after them."""
+import numpy as np
+import pytest
+
+import torchlike as tl
+from oracle import golden_calls
+
+CALLS, _golden = golden_calls("pool_refusals")
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_pool_arguments_are_refused_in_pytorchs_words(call, expected):
+    env = _golden.inputs(tl)
+    if expected[0] == "raises":
+        kind, words = expected[1:]
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert kind in [c.__name__ for c in type(e.value).__mro__], (call, repr(e.value))
+        assert str(e.value).startswith(words), (call, str(e.value))
+    else:
+        assert _golden.describe(eval(call, env)) == expected, call
+
+
+def test_sizes_past_int64_still_raise_an_overflow():
+    # the Python checks leave sizes past int64 to the kernels' overflow refusal
+    F = tl.nn.functional
+    with pytest.raises(RuntimeError, match="overflow"):
+        F.max_pool2d(tl.ones(1, 1, 4, 4), 3, dilation=2 ** 62)
+    with pytest.raises(RuntimeError, match="overflow"):
+        F.avg_pool1d(tl.ones(1, 1, 4), 2 ** 62, padding=2 ** 61)
+
+
+def test_a_one_sized_adaptive_average_is_the_mean_of_the_window():
+    # PyTorch's 1x1 adaptive average is a mean over the last dims, for any
+    # rank: of an empty window NaN, and the gradient spreads evenly
+    F = tl.nn.functional
+    a = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    x = tl.tensor(a).requires_grad_()
+    out = F.adaptive_avg_pool2d(x, 1)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), a.mean((-2, -1), keepdims=True),
+                               rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full_like(a, np.float32(1 / 12)))
+    assert tl.isnan(F.adaptive_avg_pool1d(tl.ones(2, 3, 0), 1)).all()
