@@ -635,6 +635,25 @@ def test_clip_is_numpys_with_nan_and_crossed_bounds(lo, hi):
     numpy.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
+def test_clip_takes_numpys_ufunc_keywords():
+    """The namespace's np.clip dropped where=, dtype= and casting= silently
+    (clipped everywhere, in x's dtype) and any misspelt keyword; they are
+    NumPy's: out='s values kept where the mask is False, the clip in dtype=,
+    an unknown keyword a TypeError."""
+    x = numpy.arange(6.0)
+    mask = numpy.array([True, False, True, False, True, False])
+    out = np.zeros(6)
+    assert np.clip(np.asarray(x), 1, 4, out=out, where=np.asarray(mask)) is out
+    numpy.testing.assert_array_equal(out.cpu().numpy(),
+                                     numpy.clip(x, 1, 4, out=numpy.zeros(6), where=mask))
+    got = np.clip(np.arange(6), 1, 4, dtype=np.float32)
+    same(got, numpy.clip(numpy.arange(6), 1, 4, dtype=numpy.float32))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        np.clip(np.asarray(x), 1, 4, dtype=np.int64)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        np.clip(np.asarray(x), 1, 4, bogus=1)
+
+
 @pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "power", "left_shift",
                                   "right_shift", "mod", "bitwise_right_shift"])
 def test_integer_arithmetic_of_bools_is_int8(name):

@@ -119,6 +119,31 @@ def test_binary_out_argument_on_the_fast_path():
             np.multiply(leaf, b, out=tl.empty(4))
 
 
+@pytest.mark.parametrize("call", ["first", "fast"])
+def test_out_larger_than_the_operands_gets_them_broadcast(call):
+    """NumPy broadcasts a ufunc's operands to a larger out= (np.add(row, 1,
+    out=table) fills every row); the op refused it ("output with shape [2, 3]
+    doesn't match the broadcast shape [3]"), on the C fast path too."""
+    row, col = tl.arange(3.0, dtype=tl.float64), tl.tensor([[10.0], [20.0]], dtype=tl.float64)
+    if call == "fast":  # a first call enables the C path for these ufuncs
+        np.add(row, row), np.exp(row), np.multiply(row, row)
+    table = tl.zeros(2, 3, dtype=tl.float64)
+    assert np.add(row, 1.0, out=table) is table
+    assert_close(table, np.add(np.arange(3.0), 1.0, out=np.zeros((2, 3))))
+    assert np.exp(row, out=(table,)) is table
+    assert_close(table, np.exp(np.arange(3.0), out=np.zeros((2, 3))))
+    cube = tl.zeros(4, 2, 3, dtype=tl.float64)
+    np.multiply(row, col, out=cube)
+    assert_close(cube, np.multiply(np.arange(3.0), [[10.0], [20.0]], out=np.zeros((4, 2, 3))))
+    masked = tl.full((2, 3), -1.0, dtype=tl.float64)
+    np.add(row, 1.0, out=masked, where=tl.tensor([True, False, True]))
+    assert masked.tolist() == [[1.0, -1.0, 3.0]] * 2
+    with pytest.raises(RuntimeError, match="shape"):  # an out= the operands cannot fill
+        np.add(row, row, out=tl.zeros(2, 4, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="shape"):  # nor one smaller than theirs
+        np.add(row, col, out=tl.zeros(3, dtype=tl.float64))
+
+
 @pytest.mark.host_only  # an ndarray out=, and NumPy's own bitwise_count on host views
 def test_out_argument_ndarray_and_fallback():
     t = tl.arange(4.0)

@@ -63,7 +63,10 @@ def _unary(op, name):
         if rest:
             kwargs = _out_given(name, 1, rest, kwargs)
         try:
-            return op(x if isinstance(x, Tensor) else _new_array(x), **kwargs)
+            x = x if isinstance(x, Tensor) else _new_array(x)
+            if "out" in kwargs:
+                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"])
+            return op(x, **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
@@ -106,6 +109,8 @@ def _binary(op, name):
         if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
                 type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
+        if "out" in kwargs:
+            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -361,6 +366,9 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    if kwargs:  # NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=) were dropped
+        from ._utility import clip as numpy_clip
+        return numpy_clip(x, lo, hi, out, **kwargs)
     if lo is None and hi is None and x.dtype is _C.bool:  # NumPy's clip is then positive()
         raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
