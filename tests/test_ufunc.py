@@ -144,6 +144,26 @@ def test_out_larger_than_the_operands_gets_them_broadcast(call):
         np.add(row, col, out=tl.zeros(3, dtype=tl.float64))
 
 
+@pytest.mark.host_only  # ndarray out= buffers: host memory
+def test_namespace_ufuncs_write_an_ndarray_out():
+    """torchlike.numpy's ufunc functions take an ndarray out= for CPU tensors,
+    as numpy's own ufuncs and np.sum do (np.exp(t, out=buf) raised "argument
+    'out' must be Tensor"): the result is written into it, cast to its dtype,
+    broadcast to its shape, and it is handed back."""
+    import torchlike.numpy as tnp
+    buf = np.zeros(3)
+    assert tnp.exp(tnp.ones(3), out=buf) is buf
+    # our exp's last bit may be the vector math library's (AVX2), not NumPy's
+    np.testing.assert_array_max_ulp(buf, np.exp(np.ones(3)), maxulp=2)
+    table = np.zeros((2, 3))
+    assert tnp.add(tnp.ones(3), tnp.arange(3.0), table) is table
+    np.testing.assert_array_equal(table, np.add(np.ones(3), np.arange(3.0), out=np.zeros((2, 3))))
+    f32 = np.zeros(3, dtype=np.float32)
+    assert tnp.multiply(tnp.arange(3), 2, out=(f32,)) is f32 and f32.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tnp.exp(tl.ones(3, requires_grad=True), out=np.zeros(3))
+
+
 @pytest.mark.host_only  # an ndarray out=, and NumPy's own bitwise_count on host views
 def test_out_argument_ndarray_and_fallback():
     t = tl.arange(4.0)

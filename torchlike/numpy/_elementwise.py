@@ -63,6 +63,8 @@ def _unary(op, name):
         if rest:
             kwargs = _out_given(name, 1, rest, kwargs)
         try:
+            if "out" in kwargs and _host_out(name, kwargs["out"]):
+                return getattr(np, name)(x, **kwargs)
             x = x if isinstance(x, Tensor) else _new_array(x)
             if "out" in kwargs:
                 (x,) = _ufunc.out_shape_operands((x,), kwargs["out"])
@@ -73,6 +75,16 @@ def _unary(op, name):
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
     _DIRECT[name] = op, 1
     return fn
+
+
+def _host_out(name, out):
+    """Whether ``out`` is an ndarray (alone or in a tuple) and ``name`` is
+    NumPy's ufunc: the call is then NumPy's, whose __array_ufunc__ writes a
+    CPU tensor's result into it (the op takes tensors only, and refused it
+    where numpy.exp(t, out=buf) and np.sum(t, out=buf) write it)."""
+    outs = out if isinstance(out, tuple) else (out,)
+    return any(isinstance(o, np.ndarray) for o in outs) and \
+        isinstance(getattr(np, name, None), np.ufunc)
 
 
 def _new_array(x, operands=None):
@@ -93,6 +105,8 @@ def _binary(op, name):
     def fn(x1, x2, /, *rest, **kwargs):
         if rest:
             kwargs = _out_given(name, 2, rest, kwargs)
+        if "out" in kwargs and _host_out(name, kwargs["out"]):
+            return getattr(np, name)(x1, x2, **kwargs)
         try:
             # two Python numbers are both arrays of NumPy's dtypes (np.add(2,
             # 3.5) is float64, as in NumPy, not int64 with a weak float)
