@@ -19,7 +19,8 @@ a queue by Lindley's recursion, a bootstrap by properties), NEP 50 weak
 scalars at the namespace's functions, integer wrap-around, np.errstate,
 out=/where= arguments and reductions with where=/initial=, keepdims and
 axis tuples, empty/0-d/non-contiguous/broadcast operands, views against
-copies and writes through them (overlapping slice assignment included),
+copies and writes through them (overlapping slice assignment included,
+records written row by row from lists),
 structured scientific computations (n-body energies, an implicit heat
 step, Lennard-Jones forces, a spectral derivative, Simpson and Romberg,
 weighted regression with standard errors, a leapfrog oscillator, Newton
@@ -29,7 +30,19 @@ matrices, sessionization) -- run once with NumPy and once with
 ``torchlike.numpy``, with round 4's oracle and conventions (NumPy for
 values, dtypes and shapes; inputs drawn once by NumPy).
 
-What they found is in docs/numpy.md, "The eleventh round".
+What they found (each with a focused test in the test file of its area):
+
+- A Python list written into a tensor (``state[k] = [x, v]``, ``t[[0, 2]]
+  = [a, b]``) went through float32 first (0.1 stored as 0.10000000149...
+  in a float64 table; a leapfrog integrator drifted), and Python ints in it
+  past an integer target's range wrapped (``u8[:2] = [300, 1]`` stored 44)
+  -- tests/test_core.py.
+- A ufunc's ``out=`` larger than the operands' broadcast shape
+  (``np.add(row, 1, out=table)``) raised the op's shape error, on the C
+  fast path of ``__array_ufunc__`` too; the namespace's ufunc functions
+  refused an ndarray ``out=`` -- tests/test_ufunc.py.
+- The namespace's ``np.clip`` dropped ``where=``, ``dtype=``, ``casting=``
+  and unknown keywords silently -- tests/test_numpy_namespace_more.py.
 
 What differs by design (docs/numpy.md), spelled around here: operators
 follow PyTorch's promotion (``int_array * 0.5`` and ``np.sqrt(ints)``
@@ -912,6 +925,31 @@ def split_views(np):
     return a, left, right, parts[1], cp, dg, top, bottom
 
 
+def records_by_rows(np):
+    """A table of records written row by row from Python lists of floats
+    (one rounding, into float64 and float32), a row broadcast into a whole
+    table by out=, a cap applied only where a flag is set by clip's where=,
+    and an integer table filled from lists of ints."""
+    log = np.zeros((5, 3))
+    log32 = np.zeros((5, 3), dtype=np.float32)
+    for k in range(5):
+        t = k / 7
+        log[k] = [t, t ** 2 / 3, 1 / (k + 3)]
+        log32[k] = (t, t ** 2 / 3, 1 / (k + 3))
+    log[[0, 4], 1:] = [[0.1, 0.2], [1 / 3, 2 / 3]]
+    base = np.zeros((4, 3))
+    np.add(log[1], 0.5, out=base)
+    grid = np.empty((2, 4, 3))
+    np.multiply(log[2], np.asarray([[1.0], [2.0], [3.0], [4.0]]), out=grid)
+    flags = np.asarray([True, False, True])
+    capped = np.full((5, 3), -1.0)
+    np.clip(log, 0.05, 0.3, out=capped, where=flags)
+    counts = np.zeros((2, 3), dtype=np.int64)
+    counts[0] = [3, 1, 4]
+    counts[1, :2] = (2 ** 40, -5)
+    return log, log32, base, grid, capped, counts
+
+
 # ---- structured scientific computations ---------------------------------------------------
 
 def nbody_energy(np):
@@ -1247,6 +1285,7 @@ def test_views_and_writes():
     _run(augmented_fancy_writes)
     _run(overlapping_assignments)
     _run(split_views)
+    _run(records_by_rows)
 
 
 def test_scientific_computations():
