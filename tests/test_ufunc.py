@@ -144,14 +144,21 @@ def test_out_larger_than_the_operands_gets_them_broadcast(call):
         np.add(row, col, out=tl.zeros(3, dtype=tl.float64))
 
 
-@pytest.mark.host_only  # ndarray out= buffers: host memory
 def test_namespace_ufuncs_write_an_ndarray_out():
     """torchlike.numpy's ufunc functions take an ndarray out= for CPU tensors,
     as numpy's own ufuncs and np.sum do (np.exp(t, out=buf) raised "argument
     'out' must be Tensor"): the result is written into it, cast to its dtype,
-    broadcast to its shape, and it is handed back."""
+    broadcast to its shape, and it is handed back.  A device's tensors are
+    refused with the device named (host memory), as numpy.exp's are."""
     import torchlike.numpy as tnp
     buf = np.zeros(3)
+    if TEST_DEVICE:
+        device = str(tnp.ones(1).device)
+        for call in (lambda: tnp.exp(tnp.ones(3), out=buf),
+                     lambda: tnp.add(tnp.ones(3), 1.0, out=(buf,))):
+            with pytest.raises(TypeError, match=f"out= is an ndarray.*{device}"):
+                call()
+        return
     assert tnp.exp(tnp.ones(3), out=buf) is buf
     # our exp's last bit may be the vector math library's (AVX2), not NumPy's
     np.testing.assert_array_max_ulp(buf, np.exp(np.ones(3)), maxulp=2)
