@@ -285,6 +285,49 @@ def test_setitem_broadcasts_and_casts():
         t[0] = tl.zeros(3)
 
 
+def test_setitem_of_a_python_list_rounds_once_into_the_target():
+    """A list of Python floats written into a float64 (complex128) tensor
+    keeps its double values, basic and advanced index alike (it went through
+    the default float32 first: s[1] = [0.1, 1/3] stored 0.10000000149...);
+    into float32 it is rounded once, as NumPy's."""
+    values = [0.1, 1 / 3, 2.0 ** -40 + 1]
+    for dtype, np_dtype in ((tl.float64, np.float64), (tl.float32, np.float32),
+                            (tl.complex128, np.complex128), (tl.float16, np.float16)):
+        want = np.zeros((3, 3), dtype=np_dtype)
+        t = tl.zeros(3, 3, dtype=dtype)
+        want[1] = values
+        t[1] = values
+        want[[0, 2], 1:] = [values[1:], values[:2]]
+        t[[0, 2], 1:] = [values[1:], values[:2]]
+        want[:, 0] = (values[0], values[2], 5)
+        t[:, 0] = (values[0], values[2], 5)
+        np.testing.assert_array_equal(t.cpu().numpy(), want)
+    z = tl.zeros(2, dtype=tl.complex128)
+    z[:] = [0.1 + 0.2j, 1 / 3]
+    assert z.tolist() == [0.1 + 0.2j, 1 / 3 + 0j]
+
+
+def test_setitem_of_a_python_list_checks_ints_as_one_int():
+    """Python ints in a list that the integer target cannot hold raise, as
+    t[0] = 300 does (u8[:2] = [300, 1] stored 44), basic and advanced index
+    alike; ints that fit, and floats (cast as NumPy casts), are written."""
+    u = tl.zeros(3, dtype=tl.uint8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u[0] = 300
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u[:2] = [300, 1]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u[[0, 2]] = (1, 256)
+    i8 = tl.zeros(2, dtype=tl.int8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        i8[:] = [[-129, 1]]
+    assert u.tolist() == [0, 0, 0] and i8.tolist() == [0, 0]
+    u[:2] = [255, 1]
+    u[[2]] = [3.7]
+    i8[:] = [-128, 127]
+    assert u.tolist() == [255, 1, 3] and i8.tolist() == [-128, 127]
+
+
 def test_index_errors_name_index_and_size():
     t = tl.zeros(3, 4)
     with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):

@@ -635,6 +635,43 @@ def test_clip_is_numpys_with_nan_and_crossed_bounds(lo, hi):
     numpy.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -5])
+def test_diag_of_a_matrix_is_its_diagonal_view(k):
+    """np.diag of a 2-d array is NumPy's view of the diagonal: later writes
+    to the matrix show in it (a copy had hidden them); a 1-d array still
+    builds a new matrix."""
+    want = numpy.arange(12.0).reshape(3, 4)
+    a = np.asarray(want.copy())
+    d, wd = np.diag(a, k), numpy.diag(want, k)
+    assert np.shares_memory(a, d) == numpy.shares_memory(want, wd)  # False when empty
+    a[0, 0], a[1, 2] = -1.0, -2.0
+    want[0, 0], want[1, 2] = -1.0, -2.0
+    same(d, wd)
+    v = np.arange(3.0)
+    m = np.diag(v, k)
+    same(m, numpy.diag(numpy.arange(3.0), k))
+    assert not np.shares_memory(v, m)
+
+
+def test_clip_takes_numpys_ufunc_keywords():
+    """The namespace's np.clip dropped where=, dtype= and casting= silently
+    (clipped everywhere, in x's dtype) and any misspelt keyword; they are
+    NumPy's: out='s values kept where the mask is False, the clip in dtype=,
+    an unknown keyword a TypeError."""
+    x = numpy.arange(6.0)
+    mask = numpy.array([True, False, True, False, True, False])
+    out = np.zeros(6)
+    assert np.clip(np.asarray(x), 1, 4, out=out, where=np.asarray(mask)) is out
+    numpy.testing.assert_array_equal(out.cpu().numpy(),
+                                     numpy.clip(x, 1, 4, out=numpy.zeros(6), where=mask))
+    got = np.clip(np.arange(6), 1, 4, dtype=np.float32)
+    same(got, numpy.clip(numpy.arange(6), 1, 4, dtype=numpy.float32))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        np.clip(np.asarray(x), 1, 4, dtype=np.int64)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        np.clip(np.asarray(x), 1, 4, bogus=1)
+
+
 @pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "power", "left_shift",
                                   "right_shift", "mod", "bitwise_right_shift"])
 def test_integer_arithmetic_of_bools_is_int8(name):

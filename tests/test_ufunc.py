@@ -119,6 +119,58 @@ def test_binary_out_argument_on_the_fast_path():
             np.multiply(leaf, b, out=tl.empty(4))
 
 
+@pytest.mark.parametrize("call", ["first", "fast"])
+def test_out_larger_than_the_operands_gets_them_broadcast(call):
+    """NumPy broadcasts a ufunc's operands to a larger out= (np.add(row, 1,
+    out=table) fills every row); the op refused it ("output with shape [2, 3]
+    doesn't match the broadcast shape [3]"), on the C fast path too."""
+    row, col = tl.arange(3.0, dtype=tl.float64), tl.tensor([[10.0], [20.0]], dtype=tl.float64)
+    if call == "fast":  # a first call enables the C path for these ufuncs
+        np.add(row, row), np.exp(row), np.multiply(row, row)
+    table = tl.zeros(2, 3, dtype=tl.float64)
+    assert np.add(row, 1.0, out=table) is table
+    assert_close(table, np.add(np.arange(3.0), 1.0, out=np.zeros((2, 3))))
+    assert np.exp(row, out=(table,)) is table
+    assert_close(table, np.exp(np.arange(3.0), out=np.zeros((2, 3))))
+    cube = tl.zeros(4, 2, 3, dtype=tl.float64)
+    np.multiply(row, col, out=cube)
+    assert_close(cube, np.multiply(np.arange(3.0), [[10.0], [20.0]], out=np.zeros((4, 2, 3))))
+    masked = tl.full((2, 3), -1.0, dtype=tl.float64)
+    np.add(row, 1.0, out=masked, where=tl.tensor([True, False, True]))
+    assert masked.tolist() == [[1.0, -1.0, 3.0]] * 2
+    with pytest.raises(RuntimeError, match="shape"):  # an out= the operands cannot fill
+        np.add(row, row, out=tl.zeros(2, 4, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="shape"):  # nor one smaller than theirs
+        np.add(row, col, out=tl.zeros(3, dtype=tl.float64))
+
+
+def test_namespace_ufuncs_write_an_ndarray_out():
+    """torchlike.numpy's ufunc functions take an ndarray out= for CPU tensors,
+    as numpy's own ufuncs and np.sum do (np.exp(t, out=buf) raised "argument
+    'out' must be Tensor"): the result is written into it, cast to its dtype,
+    broadcast to its shape, and it is handed back.  A device's tensors are
+    refused with the device named (host memory), as numpy.exp's are."""
+    import torchlike.numpy as tnp
+    buf = np.zeros(3)
+    if TEST_DEVICE:
+        device = str(tnp.ones(1).device)
+        for call in (lambda: tnp.exp(tnp.ones(3), out=buf),
+                     lambda: tnp.add(tnp.ones(3), 1.0, out=(buf,))):
+            with pytest.raises(TypeError, match=f"out= is an ndarray.*{device}"):
+                call()
+        return
+    assert tnp.exp(tnp.ones(3), out=buf) is buf
+    # our exp's last bit may be the vector math library's (AVX2), not NumPy's
+    np.testing.assert_array_max_ulp(buf, np.exp(np.ones(3)), maxulp=2)
+    table = np.zeros((2, 3))
+    assert tnp.add(tnp.ones(3), tnp.arange(3.0), table) is table
+    np.testing.assert_array_equal(table, np.add(np.ones(3), np.arange(3.0), out=np.zeros((2, 3))))
+    f32 = np.zeros(3, dtype=np.float32)
+    assert tnp.multiply(tnp.arange(3), 2, out=(f32,)) is f32 and f32.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tnp.exp(tl.ones(3, requires_grad=True), out=np.zeros(3))
+
+
 @pytest.mark.host_only  # an ndarray out=, and NumPy's own bitwise_count on host views
 def test_out_argument_ndarray_and_fallback():
     t = tl.arange(4.0)

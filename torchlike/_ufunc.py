@@ -440,6 +440,25 @@ def _core_axes_call(ufunc, inputs, kwargs):
     return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
 
 
+def out_shape_operands(operands, out):
+    """The operands broadcast to ``out``'s shape when it is larger than
+    theirs: NumPy broadcasts a ufunc's inputs to its output too
+    (``np.add(row, 1, out=table)`` fills every row of the table), where the
+    op broadcasts them among themselves and refuses a larger out."""
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(out, _C.Tensor):
+        return operands
+    target = tuple(out.shape)
+    shapes = [tuple(x.shape) for x in operands if isinstance(x, _C.Tensor)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+        if shape == target or np.broadcast_shapes(shape, target) != target:
+            return operands  # the same shape, or the op's own error
+    except ValueError:
+        return operands
+    return tuple(x.expand(target) if isinstance(x, _C.Tensor) else x for x in operands)
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
@@ -511,7 +530,7 @@ def _call(ufunc, inputs, kwargs):
             any(getattr(x, "requires_grad", False) for x in inputs):
         refuse_host_out(inputs[0] if getattr(inputs[0], "requires_grad", False) else inputs[-1],
                         given_out[0], f"numpy.{ufunc.__name__}")
-    op(*inputs, out=out)
+    op(*out_shape_operands(inputs, out), out=out)
     return given_out[0]  # NumPy hands back the caller's own out object
 
 

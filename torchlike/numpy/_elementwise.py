@@ -63,13 +63,28 @@ def _unary(op, name):
         if rest:
             kwargs = _out_given(name, 1, rest, kwargs)
         try:
-            return op(x if isinstance(x, Tensor) else _new_array(x), **kwargs)
+            if "out" in kwargs and _host_out(name, kwargs["out"]):
+                return getattr(np, name)(x, **kwargs)
+            x = x if isinstance(x, Tensor) else _new_array(x)
+            if "out" in kwargs:
+                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"])
+            return op(x, **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
     _DIRECT[name] = op, 1
     return fn
+
+
+def _host_out(name, out):
+    """Whether ``out`` is an ndarray (alone or in a tuple) and ``name`` is
+    NumPy's ufunc: the call is then NumPy's, whose __array_ufunc__ writes a
+    CPU tensor's result into it (the op takes tensors only, and refused it
+    where numpy.exp(t, out=buf) and np.sum(t, out=buf) write it)."""
+    outs = out if isinstance(out, tuple) else (out,)
+    return any(isinstance(o, np.ndarray) for o in outs) and \
+        isinstance(getattr(np, name, None), np.ufunc)
 
 
 def _new_array(x, operands=None):
@@ -90,6 +105,8 @@ def _binary(op, name):
     def fn(x1, x2, /, *rest, **kwargs):
         if rest:
             kwargs = _out_given(name, 2, rest, kwargs)
+        if "out" in kwargs and _host_out(name, kwargs["out"]):
+            return getattr(np, name)(x1, x2, **kwargs)
         try:
             # two Python numbers are both arrays of NumPy's dtypes (np.add(2,
             # 3.5) is float64, as in NumPy, not int64 with a weak float)
@@ -106,6 +123,8 @@ def _binary(op, name):
         if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
                 type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
+        if "out" in kwargs:
+            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -361,6 +380,9 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    if kwargs:  # NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=) were dropped
+        from ._utility import clip as numpy_clip
+        return numpy_clip(x, lo, hi, out, **kwargs)
     if lo is None and hi is None and x.dtype is _C.bool:  # NumPy's clip is then positive()
         raise TypeError("ufunc 'positive' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")

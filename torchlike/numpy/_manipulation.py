@@ -557,6 +557,8 @@ def diag(v, k=0):
     v = as_tensor(v)
     if v.ndim not in (1, 2):
         raise ValueError("Input must be 1- or 2-d.")
+    if v.ndim == 2:  # NumPy's diag of a matrix is its diagonal view (a copy had hidden later writes)
+        return _C.diagonal(v, offset=k)
     return _C.diag(v, k)
 
 

@@ -469,7 +469,8 @@ static void ragged_error(PyObject *o)
   PyErr_Restore(type, value, trace);
 }
 
-int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
+static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tensor *t,
+                     bool *weak)
 {
   tl_scalar s;
   *weak = false;
@@ -558,7 +559,7 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return -1;
   }
   int want = dtype;
-  bool demote = want < 0 && from_python &&
+  bool demote = want < 0 && from_python && demote_ok &&
                 (t->dtype == TL_DTYPE_F64 || t->dtype == TL_DTYPE_C128) &&
                 !holds_strong_double(o, 0);
   if (demote && t->dtype == TL_DTYPE_F64)
@@ -569,6 +570,26 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return recast(t, want);
   if (want >= 0 && (tl_dtype)want != t->dtype)
     return recast(t, want);
+  return 0;
+}
+
+int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
+{
+  return to_tensor(o, dtype, copy, true, t, weak);
+}
+
+int tl_py_value_to_tensor(PyObject *o, tl_dtype target, tl_tensor *t, bool *weak)
+{
+  if (to_tensor(o, -1, false, false, t, weak) < 0)
+    return -1;
+  /* Python ints in a list are checked against an integer target as one
+   * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44 */
+  tl_kind k = tl_dtype_kind(target);
+  if ((PyList_Check(o) || PyTuple_Check(o)) && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
+      t->dtype == TL_DTYPE_I64 && check_constructor_values(t, target) < 0) {
+    tl_tensor_release(t);
+    return -1;
+  }
   return 0;
 }
 

@@ -139,7 +139,7 @@ static int index_setitem(PyObject *self, PyObject *index, PyObject *value)
   if (parse_index(index, &ix) < 0)
     return -1;
   int r = -1;
-  if (tl_py_to_tensor(value, -1, false, &v, &weak) == 0) {
+  if (tl_py_value_to_tensor(value, tl_py_t(self)->dtype, &v, &weak) == 0) {
     tl_device dev = tl_tensor_device(tl_py_t(self));
     tl_tensor moved;
     if (tl_py_check_weak_store(&v, weak, tl_py_t(self)->dtype) != TL_OK) { /* x[i] = 300 */

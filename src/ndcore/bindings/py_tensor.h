@@ -156,6 +156,12 @@ PyObject *tl_py_tensor_first(const tl_tensor *t);
 /* Any Python object -> a tensor view in t.  Python scalars come back as 0-d
  * tensors with *weak set; dtype < 0 means "infer".  copy forces a copy. */
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak);
+/* tl_py_to_tensor(o, -1, false, ...) for a value written into a tensor of
+ * dtype target (t[i] = [0.1, 0.2]): Python floats stay float64
+ * (complex128), not the default float, so that the store rounds once, into
+ * target; Python ints in a list that target cannot hold raise, as one
+ * alone does. */
+int tl_py_value_to_tensor(PyObject *o, tl_dtype target, tl_tensor *t, bool *weak);
 /* A Python number tl_py_to_tensor converted (weak) that is about to be written
  * into dtype d: PyTorch's overflow check (tl_scalar_check_store); TL_OK for
  * tensors and arrays, which are cast. */

@@ -63,6 +63,24 @@ static PyObject *single_out(PyObject *const *args, Py_ssize_t nargs, PyObject *k
   return PyTuple_GET_ITEM(out, 0);
 }
 
+/* Whether an operand has out's shape, so that the op's broadcast of the
+ * operands is out's shape (or the op's error): NumPy also broadcasts the
+ * operands to a larger out (np.add(row, 1, out=table)), which the Python
+ * path does and the op refuses. */
+static int out_shape_met(PyObject *const *inputs, Py_ssize_t n, PyObject *out)
+{
+  const tl_tensor *o = tl_py_t(out);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (!tl_py_is_tensor(inputs[i]))
+      continue;
+    const tl_tensor *t = tl_py_t(inputs[i]);
+    if (t->ndim == o->ndim &&
+        memcmp(t->shape, o->shape, (size_t)o->ndim * sizeof *o->shape) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
@@ -77,7 +95,7 @@ static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ss
         return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
       PyObject *call[4]; /* the operands, then out's tensor (ufuncs take 1 to 3) */
       const Py_ssize_t nin = nargs - 2;
-      if (nin <= 3) {
+      if (nin <= 3 && out_shape_met(args + 2, nin, out)) {
         memcpy(call, args + 2, (size_t)nin * sizeof *call);
         call[nin] = out;
         PyObject *r = PyObject_Vectorcall(op, call, (size_t)nin, kwnames);

@@ -373,7 +373,7 @@ static int setitem_body(PyObject *self, PyObject *index, PyObject *value)
   tl_tensor src = {0};
   bool weak;
   int result = -1;
-  if (tl_py_to_tensor(value, -1, false, &src, &weak) == 0) {
+  if (tl_py_value_to_tensor(value, view.dtype, &src, &weak) == 0) {
     result = tl_py_check_weak_store(&src, weak, view.dtype) == TL_OK &&
                      tl_tensor_copy(&view, &src) == TL_OK
                  ? 0
