@@ -3,10 +3,10 @@
  * After `v.mul_(2)` where v is a view of base b, b's history is a CopySlices
  * node (py_record.c) with two inputs: b as it was, and v as it now is, plus
  * v's geometry inside b (size, stride, offset relative to b's).  Legend: g
- * is the gradient of the new b.  A contiguous b is addressed by as_strided
- * on g; any other b (a permuted or Fortran-ordered tensor, no two elements
- * in one place: py_record.c checks) through the storage positions both
- * tensors' elements sit at. */
+ * is the gradient of the new b, which may start anywhere in its storage.  A
+ * contiguous b is addressed by as_strided on g; any other b (a permuted or
+ * Fortran-ordered tensor, no two elements in one place: py_record.c checks)
+ * through the storage positions both tensors' elements sit at. */
 #include "grad/py_grad.h"
 
 static PyObject *int_tuple(tl_grad_ctx *c, int n, const int64_t *v)
@@ -102,9 +102,18 @@ static void backward(tl_grad_ctx *c)
     return;
   }
   PyObject *g = CALL("contiguous", "O", G(0));
+  if (!g)
+    return;
+  /* as_strided's offset counts from g's storage, and g may itself be a
+   * slice of a larger gradient (concatenate's, split's): the view sits
+   * `offset` past g's own first element */
+  long long at = PyLong_AsLongLong(offset);
+  if (at == -1 && PyErr_Occurred())
+    return;
+  PyObject *in_g = tl_grad_keep(c, PyLong_FromLongLong(at + tl_py_t(g)->offset));
   /* the view's elements came from the write: their gradient goes to it ... */
   if (NEEDS(view))
-    SEND(view, view_at(c, g, size, stride, offset, true));
+    SEND(view, view_at(c, g, size, stride, in_g, true));
   /* ... and the rest of the base is what it was */
   if (NEEDS(old_base)) {
     PyObject *keep = CALL("ones_like", "O", g);
