@@ -747,9 +747,10 @@ def _sorted_slices(a, axis, keepdims, nan_aware):
         else [a.shape[i] for i in rest]
     if size:
         xs = _C.sort(x, -1)[0]
-    else:
-        xs = _C.full((*x.shape[:-1], 1), float("nan"), device=x.device,
-                     dtype=x.dtype if a.is_floating_point() else _C.float64)
+    else:  # the NaN joined to the empty rows, so the result stays on their tape
+        x = x if a.is_floating_point() else x.to(_C.float64)
+        xs = _C.cat([x, _C.full((*x.shape[:-1], 1), float("nan"), device=x.device,
+                                dtype=x.dtype)], -1)
     if nan_aware and a.is_floating_point():
         count = _C.sum(~_C.isnan(x), -1, keepdim=True)
     else:
