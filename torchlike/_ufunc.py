@@ -819,9 +819,17 @@ def _reduce(ufunc, method, inputs, kwargs):
             return NotImplemented
     out = _single_out(given_out)
     name = _SCANS.get(ufunc.__name__)
-    if name is None and ufunc.__name__ not in _OP_SCANS and given_out is None and \
-            dtype is None and _is_default(kwargs):
-        return _left_fold(ufunc, method, as_tensor(x), axis, False)
+    if name is None and ufunc.__name__ not in _OP_SCANS and out is not False and \
+            _is_default(kwargs):
+        x = as_tensor(x)
+        if dtype is not None:  # NumPy's loop of that dtype, the data cast first
+            x = x.to(tl_dtype(dtype))
+        result = _left_fold(ufunc, method, x, axis, False)
+        if result is NotImplemented or out is None:
+            return result
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}.{method}")
+        out.copy_(result)
+        return given_out[0]
     if (name is None and ufunc.__name__ not in _OP_SCANS) or out is False or \
             not _is_default(kwargs):
         return NotImplemented
