@@ -49,6 +49,12 @@ What they found, and is fixed:
   every binary ufunc's left fold: power, arctan2, remainder ...) it went to
   NumPy, which refused the tensor; the data are cast to dtype's loop and
   the result written into out now, as the scans do.
+- ``np.histogram``, ``histogram2d`` and ``histogramdd`` with weights that
+  require grad, and ``np.roots`` of coefficients that do, were refused
+  (round two listed them: NumPy's code writes into ``np.zeros``).  The
+  weights are summed into their bins by index_add on the tape (each
+  value's bin read on the host by NumPy's rule), and the companion matrix
+  is built from the coefficients, its eigenvalues NumPy's eigvals'.
 """
 import warnings
 
@@ -932,3 +938,62 @@ def test_second_order_through_the_programs(name):
     f, shapes = SECOND_ORDER[name]
     rng = np.random.default_rng(len(name))
     assert gradgradcheck(f, [leaf(rng.standard_normal(s) * 0.3) for s in shapes])
+
+
+# ---- histograms with learned weights, roots of learned coefficients ----------------------------
+
+def weighted_histogram_loss(w, x=np.random.default_rng(3).standard_normal(30)):
+    """A soft target histogram: the weights (softmax of learned logits)
+    binned by np.histogram with density, matched to a Gaussian density at
+    the bin centres."""
+    p = np.exp(w - w.max())
+    p = p / p.sum()
+    dens, edges = np.histogram(x, bins=6, range=(-3, 3), weights=p, density=True)
+    centres = (edges[:-1] + edges[1:]) / 2
+    return np.sum((dens - np.exp(-centres ** 2 / 2) / np.sqrt(2 * np.pi)) ** 2)
+
+
+def weighted_histogram2d(w, xy=np.random.default_rng(4).standard_normal((2, 25))):
+    """A 2-d weighted histogram on uneven edges, normalised by np.histogramdd's
+    density beside histogram2d's counts."""
+    counts = np.histogram2d(xy[0], xy[1], bins=[[-3, -0.5, 0, 3], [-3, 0, 1, 3]], weights=w)[0]
+    dens = np.histogramdd(xy.T, bins=(2, 3), weights=w ** 2, density=True)[0]
+    return np.concatenate([counts.ravel(), dens.ravel()])
+
+
+def polynomial_roots(c):
+    """The roots of a learned polynomial (np.roots: the companion matrix's
+    eigenvalues), sorted; leading and trailing zeros as NumPy trims them."""
+    return np.concatenate([np.sort(np.roots(c)),
+                           np.sort(np.roots(np.concatenate([[0.0], c, [0.0, 0.0]])))])
+
+
+def test_histograms_with_learned_weights_are_recorded():
+    same_as_numpy(weighted_histogram_loss, RNG.standard_normal(30))
+    same_as_numpy(weighted_histogram2d, RNG.random(25))
+    x, w = RNG.standard_normal((3, 5)), leaf(RNG.random((3, 5)))
+    for kwargs in ({"bins": 4}, {"bins": [-2.0, -0.5, 0.0, 2.0]}, {"bins": 3, "range": (-1, 1)},
+                   {"bins": 3, "density": True}):
+        got = np.histogram(tl.tensor(x), weights=w, **kwargs)
+        want = np.histogram(x, weights=host(w), **kwargs)
+        for g, v in zip(got, want):
+            np.testing.assert_allclose(host(g), v, rtol=1e-12)
+        assert got[0].grad_fn is not None and got[0].dtype == tl.float64
+    # the edges from the data stay on its tape, as without weights
+    t = leaf(x)
+    assert np.histogram(t, bins=3, weights=w)[1].grad_fn is not None
+    with pytest.raises(ValueError, match="same shape"):
+        np.histogram(tl.tensor(x), weights=w[0])
+    with pytest.raises(TypeError, match="not supported for weighted data"):
+        np.histogram(tl.tensor(x), bins="auto", weights=w)
+
+
+def test_roots_of_learned_coefficients_are_recorded():
+    c = np.asarray([1.0, -6.0, 11.0, -6.0]) + 0.1 * RNG.standard_normal(4)
+    same_as_numpy(polynomial_roots, c, rtol=1e-10)
+    for p in ([1.0, 0.0, 1.0], [0.0, 0.0], [3.0], [2.0, 0.0], [1, 2, 1]):
+        got, want = np.roots(tl.tensor(np.asarray(p))), np.roots(p)
+        assert np.dtype(got.dtype.name) == want.dtype and tuple(got.shape) == want.shape
+        np.testing.assert_allclose(np.sort_complex(host(got)), np.sort_complex(want), rtol=1e-12)
+    # complex roots: the gradient of their moduli
+    assert gradcheck(lambda c: np.abs(np.roots(c)), [leaf([1.0, 0.5, 1.0])])

@@ -103,6 +103,33 @@ def polymul(a1, a2):
     return convolve(*(_poly_coefficients(a) for a in (a1, a2)))
 
 
+@implements(np.roots)
+def roots(p):
+    """The roots of a polynomial (highest power first): NumPy's eigenvalues
+    of the companion matrix of the coefficients between the first and last
+    nonzero ones, then a zero per trailing zero.  The companion matrix is
+    built from the coefficients (NumPy writes them into an ndarray), so the
+    roots are differentiable in them; real when every eigenvalue is, as
+    NumPy's eigvals."""
+    p = as_tensor(p)
+    p = p.reshape(1) if p.ndim == 0 else p
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nonzero = (p != 0).nonzero().reshape(-1).tolist()  # data-dependent: one host read
+    if not nonzero:
+        return _C.zeros(0, dtype=_C.float64, device=p.device)
+    trailing = p.shape[0] - nonzero[-1] - 1
+    p = _inexact(p[nonzero[0]:nonzero[-1] + 1])
+    n = p.shape[0]
+    if n > 1:
+        companion = _C.cat([(-p[1:] / p[0]).reshape(1, n - 1),
+                            _C.eye(n - 2, n - 1, dtype=p.dtype, device=p.device)])
+        found = np.linalg.eigvals(companion)
+    else:
+        found = _C.zeros(0, dtype=p.dtype, device=p.device)
+    return _C.cat([found, _C.zeros(trailing, dtype=found.dtype, device=p.device)])
+
+
 def _poly_coefficients(c):
     c = as_tensor(c)
     c = c.reshape(1) if c.ndim == 0 else c
