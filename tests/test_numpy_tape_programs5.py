@@ -26,6 +26,15 @@ What they found, and is fixed:
   leading block) sent the view's leaf the gradient of other elements,
   silently.  The offset counts from the gradient's own first element now
   (src/grad/formulas_inplace.c).
+- In-place writes through ``.real``/``.imag`` of a complex array
+  (``z.imag[2:] *= w``) failed in backward ("setStorage: ... require a
+  storage of at least 10 elements"): the real view's geometry counts the
+  complex base's storage in real numbers, which CopySlices read as complex
+  elements (and its relative offset mixed the two units).  The base is
+  addressed as view_as_real's now, its gradient made complex again; a
+  real view gone stale after such a write (rebuilt as an as_strided of its
+  base) is read the same way (src/grad/formulas_inplace.c, formulas_shape.c,
+  py_record.c).
 - ``np.median`` (and nanmedian, quantile) of empty slices and
   ``np.resize`` of empty data, or to an empty shape, returned tensors off
   the tape: backward from them raised.  The NaN or the zeros are joined to
@@ -694,6 +703,97 @@ def test_offset_view_write_gets_the_gradient_of_its_own_elements():
     big = tl.tensor(np.arange(20.0))
     b.backward(big[7:13])
     np.testing.assert_array_equal(host(x.grad), np.arange(7.0, 13.0) * [1, 1, 1, 2, 2, 2])
+
+
+# ---- in-place writes through .real and .imag of complex arrays --------------------------------
+# A real view of a complex base counts the base's storage in real numbers,
+# two per element: its writes (CopySlices) and a stale view rebuilt over its
+# base after a write (as_strided) address the base as view_as_real's.
+
+def imag_block_written(x, w):
+    """A complex signal whose imaginary tail is scaled in place."""
+    z = x * (1 + 1j)
+    tail = z.imag[2:]
+    tail *= w
+    return np.concatenate([w, np.abs(z)])
+
+
+def imag_set_whole(x, w):
+    """The imaginary part assigned whole, the base joined after its own
+    head before an FFT."""
+    z = x.astype(np.complex128)
+    zi = z.imag
+    zi[:] = w
+    return np.abs(np.fft.fft(np.concatenate([z[:2], z])))
+
+
+def real_of_reversed(x, w):
+    """The real part of a reversed view, shifted in place."""
+    z = x * (0.5 + 2j)
+    r = z[::-1].real
+    r[1:] -= w
+    return np.concatenate([w, np.angle(z)])
+
+
+def imag_item_augmented(x, w):
+    """``z.imag[2:] *= w`` through a view held in a name: Python's
+    augmented item assignment writes the product back over itself, after
+    the other view (zi) went stale."""
+    z = x * (1 + 1j)
+    zi = z.imag
+    zi[2:] *= w
+    return np.concatenate([w, z.real, z.imag])
+
+
+def stale_real_view(x, w):
+    """A view of the imaginary part taken before the base is doubled in
+    place, read after it."""
+    z = x * (1 + 1j)
+    zi = z.imag
+    z *= 2
+    return np.concatenate([zi * w, np.abs(z)])
+
+
+def transposed_complex_block(x, w):
+    """A transposed (non-contiguous) complex base whose imaginary block is
+    written."""
+    z = (x * (1 - 1j)).T
+    block = z.imag[1:, 1:]
+    block *= w
+    return np.concatenate([w.ravel(), z.real.ravel(), z.imag.ravel()])
+
+
+def both_parts_in_turn(x, w):
+    """The real part of a slice, then every other imaginary part."""
+    z = x * 1j
+    zr, zi = z.real, z.imag
+    zr[1:3] += w[:2]
+    zi[::2] *= w
+    return np.concatenate([np.abs(z) ** 2, w])
+
+
+COMPLEX_PART_WRITES = {
+    "imag_block_written": (imag_block_written, [(5,), (3,)]),
+    "imag_set_whole": (imag_set_whole, [(4,), (4,)]),
+    "real_of_reversed": (real_of_reversed, [(5,), (4,)]),
+    "imag_item_augmented": (imag_item_augmented, [(5,), (3,)]),
+    "stale_real_view": (stale_real_view, [(5,), (5,)]),
+    "transposed_complex_block": (transposed_complex_block, [(3, 4), (3, 2)]),
+    "both_parts_in_turn": (both_parts_in_turn, [(5,), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_PART_WRITES))
+def test_in_place_writes_through_real_and_imaginary_parts(name):
+    f, shapes = COMPLEX_PART_WRITES[name]
+    rng = np.random.default_rng(len(name))
+    arrays = [rng.standard_normal(s) for s in shapes]
+    same_as_numpy(f, *arrays)
+    assert gradgradcheck(f, [leaf(a) for a in arrays])
+    # complex64 bases (float32 parts) keep float32 gradients
+    got, leaves = same_as_numpy(f, *arrays, dtype=np.float32, rtol=2e-5, atol=2e-6)
+    got.sum().backward()
+    assert all(t.grad.dtype == tl.float32 for t in leaves)
 
 
 # ---- empty data, 0-d einsum, ufunc scans -------------------------------------------------------
