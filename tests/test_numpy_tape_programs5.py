@@ -49,7 +49,8 @@ What they found, and is fixed:
 - ``torchlike.scipy.linalg`` had no ``lu_factor``/``lu_solve``; they are
   SciPy's (0-based int32 pivots, trans 0/1/2, batches), differentiable.
   ``solve_triangular`` took a right-hand side with one dimension fewer
-  than ``a`` as a stack of vectors; SciPy's rule (which lu_solve shares)
+  than ``a`` as a stack of vectors (and cho_solve of a batch and a vector
+  failed); SciPy's rule (which lu_solve and cho_solve share)
   takes a vector only when ``b`` has one dimension, and broadcasts the
   batch of a matrix ``b`` against ``a``'s.
 
@@ -972,6 +973,11 @@ def test_batched_solves_take_scipys_right_hand_sides(b_shape):
     lu_piv = sla.lu_factor(A)
     got = tsla.lu_solve(tsla.lu_factor(tl.tensor(A)), tl.tensor(b))
     np.testing.assert_allclose(host(got), sla.lu_solve(lu_piv, b), rtol=1e-12)
+    S = A @ np.swapaxes(A, -1, -2)
+    for lower in (False, True):
+        got = tsla.cho_solve(tsla.cho_factor(tl.tensor(S), lower=lower), tl.tensor(b))
+        np.testing.assert_allclose(host(got), sla.cho_solve(sla.cho_factor(S, lower=lower), b),
+                                   rtol=1e-10)
     assert gradcheck(lambda u, v: tsla.solve_triangular(u, v), [leaf(U[0, 0]), leaf(b)])
 
 

@@ -216,11 +216,15 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
         raise TypeError("cho_solve: the first argument must be the pair (c, lower) that "
                         "cho_factor returns") from None
     c, b = as_tensors(c, b)
+    _square(c, "cho_solve")
+    b, vector = _right_hand_side(c, b, "cho_solve")
     if lower:
         y = solve_triangular(c, b, lower=True)
-        return solve_triangular(c, y, trans="C", lower=True)
-    y = solve_triangular(c, b, trans="C", lower=False)
-    return solve_triangular(c, y, lower=False)
+        x = solve_triangular(c, y, trans="C", lower=True)
+    else:
+        y = solve_triangular(c, b, trans="C", lower=False)
+        x = solve_triangular(c, y, lower=False)
+    return x.squeeze(-1) if vector else x
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
