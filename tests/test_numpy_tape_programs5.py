@@ -65,6 +65,14 @@ What they found, and is fixed:
   weights are summed into their bins by index_add on the tape (each
   value's bin read on the host by NumPy's rule), and the companion matrix
   is built from the coefficients, its eigenvalues NumPy's eigvals'.
+- scipy.special's distribution functions (``chdtr``/``chdtrc``,
+  ``gdtr``/``gdtrc``, ``pdtr``/``pdtrc``, ``bdtr``/``bdtrc``,
+  ``nbdtr``/``nbdtrc``, ``fdtr``/``fdtrc``, ``stdtr``) refused a tensor
+  that requires grad; they are SciPy's identities over gammainc and
+  betainc now, with SciPy's edges (NaN outside the domain, k < 0, k = n,
+  x = inf, counts floored or truncated as SciPy's loops read them).
+- A scipy.special function computed by SciPy on the host (gammainc,
+  betainc, the Bessel functions ...) of a 0-d tensor returned shape (1,).
 """
 import warnings
 
@@ -1103,3 +1111,62 @@ def test_roots_of_learned_coefficients_are_recorded():
         np.testing.assert_allclose(np.sort_complex(host(got)), np.sort_complex(want), rtol=1e-12)
     # complex roots: the gradient of their moduli
     assert gradcheck(lambda c: np.abs(np.roots(c)), [leaf([1.0, 0.5, 1.0])])
+
+
+# ---- distribution functions of scipy.special -------------------------------------------------
+
+def goodness_of_fit(rate, counts=np.asarray([3.0, 7.0, 4.0, 9.0, 2.0])):
+    """A Poisson model's goodness of fit: the chi-square statistic's upper
+    tail (chdtrc), the probability of each count or fewer (pdtr), and a
+    binomial and a negative-binomial tail of the same counts."""
+    lam = np.exp(rate)
+    stat = np.sum((counts - lam) ** 2 / lam)
+    p = sp.expit(rate - 2)
+    return np.concatenate([[sp.chdtrc(4, stat)], sp.pdtr(counts, lam),
+                           sp.bdtr(counts, 10, p), sp.nbdtrc(counts, 3, p)])
+
+
+def significance_tests(t, x):
+    """Student's t, F and gamma CDFs of learned statistics."""
+    return np.concatenate([sp.stdtr(5.0, t), sp.fdtr(2.0, 7.0, np.exp(x)),
+                           sp.gdtr(1.5, 2.0, np.exp(x)), sp.chdtr(3.0, np.exp(x))])
+
+
+DISTRIBUTION_CALLS = [
+    ("chdtr", lambda x: sp.chdtr(3, x)), ("chdtrc", lambda x: sp.chdtrc(2.5, x)),
+    ("gdtr", lambda x: sp.gdtr(1.5, 2.0, x)), ("gdtrc", lambda x: sp.gdtrc(0.5, 3.0, x)),
+    ("pdtr", lambda m: sp.pdtr(2.7, m)), ("pdtrc", lambda m: sp.pdtrc(3, m)),
+    ("fdtr", lambda x: sp.fdtr(2.0, 5.0, x)), ("fdtrc", lambda x: sp.fdtrc(3.0, 4.0, x)),
+    ("stdtr", lambda t: sp.stdtr(3.0, t - 3)),
+    ("bdtr", lambda p: sp.bdtr(np.asarray([-1, 0, 2.7, 6, 7, 3]), 6, p / 6)),
+    ("bdtrc", lambda p: sp.bdtrc(np.asarray([-1, 0, 2.7, 6, 7, 3]), 6, p / 6)),
+    ("nbdtr", lambda p: sp.nbdtr(np.asarray([-1.5, -0.5, 0, 2, 5, 1]), 3, p / 6)),
+    ("nbdtrc", lambda p: sp.nbdtrc(np.asarray([-1.5, -0.5, 0, 2, 5, 1]), 3, p / 6)),
+]
+
+
+@pytest.mark.parametrize("name, f", DISTRIBUTION_CALLS, ids=[c[0] for c in DISTRIBUTION_CALLS])
+def test_distribution_functions_are_recorded(name, f):
+    """SciPy's values (its domain's NaNs, the edges at k < 0, k = n, x = 0
+    and inf, counts read as SciPy reads them) and the derivative in the
+    continuous argument."""
+    x = np.asarray([0.0, 0.4, 1.3, 2.9, 5.5, np.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # SciPy's truncated counts
+        got, want = f(tl.tensor(x)), f(x)
+        assert got.dtype == tl.float64 and tuple(got.shape) == want.shape
+        np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-300)
+        inside = np.asarray([0.4, 1.3, 2.9, 5.5, 3.3, 1.1])
+        defined = ~np.isnan(f(inside))   # (the counts outside SciPy's domain give NaN)
+        assert gradcheck(lambda v: f(v)[defined], [leaf(inside)])
+
+
+def test_programs_with_distribution_functions():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same_as_numpy(goodness_of_fit, np.log(4.5), rtol=1e-11)
+        same_as_numpy(significance_tests, RNG.standard_normal(3), RNG.standard_normal(3),
+                      rtol=1e-11)
+    # a count that requires grad asks for betainc's derivative in a shape
+    with pytest.raises(NotImplementedError, match="betainc.*'a'"):
+        sp.bdtr(2, leaf(6.0), 0.3).backward()
