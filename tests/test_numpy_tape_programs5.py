@@ -18,8 +18,9 @@ gradient is a slice of a larger one.
 
 What they found, and is fixed:
 
-- An in-place write through a view with a storage offset (``b[2:] *= w``,
-  ``b[1:][1:] = ...``) gave the base a CopySlices node whose backward took
+- An in-place write through a view with a storage offset (``v = b[2:];
+  v *= w``, ``b[1:][2:].mul_(w)``) gave the base a CopySlices node whose
+  backward took
   the view's elements at the view's offset counted from the start of the
   incoming gradient's storage; a gradient that is itself a slice of a
   larger one (the base joined by np.concatenate or np.stack after a
@@ -53,18 +54,19 @@ What they found, and is fixed:
   failed); SciPy's rule (which lu_solve and cho_solve share)
   takes a vector only when ``b`` has one dimension, and broadcasts the
   batch of a matrix ``b`` against ``a``'s.
-
 - ``np.hypot.accumulate`` on a tensor that requires grad is recorded (a
   left fold, one np.hypot per step), but with ``dtype=`` or ``out=`` (and so
   every binary ufunc's left fold: power, arctan2, remainder ...) it went to
   NumPy, which refused the tensor; the data are cast to dtype's loop and
   the result written into out now, as the scans do.
 - ``np.histogram``, ``histogram2d`` and ``histogramdd`` with weights that
-  require grad, and ``np.roots`` of coefficients that do, were refused
-  (round two listed them: NumPy's code writes into ``np.zeros``).  The
-  weights are summed into their bins by index_add on the tape (each
-  value's bin read on the host by NumPy's rule), and the companion matrix
-  is built from the coefficients, its eigenvalues NumPy's eigvals'.
+  require grad, and ``np.roots`` and ``np.polydiv`` of coefficients that
+  do, were refused (rounds one and two listed them: NumPy's code writes
+  into ``np.zeros``).  The weights are summed into their bins by index_add
+  on the tape (each value's bin read on the host by NumPy's rule), the
+  companion matrix is built from the coefficients (its eigenvalues NumPy's
+  eigvals'), and the long division stacks each quotient coefficient and
+  updates the remainder out of place.
 - scipy.special's distribution functions (``chdtr``/``chdtrc``,
   ``gdtr``/``gdtrc``, ``pdtr``/``pdtrc``, ``bdtr``/``bdtrc``,
   ``nbdtr``/``nbdtrc``, ``fdtr``/``fdtrc``, ``stdtr``) refused a tensor
@@ -73,6 +75,16 @@ What they found, and is fixed:
   x = inf, counts floored or truncated as SciPy's loops read them).
 - A scipy.special function computed by SciPy on the host (gammainc,
   betainc, the Bessel functions ...) of a 0-d tensor returned shape (1,).
+
+PyTorch's rules, kept by design: a loop that reads the step before back
+from the buffer it writes (``y[t] = a * y[t - 1] + ...``, with ``a``
+requiring grad) keeps ``y[t - 1]`` for ``a``'s gradient and then writes
+the storage it views, so backward raises "modified by an inplace
+operation" (the programs carry the running value in a name); likewise an
+op that saves its output (np.exp, np.tanh) before a write into that
+output; a ufunc's ``out=`` with an operand that requires grad is
+PyTorch's refusal of out= (round two), so in-place arithmetic on views is
+spelled ``v *= w``.
 """
 import warnings
 
@@ -1100,6 +1112,25 @@ def test_histograms_with_learned_weights_are_recorded():
         np.histogram(tl.tensor(x), weights=w[0])
     with pytest.raises(TypeError, match="not supported for weighted data"):
         np.histogram(tl.tensor(x), bins="auto", weights=w)
+
+
+def polynomial_division(u, v):
+    """Quotient and remainder of learned polynomials (np.polydiv), and the
+    product back (np.polymul + np.polyadd) beside the dividend."""
+    q, r = np.polydiv(u, v)
+    return np.concatenate([q, r, np.polyadd(np.polymul(q, v), r) - u])
+
+
+def test_polydiv_of_learned_coefficients_is_recorded():
+    got, _ = same_as_numpy(polynomial_division, RNG.standard_normal(6), [1.5, -0.5, 2.0],
+                           atol=1e-12)
+    np.testing.assert_allclose(host(got)[-6:], 0, atol=1e-12)
+    for u, v in (([3.0, 2.0], [1.0, 2.0, 4.0]), ([1, 2, 1], [1, 1]), ([2.0, 4.0, 6.0], [2.0]),
+                 ([1 + 1j, 2, 3], [1, 1j]), (5.0, 2.0)):
+        for got, want in zip(np.polydiv(tl.tensor(np.asarray(u)), tl.tensor(np.asarray(v))),
+                             np.polydiv(u, v)):
+            assert np.dtype(got.dtype.name) == want.dtype and tuple(got.shape) == want.shape
+            np.testing.assert_allclose(host(got), want, rtol=1e-12)
 
 
 def test_roots_of_learned_coefficients_are_recorded():
