@@ -58,7 +58,8 @@ What they found, and is fixed:
   left fold, one np.hypot per step), but with ``dtype=`` or ``out=`` (and so
   every binary ufunc's left fold: power, arctan2, remainder ...) it went to
   NumPy, which refused the tensor; the data are cast to dtype's loop and
-  the result written into out now, as the scans do.
+  the result written into out now, as the scans do.  ``reduce`` with
+  ``dtype=`` of the left folds and of hypot/logaddexp/logaddexp2 likewise.
 - ``np.histogram``, ``histogram2d`` and ``histogramdd`` with weights that
   require grad, and ``np.roots`` and ``np.polydiv`` of coefficients that
   do, were refused (rounds one and two listed them: NumPy's code writes
@@ -875,6 +876,11 @@ def test_hypot_accumulate_is_recorded():
         np.hypot.accumulate(t, out=np.zeros((3, 4)))
     with pytest.raises(TypeError, match="numpy.hypot.accumulate"):
         np.hypot.accumulate(t, dtype=np.int64)   # no integer loop: NumPy's TypeError, by name
+    # and reduce with dtype=: the norm-like reductions and the left folds
+    for ufunc in (np.hypot, np.logaddexp, np.logaddexp2, np.arctan2, np.power):
+        f = (lambda u: lambda x: u.reduce(np.abs(x) + 1, axis=1, dtype=np.float64))(ufunc)
+        same_as_numpy(f, a, dtype=np.float32, rtol=1e-12)
+        same_as_numpy(f, a)
 
 
 # ---- np.pad: 'empty' and callable modes --------------------------------------------------------
