@@ -380,7 +380,9 @@ def test_at_least_twenty_functions_run_through_implementation():
     assert len(via) >= 20
     table_names = {f.__name__ for f in _array_function.TABLE}
     # these are NumPy's Python code, not entries of our table
-    python_code = [n for n in ("histogram2d", "trapezoid", "polyval", "histogram", "gradient",
+    # (np.histogram and histogram2d have entries now, for learned weights,
+    # which hand every other call to NumPy's code)
+    python_code = [n for n in ("apply_over_axes", "trapezoid", "polyval", "isposinf", "gradient",
                                "sinc", "angle", "append", "convolve", "correlate", "interp",
                                "fix", "isneginf", "polyder", "polyint", "polyadd", "polysub",
                                "cond", "diagflat", "histogram_bin_edges", "unwrap",

@@ -271,7 +271,7 @@ def einsum(equation, *operands):
         t, labels = _contract(t, labels, b, lb, keep)
     # ellipsis dims missing from an operand broadcast as size 1
     perm = [labels.index(lab) for lab in out if lab in labels]
-    t = t.permute(*perm) if perm else t
+    t = t.permute(perm)  # always a new view, as PyTorch's (a 0-d operand's too)
     if len(perm) != len(out):
         shape = [t.shape[perm.index(labels.index(lab))] if lab in labels else 1 for lab in out]
         t = t.reshape(shape)

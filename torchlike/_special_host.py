@@ -60,7 +60,9 @@ class _HostSpecial(Function):
     def forward(ctx, name, *args):
         ctx.name = name
         result = getattr(_scipy(), name)(*[a.detach().numpy() for a in args])
-        out = _C.from_numpy(np.ascontiguousarray(result, dtype=np.dtype(args[0].dtype.name)))
+        # (np.ascontiguousarray makes a 0-d result 1-d: the shape is put back)
+        value = np.asarray(result, dtype=np.dtype(args[0].dtype.name))
+        out = _C.from_numpy(np.ascontiguousarray(value)).reshape(value.shape)
         ctx.save_for_backward(*args, out)
         return out
 
@@ -154,8 +156,115 @@ _PARAMS = {"jv": ("v", "z"), "yv": ("v", "z"), "iv": ("v", "z"), "kv": ("v", "z"
            "betainc": ("a", "b", "x"), "erfcx": ("x",), "ndtri": ("y",), "erfcinv": ("y",),
            "erf": ("z",), "erfc": ("z",)}
 
+# ---- distribution functions, composed of gammainc and betainc ------------------
+# SciPy's own identities (its documentation's): the value and the derivative in
+# the continuous argument (x, m, p, t) follow from gammainc's and betainc's; a
+# count (k, floored as SciPy does) or a shape asks for a derivative in a or b
+# of those, which raises naming it.
+
+def _floor(k):
+    return _C.floor(floating(k)[0]) if isinstance(k, Tensor) else float(math.floor(k))
+
+
+def _trunc(k):
+    """A count as SciPy's integer loops read a float: toward zero."""
+    return _C.trunc(floating(k)[0]) if isinstance(k, Tensor) else float(math.trunc(k))
+
+
+def _nan_below(k, least, value):
+    """value, NaN where the count k is below least (SciPy's domain)."""
+    k, v = floating(k, value)
+    return _C.where(k < least, float("nan"), v)
+
+
+def chdtr(v, x):
+    """The chi-square CDF with v degrees of freedom."""
+    return gammainc(v / 2, x / 2)
+
+
+def chdtrc(v, x):
+    return gammaincc(v / 2, x / 2)
+
+
+def gdtr(a, b, x):
+    """The gamma CDF of rate a and shape b."""
+    return gammainc(b, a * x)
+
+
+def gdtrc(a, b, x):
+    return gammaincc(b, a * x)
+
+
+def pdtr(k, m):
+    """The Poisson CDF: P(N <= k) for mean m."""
+    k = _floor(k)
+    return _nan_below(k, 0, gammaincc(k + 1, m))
+
+
+def pdtrc(k, m):
+    k = _floor(k)
+    return _nan_below(k, 0, gammainc(k + 1, m))
+
+
+def _all_trials(k, n, p, value, rest):
+    """SciPy's binomial tail at k = n: value for p in [0, 1] (NaN outside),
+    where the beta function's first shape is 0."""
+    k, n, q = floating(k, n, p)
+    at_n = _C.where((q >= 0) & (q <= 1), value, float("nan"))
+    return _C.where(k == n, at_n, rest)
+
+
+def bdtr(k, n, p):
+    """The binomial CDF: P(N <= k) of n trials of probability p (1 for k = n)."""
+    k, n = _floor(k), _trunc(n)
+    return _nan_below(k, 0, _all_trials(k, n, p, 1.0, betainc(n - k, k + 1, 1 - p)))
+
+
+def bdtrc(k, n, p):
+    """P(N > k): 1 for any k below 0, 0 for k = n (p in [0, 1])."""
+    k, n = _floor(k), _trunc(n)
+    tail = _all_trials(k, n, p, 0.0, betainc(k + 1, n - k, p))
+    k, q, tail = floating(k, p, tail)
+    return _C.where(k < 0, _C.where((q >= 0) & (q <= 1), 1.0, float("nan")), tail)
+
+
+def nbdtr(k, n, p):
+    """The negative binomial CDF: at most k failures before n successes."""
+    k, n = _trunc(k), _trunc(n)
+    return _nan_below(n, 1, _nan_below(k, 0, betainc(n, k + 1, p)))
+
+
+def nbdtrc(k, n, p):
+    k, n = _trunc(k), _trunc(n)
+    return _nan_below(n, 1, _nan_below(k, 0, betainc(k + 1, n, 1 - p)))
+
+
+def fdtr(dfn, dfd, x):
+    """The F distribution's CDF (1 at x = inf, whose ratio below is NaN: the
+    ratio reads a finite stand-in there, so its gradient stays finite)."""
+    x = floating(x, dfn, dfd)[0]
+    infinite = _C.isinf(x) & (x > 0)
+    safe = _C.where(infinite, 1.0, x)
+    return _C.where(infinite, 1.0, betainc(dfn / 2, dfd / 2, dfn * safe / (dfd + dfn * safe)))
+
+
+def fdtrc(dfn, dfd, x):
+    return betainc(dfd / 2, dfn / 2, dfd / (dfd + dfn * x))
+
+
+def stdtr(df, t):
+    """Student's t CDF: half the regularised beta function of df / (df + t^2)
+    below 0, one minus it above."""
+    t = floating(t, df)[0]
+    half = betainc(df / 2, 0.5, df / (df + t * t)) / 2
+    return _C.where(t < 0, half, 1 - half)
+
+
 # scipy.special ufunc name -> implementation (jn is SciPy's name for jv's ufunc)
 HOST_UFUNCS = {"jv": jv, "jn": jv, "yv": yv, "iv": iv, "kv": kv, "ive": ive, "kve": kve,
                "yn": yn, "j0": j0, "j1": j1, "y0": y0, "y1": y1, "gammainc": gammainc,
                "gammaincc": gammaincc, "betainc": betainc, "erfcx": erfcx, "ndtri": ndtri,
-               "erfcinv": erfcinv, "erf": erf, "erfc": erfc}
+               "erfcinv": erfcinv, "erf": erf, "erfc": erfc,
+               "chdtr": chdtr, "chdtrc": chdtrc, "gdtr": gdtr, "gdtrc": gdtrc, "pdtr": pdtr,
+               "pdtrc": pdtrc, "bdtr": bdtr, "bdtrc": bdtrc, "nbdtr": nbdtr, "nbdtrc": nbdtrc,
+               "fdtr": fdtr, "fdtrc": fdtrc, "stdtr": stdtr}

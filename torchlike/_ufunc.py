@@ -589,7 +589,9 @@ def _ufunc_reduction(ufunc):
         op, combine, identity = _OP_REDUCTIONS[name]
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
-            if dtype is not None or not x.is_floating_point():
+            if dtype is not None and tl_dtype(dtype).is_floating_point:
+                x = x.to(tl_dtype(dtype))  # NumPy's loop of that dtype, the data cast first
+            elif dtype is not None or not x.is_floating_point():
                 raise NotImplementedError
             if where is not True and where is not None:
                 mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
@@ -826,8 +828,10 @@ def _reduce(ufunc, method, inputs, kwargs):
         initial = kwargs.pop("initial", None)
         where = kwargs.pop("where", True)
         if reduce is None and given_out is None and initial is None and where is True and \
-                dtype is None and _is_default(kwargs):
-            return _left_fold(ufunc, method, as_tensor(x), axis, keepdims)
+                _is_default(kwargs):
+            x = as_tensor(x)  # dtype=: NumPy's loop of that dtype, the data cast first
+            return _left_fold(ufunc, method, x if dtype is None else x.to(tl_dtype(dtype)),
+                              axis, keepdims)
         if reduce is None or (given_out is not None and len(given_out) != 1) or \
                 not _is_default(kwargs):
             return NotImplemented
@@ -838,9 +842,17 @@ def _reduce(ufunc, method, inputs, kwargs):
             return NotImplemented
     out = _single_out(given_out)
     name = _SCANS.get(ufunc.__name__)
-    if name is None and ufunc.__name__ not in _OP_SCANS and given_out is None and \
-            dtype is None and _is_default(kwargs):
-        return _left_fold(ufunc, method, as_tensor(x), axis, False)
+    if name is None and ufunc.__name__ not in _OP_SCANS and out is not False and \
+            _is_default(kwargs):
+        x = as_tensor(x)
+        if dtype is not None:  # NumPy's loop of that dtype, the data cast first
+            x = x.to(tl_dtype(dtype))
+        result = _left_fold(ufunc, method, x, axis, False)
+        if result is NotImplemented or out is None:
+            return result
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}.{method}")
+        out.copy_(result)
+        return given_out[0]
     if (name is None and ufunc.__name__ not in _OP_SCANS) or out is False or \
             not _is_default(kwargs):
         return NotImplemented

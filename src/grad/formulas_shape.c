@@ -393,30 +393,56 @@ static int int_list(PyObject *o, int64_t *v, int *n)
   return PyErr_Occurred() ? -1 : 0;
 }
 
+/* A complex tensor of the (re, im) pairs in the last dim of a real one. */
+static PyObject *from_pairs(tl_grad_ctx *c, PyObject *pairs)
+{
+  PyObject *i = tl_grad_keep(c, PyComplex_FromDoubles(0.0, 1.0));
+  return CALL("add", "OO", CALL("select", "OLL", pairs, -1LL, 0LL),
+              CALL("mul", "OO", CALL("select", "OLL", pairs, -1LL, 1LL), i));
+}
+
 static void as_strided(tl_grad_ctx *c, PyObject *x)
 {
-  const tl_tensor *t = tl_py_t(x);
+  tl_tensor t = *tl_py_t(x);
   int64_t size[TL_MAX_DIMS], stride[TL_MAX_DIMS];
   int nsize, nstride;
   if (PyErr_Occurred() || int_list(ARG(1, "size"), size, &nsize) < 0 ||
       int_list(ARG(2, "stride"), stride, &nstride) < 0)
     return;
-  int64_t offset = int_or(c, 3, "storage_offset", t->offset), nx = tl_tensor_numel(t), nout;
+  int64_t offset = int_or(c, 3, "storage_offset", t.offset), nx, nout;
   if (tl_shape_numel(nsize, size, &nout) != TL_OK) {
     tl_py_raise();
     return;
   }
+  /* a real view (.real, .imag) of a complex x, rebuilt over x after an
+   * in-place write (py_record.c): its geometry counts x's storage in real
+   * numbers, so x is addressed as view_as_real's (*shape, 2) */
+  PyObject *g0 = G(0);
+  bool split = tl_dtype_is_complex(t.dtype) && g0 && !tl_dtype_is_complex(tl_py_t(g0)->dtype);
+  if (split) {
+    if (t.ndim >= TL_MAX_DIMS) {
+      PyErr_Format(PyExc_RuntimeError, "as_strided backward: %d dims (at most %d)", t.ndim + 1,
+                   TL_MAX_DIMS);
+      return;
+    }
+    for (int d = 0; d < t.ndim; d++)
+      t.strides[d] *= 2;
+    t.shape[t.ndim] = 2;
+    t.strides[t.ndim++] = 1;
+    t.offset *= 2;
+  }
+  nx = tl_tensor_numel(&t);
   if (nx == 0 || nout == 0)
     return;
   PyObject *flat = py_int(c, -1);
   PyObject *at_x = CALL("reshape", "OO",
-                        storage_positions(c, t->ndim, t->shape, t->strides, t->offset), flat);
+                        storage_positions(c, t.ndim, t.shape, t.strides, t.offset), flat);
   PyObject *at_out = CALL("reshape", "OO", storage_positions(c, nsize, size, stride, offset), flat);
   if (!at_x || !at_out)
     return;
   /* the furthest storage position either view reaches, from shapes and
    * strides (not read back from the device: no host sync) */
-  int64_t span = last_position(t->ndim, t->shape, t->strides, t->offset);
+  int64_t span = last_position(t.ndim, t.shape, t.strides, t.offset);
   int64_t span_out = last_position(nsize, size, stride, offset);
   span = (span > span_out ? span : span_out) + 1;
   /* which x element (nx: none) sits at each storage position */
@@ -424,10 +450,15 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
                          tl_py_dtype_obj(TL_DTYPE_I64), "device", tl_grad_device(c));
   CALL("index_put_", "O(O)O", owner, at_x, positions(c, nx));
   PyObject *src = CALL("index_select", "OLO", owner, 0LL, at_out);
-  PyObject *g = CALL("reshape", "OO", G(0), flat);
+  PyObject *g = CALL("reshape", "OO", g0, flat);
   PyObject *zeros = CALL("new_zeros", "O(L)", g, (long long)nx + 1); /* slot nx: outside x */
-  PyObject *sum = CALL("index_add", "OLOO", zeros, 0LL, src, g);
-  SEND(x, CALL("reshape", "OO", CALL("narrow", "OLLL", sum, 0LL, 0LL, (long long)nx), SHAPE(x)));
+  PyObject *sum = CALL("narrow", "OLLL", CALL("index_add", "OLOO", zeros, 0LL, src, g), 0LL, 0LL,
+                       (long long)nx);
+  if (split) {
+    PyObject *pairs = tl_grad_keep(c, tl_py_size_new(t.ndim, t.shape));
+    sum = from_pairs(c, CALL("reshape", "OO", sum, pairs));
+  }
+  SEND(x, CALL("reshape", "OO", sum, SHAPE(x)));
 }
 
 /* A (list of) negated shift(s) for roll. */

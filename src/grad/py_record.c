@@ -237,9 +237,13 @@ static int copy_slices(PyObject *view)
   static PyObject *name;
   if (!name && !(name = PyUnicode_InternFromString("torch::autograd::CopySlices")))
     return -1;
+  /* v's offset from b's first element, in v's elements: a real view
+   * (.real, .imag) of a complex base counts two per element of b */
+  size_t vsize = tl_dtype_size(v->t.dtype), bsize = tl_dtype_size(b->t.dtype);
+  int64_t per = bsize > vsize ? (int64_t)(bsize / vsize) : 1;
   PyObject *args[5] = {stub_of((PyObject *)b), stub_of(view), /* the formula reads shapes only */
                        tl_py_size_new(v->t.ndim, v->t.shape), int_tuple(v->t.ndim, v->t.strides),
-                       PyLong_FromLongLong(v->t.offset - b->t.offset)};
+                       PyLong_FromLongLong(v->t.offset - b->t.offset * per)};
   tl_py_node *node = geometry_node(TL_GRAD_COPY_SLICES, name, args, 5,
                                    (tl_py_tensor *[]){b, v}, 2, b);
   if (!node)

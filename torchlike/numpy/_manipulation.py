@@ -383,8 +383,8 @@ def resize(a, new_shape):
     if any(d < 0 for d in new_shape):
         raise ValueError("all elements of `new_shape` must be non-negative")
     size = math.prod(new_shape)
-    if a.numel() == 0 or size == 0:
-        return _C.zeros(new_shape, dtype=a.dtype, device=a.device)
+    if a.numel() == 0 or size == 0:  # zeros joined to the (cut) data: still on its tape
+        return _C.cat([a[:0], _C.zeros(size, dtype=a.dtype, device=a.device)]).reshape(new_shape)
     repeats = -(-size // a.numel())
     return _C.tile(a, (repeats,))[:size].reshape(new_shape)
 
@@ -607,6 +607,23 @@ def _host_numbers(obj):
     return obj
 
 
+def _pad_by_function(x, widths, mode, kwargs):
+    """mode='empty' and a callable mode: x inside a zero border (NumPy's
+    border is uninitialised memory for 'empty', and the callable writes it),
+    then, for a callable, NumPy's protocol: ``mode(vector, (before, after),
+    axis, kwargs)`` for each 1-d line along each axis in turn, the vector a
+    view it writes in place -- writes the tape records, as any other."""
+    import torchlike.nn.functional as F
+    flat = [int(w) for pair in widths[::-1].tolist() for w in pair]
+    padded = F.pad(x, flat) if x.ndim else x.clone()
+    if callable(mode):
+        for axis in range(padded.ndim):
+            lines = padded.movedim(axis, -1)
+            for index in np.ndindex(*lines.shape[:-1]):
+                mode(lines[index], widths[axis].copy(), axis, kwargs)
+    return padded
+
+
 @implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
     """Constant padding concatenates filled blocks; edge/wrap/reflect/symmetric
@@ -634,6 +651,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if mode in _PAD_COMPUTED and x.is_floating_point():
         x = _pad_computed(x, widths, mode, kwargs)
         return x.clone() if x is array else x  # a new array, as NumPy's
+    if mode == "empty" or callable(mode):
+        return _pad_by_function(x, widths, mode, kwargs)
     # NumPy reads reflect_type='odd' and takes anything else for 'even'
     odd = mode in ("reflect", "symmetric") and kwargs.pop("reflect_type", "even") == "odd"
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \

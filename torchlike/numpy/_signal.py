@@ -103,6 +103,56 @@ def polymul(a1, a2):
     return convolve(*(_poly_coefficients(a) for a in (a1, a2)))
 
 
+@implements(np.polydiv)
+def polydiv(u, v):
+    """Quotient and remainder of polynomial division (highest power first):
+    NumPy's long division, each step's quotient coefficient stacked and the
+    remainder updated out of place (NumPy writes both into arrays), then
+    the remainder's leading near-zeros trimmed as NumPy's allclose does."""
+    if isinstance(u, np.poly1d) or isinstance(v, np.poly1d):
+        raise Unsupported("polydiv of a poly1d")
+    u, v = (_inexact(as_tensor(c).reshape(-1) if as_tensor(c).ndim == 0 else as_tensor(c))
+            for c in (u, v))
+    u, v = promote(u, v)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    r, steps = u, []
+    for k in range(m - n + 1):
+        d = r[k] / v[0]
+        steps.append(d)
+        r = _C.cat([r[:k], r[k:k + n + 1] - d * v, r[k + n + 1:]])
+    q = _C.stack(steps) if steps else _C.zeros(1, dtype=u.dtype, device=u.device)
+    while r.shape[0] > 1 and bool(np.isclose(r[0].detach().cpu().numpy(), 0, rtol=1e-14)):
+        r = r[1:]
+    return q, r
+
+
+@implements(np.roots)
+def roots(p):
+    """The roots of a polynomial (highest power first): NumPy's eigenvalues
+    of the companion matrix of the coefficients between the first and last
+    nonzero ones, then a zero per trailing zero.  The companion matrix is
+    built from the coefficients (NumPy writes them into an ndarray), so the
+    roots are differentiable in them; real when every eigenvalue is, as
+    NumPy's eigvals."""
+    p = as_tensor(p)
+    p = p.reshape(1) if p.ndim == 0 else p
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nonzero = (p != 0).nonzero().reshape(-1).tolist()  # data-dependent: one host read
+    if not nonzero:
+        return _C.zeros(0, dtype=_C.float64, device=p.device)
+    trailing = p.shape[0] - nonzero[-1] - 1
+    p = _inexact(p[nonzero[0]:nonzero[-1] + 1])
+    n = p.shape[0]
+    if n > 1:
+        companion = _C.cat([(-p[1:] / p[0]).reshape(1, n - 1),
+                            _C.eye(n - 2, n - 1, dtype=p.dtype, device=p.device)])
+        found = np.linalg.eigvals(companion)
+    else:
+        found = _C.zeros(0, dtype=p.dtype, device=p.device)
+    return _C.cat([found, _C.zeros(trailing, dtype=found.dtype, device=p.device)])
+
+
 def _poly_coefficients(c):
     c = as_tensor(c)
     c = c.reshape(1) if c.ndim == 0 else c

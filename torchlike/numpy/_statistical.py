@@ -766,9 +766,10 @@ def _sorted_slices(a, axis, keepdims, nan_aware):
         else [a.shape[i] for i in rest]
     if size:
         xs = _C.sort(x, -1)[0]
-    else:
-        xs = _C.full((*x.shape[:-1], 1), float("nan"), device=x.device,
-                     dtype=x.dtype if a.is_floating_point() else _C.float64)
+    else:  # the NaN joined to the empty rows, so the result stays on their tape
+        x = x if a.is_floating_point() else x.to(_C.float64)
+        xs = _C.cat([x, _C.full((*x.shape[:-1], 1), float("nan"), device=x.device,
+                                dtype=x.dtype)], -1)
     if nan_aware and a.is_floating_point():
         count = _C.sum(~_C.isnan(x), -1, keepdim=True)
     else:
@@ -1085,3 +1086,100 @@ def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
     if c.is_complex():
         return _C.clamp(_C.real(c), -1, 1) + _C.clamp(_C.imag(c), -1, 1) * 1j
     return _C.clamp(c, -1, 1)
+
+
+def _learned_weights(weights):
+    """Whether a histogram's weights are recorded: a tensor that requires
+    grad with grad mode on.  Other calls run NumPy's own code (route 2),
+    which adds the weights' bincount into an ndarray of zeros."""
+    return isinstance(weights, Tensor) and weights.requires_grad and _C.is_grad_enabled()
+
+
+def _weighted_counts(index, keep, weights, nbins):
+    """The sum of the weights of each bin: index (host, one bin per value)
+    and keep (host, the values inside the edges) read from the data, the
+    weights summed by index_add, so the counts stay on the weights' tape."""
+    w = weights.reshape(-1)
+    at = _C.tensor(index[keep], dtype=_C.int64, device=w.device)
+    w = w[_C.tensor(np.flatnonzero(keep), dtype=_C.int64, device=w.device)]
+    dtype = w.dtype if w.is_floating_point() or w.is_complex() else _C.float64
+    return _C.zeros(nbins, dtype=dtype, device=w.device).index_add(0, at, w.to(dtype))
+
+
+@implements(np.histogram)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogram with weights that require grad: the edges are
+    np.histogram_bin_edges' (NumPy's code, on the tape in a), each value's
+    bin is read on the host (NumPy's rule: bins closed on the left, the last
+    on both sides, values outside dropped) and the weights are summed into
+    their bins on the tape; density divides by the total and the widths."""
+    if not _learned_weights(weights):
+        raise Unsupported("histogram: NumPy's code runs for unrecorded weights")
+    a = as_tensor(a)
+    if tuple(weights.shape) != tuple(a.shape):
+        raise ValueError("weights should have the same shape as a.")
+    edges = np.histogram_bin_edges(a, bins, range, weights.detach())  # (read for its checks)
+    values = a.detach().cpu().numpy().reshape(-1)
+    at = edges.detach().cpu().numpy()
+    index = np.searchsorted(at, values, side="right") - 1
+    index[values == at[-1]] = len(at) - 2
+    keep = (values >= at[0]) & (values <= at[-1])
+    counts = _weighted_counts(index, keep, weights, len(at) - 1)
+    if density:
+        widths = (edges[1:] - edges[:-1]).to(_C.float64)
+        return counts / widths / counts.sum(), edges
+    return counts, edges
+
+
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogramdd with weights that require grad (np.histogram2d is
+    NumPy's code over it): the edges and each sample's bin from NumPy on
+    the host, the weights summed into their bins on the tape.  Samples that
+    require grad themselves take NumPy's code, whose edges are recorded."""
+    parts = sample if isinstance(sample, (list, tuple)) else [sample]
+    if not _learned_weights(weights) or any(isinstance(x, Tensor) and x.requires_grad
+                                            for x in parts):
+        raise Unsupported("histogramdd: NumPy's code runs for unrecorded weights")
+    held = [x.detach().cpu().numpy() if isinstance(x, Tensor) else x for x in parts]
+    held = held if isinstance(sample, (list, tuple)) else held[0]
+    _, edges = np.histogramdd(held, bins, range, density=False)
+    points = np.asarray(held, dtype=float)
+    if points.ndim != 2 or isinstance(sample, (list, tuple)):  # NumPy's reading of a sample
+        points = np.atleast_2d(points).T
+    if points.shape[0] != weights.numel():
+        raise ValueError(f"histogramdd: {weights.numel()} weights for {points.shape[0]} samples")
+    shape = tuple(len(e) - 1 for e in edges)
+    index, keep = np.zeros(points.shape[0], np.int64), np.ones(points.shape[0], bool)
+    for d, e in enumerate(edges):
+        i = np.searchsorted(e, points[:, d], side="right") - 1
+        i[points[:, d] == e[-1]] = len(e) - 2
+        keep &= (points[:, d] >= e[0]) & (points[:, d] <= e[-1])
+        index = index * shape[d] + np.clip(i, 0, shape[d] - 1)
+    counts = _weighted_counts(index, keep, weights, math.prod(shape)).reshape(shape)
+    device = weights.device
+    edges = [_C.tensor(np.asarray(e), device=device) for e in edges]
+    if density:
+        volume = _C.ones(shape, dtype=_C.float64, device=device)
+        for d, e in enumerate(edges):
+            along = [1] * len(shape)
+            along[d] = shape[d]
+            volume = volume * (e[1:] - e[:-1]).reshape(along)
+        counts = counts / counts.sum() / volume
+    return counts, edges
+
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogram2d (histogramdd of the pair) with weights that
+    require grad; other calls run NumPy's code."""
+    if not _learned_weights(weights):
+        raise Unsupported("histogram2d: NumPy's code runs for unrecorded weights")
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):  # one array of edges for both axes
+        bins = [bins, bins]
+    counts, edges = histogramdd([x, y], bins, range, density, weights)
+    return counts, edges[0], edges[1]

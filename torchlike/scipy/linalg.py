@@ -12,6 +12,12 @@
   exact and differentiable, at O((mn)^3) cost -- meant for the small matrices
   such equations usually have.
 - ``solve_banded`` builds the dense matrix from the band storage and solves it.
+- Batches follow SciPy's rule for a right-hand side: ``b`` of one dimension
+  is a vector, of two or more a matrix (a stack of them), its batch
+  dimensions broadcast against the factor's -- so ``a`` (B, n, n) with ``b``
+  (n, k) solves every matrix of the stack for the same ``b``.
+- ``lu_factor`` is ``torchlike.linalg.lu_factor`` with SciPy's 0-based
+  int32 pivots; ``lu_solve`` solves with it, both differentiable.
 - ``cho_factor`` returns the factor with the unused triangle zeroed (SciPy
   leaves whatever ``a`` held there; ``cho_solve`` reads one triangle either way).
 """
@@ -23,8 +29,8 @@ from .. import linalg as _linalg
 from ..autograd.function import Function
 from ._util import as_tensor, as_tensors
 
-__all__ = ["expm", "sqrtm", "solve_triangular", "cho_factor", "cho_solve", "lu",
-           "solve_sylvester", "solve_banded"]
+__all__ = ["expm", "sqrtm", "solve_triangular", "cho_factor", "cho_solve", "lu", "lu_factor",
+           "lu_solve", "solve_sylvester", "solve_banded"]
 
 
 def _square(a, name):
@@ -111,18 +117,84 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
                          f"{trans!r}")
     a, b = as_tensors(a, b)
     _square(a, "solve_triangular")
-    vector = b.dim() == a.dim() - 1
-    if vector:
-        b = b.unsqueeze(-1)
-    if b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"solve_triangular: shapes of a {tuple(a.shape)} and b "
-                         f"{tuple(b.shape if not vector else b.shape[:-1])} are incompatible")
+    b, vector = _right_hand_side(a, b, "solve_triangular")
     upper = not lower
     mode = _TRANS[trans]
     if mode:
         a = a.mT.conj() if (mode == 2 and a.is_complex()) else a.mT
         upper = not upper
     x = _linalg.solve_triangular(a, b, upper=upper, unitriangular=bool(unit_diagonal))
+    return x.squeeze(-1) if vector else x
+
+
+def _right_hand_side(a, b, name):
+    """b as a matrix (a stack of them) and whether it was a vector: SciPy's
+    rule, a vector only when b has one dimension (any batch is a's)."""
+    vector = b.dim() <= 1
+    if vector:
+        b = b.reshape(-1, 1) if b.dim() else b.reshape(1, 1)
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"{name}: shapes of a {tuple(a.shape)} and b "
+                         f"{tuple(b.shape if not vector else b.shape[:-1])} are incompatible")
+    return b, vector
+
+
+def _lapack_dtype(a):
+    """a in the dtype SciPy's LAPACK call runs in: float32 for half
+    precision, float64 for integers and booleans."""
+    if a.dtype in (_C.float16, _C.bfloat16):
+        return a.to(_C.float32)
+    if not (a.is_floating_point() or a.is_complex()):
+        return a.to(_C.float64)
+    return a
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """(lu, piv) of a (..., m, n) = P L U: L's strict lower triangle and U
+    in lu, piv the 0-based int32 row swaps of LAPACK's getrf (row i was
+    swapped with row piv[i]).  Differentiable in a through lu."""
+    a = _lapack_dtype(as_tensor(a))
+    if a.dim() < 2:
+        raise ValueError(f"lu_factor: expected a matrix (or a batch of them), got shape "
+                         f"{tuple(a.shape)}")
+    if check_finite and not bool(_C.isfinite(a.detach()).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    LU, pivots, info = _linalg.lu_factor_ex(a)
+    if a.numel() and bool((info > 0).any()):
+        import warnings
+        from scipy.linalg import LinAlgWarning
+        warnings.warn(f"Diagonal number {int(info.max())} is exactly zero. Singular matrix.",
+                      LinAlgWarning, stacklevel=2)
+    return LU, pivots - 1
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """x with a x = b (trans=0/'N'), a^T x = b (1/'T') or a^H x = b (2/'C'),
+    given (lu, piv) = lu_factor(a); differentiable in lu and b."""
+    try:
+        lu, piv = lu_and_piv
+    except (TypeError, ValueError):
+        raise TypeError("lu_solve: the first argument must be the pair (lu, piv) that "
+                        "lu_factor returns") from None
+    if trans not in _TRANS:
+        raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    lu, b = as_tensors(lu, b)
+    _square(lu, "lu_solve")
+    piv = piv if isinstance(piv, _C.Tensor) else _C.tensor(np.asarray(piv))
+    if piv.is_floating_point() or piv.is_complex() or tuple(piv.shape) != tuple(lu.shape[:-1]):
+        raise ValueError(f"lu_solve: piv must be the integer pivots lu_factor returns, of "
+                         f"shape {tuple(lu.shape[:-1])}, got {tuple(piv.shape)} {piv.dtype}")
+    b, vector = _right_hand_side(lu, b, "lu_solve")
+    if check_finite and not bool(_C.isfinite(b.detach()).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    lu = _lapack_dtype(lu)
+    b = b.to(lu.dtype)
+    pivots = (piv.to(_C.int32) + 1).to(lu.device)
+    mode = _TRANS[trans]
+    if mode == 1 and lu.is_complex():  # a^T x = b is a^H conj(x) = conj(b)
+        x = _linalg.lu_solve(lu, pivots, b.conj(), adjoint=True).conj()
+    else:
+        x = _linalg.lu_solve(lu, pivots, b, adjoint=bool(mode))
     return x.squeeze(-1) if vector else x
 
 
@@ -144,11 +216,15 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
         raise TypeError("cho_solve: the first argument must be the pair (c, lower) that "
                         "cho_factor returns") from None
     c, b = as_tensors(c, b)
+    _square(c, "cho_solve")
+    b, vector = _right_hand_side(c, b, "cho_solve")
     if lower:
         y = solve_triangular(c, b, lower=True)
-        return solve_triangular(c, y, trans="C", lower=True)
-    y = solve_triangular(c, b, trans="C", lower=False)
-    return solve_triangular(c, y, lower=False)
+        x = solve_triangular(c, y, trans="C", lower=True)
+    else:
+        y = solve_triangular(c, b, trans="C", lower=False)
+        x = solve_triangular(c, y, lower=False)
+    return x.squeeze(-1) if vector else x
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
