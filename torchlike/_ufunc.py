@@ -448,11 +448,14 @@ def out_shape_operands(operands, out):
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if not isinstance(out, _C.Tensor):
         return operands
-    target = tuple(out.shape)
-    shapes = [tuple(x.shape) for x in operands if isinstance(x, _C.Tensor)]
+    target = out.shape
+    for x in operands:  # (a loop: this runs on every call with out=)
+        if isinstance(x, _C.Tensor) and x.shape == target:
+            return operands  # their broadcast is out's shape, or the op's own error
     try:
-        shape = np.broadcast_shapes(*shapes)
-        if shape == target or np.broadcast_shapes(shape, target) != target:
+        shape = np.broadcast_shapes(*(tuple(x.shape) for x in operands
+                                      if isinstance(x, _C.Tensor)))
+        if np.broadcast_shapes(shape, tuple(target)) != tuple(target):
             return operands  # the same shape, or the op's own error
     except ValueError:
         return operands

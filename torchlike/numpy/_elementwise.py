@@ -82,9 +82,10 @@ def _host_out(name, out):
     NumPy's ufunc: the call is then NumPy's, whose __array_ufunc__ writes a
     CPU tensor's result into it (the op takes tensors only, and refused it
     where numpy.exp(t, out=buf) and np.sum(t, out=buf) write it)."""
-    outs = out if isinstance(out, tuple) else (out,)
-    return any(isinstance(o, np.ndarray) for o in outs) and \
-        isinstance(getattr(np, name, None), np.ufunc)
+    for o in out if isinstance(out, tuple) else (out,):
+        if isinstance(o, np.ndarray):
+            return isinstance(getattr(np, name, None), np.ufunc)
+    return False
 
 
 def _new_array(x, operands=None):

@@ -358,10 +358,8 @@ def _extreme(name):
                 _plain_axis(axis, a.ndim) and a.numel() and not a.is_complex():
             # the common calls, short: np.max(x), np.max(x, axis=1)
             if axis is None and keepdims is not True:
-                return _numpy_zero_sign(name, a, op(a), None, False)
-            axes = () if axis is None else (axis % a.ndim,)
-            return _numpy_zero_sign(name, a, op(a, axes, keepdim=keepdims is True),
-                                    axes or None, keepdims is True)
+                return op(a)
+            return op(a, () if axis is None else (axis % a.ndim,), keepdim=keepdims is True)
         a = as_tensor(a)
         loop = _out_loop(a, out)
         if initial is not NoValue:
@@ -398,26 +396,9 @@ def _extreme(name):
             return finish(_complex_extreme(op, a, axes, keep), out)
         if loop is not None:
             a = _first_via_out(a, axes, out, loop)
-            return finish(op(a, axes, keepdim=keep), out)
-        return finish(_numpy_zero_sign(name, a, op(a, axes, keepdim=keep), axes, keep), out)
+        return finish(op(a, axes, keepdim=keep), out)
     impl.__name__ = name
     return impl
-
-
-def _numpy_zero_sign(name, a, result, axes, keep):
-    """NumPy's sign for a max/min that is zero where -0.0 and 0.0 tie.
-    Which one NumPy returns depends on its loop (the last one met by its
-    scalar loop, a lane order in its SIMD reduction, which differs between
-    CPUs; the first for float16), so on host tensors outside autograd a zero
-    result takes its sign from NumPy's own reduction of the zero-copy view;
-    on a device, or recorded, the op's zero stands (docs/numpy.md)."""
-    if result.device.type != "cpu" or result.requires_grad or \
-            a.dtype not in (_C.float16, _C.float32, _C.float64) or \
-            not (result.item() == 0 if result.ndim == 0 else bool((result == 0).any())):
-        return result
-    view = a.detach().numpy()
-    want = (np.max if name == "amax" else np.min)(view, axis=axes, keepdims=keep)
-    return _C.copysign(result, as_tensor(np.asarray(want)))
 
 
 def _complex_winner(op, flat):
