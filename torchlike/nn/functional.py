@@ -729,6 +729,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if input.ndim == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
+    if input.ndim == 2 and offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
+                         "mini-batch of fixed length sequences. However, found offsets of type "
+                         f"{type(offsets)}")
     pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)

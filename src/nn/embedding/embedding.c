@@ -48,6 +48,25 @@ tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V)
   return TL_OK;
 }
 
+tl_status tl_nn_embedding_bag_check_range(const tl_tensor *idx, int64_t V, bool max_path)
+{
+  if (!tl_dispatch_host_memory(tl_tensor_device(idx)))
+    return TL_OK;
+  const int64_t *v = tl_tensor_data(idx);
+  int64_t n = tl_tensor_numel(idx);
+  for (int64_t i = 0; i < n; i++) {
+    if (v[i] >= 0 && v[i] < V)
+      continue;
+    if (max_path)
+      return tl_error_set(TL_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < num_embeddings "
+                                          "but found idx to be %lld", (long long)v[i]);
+    return tl_error_set(TL_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the "
+                                        "valid range [0, %lld)", (long long)i, (long long)v[i],
+                        (long long)V);
+  }
+  return TL_OK;
+}
+
 static tl_status check_weight(const tl_tensor *w)
 {
   if (w->ndim != 2)
@@ -232,7 +251,8 @@ tl_status tl_nn_embedding_bag(const tl_tensor *weight, const tl_tensor *indices,
   if (status == TL_OK && !(idx = as_indices("embedding_bag", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
+    status = tl_nn_embedding_bag_check_range(idx, weight->shape[0],
+                                             mode == TL_BAG_MAX || padding_idx >= 0);
   if (status == TL_OK && psw && (psw->ndim != indices->ndim ||
                                  memcmp(psw->shape, indices->shape, (size_t)psw->ndim * sizeof *psw->shape)))
     status = tl_error_set(TL_ERR_VALUE, "embedding_bag: If per_sample_weights (%s) is not None, "
