@@ -1840,6 +1840,30 @@ def conv_weight_standardized_parametrization(T):
             w.var(dim=(1, 2, 3), unbiased=False), sorted(net.state_dict())]
 
 
+def sdpa_dtype_refusals(T):
+    """scaled_dot_product_attention's dtype and rank refusals in PyTorch's
+    order and words (its C++ type names): q/k/v of different dtypes, a
+    1-d query, a mask with is_causal before the mask's dtype, masks of an
+    integer, half and double dtype with a float query, integer and complex
+    queries; a float32 mask taken with a float64 query."""
+    F = T.nn.functional
+    q = _t(T, 1, 2, 3, 4, seed=93)
+    qd = q.double()
+    out = [_raised(lambda: F.scaled_dot_product_attention(q, q.double(), q.long())),
+           _raised(lambda: F.scaled_dot_product_attention(q[0, 0, 0], q[0, 0], q[0, 0])),
+           _raised(lambda: F.scaled_dot_product_attention(
+               q, q, q, is_causal=True, attn_mask=T.zeros(3, 3, dtype=T.int32)))]
+    for dt in (T.int64, T.int32, T.uint8, T.float16, T.float64):
+        out.append(_raised(lambda: F.scaled_dot_product_attention(
+            q, q, q, attn_mask=T.zeros(3, 3, dtype=dt))))
+    qi = T.ones(1, 2, 3, 4, dtype=T.int32)
+    qc = T.ones(1, 2, 3, 4, dtype=T.complex64)
+    out += [_raised(lambda: F.scaled_dot_product_attention(qi, qi, qi)),
+            _raised(lambda: F.scaled_dot_product_attention(qc, qc, qc)),
+            F.scaled_dot_product_attention(qd, qd, qd, attn_mask=_t(T, 3, 3, seed=94))]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1874,6 +1898,7 @@ _PROGRAMS = [
     "scheduler_resume_refusals", "distributed_sampler_partitions", "collate_refusals_and_forms",
     "dataset_add_and_loader_generator", "backward_hooks_on_attention",
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
+    "sdpa_dtype_refusals",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -355,6 +355,42 @@ def test_errors_name_the_problem():
         FLASH(q, q, q, 0.5)
 
 
+def test_errors_in_pytorch_words_and_order():
+    # PyTorch 2.15's checks: dtypes alike, then at least 2 dims, then a mask
+    # with is_causal, then the mask's dtype, then a float query; the dtypes
+    # named as its C++ types (ScalarType names for the float check)
+    q = T.randn(2, 3, 4)
+    with pytest.raises(RuntimeError) as info:
+        F.scaled_dot_product_attention(q, q.double(), q.long())
+    assert str(info.value) == ("Expected query, key, and value to have the same dtype, but got "
+                               "query.dtype: float key.dtype: double and value.dtype: long int "
+                               "instead.")
+    with pytest.raises(RuntimeError) as info:
+        F.scaled_dot_product_attention(T.randn(4), T.randn(2, 4), T.randn(2, 4), is_causal=True,
+                                       attn_mask=T.ones(2, dtype=T.int32))
+    assert str(info.value) == ("Expected query, key, and value to all be  at least 2 dimensional, "
+                               "but got query.dim: 1 key.dim: 2 and value.dim: 2 instead.")
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        F.scaled_dot_product_attention(q, q, q, is_causal=True, attn_mask=T.ones(3, 3, dtype=T.int8))
+    for dt, name in ((T.int32, "int"), (T.float16, "c10::Half"), (T.float64, "double")):
+        with pytest.raises(RuntimeError) as info:
+            F.scaled_dot_product_attention(q, q, q, attn_mask=T.zeros(3, 3, dtype=dt))
+        assert str(info.value) == ("Expected attn_mask dtype to be bool or float or to match "
+                                   f"query dtype, but got attn_mask.dtype: {name} and  query.dtype: "
+                                   "float instead.")
+    qi = T.ones(1, 2, 3, 4, dtype=T.int64)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long$"):
+        F.scaled_dot_product_attention(qi, qi, qi)
+    qc = T.ones(1, 2, 3, 4, dtype=T.complex64)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        F.scaled_dot_product_attention(qc, qc, qc)
+    # a float32 mask is taken with a float64 query (added in float64)
+    qd = q.double()
+    np.testing.assert_allclose(
+        F.scaled_dot_product_attention(qd, qd, qd, attn_mask=T.zeros(3, 3)).cpu().numpy(),
+        F.scaled_dot_product_attention(qd, qd, qd).cpu().numpy(), rtol=1e-15)
+
+
 def test_multihead_attention_fast_path_matches_the_weights_path():
     T.manual_seed(9)
     mha = T.nn.MultiheadAttention(8, 2, dtype=T.float64)
