@@ -1864,6 +1864,30 @@ def sdpa_dtype_refusals(T):
     return out
 
 
+def embedding_bag_argument_checks(T):
+    """EmbeddingBag's checks of its arguments in PyTorch's order: float
+    offsets (named 'indices' too), a last offset past the input, the first
+    offset not 0 before it, per_sample_weights of another dtype than the
+    table (before an index out of range), a 1-d pretrained table and a
+    _weight of the wrong shape; RMSNorm given the wrong trailing shape."""
+    nn = T.nn
+    F = nn.functional
+    w = _t(T, 5, 2, seed=95)
+    return [_raised(lambda: F.embedding_bag(_long(T, [1, 2]), w, _data(T, np.zeros(1, np.float32)))),
+            _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [0, 3]))),
+            _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [1, 3]))),
+            _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [0]), mode="sum",
+                                            per_sample_weights=T.ones(2, dtype=T.float64))),
+            _raised(lambda: F.embedding_bag(_long(T, [1, 2]), w.double(), _long(T, [0]),
+                                            mode="sum", per_sample_weights=T.ones(2))),
+            F.embedding_bag(_long(T, [1, 2]), w, _data(T, np.zeros(1, np.int32)), mode="sum"),
+            _raised(lambda: nn.EmbeddingBag.from_pretrained(_t(T, 3, seed=1))),
+            _raised(lambda: nn.EmbeddingBag(5, 2, _weight=_t(T, 4, 2, seed=1))),
+            _raised(lambda: nn.RMSNorm(3)(_t(T, 2, 4, seed=1))),
+            _raised(lambda: nn.RMSNorm([2, 3])(_t(T, 2, 4, seed=1))),
+            _raised(lambda: nn.LayerNorm([2, 3])(_t(T, 2, 4, seed=1)))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1898,7 +1922,7 @@ _PROGRAMS = [
     "scheduler_resume_refusals", "distributed_sampler_partitions", "collate_refusals_and_forms",
     "dataset_add_and_loader_generator", "backward_hooks_on_attention",
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
-    "sdpa_dtype_refusals",
+    "sdpa_dtype_refusals", "embedding_bag_argument_checks",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

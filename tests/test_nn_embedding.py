@@ -287,6 +287,27 @@ def test_errors_in_pytorch_wording():
                                "found idx to be 7")
     with pytest.raises(RuntimeError, match="but found idx to be -2$"):
         F.embedding_bag(T.tensor([[1, -2]]), w, mode="sum", padding_idx=1)
+    # PyTorch's order: the offsets (their dtype named 'indices' too, the first
+    # and the last), then per_sample_weights' dtype, then the indices' range
+    with pytest.raises(RuntimeError) as info:
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([0, 3]))
+    assert str(info.value) == ("offsets[-1] can not be greater than input's length 2 but got "
+                               "offsets[-1] of 3")
+    with pytest.raises(RuntimeError, match="^offsets\\[0\\] has to be 0"):
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([1, 3]))
+    with pytest.raises(RuntimeError, match="argument #1 'indices' .* but got torchlike.FloatTensor"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0.0]))
+    with pytest.raises(RuntimeError) as info:
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([0]), mode="sum",
+                        per_sample_weights=T.ones(2, dtype=T.float64))
+    assert str(info.value) == (
+        "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+        "'per_sample_weights'; but type torchlike.FloatTensor does not equal "
+        "torchlike.DoubleTensor (while checking arguments for embedding_bag)")
+    with pytest.raises(AssertionError, match="Embeddings parameter is expected to be 2-dimensional"):
+        nn.EmbeddingBag.from_pretrained(T.ones(3))
+    with pytest.raises(AssertionError, match="Shape of weight does not match num_embeddings"):
+        nn.EmbeddingBag(5, 2, _weight=T.ones(4, 2))
     with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
         F.embedding_bag(T.tensor([1, 2]), w, T.tensor([1]))
     with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):

@@ -556,3 +556,19 @@ def test_an_empty_normalized_shape_is_refused_in_pytorchs_words():
                                                r"1-dimensional, i.e., containing at least one "
                                                r"element, but got normalized_shape = \[\]$"):
             norm(T.ones(2, 3), ())
+
+
+def test_normalized_shape_mismatch_in_pytorch_words():
+    # layer_norm's message puts ", " after the star, rms_norm's (PyTorch
+    # 2.15's wording) does not
+    x = T.ones(2, 4)
+    with pytest.raises(RuntimeError) as info:
+        F.layer_norm(x, [2, 3])
+    assert str(info.value) == ("Given normalized_shape=[2, 3], expected input with shape "
+                               "[*, 2, 3], but got input of size[2, 4]")
+    with pytest.raises(RuntimeError) as info:
+        F.rms_norm(x, [3])
+    assert str(info.value) == ("Given normalized_shape=[3], expected input with shape [*3], but "
+                               "got input of size[2, 4]")
+    with pytest.raises(RuntimeError, match=r"expected input with shape \[\*2, 3\], but"):
+        T.nn.RMSNorm([2, 3])(x)
