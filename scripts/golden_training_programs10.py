@@ -1888,6 +1888,21 @@ def embedding_bag_argument_checks(T):
             _raised(lambda: nn.LayerNorm([2, 3])(_t(T, 2, 4, seed=1)))]
 
 
+def init_and_flatten_refusals(T):
+    """What a script meets initialising and flattening: trunc_normal_ with
+    its bounds swapped (uniform_'s refusal), uniform_ with from > to, an
+    empty parameter list flattened (cat's ValueError), clip_grad_norm_
+    over no parameters, and the init of an empty tensor (a warning)."""
+    nn = T.nn
+    return [_raised(lambda: nn.init.trunc_normal_(T.empty(3), a=1.0, b=-1.0)),
+            _raised(lambda: nn.init.uniform_(T.empty(3), 0.5, -0.25)),
+            _raised(lambda: nn.utils.parameters_to_vector([])),
+            _raised(lambda: T.cat([])),
+            nn.utils.clip_grad_norm_([], 1.0),
+            _warned(lambda: nn.init.kaiming_uniform_(T.empty(0, 3)).shape),
+            nn.init.trunc_normal_(T.empty(4), a=0.5, b=0.5)]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1922,7 +1937,7 @@ _PROGRAMS = [
     "scheduler_resume_refusals", "distributed_sampler_partitions", "collate_refusals_and_forms",
     "dataset_add_and_loader_generator", "backward_hooks_on_attention",
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
-    "sdpa_dtype_refusals", "embedding_bag_argument_checks",
+    "sdpa_dtype_refusals", "embedding_bag_argument_checks", "init_and_flatten_refusals",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
