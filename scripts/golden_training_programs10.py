@@ -1903,6 +1903,28 @@ def init_and_flatten_refusals(T):
             nn.init.trunc_normal_(T.empty(4), a=0.5, b=0.5)]
 
 
+def checkpoint_target_refusals(T):
+    """torch.save into a directory not made yet (the checkpoint-dir mistake),
+    to a target without write(), torch.load of raw bytes and of an int;
+    then the same save into a temporary directory that exists, loaded
+    back."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        missing = os.path.join(d, "runs", "ckpt.pt")
+        kind, msg = _raised(lambda: T.save({"a": T.ones(1)}, missing))
+        out = [kind, msg.replace(d, "<tmp>")]
+        buf = io.BytesIO()
+        T.save([1], buf)
+        out += [_raised(lambda: T.save(T.ones(1), 3)),
+                _raised(lambda: T.load(buf.getvalue())),
+                _raised(lambda: T.load(5))]
+        os.makedirs(os.path.dirname(missing))
+        T.save({"a": T.arange(3)}, missing)
+        out.append(T.load(missing)["a"])
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1938,6 +1960,7 @@ _PROGRAMS = [
     "dataset_add_and_loader_generator", "backward_hooks_on_attention",
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
     "sdpa_dtype_refusals", "embedding_bag_argument_checks", "init_and_flatten_refusals",
+    "checkpoint_target_refusals",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
