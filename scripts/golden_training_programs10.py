@@ -1925,6 +1925,25 @@ def checkpoint_target_refusals(T):
     return out
 
 
+def spectral_norm_parametrization_checks(T):
+    """The spectral-norm parametrization's argument checks (a dim out of
+    range on either side, no power iterations, the dim checked first) and
+    a discriminator step with a negative in-range dim on a Conv1d."""
+    nn = T.nn
+    P = nn.utils.parametrizations
+    conv = _init(T, nn.Conv1d(2, 3, 2), 70)
+    P.spectral_norm(conv, dim=-3)
+    with T.no_grad():
+        conv.parametrizations.weight[0]._u.copy_(_t(T, 3, seed=96))
+        conv.parametrizations.weight[0]._v.copy_(_t(T, 4, seed=97))
+    conv.eval()
+    return [_raised(lambda: P.spectral_norm(nn.Linear(3, 2), dim=2)),
+            _raised(lambda: P.spectral_norm(nn.Linear(3, 2), dim=-3)),
+            _raised(lambda: P.spectral_norm(nn.Linear(3, 2), n_power_iterations=0)),
+            _raised(lambda: P.spectral_norm(nn.Linear(3, 2), dim=5, n_power_iterations=-1)),
+            conv(_t(T, 1, 2, 4, seed=98)), sorted(conv.state_dict())]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1960,7 +1979,7 @@ _PROGRAMS = [
     "dataset_add_and_loader_generator", "backward_hooks_on_attention",
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
     "sdpa_dtype_refusals", "embedding_bag_argument_checks", "init_and_flatten_refusals",
-    "checkpoint_target_refusals",
+    "checkpoint_target_refusals", "spectral_norm_parametrization_checks",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
