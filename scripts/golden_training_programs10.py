@@ -600,13 +600,17 @@ def norm_refusals(T):
     """The normalisation layers' refusals: GroupNorm with groups not
     dividing channels, BatchNorm1d given a 4-d input, LayerNorm's
     normalized_shape not ending the input's shape, BatchNorm's training
-    batch of one value per channel."""
+    batch of one value per channel, GroupNorm given no spatial positions
+    (refused even for an empty batch)."""
     nn = T.nn
     return [_raised(lambda: nn.GroupNorm(3, 4)),
             _raised(lambda: nn.BatchNorm1d(3)(_t(T, 2, 3, 2, 2, seed=1))),
             _raised_head(lambda: nn.LayerNorm(4)(_t(T, 2, 3, seed=1))),
             _raised(lambda: nn.BatchNorm1d(3)(_t(T, 1, 3, seed=1))),
-            _raised_head(lambda: nn.GroupNorm(2, 4)(_t(T, 2, 3, 5, seed=1)))]
+            _raised_head(lambda: nn.GroupNorm(2, 4)(_t(T, 2, 3, 5, seed=1))),
+            _raised(lambda: nn.GroupNorm(2, 4)(_t(T, 2, 4, 0, seed=1))),
+            _raised(lambda: nn.GroupNorm(2, 4)(_t(T, 0, 4, 0, seed=1))),
+            nn.GroupNorm(2, 4)(_t(T, 0, 4, 3, seed=1)).shape]
 
 
 # ---- torch.nn.utils ---------------------------------------------------------------------------

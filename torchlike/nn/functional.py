@@ -637,8 +637,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
     N, C = input.shape[0], input.shape[1]
-    return _C.native_group_norm(input, weight, bias, N, C, math.prod(input.shape[2:]),
-                                num_groups, eps)[0]
+    HxW = math.prod(input.shape[2:])
+    if HxW == 0:   # PyTorch's first check, even of an empty batch
+        raise RuntimeError(f"Expected HxW to be greater than 0, got {HxW}")
+    return _C.native_group_norm(input, weight, bias, N, C, HxW, num_groups, eps)[0]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
