@@ -1948,6 +1948,33 @@ def spectral_norm_parametrization_checks(T):
             conv(_t(T, 1, 2, 4, seed=98)), sorted(conv.state_dict())]
 
 
+def backward_hook_replacement_checks(T):
+    """A module's full backward hook and backward pre-hook returning
+    gradients of another size, another dtype or another count (refused by
+    PyTorch's engine in its words), and a same-shaped replacement taken
+    (the input's gradient scaled)."""
+    nn = T.nn
+    x = _t(T, 1, 2, seed=99).requires_grad_()
+    out = []
+    for hook in (lambda m, gi, go: (T.ones(3),), lambda m, gi, go: (gi[0].double(),),
+                 lambda m, gi, go: (gi[0], None)):
+        lin = _init(T, nn.Linear(2, 2), 71)
+        lin.register_full_backward_hook(hook)
+        out.append(_raised(lambda: lin(x).sum().backward()))
+    lin = _init(T, nn.Linear(2, 2), 71)
+    lin.register_full_backward_pre_hook(lambda m, go: (T.ones(3),))
+    out.append(_raised(lambda: lin(x).sum().backward()))
+    lin = _init(T, nn.Linear(2, 2), 71)
+    lin.register_full_backward_pre_hook(lambda m, go: 5)
+    out.append(_raised(lambda: lin(x).sum().backward()))
+    x.grad = None
+    lin = _init(T, nn.Linear(2, 2), 71)
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 5,))
+    lin(x).sum().backward()
+    out += [x.grad, lin.weight.grad]
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -1984,6 +2011,7 @@ _PROGRAMS = [
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
     "sdpa_dtype_refusals", "embedding_bag_argument_checks", "init_and_flatten_refusals",
     "checkpoint_target_refusals", "spectral_norm_parametrization_checks",
+    "backward_hook_replacement_checks",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 
