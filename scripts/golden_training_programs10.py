@@ -1975,6 +1975,24 @@ def backward_hook_replacement_checks(T):
     return out
 
 
+def gqa_key_value_heads_apart(T):
+    """Grouped-query attention with key and value head counts that differ
+    (each dividing the query's), causal and not, its gradients, and the
+    refusal of counts that do not divide."""
+    F = T.nn.functional
+    q = _t(T, 1, 6, 3, 4, seed=100)
+    out = []
+    for hk, hv in ((2, 3), (3, 2), (1, 6)):
+        k = _t(T, 1, hk, 5, 4, seed=101).requires_grad_()
+        v = _t(T, 1, hv, 5, 2, seed=102).requires_grad_()
+        y = F.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=hk == 3)
+        y.square().sum().backward()
+        out.append([y, k.grad, v.grad])
+    out.append(_raised(lambda: F.scaled_dot_product_attention(
+        q, _t(T, 1, 4, 5, 4, seed=1), _t(T, 1, 2, 5, 2, seed=1), enable_gqa=True)))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
@@ -2011,7 +2029,7 @@ _PROGRAMS = [
     "state_dict_hooks_and_metadata", "conv_weight_standardized_parametrization",
     "sdpa_dtype_refusals", "embedding_bag_argument_checks", "init_and_flatten_refusals",
     "checkpoint_target_refusals", "spectral_norm_parametrization_checks",
-    "backward_hook_replacement_checks",
+    "backward_hook_replacement_checks", "gqa_key_value_heads_apart",
 ]
 CALLS = [name + "(T)" for name in _PROGRAMS]
 

@@ -563,3 +563,25 @@ def test_attention_submodules_found_as_attributes():
                          timeout=120)
     assert out.stdout.split() == ["torchlike.nn.attention.bias",
                                   "torchlike.nn.attention.flex_attention", "True"], out.stderr
+
+
+def test_grouped_query_attention_with_key_and_value_head_counts_apart():
+    # PyTorch takes key and value head counts that differ, each dividing the
+    # query's: the same as each repeated to the query's head count
+    rng = np.random.default_rng(4)
+    q = T.tensor(rng.standard_normal((2, 6, 3, 4)))
+    for hk, hv in ((2, 3), (3, 2), (1, 6), (6, 2)):
+        k = T.tensor(rng.standard_normal((2, hk, 5, 4)), requires_grad=True)
+        v = T.tensor(rng.standard_normal((2, hv, 5, 2)), requires_grad=True)
+        for causal in (False, True):
+            y = F.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=causal)
+            ref = F.scaled_dot_product_attention(q, k.repeat_interleave(6 // hk, 1),
+                                                 v.repeat_interleave(6 // hv, 1), is_causal=causal)
+            np.testing.assert_allclose(y.detach().cpu().numpy(), ref.detach().cpu().numpy(),
+                                       rtol=1e-12, atol=1e-12)
+        assert gradcheck(lambda a, b: F.scaled_dot_product_attention(q, a, b, enable_gqa=True),
+                         (k, v))
+    for hk, hv in ((4, 2), (2, 4), (5, 1)):
+        with pytest.raises(RuntimeError, match="^Number of heads in key and value must divide"):
+            F.scaled_dot_product_attention(q, T.zeros(2, hk, 5, 4, dtype=T.float64),
+                                           T.zeros(2, hv, 5, 2, dtype=T.float64), enable_gqa=True)

@@ -58,12 +58,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     # inside torchlike.nn.attention.sdpa_kernel: "math" composes the result (below)
     backend = _backends.choose(query, key, value, dropout_p, enable_gqa)
     qb, kb, vb = (tuple(t.shape[:-2]) for t in (query, key, value))
-    gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and qb[-1] != kb[-1]
+    gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and value.ndim >= 3 and \
+        not (qb[-1] == kb[-1] == vb[-1])
     if gqa:
-        if key.shape[-3] != value.shape[-3] or key.shape[-3] == 0 or \
-                query.shape[-3] % key.shape[-3]:
+        hq, hk, hv = qb[-1], kb[-1], vb[-1]
+        if hk == 0 or hv == 0 or hq % hk or hq % hv:
             raise RuntimeError("Number of heads in key and value must divide the number of heads "
                                "in query")
+        if hk != hv:   # (the kernel takes one head count for both: each repeated to the query's)
+            from .attention._math import repeat_kv_heads
+            key, value = repeat_kv_heads(query, key, value)
+            kb, vb = tuple(key.shape[:-2]), tuple(value.shape[:-2])
         outer = _C.broadcast_shapes(qb[:-1], kb[:-1], vb[:-1])
         query = _batch_expand(query, tuple(outer) + qb[-1:])
         key = _batch_expand(key, tuple(outer) + kb[-1:])
