@@ -721,7 +721,8 @@ def prune_methods(T):
     conv = _init(T, nn.Conv1d(2, 4, 2), 41)
     prune.ln_structured(conv, "weight", amount=0.5, n=2, dim=0)
     prune.custom_from_mask(lin, "bias", _bool(T, [1, 0, 1]))
-    names = [sorted(n for n, _ in lin.named_parameters()), sorted(n for n, _ in lin.named_buffers())]
+    names = [sorted(n for n, _ in lin.named_parameters()),
+             sorted(n for n, _ in lin.named_buffers())]
     x, y = _t(T, 5, 4, seed=61), _t(T, 5, 3, seed=62)
     opt = T.optim.SGD(lin.parameters(), lr=0.1)
     _fit(T, lin, opt, x, y, steps=2)
@@ -1877,7 +1878,8 @@ def embedding_bag_argument_checks(T):
     nn = T.nn
     F = nn.functional
     w = _t(T, 5, 2, seed=95)
-    return [_raised(lambda: F.embedding_bag(_long(T, [1, 2]), w, _data(T, np.zeros(1, np.float32)))),
+    fl = _data(T, np.zeros(1, np.float32))
+    return [_raised(lambda: F.embedding_bag(_long(T, [1, 2]), w, fl)),
             _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [0, 3]))),
             _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [1, 3]))),
             _raised(lambda: F.embedding_bag(_long(T, [1, 9]), w, _long(T, [0]), mode="sum",

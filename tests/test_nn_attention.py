@@ -371,13 +371,14 @@ def test_errors_in_pytorch_words_and_order():
     assert str(info.value) == ("Expected query, key, and value to all be  at least 2 dimensional, "
                                "but got query.dim: 1 key.dim: 2 and value.dim: 2 instead.")
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
-        F.scaled_dot_product_attention(q, q, q, is_causal=True, attn_mask=T.ones(3, 3, dtype=T.int8))
+        F.scaled_dot_product_attention(q, q, q, is_causal=True,
+                                       attn_mask=T.ones(3, 3, dtype=T.int8))
     for dt, name in ((T.int32, "int"), (T.float16, "c10::Half"), (T.float64, "double")):
         with pytest.raises(RuntimeError) as info:
             F.scaled_dot_product_attention(q, q, q, attn_mask=T.zeros(3, 3, dtype=dt))
         assert str(info.value) == ("Expected attn_mask dtype to be bool or float or to match "
-                                   f"query dtype, but got attn_mask.dtype: {name} and  query.dtype: "
-                                   "float instead.")
+                                   f"query dtype, but got attn_mask.dtype: {name} and  "
+                                   "query.dtype: float instead.")
     qi = T.ones(1, 2, 3, 4, dtype=T.int64)
     with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long$"):
         F.scaled_dot_product_attention(qi, qi, qi)

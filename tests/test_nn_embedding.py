@@ -278,7 +278,8 @@ def test_errors_in_pytorch_wording():
     for mode in ("sum", "mean"):
         with pytest.raises(RuntimeError) as info:
             F.embedding_bag(T.tensor([0, 3, 7, 9]), w, T.tensor([0, 2]), mode=mode)
-        assert str(info.value) == "Index 2 of input takes value 7 which is not in the valid range [0, 5)"
+        assert str(info.value) == ("Index 2 of input takes value 7 which is not in the valid "
+                                   "range [0, 5)")
         with pytest.raises(RuntimeError, match=r"^Index 1 of input takes value -1 which"):
             F.embedding_bag(T.tensor([[0, -1]]), w, mode=mode)
     with pytest.raises(RuntimeError) as info:
@@ -295,7 +296,8 @@ def test_errors_in_pytorch_wording():
                                "offsets[-1] of 3")
     with pytest.raises(RuntimeError, match="^offsets\\[0\\] has to be 0"):
         F.embedding_bag(T.tensor([1, 9]), w, T.tensor([1, 3]))
-    with pytest.raises(RuntimeError, match="argument #1 'indices' .* but got torchlike.FloatTensor"):
+    with pytest.raises(RuntimeError,
+                       match="argument #1 'indices' .* but got torchlike.FloatTensor"):
         F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0.0]))
     with pytest.raises(RuntimeError) as info:
         F.embedding_bag(T.tensor([1, 9]), w, T.tensor([0]), mode="sum",
@@ -304,7 +306,8 @@ def test_errors_in_pytorch_wording():
         "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
         "'per_sample_weights'; but type torchlike.FloatTensor does not equal "
         "torchlike.DoubleTensor (while checking arguments for embedding_bag)")
-    with pytest.raises(AssertionError, match="Embeddings parameter is expected to be 2-dimensional"):
+    with pytest.raises(AssertionError,
+                       match="Embeddings parameter is expected to be 2-dimensional"):
         nn.EmbeddingBag.from_pretrained(T.ones(3))
     with pytest.raises(AssertionError, match="Shape of weight does not match num_embeddings"):
         nn.EmbeddingBag(5, 2, _weight=T.ones(4, 2))

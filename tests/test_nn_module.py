@@ -724,5 +724,5 @@ def test_full_backward_hooks_returning_gradients_of_another_size_or_dtype():
     m = nn.Linear(2, 2)
     m.register_full_backward_hook(lambda m, gi, go: (gi[0] * 5,))
     m(x).sum().backward()   # a same-shaped replacement is taken
-    np.testing.assert_allclose(x.grad.cpu().numpy(), 5 * m.weight.detach().sum(0).cpu().numpy()[None],
-                               rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(),
+                               5 * m.weight.detach().sum(0).cpu().numpy()[None], rtol=1e-6)

@@ -58,8 +58,9 @@ tl_status tl_nn_embedding_bag_check_range(const tl_tensor *idx, int64_t V, bool 
     if (v[i] >= 0 && v[i] < V)
       continue;
     if (max_path)
-      return tl_error_set(TL_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < num_embeddings "
-                                          "but found idx to be %lld", (long long)v[i]);
+      return tl_error_set(TL_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < "
+                                          "num_embeddings but found idx to be %lld",
+                          (long long)v[i]);
     return tl_error_set(TL_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the "
                                         "valid range [0, %lld)", (long long)i, (long long)v[i],
                         (long long)V);
@@ -270,10 +271,11 @@ tl_status tl_nn_embedding_bag(const tl_tensor *weight, const tl_tensor *indices,
   if (status == TL_OK)
     status = make_bags(indices, offsets, include_last_offset, &bounds, bag_of);
   if (status == TL_OK && psw && psw->dtype != weight->dtype)
-    status = tl_error_set(TL_ERR_RUNTIME, "Expected tensor for argument #1 'weight' to have the same "
-                                          "type as tensor for argument #1 'per_sample_weights'; but "
-                                          "type torchlike.%sTensor does not equal torchlike.%sTensor "
-                                          "(while checking arguments for embedding_bag)",
+    status = tl_error_set(TL_ERR_RUNTIME, "Expected tensor for argument #1 'weight' to have the "
+                                          "same type as tensor for argument #1 "
+                                          "'per_sample_weights'; but type torchlike.%sTensor does "
+                                          "not equal torchlike.%sTensor (while checking arguments "
+                                          "for embedding_bag)",
                           tl_dtype_scalar_name(weight->dtype), tl_dtype_scalar_name(psw->dtype));
   if (status == TL_OK)
     status = tl_nn_embedding_bag_check_range(idx, weight->shape[0],
