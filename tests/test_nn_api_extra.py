@@ -346,3 +346,21 @@ def test_bilinear_refuses_no_first_input_features():
     # its init bound is 1/sqrt(in1_features): PyTorch refuses 0 up front
     with pytest.raises(ValueError, match=r"^in1_features must be > 0, but got \(in1_features=0\)$"):
         nn.Bilinear(0, 2, 3)
+
+
+def test_spectral_norm_parametrization_refuses_bad_dim_and_iterations():
+    # PyTorch 2.15's checks and words (no comma before "but got"), the dim first
+    P = nn.utils.parametrizations
+    for dim in (2, -3):
+        with pytest.raises(IndexError) as info:
+            P.spectral_norm(nn.Linear(3, 2), dim=dim)
+        assert str(info.value) == ("Dimension out of range (expected to be in range of [-2, 1] "
+                                   f"but got {dim})")
+    with pytest.raises(IndexError, match="but got 5"):
+        P.spectral_norm(nn.Linear(3, 2), dim=5, n_power_iterations=0)
+    for n in (0, -1):
+        with pytest.raises(ValueError) as info:
+            P.spectral_norm(nn.Linear(3, 2), n_power_iterations=n)
+        assert str(info.value) == ("Expected n_power_iterations to be positive, but got "
+                                   f"n_power_iterations={n}")
+    P.spectral_norm(nn.Conv1d(3, 2, 2), dim=-3)   # a negative dim in range is taken

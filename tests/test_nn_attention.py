@@ -355,6 +355,43 @@ def test_errors_name_the_problem():
         FLASH(q, q, q, 0.5)
 
 
+def test_errors_in_pytorch_words_and_order():
+    # PyTorch 2.15's checks: dtypes alike, then at least 2 dims, then a mask
+    # with is_causal, then the mask's dtype, then a float query; the dtypes
+    # named as its C++ types (ScalarType names for the float check)
+    q = T.randn(2, 3, 4)
+    with pytest.raises(RuntimeError) as info:
+        F.scaled_dot_product_attention(q, q.double(), q.long())
+    assert str(info.value) == ("Expected query, key, and value to have the same dtype, but got "
+                               "query.dtype: float key.dtype: double and value.dtype: long int "
+                               "instead.")
+    with pytest.raises(RuntimeError) as info:
+        F.scaled_dot_product_attention(T.randn(4), T.randn(2, 4), T.randn(2, 4), is_causal=True,
+                                       attn_mask=T.ones(2, dtype=T.int32))
+    assert str(info.value) == ("Expected query, key, and value to all be  at least 2 dimensional, "
+                               "but got query.dim: 1 key.dim: 2 and value.dim: 2 instead.")
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        F.scaled_dot_product_attention(q, q, q, is_causal=True,
+                                       attn_mask=T.ones(3, 3, dtype=T.int8))
+    for dt, name in ((T.int32, "int"), (T.float16, "c10::Half"), (T.float64, "double")):
+        with pytest.raises(RuntimeError) as info:
+            F.scaled_dot_product_attention(q, q, q, attn_mask=T.zeros(3, 3, dtype=dt))
+        assert str(info.value) == ("Expected attn_mask dtype to be bool or float or to match "
+                                   f"query dtype, but got attn_mask.dtype: {name} and  "
+                                   "query.dtype: float instead.")
+    qi = T.ones(1, 2, 3, 4, dtype=T.int64)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long$"):
+        F.scaled_dot_product_attention(qi, qi, qi)
+    qc = T.ones(1, 2, 3, 4, dtype=T.complex64)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        F.scaled_dot_product_attention(qc, qc, qc)
+    # a float32 mask is taken with a float64 query (added in float64)
+    qd = q.double()
+    np.testing.assert_allclose(
+        F.scaled_dot_product_attention(qd, qd, qd, attn_mask=T.zeros(3, 3)).cpu().numpy(),
+        F.scaled_dot_product_attention(qd, qd, qd).cpu().numpy(), rtol=1e-15)
+
+
 def test_multihead_attention_fast_path_matches_the_weights_path():
     T.manual_seed(9)
     mha = T.nn.MultiheadAttention(8, 2, dtype=T.float64)
@@ -527,3 +564,25 @@ def test_attention_submodules_found_as_attributes():
                          timeout=120)
     assert out.stdout.split() == ["torchlike.nn.attention.bias",
                                   "torchlike.nn.attention.flex_attention", "True"], out.stderr
+
+
+def test_grouped_query_attention_with_key_and_value_head_counts_apart():
+    # PyTorch takes key and value head counts that differ, each dividing the
+    # query's: the same as each repeated to the query's head count
+    rng = np.random.default_rng(4)
+    q = T.tensor(rng.standard_normal((2, 6, 3, 4)))
+    for hk, hv in ((2, 3), (3, 2), (1, 6), (6, 2)):
+        k = T.tensor(rng.standard_normal((2, hk, 5, 4)), requires_grad=True)
+        v = T.tensor(rng.standard_normal((2, hv, 5, 2)), requires_grad=True)
+        for causal in (False, True):
+            y = F.scaled_dot_product_attention(q, k, v, enable_gqa=True, is_causal=causal)
+            ref = F.scaled_dot_product_attention(q, k.repeat_interleave(6 // hk, 1),
+                                                 v.repeat_interleave(6 // hv, 1), is_causal=causal)
+            np.testing.assert_allclose(y.detach().cpu().numpy(), ref.detach().cpu().numpy(),
+                                       rtol=1e-12, atol=1e-12)
+        assert gradcheck(lambda a, b: F.scaled_dot_product_attention(q, a, b, enable_gqa=True),
+                         (k, v))
+    for hk, hv in ((4, 2), (2, 4), (5, 1)):
+        with pytest.raises(RuntimeError, match="^Number of heads in key and value must divide"):
+            F.scaled_dot_product_attention(q, T.zeros(2, hk, 5, 4, dtype=T.float64),
+                                           T.zeros(2, hv, 5, 2, dtype=T.float64), enable_gqa=True)

@@ -266,8 +266,51 @@ def test_errors_in_pytorch_wording():
         F.embedding(T.tensor([1]), w, padding_idx=5)
     with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
         F.embedding_bag(T.tensor([1, 2]), w)
-    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+    with pytest.raises(ValueError) as info:
         F.embedding_bag(T.tensor([[1, 2]]), w, T.tensor([0]))
+    assert str(info.value) == ("if input is 2D, then offsets has to be None, as input is treated "
+                               "is a mini-batch of fixed length sequences. However, found offsets "
+                               "of type <class 'torchlike.Tensor'>")
+    with pytest.raises(ValueError, match="found offsets of type <class 'list'>"):
+        F.embedding_bag(T.tensor([[1, 2]]), w, [0])
+    # an index out of range: the sum/mean path names its position, the max
+    # and padding_idx path the value only (RuntimeError, as PyTorch's kernels)
+    for mode in ("sum", "mean"):
+        with pytest.raises(RuntimeError) as info:
+            F.embedding_bag(T.tensor([0, 3, 7, 9]), w, T.tensor([0, 2]), mode=mode)
+        assert str(info.value) == ("Index 2 of input takes value 7 which is not in the valid "
+                                   "range [0, 5)")
+        with pytest.raises(RuntimeError, match=r"^Index 1 of input takes value -1 which"):
+            F.embedding_bag(T.tensor([[0, -1]]), w, mode=mode)
+    with pytest.raises(RuntimeError) as info:
+        F.embedding_bag(T.tensor([0, 3, 7, 9]), w, T.tensor([0, 2]), mode="max")
+    assert str(info.value) == ("embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
+                               "found idx to be 7")
+    with pytest.raises(RuntimeError, match="but found idx to be -2$"):
+        F.embedding_bag(T.tensor([[1, -2]]), w, mode="sum", padding_idx=1)
+    # PyTorch's order: the offsets (their dtype named 'indices' too, the first
+    # and the last), then per_sample_weights' dtype, then the indices' range
+    with pytest.raises(RuntimeError) as info:
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([0, 3]))
+    assert str(info.value) == ("offsets[-1] can not be greater than input's length 2 but got "
+                               "offsets[-1] of 3")
+    with pytest.raises(RuntimeError, match="^offsets\\[0\\] has to be 0"):
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([1, 3]))
+    with pytest.raises(RuntimeError,
+                       match="argument #1 'indices' .* but got torchlike.FloatTensor"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0.0]))
+    with pytest.raises(RuntimeError) as info:
+        F.embedding_bag(T.tensor([1, 9]), w, T.tensor([0]), mode="sum",
+                        per_sample_weights=T.ones(2, dtype=T.float64))
+    assert str(info.value) == (
+        "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+        "'per_sample_weights'; but type torchlike.FloatTensor does not equal "
+        "torchlike.DoubleTensor (while checking arguments for embedding_bag)")
+    with pytest.raises(AssertionError,
+                       match="Embeddings parameter is expected to be 2-dimensional"):
+        nn.EmbeddingBag.from_pretrained(T.ones(3))
+    with pytest.raises(AssertionError, match="Shape of weight does not match num_embeddings"):
+        nn.EmbeddingBag(5, 2, _weight=T.ones(4, 2))
     with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
         F.embedding_bag(T.tensor([1, 2]), w, T.tensor([1]))
     with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):

@@ -721,6 +721,10 @@ def test_binary_cross_entropy_rejects_values_outside_0_1_as_pytorch():
      "Mode x not supported, please use one of ['fan_in', 'fan_out']"),
     (lambda: torch.nn.GRU(3, 4)(torch.zeros(5, 2, 3), torch.zeros(1, 3, 4)), RuntimeError,
      "Expected hidden size (1, 2, 4), got [1, 3, 4]"),
+    (lambda: torch.nn.init.trunc_normal_(torch.empty(3), a=1.0, b=-0.5), RuntimeError,
+     "uniform_ expects to return a [from, to) range, but found from=1 > to=-0.5"),
+    (lambda: torch.nn.utils.parameters_to_vector([]), ValueError,
+     "torch.cat(): expected a non-empty list of Tensors"),
 ])
 def test_errors_in_pytorch_215_wording(call, kind, message):
     # recorded from PyTorch 2.15

@@ -699,3 +699,30 @@ def test_buffer_returns_a_plain_tensor_marked_as_a_buffer():
     assert m.extra is b and "extra" not in m.state_dict()
     assert [n for n, _ in m.named_buffers()] == ["extra"]
     assert isinstance(torchlike.nn.parameter.UninitializedBuffer(), torchlike.nn.Buffer)
+
+
+def test_full_backward_hooks_returning_gradients_of_another_size_or_dtype():
+    # PyTorch's engine checks what the hooks return against what they got
+    # (its wrapper is named 'hook'); the count is checked first
+    x = torch.ones(1, 2, requires_grad=True)
+    cases = [(lambda m, gi, go: (torch.ones(3),), "hook 'hook' has changed the size of value"),
+             (lambda m, gi, go: (torch.ones(1, 2).double(),),
+              "hook 'hook' has changed the type of value (was torchlike.FloatTensor got "
+              "torchlike.DoubleTensor)"),
+             (lambda m, gi, go: (torch.ones(1, 2), None),
+              "Backward hook returned an invalid number of grad_input, got 2, but expected 1")]
+    for hook, message in cases:
+        m = nn.Linear(2, 2)
+        m.register_full_backward_hook(hook)
+        with pytest.raises(RuntimeError) as info:
+            m(x).sum().backward()
+        assert str(info.value) == message
+    m = nn.Linear(2, 2)
+    m.register_full_backward_pre_hook(lambda m, go: (torch.ones(3),))
+    with pytest.raises(RuntimeError, match="^hook 'hook' has changed the size of value$"):
+        m(x).sum().backward()
+    m = nn.Linear(2, 2)
+    m.register_full_backward_hook(lambda m, gi, go: (gi[0] * 5,))
+    m(x).sum().backward()   # a same-shaped replacement is taken
+    np.testing.assert_allclose(x.grad.cpu().numpy(),
+                               5 * m.weight.detach().sum(0).cpu().numpy()[None], rtol=1e-6)

@@ -556,3 +556,30 @@ def test_an_empty_normalized_shape_is_refused_in_pytorchs_words():
                                                r"1-dimensional, i.e., containing at least one "
                                                r"element, but got normalized_shape = \[\]$"):
             norm(T.ones(2, 3), ())
+
+
+def test_normalized_shape_mismatch_in_pytorch_words():
+    # layer_norm's message puts ", " after the star, rms_norm's (PyTorch
+    # 2.15's wording) does not
+    x = T.ones(2, 4)
+    with pytest.raises(RuntimeError) as info:
+        F.layer_norm(x, [2, 3])
+    assert str(info.value) == ("Given normalized_shape=[2, 3], expected input with shape "
+                               "[*, 2, 3], but got input of size[2, 4]")
+    with pytest.raises(RuntimeError) as info:
+        F.rms_norm(x, [3])
+    assert str(info.value) == ("Given normalized_shape=[3], expected input with shape [*3], but "
+                               "got input of size[2, 4]")
+    with pytest.raises(RuntimeError, match=r"expected input with shape \[\*2, 3\], but"):
+        T.nn.RMSNorm([2, 3])(x)
+
+
+def test_group_norm_refuses_empty_spatial_dims_first():
+    # PyTorch 2.15 refuses HxW == 0 before any other check, even with an
+    # empty batch; an empty batch with spatial positions is normalised
+    for shape in ((2, 6, 0), (0, 6, 0), (2, 4, 3, 0)):
+        with pytest.raises(RuntimeError) as info:
+            F.group_norm(T.ones(*shape), 3)
+        assert str(info.value) == "Expected HxW to be greater than 0, got 0"
+    assert F.group_norm(T.ones(0, 6, 2), 3).shape == (0, 6, 2)
+    assert F.group_norm(T.ones(2, 6), 3).shape == (2, 6)

@@ -360,8 +360,11 @@ def test_uniform_(dtype):
         assert x.max() < 3
         assert stats.kstest(x, stats.uniform(-2, 5).cdf).pvalue > 1e-3
     assert tl.empty(3).uniform_(to=2.0).cpu().numpy().max() < 2
-    with pytest.raises(RuntimeError, match="from"):
+    with pytest.raises(RuntimeError, match=r"^uniform_ expects to return a \[from, to\) range, "
+                                           r"but found from=3 > to=2$"):
         t.uniform_(3, 2)
+    with pytest.raises(RuntimeError, match="finite"):
+        t.uniform_(0, float("inf"))
     with pytest.raises(RuntimeError):
         tl.empty(3, dtype=tl.int32).uniform_()
 

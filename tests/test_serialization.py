@@ -226,14 +226,30 @@ def test_views_as_different_dtypes_of_one_storage_are_refused():
 def test_load_from_file_objects_and_bad_arguments(tmp_path):
     buf = io.BytesIO()
     tl.save([tl.ones(2)], buf)
-    with pytest.raises(TypeError, match="BytesIO"):
+    # PyTorch 2.15's words: bytes and other objects without seek() are
+    # refused by their missing attribute, a save target without write() too
+    with pytest.raises(AttributeError) as info:
         tl.load(buf.getvalue())
+    assert str(info.value) == ("'bytes' object has no attribute 'seek'. You can only torch.load "
+                               "from a file that is seekable. Please pre-load the data into a "
+                               "buffer like io.BytesIO and try to load from it instead.")
+    with pytest.raises(AttributeError, match="^'int' object has no attribute 'seek'"):
+        tl.load(3)
     with pytest.raises(RuntimeError, match="explicit pickle_module"):
         tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle, weights_only=True)
     assert tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle,
                    weights_only=False)[0].tolist() == [1.0, 1.0]
-    with pytest.raises(TypeError, match="path or a writable"):
+    with pytest.raises(AttributeError) as info:
         tl.save(1, 3)
+    assert str(info.value) == ("expected 'f' to be string, path, or a file-like object with a "
+                               "'write' attribute")
+    # a checkpoint directory not made yet
+    missing = tmp_path / "no_such_dir" / "ckpt.pt"
+    with pytest.raises(RuntimeError) as info:
+        tl.save(1, missing)
+    assert str(info.value) == f"Parent directory {missing.parent} does not exist."
+    tl.save(1, tmp_path / "ckpt.pt")
+    assert tl.load(tmp_path / "ckpt.pt") == 1
 
 
 # ---- weights_only -------------------------------------------------------------------

@@ -34,6 +34,7 @@ import enum
 import io
 import mmap as _mmap
 import os
+import pathlib
 import pickle
 import random as _random
 import struct
@@ -983,12 +984,16 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
         raise ValueError(f"pickle_protocol must be an int in [2, {pickle.HIGHEST_PROTOCOL}], "
                          f"got {pickle_protocol!r}")
     if isinstance(f, (str, os.PathLike)):
+        parent = pathlib.Path(os.fspath(f)).parent
+        if not parent.is_dir():   # PyTorch's words for a checkpoint directory not made yet
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
         with open(f, "wb") as out:
             _save_to(obj, out, pickle_protocol, _archive_name(f), _use_new_zipfile_serialization,
                      _disable_byteorder_record)
         return
     if not hasattr(f, "write"):
-        raise TypeError(f"save expects a path or a writable binary file, got {type(f).__name__}")
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a "
+                             "'write' attribute")
     _save_to(obj, f, pickle_protocol, "archive", _use_new_zipfile_serialization,
              _disable_byteorder_record)
 
@@ -1411,9 +1416,12 @@ def _load_legacy(f, restore, weights_only, pickle_args):
 def _open_source(f):
     if isinstance(f, (str, os.PathLike)):
         return open(f, "rb"), True
-    if isinstance(f, (bytes, bytearray, memoryview)):
-        raise TypeError("load expects a path or a binary file; wrap bytes in io.BytesIO")
-    if not (hasattr(f, "read") and hasattr(f, "seek")):
+    if not hasattr(f, "seek") or isinstance(f, (bytes, bytearray, memoryview)):
+        # PyTorch's words (bytes included: they are to be wrapped in io.BytesIO)
+        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can only "
+                             f"torch.load from a file that is seekable. Please pre-load the data "
+                             f"into a buffer like io.BytesIO and try to load from it instead.")
+    if not hasattr(f, "read"):
         raise TypeError(f"load expects a path or a readable, seekable binary file, got "
                         f"{type(f).__name__}")
     return f, False

@@ -105,6 +105,14 @@ static tl_status checked(const tl_tensor *idx, int64_t V, tl_status (*run)(const
   return status == TL_OK ? run(args) : status;
 }
 
+/* embedding_bag's forward: the indices checked in its own words */
+static tl_status bag_checked(const tl_tensor *idx, int64_t V, bool max_path,
+                             tl_status (*run)(const void *), const void *args)
+{
+  tl_status status = tl_nn_embedding_bag_check_range(idx, V, max_path);
+  return status == TL_OK ? run(args) : status;
+}
+
 typedef struct {
   const tl_tensor *a, *b, *c, *d, *e, *f;
   tl_tensor *o1, *o2, *o3;
@@ -153,7 +161,8 @@ static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, cons
 {
   emb_args a = {.a = weight, .b = idx, .c = bounds, .d = psw, .mode = mode, .pad = pad,
                 .o1 = out, .o2 = bag_size, .o3 = argmax};
-  TL_EMU_HOSTED(checked(idx, weight->shape[0], bag_forward_run, &a));
+  TL_EMU_HOSTED(bag_checked(idx, weight->shape[0], mode == TL_BAG_MAX || pad >= 0, bag_forward_run,
+                            &a));
 }
 static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
                               const tl_tensor *bag_size, const tl_tensor *argmax,

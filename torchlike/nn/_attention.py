@@ -9,6 +9,7 @@ import math
 import warnings
 
 from .. import _C
+from .._dtype_names import cpp_name, scalar_type_name
 from .attention import _backends
 
 Tensor = _C.Tensor
@@ -31,22 +32,43 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     seed from the default generator (so ``manual_seed`` reproduces it).
     Grouped-query attention (``enable_gqa``): key/value may have fewer heads
     (dim -3) than the query, a divisor of them."""
+    # PyTorch's checks in its order, its dtypes named as its C++ types
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {cpp_name(query.dtype)} key.dtype: "
+                           f"{cpp_name(key.dtype)} and value.dtype: {cpp_name(value.dtype)} "
+                           f"instead.")
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, "
+                           f"but got query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: "
+                           f"{value.ndim} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise RuntimeError(f"scaled_dot_product_attention(): expected query, key and value with "
-                           f"at least 2 dims, got {_shape(query)}, {_shape(key)} and "
-                           f"{_shape(value)}")
+    if attn_mask is not None and attn_mask.dtype not in (_C.bool, _C.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
+                           f"dtype, but got attn_mask.dtype: {cpp_name(attn_mask.dtype)} and  "
+                           f"query.dtype: {cpp_name(query.dtype)} instead.")
+    if query.dtype.is_complex:
+        raise NotImplementedError(f'"softmax_lastdim_kernel_impl" not implemented for '
+                                  f"'{scalar_type_name(query.dtype)}'")
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found "
+                           f"{scalar_type_name(query.dtype)}")
     # inside torchlike.nn.attention.sdpa_kernel: "math" composes the result (below)
     backend = _backends.choose(query, key, value, dropout_p, enable_gqa)
     qb, kb, vb = (tuple(t.shape[:-2]) for t in (query, key, value))
-    gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and qb[-1] != kb[-1]
+    gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and value.ndim >= 3 and \
+        not (qb[-1] == kb[-1] == vb[-1])
     if gqa:
-        if key.shape[-3] != value.shape[-3] or key.shape[-3] == 0 or \
-                query.shape[-3] % key.shape[-3]:
+        hq, hk, hv = qb[-1], kb[-1], vb[-1]
+        if hk == 0 or hv == 0 or hq % hk or hq % hv:
             raise RuntimeError("Number of heads in key and value must divide the number of heads "
                                "in query")
+        if hk != hv:   # (the kernel takes one head count for both: each repeated to the query's)
+            from .attention._math import repeat_kv_heads
+            key, value = repeat_kv_heads(query, key, value)
+            kb, vb = tuple(key.shape[:-2]), tuple(value.shape[:-2])
         outer = _C.broadcast_shapes(qb[:-1], kb[:-1], vb[:-1])
         query = _batch_expand(query, tuple(outer) + qb[-1:])
         key = _batch_expand(key, tuple(outer) + kb[-1:])
@@ -54,10 +76,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif not (qb == kb == vb):
         batch = _C.broadcast_shapes(qb, kb, vb)
         query, key, value = (_batch_expand(t, batch) for t in (query, key, value))
-    if attn_mask is not None and attn_mask.dtype not in (_C.bool, _C.float32, query.dtype):
-        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
-                           f"dtype, but got attn_mask.dtype: {attn_mask.dtype} and  query.dtype: "
-                           f"{query.dtype} instead.")
     if attn_mask is not None and attn_mask.dtype not in (_C.bool, query.dtype):
         # PyTorch takes a float32 mask with any query dtype ("float" in its
         # message is float32): added in the query's dtype

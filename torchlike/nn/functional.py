@@ -639,8 +639,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
     N, C = input.shape[0], input.shape[1]
-    return _C.native_group_norm(input, weight, bias, N, C, math.prod(input.shape[2:]),
-                                num_groups, eps)[0]
+    HxW = math.prod(input.shape[2:])
+    if HxW == 0:   # PyTorch's first check, even of an empty batch
+        raise RuntimeError(f"Expected HxW to be greater than 0, got {HxW}")
+    return _C.native_group_norm(input, weight, bias, N, C, HxW, num_groups, eps)[0]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -731,6 +733,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if input.ndim == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
+    if input.ndim == 2 and offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
+                         "mini-batch of fixed length sequences. However, found offsets of type "
+                         f"{type(offsets)}")
     pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)

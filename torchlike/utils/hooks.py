@@ -164,6 +164,22 @@ class BackwardHook:
         self.output_tensors_index = idx
         return res[0] if single else res
 
+    @staticmethod
+    def _check_replaced(before, after):
+        """PyTorch's engine's check of the gradients a module's backward
+        hooks returned against those they got (its hook wrapper is named
+        'hook'): the same sizes and dtypes."""
+        from .._dtype_names import scalar_type_name
+        for old, new in zip(before, after):
+            if old is None or new is None:
+                continue
+            if tuple(new.shape) != tuple(old.shape):
+                raise RuntimeError("hook 'hook' has changed the size of value")
+            if new.dtype != old.dtype:
+                raise RuntimeError(f"hook 'hook' has changed the type of value (was "
+                                   f"torchlike.{scalar_type_name(old.dtype)}Tensor got "
+                                   f"torchlike.{scalar_type_name(new.dtype)}Tensor)")
+
     def _output_grads(self, grads):
         self.grad_outputs = self._pack_with_none(self.output_tensors_index, grads,
                                                  self.n_outputs)
@@ -175,6 +191,8 @@ class BackwardHook:
                 raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
                                    f"got {len(result)}, but expected {len(self.grad_outputs)}")
             self.grad_outputs = tuple(result)
+        self._check_replaced(self._pack_with_none(self.output_tensors_index, grads,
+                                                  self.n_outputs), self.grad_outputs)
         local = self.grad_outputs
         if self.input_tensors_index is None:
             # no input requires grad: the hooks fire now, with a grad_input of Nones
@@ -207,6 +225,7 @@ class BackwardHook:
                 if res[i] is None:
                     res[i] = _C.zeros(tuple(shape), dtype=dtype, device=device)
             res = tuple(res)
+        given = res
         for hook in self.user_hooks:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:
@@ -215,5 +234,6 @@ class BackwardHook:
                 raise RuntimeError("Backward hook returned an invalid number of grad_input, "
                                    f"got {len(out)}, but expected {len(res)}")
             res = tuple(out)
+        self._check_replaced(given, res)
         self.grad_outputs = None
         return self._unpack_none(self.input_tensors_index, res)

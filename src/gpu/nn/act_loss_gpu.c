@@ -90,7 +90,23 @@ static void *data_of(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; 
 /* ---- index checks ---------------------------------------------------------------------- */
 
 /* Whose indices a check reads, for its error: the CPU's wording and type. */
-typedef enum { BAD_EMBEDDING, BAD_CLASS, BAD_MULTI_MARGIN, BAD_MULTILABEL } bad_index;
+typedef enum {
+  BAD_EMBEDDING, BAD_BAG, BAD_BAG_MAX, BAD_CLASS, BAD_MULTI_MARGIN, BAD_MULTILABEL
+} bad_index;
+
+/* embedding_bag's words (the position of the first bad index among them)
+ * from a host copy of the indices, on the error path only. */
+static tl_status bag_index_error(const tl_tensor *idx, int64_t hi, bool max_path)
+{
+  tl_tensor host = {0};
+  tl_status status = tl_tensor_empty(&host, TL_DTYPE_I64, idx->ndim, idx->shape, tl_device_cpu());
+  if (status == TL_OK)
+    status = tl_tensor_copy(&host, idx);
+  if (status == TL_OK)
+    status = tl_nn_embedding_bag_check_range(&host, hi, max_path);
+  tl_tensor_release(&host);
+  return status;
+}
 
 /* Every idx (contiguous int64) in [0, hi), or == skip when has_skip; else
  * the error the CPU raises for `kind`. */
@@ -113,6 +129,8 @@ static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, 
     return status;
   switch (kind) {
   case BAD_EMBEDDING: return tl_error_set(TL_ERR_INDEX, "index out of range in self");
+  case BAD_BAG:
+  case BAD_BAG_MAX: return bag_index_error(idx, hi, kind == BAD_BAG_MAX);
   case BAD_CLASS: return tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.", (long long)value);
   case BAD_MULTI_MARGIN: return tl_error_set(TL_ERR_RUNTIME, "target out of range");
   default: return tl_error_set(TL_ERR_RUNTIME, "argument #2 'target' is out of range");
@@ -281,7 +299,8 @@ static tl_status gpu_bag_forward(const tl_tensor *weight, const tl_tensor *idx, 
   void *stream = NULL;
   const tl_tensor *w = work_in(&ws, 0, weight, work, false), *pw = work_in(&ws, 1, psw, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, true);
-  tl_status status = w && (!psw || pw) && o ? check_indices(idx, weight->shape[0], false, 0, BAD_EMBEDDING)
+  bad_index kind = mode == TL_BAG_MAX || padding_idx >= 0 ? BAD_BAG_MAX : BAD_BAG;
+  tl_status status = w && (!psw || pw) && o ? check_indices(idx, weight->shape[0], false, 0, kind)
                                             : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(out), "embedding_bag", &stream);

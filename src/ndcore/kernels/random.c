@@ -416,6 +416,9 @@ static tl_status check_param(tl_random_kind k, double a, double b)
 {
   switch (k) {
   case TL_RANDOM_UNIFORM:
+    if (isfinite(a) && isfinite(b) && a > b) /* PyTorch's words */
+      return tl_error_set(TL_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but "
+                          "found from=%g > to=%g", a, b);
     if (!(a <= b) || !isfinite(a) || !isfinite(b))
       return tl_error_set(TL_ERR_RUNTIME, "uniform_ expects a finite [from, to) range with from "
                           "<= to, but got from=%g, to=%g", a, b);

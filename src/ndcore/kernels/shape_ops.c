@@ -84,7 +84,7 @@ static bool legacy_empty(const tl_tensor *t) { return t->ndim == 1 && t->shape[0
 tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64_t dim)
 {
   if (n == 0)
-    return tl_error_set(TL_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors");
+    return tl_error_set(TL_ERR_VALUE, "torch.cat(): expected a non-empty list of Tensors");
   if (tl_check_same_device(n, ins) != TL_OK)
     return tl_error_status();
   /* PyTorch still accepts (0,)-shaped tensors next to anything and skips them;

@@ -48,6 +48,26 @@ tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V)
   return TL_OK;
 }
 
+tl_status tl_nn_embedding_bag_check_range(const tl_tensor *idx, int64_t V, bool max_path)
+{
+  if (!tl_dispatch_host_memory(tl_tensor_device(idx)))
+    return TL_OK;
+  const int64_t *v = tl_tensor_data(idx);
+  int64_t n = tl_tensor_numel(idx);
+  for (int64_t i = 0; i < n; i++) {
+    if (v[i] >= 0 && v[i] < V)
+      continue;
+    if (max_path)
+      return tl_error_set(TL_ERR_RUNTIME, "embedding_bag: Expected idx >= 0 && idx < "
+                                          "num_embeddings but found idx to be %lld",
+                          (long long)v[i]);
+    return tl_error_set(TL_ERR_RUNTIME, "Index %lld of input takes value %lld which is not in the "
+                                        "valid range [0, %lld)", (long long)i, (long long)v[i],
+                        (long long)V);
+  }
+  return TL_OK;
+}
+
 static tl_status check_weight(const tl_tensor *w)
 {
   if (w->ndim != 2)
@@ -143,7 +163,8 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
   } else if (indices->ndim == 1) {
     if (!offsets || offsets->ndim != 1)
       return tl_error_set(TL_ERR_VALUE, "offsets has to be a 1D Tensor");
-    if (!(off = as_indices("embedding_bag", "offsets", offsets, &ot)))
+    /* (PyTorch's check of the offsets' dtype names them 'indices' too) */
+    if (!(off = as_indices("embedding_bag", "indices", offsets, &ot)))
       return tl_error_status();
     if (!host && dev.type != TL_DEVICE_META) { /* the offsets' values, on the host */
       if (tl_tensor_empty(&oh, TL_DTYPE_I64, 1, off->shape, tl_device_cpu()) != TL_OK ||
@@ -182,6 +203,15 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                                           "mini-batch has to start from position 0. However, got "
                                           "%lld", (long long)bd[0]);
     goto done;
+  }
+  if (off && offsets->shape[0] > 0) {
+    int64_t last = ((const int64_t *)tl_tensor_data(off))[offsets->shape[0] - 1];
+    if (last > n) {
+      status = tl_error_set(TL_ERR_RUNTIME, "offsets[-1] can not be greater than input's length "
+                                            "%lld but got offsets[-1] of %lld", (long long)n,
+                            (long long)last);
+      goto done;
+    }
   }
   for (int64_t b = 0; b < B; b++) {
     if (bd[b + 1] < bd[b] || bd[b + 1] > n) {
@@ -231,20 +261,25 @@ tl_status tl_nn_embedding_bag(const tl_tensor *weight, const tl_tensor *indices,
                           tl_dtype_names[weight->dtype]);
   if (status == TL_OK && !(idx = as_indices("embedding_bag", "indices", indices, &it)))
     status = tl_error_status();
-  if (status == TL_OK)
-    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
   if (status == TL_OK && psw && (psw->ndim != indices->ndim ||
                                  memcmp(psw->shape, indices->shape, (size_t)psw->ndim * sizeof *psw->shape)))
     status = tl_error_set(TL_ERR_VALUE, "embedding_bag: If per_sample_weights (%s) is not None, "
                                         "then it must have the same shape as the input (%s)",
                           tl_shape_str(sp, sizeof sp, psw->ndim, psw->shape),
                           tl_shape_str(si, sizeof si, indices->ndim, indices->shape));
-  if (status == TL_OK && psw && psw->dtype != weight->dtype)
-    status = tl_error_set(TL_ERR_RUNTIME, "embedding_bag(): expected per_sample_weights of dtype %s "
-                                          "like the weight, got %s", tl_dtype_names[weight->dtype],
-                          tl_dtype_names[psw->dtype]);
+  /* then PyTorch's order: the offsets, the weights' dtype, the indices' range */
   if (status == TL_OK)
     status = make_bags(indices, offsets, include_last_offset, &bounds, bag_of);
+  if (status == TL_OK && psw && psw->dtype != weight->dtype)
+    status = tl_error_set(TL_ERR_RUNTIME, "Expected tensor for argument #1 'weight' to have the "
+                                          "same type as tensor for argument #1 "
+                                          "'per_sample_weights'; but type torchlike.%sTensor does "
+                                          "not equal torchlike.%sTensor (while checking arguments "
+                                          "for embedding_bag)",
+                          tl_dtype_scalar_name(weight->dtype), tl_dtype_scalar_name(psw->dtype));
+  if (status == TL_OK)
+    status = tl_nn_embedding_bag_check_range(idx, weight->shape[0],
+                                             mode == TL_BAG_MAX || padding_idx >= 0);
   if (status == TL_OK && psw && psw->ndim != 1) { /* 2-d input: its weights in one line */
     int64_t flat[1] = {tl_tensor_numel(psw)};
     tl_tensor c = {0};

@@ -61,6 +61,13 @@ tl_status tl_nn_embedding_bag_backward(const tl_tensor *g, const tl_tensor *indi
  * device's kernels check there). */
 tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V);
 
+/* embedding_bag's RuntimeError, in PyTorch's words, unless every idx
+ * (contiguous int64) is in [0, V): the path of mode max or a padding_idx
+ * (max_path) names the value, the sum/mean path its position too.  A
+ * no-op for memory host code cannot read (a device's kernels check there,
+ * then call this on a host copy for the words). */
+tl_status tl_nn_embedding_bag_check_range(const tl_tensor *idx, int64_t V, bool max_path);
+
 /* The CPU's kernels (embedding_cpu.c). */
 extern const tl_nn_embedding_kernels tl_cpu_embedding_kernels;
 

@@ -168,8 +168,11 @@ done:
 
 /* ---- layer_norm and rms_norm: x as (M, K), K = prod(normalized_shape) ---- */
 
+/* layer: layer_norm's words, "[*, 4]"; else rms_norm's, whose PyTorch
+ * message has no comma after the star ("[*4]", "[*2, 3]"). */
 static tl_status check_normalized(const tl_tensor *x, int nshape, const int64_t *shape,
-                                  const tl_tensor *w, const tl_tensor *b, tl_norm_spec *s)
+                                  const tl_tensor *w, const tl_tensor *b, bool layer,
+                                  tl_norm_spec *s)
 {
   char sn[256], sx[256], sw[256];
   if (nshape < 1)
@@ -183,7 +186,7 @@ static tl_status check_normalized(const tl_tensor *x, int nshape, const int64_t 
   if (!ok) {
     /* "[*, 4]": the normalized shape after a star */
     return tl_error_set(TL_ERR_RUNTIME, "Given normalized_shape=%s, expected input with shape "
-                                        "[*%s%.*s, but got input of size%s", sn, nshape ? ", " : "",
+                                        "[*%s%.*s, but got input of size%s", sn, layer ? ", " : "",
                         (int)strlen(sn) - 1, sn + 1, tl_shape_str(sx, sizeof sx, x->ndim, x->shape));
   }
   for (int k = 0; k < 2; k++) {
@@ -216,7 +219,7 @@ tl_status tl_nn_layer_norm(const tl_tensor *x, int nshape, const int64_t *shape,
   tl_norm_spec s;
   int64_t st[TL_MAX_DIMS];
   if (check_float(TL_OP_NATIVE_LAYER_NORM, x) != TL_OK ||
-      check_normalized(x, nshape, shape, w, b, &s) != TL_OK)
+      check_normalized(x, nshape, shape, w, b, true, &s) != TL_OK)
     return tl_error_status();
   s.eps = eps;
   return run_forward(TL_OP_NATIVE_LAYER_NORM, &s, x, w, b, NULL, NULL, stat_shape_of(x, nshape, st),
@@ -230,7 +233,7 @@ tl_status tl_nn_layer_norm_backward(const tl_tensor *g, const tl_tensor *x, int 
 {
   tl_norm_spec s;
   if (check_float(TL_OP_NATIVE_LAYER_NORM_BACKWARD, x) != TL_OK ||
-      check_normalized(x, nshape, shape, w, b, &s) != TL_OK)
+      check_normalized(x, nshape, shape, w, b, true, &s) != TL_OK)
     return tl_error_status();
   return run_backward(TL_OP_NATIVE_LAYER_NORM_BACKWARD, &s, g, x, mean, rstd, w, b, dx, dw, db);
 }
@@ -241,7 +244,7 @@ tl_status tl_nn_rms_norm(const tl_tensor *x, int nshape, const int64_t *shape, c
   tl_norm_spec s;
   int64_t st[TL_MAX_DIMS];
   if (check_float(TL_OP_FUSED_RMS_NORM, x) != TL_OK ||
-      check_normalized(x, nshape, shape, w, NULL, &s) != TL_OK)
+      check_normalized(x, nshape, shape, w, NULL, false, &s) != TL_OK)
     return tl_error_status();
   s.rms = true;
   s.eps = eps >= 0                     ? eps
@@ -259,7 +262,7 @@ tl_status tl_nn_rms_norm_backward(const tl_tensor *g, const tl_tensor *x, int ns
 {
   tl_norm_spec s;
   if (check_float(TL_OP_FUSED_RMS_NORM_BACKWARD, x) != TL_OK ||
-      check_normalized(x, nshape, shape, w, NULL, &s) != TL_OK)
+      check_normalized(x, nshape, shape, w, NULL, false, &s) != TL_OK)
     return tl_error_status();
   s.rms = true;
   return run_backward(TL_OP_FUSED_RMS_NORM_BACKWARD, &s, g, x, NULL, rstd, w, NULL, dx, dw, NULL);

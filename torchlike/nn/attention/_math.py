@@ -10,15 +10,15 @@ from ... import _C
 
 
 def repeat_kv_heads(query, key, value):
-    """Grouped-query attention: key/value (B, Hkv, S, *) with each head
-    repeated Hq / Hkv times to (B, Hq, S, *)."""
-    hq, hkv = query.shape[-3], key.shape[-3]
-    if hkv == 0 or hq % hkv or value.shape[-3] != hkv:
+    """Grouped-query attention: key (B, Hk, S, *) and value (B, Hv, S, *),
+    Hk and Hv each dividing the query's Hq (they may differ, as PyTorch
+    allows), with each head repeated to (B, Hq, S, *)."""
+    hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+    if hk == 0 or hv == 0 or hq % hk or hq % hv:
         raise RuntimeError("Number of heads in key and value must divide the number of heads in "
                            "query")
-    if hq == hkv:
-        return key, value
-    return key.repeat_interleave(hq // hkv, -3), value.repeat_interleave(hq // hkv, -3)
+    return (key if hk == hq else key.repeat_interleave(hq // hk, -3),
+            value if hv == hq else value.repeat_interleave(hq // hv, -3))
 
 
 def scores(query, key, scale):
@@ -45,7 +45,8 @@ def sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
     """softmax(Q K^T * scale + mask) V, dropout on the weights; a bool mask
     marks with True the positions that may be attended."""
     from ..functional import dropout
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+    if enable_gqa and query.ndim >= 3 and key.ndim >= 3 and value.ndim >= 3 and \
+            not (key.shape[-3] == value.shape[-3] == query.shape[-3]):
         key, value = repeat_kv_heads(query, key, value)
     s = scores(query, key, scale)
     L, S = query.shape[-2], key.shape[-2]

@@ -250,6 +250,9 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
             raise ValueError(f"Expect query and key/value to have the same number of heads but "
                              f"got Hq={query.shape[1]} and Hkv={key.shape[1]}. Try setting "
                              f"enable_gqa=True for GQA.")
+        if value.shape[1] != key.shape[1]:   # (PyTorch's flex_attention fails to broadcast them)
+            raise RuntimeError("Number of heads in key and value must divide the number of "
+                               "heads in query")
         key, value = repeat_kv_heads(query, key, value)
     B, H, L = query.shape[:3]
     S = key.shape[2]

@@ -96,6 +96,9 @@ class EmbeddingBag(Module):
                                              dtype=dtype))
             self.reset_parameters()
         else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
             self.weight = Parameter(_weight)
         self.mode = mode
         self.sparse = sparse
@@ -126,6 +129,8 @@ class EmbeddingBag(Module):
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
                         scale_grad_by_freq=False, mode="mean", sparse=False,
                         include_last_offset=False, padding_idx=None):
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
         bag = cls(rows, cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
                   scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
