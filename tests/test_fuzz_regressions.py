@@ -642,3 +642,128 @@ def test_fuzz_api_smoke():
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "1 child runs, 0 problems" in r.stdout
+
+
+# ---- fuzz round 12: lists written into tensors, out= of the namespace's own functions ------
+
+@pytest.mark.parametrize("data", [[2 ** 63, 1], [1, -2 ** 63 - 1], [[2 ** 64 - 1], [0]]])
+@pytest.mark.parametrize("dtype", [None, tl.int64, tl.int32])
+def test_big_python_ints_beside_small_ones_name_the_int(data, dtype):
+    # NumPy reads ints on both sides of int64's range as float64: tensor([2**63, 1])
+    # was float32 while tensor([2**63]) raised
+    bad = max(np.ravel(np.array(data, dtype=object)).tolist(), key=abs)
+    with pytest.raises(OverflowError, match=f"Python integer {bad} is out of bounds for int64"):
+        tl.tensor(data, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [tl.uint8, tl.int8, tl.int32, tl.int64])
+@pytest.mark.parametrize("index", [slice(0, 2), [0, 2], "mask"])
+def test_big_python_ints_written_into_an_integer_tensor_raise(dtype, index):
+    # t[:2] = [2**63, 1] of int64 stored INT64_MIN (uint8: 0), where 300 into
+    # uint8 raises; the tensor is left as it was
+    t = tl.zeros(3, dtype=dtype)
+    index = tl.tensor([True, False, True]) if index == "mask" else index
+    with pytest.raises(OverflowError, match="Python integer 9223372036854775808 is out of bounds"):
+        t[index] = [2 ** 63, 1]
+    assert t.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype, want", [
+    (tl.uint64, [2 ** 63, 1, 0]), (tl.float64, [2.0 ** 63, 1.0, 0.0]),
+    (tl.complex128, [2.0 ** 63, 1.0, 0.0]),
+])
+def test_big_python_ints_written_into_a_tensor_that_holds_them(dtype, want):
+    # the target decides how they are read: uint64 exactly (it raised), floats
+    # as doubles
+    for value in ([2 ** 63, 1], [2 ** 63, 1.0]):
+        t = tl.zeros(3, dtype=dtype)
+        t[:2] = value
+        assert t.tolist() == want
+    t = tl.zeros(2, dtype=tl.uint64)
+    t[[1]] = [2 ** 64 - 1]
+    assert t.tolist() == [0, 2 ** 64 - 1]
+
+
+def _numpy_out(shape, dtype, kind):
+    base = np.full(shape, 7, dtype=dtype)
+    return base if kind == "ndarray" else tl.tensor(base)
+
+
+@pytest.mark.parametrize("kind", ["tensor", "ndarray"])
+@pytest.mark.parametrize("name, args", [
+    ("sign", [np.array([-2.5, 0.0, 3.0])]),
+    ("fabs", [np.array([-2.5, 0.0, 3.0])]),
+    ("rint", [np.array([-2.5, 0.5, 3.7])]),
+    ("spacing", [np.array([1, 2, 3])]),
+    ("nextafter", [np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 3.0])]),
+    ("heaviside", [np.array([-1.0, 0.0, 2.0]), np.array(0.5)]),
+    ("lcm", [np.array([4, 6, 9]), np.array([6, 4, 6])]),
+])
+@pytest.mark.parametrize("shape", [(3,), (2, 3)])
+def test_namespace_functions_write_out_as_numpy(name, args, kind, shape):
+    # these are torchlike's own functions, not the _unary/_binary ops: a larger
+    # out= raised the op's shape error, an ndarray out= "argument 'out' must be
+    # Tensor" (heaviside: an AttributeError), lcm's out= recursed without end,
+    # spacing of ints with out= computed in float32
+    want = getattr(np, name)(*args)
+    np_out = np.full(shape, 7, dtype=want.dtype)
+    getattr(np, name)(*args, out=np_out)
+    out = _numpy_out(shape, want.dtype, kind)
+    got = getattr(tnp, name)(*[tl.tensor(a) for a in args], out=out)
+    assert got is out
+    got = np.asarray(got)
+    assert got.dtype == np_out.dtype
+    np.testing.assert_array_equal(got, np_out)
+
+
+@pytest.mark.parametrize("kind", ["tensor", "ndarray"])
+def test_namespace_function_out_with_where_keeps_the_rest(kind):
+    x = np.array([[-2.0, 0.0, 3.0]])
+    mask = np.array([True, False, True])
+    np_out = np.full((2, 3), 7.0)
+    np.sign(x, out=np_out, where=mask)
+    out = _numpy_out((2, 3), np.float64, kind)
+    tnp.sign(tl.tensor(x), out=out, where=tl.tensor(mask))
+    np.testing.assert_array_equal(np.asarray(out), np_out)
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "heaviside", "sign"])
+def test_out_smaller_than_the_broadcast_raises_numpys_error(name):
+    # floor_divide and heaviside wrote a (1, 3) result into a (3,) out
+    args = [np.array([[1.0, 2.0, 3.0]]), np.array([2.0, 2.0, 2.0])][:getattr(np, name).nin]
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        getattr(np, name)(*args, out=np.zeros(3))
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand with shape \(3,\)"):
+        getattr(tnp, name)(*[tl.tensor(a) for a in args], out=tl.zeros(3, dtype=tl.float64))
+
+
+def test_numpy_ufunc_surface_hands_back_the_ndarray_out():
+    # bitwise_count (NumPy's own function) wrote into the ndarray but returned a tensor
+    x = np.array([1, 3, 7, 255])
+    out = np.zeros(4, np.uint8)
+    assert tnp.bitwise_count(tl.tensor(x), out=out) is out
+    np.testing.assert_array_equal(out, np.bitwise_count(x))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_numpy_sign_with_a_complex_dtype_runs_the_complex_loop(dtype):
+    # numpy.sign(int_tensor, dtype=complex64) picked the real op for the cast
+    # (complex) operands: "sign() does not support dtype complex64"
+    x = np.array([77, -3, 0])
+    want = np.sign(x, dtype=dtype)
+    got = np.sign(tl.tensor(x), dtype=dtype)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int64])
+@pytest.mark.parametrize("kw", [{"dtype": np.int64}, {"dtype": np.float32}, {"axis": 0},
+                                {"axis": -1, "keepdims": True}])
+def test_nanmean_of_integers_is_their_mean(dtype, kw):
+    # NumPy's nanmean of data with no NaN is its mean, an integer dtype= included;
+    # the op refused an integer dtype (NotImplementedError)
+    x = np.array([[3, 1, 2], [1, 1, 0]], dtype=dtype)
+    want = np.nanmean(x, **kw)
+    got = np.asarray(tnp.nanmean(tl.tensor(x), **kw))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)

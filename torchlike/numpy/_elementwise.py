@@ -73,6 +73,7 @@ def _unary(op, name):
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    fn._writes_out = True  # broadcasts to a larger out=, hands an ndarray one to NumPy
     _DIRECT[name] = op, 1
     return fn
 
@@ -128,6 +129,7 @@ def _binary(op, name):
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    fn._writes_out = True
     _DIRECT[name] = op, 2
     return fn
 
@@ -754,16 +756,59 @@ def _with_ufunc_keywords(fn, ufunc):
             _check_ufunc_casting(ufunc, args, kwargs)
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
+            if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
+                    _out_shape(ufunc, args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
+                return _write_out(fn, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
             if not kwargs or "unexpected keyword argument" not in str(error):
                 raise
+            if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
+                    and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
+                _out_shape(ufunc, args, kwargs["out"])
+                return _write_out(fn, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+def _out_shape(ufunc, args, out):
+    """NumPy's rule for out='s shape: the operands must broadcast to it
+    (a ValueError naming both shapes otherwise).  True when out is larger
+    than the operands' broadcast or an ndarray, which the functions written
+    here do not write themselves (their ops refuse both)."""
+    shapes = [tuple(a.shape) for a in args if isinstance(a, (Tensor, np.ndarray))]
+    target = tuple(out.shape)
+    if all(s == target for s in shapes):
+        return isinstance(out, np.ndarray)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return False  # the operands' own error
+    if np.broadcast_shapes(shape, target) != target:
+        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
+                         f"the broadcast shape {np.broadcast_shapes(shape, target)}")
+    return shape != target or isinstance(out, np.ndarray)
+
+
+def _write_out(fn, args, kwargs):
+    """fn's result computed without out=, then written into out (a tensor or
+    an ndarray, the operands' broadcast or larger) where where= holds, as a
+    ufunc writes it; the cast was checked against casting= before."""
+    out, where = kwargs["out"], kwargs.get("where", True)
+    result = fn(*args, **{k: v for k, v in kwargs.items() if k not in ("out", "where")})
+    if isinstance(out, np.ndarray):
+        if isinstance(result, Tensor):
+            _ufunc.refuse_host_out(result, out, f"numpy.{fn.__name__}")
+        np.copyto(out, np.asarray(result), casting="unsafe",
+                  where=True if where is True else np.asarray(where))
+    else:
+        _ufunc.write_where(out, as_tensor(result).expand(tuple(out.shape)),
+                           None if where is True else _arg(where))
+    return out
 
 
 # the kinds of NumPy loop input a Python number casts to (NEP 50: weak)

@@ -302,7 +302,7 @@ static int ints_exactly(PyObject *o, int dtype, PyObject **arr)
 static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
 {
   int kind = 0;
-  bool inexact;
+  bool inexact = false;
   PyObject *big = int_past_int64(o, 0, &kind, &inexact);
   if (!big)
     return 0; /* not ints: the caller names the dtype */
@@ -469,7 +469,9 @@ static void ragged_error(PyObject *o)
   PyErr_Restore(type, value, trace);
 }
 
-static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tensor *t,
+/* big_as: the dtype that decides how Python ints past int64 are read (dtype
+ * itself, or for a value written into a tensor that tensor's dtype) */
+static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, int big_as, tl_tensor *t,
                      bool *weak)
 {
   tl_scalar s;
@@ -526,11 +528,15 @@ static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tenso
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);
-  /* NumPy reads ints on both sides of int64's range as float64 */
-  bool mixed = dtype == TL_DTYPE_U64 && typenum == NPY_DOUBLE;
+  /* NumPy reads ints on both sides of int64's range as float64: for uint64,
+   * no dtype or an integer one, the ints past int64 decide (tensor([2**63, 1])
+   * was float32 while tensor([2**63]) raised, and t[:2] = [2**63, 1] of int64
+   * stored INT64_MIN) */
+  bool mixed = typenum == NPY_DOUBLE &&
+               (big_as < 0 || (tl_dtype_is_integral((tl_dtype)big_as) && big_as != TL_DTYPE_BOOL));
   if (from_python &&
       (typenum == NPY_OBJECT || typenum == NPY_ULONG || typenum == NPY_ULONGLONG || mixed)) {
-    if (ints_past_int64(o, dtype, &arr) < 0) {
+    if (ints_past_int64(o, big_as, &arr) < 0) {
       Py_XDECREF(arr);
       return -1;
     }
@@ -575,12 +581,12 @@ static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tenso
 
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
-  return to_tensor(o, dtype, copy, true, t, weak);
+  return to_tensor(o, dtype, copy, true, dtype, t, weak);
 }
 
 int tl_py_value_to_tensor(PyObject *o, tl_dtype target, tl_tensor *t, bool *weak)
 {
-  if (to_tensor(o, -1, false, false, t, weak) < 0)
+  if (to_tensor(o, -1, false, false, (int)target, t, weak) < 0)
     return -1;
   /* Python ints in a list are checked against an integer target as one
    * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44 */
