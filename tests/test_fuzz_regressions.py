@@ -684,6 +684,43 @@ def test_big_python_ints_written_into_a_tensor_that_holds_them(dtype, want):
     assert t.tolist() == [0, 2 ** 64 - 1]
 
 
+@pytest.mark.parametrize("dtype, value", [
+    (tl.uint8, [300, 1.5]), (tl.uint8, [[1.5], [300]]), (tl.int32, [2 ** 31, 0.5]),
+    (tl.int8, (-2.7, 2 ** 63 - 1)), (tl.int64, [2 ** 63, 0.5]),
+])
+def test_python_ints_beside_floats_written_into_an_integer_tensor_must_fit(dtype, value):
+    # beside a float the list was float64, unchecked: [300, 1.5] into uint8 stored 44
+    t = tl.zeros(2, 1, dtype=dtype) if isinstance(value[0], list) else tl.zeros(2, dtype=dtype)
+    with pytest.raises((RuntimeError, OverflowError), match="overflow|out of bounds"):
+        t[:] = value
+    assert not t.any()
+
+
+@pytest.mark.parametrize("dtype", [tl.int64, tl.uint64])
+@pytest.mark.parametrize("index", [slice(0, 2), [0, 1], "mask"])
+def test_large_python_ints_beside_floats_are_written_exactly(dtype, index):
+    # the list was float64, which rounds 2**63 - 1 (written as INT64_MIN into
+    # int64) and 2**53 + 1; each value is converted as the constructor converts it
+    t = tl.zeros(3, dtype=dtype)
+    index = tl.tensor([True, True, False]) if index == "mask" else index
+    t[index] = [2 ** 63 - 1, 0.5]
+    assert t.tolist() == [2 ** 63 - 1, 0, 0]
+    t[index] = (2.9, 2 ** 53 + 1)
+    assert t.tolist() == [2, 2 ** 53 + 1, 0]
+    assert tl.tensor([2 ** 53 + 1, 0.5], dtype=dtype).tolist() == [2 ** 53 + 1, 0]
+
+
+@pytest.mark.parametrize("dtype, value, want", [
+    (tl.uint8, [-1, 2.5], [255, 2]), (tl.uint16, [-129, True], [65407, 1]),
+    (tl.int32, [-129, 0.5], [-129, 0]),
+])
+def test_python_ints_beside_floats_that_fit_are_written_as_pytorch(dtype, value, want):
+    # PyTorch's rule: an unsigned dtype takes -max..max, the negatives wrapping
+    t = tl.zeros(2, dtype=dtype)
+    t[:] = value
+    assert t.tolist() == want
+
+
 def _numpy_out(shape, dtype, kind):
     base = np.full(shape, 7, dtype=dtype)
     return base if kind == "ndarray" else tl.tensor(base)
@@ -767,3 +804,38 @@ def test_nanmean_of_integers_is_their_mean(dtype, kw):
     got = np.asarray(tnp.nanmean(tl.tensor(x), **kw))
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("a, b", [
+    (np.array([24, 83, 47]), np.array([-32768, 63, -93], np.int16)),
+    (np.array([24, 26, 23], np.uint32), np.array([-2 ** 31, -52, 22], np.int32)),
+])
+def test_lcm_of_two_integer_dtypes_takes_the_magnitude_in_the_wider_one(a, b):
+    # |int16(-32768)| was taken in int16 (itself) before the cast: lcm came out negative
+    want = np.lcm(a, b)
+    got = tnp.lcm(tl.tensor(a), tl.tensor(b))
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_larger_out_with_casting_keyword():
+    # fabs(x, casting='safe', out=larger) passed casting= on to the op
+    x = np.array([[False, False, True]])
+    want = np.fabs(x, casting="safe", out=np.zeros((2, 3), np.float16))
+    out = np.zeros((2, 3), np.float16)
+    assert tnp.fabs(tl.tensor(x), casting="safe", out=out) is out
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("flip", [False, True])
+def test_nextafter_casts_a_weak_python_number_as_numpy(flip):
+    # full((), 1e300, dtype=float16) refused the number ("without overflow"); NumPy
+    # casts it (to inf) and steps towards it
+    x = np.array([-3.904296875, 1.724609375, -0.0, 65504.0], np.float16)
+    with np.errstate(all="ignore"):
+        args = (1e300, x) if flip else (x, 1e300)
+        want = np.nextafter(*args)
+        got = tnp.nextafter(*[tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)

@@ -564,10 +564,12 @@ def _into_out(result, out, where=True):
 
 def nextafter(x1, x2, /, *rest, **kwargs):
     x1, x2 = _float_loop(x1, x2)
+    # a weak Python number cast as NumPy casts it (1e300 beside float16 is
+    # inf, where full() refused it)
     if isinstance(x1, _SCALARS):
-        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
+        x1 = _scalar_in(x1, x2)
     if isinstance(x2, _SCALARS):
-        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        x2 = _scalar_in(x2, x1)
     return _C.nextafter(x1, x2, **_out_given("nextafter", 2, rest, kwargs))
 
 
@@ -621,8 +623,9 @@ def lcm(x1, x2, /):
         return result
     g = _C.gcd(a, b).view(unsigned)
     g = _C.where(g == 0, _C.ones_like(g), g)  # both 0: |a| is 0, so the result is
-    return (_C.abs(a).to(result.dtype).view(unsigned) // g *
-            _C.abs(b).to(result.dtype).view(unsigned)).view(result.dtype)
+    # cast first: |int16(-32768)| in int16 is itself (lcm of int16 and int64 was negative)
+    return (_C.abs(a.to(result.dtype)).view(unsigned) // g *
+            _C.abs(b.to(result.dtype)).view(unsigned)).view(result.dtype)
 
 
 _WIDE_UNSIGNED = {_C.int32: _C.uint32, _C.int64: _C.uint64}
@@ -799,7 +802,8 @@ def _write_out(fn, args, kwargs):
     an ndarray, the operands' broadcast or larger) where where= holds, as a
     ufunc writes it; the cast was checked against casting= before."""
     out, where = kwargs["out"], kwargs.get("where", True)
-    result = fn(*args, **{k: v for k, v in kwargs.items() if k not in ("out", "where")})
+    # (casting= was checked against out's dtype before: the write is unsafe)
+    result = fn(*args, **{k: v for k, v in kwargs.items() if k not in ("out", "where", "casting")})
     if isinstance(out, np.ndarray):
         if isinstance(result, Tensor):
             _ufunc.refuse_host_out(result, out, f"numpy.{fn.__name__}")

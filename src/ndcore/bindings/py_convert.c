@@ -542,8 +542,8 @@ static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, int big_
     }
     typenum = PyArray_TYPE((PyArrayObject *)arr);
   }
-  if (from_python && typenum == NPY_DOUBLE && dtype != TL_DTYPE_U64) {
-    if (ints_exactly(o, dtype, &arr) < 0)
+  if (from_python && typenum == NPY_DOUBLE) { /* (uint64 too: [2**63 - 1, 0.5]) */
+    if (ints_exactly(o, big_as, &arr) < 0)
       return -1;
     typenum = PyArray_TYPE((PyArrayObject *)arr);
   }
@@ -584,15 +584,38 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   return to_tensor(o, dtype, copy, true, dtype, t, weak);
 }
 
+/* check_constructor_value for each Python int (not bool) in nested lists
+ * and tuples o; ints past int64 were decided in the conversion. */
+static int check_list_ints(PyObject *o, tl_dtype d, int depth)
+{
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred())
+      return -1;
+    tl_scalar s = {.kind = TL_KIND_INT, .v.i = v};
+    return overflow ? 0 : check_constructor_value(s, d);
+  }
+  if ((!PyList_Check(o) && !PyTuple_Check(o)) || depth > TL_MAX_DIMS)
+    return 0;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+    if (check_list_ints(PySequence_Fast_ITEMS(o)[i], d, depth + 1) < 0)
+      return -1;
+  return 0;
+}
+
 int tl_py_value_to_tensor(PyObject *o, tl_dtype target, tl_tensor *t, bool *weak)
 {
   if (to_tensor(o, -1, false, false, (int)target, t, weak) < 0)
     return -1;
   /* Python ints in a list are checked against an integer target as one
-   * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44 */
+   * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44.  Beside
+   * a float the list is float64, whose values no longer say which were
+   * ints: those are checked in the list (t[:2] = [300, 1.5] wrapped too) */
   tl_kind k = tl_dtype_kind(target);
   if ((PyList_Check(o) || PyTuple_Check(o)) && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
-      t->dtype == TL_DTYPE_I64 && check_constructor_values(t, target) < 0) {
+      (t->dtype == TL_DTYPE_I64 ? check_constructor_values(t, target)
+                                : check_list_ints(o, target, 0)) < 0) {
     tl_tensor_release(t);
     return -1;
   }
