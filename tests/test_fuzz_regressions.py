@@ -850,3 +850,15 @@ def test_nextafter_casts_a_weak_python_number_as_numpy(flip):
         got = tnp.nextafter(*[tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
     assert _host(got).dtype == want.dtype
     np.testing.assert_array_equal(_host(got), want)
+
+
+@pytest.mark.parametrize("fn, shape", [(tl.nn.functional.fractional_max_pool2d, (1, 2, 5, 6)),
+                                       (tl.nn.functional.fractional_max_pool3d, (1, 1, 5, 6, 7))])
+@pytest.mark.parametrize("kernel, size", [(2, 2 ** 63 - 1), (2 ** 63 - 1, 2), (2 ** 62, 2 ** 62)])
+def test_fractional_pool_sizes_whose_sum_overflows_raise_the_size_error(fn, shape, kernel, size):
+    # output_size + kernel_size - 1 overflowed int64 (undefined; in practice it
+    # wrapped negative and passed the check, and the tap tables then raised
+    # MemoryError for 2**63 - 1 taps)
+    with pytest.raises(RuntimeError, match=f"output_size {size} with pool size {kernel} is too "
+                                           f"large for an input of size 5"):
+        fn(tl.randn(*shape), kernel_size=kernel, output_size=size)
