@@ -20,7 +20,8 @@ Cases run in child processes, a batch of calls each: the child writes the
 case it is about to run to a file first, so when it dies (a signal, an ASan
 abort, the per-call timeout) the parent names the call that killed it.
 Run it under the sanitized build (docs: Makefile target test-asan) to catch
-memory errors that do not crash.
+memory errors that do not crash; add max_allocation_size_mb=8192 to
+ASAN_OPTIONS there (the children's address-space limit is off under ASan).
 """
 import argparse
 import faulthandler
@@ -1144,8 +1145,12 @@ def run_child(seed, calls, areas, log_path, per_call):
     import resource
     # A call asking for more memory than a small machine has (a 17 GB
     # repeat_interleave) gets its MemoryError, as it would there, instead of
-    # paging for minutes on this one and counting as a hang.
-    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.RLIM_INFINITY))
+    # paging for minutes on this one and counting as a hang.  Under ASan,
+    # whose shadow memory reserves terabytes of address space (every child
+    # died importing with the limit), its own max_allocation_size_mb=8192
+    # (with allocator_may_return_null=1) sets that bound instead.
+    if "ASAN_OPTIONS" not in os.environ and "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.RLIM_INFINITY))
     sys.path.insert(0, ROOT)
     import torchlike as tl
     import warnings

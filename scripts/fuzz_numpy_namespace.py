@@ -748,8 +748,15 @@ def run_case(rng, names, verbose=False, ufunc_keywords=True):
     out0 = nkw["out"].copy() if isinstance(nkw.get("out"), N.ndarray) else None
     results = [attempt(fn, ns, a, k) for ns, a, k in ((N, nargs, nkw), (tnp, targs, tkw))]
     (n_res, n_exc), (t_res, t_exc) = results
+    # out= that is an input too: NumPy's reruns below read the input as it was
+    aliased = out0 is not None and any(a is nkw["out"] for a in nargs)
+    written = nkw["out"].copy() if aliased else None
+    if aliased:
+        nkw["out"][...] = out0
     loop = documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0) \
         if n_exc is None and t_exc is None else None
+    if aliased:
+        nkw["out"][...] = out0 if loop is not None else written
     if loop is not None:
         # the dtype torchlike's promotion computes in (docs/numpy.md, Promotion
         # (by design)) where NumPy's differs and the result does not show it:
