@@ -366,8 +366,11 @@ def c_setitem_python_lists(c):
         if nd.kind in "iu":
             info = np.iinfo(nd)
             # PyTorch's rule: an unsigned dtype below 64 bits takes -max..max
-            # (the negatives wrap); uint64 no negative int
-            lo = -int(info.max) if nd.kind == "u" and nd.itemsize < 8 else int(info.min)
+            # (the negatives wrap); uint64 no negative int in a list, any
+            # int64 alone (t[1] = -1 wraps, as fill_(-1) does)
+            lo = -int(info.max) if nd.kind == "u" and nd.itemsize < 8 else \
+                -2 ** 63 if nd.kind == "u" and not isinstance(value, (list, tuple)) else \
+                int(info.min)
             bad_int = any(not lo <= v <= info.max for v in ints)
             floats_ok = all(type(v) is not float or (math.isfinite(v) and
                             info.min <= math.trunc(v) <= info.max) for v in flat)
