@@ -862,3 +862,14 @@ def test_fractional_pool_sizes_whose_sum_overflows_raise_the_size_error(fn, shap
     with pytest.raises(RuntimeError, match=f"output_size {size} with pool size {kernel} is too "
                                            f"large for an input of size 5"):
         fn(tl.randn(*shape), kernel_size=kernel, output_size=size)
+
+
+@pytest.mark.host_only
+def test_out_written_by_numpy_loop_when_the_function_takes_no_dtype():
+    # fabs(int_array, dtype='float32', out=ndarray): the write into out called
+    # fabs with dtype=, which it does not take (a TypeError); NumPy's loop computes it
+    x = np.array([-11, -83, -99, 86, 67])
+    want = np.fabs(x, dtype="float32", out=np.zeros(5, np.float32))
+    out = np.zeros(5, np.float32)
+    assert tnp.fabs(tl.tensor(x), dtype="float32", out=out) is out
+    np.testing.assert_array_equal(out, want)

@@ -761,7 +761,7 @@ def _with_ufunc_keywords(fn, ufunc):
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
                     _out_shape(ufunc, args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
-                return _write_out(fn, args, kwargs)
+                return _write_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
@@ -770,7 +770,7 @@ def _with_ufunc_keywords(fn, ufunc):
             if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
                     and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
                 _out_shape(ufunc, args, kwargs["out"])
-                return _write_out(fn, args, kwargs)  # NumPy's ufunc would call fn again
+                return _write_out(fn, ufunc, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
@@ -797,13 +797,19 @@ def _out_shape(ufunc, args, out):
     return shape != target or isinstance(out, np.ndarray)
 
 
-def _write_out(fn, args, kwargs):
+def _write_out(fn, ufunc, args, kwargs):
     """fn's result computed without out=, then written into out (a tensor or
     an ndarray, the operands' broadcast or larger) where where= holds, as a
     ufunc writes it; the cast was checked against casting= before."""
     out, where = kwargs["out"], kwargs.get("where", True)
     # (casting= was checked against out's dtype before: the write is unsafe)
-    result = fn(*args, **{k: v for k, v in kwargs.items() if k not in ("out", "where", "casting")})
+    rest = {k: v for k, v in kwargs.items() if k not in ("out", "where", "casting")}
+    try:
+        result = fn(*args, **rest)
+    except TypeError as error:  # dtype= the function does not take: NumPy's loop
+        if not rest or "unexpected keyword argument" not in str(error):
+            raise
+        result = ufunc(*[_operand(a) for a in args], **rest)
     if isinstance(out, np.ndarray):
         if isinstance(result, Tensor):
             _ufunc.refuse_host_out(result, out, f"numpy.{fn.__name__}")
