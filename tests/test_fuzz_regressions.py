@@ -873,3 +873,20 @@ def test_out_written_by_numpy_loop_when_the_function_takes_no_dtype():
     out = np.zeros(5, np.float32)
     assert tnp.fabs(tl.tensor(x), dtype="float32", out=out) is out
     np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [tl.float64, tl.float32])
+def test_conv_same_padding_wider_than_the_input(nd, dtype):
+    # padding='same' with dilation 3 and a 9-tap kernel pads 12 each side of a
+    # 1-wide input: taps left of every window gave im2col a start past the row
+    # (an ASan report: memset of a negative size, and zeros written past the line)
+    rng = np.random.default_rng(12353)
+    x = rng.standard_normal((1, 2) + (1,) * nd)
+    w = rng.standard_normal((3, 2) + (9,) * nd)
+    conv = getattr(tl.nn.functional, f"conv{nd}d")
+    got = conv(tl.tensor(x, dtype=dtype), tl.tensor(w, dtype=dtype), padding="same", dilation=3)
+    # only the centre tap meets the input
+    want = np.einsum("oc,c->o", w[(slice(None), slice(None)) + (4,) * nd], x.reshape(2))
+    np.testing.assert_allclose(_host(got).reshape(3), want, rtol=1e-5 if dtype == tl.float32
+                               else 1e-12, atol=1e-6)
