@@ -642,3 +642,251 @@ def test_fuzz_api_smoke():
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "1 child runs, 0 problems" in r.stdout
+
+
+# ---- fuzz round 12: lists written into tensors, out= of the namespace's own functions ------
+
+@pytest.mark.parametrize("data", [[2 ** 63, 1], [1, -2 ** 63 - 1], [[2 ** 64 - 1], [0]]])
+@pytest.mark.parametrize("dtype", [None, tl.int64, tl.int32])
+def test_big_python_ints_beside_small_ones_name_the_int(data, dtype):
+    # NumPy reads ints on both sides of int64's range as float64: tensor([2**63, 1])
+    # was float32 while tensor([2**63]) raised
+    bad = max(np.ravel(np.array(data, dtype=object)).tolist(), key=abs)
+    with pytest.raises(OverflowError, match=f"Python integer {bad} is out of bounds for int64"):
+        tl.tensor(data, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [tl.uint8, tl.int8, tl.int32, tl.int64])
+@pytest.mark.parametrize("index", [slice(0, 2), [0, 2], "mask"])
+def test_big_python_ints_written_into_an_integer_tensor_raise(dtype, index):
+    # t[:2] = [2**63, 1] of int64 stored INT64_MIN (uint8: 0), where 300 into
+    # uint8 raises; the tensor is left as it was
+    t = tl.zeros(3, dtype=dtype)
+    index = tl.tensor([True, False, True]) if index == "mask" else index
+    with pytest.raises(OverflowError, match="Python integer 9223372036854775808 is out of bounds"):
+        t[index] = [2 ** 63, 1]
+    assert t.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype, want", [
+    (tl.uint64, [2 ** 63, 1, 0]), (tl.float64, [2.0 ** 63, 1.0, 0.0]),
+    (tl.complex128, [2.0 ** 63, 1.0, 0.0]),
+])
+def test_big_python_ints_written_into_a_tensor_that_holds_them(dtype, want):
+    # the target decides how they are read: uint64 exactly (it raised), floats
+    # as doubles
+    for value in ([2 ** 63, 1], [2 ** 63, 1.0]):
+        t = tl.zeros(3, dtype=dtype)
+        t[:2] = value
+        assert t.tolist() == want
+    t = tl.zeros(2, dtype=tl.uint64)
+    t[[1]] = [2 ** 64 - 1]
+    assert t.tolist() == [0, 2 ** 64 - 1]
+
+
+@pytest.mark.parametrize("dtype, value", [
+    (tl.uint8, [300, 1.5]), (tl.uint8, [[1.5], [300]]), (tl.int32, [2 ** 31, 0.5]),
+    (tl.int8, (-2.7, 2 ** 63 - 1)), (tl.int64, [2 ** 63, 0.5]),
+])
+def test_python_ints_beside_floats_written_into_an_integer_tensor_must_fit(dtype, value):
+    # beside a float the list was float64, unchecked: [300, 1.5] into uint8 stored 44
+    t = tl.zeros(2, 1, dtype=dtype) if isinstance(value[0], list) else tl.zeros(2, dtype=dtype)
+    with pytest.raises((RuntimeError, OverflowError), match="overflow|out of bounds"):
+        t[:] = value
+    assert not t.any()
+
+
+@pytest.mark.parametrize("dtype", [tl.int64, tl.uint64])
+@pytest.mark.parametrize("index", [slice(0, 2), [0, 1], "mask"])
+def test_large_python_ints_beside_floats_are_written_exactly(dtype, index):
+    # the list was float64, which rounds 2**63 - 1 (written as INT64_MIN into
+    # int64) and 2**53 + 1; each value is converted as the constructor converts it
+    t = tl.zeros(3, dtype=dtype)
+    index = tl.tensor([True, True, False]) if index == "mask" else index
+    t[index] = [2 ** 63 - 1, 0.5]
+    assert t.tolist() == [2 ** 63 - 1, 0, 0]
+    t[index] = (2.9, 2 ** 53 + 1)
+    assert t.tolist() == [2, 2 ** 53 + 1, 0]
+    assert tl.tensor([2 ** 53 + 1, 0.5], dtype=dtype).tolist() == [2 ** 53 + 1, 0]
+
+
+@pytest.mark.parametrize("dtype, value, want", [
+    (tl.uint8, [-1, 2.5], [255, 2]), (tl.uint16, [-129, True], [65407, 1]),
+    (tl.int32, [-129, 0.5], [-129, 0]),
+])
+def test_python_ints_beside_floats_that_fit_are_written_as_pytorch(dtype, value, want):
+    # PyTorch's rule: an unsigned dtype takes -max..max, the negatives wrapping
+    t = tl.zeros(2, dtype=dtype)
+    t[:] = value
+    assert t.tolist() == want
+
+
+def _host(x):
+    """An ndarray of x's values, from a device tensor too."""
+    return x.cpu().numpy() if isinstance(x, tl.Tensor) else np.asarray(x)
+
+
+# an ndarray out= is host memory, which a device tensor's result cannot be written into
+NDARRAY_OUT = ["tensor", pytest.param("ndarray", marks=pytest.mark.host_only)]
+
+
+def _numpy_out(shape, dtype, kind):
+    base = np.full(shape, 7, dtype=dtype)
+    return base if kind == "ndarray" else tl.tensor(base)
+
+
+@pytest.mark.parametrize("kind", NDARRAY_OUT)
+@pytest.mark.parametrize("name, args", [
+    ("sign", [np.array([-2.5, 0.0, 3.0])]),
+    ("fabs", [np.array([-2.5, 0.0, 3.0])]),
+    ("rint", [np.array([-2.5, 0.5, 3.7])]),
+    ("spacing", [np.array([1, 2, 3])]),
+    ("nextafter", [np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 3.0])]),
+    ("heaviside", [np.array([-1.0, 0.0, 2.0]), np.array(0.5)]),
+    ("lcm", [np.array([4, 6, 9]), np.array([6, 4, 6])]),
+])
+@pytest.mark.parametrize("shape", [(3,), (2, 3)])
+def test_namespace_functions_write_out_as_numpy(name, args, kind, shape):
+    # these are torchlike's own functions, not the _unary/_binary ops: a larger
+    # out= raised the op's shape error, an ndarray out= "argument 'out' must be
+    # Tensor" (heaviside: an AttributeError), lcm's out= recursed without end,
+    # spacing of ints with out= computed in float32
+    want = getattr(np, name)(*args)
+    np_out = np.full(shape, 7, dtype=want.dtype)
+    getattr(np, name)(*args, out=np_out)
+    out = _numpy_out(shape, want.dtype, kind)
+    got = getattr(tnp, name)(*[tl.tensor(a) for a in args], out=out)
+    assert got is out
+    got = _host(got)
+    assert got.dtype == np_out.dtype
+    np.testing.assert_array_equal(got, np_out)
+
+
+@pytest.mark.parametrize("kind", NDARRAY_OUT)
+def test_namespace_function_out_with_where_keeps_the_rest(kind):
+    x = np.array([[-2.0, 0.0, 3.0]])
+    mask = np.array([True, False, True])
+    np_out = np.full((2, 3), 7.0)
+    np.sign(x, out=np_out, where=mask)
+    out = _numpy_out((2, 3), np.float64, kind)
+    tnp.sign(tl.tensor(x), out=out, where=tl.tensor(mask))
+    np.testing.assert_array_equal(_host(out), np_out)
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "heaviside", "sign"])
+def test_out_smaller_than_the_broadcast_raises_numpys_error(name):
+    # floor_divide and heaviside wrote a (1, 3) result into a (3,) out
+    args = [np.array([[1.0, 2.0, 3.0]]), np.array([2.0, 2.0, 2.0])][:getattr(np, name).nin]
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        getattr(np, name)(*args, out=np.zeros(3))
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand with shape \(3,\)"):
+        getattr(tnp, name)(*[tl.tensor(a) for a in args], out=tl.zeros(3, dtype=tl.float64))
+
+
+@pytest.mark.host_only
+def test_numpy_ufunc_surface_hands_back_the_ndarray_out():
+    # bitwise_count (NumPy's own function) wrote into the ndarray but returned a tensor
+    x = np.array([1, 3, 7, 255])
+    out = np.zeros(4, np.uint8)
+    assert tnp.bitwise_count(tl.tensor(x), out=out) is out
+    np.testing.assert_array_equal(out, np.bitwise_count(x))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_numpy_sign_with_a_complex_dtype_runs_the_complex_loop(dtype):
+    # numpy.sign(int_tensor, dtype=complex64) picked the real op for the cast
+    # (complex) operands: "sign() does not support dtype complex64"
+    x = np.array([77, -3, 0])
+    want = np.sign(x, dtype=dtype)
+    got = np.sign(tl.tensor(x), dtype=dtype)
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int64])
+@pytest.mark.parametrize("kw", [{"dtype": np.int64}, {"dtype": np.float32}, {"axis": 0},
+                                {"axis": -1, "keepdims": True}])
+def test_nanmean_of_integers_is_their_mean(dtype, kw):
+    # NumPy's nanmean of data with no NaN is its mean, an integer dtype= included;
+    # the op refused an integer dtype (NotImplementedError)
+    x = np.array([[3, 1, 2], [1, 1, 0]], dtype=dtype)
+    want = np.nanmean(x, **kw)
+    got = _host(tnp.nanmean(tl.tensor(x), **kw))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("a, b", [
+    (np.array([24, 83, 47]), np.array([-32768, 63, -93], np.int16)),
+    (np.array([24, 26, 23], np.uint32), np.array([-2 ** 31, -52, 22], np.int32)),
+])
+def test_lcm_of_two_integer_dtypes_takes_the_magnitude_in_the_wider_one(a, b):
+    # |int16(-32768)| was taken in int16 (itself) before the cast: lcm came out negative
+    want = np.lcm(a, b)
+    got = tnp.lcm(tl.tensor(a), tl.tensor(b))
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)
+
+
+@pytest.mark.host_only
+def test_larger_out_with_casting_keyword():
+    # fabs(x, casting='safe', out=larger) passed casting= on to the op
+    x = np.array([[False, False, True]])
+    want = np.fabs(x, casting="safe", out=np.zeros((2, 3), np.float16))
+    out = np.zeros((2, 3), np.float16)
+    assert tnp.fabs(tl.tensor(x), casting="safe", out=out) is out
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("flip", [False, True])
+def test_nextafter_casts_a_weak_python_number_as_numpy(flip):
+    # full((), 1e300, dtype=float16) refused the number ("without overflow"); NumPy
+    # casts it (to inf) and steps towards it
+    x = np.array([-3.904296875, 1.724609375, -0.0, 65504.0], np.float16)
+    with np.errstate(all="ignore"):
+        args = (1e300, x) if flip else (x, 1e300)
+        want = np.nextafter(*args)
+        got = tnp.nextafter(*[tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)
+
+
+@pytest.mark.parametrize("fn, shape", [(tl.nn.functional.fractional_max_pool2d, (1, 2, 5, 6)),
+                                       (tl.nn.functional.fractional_max_pool3d, (1, 1, 5, 6, 7))])
+@pytest.mark.parametrize("kernel, size", [(2, 2 ** 63 - 1), (2 ** 63 - 1, 2), (2 ** 62, 2 ** 62)])
+def test_fractional_pool_sizes_whose_sum_overflows_raise_the_size_error(fn, shape, kernel, size):
+    # output_size + kernel_size - 1 overflowed int64 (undefined; in practice it
+    # wrapped negative and passed the check, and the tap tables then raised
+    # MemoryError for 2**63 - 1 taps)
+    with pytest.raises(RuntimeError, match=f"output_size {size} with pool size {kernel} is too "
+                                           f"large for an input of size 5"):
+        fn(tl.randn(*shape), kernel_size=kernel, output_size=size)
+
+
+@pytest.mark.host_only
+def test_out_written_by_numpy_loop_when_the_function_takes_no_dtype():
+    # fabs(int_array, dtype='float32', out=ndarray): the write into out called
+    # fabs with dtype=, which it does not take (a TypeError); NumPy's loop computes it
+    x = np.array([-11, -83, -99, 86, 67])
+    want = np.fabs(x, dtype="float32", out=np.zeros(5, np.float32))
+    out = np.zeros(5, np.float32)
+    assert tnp.fabs(tl.tensor(x), dtype="float32", out=out) is out
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [tl.float64, tl.float32])
+def test_conv_same_padding_wider_than_the_input(nd, dtype):
+    # padding='same' with dilation 3 and a 9-tap kernel pads 12 each side of a
+    # 1-wide input: taps left of every window gave im2col a start past the row
+    # (an ASan report: memset of a negative size, and zeros written past the line)
+    rng = np.random.default_rng(12353)
+    x = rng.standard_normal((1, 2) + (1,) * nd)
+    w = rng.standard_normal((3, 2) + (9,) * nd)
+    conv = getattr(tl.nn.functional, f"conv{nd}d")
+    got = conv(tl.tensor(x, dtype=dtype), tl.tensor(w, dtype=dtype), padding="same", dilation=3)
+    # only the centre tap meets the input
+    want = np.einsum("oc,c->o", w[(slice(None), slice(None)) + (4,) * nd], x.reshape(2))
+    np.testing.assert_allclose(_host(got).reshape(3), want, rtol=1e-5 if dtype == tl.float32
+                               else 1e-12, atol=1e-6)

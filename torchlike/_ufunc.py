@@ -517,13 +517,14 @@ def _call(ufunc, inputs, kwargs):
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
         write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
         return given_out[0]
-    if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
-        op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
     if dtype is not None:
         if isinstance(dtype, str):  # "float32": .to() would read a str as a device
             dtype = tl_dtype(dtype)
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
+    # (after the cast: np.sign(int_array, dtype=complex64) is the complex loop)
+    if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
+        op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
     if dtype is None and not kwargs and op is not _C.sgn and \
             ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
         _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on

@@ -73,6 +73,7 @@ def _unary(op, name):
             return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    fn._writes_out = True  # broadcasts to a larger out=, hands an ndarray one to NumPy
     _DIRECT[name] = op, 1
     return fn
 
@@ -129,6 +130,7 @@ def _binary(op, name):
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    fn._writes_out = True
     _DIRECT[name] = op, 2
     return fn
 
@@ -563,10 +565,12 @@ def _into_out(result, out, where=True):
 
 def nextafter(x1, x2, /, *rest, **kwargs):
     x1, x2 = _float_loop(x1, x2)
+    # a weak Python number cast as NumPy casts it (1e300 beside float16 is
+    # inf, where full() refused it)
     if isinstance(x1, _SCALARS):
-        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
+        x1 = _scalar_in(x1, x2)
     if isinstance(x2, _SCALARS):
-        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        x2 = _scalar_in(x2, x1)
     return _C.nextafter(x1, x2, **_out_given("nextafter", 2, rest, kwargs))
 
 
@@ -620,8 +624,9 @@ def lcm(x1, x2, /):
         return result
     g = _C.gcd(a, b).view(unsigned)
     g = _C.where(g == 0, _C.ones_like(g), g)  # both 0: |a| is 0, so the result is
-    return (_C.abs(a).to(result.dtype).view(unsigned) // g *
-            _C.abs(b).to(result.dtype).view(unsigned)).view(result.dtype)
+    # cast first: |int16(-32768)| in int16 is itself (lcm of int16 and int64 was negative)
+    return (_C.abs(a.to(result.dtype)).view(unsigned) // g *
+            _C.abs(b.to(result.dtype)).view(unsigned)).view(result.dtype)
 
 
 _WIDE_UNSIGNED = {_C.int32: _C.uint32, _C.int64: _C.uint64}
@@ -755,16 +760,66 @@ def _with_ufunc_keywords(fn, ufunc):
             _check_ufunc_casting(ufunc, args, kwargs)
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
+            if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
+                    _out_shape(ufunc, args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
+                return _write_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
             if not kwargs or "unexpected keyword argument" not in str(error):
                 raise
+            if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
+                    and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
+                _out_shape(ufunc, args, kwargs["out"])
+                return _write_out(fn, ufunc, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
     call.__wrapped__ = fn
     return call
+
+
+def _out_shape(ufunc, args, out):
+    """NumPy's rule for out='s shape: the operands must broadcast to it
+    (a ValueError naming both shapes otherwise).  True when out is larger
+    than the operands' broadcast or an ndarray, which the functions written
+    here do not write themselves (their ops refuse both)."""
+    shapes = [tuple(a.shape) for a in args if isinstance(a, (Tensor, np.ndarray))]
+    target = tuple(out.shape)
+    if all(s == target for s in shapes):
+        return isinstance(out, np.ndarray)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return False  # the operands' own error
+    if np.broadcast_shapes(shape, target) != target:
+        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
+                         f"the broadcast shape {np.broadcast_shapes(shape, target)}")
+    return shape != target or isinstance(out, np.ndarray)
+
+
+def _write_out(fn, ufunc, args, kwargs):
+    """fn's result computed without out=, then written into out (a tensor or
+    an ndarray, the operands' broadcast or larger) where where= holds, as a
+    ufunc writes it; the cast was checked against casting= before."""
+    out, where = kwargs["out"], kwargs.get("where", True)
+    # (casting= was checked against out's dtype before: the write is unsafe)
+    rest = {k: v for k, v in kwargs.items() if k not in ("out", "where", "casting")}
+    try:
+        result = fn(*args, **rest)
+    except TypeError as error:  # dtype= the function does not take: NumPy's loop
+        if not rest or "unexpected keyword argument" not in str(error):
+            raise
+        result = ufunc(*[_operand(a) for a in args], **rest)
+    if isinstance(out, np.ndarray):
+        if isinstance(result, Tensor):
+            _ufunc.refuse_host_out(result, out, f"numpy.{fn.__name__}")
+        np.copyto(out, np.asarray(result), casting="unsafe",
+                  where=True if where is True else np.asarray(where))
+    else:
+        _ufunc.write_where(out, as_tensor(result).expand(tuple(out.shape)),
+                           None if where is True else _arg(where))
+    return out
 
 
 # the kinds of NumPy loop input a Python number casts to (NEP 50: weak)

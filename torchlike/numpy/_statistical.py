@@ -278,6 +278,10 @@ _EXACT = frozenset((_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
     a = as_tensor(a)
+    if not (a.is_floating_point() or a.is_complex()):
+        # no NaN in integers or bools: NumPy's nanmean is then its mean, an
+        # integer dtype= included (the op refused it)
+        return mean(a, axis, dtype, out, keepdims, where=where)
     mask = _where_mask(a, where)
     a, axes, keep = _reduce_args(a, axis, keepdims)
     _check_inexact(a, dtype, out)

@@ -104,7 +104,11 @@ def numpy_function(func, name):
             args = (tuple(_placed(a, args, kwargs) for a in args[0]),) + args[1:]
         elif takes_arrays and args and isinstance(args[0], _DATA):
             args = (_placed(args[0], args, kwargs),) + args[1:]
-        return tensors(func(*args, **kwargs))
+        result = func(*args, **kwargs)
+        out = kwargs.get("out")
+        if result is not None and (result is out or isinstance(out, tuple) and result is out[0]):
+            return result  # NumPy hands back the caller's own out= (an ndarray too)
+        return tensors(result)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = func.__doc__
     call.__wrapped__ = func

@@ -302,7 +302,7 @@ static int ints_exactly(PyObject *o, int dtype, PyObject **arr)
 static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
 {
   int kind = 0;
-  bool inexact;
+  bool inexact = false;
   PyObject *big = int_past_int64(o, 0, &kind, &inexact);
   if (!big)
     return 0; /* not ints: the caller names the dtype */
@@ -469,7 +469,9 @@ static void ragged_error(PyObject *o)
   PyErr_Restore(type, value, trace);
 }
 
-static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tensor *t,
+/* big_as: the dtype that decides how Python ints past int64 are read (dtype
+ * itself, or for a value written into a tensor that tensor's dtype) */
+static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, int big_as, tl_tensor *t,
                      bool *weak)
 {
   tl_scalar s;
@@ -526,18 +528,22 @@ static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tenso
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);
-  /* NumPy reads ints on both sides of int64's range as float64 */
-  bool mixed = dtype == TL_DTYPE_U64 && typenum == NPY_DOUBLE;
+  /* NumPy reads ints on both sides of int64's range as float64: for uint64,
+   * no dtype or an integer one, the ints past int64 decide (tensor([2**63, 1])
+   * was float32 while tensor([2**63]) raised, and t[:2] = [2**63, 1] of int64
+   * stored INT64_MIN) */
+  bool mixed = typenum == NPY_DOUBLE &&
+               (big_as < 0 || (tl_dtype_is_integral((tl_dtype)big_as) && big_as != TL_DTYPE_BOOL));
   if (from_python &&
       (typenum == NPY_OBJECT || typenum == NPY_ULONG || typenum == NPY_ULONGLONG || mixed)) {
-    if (ints_past_int64(o, dtype, &arr) < 0) {
+    if (ints_past_int64(o, big_as, &arr) < 0) {
       Py_XDECREF(arr);
       return -1;
     }
     typenum = PyArray_TYPE((PyArrayObject *)arr);
   }
-  if (from_python && typenum == NPY_DOUBLE && dtype != TL_DTYPE_U64) {
-    if (ints_exactly(o, dtype, &arr) < 0)
+  if (from_python && typenum == NPY_DOUBLE) { /* (uint64 too: [2**63 - 1, 0.5]) */
+    if (ints_exactly(o, big_as, &arr) < 0)
       return -1;
     typenum = PyArray_TYPE((PyArrayObject *)arr);
   }
@@ -575,18 +581,41 @@ static int to_tensor(PyObject *o, int dtype, bool copy, bool demote_ok, tl_tenso
 
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
-  return to_tensor(o, dtype, copy, true, t, weak);
+  return to_tensor(o, dtype, copy, true, dtype, t, weak);
+}
+
+/* check_constructor_value for each Python int (not bool) in nested lists
+ * and tuples o; ints past int64 were decided in the conversion. */
+static int check_list_ints(PyObject *o, tl_dtype d, int depth)
+{
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred())
+      return -1;
+    tl_scalar s = {.kind = TL_KIND_INT, .v.i = v};
+    return overflow ? 0 : check_constructor_value(s, d);
+  }
+  if ((!PyList_Check(o) && !PyTuple_Check(o)) || depth > TL_MAX_DIMS)
+    return 0;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+    if (check_list_ints(PySequence_Fast_ITEMS(o)[i], d, depth + 1) < 0)
+      return -1;
+  return 0;
 }
 
 int tl_py_value_to_tensor(PyObject *o, tl_dtype target, tl_tensor *t, bool *weak)
 {
-  if (to_tensor(o, -1, false, false, t, weak) < 0)
+  if (to_tensor(o, -1, false, false, (int)target, t, weak) < 0)
     return -1;
   /* Python ints in a list are checked against an integer target as one
-   * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44 */
+   * alone is (t[0] = 300 of uint8): t[:2] = [300, 1] wrapped to 44.  Beside
+   * a float the list is float64, whose values no longer say which were
+   * ints: those are checked in the list (t[:2] = [300, 1.5] wrapped too) */
   tl_kind k = tl_dtype_kind(target);
   if ((PyList_Check(o) || PyTuple_Check(o)) && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
-      t->dtype == TL_DTYPE_I64 && check_constructor_values(t, target) < 0) {
+      (t->dtype == TL_DTYPE_I64 ? check_constructor_values(t, target)
+                                : check_list_ints(o, target, 0)) < 0) {
     tl_tensor_release(t);
     return -1;
   }

@@ -71,6 +71,8 @@ static window_span window_span_of(const tl_nn_conv_geom *g, int64_t k_last)
   int last = g->nsp - 1;
   int64_t s = g->stride[last], base = k_last * g->dilation[last] - g->padding[last];
   int64_t lo = base >= 0 ? 0 : (-base + s - 1) / s;
+  if (lo > g->small[last]) /* a tap left of every window (padding past the grid) */
+    lo = g->small[last];
   int64_t hi = g->big[last] - 1 - base < 0 ? 0 : (g->big[last] - 1 - base) / s + 1;
   window_span w = {.lo = lo, .hi = hi < g->small[last] ? hi : g->small[last], .base = base};
   if (w.hi < w.lo)

@@ -272,7 +272,7 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
                         tl_shape_str(s, sizeof s, samples->ndim, samples->shape));
   for (int d = 0; d < n; d++) {
     int64_t size = in->shape[in->ndim - n + d];
-    if (kernel[d] <= 0 || out_size[d] <= 0 || out_size[d] + kernel[d] - 1 > size)
+    if (kernel[d] <= 0 || out_size[d] <= 0 || out_size[d] > size - kernel[d] + 1) /* no overflow */
       return tl_error_set(TL_ERR_RUNTIME, "%s: output_size %lld with pool size %lld is too large "
                           "for an input of size %lld along spatial dim %d (need output_size + "
                           "kernel_size - 1 <= input size)", name, (long long)out_size[d],
