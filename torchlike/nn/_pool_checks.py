@@ -42,12 +42,17 @@ def _half(v):
 
 
 def output_size(size, k, p, s, d, ceil_mode):
-    """PyTorch's pooling output size (floor division, ceil_mode's last window
-    starting inside the input); None where the arithmetic passes int64."""
+    """PyTorch's pooling output size; None where the arithmetic passes int64."""
     span = d * (k - 1)
     if not _fits(span, size + 2 * p - span):
         return None
-    out = (size + 2 * p - span - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return _windows(size, k, p, s, d, ceil_mode)
+
+
+def _windows(size, k, p, s, d, ceil_mode):
+    """The number of windows: floor division, and ceil_mode's last window
+    must start inside the input or its left padding."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
     if ceil_mode and (out - 1) * s >= size + p:
         out -= 1
     return out
@@ -69,6 +74,43 @@ def _output_sizes(input, k, s, p, d, ceil_mode):
         outs.append(output_size(input.shape[input.ndim - n + i], k[i], p[i], s[i], d[i],
                                 ceil_mode))
     return outs
+
+
+# ---- the common call, checked without building any words ----------------------------------
+
+_SMALL = 2 ** 31
+
+
+def _plain(values, n):
+    """Each value as n ints when it is an int or an n-sequence of ints, else
+    None (the full parse then names what is wrong)."""
+    out = []
+    for value in values:
+        if type(value) is int:
+            out.append((value,) * n)
+        elif type(value) in (tuple, list) and len(value) == n and \
+                all(type(v) is int for v in value):
+            out.append(tuple(value))
+        else:
+            return None
+    return out
+
+
+def _passes(input, n, k, s, p, d, ceil_mode, fit_kernel=False):
+    """Whether every refusal below lets (k, s, p, d) through on this input:
+    positive small windows, padding within half the kernel, no empty
+    non-batch dim, at least one window per dim (and, for avg_pool3d, input
+    no smaller than the kernel). False only means "run the full checks"."""
+    shape = input.shape
+    if len(shape) - n not in (1, 2) or 0 in shape[-n - 1:]:
+        return False
+    for i in range(n):
+        kk, ss, pp, dd, size = k[i], s[i], p[i], d[i], shape[i - n]
+        if not (0 < kk < _SMALL and 0 < ss < _SMALL and 0 < dd < _SMALL and 0 <= pp <= kk // 2):
+            return False
+        if (fit_kernel and size < kk) or _windows(size, kk, pp, ss, dd, ceil_mode) < 1:
+            return False
+    return True
 
 
 def _join(tags, values):
@@ -130,12 +172,17 @@ def _rank(input, n):
 
 
 def _stride(stride, kernel_size):
-    return kernel_size if stride is None or (
-        not isinstance(stride, numbers.Integral) and len(stride) == 0) else stride
+    if stride is None:
+        return kernel_size
+    return kernel_size if not isinstance(stride, numbers.Integral) and len(stride) == 0 \
+        else stride
 
 
 def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n):
     """max_pool{n}d's refusals; the (k, s, p, d) it pools with."""
+    plain = _plain((kernel_size, _stride(stride, kernel_size), padding, dilation), n)
+    if plain is not None and _passes(input, n, *plain, ceil_mode):
+        return plain
     if n == 1:
         name = "max_pool1d()"
         k = ints(kernel_size, 1, name + " kernel_size must be an int, list of ints or tuple of "
@@ -188,6 +235,10 @@ def _avg_pool1d_args(kernel_size, stride, padding, name="avg_pool1d"):
 
 def avg_pool(input, kernel_size, stride, padding, ceil_mode, divisor_override, n):
     """avg_pool{n}d's refusals (lp_pool's too); the (k, s, p) it pools with."""
+    plain = _plain((kernel_size, _stride(stride, kernel_size), padding), n)
+    if plain is not None and (divisor_override is None or divisor_override != 0) and \
+            _passes(input, n, *plain, (1,) * n, ceil_mode, fit_kernel=n == 3):
+        return plain
     if n == 1:
         k, s, p = _avg_pool1d_args(kernel_size, stride, padding)
         if input.ndim not in (2, 3):
