@@ -3,10 +3,13 @@
 Every NumPy ufunc is called once on float64 tensors and once on the same
 ndarrays; the tensor result must hold NumPy's values.  Mapped ufuncs run
 torchlike ops, the rest run NumPy on zero-copy views (checked separately)."""
+import re
+
 import numpy as np
 import pytest
 
 import torchlike as tl
+import torchlike.numpy as tnp
 from oracle import TEST_DEVICE, assert_close, numpy_or_refused
 
 UFUNCS = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
@@ -138,10 +141,50 @@ def test_out_larger_than_the_operands_gets_them_broadcast(call):
     masked = tl.full((2, 3), -1.0, dtype=tl.float64)
     np.add(row, 1.0, out=masked, where=tl.tensor([True, False, True]))
     assert masked.tolist() == [[1.0, -1.0, 3.0]] * 2
-    with pytest.raises(RuntimeError, match="shape"):  # an out= the operands cannot fill
+    # an out= the operands cannot fill, and one smaller than theirs: NumPy's errors
+    with pytest.raises(ValueError, match=re.escape(
+            "operands could not be broadcast together with shapes (3,) (3,) (2,4)")):
         np.add(row, row, out=tl.zeros(2, 4, dtype=tl.float64))
-    with pytest.raises(RuntimeError, match="shape"):  # nor one smaller than theirs
+    with pytest.raises(ValueError, match=re.escape(
+            "non-broadcastable output operand with shape (3,) doesn't match the broadcast "
+            "shape (2,3)")):
         np.add(row, col, out=tl.zeros(3, dtype=tl.float64))
+
+
+_OUT_SHAPES = [((3,), (), (4,)), ((3, 4), (2, 3, 4), (3, 4)), ((1, 4), (3, 1), (3, 4)),
+               ((4,), (), (3, 4)), ((2, 1, 4), (), (3, 4)), ((4,), (4,), (0, 4)),
+               ((3, 4), (3, 4), (3, 4))]
+
+
+def _outcome(fn):
+    try:
+        return "ok", tuple(fn().shape)
+    except ValueError as error:
+        return "ValueError", str(error).strip()
+
+
+@pytest.mark.parametrize("call", ["first", "fast"])
+@pytest.mark.parametrize("lib", ["numpy", "namespace"])
+@pytest.mark.parametrize("shapes", _OUT_SHAPES, ids=str)
+def test_out_shape_follows_numpys_rule_and_words(shapes, lib, call):
+    """One rule (_ufunc.out_broadcast, with the C fast path's first test)
+    answers np.add on tensors and the namespace's functions alike: a larger
+    out is filled, an out the operands cannot fill or one smaller than their
+    broadcast is NumPy's ValueError in its words (the op's RuntimeError
+    "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"
+    came out of np.add on tensors)."""
+    a, b, o = shapes
+    if call == "fast":
+        np.add(tl.ones(2), tl.ones(2)), np.hypot(tl.ones(2), tl.ones(2))
+    host = tnp if lib == "namespace" else np
+    for name in ("add", "hypot"):
+        want = _outcome(lambda: getattr(np, name)(np.ones(a), np.ones(b), out=np.zeros(o)))
+        x, y, out = tl.ones(a, dtype=tl.float64), tl.ones(b, dtype=tl.float64), tl.zeros(
+            o, dtype=tl.float64)
+        got = _outcome(lambda: getattr(host, name)(x, y, out=out))
+        assert got == want, (name, shapes)
+        if got[0] == "ok":
+            assert_close(out, getattr(np, name)(np.ones(a), np.ones(b), out=np.zeros(o)))
 
 
 def test_namespace_ufuncs_write_an_ndarray_out():

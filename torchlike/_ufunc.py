@@ -440,26 +440,61 @@ def _core_axes_call(ufunc, inputs, kwargs):
     return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
 
 
+def _shape_words(shape):
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def out_broadcast(operands, target):
+    """NumPy's rule for a ufunc's out=: the operands (tensors and ndarrays;
+    numbers have no shape) broadcast together, then to out's shape (NumPy
+    fills a larger out by broadcasting them further, ``np.add(row, 1,
+    out=table)``, which the ops refuse).  The operands' broadcast when it is
+    smaller than ``target``; None when it is ``target``, or when the
+    operands do not broadcast together (the op's error names them).  An out
+    they cannot fill is NumPy's ValueError.
+
+    The C fast path (``out_shape_met`` in py_ufunc.c) takes a call only
+    when the first test below holds, and leaves every other call here."""
+    met, rank = False, len(target)
+    for x in operands:  # (a loop: this runs on every call with out=)
+        if isinstance(x, _C.Tensor) or isinstance(x, np.ndarray):
+            if x.ndim > rank:
+                break
+            met = met or x.shape == target
+    else:
+        if met:  # an operand is out's shape and none is larger: theirs is out's or an error
+            return None
+    shapes, target = [tuple(x.shape) for x in operands if isinstance(x, _SHAPED)], tuple(target)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+    try:
+        full = np.broadcast_shapes(shape, target)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(map(_shape_words, shapes + [target]))) from None
+    if full != target:
+        raise ValueError(f"non-broadcastable output operand with shape {_shape_words(target)} "
+                         f"doesn't match the broadcast shape {_shape_words(full)}")
+    return None if shape == target else shape
+
+
+_SHAPED = (_C.Tensor, np.ndarray)
+
+
 def out_shape_operands(operands, out):
     """The operands broadcast to ``out``'s shape when it is larger than
-    theirs: NumPy broadcasts a ufunc's inputs to its output too
-    (``np.add(row, 1, out=table)`` fills every row of the table), where the
-    op broadcasts them among themselves and refuses a larger out."""
+    theirs (``out_broadcast``)."""
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if not isinstance(out, _C.Tensor):
         return operands
     target = out.shape
-    for x in operands:  # (a loop: this runs on every call with out=)
-        if isinstance(x, _C.Tensor) and x.shape == target:
-            return operands  # their broadcast is out's shape, or the op's own error
-    try:
-        shape = np.broadcast_shapes(*(tuple(x.shape) for x in operands
-                                      if isinstance(x, _C.Tensor)))
-        if np.broadcast_shapes(shape, tuple(target)) != tuple(target):
-            return operands  # the same shape, or the op's own error
-    except ValueError:
+    if out_broadcast(operands, target) is None:
         return operands
-    return tuple(x.expand(target) if isinstance(x, _C.Tensor) else x for x in operands)
+    return tuple(x.expand(target) if isinstance(x, _C.Tensor) else
+                 np.broadcast_to(x, target) if isinstance(x, np.ndarray) else x
+                 for x in operands)
 
 
 def _call(ufunc, inputs, kwargs):

@@ -761,7 +761,7 @@ def _with_ufunc_keywords(fn, ufunc):
         if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
-                    _out_shape(ufunc, args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
+                    _out_shape(args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
                 return _write_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
@@ -770,7 +770,7 @@ def _with_ufunc_keywords(fn, ufunc):
                 raise
             if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
                     and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
-                _out_shape(ufunc, args, kwargs["out"])
+                _out_shape(args, kwargs["out"])
                 return _write_out(fn, ufunc, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
@@ -779,23 +779,12 @@ def _with_ufunc_keywords(fn, ufunc):
     return call
 
 
-def _out_shape(ufunc, args, out):
-    """NumPy's rule for out='s shape: the operands must broadcast to it
-    (a ValueError naming both shapes otherwise).  True when out is larger
-    than the operands' broadcast or an ndarray, which the functions written
-    here do not write themselves (their ops refuse both)."""
-    shapes = [tuple(a.shape) for a in args if isinstance(a, (Tensor, np.ndarray))]
-    target = tuple(out.shape)
-    if all(s == target for s in shapes):
-        return isinstance(out, np.ndarray)
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        return False  # the operands' own error
-    if np.broadcast_shapes(shape, target) != target:
-        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
-                         f"the broadcast shape {np.broadcast_shapes(shape, target)}")
-    return shape != target or isinstance(out, np.ndarray)
+def _out_shape(args, out):
+    """Whether out (its shape checked by NumPy's rule, ``_ufunc.out_broadcast``)
+    is larger than the operands' broadcast or an ndarray, which the
+    functions written here do not write themselves (their ops refuse both)."""
+    return _ufunc.out_broadcast(args, out.shape) is not None or \
+        isinstance(out, np.ndarray)
 
 
 def _write_out(fn, ufunc, args, kwargs):

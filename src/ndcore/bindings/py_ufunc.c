@@ -63,22 +63,25 @@ static PyObject *single_out(PyObject *const *args, Py_ssize_t nargs, PyObject *k
   return PyTuple_GET_ITEM(out, 0);
 }
 
-/* Whether an operand has out's shape, so that the op's broadcast of the
- * operands is out's shape (or the op's error): NumPy also broadcasts the
- * operands to a larger out (np.add(row, 1, out=table)), which the Python
- * path does and the op refuses. */
+/* Whether an operand has out's shape and none has more dimensions: their
+ * broadcast is then out's shape (or the op's own error).  This is the first
+ * test of NumPy's out= rule in torchlike/_ufunc.py (out_broadcast); every
+ * other call goes there, which broadcasts the operands to a larger out or
+ * refuses it in NumPy's words. */
 static int out_shape_met(PyObject *const *inputs, Py_ssize_t n, PyObject *out)
 {
   const tl_tensor *o = tl_py_t(out);
+  int met = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     if (!tl_py_is_tensor(inputs[i]))
       continue;
     const tl_tensor *t = tl_py_t(inputs[i]);
-    if (t->ndim == o->ndim &&
-        memcmp(t->shape, o->shape, (size_t)o->ndim * sizeof *o->shape) == 0)
-      return 1;
+    if (t->ndim > o->ndim)
+      return 0;
+    met |= t->ndim == o->ndim &&
+           memcmp(t->shape, o->shape, (size_t)o->ndim * sizeof *o->shape) == 0;
   }
-  return 0;
+  return met;
 }
 
 static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
