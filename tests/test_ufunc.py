@@ -459,3 +459,38 @@ def test_gufunc_axes_errors_are_numpys():
         np.matmul(a, a.T, axis=0)
     with pytest.raises(TypeError, match="add\\(\\) got an unexpected keyword argument 'keepdims'"):
         np.add(a, a, keepdims=True)
+
+
+_GUFUNC_OUTS = [("matmul", (3, 4), (4, 5), (2, 3, 5)), ("matmul", (1, 4), (4, 5), (3, 5)),
+                ("matmul", (3, 4), (4, 5), (2, 3, 6)), ("matmul", (4,), (4, 5), (2, 1, 5)),
+                ("matmul", (4,), (4,), (2,)), ("matmul", (3, 4), (4, 5), (5,)),
+                ("matmul", (2, 3, 4), (4, 5), (3, 3, 5)), ("matvec", (3, 4), (4,), (2, 3)),
+                ("matvec", (3, 4), (4,), (2, 2)), ("vecmat", (4,), (4, 3), (2, 3)),
+                ("vecdot", (3, 4), (4,), (2, 3)), ("vecdot", (3, 4), (4,), (2, 1)),
+                ("outer", (3,), (4,), (2, 3, 4)), ("matmul", (2, 4), (4, 3), (2, 3))]
+
+
+@pytest.mark.parametrize("lib", ["numpy", "namespace"])
+@pytest.mark.parametrize("case", _GUFUNC_OUTS, ids=str)
+def test_gufunc_out_with_more_loop_dims_is_filled(case, lib):
+    """A generalized ufunc's out= may have more loop dims than its operands
+    (np.matmul(a, b, out=stack) fills every matrix of the stack), its core
+    dims must be the result's: NumPy's values, or its ValueError (the
+    namespace refused any out that was not the result's shape)."""
+    name, a, b, o = case
+    if not hasattr(np, name):
+        pytest.skip(f"numpy {np.__version__} has no {name}")
+    x, y = np.arange(1.0, 1 + np.prod(a)).reshape(a), np.arange(2.0, 2 + np.prod(b)).reshape(b)
+    try:
+        want = getattr(np, name)(x, y, out=np.zeros(o))
+    except ValueError:
+        want = None
+    out = tl.zeros(o, dtype=tl.float64)
+    call = lambda: getattr(tnp if lib == "namespace" else np, name)(
+        tl.tensor(x), tl.tensor(y), out=out)
+    if want is None:
+        with pytest.raises(ValueError):
+            call()
+        return
+    assert call() is out
+    assert_close(out, want)

@@ -416,6 +416,56 @@ def unaliased(a, out):
     return a.clone()
 
 
+def _shape_words(shape):
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+_SHAPED = (_C.Tensor, np.ndarray)
+
+
+def out_broadcast(operands, target):
+    """NumPy's rule for a ufunc's out=: the operands (tensors and ndarrays;
+    numbers have no shape) broadcast together, then to out's shape (NumPy
+    fills a larger out by broadcasting them further, ``np.add(row, 1,
+    out=table)``, which the ops refuse).  The operands' broadcast when it is
+    smaller than ``target``; None when it is ``target``, or when the
+    operands do not broadcast together (the op's error names them).  An out
+    they cannot fill is NumPy's ValueError (``broadcast_into``).
+
+    The C fast path (``out_shape_met`` in py_ufunc.c) takes a call only
+    when the first test below holds, and leaves every other call here."""
+    met, rank = False, len(target)
+    for x in operands:  # (a loop: this runs on every call with out=)
+        if isinstance(x, _C.Tensor) or isinstance(x, np.ndarray):
+            if x.ndim > rank:
+                break
+            met = met or x.shape == target
+    else:
+        if met:  # an operand is out's shape and none is larger: theirs is out's or an error
+            return None
+    try:
+        shape = np.broadcast_shapes(*(tuple(x.shape) for x in operands
+                                      if isinstance(x, _SHAPED)))
+    except ValueError:
+        return None
+    broadcast_into(shape, tuple(target), operands)
+    return None if shape == tuple(target) else shape
+
+
+def broadcast_into(shape, target, operands=()):
+    """NumPy's ValueError unless a result of ``shape`` broadcasts to out's
+    ``target`` (naming the operands' shapes where they are given)."""
+    try:
+        full = np.broadcast_shapes(shape, target)
+    except ValueError:
+        shapes = [tuple(x.shape) for x in operands if isinstance(x, _SHAPED)] or [shape]
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(map(_shape_words, shapes + [target]))) from None
+    if full != target:
+        raise ValueError(f"non-broadcastable output operand with shape {_shape_words(target)} "
+                         f"doesn't match the broadcast shape {_shape_words(full)}")
+
+
 def finish(result, out):
     """Write ``result`` into NumPy's ``out=`` (tensor or ndarray) and return it."""
     if out is None:
@@ -431,6 +481,28 @@ def finish(result, out):
                          f"got {tuple(target.shape)}")
     target.copy_(result)
     return out
+
+
+def finish_gufunc(result, out, name, signature, core=0):
+    """finish() for a generalized ufunc (matmul, vecdot ...): out's last
+    ``core`` dims must be the result's (NumPy's core-dimension ValueError),
+    and its loop dims may be more than the result's, which NumPy then
+    broadcasts over them, as a ufunc's out= (``broadcast_into``)."""
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if target is None or tuple(target.shape) == tuple(result.shape):
+        return finish(result, out)
+    shape, have = tuple(result.shape), tuple(target.shape)
+    if len(have) < core:
+        raise ValueError(f"{name}: Output operand 0 does not have enough dimensions (has "
+                         f"{len(have)}, gufunc core with signature {signature} requires {core})")
+    for i in range(core):
+        if have[len(have) - core + i] != shape[len(shape) - core + i]:
+            raise ValueError(f"{name}: Output operand 0 has a mismatch in its core dimension "
+                             f"{i}, with gufunc signature {signature} (size "
+                             f"{have[len(have) - core + i]} is different from "
+                             f"{shape[len(shape) - core + i]})")
+    broadcast_into(shape, have)
+    return finish(result.expand(have), out)
 
 
 class value_errors:

@@ -18,8 +18,9 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
-                              norm_axis, np_dtype, refuse_host_out, tl_dtype, unaliased)
+from ._array_function import (_DEVICE, _SHAPED, accumulator_dtype, as_tensor, check_fallback,
+                              finish, norm_axis, np_dtype, out_broadcast, refuse_host_out,
+                              tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -440,49 +441,6 @@ def _core_axes_call(ufunc, inputs, kwargs):
     return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
 
 
-def _shape_words(shape):
-    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def out_broadcast(operands, target):
-    """NumPy's rule for a ufunc's out=: the operands (tensors and ndarrays;
-    numbers have no shape) broadcast together, then to out's shape (NumPy
-    fills a larger out by broadcasting them further, ``np.add(row, 1,
-    out=table)``, which the ops refuse).  The operands' broadcast when it is
-    smaller than ``target``; None when it is ``target``, or when the
-    operands do not broadcast together (the op's error names them).  An out
-    they cannot fill is NumPy's ValueError.
-
-    The C fast path (``out_shape_met`` in py_ufunc.c) takes a call only
-    when the first test below holds, and leaves every other call here."""
-    met, rank = False, len(target)
-    for x in operands:  # (a loop: this runs on every call with out=)
-        if isinstance(x, _C.Tensor) or isinstance(x, np.ndarray):
-            if x.ndim > rank:
-                break
-            met = met or x.shape == target
-    else:
-        if met:  # an operand is out's shape and none is larger: theirs is out's or an error
-            return None
-    shapes, target = [tuple(x.shape) for x in operands if isinstance(x, _SHAPED)], tuple(target)
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        return None
-    try:
-        full = np.broadcast_shapes(shape, target)
-    except ValueError:
-        raise ValueError("operands could not be broadcast together with shapes "
-                         + " ".join(map(_shape_words, shapes + [target]))) from None
-    if full != target:
-        raise ValueError(f"non-broadcastable output operand with shape {_shape_words(target)} "
-                         f"doesn't match the broadcast shape {_shape_words(full)}")
-    return None if shape == target else shape
-
-
-_SHAPED = (_C.Tensor, np.ndarray)
-
-
 def out_shape_operands(operands, out):
     """The operands broadcast to ``out``'s shape when it is larger than
     theirs (``out_broadcast``)."""
@@ -569,7 +527,8 @@ def _call(ufunc, inputs, kwargs):
             any(getattr(x, "requires_grad", False) for x in inputs):
         refuse_host_out(inputs[0] if getattr(inputs[0], "requires_grad", False) else inputs[-1],
                         given_out[0], f"numpy.{ufunc.__name__}")
-    op(*out_shape_operands(inputs, out), out=out)
+    # (a gufunc's function broadcasts its loop dims to out's itself: finish_gufunc)
+    op(*(inputs if ufunc.signature else out_shape_operands(inputs, out)), out=out)
     return given_out[0]  # NumPy hands back the caller's own out object
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
+    implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, finish_gufunc, refuse, cast, promote,
     NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased)
 
 Tensor = _C.Tensor
@@ -57,7 +57,7 @@ def inner(a, b, /):
 @implements(np.outer)
 def outer(a, b, out=None):
     a, b = as_tensor(a).reshape(-1), as_tensor(b).reshape(-1)
-    return finish(a.reshape(-1, 1) * b.reshape(1, -1), out)
+    return finish_gufunc(a.reshape(-1, 1) * b.reshape(1, -1), out, "outer", None)
 
 
 @implements(np.matmul, np.linalg.matmul)
@@ -75,7 +75,8 @@ def matmul(x1, x2, /, out=None, **kwargs):
         raise ValueError("matmul: Input operand does not have enough dimensions")
     with value_errors("matmul"):
         result = _C.matmul(*promote(a, b))
-    return finish(result, out)
+    return finish_gufunc(result, out, "matmul", "(n?,k),(k,m?)->(n?,m?)",
+                         (a.ndim > 1) + (b.ndim > 1))
 
 
 def _core_operands(name, signature, a, b):
@@ -104,7 +105,7 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
         _core_operands("matvec", "(m,n),(n)->(m)", a, b)
         with value_errors("matvec"):   # batch shapes that do not broadcast
             result = _C.matmul(a, b.unsqueeze(-1)).squeeze(-1)
-        return finish(result, out)
+        return finish_gufunc(result, out, "matvec", "(m,n),(n)->(m)", 1)
 
     @implements(np.vecmat)
     def vecmat(x1, x2, /, out=None, **kwargs):
@@ -117,7 +118,7 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
             a = a.conj_physical()
         with value_errors("vecmat"):
             result = _C.matmul(a.unsqueeze(-2), b).squeeze(-2)
-        return finish(result, out)
+        return finish_gufunc(result, out, "vecmat", "(n),(n,m)->(m)", 1)
 
 
 @implements(np.vecdot, np.linalg.vecdot)
@@ -130,7 +131,7 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
     a, b = _C.broadcast_tensors(a, b)
     product = a.conj_physical() * b if a.is_complex() else a * b
-    return finish(_C.sum(product, axis, dtype=a.dtype), out)
+    return finish_gufunc(_C.sum(product, axis, dtype=a.dtype), out, "vecdot", "(n),(n)->()")
 
 
 @implements(np.tensordot, np.linalg.tensordot)
