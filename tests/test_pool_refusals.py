@@ -5,6 +5,7 @@ with PyTorch's result shapes.  Where PyTorch's words name no shape (the
 rank refusals of max_pool2d/3d, avg_pool3d), ours add it after them."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import torchlike as tl
 from oracle import golden_calls
@@ -46,3 +47,30 @@ def test_a_one_sized_adaptive_average_is_the_mean_of_the_window():
     out.sum().backward()
     np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full_like(a, np.float32(1 / 12)))
     assert tl.isnan(F.adaptive_avg_pool1d(tl.ones(2, 3, 0), 1)).all()
+
+
+_small = st.integers(-1, 4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(n=st.integers(1, 3), rank_extra=st.integers(0, 2), size=st.integers(0, 6),
+       k=_small, s=_small, p=_small, d=_small, ceil_mode=st.booleans(), kind=st.sampled_from(
+           ["max", "avg"]))
+def test_the_quick_check_agrees_with_the_full_one(n, rank_extra, size, k, s, p, d, ceil_mode,
+                                                   kind):
+    """Plain ints are checked without building PyTorch's words (the common
+    call); NumPy ints take the full checks.  Both must accept the same calls
+    with the same windows, and refuse the same ones."""
+    from torchlike.nn import _pool_checks
+    x = tl.ones(*([2] * rank_extra + [size] * n)) if rank_extra + n else tl.ones(())
+    args = (k, s, p, d)[:4 if kind == "max" else 3]
+
+    def check(values):
+        try:
+            if kind == "max":
+                return tuple(map(tuple, _pool_checks.max_pool(x, *values, ceil_mode, n)))
+            return tuple(map(tuple, _pool_checks.avg_pool(x, *values, ceil_mode, None, n)))
+        except (RuntimeError, IndexError, ValueError) as error:
+            return type(error), str(error)
+
+    assert check(args) == check(tuple(np.int64(v) for v in args))
