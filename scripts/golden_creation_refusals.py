@@ -31,7 +31,10 @@ NEGATIVE = (
      "T.Tensor(2, -1)"] +
     [f"X.{f}({s})" for f in ("new_zeros", "new_ones", "new_empty") for s in ("-1", "(2, -1)")] +
     ["X.new_full((-1,), 1.0)", "X.new_full((3, -2), 0)",
-     "X.expand(-2)", "X.view(-2)", "X.reshape(-2)"])
+     "X.expand(-2)", "X.view(-2)", "X.reshape(-2)", "X.new_empty_strided((-1,), (1,))",
+     "T.zeros(-1, device='meta')", "T.empty(2, -1, device='meta')",
+     # the modules' parameters are made by the same factories
+     "T.nn.Linear(-1, 2)", "T.nn.Embedding(-1, 2)", "T.nn.Conv2d(1, -1, 3)"])
 
 # byte counts past int64 (no allocation is attempted)
 HUGE = [f"T.{f}({s})" for f in ("zeros", "ones", "empty", "rand", "randn")

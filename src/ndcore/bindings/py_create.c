@@ -228,9 +228,8 @@ static tl_dtype scalar_default_dtype(tl_kind kind)
 }
 
 /* A count (steps, n, m): RuntimeError when negative, in PyTorch's words. */
-static int count_arg(const char *func, const char *what, int64_t v)
+static int count_arg(const char *what, int64_t v)
 {
-  (void)func;
   if (v >= 0)
     return 0;
   if (!strcmp(what, "steps"))
@@ -687,7 +686,7 @@ static PyObject *spaced(const char *func, tl_scalar start, tl_scalar end, int64_
                         const tl_scalar *base, const tl_py_factory_opts *o)
 {
   tl_scalar b = base ? *base : (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 10.0};
-  if (count_arg(func, "steps", steps) < 0)
+  if (count_arg("steps", steps) < 0)
     return NULL;
   if (b.kind == TL_KIND_COMPLEX)
     return PyErr_Format(PyExc_TypeError, "%s(): argument 'base' must be a real number", func);
@@ -724,7 +723,7 @@ PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a)
   int64_t shape[2] = {a->n, a->has_m ? a->m : a->n};
   tl_dtype dtype;
   tl_tensor t;
-  if (count_arg(name, "n", shape[0]) < 0 || count_arg(name, "m", shape[1]) < 0 ||
+  if (count_arg("n", shape[0]) < 0 || count_arg("m", shape[1]) < 0 ||
       tl_py_factory_dtype(name, &o, tl_dtype_default_float(), &dtype) < 0 ||
       tl_py_factory_new(name, TL_OP_EYE, dtype, 2, shape, &o, false, &t) < 0)
     return NULL;

@@ -379,8 +379,9 @@ int64_t tl_random_dtype_max(tl_dtype dtype)
 }
 
 /* A dtype the distribution has no kernel for, refused in PyTorch's words: the
- * name of its CPU kernel's dtype switch (NotImplementedError), or for the
- * exponential and Cauchy distributions their own sentence (RuntimeError). */
+ * name of its CPU kernel's dtype switch (NotImplementedError; the same name on
+ * every device), or for the exponential and Cauchy distributions their own
+ * sentence (RuntimeError), or random_'s bounds check's for complex. */
 static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
 {
   const char *kernel = NULL;
