@@ -100,6 +100,11 @@ _NP_CALLS = [f"{f}({s})" for f in ("zeros", "ones", "empty") for s in (
     "ndarray((-1,))", "ndarray(-1)", "ndarray((2, -1))", "ndarray((2 ** 40, 2 ** 40))",
     "ndarray(2 ** 63)", "ndarray(None)", "ndarray((2,), strides=(16,))",
     "ndarray((2,), buffer=bytearray(16), offset=8)", "ndarray((2,), order='X')",
+    # shapes that are no integers or sequences of them: NumPy's TypeError and words
+    "zeros(None)", "zeros((1.5,))", "zeros(1.5)", "zeros(True)", "zeros((True, 2))",
+    "zeros([1, None])", "ones(('a',))", "empty('3')", "full((1.5,), 1.0)", "full(None, 2)",
+    "eye(1.5)", "ndarray((1.5,))", "ndarray(True)", "zeros_like(A, shape=(1.5,))",
+    "zeros((1.5, -1))",
     # neighbours that succeed
     "zeros(0)", "ones((2, 0))", "eye(0)", "full((0, 3), 1.5)", "zeros_like(A, shape=(0,))",
     "tri(-1)", "ndarray(3)", "ndarray((2, 3), dtype=xp.int32)", "ndarray((2, 3), order='F')",
@@ -157,8 +162,10 @@ def test_ndarray_over_a_buffer_shares_its_memory():
 
 
 def test_numpy_namespace_keeps_other_refusals():
-    # a RuntimeError that is not about the size passes through unchanged
-    with pytest.raises(TypeError):
-        tnp.zeros((1.5,))
+    # a refusal that is not about the size passes through unchanged
+    with pytest.raises(TypeError, match="Cannot interpret 'bogus' as a data type"):
+        tnp.zeros((2, -1), dtype="bogus")
     with pytest.raises(ValueError, match="only 'C' or 'F' order is permitted"):
-        tnp.zeros(-1 + 3, order="K")
+        tnp.zeros(2, order="K")
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        tnp.full(2, 2 ** 70, dtype=np.int32)

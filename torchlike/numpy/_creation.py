@@ -136,6 +136,8 @@ def _default_dtype(value):
 def _shape(shape):
     if type(shape) is int:
         return (shape,)
+    if isinstance(shape, (bool, np.bool_)) or shape is None or isinstance(shape, float):
+        raise _shape_type_error(shape)
     if type(shape) is tuple and all(type(s) is int for s in shape):
         return shape
     if isinstance(shape, (int, np.integer)) or \
@@ -151,16 +153,28 @@ _TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than th
             "possible size.")
 
 
+def _shape_type_error(shape):
+    """NumPy's TypeError for a shape that is not an integer or a sequence of them."""
+    if shape is None:
+        return TypeError("Use () not None as shape arguments")
+    return TypeError(f"expected a sequence of integers or a single integer, got '{shape}'")
+
+
 def _size_refusal(shape, dtype, error):
     """NumPy's exception for ``shape`` (of ``dtype``, None for float64) where a
-    factory refused it with ``error`` (a RuntimeError, or the OverflowError of
-    a size past int64): a negative dimension, a size past intp or a byte
-    count past it is NumPy's ValueError, a size below that the core cannot
-    hold its MemoryError; ``error`` itself when the shape was not what it
-    refused."""
+    factory refused it with ``error`` (a RuntimeError, the OverflowError of a
+    size past int64 or the TypeError of an entry that is no integer): an entry
+    that is no integer is NumPy's TypeError in its words, a negative
+    dimension, a size past intp or a byte count past it its ValueError, a
+    size below that the core cannot hold its MemoryError; ``error`` itself
+    when the shape was not what it refused."""
     try:
         dims = _shape(shape)
-    except TypeError:
+    except TypeError as e:
+        return e if isinstance(error, TypeError) else error
+    if isinstance(error, TypeError):  # the shape was not what it refused (a dtype, a bool)
+        if isinstance(shape, (tuple, list)) and any(isinstance(d, (bool, np.bool_)) for d in shape):
+            return TypeError("an integer is required")  # NumPy's words for (True, 2)
         return error
     if any(d < 0 for d in dims):
         return ValueError("negative dimensions are not allowed")
@@ -396,7 +410,7 @@ def _ordered_like(make, shape, dtype, order):
     """_ordered for the *_like functions, with NumPy's refusals of the shape."""
     try:
         return _ordered(make, shape, order)
-    except RuntimeError as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal(shape, dtype, e) from None
 
 
@@ -434,7 +448,7 @@ def empty(shape, dtype=None, order="C", *, device=None, like=None):
         if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
             return _C.empty(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
         return _created(_C.empty, shape, dtype, order, device)
-    except (RuntimeError, OverflowError) as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal(shape, dtype, e) from None
 
 
@@ -483,7 +497,7 @@ def zeros(shape, dtype=None, order="C", *, device=None, like=None):
         if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
             return _C.zeros(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
         return _created(_C.zeros, shape, dtype, order, device)
-    except (RuntimeError, OverflowError) as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal(shape, dtype, e) from None
 
 
@@ -492,7 +506,7 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
         if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
             return _C.ones(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
         return _created(_C.ones, shape, dtype, order, device)
-    except (RuntimeError, OverflowError) as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal(shape, dtype, e) from None
 
 
@@ -506,7 +520,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
             if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
                 return _C.full(shape, fill_value, dtype=_I64)
         return _full(shape, fill_value, dtype, order, device)
-    except (RuntimeError, OverflowError) as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal(shape, dtype if dtype is not None else _default_dtype(fill_value),
                             e) from None
 
@@ -733,7 +747,7 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     # The result is allocated first, so an impossible size raises before any work.
     try:
         out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
-    except RuntimeError as e:
+    except (RuntimeError, OverflowError, TypeError) as e:
         raise _size_refusal((N, M), dtype, e) from None
     k = int(k)
     if -N < k < M:  # beyond the corners every diagonal is empty
