@@ -231,7 +231,8 @@ def test_default_dtype_is_restored_and_checked():
 
 @pytest.mark.parametrize("fn", [tl.zeros, tl.ones, tl.empty])
 def test_sizes_errors(fn):
-    with pytest.raises((RuntimeError, ValueError), match="-1"):
+    with pytest.raises(RuntimeError, match="Dimension size must be non-negative|negative "
+                                           r"dimension -1: \[2, -1\]"):
         fn(2, -1)
     with pytest.raises(TypeError):
         fn(2.5)
@@ -241,7 +242,7 @@ def test_sizes_errors(fn):
         fn("3")
     with pytest.raises(TypeError):
         fn(True)
-    with pytest.raises(ValueError, match="too large"):
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
         fn(2 ** 40, 2 ** 40)
     with pytest.raises(TypeError, match="size"):
         fn(2, size=(2,))

@@ -104,7 +104,7 @@ SUITES = {
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_sort_short.py",
                 "test_sort_values.py",
                 "test_search.py", "test_linalg.py",
-                "test_random.py"],
+                "test_random.py", "test_creation_refusals.py"],
 }
 
 DEVICES = [

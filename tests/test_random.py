@@ -197,10 +197,10 @@ def test_shapes_and_default_dtype(fn):
         assert t.shape == shape and t.dtype == tl.float32 and t.is_contiguous()
     with pytest.raises(TypeError):
         fn(2.5)
-    with pytest.raises((RuntimeError, ValueError), match="-2"):
+    with pytest.raises(RuntimeError, match=r"negative dimension -2: \[3, -2\]"):
         fn(3, -2)
     assert fn(2, requires_grad=True).requires_grad
-    with pytest.raises(RuntimeError, match="int64"):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         fn(3, dtype=tl.int64)
     with pytest.raises(TypeError, match="unexpected keyword"):
         fn(3, bogus=1)
@@ -467,7 +467,7 @@ def test_bernoulli_with_probability_tensors():
     assert abs(s.cpu().numpy().mean() - 0.5) < 0.03
     out = tl.empty(4)
     assert tl.bernoulli(p, out=out) is out
-    with pytest.raises(RuntimeError, match="int64"):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         tl.bernoulli(tl.tensor([0, 1]))
     with pytest.raises(RuntimeError, match="p"):
         tl.bernoulli(tl.tensor([0.5, 2.0]))
@@ -691,7 +691,7 @@ def test_poisson_shapes_dtypes_and_errors():
     assert tl.poisson(tl.ones(3, dtype=tl.float16)).dtype == tl.float16
     with pytest.raises(RuntimeError, match="non-negative"):
         tl.poisson(tl.tensor([-1.0]))
-    with pytest.raises(RuntimeError, match="floating"):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         tl.poisson(tl.tensor([1, 2]))
     with pytest.raises(TypeError):
         tl.poisson([1.0])

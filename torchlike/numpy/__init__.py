@@ -62,7 +62,7 @@ __array_api_version__ = "2025.12"
 # Python code and fallback run here), so code that checks np.__version__ reads it.
 __version__ = _np.__version__
 
-ndarray = _C.Tensor
+ndarray = _creation.ndarray  # every tensor is one; calling it is NumPy's constructor
 
 # dtypes: torchlike's own dtype objects, under NumPy's and the standard's names
 bool = _C.bool

@@ -53,7 +53,8 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
     if _same_layout(prototype, shape, order):
         return _C.empty_like(prototype, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(prototype, dtype, shape, device, order)
-    return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
+    return _ordered_like(lambda s: _C.empty(s, dtype=dtype, device=device), shape, dtype,
+                         order)
 
 
 @implements(np.zeros_like)
@@ -64,7 +65,8 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
     if _same_layout(a, shape, order):
         return _C.zeros_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
-    return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
+    return _ordered_like(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, dtype,
+                         order)
 
 
 @implements(np.ones_like)
@@ -75,7 +77,8 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     if _same_layout(a, shape, order):
         return _C.ones_like(a, dtype=tl_dtype(dtype), device=device)
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
-    return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
+    return _ordered_like(lambda s: _C.ones(s, dtype=dtype, device=device), shape, dtype,
+                         order)
 
 
 @implements(np.full_like)
@@ -91,8 +94,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
                              f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
         return _copy_in_order(filled, order)
     fill_value = _scalar_fill(fill_value, dtype)
-    return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
-                    order)
+    return _ordered_like(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
+                         dtype, order)
 
 
 @implements(np.copy)
@@ -133,12 +136,60 @@ def _default_dtype(value):
 def _shape(shape):
     if type(shape) is int:
         return (shape,)
+    if isinstance(shape, (bool, np.bool_)) or shape is None or isinstance(shape, float):
+        raise _shape_type_error(shape)
     if type(shape) is tuple and all(type(s) is int for s in shape):
         return shape
     if isinstance(shape, (int, np.integer)) or \
             (isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0):
         return (operator.index(shape),)  # an int, or a 0-d integer array
     return tuple(operator.index(s) for s in shape)
+
+
+# The core's factories refuse an impossible size with PyTorch's RuntimeError
+# and words (torch.zeros(-1)); the namespace calls the same factories and
+# answers here, after the fact, as NumPy does: the common call pays nothing.
+_TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+            "possible size.")
+
+
+def _shape_type_error(shape):
+    """NumPy's TypeError for a shape that is not an integer or a sequence of them."""
+    if shape is None:
+        return TypeError("Use () not None as shape arguments")
+    return TypeError(f"expected a sequence of integers or a single integer, got '{shape}'")
+
+
+def _size_refusal(shape, dtype, error):
+    """NumPy's exception for ``shape`` (of ``dtype``, None for float64) where a
+    factory refused it with ``error`` (a RuntimeError, the OverflowError of a
+    size past int64 or the TypeError of an entry that is no integer): an entry
+    that is no integer is NumPy's TypeError in its words, a negative
+    dimension, a size past intp or a byte count past it its ValueError, a
+    size below that the core cannot hold its MemoryError; ``error`` itself
+    when the shape was not what it refused."""
+    try:
+        dims = _shape(shape)
+    except TypeError as e:
+        return e if isinstance(error, TypeError) else error
+    if isinstance(error, TypeError):  # the shape was not what it refused (a dtype, a bool)
+        if isinstance(shape, (tuple, list)) and any(isinstance(d, (bool, np.bool_)) for d in shape):
+            return TypeError("an integer is required")  # NumPy's words for (True, 2)
+        return error
+    if any(d < 0 for d in dims):
+        return ValueError("negative dimensions are not allowed")
+    if any(d > 2 ** 63 - 1 for d in dims):
+        return ValueError("Maximum allowed dimension exceeded")
+    dtype = tl_dtype(dtype) or _C.float64
+    nbytes = dtype.itemsize
+    for d in dims:
+        nbytes *= d
+    if nbytes > 2 ** 63 - 1:
+        return ValueError(_TOO_BIG)
+    if "too large" in str(error):
+        return MemoryError(f"Unable to allocate {nbytes} bytes for an array with shape {dims} "
+                           f"and data type {np_dtype(dtype)}")
+    return error
 
 
 def _place(x, device):
@@ -355,6 +406,14 @@ def _ordered(make, shape, order):
     return make(shape[::-1]).permute(*reversed(range(len(shape)))).detach()
 
 
+def _ordered_like(make, shape, dtype, order):
+    """_ordered for the *_like functions, with NumPy's refusals of the shape."""
+    try:
+        return _ordered(make, shape, order)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal(shape, dtype, e) from None
+
+
 def _created(make, shape, dtype, order, device):
     """``make(shape, dtype=, device=)`` with NumPy's default dtype (float64),
     in ``order``; the common call (C order) without the layout work."""
@@ -385,31 +444,88 @@ _F64 = _C.float64
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
-    if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-        return _C.empty(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-    return _created(_C.empty, shape, dtype, order, device)
+    try:
+        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
+            return _C.empty(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
+        return _created(_C.empty, shape, dtype, order, device)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal(shape, dtype, e) from None
+
+
+class _NdarrayType(type):
+    """The metaclass of the namespace's ndarray: every tensor is an instance
+    (and every Tensor subclass a subclass), and calling ndarray itself is
+    NumPy's constructor.  torchlike.Tensor keeps PyTorch's (Tensor((2, 3)) is
+    data there, an array of shape (2, 3) here)."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, Tensor)
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not ndarray:  # a user's subclass: Tensor's constructor, as before
+            return super().__call__(*args, **kwargs)
+        return _ndarray_new(*args, **kwargs)
+
+
+def _ndarray_new(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    """NumPy's ndarray(shape, dtype=float, buffer=None, offset=0, strides=None,
+    order=None): an uninitialised array; over a buffer (or with strides)
+    NumPy lays it out and the tensor shares its memory."""
+    if shape is None:
+        raise TypeError("Use () not None as shape arguments")
+    if buffer is not None or strides is not None:
+        return asarray(np.ndarray(shape, np_dtype(tl_dtype(dtype) or _C.float64), buffer, offset,
+                                  strides, order))
+    if order is None or (isinstance(order, str) and order.upper() in ("A", "K")):
+        order = "C"
+    return empty(shape, dtype=dtype, order=order)
+
+
+class ndarray(Tensor, metaclass=_NdarrayType):
+    """NumPy's ndarray in this namespace: ``isinstance(t, ndarray)`` holds for
+    every tensor, and ``ndarray(shape, dtype=float, buffer=None, offset=0,
+    strides=None, order=None)`` is NumPy's constructor (an uninitialised
+    array, as ``empty``)."""
+    __module__ = "torchlike.numpy"
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-        return _C.zeros(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-    return _created(_C.zeros, shape, dtype, order, device)
+    try:
+        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
+            return _C.zeros(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
+        return _created(_C.zeros, shape, dtype, order, device)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal(shape, dtype, e) from None
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-        return _C.ones(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-    return _created(_C.ones, shape, dtype, order, device)
+    try:
+        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
+            return _C.ones(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
+        return _created(_C.ones, shape, dtype, order, device)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal(shape, dtype, e) from None
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
-    if dtype is None and device is None and order == "C" and \
-            (type(shape) is tuple or type(shape) is int):
-        # the common call, as zeros': a Python float (float64) or an int64 int
-        if type(fill_value) is float:
-            return _C.full(shape, fill_value, dtype=_F64)
-        if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
-            return _C.full(shape, fill_value, dtype=_I64)
+    try:
+        if dtype is None and device is None and order == "C" and \
+                (type(shape) is tuple or type(shape) is int):
+            # the common call, as zeros': a Python float (float64) or an int64 int
+            if type(fill_value) is float:
+                return _C.full(shape, fill_value, dtype=_F64)
+            if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
+                return _C.full(shape, fill_value, dtype=_I64)
+        return _full(shape, fill_value, dtype, order, device)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal(shape, dtype if dtype is not None else _default_dtype(fill_value),
+                            e) from None
+
+
+def _full(shape, fill_value, dtype, order, device):
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
@@ -629,7 +745,10 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
 def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     M = N if M is None else M
     # The result is allocated first, so an impossible size raises before any work.
-    out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    try:
+        out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    except (RuntimeError, OverflowError, TypeError) as e:
+        raise _size_refusal((N, M), dtype, e) from None
     k = int(k)
     if -N < k < M:  # beyond the corners every diagonal is empty
         out.diagonal(k).fill_(1)
@@ -645,7 +764,11 @@ def tri(N, M=None, k=0, dtype=None, *, like=None):
     N, M = max(int(N), 0), max(int(M), 0)  # NumPy: a negative size is an empty side
     # ones, then its lower part: an impossible size raises before any work, and
     # nothing larger than the result is made on the way
-    return _C.tril(_C.ones((N, M), dtype=tl_dtype(dtype) or _C.float64), int(k))
+    try:
+        ones = _C.ones((N, M), dtype=tl_dtype(dtype) or _C.float64)
+    except RuntimeError as e:
+        raise _size_refusal((N, M), dtype, e) from None
+    return _C.tril(ones, int(k))
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

@@ -23,6 +23,34 @@
 
 /* ---- shared by the factories -------------------------------------------------- */
 
+/* A size no tensor can have, refused in PyTorch's words: a negative dimension
+ * (torch.zeros has its own sentence for it) or a byte count past int64.
+ * torchlike.numpy calls these factories too and words the same refusals as
+ * NumPy does (its _creation.py): this is the torch side's wording only. */
+static int check_size(const char *func, tl_dtype dtype, int ndim, const int64_t *shape)
+{
+  char dims[256];
+  int64_t bytes = (int64_t)tl_dtype_size(dtype);
+  bool overflow = false;
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0) {
+      if (!strcmp(func, "zeros"))
+        PyErr_SetString(PyExc_RuntimeError, "zeros: Dimension size must be non-negative.");
+      else
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension "
+                     "%lld: %s", (long long)shape[i], tl_shape_str(dims, sizeof dims, ndim, shape));
+      return -1;
+    }
+    overflow |= __builtin_mul_overflow(bytes, shape[i], &bytes);
+  }
+  if (overflow) {
+    PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with sizes=%s",
+                 tl_shape_str(dims, sizeof dims, ndim, shape));
+    return -1;
+  }
+  return 0;
+}
+
 int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, const int64_t *shape,
                       const tl_py_factory_opts *o, bool zeroed, tl_tensor *t)
 {
@@ -33,6 +61,8 @@ int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, cons
                  TL_MAX_DIMS, ndim);
     return -1;
   }
+  if (check_size(func, dtype, ndim, shape) < 0)
+    return -1;
   if (device.type != TL_DEVICE_CPU && !tl_backend_get(device))
     return tl_py_raise_int();
   if (op != TL_OP_COUNT && !tl_dispatch_has(op, device.type, dtype)) {
@@ -59,6 +89,11 @@ int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, cons
       return tl_py_raise_int();
   }
   tl_status s = (zeroed ? tl_tensor_zeros : tl_tensor_empty)(t, dtype, ndim, shape, device);
+  if (s == TL_ERR_VALUE) { /* a size past the core's element limit: PyTorch's class */
+    PyErr_SetString(PyExc_RuntimeError, tl_error_message());
+    tl_error_clear();
+    return -1;
+  }
   if (s != TL_OK)
     return tl_py_raise_int();
   if (laid_out)
@@ -192,13 +227,16 @@ static tl_dtype scalar_default_dtype(tl_kind kind)
   }
 }
 
-/* A count (steps, n, m): RuntimeError when negative. */
-static int count_arg(const char *func, const char *what, int64_t v)
+/* A count (steps, n, m): RuntimeError when negative, in PyTorch's words. */
+static int count_arg(const char *what, int64_t v)
 {
   if (v >= 0)
     return 0;
-  PyErr_Format(PyExc_RuntimeError, "%s(): %s must be greater or equal to 0, got %lld", func, what,
-               (long long)v);
+  if (!strcmp(what, "steps"))
+    PyErr_SetString(PyExc_RuntimeError, "number of steps must be non-negative");
+  else
+    PyErr_Format(PyExc_RuntimeError, "%s must be greater or equal to 0, got %lld", what,
+                 (long long)v);
   return -1;
 }
 
@@ -576,6 +614,9 @@ PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_stri
                         "%s and shape %s", tl_shape_str(sa, sizeof sa, nstrides, strides),
                         tl_shape_str(sb, sizeof sb, ndim, shape));
   int64_t numel;
+  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
+  if (check_size(name, dtype, ndim, shape) < 0)
+    return NULL;
   if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
     return tl_py_raise();
   int64_t extent = numel > 0; /* elements the storage must hold */
@@ -591,7 +632,6 @@ PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_stri
                           tl_shape_str(sb, sizeof sb, ndim, strides));
   }
   tl_tensor t;
-  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
   if (tl_py_factory_new(name, TL_OP_COUNT, dtype, 1, &extent, &o, false, &t) < 0)
     return NULL;
   t.ndim = ndim;
@@ -646,7 +686,7 @@ static PyObject *spaced(const char *func, tl_scalar start, tl_scalar end, int64_
                         const tl_scalar *base, const tl_py_factory_opts *o)
 {
   tl_scalar b = base ? *base : (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 10.0};
-  if (count_arg(func, "steps", steps) < 0)
+  if (count_arg("steps", steps) < 0)
     return NULL;
   if (b.kind == TL_KIND_COMPLEX)
     return PyErr_Format(PyExc_TypeError, "%s(): argument 'base' must be a real number", func);
@@ -683,7 +723,7 @@ PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a)
   int64_t shape[2] = {a->n, a->has_m ? a->m : a->n};
   tl_dtype dtype;
   tl_tensor t;
-  if (count_arg(name, "n", shape[0]) < 0 || count_arg(name, "m", shape[1]) < 0 ||
+  if (count_arg("n", shape[0]) < 0 || count_arg("m", shape[1]) < 0 ||
       tl_py_factory_dtype(name, &o, tl_dtype_default_float(), &dtype) < 0 ||
       tl_py_factory_new(name, TL_OP_EYE, dtype, 2, shape, &o, false, &t) < 0)
     return NULL;

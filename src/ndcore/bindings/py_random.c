@@ -578,9 +578,7 @@ PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a)
   tl_tensor t;
   if (tl_py_factory_dtype(name, &o, TL_DTYPE_I64, &dtype) < 0)
     return NULL;
-  if (n < 0)
-    return PyErr_Format(PyExc_RuntimeError, "randperm(): n must be non-negative, got %lld",
-                        (long long)n);
+  /* a negative n: the factory's refusal, PyTorch's negative-dimension words */
   if (tl_py_factory_new(name, TL_OP_RANDPERM, dtype, 1, &n, &o, false, &t) < 0)
     return NULL;
   tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(&t));
@@ -618,7 +616,13 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
   tl_dtype dtype = mt && st ? tl_promote_types(mt->dtype, st->dtype) : (mt ? mt : st)->dtype;
   int ndim = 0;
   int64_t shape[TL_MAX_DIMS];
-  if (!tl_dtype_is_float(dtype))
+  if (st && tl_dtype_is_complex(st->dtype))
+    return PyErr_Format(PyExc_RuntimeError, "normal expects standard deviation to be "
+                        "non-complex");
+  if (tl_dtype_is_integral(dtype)) /* PyTorch's words */
+    return PyErr_Format(PyExc_NotImplementedError, "\"normal_kernel_cpu\" not implemented for "
+                        "'%s'", tl_dtype_scalar_name(dtype));
+  if (!tl_dtype_is_float(dtype)) /* a complex mean: PyTorch draws it; not done here yet */
     return PyErr_Format(PyExc_RuntimeError, "normal expects floating-point mean and std, got %s",
                         tl_dtype_names[dtype]);
   if ((o.dtype >= 0 || o.out) && tl_py_factory_dtype(name, &o, dtype, &dtype) < 0)
@@ -674,9 +678,10 @@ PyObject *tl_py_impl_bernoulli(const char *name, const tl_py_args_bernoulli *a)
   const tl_tensor *in = tl_py_t(a->input);
   PyObject *p = a->p == Py_None ? NULL : a->p;
   tl_tensor t;
-  if (!p && !tl_dtype_is_float(in->dtype))
-    return PyErr_Format(PyExc_RuntimeError, "%s expects floating-point probabilities, got %s",
-                        name, tl_dtype_names[in->dtype]);
+  if (!p && !tl_dtype_is_float(in->dtype)) /* PyTorch's words: the output, then p */
+    return PyErr_Format(PyExc_NotImplementedError, "\"bernoulli_tensor_cpu_%s_\" not implemented "
+                        "for '%s'", tl_dtype_is_complex(in->dtype) ? "self" : "p",
+                        tl_dtype_scalar_name(in->dtype));
   if (p && real_obj(name, "p", p, 0.5, &d.a) < 0)
     return NULL;
   PyObject *target = a->out;
@@ -817,6 +822,7 @@ PyObject *tl_py_impl_geometric_(const char *name, const tl_py_args_geometric_ *a
  * defaulting past the dtype's largest value (2^digits for floats). */
 PyObject *tl_py_impl_random_(const char *name, const tl_py_args_random_ *a)
 {
+  (void)name;
   tl_dtype dtype = tl_py_t(a->self)->dtype;
   int64_t lo = a->has_from ? a->from : 0, hi = a->to;
   bool has_to = a->has_to;
@@ -826,9 +832,12 @@ PyObject *tl_py_impl_random_(const char *name, const tl_py_args_random_ *a)
     lo = 0;
     has_to = true;
   }
+  if (tl_dtype_is_complex(dtype) && !has_to) /* PyTorch's words */
+    return PyErr_Format(PyExc_NotImplementedError, "\"random_kernel_cpu\" not implemented for "
+                        "'%s'", tl_dtype_scalar_name(dtype));
   if (tl_dtype_is_complex(dtype))
-    return PyErr_Format(PyExc_RuntimeError, "%s is not implemented for dtype %s", name,
-                        tl_dtype_names[dtype]);
+    return PyErr_Format(PyExc_RuntimeError, "check_random_bounds handles only integral, "
+                        "floating-point and boolean types");
   if (has_to) {
     if (integer_dist(lo, hi, &d) < 0)
       return NULL;

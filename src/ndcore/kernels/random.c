@@ -378,21 +378,43 @@ int64_t tl_random_dtype_max(tl_dtype dtype)
   }
 }
 
+/* A dtype the distribution has no kernel for, refused in PyTorch's words: the
+ * name of its CPU kernel's dtype switch (NotImplementedError; the same name on
+ * every device), or for the exponential and Cauchy distributions their own
+ * sentence (RuntimeError), or random_'s bounds check's for complex. */
 static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
 {
-  bool ok;
+  const char *kernel = NULL;
+  bool integral = tl_dtype_is_integral(dtype), is_float = tl_dtype_is_float(dtype);
   switch (d->kind) {
-  case TL_RANDOM_UNIFORM:
-  case TL_RANDOM_NORMAL: ok = !tl_dtype_is_integral(dtype); break;
+  case TL_RANDOM_UNIFORM: kernel = integral ? "check_uniform_bounds" : NULL; break;
+  case TL_RANDOM_NORMAL: kernel = integral ? "normal_kernel_cpu" : NULL; break;
+  case TL_RANDOM_LOG_NORMAL: kernel = !is_float ? "log_normal_cpu" : NULL; break;
+  case TL_RANDOM_GEOMETRIC:
+    kernel = tl_dtype_is_complex(dtype) || dtype == TL_DTYPE_BOOL ? "geometric_cpu" : NULL;
+    break;
+  case TL_RANDOM_BERNOULLI: /* probabilities per element (a tensor p) or one number */
+    kernel = !tl_dtype_is_complex(dtype) ? NULL
+             : d->pa ? "bernoulli_tensor_cpu_self_" : "bernoulli_scalar_cpu_";
+    break;
   case TL_RANDOM_EXPONENTIAL:
   case TL_RANDOM_CAUCHY:
-  case TL_RANDOM_LOG_NORMAL: ok = tl_dtype_is_float(dtype); break;
-  case TL_RANDOM_GEOMETRIC: ok = !tl_dtype_is_complex(dtype) && dtype != TL_DTYPE_BOOL; break;
-  default: ok = !tl_dtype_is_complex(dtype); break;
+    if (!is_float)
+      return tl_error_set(TL_ERR_RUNTIME, "%s distribution is a continuous probability "
+                          "distribution. dtype must be a floating point but you specified %s",
+                          d->kind == TL_RANDOM_CAUCHY ? "Cauchy" : "Exponential",
+                          d->kind == TL_RANDOM_CAUCHY ? tl_dtype_cpp_name(dtype)
+                                                      : tl_dtype_scalar_name(dtype));
+    break;
+  case TL_RANDOM_INTEGER:
+    if (tl_dtype_is_complex(dtype))
+      return tl_error_set(TL_ERR_RUNTIME, "check_random_bounds handles only integral, "
+                          "floating-point and boolean types");
+    break;
   }
-  if (!ok)
-    return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for dtype %s", kind_name(d->kind),
-                        tl_dtype_names[dtype]);
+  if (kernel)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
+                        tl_dtype_scalar_name(dtype));
   if (d->kind != TL_RANDOM_INTEGER)
     return TL_OK;
   /* [low, low + range - 1] must be values of the dtype. */
@@ -590,8 +612,8 @@ static void poisson_range(void *ctx, int64_t begin, int64_t end, int worker)
 tl_status tl_random_poisson_check(const tl_tensor *rates)
 {
   if (!tl_dtype_is_float(rates->dtype))
-    return tl_error_set(TL_ERR_RUNTIME, "poisson expects floating-point rates, got %s",
-                        tl_dtype_names[rates->dtype]);
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"poisson_cpu\" not implemented for '%s'",
+                        tl_dtype_scalar_name(rates->dtype));
   return TL_OK;
 }
 
@@ -629,9 +651,14 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
 {
   int64_t n = tl_tensor_numel(out);
   tl_random_dist d = {.kind = TL_RANDOM_INTEGER, .low = 0, .range = n > 0 ? (uint64_t)n : 1};
-  if (tl_dtype_is_complex(out->dtype) || (n > 0 && check_dtype(&d, out->dtype) != TL_OK))
+  if (tl_dtype_is_complex(out->dtype) || out->dtype == TL_DTYPE_BOOL)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"randperm\" not implemented for '%s'",
+                        tl_dtype_scalar_name(out->dtype));
+  if (n > 0 && check_dtype(&d, out->dtype) != TL_OK) {
+    tl_error_clear(); /* worded below, naming n */
     return tl_error_set(TL_ERR_RUNTIME, "randperm: %s cannot hold a permutation of %lld values",
                         tl_dtype_names[out->dtype], (long long)n);
+  }
   if (n == 0) /* nothing to write; an empty tensor may have no data pointer */
     return TL_OK;
   int64_t *perm = out->dtype == TL_DTYPE_I64 ? tl_tensor_data(out)
@@ -739,7 +766,7 @@ tl_status tl_random_multinomial_check(const tl_tensor *probs, int64_t n, bool re
                         probs->ndim);
   if (!tl_dtype_is_float(probs->dtype))
     return tl_error_set(TL_ERR_RUNTIME, "multinomial only supports floating-point dtypes for "
-                        "input, got %s", tl_dtype_names[probs->dtype]);
+                        "input, got: %s", tl_dtype_scalar_name(probs->dtype));
   int64_t k = probs->shape[probs->ndim - 1];
   if (n <= 0)
     return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample <= 0 samples "

@@ -35,7 +35,8 @@ static tl_status infer_shape(const tl_tensor *in, int ndim, const int64_t *req, 
       continue;
     }
     if (req[i] < 0)
-      return tl_error_set(TL_ERR_RUNTIME, "invalid shape dimension %lld", (long long)req[i]);
+      return tl_error_set(TL_ERR_RUNTIME, "invalid shape dimension %lld at index %d of shape %s",
+                          (long long)req[i], i, tl_shape_str(buf, sizeof buf, ndim, req));
     if (__builtin_mul_overflow(known, req[i], &known))
       goto invalid;
   }
