@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_views.h"
@@ -350,6 +351,75 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   return deliver(name, &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
 }
 
+/* A float max/min that came out zero: the sign PyTorch's CPU kernels would
+ * give it among tied -0.0 and +0.0 (reduce_zero_sign.c).  max()/min() over
+ * the whole tensor read the input in logical order.  amax()/amin() read a
+ * contiguous input reduced over its trailing dims, row by row (the whole
+ * tensor being one row); rows split over threads only when there is one,
+ * so with several rows of 32768 elements or more in all, and several
+ * threads, the sign is left as it is (PyTorch then splits along dims);
+ * other layouts are left as well (its iterator reorders them). */
+static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t mask,
+                                      tl_tensor *acc)
+{
+  tl_dtype d = in->dtype;
+  bool amax_kernel = op == TL_OP_AMAX || op == TL_OP_AMIN;
+  int64_t n = tl_tensor_numel(in), rows = tl_tensor_numel(acc);
+  if (tl_tensor_device(in).type != TL_DEVICE_CPU || rows < 1 || n / rows < 2)
+    return TL_OK;
+  if (d != TL_DTYPE_F16 && d != TL_DTYPE_BF16 && d != TL_DTYPE_F32 && d != TL_DTYPE_F64)
+    return TL_OK;
+  int threads = tl_parallel_get_threads();
+  if (rows > 1) {
+    /* reduced dims: a trailing run (mask 0 means all, so rows is 1 then) */
+    bool seen_kept = false;
+    for (int i = in->ndim - 1; i >= 0; i--) {
+      bool reduced = mask >> i & 1;
+      if (reduced && seen_kept && in->shape[i] != 1)
+        return TL_OK;
+      seen_kept |= !reduced && in->shape[i] != 1;
+    }
+    if (!amax_kernel || (n >= 32768 && threads > 1))
+      return TL_OK;
+  }
+  bool contiguous = tl_tensor_is_contiguous(in);
+  if (amax_kernel && !contiguous)
+    return TL_OK;
+  char *p = (char *)tl_tensor_data(acc);
+  bool f64 = acc->dtype == TL_DTYPE_F64, any = false;
+  for (int64_t r = 0; r < rows && !any; r++)
+    any = (f64 ? ((double *)p)[r] : (double)((float *)p)[r]) == 0.0;
+  if (!any)
+    return TL_OK;
+  tl_tensor x = *in; /* max()/min() of a strided input: a contiguous copy */
+  if (!contiguous) {
+    if (tl_tensor_empty(&x, d, in->ndim, in->shape, tl_device_cpu()) != TL_OK)
+      return tl_error_status();
+    if (tl_tensor_copy(&x, in) != TL_OK) {
+      tl_tensor_release(&x);
+      return tl_error_status();
+    }
+  }
+  bool hi = op == TL_OP_AMAX || op == TL_OP_MAX;
+  int64_t m = n / rows;
+  const char *xs = (const char *)tl_tensor_data(&x);
+  size_t size = tl_dtype_size(d);
+  for (int64_t r = 0; r < rows; r++) {
+    double v = f64 ? ((double *)p)[r] : (double)((float *)p)[r];
+    if (v != 0.0)
+      continue;
+    double z = tl_reduce_zero_sign(xs + (size_t)(r * m) * size, d, m, hi, amax_kernel,
+                                   rows == 1 ? threads : 1);
+    if (f64)
+      ((double *)p)[r] = z;
+    else
+      ((float *)p)[r] = (float)z;
+  }
+  if (!contiguous)
+    tl_tensor_release(&x);
+  return TL_OK;
+}
+
 static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool no_dim,
                             const tl_reduce_args *a, tl_tensor *out)
 {
@@ -364,6 +434,10 @@ static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool n
   tl_tensor acc;
   if (pass_new(&acc, is_max ? TL_RK_MAX : TL_RK_MIN, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
+  if (zero_sign_as_pytorch(op, in, mask, &acc) != TL_OK) {
+    tl_tensor_release(&acc);
+    return tl_error_status();
+  }
   return deliver(name, &acc, mask, a->keepdim, d, out);
 }
 
