@@ -173,9 +173,18 @@ def _decoder_cases(T, m):
     x, mem = _x(T), _x(T, seed=2)
     dec = _fill(T, T.nn.TransformerDecoderLayer(E, H, FF, dropout=0.0, batch_first=True),
                 40).eval()
+    model = _fill(T, T.nn.Transformer(E, H, 1, 1, FF, dropout=0.0, batch_first=True), 50).eval()
     return {
         "dec_fast_tgt_kpm": lambda: dec(x, mem, tgt_key_padding_mask=m["kpm"]),
+        "dec_fast_tgt_row": lambda: dec(x, mem, tgt_mask=m["row"]),
         "dec_memory_kpm": lambda: dec(x, mem, memory_key_padding_mask=m["kpm"]),
+        # the encoder's nested path, then the decoder reading its zeros
+        "transformer_kpm": lambda: model(mem, x, src_key_padding_mask=m["kpm"],
+                                         tgt_key_padding_mask=m["kpm"],
+                                         memory_key_padding_mask=m["kpm"]),
+        "transformer_causal": lambda: model(
+            mem, x, src_key_padding_mask=m["kpm"],
+            tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(L), tgt_is_causal=True),
     }
 
 
