@@ -77,8 +77,38 @@ def _run(T, t):
     return r
 
 
+# amax/amin along dims of contiguous n-d tensors: over a trailing run
+# (rows), a leading or middle run (columns: PyTorch's vector columns and its
+# scalar remainder), and over two runs (left as it is; it agrees here)
+DIM_CASES = (((9, 7), 0), ((40, 33), 0), ((3, 100), 0), ((300, 130), 0), ((4, 20, 33), 1),
+             ((5, 7, 300), 1), ((2, 40000), 1), ((40000, 2), 0), ((4, 20000), -1),
+             ((3, 4, 5, 6), (0, 2)))
+
+
+def _signs(t):
+    """'+'/'-' per element (the sign of each zero), 'n' for NaN, '1' otherwise."""
+    return "".join("n" if v != v else "1" if v != 0 else "-" if math.copysign(1.0, v) < 0
+                   else "+" for v in t.double().reshape(-1).tolist())
+
+
+def _dims(T):
+    rs = np.random.RandomState(77)
+    out = {}
+    for shape, dim in DIM_CASES:
+        x = np.where(rs.rand(*shape) < 0.5, -0.0, 0.0)
+        for dt in DTYPES:
+            t = T.tensor(x).to(getattr(T, dt))
+            r = {"amax": _signs(t.amax(dim)), "amin": _signs(t.amin(dim))}
+            if isinstance(dim, int):
+                v, i = t.max(dim)
+                r["max"] = [_signs(v), i.reshape(-1).tolist()[:64]]
+            out[f"{shape}_{dim}_{dt}"] = r
+    return out
+
+
 def record(T):
-    """{input name: {dtype: {call: answer}}} over library T, on two threads."""
+    """{input name: {dtype: {call: answer}}} over library T, on two threads,
+    and {"dims": {case: answers}} for the n-d reductions."""
     threads = T.get_num_threads()
     T.set_num_threads(2)
     try:
@@ -86,6 +116,7 @@ def record(T):
         for name, x in inputs():
             base = T.tensor(x)
             out[name] = {dt: _run(T, base.to(getattr(T, dt))) for dt in DTYPES}
+        out["dims"] = _dims(T)
         return out
     finally:
         T.set_num_threads(threads)

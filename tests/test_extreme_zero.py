@@ -31,7 +31,8 @@ def test_matches_pytorch(name):
 def test_cases_tell_the_kernels_apart():
     """The inputs are ones where PyTorch's kernels disagree with each other
     (so the test can fail on a kernel that takes either rule)."""
-    answers = [r for per_dtype in GOLDEN.values() for r in per_dtype.values()]
+    answers = [r for name, per_dtype in GOLDEN.items() if name != "dims"
+               for r in per_dtype.values()]
     assert any(r["max"] != r["amax"] for r in answers)
     assert any(r["min"] != r["amin"] for r in answers)
     assert any(r["max"] != r["max0"][0] for r in answers)

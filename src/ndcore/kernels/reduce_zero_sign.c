@@ -13,6 +13,9 @@
  *   amax()/amin() (binary_kernel_reduce_vec): four vector accumulators take
  *   4W-element blocks (W = 8 float, 4 double, 16 half types), are folded
  *   pairwise, then lane 0 with each lane, then the tail element by element.
+ *   Down the columns of a (R, C) block (a reduction over a leading run of
+ *   dims) the first C - C % 4W columns run as vectors down the rows, the
+ *   rest one element at a time.
  *
  * Their vector max/min return the second operand on a tie, their scalar
  * ones the first.  Over 32768 elements and with several threads, the input
@@ -164,4 +167,21 @@ double tl_reduce_zero_sign(const void *x, tl_dtype dtype, int64_t n, bool hi, bo
     acc = scalar_op(acc, part, hi);
   }
   return acc;
+}
+
+double tl_reduce_zero_sign_column(const void *x, tl_dtype dtype, int64_t rows, int64_t stride,
+                                  int64_t col, int64_t cols)
+{
+  zs_input in = {x, dtype};
+  int w = dtype == TL_DTYPE_F64 ? 4 : dtype == TL_DTYPE_F32 ? 8 : 16;
+  bool vector = col < cols - cols % (4 * w);
+  /* a vector column ends with its last zero (the later row wins a tie),
+   * a scalar one with its first */
+  for (int64_t k = 0; k < rows; k++) {
+    int64_t r = vector ? rows - 1 - k : k;
+    double v = load(in, r * stride);
+    if (v == 0.0)
+      return v;
+  }
+  return 0.0; /* not reached: the column's value is zero */
 }

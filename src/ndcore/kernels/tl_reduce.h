@@ -59,6 +59,11 @@ tl_rkind tl_reduce_merge_kind(tl_rkind kind);
  * split over `threads` threads (reduce_zero_sign.c). */
 double tl_reduce_zero_sign(const void *x, tl_dtype dtype, int64_t n, bool hi, bool amax_kernel,
                            int threads);
+/* The same for amax()/amin() down one column of a contiguous (R, cols)
+ * block: x its first element, rows R, `stride` elements apart, `col` its
+ * index among the block's `cols` columns. */
+double tl_reduce_zero_sign_column(const void *x, tl_dtype dtype, int64_t rows, int64_t stride,
+                                  int64_t col, int64_t cols);
 
 /* One pass: fold `in` over the dims in `mask` into acc (acc dtype, contiguous,
  * keepdim shape), which the pass first fills with the kind's identity.  The
