@@ -68,7 +68,8 @@ def _masks(T):
     soft = T.zeros(N, L)
     soft[0, 1] = -1.0                              # a soft (finite) additive mask
     soft[2, 3] = -0.5
-    return dict(kpm=kpm, row=row, per_head=per_head, noncausal=noncausal, soft=soft,
+    causal = T.ones(L, L, dtype=T.bool).triu(1)
+    return dict(kpm=kpm, row=row, causal=causal, per_head=per_head, noncausal=noncausal, soft=soft,
                 fkpm=T.zeros(N, L).masked_fill(kpm, float("-inf")),
                 frow=T.zeros(L, L).masked_fill(row, float("-inf")))
 
@@ -91,6 +92,8 @@ def _mha_cases(T, m):
                                                   is_causal=True)[0],
         "mha_fast_is_causal_noncausal_mask": lambda: mha(x, x, x, attn_mask=m["noncausal"],
                                                          need_weights=False, is_causal=True)[0],
+        "mha_fast_is_causal_causal_mask": lambda: mha(x, x, x, attn_mask=m["causal"],
+                                                      need_weights=False, is_causal=True)[0],
         # the general path
         "mha_float_kpm": lambda: mha(x, x, x, key_padding_mask=m["fkpm"], need_weights=False)[0],
         "mha_float_row": lambda: mha(x, x, x, attn_mask=m["frow"], need_weights=False)[0],
@@ -127,6 +130,7 @@ def _layer_cases(T, m):
                                                 src_key_padding_mask=m["kpm"]),
         "layer_fast_is_causal_noncausal_mask": lambda: layer(x, src_mask=m["noncausal"],
                                                              is_causal=True),
+        "layer_fast_is_causal_causal_mask": lambda: layer(x, src_mask=m["causal"], is_causal=True),
         "layer_fast_norm_first_kpm": lambda: _layer(T, norm_first=True)(
             x, src_key_padding_mask=m["kpm"]),
         "layer_fast_gelu_tanh_module": lambda: _layer(

@@ -404,7 +404,7 @@ class MultiheadAttention(Module):
         batched = query.ndim == 3
         if not float_mask and self._takes_fast_path(query, key, value):
             return self._fast_forward(query, attn_mask, key_padding_mask, need_weights,
-                                      average_attn_weights)
+                                      average_attn_weights, is_causal)
         if self.batch_first and batched:
             # self-attention stays one object (the in-projection is then one product)
             same_k, same_v = key is query, value is key
@@ -453,7 +453,7 @@ class MultiheadAttention(Module):
                     any(t is not None and t.requires_grad for t in tensors))
 
     def _fast_forward(self, x, attn_mask, key_padding_mask, need_weights=False,
-                      average_attn_weights=True):
+                      average_attn_weights=True, is_causal=False):
         """Self-attention of batch-first x (N, L, E) as PyTorch's fused
         inference kernel computes it, in what a program can see:
 
@@ -463,17 +463,24 @@ class MultiheadAttention(Module):
           is no mask);
         - a query row whose keys are all masked, in any head, is NaN across
           the output row (the kernel's softmax divides 0 by 0), where the
-          slow path's attention kernel gives zeros."""
+          slow path's attention kernel gives zeros.
+
+        ``is_causal`` only lets a mask that is the causal one run as the
+        attention kernel's causal mode (the same result, faster)."""
         am = None if attn_mask is None else attn_mask != 0
         kpm = None if key_padding_mask is None else key_padding_mask != 0
+        L = x.shape[1]
+        causal = (is_causal and kpm is None and not need_weights and am is not None and
+                  tuple(am.shape) == (L, L) and
+                  bool((am == _C.ones((L, L), dtype=_C.bool, device=am.device).triu(1)).all()))
         xt = x.transpose(0, 1)
         out, weights = F.multi_head_attention_forward(
             xt, xt, xt, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
             None, None, False, 0.0, self.out_proj.weight, self.out_proj.bias, training=False,
             key_padding_mask=kpm, need_weights=need_weights, attn_mask=am,
-            average_attn_weights=average_attn_weights)
+            average_attn_weights=average_attn_weights, is_causal=causal)
         out = out.transpose(0, 1)
-        if am is None and kpm is None:
+        if causal or (am is None and kpm is None):   # a causal mask leaves no row keyless
             return out, weights
         N, L, S = x.shape[0], x.shape[1], x.shape[1]
         masked = None

@@ -142,7 +142,7 @@ class TransformerEncoderLayer(Module):
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype,
                                      check_other=False)
         if self._takes_fast_path(src):
-            return self._fast_forward(src, src_mask, src_key_padding_mask)
+            return self._fast_forward(src, src_mask, src_key_padding_mask, is_causal)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -180,17 +180,18 @@ class TransformerEncoderLayer(Module):
             return False
         return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
 
-    def _fast_forward(self, src, src_mask, src_key_padding_mask):
+    def _fast_forward(self, src, src_mask, src_key_padding_mask, is_causal=False):
         """The layer as PyTorch's fused kernel computes it: attention through
         MultiheadAttention._fast_forward (hard masks, whatever their dtype;
         is_causal unread; a row with no key to attend to is NaN, and so is
         everything computed from it), dropout off, relu or exact gelu as
         activation_relu_or_gelu says (a GELU('tanh') module runs as exact
-        gelu there)."""
+        gelu there).  ``is_causal`` only speeds up a mask that is causal."""
         act = F.gelu if self.activation_relu_or_gelu == 2 else F.relu
 
         def sa(x):
-            return self.self_attn._fast_forward(x, src_mask, src_key_padding_mask)[0]
+            return self.self_attn._fast_forward(x, src_mask, src_key_padding_mask,
+                                                is_causal=is_causal)[0]
 
         def ff(x):
             return self.linear2(act(self.linear1(x)))
