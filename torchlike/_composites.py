@@ -213,10 +213,12 @@ def aminmax(input, *, dim=None, keepdim=False):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     if dim is None:
+        # PyTorch's whole-tensor aminmax is its min()/max() kernel (the two
+        # differ from amin/amax in which of tied -0.0 and +0.0 they return)
+        lo, hi = _C.min(input), _C.max(input)
         if keepdim:
-            dims = tuple(range(input.ndim))
-            return _AMINMAX(_C.amin(input, dims, True), _C.amax(input, dims, True))
-        return _AMINMAX(_C.amin(input), _C.amax(input))
+            lo, hi = lo.reshape((1,) * input.ndim), hi.reshape((1,) * input.ndim)
+        return _AMINMAX(lo, hi)
     return _AMINMAX(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
 
 

@@ -1,9 +1,12 @@
-"""torchlike.backends.mha, as ``torch.backends.mha``: the switch of the
-inference fast path of the Transformer encoder.  Its one effect here is the
-one a program can see: with the switch on (the default), an eval-mode
+"""torchlike.backends.mha, as ``torch.backends.mha``: the switch of
+PyTorch's inference fast paths of attention.  Its effects here are the ones
+a program can see: with the switch on (the default), an eval-mode
 ``TransformerEncoder`` run without gradients and given a padding mask
-returns zeros at the padded positions (PyTorch's nested-tensor path); see
-``TransformerEncoder.forward``."""
+returns zeros at the padded positions (PyTorch's nested-tensor path; see
+``TransformerEncoder.forward``), and ``MultiheadAttention`` and
+``TransformerEncoderLayer`` compute as PyTorch's fused kernels do (hard
+masks, ``is_causal`` unread, NaN for a query with no key; see their
+``_fast_forward``)."""
 
 __all__ = ["get_fastpath_enabled", "set_fastpath_enabled"]
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_views.h"
@@ -350,6 +351,85 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   return deliver(name, &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
 }
 
+/* A float max/min that came out zero: the sign PyTorch's CPU kernels would
+ * give it among tied -0.0 and +0.0 (reduce_zero_sign.c).  max()/min() over
+ * the whole tensor read the input in logical order.  amax()/amin() read a
+ * contiguous input whose reduced dims form one run, seen as (A, R, C) with
+ * R reduced: with C == 1 each of the A rows as a whole-tensor amax (the
+ * whole tensor is one row), else each column (a, c) down its R elements
+ * (reduce_zero_sign.c has PyTorch's rule).  Other layouts are left as they
+ * are (PyTorch's iterator reorders them by their strides). */
+static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t mask,
+                                      tl_tensor *acc)
+{
+  tl_dtype d = in->dtype;
+  bool amax_kernel = op == TL_OP_AMAX || op == TL_OP_AMIN;
+  int64_t n = tl_tensor_numel(in), outs = tl_tensor_numel(acc);
+  if (tl_tensor_device(in).type != TL_DEVICE_CPU || outs < 1 || n / outs < 2)
+    return TL_OK;
+  if (d != TL_DTYPE_F16 && d != TL_DTYPE_BF16 && d != TL_DTYPE_F32 && d != TL_DTYPE_F64)
+    return TL_OK;
+  int64_t cols = 1; /* C: the kept elements after the reduced run */
+  if (outs > 1) {
+    if (!amax_kernel)
+      return TL_OK;
+    int part = 0; /* 0: in C (from the end), 1: in R, 2: in A */
+    for (int i = in->ndim - 1; i >= 0; i--) {
+      if (in->shape[i] == 1)
+        continue;
+      bool reduced = mask >> i & 1;
+      if (reduced && part == 2)
+        return TL_OK; /* a second reduced run */
+      part = reduced ? 1 : part == 1 ? 2 : part;
+      if (part == 0)
+        cols *= in->shape[i];
+    }
+  }
+  bool contiguous = tl_tensor_is_contiguous(in);
+  if (amax_kernel && !contiguous)
+    return TL_OK;
+  char *p = (char *)tl_tensor_data(acc);
+  bool f64 = acc->dtype == TL_DTYPE_F64, any = false;
+  for (int64_t r = 0; r < outs && !any; r++)
+    any = (f64 ? ((double *)p)[r] : (double)((float *)p)[r]) == 0.0;
+  if (!any)
+    return TL_OK;
+  tl_tensor x = *in; /* max()/min() of a strided input: a contiguous copy */
+  if (!contiguous) {
+    if (tl_tensor_empty(&x, d, in->ndim, in->shape, tl_device_cpu()) != TL_OK)
+      return tl_error_status();
+    if (tl_tensor_copy(&x, in) != TL_OK) {
+      tl_tensor_release(&x);
+      return tl_error_status();
+    }
+  }
+  bool hi = op == TL_OP_AMAX || op == TL_OP_MAX;
+  int64_t len = n / outs; /* R */
+  const char *xs = (const char *)tl_tensor_data(&x);
+  size_t size = tl_dtype_size(d);
+  int threads = outs == 1 ? tl_parallel_get_threads() : 1; /* rows split over threads whole */
+  for (int64_t o = 0; o < outs; o++) {
+    double v = f64 ? ((double *)p)[o] : (double)((float *)p)[o];
+    if (v != 0.0)
+      continue;
+    double z;
+    if (cols == 1) {
+      z = tl_reduce_zero_sign(xs + (size_t)(o * len) * size, d, len, hi, amax_kernel, threads);
+    } else {
+      int64_t a = o / cols, c = o % cols;
+      z = tl_reduce_zero_sign_column(xs + (size_t)(a * len * cols + c) * size, d, len, cols, c,
+                                     cols);
+    }
+    if (f64)
+      ((double *)p)[o] = z;
+    else
+      ((float *)p)[o] = (float)z;
+  }
+  if (!contiguous)
+    tl_tensor_release(&x);
+  return TL_OK;
+}
+
 static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool no_dim,
                             const tl_reduce_args *a, tl_tensor *out)
 {
@@ -364,6 +444,10 @@ static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool n
   tl_tensor acc;
   if (pass_new(&acc, is_max ? TL_RK_MAX : TL_RK_MIN, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
+  if (zero_sign_as_pytorch(op, in, mask, &acc) != TL_OK) {
+    tl_tensor_release(&acc);
+    return tl_error_status();
+  }
   return deliver(name, &acc, mask, a->keepdim, d, out);
 }
 

@@ -53,6 +53,18 @@ void tl_reduce_identity(tl_rkind kind, tl_dtype acc, char *dst);
 /* The kind whose loop combines two accumulators of this kind elementwise. */
 tl_rkind tl_reduce_merge_kind(tl_rkind kind);
 
+/* The signed zero PyTorch's CPU max/min (hi) over all of the n contiguous
+ * elements at x, of float dtype, returns when its value is zero: its
+ * max()/min() kernel's choice, or with amax_kernel its amax()/amin()'s,
+ * split over `threads` threads (reduce_zero_sign.c). */
+double tl_reduce_zero_sign(const void *x, tl_dtype dtype, int64_t n, bool hi, bool amax_kernel,
+                           int threads);
+/* The same for amax()/amin() down one column of a contiguous (R, cols)
+ * block: x its first element, rows R, `stride` elements apart, `col` its
+ * index among the block's `cols` columns. */
+double tl_reduce_zero_sign_column(const void *x, tl_dtype dtype, int64_t rows, int64_t stride,
+                                  int64_t col, int64_t cols);
+
 /* One pass: fold `in` over the dims in `mask` into acc (acc dtype, contiguous,
  * keepdim shape), which the pass first fills with the kind's identity.  The
  * input is cast to `loop` through buffers when its dtype differs.  aux may

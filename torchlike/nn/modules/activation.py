@@ -393,6 +393,8 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        float_mask = any(m is not None and m.is_floating_point()
+                         for m in (attn_mask, key_padding_mask))
         # both masks additive (and the mismatch warning given) here, as PyTorch
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
                                              F._none_or_dtype(attn_mask), "attn_mask",
@@ -400,6 +402,9 @@ class MultiheadAttention(Module):
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
                                       check_other=False)
         batched = query.ndim == 3
+        if not float_mask and self._takes_fast_path(query, key, value):
+            return self._fast_forward(query, attn_mask, key_padding_mask, need_weights,
+                                      average_attn_weights, is_causal)
         if self.batch_first and batched:
             # self-attention stays one object (the in-projection is then one product)
             same_k, same_v = key is query, value is key
@@ -418,6 +423,74 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
+
+    def _takes_fast_path(self, query, key, value):
+        """Whether PyTorch would run this call through its fused inference
+        kernel (its MultiheadAttention.forward's conditions, bool masks aside):
+        batch-first self-attention (query is key is value) in eval mode,
+        without gradients, an even number of heads, packed projections with
+        a bias, no bias_k/bias_v/zero attention, no autocast, no
+        __torch_function__ subclass."""
+        from ... import backends
+        from ...amp import is_autocast_enabled
+        if not backends.mha.get_fastpath_enabled() or query.ndim != 3:
+            return False
+        if query is not key or key is not value:
+            return False
+        w, b = self.in_proj_weight, self.in_proj_bias
+        if w is None or b is None or query.dtype != w.dtype or query.dtype != b.dtype:
+            return False
+        if self.training or self.num_heads % 2 or not self.batch_first:
+            return False
+        if self.bias_k is not None or self.bias_v is not None or self.add_zero_attn:
+            return False
+        if is_autocast_enabled():
+            return False
+        tensors = (query, w, b, self.out_proj.weight, self.out_proj.bias)
+        if _C._has_torch_function([t for t in tensors if t is not None]):
+            return False
+        return not (_C.is_grad_enabled() and
+                    any(t is not None and t.requires_grad for t in tensors))
+
+    def _fast_forward(self, x, attn_mask, key_padding_mask, need_weights=False,
+                      average_attn_weights=True, is_causal=False):
+        """Self-attention of batch-first x (N, L, E) as PyTorch's fused
+        inference kernel computes it, in what a program can see:
+
+        - the masks are hard: an entry is masked where it is nonzero (a
+          float mask's -1.0 masks as -inf does; the kernel turns it to bool);
+        - ``is_causal`` is not read (the mask given is the mask used; no mask
+          is no mask);
+        - a query row whose keys are all masked, in any head, is NaN across
+          the output row (the kernel's softmax divides 0 by 0), where the
+          slow path's attention kernel gives zeros.
+
+        ``is_causal`` only lets a mask that is the causal one run as the
+        attention kernel's causal mode (the same result, faster)."""
+        am = None if attn_mask is None else attn_mask != 0
+        kpm = None if key_padding_mask is None else key_padding_mask != 0
+        L = x.shape[1]
+        causal = (is_causal and kpm is None and not need_weights and am is not None and
+                  tuple(am.shape) == (L, L) and
+                  bool((am == _C.ones((L, L), dtype=_C.bool, device=am.device).triu(1)).all()))
+        xt = x.transpose(0, 1)
+        out, weights = F.multi_head_attention_forward(
+            xt, xt, xt, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            None, None, False, 0.0, self.out_proj.weight, self.out_proj.bias, training=False,
+            key_padding_mask=kpm, need_weights=need_weights, attn_mask=am,
+            average_attn_weights=average_attn_weights, is_causal=causal)
+        out = out.transpose(0, 1)
+        if causal or (am is None and kpm is None):   # a causal mask leaves no row keyless
+            return out, weights
+        N, L, S = x.shape[0], x.shape[1], x.shape[1]
+        masked = None
+        if am is not None:   # (L, S) or (N * H, L, S) -> (1 or N, 1 or H, L, S)
+            masked = am.view(N, -1, L, S) if am.ndim == 3 else am.view(1, 1, L, S)
+        if kpm is not None:
+            pad = kpm.view(N, 1, 1, S)
+            masked = pad if masked is None else masked | pad
+        dead = masked.all(-1).any(1)                 # (1 or N, 1 or L): rows with no key
+        return out.masked_fill(dead.unsqueeze(-1), float("nan")), weights
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         """One (N, H, L, L) additive mask from an attention mask ((L, L) or

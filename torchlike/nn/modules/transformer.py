@@ -141,6 +141,8 @@ class TransformerEncoderLayer(Module):
                                                  src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype,
                                      check_other=False)
+        if self._takes_fast_path(src):
+            return self._fast_forward(src, src_mask, src_key_padding_mask, is_causal)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -149,6 +151,57 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
             x = self.norm2(x + self._ff_block(x))
         return x
+
+    def _takes_fast_path(self, src):
+        """Whether PyTorch would run this call through its fused encoder-layer
+        kernel: the conditions of its TransformerEncoderLayer.forward (those
+        of _why_no_nested but norm_first, plus eval mode, a batched input, no
+        autocast, no hooks on the layer or its submodules, no gradients
+        wanted)."""
+        from ... import backends
+        from ...amp import is_autocast_enabled
+        if not backends.mha.get_fastpath_enabled() or src.ndim != 3 or self.training:
+            return False
+        attn = self.self_attn
+        if not attn.batch_first or attn.in_proj_bias is None or not attn._qkv_same_embed_dim:
+            return False
+        if not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps or \
+                attn.num_heads % 2:
+            return False
+        if is_autocast_enabled():
+            return False
+        if any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        tensors = [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias] + [t for m in (self.norm1, self.norm2, self.linear1,
+                                                      self.linear2) for t in (m.weight, m.bias)]
+        tensors = [t for t in tensors if t is not None]
+        if _C._has_torch_function(tensors):
+            return False
+        return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+    def _fast_forward(self, src, src_mask, src_key_padding_mask, is_causal=False):
+        """The layer as PyTorch's fused kernel computes it: attention through
+        MultiheadAttention._fast_forward (hard masks, whatever their dtype;
+        is_causal unread; a row with no key to attend to is NaN, and so is
+        everything computed from it), dropout off, relu or exact gelu as
+        activation_relu_or_gelu says (a GELU('tanh') module runs as exact
+        gelu there).  ``is_causal`` only speeds up a mask that is causal."""
+        act = F.gelu if self.activation_relu_or_gelu == 2 else F.relu
+
+        def sa(x):
+            return self.self_attn._fast_forward(x, src_mask, src_key_padding_mask,
+                                                is_causal=is_causal)[0]
+
+        def ff(x):
+            return self.linear2(act(self.linear1(x)))
+
+        x = src
+        if self.norm_first:
+            x = x + sa(self.norm1(x))
+            return x + ff(self.norm2(x))
+        x = self.norm1(x + sa(x))
+        return self.norm2(x + ff(x))
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -262,10 +315,14 @@ class TransformerEncoder(Module):
         if lengths is not None:
             # each sequence cut to its first `length` tokens: the padding
             # mask that keeps just those, and zeros past them afterwards
+            if not bool((lengths > 0).any()):
+                raise RuntimeError("to_padded_tensor: at least one constituent tensor should "
+                                   "have non-zero numel")
             pos = _C.arange(src.shape[1], device=src.device)
             padded = pos >= lengths.unsqueeze(1)
-            src_key_padding_mask = F._canonical_mask(padded, "src_key_padding_mask", None, "",
-                                                     src.dtype)
+            # bool, as the layers' own masks would be (their fast path takes
+            # it; a sequence with no token comes out NaN there, zeroed below)
+            src_key_padding_mask = padded
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
         output = src
