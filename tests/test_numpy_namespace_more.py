@@ -573,6 +573,48 @@ def test_partition_methods_as_numpy():
         np.asarray(x).argpartition(6)
 
 
+def test_sort_and_partition_read_kind_and_kth_as_numpy():
+    # a kind is read by its first letter in either case (every sort here is
+    # stable, which each kind allows); others are NumPy's errors, not ignored
+    x = numpy.array([3, 1, 2, 1])
+    for kind in ("quicksort", "Heap", "s", "mergesort", "STABLE"):
+        same(np.sort(np.asarray(x), kind=kind), numpy.sort(x, kind=kind))
+        same(np.asarray(x).argsort(kind=kind), numpy.argsort(x, kind="stable"))
+    for kind, exc, words in [("timsort", ValueError, "sort kind must be one of"),
+                             ("", ValueError, "sort kind must be one of"),
+                             (3, TypeError, "sort kind must be str, not int")]:
+        with pytest.raises(exc, match=words):
+            numpy.sort(x, kind=kind)
+        with pytest.raises(exc, match=words):
+            np.sort(np.asarray(x), kind=kind)
+        with pytest.raises(exc, match=words):
+            np.asarray(x).sort(kind=kind)
+        with pytest.raises(exc, match=words):
+            np.argsort(np.asarray(x), kind=kind)
+    # partition's only kind is introselect; kth an integer scalar or 1-d
+    # sequence of them (an empty list is a float array to NumPy), checked
+    # before an empty array returns
+    for a, kth, kind, exc, words in [
+            (x, 1, "quick", ValueError, "select kind must be 'introselect'"),
+            (x, 1, None, TypeError, "select kind must be str"),
+            (x, [], "introselect", TypeError, "Partition index must be integer"),
+            (x, [1.0], "introselect", TypeError, "Partition index must be integer"),
+            (x, 2.0, "introselect", TypeError, "Partition index must be integer"),
+            (x, [True], "introselect", ValueError, "Booleans unacceptable"),
+            (numpy.zeros(0), [], "introselect", TypeError, "Partition index must be integer")]:
+        for fn in (numpy.partition, numpy.argpartition):
+            with pytest.raises(exc, match=words):
+                fn(a, kth, kind=kind)
+        for fn in (np.partition, np.argpartition):
+            with pytest.raises(exc, match=words):
+                fn(np.asarray(a), kth, kind=kind)
+    # kth as an integer array, a tuple, a NumPy integer or a 0-d tensor
+    for kth in (numpy.array([1, 3]), (2,), numpy.int8(1), np.asarray(2)):
+        k = numpy.atleast_1d(numpy.asarray(kth.tolist() if isinstance(kth, tl.Tensor) else kth))
+        same(np.partition(np.asarray(x), kth)[k], numpy.partition(x, k)[k])
+    assert np.partition(np.zeros(0), 5).shape == (0,)  # bounds are not checked when empty
+
+
 def test_conjugate_divmod_contains_class_getitem():
     c = numpy.array([1 + 2j, -3j])
     same(np.asarray(c).conjugate(), c.conjugate())
