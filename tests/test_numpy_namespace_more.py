@@ -549,6 +549,36 @@ def test_choose_as_numpy(mode):
         np.asarray([0.5]).choose(choices)
 
 
+def test_take_and_searchsorted_read_index_arrays_as_numpy():
+    # take casts an index array by 'same_kind': a float or complex array is
+    # NumPy's TypeError (Python floats, alone or in a list, are truncated)
+    x = numpy.arange(10, 16)
+    for idx in (numpy.array([1.0]), numpy.array([1], dtype=numpy.float32), numpy.array([1j])):
+        for mode in ("raise", "wrap"):
+            with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+                numpy.take(x, idx, mode=mode)
+            with pytest.raises(TypeError, match=f"dtype\\('{idx.dtype}'\\) to dtype\\('int64'\\)"):
+                np.take(np.asarray(x), np.asarray(idx), mode=mode)
+    for idx in (2.0, [1.5, 3], numpy.array([True, False]), numpy.array([1], dtype=numpy.uint8)):
+        same(np.take(np.asarray(x), np.asarray(idx) if isinstance(idx, numpy.ndarray) else idx),
+             numpy.take(x, idx))
+    same(np.asarray(x).take(np.asarray([1, 2], dtype=np.int16), axis=0), x.take([1, 2], axis=0))
+    # searchsorted's sorter may be of any integer dtype; a float one is refused
+    hay = numpy.array([5, 1, 4, 1, 3])
+    for dtype in (numpy.int8, numpy.int32, numpy.uint8, numpy.int64):
+        order = numpy.argsort(hay, kind="stable").astype(dtype)
+        for side in ("left", "right"):
+            same(np.searchsorted(np.asarray(hay), [1, 3, 6], side=side, sorter=np.asarray(order)),
+                 numpy.searchsorted(hay, [1, 3, 6], side=side, sorter=order))
+            same(np.asarray(hay).searchsorted(4, side, sorter=order),
+                 hay.searchsorted(4, side, sorter=order))
+    for sorter in ([0.0, 1.0, 2.0, 3.0, 4.0], numpy.arange(5.0)):
+        with pytest.raises(TypeError, match="sorter must only contain integers"):
+            numpy.searchsorted(hay, 2, sorter=sorter)
+        with pytest.raises(TypeError, match="sorter must only contain integers"):
+            np.searchsorted(np.asarray(hay), 2, sorter=sorter)
+
+
 def test_choose_records_the_chosen_values():
     a, b = np.asarray([1.0, 2.0, 3.0]), np.asarray([10.0, 20.0, 30.0])
     a.requires_grad_(True)

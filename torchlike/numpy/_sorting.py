@@ -129,6 +129,9 @@ def searchsorted(a, v, side="left", sorter=None):
     kw = {}
     if sorter is not None:
         sorter = as_tensor(sorter)
+        if sorter.is_floating_point() or sorter.is_complex():
+            raise TypeError("sorter must only contain integers")
+        sorter = sorter.to(_C.int64)  # any integer dtype, as NumPy's (the op wants int64)
         # NumPy's ValueErrors (the op's own are RuntimeErrors)
         if sorter.numel() != a.numel():
             raise ValueError(f"sorter.size must equal a.size (sorter of shape "
