@@ -570,13 +570,13 @@ def test_take_and_searchsorted_read_index_arrays_as_numpy():
         for side in ("left", "right"):
             same(np.searchsorted(np.asarray(hay), [1, 3, 6], side=side, sorter=np.asarray(order)),
                  numpy.searchsorted(hay, [1, 3, 6], side=side, sorter=order))
-            same(np.asarray(hay).searchsorted(4, side, sorter=order),
+            same(np.asarray(hay).searchsorted(4, side, sorter=np.asarray(order)),
                  hay.searchsorted(4, side, sorter=order))
     for sorter in ([0.0, 1.0, 2.0, 3.0, 4.0], numpy.arange(5.0)):
         with pytest.raises(TypeError, match="sorter must only contain integers"):
             numpy.searchsorted(hay, 2, sorter=sorter)
         with pytest.raises(TypeError, match="sorter must only contain integers"):
-            np.searchsorted(np.asarray(hay), 2, sorter=sorter)
+            np.searchsorted(np.asarray(hay), 2, sorter=np.asarray(sorter))
 
 
 def test_choose_records_the_chosen_values():
