@@ -26,7 +26,13 @@ What they found (each with a focused test in the test file of its area):
 
 - ``np.sort``/``np.argsort``/``x.sort`` ignored a kind NumPy refuses
   (``kind="timsort"``, ``kind=3``); ``np.partition`` ignored its kind and
-  took an empty or float kth list -- tests/test_numpy_namespace_more.py.
+  took an empty or float kth list; ``np.take`` truncated a float index
+  array where NumPy refuses it, and ``np.searchsorted`` refused an int32
+  ``sorter=`` -- tests/test_numpy_namespace_more.py.
+- ``x.view(np.int64)`` of a strided or 0-d array raised PyTorch's
+  RuntimeError where NumPy raises ValueError (now torchlike.ViewError, of
+  both classes), and refused empty arrays NumPy views --
+  tests/test_shapes.py.
 
 What differs by design (docs/numpy.md), spelled around here: ``repr(x)``
 is PyTorch's (the programs print with ``np.array_repr``/``np.array_str``),
@@ -536,12 +542,23 @@ def buffers_and_iterators(np):
 
 def view_corners(np):
     """view with a smaller and a larger dtype on 2-d arrays, a same-size
-    view of a strided column slice, a 0-d view, views of transposed and
+    view of a strided column slice, the ValueError of views whose last axis
+    is not contiguous or does not divide and of a 0-d view to another
+    width, views of empty arrays, a 0-d view, views of transposed and
     sliced arrays, and a view written through."""
     m = np.arange(12, dtype=np.int32).reshape(3, 4)
     small = m.view(np.int16)
     big = m.view(np.int64)
     out = [small.shape, small[1], big.shape, big[2], m[:, ::2].view(np.uint32)]
+    for make in (lambda: m[:, ::2].view(np.int64), lambda: m.view(np.int8)[:, :3].view(np.int32),
+                 lambda: np.asarray(2.0).view(np.int32)):
+        try:
+            make()
+            out.append(None)
+        except ValueError:
+            out.append("ValueError")
+    out += [np.zeros((2, 0), dtype=np.int32).view(np.int64).shape,
+            np.zeros((0, 4), dtype=np.int16).view(np.int64).shape]
     z = np.asarray(1.0, dtype=np.float32).view(np.int32)
     out += [z, z.shape]
     f = np.zeros(4)
