@@ -711,7 +711,8 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_DECREF(arr);
     return NULL;
   }
-  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags);
+  /* a dtype casts as ndarray.__array__(dtype) does: unsafely, as astype */
+  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags | NPY_ARRAY_FORCECAST);
   Py_DECREF(arr);
   return r;
 }
