@@ -744,6 +744,24 @@ def test_clip_takes_numpys_ufunc_keywords():
         np.clip(np.asarray(x), 1, 4, bogus=1)
 
 
+def test_clip_method_takes_numpys_ufunc_keywords():
+    """x.clip(lo, hi, dtype=/where=/casting=) is ndarray.clip (PyTorch's
+    clamp refused those keywords); PyTorch's spelling stays clamp."""
+    a = numpy.arange(6).reshape(2, 3)
+    t = np.asarray(a)
+    same(t.clip(2, 4, dtype=np.float64), a.clip(2, 4, dtype=numpy.float64))
+    same(t.clip(max=2, dtype=np.float32), a.clip(max=2, dtype=numpy.float32))
+    same(t.clip(1.5, 3, casting="unsafe", dtype=np.int64),
+         a.clip(1.5, 3, casting="unsafe", dtype=numpy.int64))
+    out = np.zeros((2, 3), dtype=np.int64)
+    assert t.clip(1, 3, where=t > 2, out=out) is out
+    same(out, a.clip(1, 3, where=a > 2, out=numpy.zeros((2, 3), dtype=numpy.int64)))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        t.clip(1, 3, dtype=np.int8, casting="safe")
+    same(tl.tensor([1.0, 5.0]).clip(2, 3), numpy.array([2.0, 3.0], dtype=numpy.float32))
+    same(tl.tensor([1.0, 5.0]).clip(min=2), numpy.array([2.0, 5.0], dtype=numpy.float32))
+
+
 @pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "power", "left_shift",
                                   "right_shift", "mod", "bitwise_right_shift"])
 def test_integer_arithmetic_of_bools_is_int8(name):
