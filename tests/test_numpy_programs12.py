@@ -33,6 +33,10 @@ What they found (each with a focused test in the test file of its area):
   RuntimeError where NumPy raises ValueError (now torchlike.ViewError, of
   both classes), and refused empty arrays NumPy views --
   tests/test_shapes.py.
+- ``x.clip(lo, hi, dtype=...)`` (and ``where=``, ``casting=``) was PyTorch's
+  clamp, which refused the keywords -- tests/test_numpy_namespace_more.py;
+  ``x.__array__(np.float32)`` of float64 data refused the cast NumPy makes
+  -- tests/test_interop.py.
 
 What differs by design (docs/numpy.md), spelled around here: ``repr(x)``
 is PyTorch's (the programs print with ``np.array_repr``/``np.array_str``),
@@ -1068,7 +1072,8 @@ def complex_views(np):
 
 
 def method_tour(np):
-    """Methods code calls on arrays: fill, clip with out=, round with
+    """Methods code calls on arrays: fill, clip with out=, dtype= and
+    where=, round with
     negative decimals on ints, swapaxes, squeeze of a named axis and its
     ValueError, nonzero, resize by np.resize (values repeat), ravel of a
     view, conj of reals, and cumprod with dtype."""
@@ -1077,13 +1082,14 @@ def method_tour(np):
     f.fill(2.5)
     out = np.empty_like(a)
     a.clip(-10, 10, out=out)
+    scaled = a.clip(-20, 20, dtype=np.float64, where=a % 2 == 0, out=np.full(a.shape, np.nan))
     s = np.zeros((3, 1, 2))
     try:
         s.squeeze(axis=0)
         err = None
     except ValueError:
         err = "ValueError"
-    return (f, out, a.round(-1), a.swapaxes(0, 1).shape, s.squeeze(axis=1).shape, err, np.nonzero(a[:2]),
+    return (f, out, scaled, a.clip(max=0, dtype=np.float32), a.round(-1), a.swapaxes(0, 1).shape, s.squeeze(axis=1).shape, err, np.nonzero(a[:2]),
             np.resize(np.asarray([1, 2, 3]), (2, 4)), np.resize(a, 4), a[:, ::2].ravel(), a.conj()[0],
             a[0].cumprod(dtype=np.float64), np.ptp(a, axis=0),
             a.any(axis=1), a.all(), a.argmax(axis=0), a.argmin(), a.trace(), a.diagonal(1))
