@@ -639,8 +639,11 @@ def test_sort_and_partition_read_kind_and_kth_as_numpy():
             with pytest.raises(exc, match=words):
                 fn(np.asarray(a), kth, kind=kind)
     # kth as an integer array, a tuple, a NumPy integer or a 0-d tensor
-    for kth in (numpy.array([1, 3]), (2,), numpy.int8(1), np.asarray(2)):
-        k = numpy.atleast_1d(numpy.asarray(kth.tolist() if isinstance(kth, tl.Tensor) else kth))
+    for kth in (numpy.array([1, 3]), (2,), numpy.int8(1), np.asarray(2),
+                [np.asarray(1), 3], (np.asarray([3, 0]).max(),)):
+        plain = kth.tolist() if isinstance(kth, tl.Tensor) else \
+            [int(k) for k in kth] if isinstance(kth, (list, tuple)) else kth
+        k = numpy.atleast_1d(numpy.asarray(plain))
         same(np.partition(np.asarray(x), kth)[k], numpy.partition(x, k)[k])
     assert np.partition(np.zeros(0), 5).shape == (0,)  # bounds are not checked when empty
 

@@ -446,6 +446,8 @@ def _check_kth(a, kth, axis, kind):
     n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
     # kth read as NumPy reads it, into an integer array of at most one dim
     # (an empty list is a float array, so NumPy's TypeError)
+    if isinstance(kth, (list, tuple)):  # counts the program computed: 0-d tensors, any device
+        kth = [k.tolist() if isinstance(k, Tensor) else k for k in kth]
     kths = np.asarray(kth.tolist() if isinstance(kth, Tensor) else kth)
     if kths.dtype == np.bool_:
         raise ValueError("Booleans unacceptable as partition index")
