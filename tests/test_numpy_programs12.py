@@ -49,9 +49,8 @@ subclass, and NumPy 2.4's ``unique_values`` order is unspecified (compared
 sorted).
 """
 import numpy
-import pytest
 
-from test_numpy_programs import _run, _same
+from test_numpy_programs import _run
 
 _RNG = numpy.random.default_rng(12)
 F64 = _RNG.normal(0, 1, (6, 5))
