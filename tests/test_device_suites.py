@@ -45,7 +45,8 @@ SUITES = {
                        "test_mean_integer.py"],
     # NumPy programs run through torchlike.numpy on the device (host-only
     # steps: their refusal checked, then run on host copies; host_step)
-    "numpy_programs": [f"test_numpy_programs{n}.py" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)],
+    "numpy_programs": [f"test_numpy_programs{n}.py"
+                       for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # ordinary PyTorch training programs, their data moved to the device

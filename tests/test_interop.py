@@ -325,6 +325,25 @@ def test_array_copy_semantics():
     assert not np.shares_memory(np.array(t), shared)
 
 
+def test_array_with_a_narrower_dtype_casts_as_ndarrays_does():
+    # ndarray.__array__(dtype) casts as astype does (unsafely): float64 to
+    # float32 or int8, complex to float (NumPy's ComplexWarning), bfloat16 too
+    for values, dtype in [([1.5, -2.75, 1e300], np.float32), ([1.5, -2.75, 300.0], np.int8),
+                          ([7, -1, 300], np.uint8)]:
+        a = np.array(values)
+        with np.errstate(all="ignore"):  # 1e300 overflows float32 (NumPy warns)
+            got = tl.tensor(a).__array__(dtype)
+            want = a.__array__(dtype)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        got = tl.tensor([1 + 2j]).__array__(np.float64)
+    assert got.tolist() == [1.0]
+    assert tl.tensor([1.5, -2.0]).bfloat16().__array__(np.int16).tolist() == [1, -2]
+    with pytest.raises(ValueError, match="copy"):  # copy=False still refuses a cast
+        tl.tensor([1.0]).__array__(np.float16, copy=False)
+
+
 def test_array_of_bfloat16_copies_to_float32():
     t = tl.tensor([1.5, -2.0]).bfloat16()
     a = np.asarray(t)

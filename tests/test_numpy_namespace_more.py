@@ -549,6 +549,36 @@ def test_choose_as_numpy(mode):
         np.asarray([0.5]).choose(choices)
 
 
+def test_take_and_searchsorted_read_index_arrays_as_numpy():
+    # take casts an index array by 'same_kind': a float or complex array is
+    # NumPy's TypeError (Python floats, alone or in a list, are truncated)
+    x = numpy.arange(10, 16)
+    for idx in (numpy.array([1.0]), numpy.array([1], dtype=numpy.float32), numpy.array([1j])):
+        for mode in ("raise", "wrap"):
+            with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+                numpy.take(x, idx, mode=mode)
+            with pytest.raises(TypeError, match=f"dtype\\('{idx.dtype}'\\) to dtype\\('int64'\\)"):
+                np.take(np.asarray(x), np.asarray(idx), mode=mode)
+    for idx in (2.0, [1.5, 3], numpy.array([True, False]), numpy.array([1], dtype=numpy.uint8)):
+        same(np.take(np.asarray(x), np.asarray(idx) if isinstance(idx, numpy.ndarray) else idx),
+             numpy.take(x, idx))
+    same(np.asarray(x).take(np.asarray([1, 2], dtype=np.int16), axis=0), x.take([1, 2], axis=0))
+    # searchsorted's sorter may be of any integer dtype; a float one is refused
+    hay = numpy.array([5, 1, 4, 1, 3])
+    for dtype in (numpy.int8, numpy.int32, numpy.uint8, numpy.int64):
+        order = numpy.argsort(hay, kind="stable").astype(dtype)
+        for side in ("left", "right"):
+            same(np.searchsorted(np.asarray(hay), [1, 3, 6], side=side, sorter=np.asarray(order)),
+                 numpy.searchsorted(hay, [1, 3, 6], side=side, sorter=order))
+            same(np.asarray(hay).searchsorted(4, side, sorter=np.asarray(order)),
+                 hay.searchsorted(4, side, sorter=order))
+    for sorter in ([0.0, 1.0, 2.0, 3.0, 4.0], numpy.arange(5.0)):
+        with pytest.raises(TypeError, match="sorter must only contain integers"):
+            numpy.searchsorted(hay, 2, sorter=sorter)
+        with pytest.raises(TypeError, match="sorter must only contain integers"):
+            np.searchsorted(np.asarray(hay), 2, sorter=np.asarray(sorter))
+
+
 def test_choose_records_the_chosen_values():
     a, b = np.asarray([1.0, 2.0, 3.0]), np.asarray([10.0, 20.0, 30.0])
     a.requires_grad_(True)
@@ -571,6 +601,51 @@ def test_partition_methods_as_numpy():
         assert x[order][numpy.atleast_1d(kth)].tolist() == want[numpy.atleast_1d(kth)].tolist()
     with pytest.raises(ValueError):
         np.asarray(x).argpartition(6)
+
+
+def test_sort_and_partition_read_kind_and_kth_as_numpy():
+    # a kind is read by its first letter in either case (every sort here is
+    # stable, which each kind allows); others are NumPy's errors, not ignored
+    x = numpy.array([3, 1, 2, 1])
+    for kind in ("quicksort", "Heap", "s", "mergesort", "STABLE"):
+        same(np.sort(np.asarray(x), kind=kind), numpy.sort(x, kind=kind))
+        same(np.asarray(x).argsort(kind=kind), numpy.argsort(x, kind="stable"))
+    for kind, exc, words in [("timsort", ValueError, "sort kind must be one of"),
+                             ("", ValueError, "sort kind must be one of"),
+                             (3, TypeError, "sort kind must be str, not int")]:
+        with pytest.raises(exc, match=words):
+            numpy.sort(x, kind=kind)
+        with pytest.raises(exc, match=words):
+            np.sort(np.asarray(x), kind=kind)
+        with pytest.raises(exc, match=words):
+            np.asarray(x).sort(kind=kind)
+        with pytest.raises(exc, match=words):
+            np.argsort(np.asarray(x), kind=kind)
+    # partition's only kind is introselect; kth an integer scalar or 1-d
+    # sequence of them (an empty list is a float array to NumPy), checked
+    # before an empty array returns
+    for a, kth, kind, exc, words in [
+            (x, 1, "quick", ValueError, "select kind must be 'introselect'"),
+            (x, 1, None, TypeError, "select kind must be str"),
+            (x, [], "introselect", TypeError, "Partition index must be integer"),
+            (x, [1.0], "introselect", TypeError, "Partition index must be integer"),
+            (x, 2.0, "introselect", TypeError, "Partition index must be integer"),
+            (x, [True], "introselect", ValueError, "Booleans unacceptable"),
+            (numpy.zeros(0), [], "introselect", TypeError, "Partition index must be integer")]:
+        for fn in (numpy.partition, numpy.argpartition):
+            with pytest.raises(exc, match=words):
+                fn(a, kth, kind=kind)
+        for fn in (np.partition, np.argpartition):
+            with pytest.raises(exc, match=words):
+                fn(np.asarray(a), kth, kind=kind)
+    # kth as an integer array, a tuple, a NumPy integer or a 0-d tensor
+    for kth in (numpy.array([1, 3]), (2,), numpy.int8(1), np.asarray(2),
+                [np.asarray(1), 3], (np.asarray([3, 0]).max(),)):
+        plain = kth.tolist() if isinstance(kth, tl.Tensor) else \
+            [int(k) for k in kth] if isinstance(kth, (list, tuple)) else kth
+        k = numpy.atleast_1d(numpy.asarray(plain))
+        same(np.partition(np.asarray(x), kth)[k], numpy.partition(x, k)[k])
+    assert np.partition(np.zeros(0), 5).shape == (0,)  # bounds are not checked when empty
 
 
 def test_conjugate_divmod_contains_class_getitem():
@@ -670,6 +745,24 @@ def test_clip_takes_numpys_ufunc_keywords():
         np.clip(np.asarray(x), 1, 4, dtype=np.int64)
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         np.clip(np.asarray(x), 1, 4, bogus=1)
+
+
+def test_clip_method_takes_numpys_ufunc_keywords():
+    """x.clip(lo, hi, dtype=/where=/casting=) is ndarray.clip (PyTorch's
+    clamp refused those keywords); PyTorch's spelling stays clamp."""
+    a = numpy.arange(6).reshape(2, 3)
+    t = np.asarray(a)
+    same(t.clip(2, 4, dtype=np.float64), a.clip(2, 4, dtype=numpy.float64))
+    same(t.clip(max=2, dtype=np.float32), a.clip(max=2, dtype=numpy.float32))
+    same(t.clip(1.5, 3, casting="unsafe", dtype=np.int64),
+         a.clip(1.5, 3, casting="unsafe", dtype=numpy.int64))
+    out = np.zeros((2, 3), dtype=np.int64)
+    assert t.clip(1, 3, where=t > 2, out=out) is out
+    same(out, a.clip(1, 3, where=a > 2, out=numpy.zeros((2, 3), dtype=numpy.int64)))
+    with pytest.raises(TypeError, match="Cannot cast"):
+        t.clip(1, 3, dtype=np.int8, casting="safe")
+    same(tl.tensor([1.0, 5.0]).clip(2, 3), numpy.array([2.0, 3.0], dtype=numpy.float32))
+    same(tl.tensor([1.0, 5.0]).clip(min=2), numpy.array([2.0, 5.0], dtype=numpy.float32))
 
 
 @pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "power", "left_shift",

@@ -1038,6 +1038,33 @@ def test_view_dtype_errors():
     assert tl.tensor(1.0).view(tl.int32).item() == 1065353216
 
 
+def test_view_dtype_refusals_are_numpys_value_error_and_pytorchs_runtime_error():
+    # x.view(dtype) is both libraries' spelling: a refusal is torchlike.ViewError,
+    # NumPy's ValueError and PyTorch's RuntimeError, so either except clause holds
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    t = tl.tensor(m)
+    for make, to in [(lambda x: x[:, ::2], "int64"), (lambda x: x[:, :3], "complex128"),
+                     (lambda x: x[0, 0], "int64"), (lambda x: x.T, "int16")]:
+        with pytest.raises(ValueError):
+            make(m).view(np.dtype(to))
+        with pytest.raises(tl.ViewError) as e:
+            make(t).view(getattr(tl, to))
+        assert isinstance(e.value, ValueError) and isinstance(e.value, RuntimeError)
+        assert "int32 as " + to in str(e.value)
+    assert issubclass(tl.ViewError, ValueError) and issubclass(tl.ViewError, RuntimeError)
+    # an empty tensor reads no memory: its other strides need not divide (NumPy
+    # views these; PyTorch refused the strides of the first)
+    for shape, to in [((2, 0), "int64"), ((0, 2), "int64"), ((0, 4), "int8"), ((3, 0, 2), "int64")]:
+        a = np.zeros(shape, dtype=np.int32)
+        v = tl.tensor(a).view(getattr(tl, to))
+        assert v.shape == a.view(np.dtype(to)).shape and v.dtype == getattr(tl, to)
+        assert v.is_contiguous()
+    with pytest.raises(ValueError):  # the last dim's bytes must still divide
+        np.zeros((0, 3), dtype=np.int32).view(np.int64)
+    with pytest.raises(tl.ViewError, match="divisible by 2"):
+        tl.zeros((0, 3), dtype=tl.int32).view(tl.int64)
+
+
 @pytest.mark.parametrize("dtype", ["complex128", "float64", "int64", "float16"])
 def test_view_dtype_is_not_differentiable(dtype):
     """As PyTorch's view(dtype): reinterpreted bytes carry no gradient (its

@@ -37,6 +37,7 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 from ._array_function import tl_dtype
+from ._ndarray import _numpy_function, _override
 from ._tensor_storage import _resized
 
 _made_readonly = weakref.WeakValueDictionary()   # storage id -> a tensor of it
@@ -208,3 +209,8 @@ def setfield(self, val, dtype, offset=0):
 for _name in ("byteswap", "dump", "dumps", "tofile", "resize", "setflags", "getfield",
               "setfield"):
     setattr(Tensor, _name, globals()[_name])
+
+# x.clip: NumPy's ufunc keywords (where=, dtype=, casting= ...) take np.clip's;
+# PyTorch's clamp (the alias, installed after _ndarray) has none of them
+_override("clip", _numpy_function("clip"),
+          keywords=("where", "dtype", "casting", "order", "subok", "signature"))

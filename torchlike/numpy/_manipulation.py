@@ -832,7 +832,13 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     a = as_tensor(a)
-    idx = as_tensor(indices).to(_C.int64)
+    idx = as_tensor(indices)
+    # NumPy casts an index array by 'same_kind' (Python floats, alone or in
+    # a list, are truncated as NumPy's intp conversion does)
+    if isinstance(indices, (Tensor, np.ndarray)) and (idx.is_floating_point() or idx.is_complex()):
+        raise TypeError(f"Cannot cast array data from dtype('{np_dtype(idx.dtype)}') to "
+                        f"dtype('int64') according to the rule 'same_kind'")
+    idx = idx.to(_C.int64)
     if mode != "raise":
         n = a.numel() if axis is None else (a.reshape(1) if a.ndim == 0 else a).shape[
             norm_axis(axis, max(a.ndim, 1))]

@@ -21,8 +21,8 @@ static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
 /* ---- errors --------------------------------------------------------------------- */
 
 static PyObject *linalg_error; /* torchlike.linalg.LinAlgError, set from Python */
-/* torchlike.BroadcastError, DtypeError, CastError: tl_error.h */
-PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error;
+/* torchlike.BroadcastError, DtypeError, CastError, ViewError: tl_error.h */
+PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error, *tl_py_view_error;
 /* torchlike.ComplexWarning: NumPy's ComplexWarning and a UserWarning (PyTorch's
  * class for it), so the filters of either kind of code see it. */
 static PyObject *complex_warning;
@@ -44,6 +44,7 @@ PyObject *tl_py_raise(void)
   case TL_ERR_BROADCAST: exc = tl_py_broadcast_error; break;
   case TL_ERR_DTYPE: exc = tl_py_dtype_error; break;
   case TL_ERR_CAST: exc = tl_py_cast_error; break;
+  case TL_ERR_VIEW: exc = tl_py_view_error; break;
   case TL_ERR_RAISED:
     if (PyErr_Occurred()) {
       tl_error_clear();
@@ -710,7 +711,8 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_DECREF(arr);
     return NULL;
   }
-  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags);
+  /* a dtype casts as ndarray.__array__(dtype) does: unsafely, as astype */
+  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags | NPY_ARRAY_FORCECAST);
   Py_DECREF(arr);
   return r;
 }
@@ -1216,7 +1218,11 @@ static int errors_init(PyObject *module)
   tl_py_cast_error = two_class_error(
       module, "CastError", PyExc_TypeError, PyExc_RuntimeError,
       "A result that cannot be cast into out=: NumPy's TypeError and PyTorch's RuntimeError.");
-  if (!tl_py_broadcast_error || !tl_py_dtype_error || !tl_py_cast_error)
+  tl_py_view_error = two_class_error(
+      module, "ViewError", PyExc_ValueError, PyExc_RuntimeError,
+      "A dtype view the memory's layout cannot give (x.view(np.int64) of a strided or 0-d "
+      "tensor): NumPy's ValueError and PyTorch's RuntimeError.");
+  if (!tl_py_broadcast_error || !tl_py_dtype_error || !tl_py_cast_error || !tl_py_view_error)
     return -1;
   return warnings_init(module);
 }

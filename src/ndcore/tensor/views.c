@@ -552,6 +552,8 @@ tl_status tl_view_atleast(tl_tensor *out, const tl_tensor *in, int ndim)
 
 tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype)
 {
+  /* Refusals are TL_ERR_VIEW: NumPy raises ValueError for them, PyTorch
+   * RuntimeError, and x.view(dtype) is both libraries' spelling. */
   const char *from = tl_dtype_names[in->dtype], *to = tl_dtype_names[dtype];
   int64_t old_size = (int64_t)tl_dtype_size(in->dtype), new_size = (int64_t)tl_dtype_size(dtype);
   if (old_size == new_size) {
@@ -563,26 +565,37 @@ tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype)
    * of the new dtype, and every other stride and the offset must, too. */
   int last = in->ndim - 1;
   if (in->ndim == 0)
-    return tl_error_set(TL_ERR_RUNTIME, "self.dim() cannot be 0 to view %s as %s (different "
-                                        "element sizes)", from, to);
-  if (in->strides[last] != 1 && in->shape[last] != 1)
-    return tl_error_set(TL_ERR_RUNTIME, "self.stride(-1) must be 1 to view %s as %s (different "
-                                        "element sizes), but got %lld",
+    return tl_error_set(TL_ERR_VIEW, "self.dim() cannot be 0 to view %s as %s (different "
+                                     "element sizes)", from, to);
+  /* An empty tensor reads no memory: only its last dim's bytes must divide
+   * (NumPy views zeros((2, 0), int32) as int64; PyTorch refuses its strides). */
+  bool empty = tl_tensor_numel(in) == 0;
+  if (!empty && in->strides[last] != 1 && in->shape[last] != 1)
+    return tl_error_set(TL_ERR_VIEW, "self.stride(-1) must be 1 to view %s as %s (different "
+                                     "element sizes), but got %lld",
                         from, to, (long long)in->strides[last]);
   int64_t last_bytes = in->shape[last] * old_size;
   if (last_bytes % new_size)
-    return tl_error_set(TL_ERR_RUNTIME, "self.size(-1) must be divisible by %lld to view %s as "
-                                        "%s (different element sizes), but got %lld",
+    return tl_error_set(TL_ERR_VIEW, "self.size(-1) must be divisible by %lld to view %s as "
+                                     "%s (different element sizes), but got %lld",
                         (long long)(new_size / old_size > 1 ? new_size / old_size : 1), from, to,
                         (long long)in->shape[last]);
+  if (empty) {
+    tl_tensor_view_of(out, in);
+    out->dtype = dtype;
+    out->offset = in->offset * old_size / new_size;
+    out->shape[last] = last_bytes / new_size;
+    tl_shape_contiguous_strides(out->ndim, out->shape, out->strides);
+    return TL_OK;
+  }
   if (in->offset * old_size % new_size)
-    return tl_error_set(TL_ERR_RUNTIME, "self.storage_offset() must be divisible by %lld to view "
-                                        "%s as %s (different element sizes), but got %lld",
+    return tl_error_set(TL_ERR_VIEW, "self.storage_offset() must be divisible by %lld to view "
+                                     "%s as %s (different element sizes), but got %lld",
                         (long long)(new_size / old_size), from, to, (long long)in->offset);
   for (int i = 0; i < last; i++)
     if (in->strides[i] * old_size % new_size)
-      return tl_error_set(TL_ERR_RUNTIME, "self.stride(%d) must be divisible by %lld to view %s "
-                                          "as %s (different element sizes), but got %lld",
+      return tl_error_set(TL_ERR_VIEW, "self.stride(%d) must be divisible by %lld to view %s "
+                                       "as %s (different element sizes), but got %lld",
                           i, (long long)(new_size / old_size), from, to,
                           (long long)in->strides[i]);
   tl_tensor_view_of(out, in);
