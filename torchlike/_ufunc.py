@@ -18,8 +18,9 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, finish,
-                              norm_axis, np_dtype, refuse_host_out, tl_dtype, unaliased)
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, can_cast_dtypes,
+                              check_fallback, finish, norm_axis, np_dtype, refuse_host_out,
+                              tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -37,8 +38,10 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # Ufuncs answered by torchlike.numpy's functions of the same name: the
 # products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
 # whose NumPy loops are float ones (integers become floats first, where
-# torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0).
-_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm"}
+# torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0),
+# and nextafter, whose NumPy loops are float ones too (the op refuses
+# integers; NumPy computes int16 in float32, int64 in float64).
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter"}
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -64,9 +67,16 @@ def _floating(x, name):
 def _spacing(x, *, out=None):
     """NumPy's spacing: the step from x to the next value away from zero (so
     negative for negative x), the smallest subnormal at either zero, NaN at
-    the infinities."""
+    the infinities.  NumPy's float16 loop is its own: the step up, toward
+    +inf, whatever x's sign (spacing(-1.0) is +2**-11, half float32's
+    -2**-23 pattern; -0.0 and negative subnormals give the smallest
+    subnormal, -65504 gives 32, 65504 inf)."""
     x = _floating(x, "spacing")
     inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
+    if x.dtype is _C.float16:
+        step = _C.nextafter(x, inf) - x
+        return _C.where(_C.isfinite(x), step, float("nan"),
+                        **({} if out is None else {"out": out}))
     tiny = _C.nextafter(_C.zeros((), dtype=x.dtype, device=x.device), inf)
     step = _C.nextafter(x, _C.copysign(inf, x)) - x
     return _C.where(x == 0, tiny, step, **({} if out is None else {"out": out}))
@@ -197,6 +207,14 @@ def numpy_python_ints(ufunc, inputs, dtype=None):
         float("inf") * (1 if x > 0 else -1) if exact else float(x) for x in inputs)
 
 
+def numpy_square(x, out=None):
+    """x * x; a bool array squares as int8, NumPy's loop for it (the op,
+    PyTorch's, keeps bool)."""
+    if x.dtype is _C.bool:
+        x = x.to(_C.int8)
+    return _C.square(x) if out is None else _C.square(x, out=out)
+
+
 def numpy_reciprocal(x, out=None):
     """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
     bool as int8), a zero a divide-by-zero warning and the cast of inf, as
@@ -316,6 +334,8 @@ def _op_for(ufunc):
         if op is None and special_op(ufunc) is not None:
             op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc, special_op(ufunc))
         return op
+    if ufunc is np.square:  # a bool operand's loop is int8 (the C fast path may call it)
+        return numpy_square
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
@@ -515,6 +535,11 @@ def _call(ufunc, inputs, kwargs):
         if out is None:
             return result
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+        if not can_cast_dtypes(result.dtype, out.dtype, "same_kind"):
+            # (the op's own out= check, which the select below bypasses)
+            raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
+                            f"dtype('{result.dtype.name}') to dtype('{out.dtype.name}') "
+                            f"with casting rule 'same_kind'")
         write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
         return given_out[0]
     if dtype is not None:

@@ -240,13 +240,10 @@ def _complex_ordered(op, kind):
 _COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
                     "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
 
-def _square(x, **kwargs):
-    """x * x; bools square as int8, NumPy's loop for them (PyTorch keeps bool)."""
-    return _C.square(x.to(_C.int8) if x.dtype is _C.bool else x, **kwargs)
-
-
 for _name, _op in UNARY.items():
-    globals()[_name] = _unary(_square if _op == "square" else getattr(_C, _op), _name)
+    # (square: bools square as int8, NumPy's loop for them; PyTorch keeps bool)
+    globals()[_name] = _unary(_ufunc.numpy_square if _op == "square" else getattr(_C, _op),
+                              _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)

@@ -1,0 +1,234 @@
+"""Corners of the namespace's ufuncs, each against live NumPy: value, dtype
+and exception class, through both doors -- ``torchlike.numpy.<name>(...)``
+and NumPy's own ufunc called with tensors (``Tensor.__array_ufunc__``) --
+over 0-d, empty, non-contiguous and broadcast operands."""
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike.numpy as tnp
+
+pytestmark = pytest.mark.host_only
+
+
+def _tensor(x):
+    return tnp.asarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _layouts(a):
+    """a as it is, 0-d (its first element), empty, reversed and broadcast."""
+    flat = a.reshape(-1)
+    return {"plain": a, "0-d": flat[0].reshape(()), "empty": flat[:0],
+            "reversed": flat[::-1], "strided": np.repeat(flat, 2)[::2],
+            "broadcast": np.broadcast_to(flat, (2, flat.size))}
+
+
+def _outcome(fn, args, kwargs):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*args, **kwargs), None
+        except Exception as error:  # noqa: BLE001 - the class is what is compared
+            return None, error
+
+
+def check_against_numpy(name, args, kwargs=None, doors=("namespace", "ufunc")):
+    """Call NumPy's ``name`` on ndarrays, then torchlike on tensors of the
+    same values through each door; out= (an ndarray in kwargs) is given to
+    each its own copy.  Exact comparison: bit patterns of floats (NaN as NaN)."""
+    kwargs = kwargs or {}
+
+    def fresh(tensors):
+        kw = {}
+        for key, value in kwargs.items():
+            if isinstance(value, np.ndarray) and key == "out":
+                value = value.copy()
+                kw[key] = tnp.asarray(value) if tensors else value
+            else:
+                kw[key] = _tensor(value) if tensors and isinstance(value, np.ndarray) else value
+        return kw
+
+    want, want_error = _outcome(getattr(np, name), args, fresh(False))
+    targs = [_tensor(a) for a in args]
+    for door in doors:
+        fn = getattr(tnp, name) if door == "namespace" else getattr(np, name)
+        got, error = _outcome(fn, targs, fresh(True))
+        where = f"{door}: {name}({args!r}, {kwargs!r})"
+        if want_error is not None:
+            assert error is not None, f"{where}: NumPy raised {want_error!r}, torchlike gave {got!r}"
+            bases = tuple(c for c in type(want_error).__mro__
+                          if c.__module__ == "builtins" and c not in (Exception, BaseException,
+                                                                      object))
+            assert isinstance(error, bases), f"{where}: {error!r}, NumPy {want_error!r}"
+            continue
+        assert error is None, f"{where}: torchlike raised {error!r}, NumPy gave {want!r}"
+        want_a, got_a = np.asarray(want), np.asarray(got)
+        assert got_a.dtype == want_a.dtype, f"{where}: dtype {got_a.dtype}, NumPy {want_a.dtype}"
+        assert got_a.shape == want_a.shape, f"{where}: shape {got_a.shape}, NumPy {want_a.shape}"
+        if want_a.dtype.kind in "fc":
+            both_nan = np.isnan(want_a) & np.isnan(got_a)
+            same = (want_a.view(f"u{want_a.itemsize}") == got_a.view(f"u{got_a.itemsize}"))
+            assert (same | both_nan).all(), f"{where}: {got_a!r}, NumPy {want_a!r}"
+        else:
+            assert np.array_equal(want_a, got_a), f"{where}: {got_a!r}, NumPy {want_a!r}"
+
+
+# ---- nextafter: NumPy's loops are float ones ----------------------------------------
+
+INT_PAIRS = [(np.array([1, 2, 3], np.int16), np.array([5, 0, 3], np.int16)),
+             (np.array([1, -2, 3], np.int64), np.array([2, 2, 2], np.int32)),
+             (np.array([0, 1], np.uint8), np.array([1, 0], np.int8)),
+             (np.array([True, False]), np.array([False, True])),
+             (np.array([7, 9], np.uint32), np.array([1.5, 20.0], np.float16))]
+
+
+@pytest.mark.parametrize("layout", ["plain", "0-d", "empty", "reversed", "strided", "broadcast"])
+@pytest.mark.parametrize("pair", range(len(INT_PAIRS)))
+@pytest.mark.parametrize("kwargs", [{}, {"casting": "unsafe"}, {"casting": "safe"},
+                                    {"casting": "no"}, {"dtype": np.float32},
+                                    {"dtype": np.float16, "casting": "unsafe"},
+                                    {"dtype": np.int16, "casting": "unsafe"},
+                                    {"signature": (None, None, np.float16)},
+                                    {"signature": "dd->d"}])
+def test_nextafter_of_integers(layout, pair, kwargs):
+    a, b = INT_PAIRS[pair]
+    a = _layouts(a)[layout]
+    b = b if layout == "broadcast" else _layouts(b)[layout]
+    check_against_numpy("nextafter", (a, b), kwargs)
+
+
+@pytest.mark.parametrize("out_dtype", [np.float64, np.float16, np.int64, np.int8])
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe"])
+@pytest.mark.parametrize("masked", [False, True])
+def test_nextafter_of_integers_into_out(out_dtype, casting, masked):
+    a, b = np.array([1, 2, 3], np.int16), np.array([5, 0, 3], np.int16)
+    kwargs = {"out": np.full(3, 7, out_dtype), "casting": casting}
+    if masked:
+        kwargs["where"] = np.array([True, False, True])
+    check_against_numpy("nextafter", (a, b), kwargs)
+
+
+@pytest.mark.parametrize("other", [3, 2.5, True, -1])
+def test_nextafter_of_integers_and_python_numbers(other):
+    for a in (np.array([1, 2], np.int8), np.array([1, 2], np.int64), np.array(4, np.uint16)):
+        check_against_numpy("nextafter", (a, other), {"casting": "unsafe"})
+        check_against_numpy("nextafter", (other, a), {})
+
+
+# ---- square of bools: NumPy's int8 loop ------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["plain", "0-d", "empty", "reversed", "strided", "broadcast"])
+@pytest.mark.parametrize("kwargs", [{}, {"casting": "unsafe"}, {"casting": "safe"},
+                                    {"casting": "no"}, {"dtype": np.float32},
+                                    {"dtype": bool}, {"signature": "b->b"},
+                                    {"signature": (bool, bool)}])
+def test_square_of_bools(layout, kwargs):
+    check_against_numpy("square", (_layouts(np.array([True, False, True]))[layout],), kwargs)
+
+
+@pytest.mark.parametrize("out_dtype", [np.int8, np.float64, np.bool_, np.int64])
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe"])
+@pytest.mark.parametrize("masked", [False, True])
+def test_square_of_bools_into_out(out_dtype, casting, masked):
+    kwargs = {"out": np.full(3, 5, out_dtype), "casting": casting}
+    if masked:
+        kwargs["where"] = np.array([True, False, True])
+    check_against_numpy("square", (np.array([True, False, True]),), kwargs)
+
+
+def test_square_of_bools_under_where_without_out():
+    # NumPy leaves the masked-off elements undefined: the dtype is compared
+    x = np.array([True, False, True])
+    mask = np.array([True, False, True])
+    for fn in (tnp.square, np.square):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = fn(tnp.asarray(x), where=tnp.asarray(mask))
+            want = np.square(x, where=mask)
+        assert np.asarray(got).dtype == want.dtype
+        assert np.array_equal(np.asarray(got)[mask], want[mask])
+
+
+# ---- spacing of float16: NumPy's own loop ---------------------------------------------
+
+def test_spacing_of_every_float16():
+    every = np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    check_against_numpy("spacing", (every,))
+
+
+@pytest.mark.parametrize("values", [[-0.0, 0.0, -np.inf, np.inf, np.nan, -65504.0, 65504.0,
+                                     -6e-8, -6.1e-5, -1.0, -3.0, -2048.0]])
+@pytest.mark.parametrize("layout", ["plain", "0-d", "empty", "reversed", "strided", "broadcast"])
+def test_spacing_of_negative_float16(values, layout):
+    check_against_numpy("spacing", (_layouts(np.array(values, np.float16))[layout],))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_])
+def test_spacing_of_small_integers_is_float16(dtype):
+    # (NumPy's ufunc on integer tensors takes the default float, float32, by
+    # design: docs/numpy.md, Promotion; the namespace's function is NumPy's)
+    check_against_numpy("spacing", (np.array([-128, -3, 0, 5, 127]).astype(dtype),),
+                        doors=("namespace",))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_spacing_of_wider_floats_keeps_its_sign(dtype):
+    info = np.finfo(dtype)
+    check_against_numpy("spacing", (np.array([-0.0, -1.0, -np.inf, np.nan, -info.max,
+                                              -info.smallest_subnormal, -info.tiny, 3.0],
+                                             dtype),))
+
+
+def test_spacing_of_float16_into_out():
+    x = np.array([-1.0, -0.0, 2.0, -65504.0], np.float16)
+    check_against_numpy("spacing", (x,), {"out": np.zeros(4, np.float16)})
+    check_against_numpy("spacing", (x,), {"out": np.zeros(4, np.float32)})
+
+
+# ---- diag and diagonal far off the matrix ----------------------------------------------
+
+# (not -2**31: NumPy's diagonal negates the C int, and gives a view past
+# the matrix that crashes when read)
+HUGE_OFFSETS = [2 ** 25, 2 ** 31 - 1, 2 ** 31, -2 ** 31 + 1, -2 ** 31 - 1, 2 ** 62, -2 ** 62,
+                2 ** 62 + 5, 2 ** 63 - 1, -2 ** 63, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 10 ** 30,
+                np.int64(2 ** 62), True, 1, -1]
+
+
+@pytest.mark.parametrize("k", HUGE_OFFSETS)
+@pytest.mark.parametrize("v", [np.array([1, 2, 3]), np.arange(6).reshape(2, 3),
+                               np.array([], np.float32), np.zeros((0, 2))])
+def test_diag_far_off(k, v):
+    check_against_numpy("diag", (v, k), doors=("namespace",))
+
+
+@pytest.mark.parametrize("k", HUGE_OFFSETS)
+def test_diagonal_trace_diagflat_far_off(k):
+    m = np.arange(6).reshape(2, 3)
+    check_against_numpy("diagonal", (m, k), doors=("namespace",))
+    check_against_numpy("trace", (m, k), doors=("namespace",))
+    check_against_numpy("diagflat", (np.array([[1, 2]]), k), doors=("namespace",))
+
+
+def test_numpy_bool_offset_of_a_matrix_is_refused():
+    m = np.arange(6).reshape(2, 3)
+    check_against_numpy("diagonal", (m, np.True_), doors=("namespace",))
+    check_against_numpy("diag", (m, np.True_), doors=("namespace",))
+    check_against_numpy("diag", (np.array([1, 2]), np.True_), doors=("namespace",))
+
+
+@pytest.mark.parametrize("k", [True, np.False_, 1, -1, 2 ** 62, -2 ** 62])
+def test_tril_triu_offsets(k):
+    m = np.arange(6).reshape(2, 3)
+    check_against_numpy("tril", (m, k), doors=("namespace",))
+    check_against_numpy("triu", (m, k), doors=("namespace",))
+
+
+def test_diag_through_numpy_dispatch():
+    # np.diag(tensor, k) reaches the namespace's diag by __array_function__
+    v = tnp.asarray(np.array([1, 2, 3]))
+    for k in (2 ** 63, 2 ** 62):
+        with pytest.raises(ValueError):
+            np.diag(np.array([1, 2, 3]), k)
+        with pytest.raises(ValueError):
+            np.diag(v, k)
