@@ -24,6 +24,12 @@ def _layouts(a):
             "broadcast": np.broadcast_to(flat, (2, flat.size))}
 
 
+def _parts(a):
+    """a's floats, a complex array's as (real, imaginary) pairs."""
+    a = np.ascontiguousarray(a)
+    return a.view(a.real.dtype) if a.dtype.kind == "c" else a
+
+
 def _outcome(fn, args, kwargs):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -67,8 +73,9 @@ def check_against_numpy(name, args, kwargs=None, doors=("namespace", "ufunc")):
         assert got_a.dtype == want_a.dtype, f"{where}: dtype {got_a.dtype}, NumPy {want_a.dtype}"
         assert got_a.shape == want_a.shape, f"{where}: shape {got_a.shape}, NumPy {want_a.shape}"
         if want_a.dtype.kind in "fc":
-            both_nan = np.isnan(want_a) & np.isnan(got_a)
-            same = (want_a.view(f"u{want_a.itemsize}") == got_a.view(f"u{got_a.itemsize}"))
+            w, g = _parts(want_a), _parts(got_a)
+            both_nan = np.isnan(w) & np.isnan(g)
+            same = w.view(f"u{w.itemsize}") == g.view(f"u{g.itemsize}")
             assert (same | both_nan).all(), f"{where}: {got_a!r}, NumPy {want_a!r}"
         else:
             assert np.array_equal(want_a, got_a), f"{where}: {got_a!r}, NumPy {want_a!r}"
@@ -232,3 +239,36 @@ def test_diag_through_numpy_dispatch():
             np.diag(np.array([1, 2, 3]), k)
         with pytest.raises(ValueError):
             np.diag(v, k)
+
+
+# ---- NumPy's ufuncs on tensors: where= with out=, complex order -----------------------
+
+@pytest.mark.parametrize("name", ["sin", "negative", "floor", "sqrt", "nextafter", "add"])
+@pytest.mark.parametrize("out_dtype", [np.int64, np.bool_, np.float32, np.complex64])
+def test_where_with_out_checks_the_cast(name, out_dtype):
+    x = np.array([1.5, 2.5, 4.0])
+    args = (x,) if getattr(np, name).nin == 1 else (x, x[::-1].copy())
+    check_against_numpy(name, args, {"out": np.zeros(3, out_dtype),
+                                     "where": np.array([True, False, True])})
+
+
+COMPLEX_PAIRS = [(np.array([1 + 2j, 3 - 1j, 2 + 0j, np.nan + 1j]),
+                  np.array([1 + 3j, 2 - 1j, 2 + 0j, 1 + 0j])),
+                 (np.array([1 + 2j, -1j], np.complex64), np.array([0.5, 0.0], np.float16)),
+                 (np.array([1 + 2j, -1j]), 1.0 - 1j),
+                 (np.array([-3, 7], np.int16), np.array([0.5 + 2j, 7 - 1j]))]
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal", "maximum",
+                                  "minimum", "fmax", "fmin"])
+@pytest.mark.parametrize("pair", range(len(COMPLEX_PAIRS)))
+@pytest.mark.parametrize("how", ["plain", "out", "where", "unsafe", "dtype"])
+def test_complex_order_through_numpy_ufuncs(name, pair, how):
+    a, b = COMPLEX_PAIRS[pair]
+    result = getattr(np, name)(a, b)
+    kwargs = {"plain": {}, "out": {"out": np.zeros(result.shape, result.dtype)},
+              "where": {"out": np.zeros(result.shape, result.dtype),
+                        "where": np.arange(result.size) % 2 == 0},
+              "unsafe": {"out": np.zeros(result.shape, np.complex64), "casting": "unsafe"},
+              "dtype": {"dtype": np.complex128}}[how]
+    check_against_numpy(name, (a, b), kwargs)

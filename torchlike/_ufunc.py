@@ -42,6 +42,9 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # and nextafter, whose NumPy loops are float ones too (the op refuses
 # integers; NumPy computes int16 in float32, int64 in float64).
 _NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter"}
+# Comparisons and extrema, which NumPy also defines for complex numbers.
+_COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
+                              "minimum", "fmax", "fmin"])
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -336,6 +339,11 @@ def _op_for(ufunc):
         return op
     if ufunc is np.square:  # a bool operand's loop is int8 (the C fast path may call it)
         return numpy_square
+    if ufunc.__name__ in _COMPLEX_ORDERED:
+        # NumPy orders complex numbers (by real, then imaginary part), which
+        # the ops refuse: the namespace's function, the op for real operands
+        from .numpy._elementwise import _DIRECT
+        return _DIRECT[ufunc.__name__][0]
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
