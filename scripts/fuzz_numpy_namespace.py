@@ -456,6 +456,14 @@ def c_ufunc(g, name):
         kw["dtype"] = g.dtype_arg(allow_none=False)
     if g.chance(0.1) and g.ufunc_keywords:
         kw["casting"] = g.pick(["no", "safe", "same_kind", "unsafe"])
+    if g.chance(0.08) and g.ufunc_keywords and "dtype" not in kw:
+        # signature=: one of NumPy's loops, as its type string or a tuple
+        # fixing only the output's dtype (the loop whose output it is)
+        loops = [t for t in getattr(N, name).types if not set(t) & set("OgGmMqQPp")]
+        if loops:
+            loop = g.pick(loops)
+            kw["signature"] = loop if g.chance(0.5) else \
+                (None,) * nin + (N.dtype(loop.rsplit(">", 1)[-1][0]).type,)
     if g.chance(0.15):
         try:
             with warnings.catch_warnings(), N.errstate(all="ignore"):

@@ -272,3 +272,58 @@ def test_complex_order_through_numpy_ufuncs(name, pair, how):
               "unsafe": {"out": np.zeros(result.shape, np.complex64), "casting": "unsafe"},
               "dtype": {"dtype": np.complex128}}[how]
     check_against_numpy(name, (a, b), kwargs)
+
+
+# ---- signature=: NumPy's loop, Python numbers included -----------------------------------
+
+@pytest.mark.parametrize("name,args,signature", [
+    ("subtract", (False, np.array([], np.int64)), "dd->d"),
+    ("subtract", (False, np.array([3, 4], np.int64)), "dd->d"),
+    ("maximum", (np.array([-91, 5], np.int8), True), (None, None, np.float32)),
+    ("remainder", (np.array(6, np.uint8), False), "hh->h"),
+    ("fmin", (np.array(83, np.uint16), True), "DD->D"),
+    ("add", (False, np.array(3.2, np.float32)), "BB->B"),
+    ("floor_divide", (False, np.array(58, np.int32)), "bb->b"),
+    ("lcm", (np.array([[False], [True]]), True), (None, None, np.int32)),
+    ("bitwise_or", (np.array([1, 2], np.uint16), False), (None, None, np.int32)),
+    ("logical_and", (65536, np.array(-31, np.int16)), "bb->?"),
+    ("fmax", (2.83 + 0j, np.array(45, np.uint64)), "BB->B"),
+    ("rint", (np.array([1.5 + 2.5j], np.complex64),), "f->f"),
+    ("rint", (np.array([1.5 + 2.5j], np.complex64),), "F->F"),
+    ("equal", (True, np.array(3.3 - 4.4j, np.complex64)), "ee->?"),
+    ("sign", (np.array([False, True]),), (None, np.uint32)),
+    ("left_shift", (3.51, np.array(2, np.uint8)), "bb->b"),
+])
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe"])
+def test_signature_picks_numpy_loop(name, args, signature, casting):
+    check_against_numpy(name, args, {"signature": signature, "casting": casting})
+
+
+def test_signature_with_out_and_where():
+    a = np.array([1, 2, 3], np.int16)
+    check_against_numpy("add", (a, True), {"signature": "ff->f", "out": np.zeros(3),
+                                           "where": np.array([True, False, True])})
+    check_against_numpy("add", (a, True), {"signature": "ff->f", "out": np.zeros(3, np.int16)})
+    check_against_numpy("add", (a, True), {"signature": "ff->f", "out": np.zeros(3, np.int16),
+                                           "casting": "unsafe"})
+
+
+# ---- bools, Python ints past int64, unsafe casts into out= --------------------------------
+
+@pytest.mark.parametrize("kwargs", [{}, {"casting": "unsafe"}, {"out": np.zeros(2, np.int8)}])
+def test_conjugate_of_bools_is_int8(kwargs):
+    check_against_numpy("conjugate", (np.array([True, False]),), kwargs)
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("big", [2 ** 64 - 1, 2 ** 63])
+def test_gcd_lcm_of_python_ints_past_int64(name, big):
+    check_against_numpy(name, (big, np.array([False, True])))
+    check_against_numpy(name, (np.array([3, 4], np.uint64), big))
+
+
+def test_where_with_unsafe_dtype_into_out():
+    x = np.array([-1.25, 3.5], np.float16)
+    check_against_numpy("positive", (x,), {"dtype": np.float16, "casting": "unsafe",
+                                           "out": np.array([98, 7], np.uint8),
+                                           "where": np.array([False, True])})

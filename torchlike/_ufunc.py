@@ -218,6 +218,13 @@ def numpy_square(x, out=None):
     return _C.square(x) if out is None else _C.square(x, out=out)
 
 
+def _numpy_conjugate(x, out=None):
+    """NumPy's conjugate ufunc: a bool array's loop is int8, as square's."""
+    if x.dtype is _C.bool:
+        x = x.to(_C.int8)
+    return _C.conj_physical(x) if out is None else _C.conj_physical(x, out=out)
+
+
 def numpy_reciprocal(x, out=None):
     """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
     bool as int8), a zero a divide-by-zero warning and the cast of inf, as
@@ -339,6 +346,8 @@ def _op_for(ufunc):
         return op
     if ufunc is np.square:  # a bool operand's loop is int8 (the C fast path may call it)
         return numpy_square
+    if ufunc is np.conjugate:
+        return _numpy_conjugate
     if ufunc.__name__ in _COMPLEX_ORDERED:
         # NumPy orders complex numbers (by real, then imaginary part), which
         # the ops refuse: the namespace's function, the op for real operands
@@ -490,6 +499,58 @@ def out_shape_operands(operands, out):
     return tuple(x.expand(target) if isinstance(x, _C.Tensor) else x for x in operands)
 
 
+def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
+    """A call with ``signature=``: NumPy's own loop.  NumPy is asked on empty
+    arrays of the operands' dtypes (a Python bool is a bool array, other
+    Python numbers weak, as in the call) whether it takes them, and out=,
+    under ``casting=`` (its exception is the answer: a float into an
+    integer loop, a Python int past the loop's range); then every operand,
+    Python numbers too, is cast to the loop's dtype, the op runs, and its
+    result is the loop's output dtype (the op's own promotion, a bool's
+    square, does not decide it)."""
+    casting = kwargs.get("casting", "same_kind")
+    out = _single_out(given_out)
+    tensors = [x for x in inputs if isinstance(x, _C.Tensor)]
+    try:
+        probe = [x if type(x) in (bool,) + _PYTHON_NUMBERS else np.empty(0, np_dtype(x.dtype))
+                 for x in inputs]
+        extra = {} if out is None or out is False else {"out": np.empty(0, np_dtype(out.dtype))}
+    except (AttributeError, TypeError):  # bfloat16, a masked array: NumPy's own call
+        return NotImplemented
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ufunc(*probe, signature=signature, casting=casting, **extra)
+        loop = ufunc.resolve_dtypes(
+            tuple(np.dtype(bool) if type(x) is bool else type(x) if type(x) in _PYTHON_NUMBERS
+                  else np.dtype(np_dtype(x.dtype)) for x in inputs) + (None,) * ufunc.nout,
+            signature=signature, casting=casting)
+    device = tensors[0].device if tensors else None
+    cast = []
+    for x, d in zip(inputs, loop):
+        if isinstance(x, _C.Tensor):
+            cast.append(x if np_dtype(x.dtype) == d else x.to(tl_dtype(d)))
+        else:  # a number in the loop's dtype, as NumPy converts it
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = np.array(x).astype(d, casting="unsafe")
+            number = as_tensor(value)
+            cast.append(number if device is None else number.to(device))
+    result = _call(ufunc, cast, dict(kwargs, casting="same_kind"))
+    if result is NotImplemented:
+        return NotImplemented
+    want = tl_dtype(loop[ufunc.nin])
+    if result.dtype != want:
+        result = result.to(want)
+    if out is None:
+        return result
+    if out is False:
+        return NotImplemented
+    refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+    write_where(out, result.expand(tuple(out.shape)), None if where is True else
+                where if isinstance(where, _C.Tensor) else as_tensor(where))
+    return given_out[0]
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
@@ -508,7 +569,7 @@ def _call(ufunc, inputs, kwargs):
     if signature is not None:  # the loop NumPy runs: the operands cast to its dtypes
         if dtype is not None:
             raise TypeError("cannot specify both 'signature' and 'dtype'")
-        inputs = loop_inputs(ufunc, inputs, signature)
+        return _signature_call(ufunc, inputs, signature, given_out, where, kwargs)
     if dtype is not None and len(inputs) == ufunc.nin:
         from .numpy._elementwise import _check_ufunc_dtype
         if not _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind")):
@@ -518,6 +579,7 @@ def _call(ufunc, inputs, kwargs):
             result = _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
             return result if result is NotImplemented or given_out is not None or \
                 result.dtype == want else result.to(want)
+    unsafe = kwargs.get("casting") == "unsafe"
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
@@ -543,7 +605,7 @@ def _call(ufunc, inputs, kwargs):
         if out is None:
             return result
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
-        if not can_cast_dtypes(result.dtype, out.dtype, "same_kind"):
+        if not unsafe and not can_cast_dtypes(result.dtype, out.dtype, "same_kind"):
             # (the op's own out= check, which the select below bypasses)
             raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
                             f"dtype('{result.dtype.name}') to dtype('{out.dtype.name}') "

@@ -278,6 +278,9 @@ def rint(x, /, *rest, **kwargs):
     loops: integers become floats, complex numbers round each part)."""
     x = _float(x)
     kwargs = _out_given("rint", 1, rest, kwargs)
+    if set(kwargs) - {"out", "where", "dtype"}:  # signature=, casting=: NumPy's ufunc's
+        raise TypeError(f"rint() got an unexpected keyword argument "
+                        f"{sorted(set(kwargs) - {'out', 'where', 'dtype'})[0]!r}")
     x = _in_loop_dtype(x, kwargs)
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
@@ -289,6 +292,8 @@ def sign(x, /, **kwargs):
     """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
     sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
+    if "signature" in kwargs:  # the loop it names: NumPy's ufunc's keyword
+        raise TypeError("sign() got an unexpected keyword argument 'signature'")
     x = _in_loop_dtype(x, kwargs)
     if x.dtype is _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
@@ -604,7 +609,16 @@ def _integer_pair(x1, x2):
     return _arg(x1), _arg(x2)
 
 
+def _past_int64(name, x1, x2):
+    """NumPy's OverflowError for a Python int past int64 beside an array
+    whose loop cannot hold it (gcd of 2**64 - 1 and a bool array)."""
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in (x1, x2)):
+        _ufunc.numpy_python_ints(getattr(np, name), tuple(
+            x if isinstance(x, (Tensor,) + _SCALARS) else _arg(x) for x in (x1, x2)))
+
+
 def gcd(x1, x2, /):
+    _past_int64("gcd", x1, x2)
     return _C.gcd(*_integer_pair(x1, x2))
 
 
@@ -614,6 +628,7 @@ def lcm(x1, x2, /):
     is -2**62).  torchlike.lcm is PyTorch's, |a / gcd * b|, never negative
     but INT_MIN; the two agree wherever the product fits, and for the 8- and
     16-bit types, whose product C computes in int before the wrap."""
+    _past_int64("lcm", x1, x2)
     a, b = _integer_pair(x1, x2)
     result = _C.lcm(a, b)
     unsigned = _WIDE_UNSIGNED.get(result.dtype)
