@@ -327,3 +327,20 @@ def test_where_with_unsafe_dtype_into_out():
     check_against_numpy("positive", (x,), {"dtype": np.float16, "casting": "unsafe",
                                            "out": np.array([98, 7], np.uint8),
                                            "where": np.array([False, True])})
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("multiply", (2 ** 64 - 1, np.array([97], np.uint8)), {"signature": "FF->F"}),
+    ("fmax", (np.array([72, -42], np.int16), 2 ** 64), {"signature": "dd->d"}),
+    ("fmod", (2.6, np.array([32767, 64, -71], np.int16)),
+     {"signature": "hh->h", "out": np.zeros(3, np.int16)}),
+    ("true_divide", (np.array([False, True]), True),
+     {"casting": "safe", "signature": (None, None, np.float16), "out": np.zeros(2, np.float16)}),
+    ("deg2rad", (np.array([1j, 2]),), {"casting": "unsafe"}),
+    ("rad2deg", (np.array([1j, 2]),), {"out": np.zeros(2, complex), "casting": "unsafe"}),
+    ("less", (np.array([-2.7 + 4.1j, -2.9 + 2.7j, 0.1 - 2.8j], np.complex64),
+              np.array([0.31, -1.5, -3.8], np.float16)), {"dtype": bool, "casting": "unsafe"}),
+    ("equal", (np.array([1 + 1j, 2]), np.array([1.0, 2.0])), {"dtype": bool, "casting": "unsafe"}),
+])
+def test_keywords_numpy_decides(name, args, kwargs):
+    check_against_numpy(name, args, kwargs)

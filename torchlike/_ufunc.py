@@ -45,6 +45,8 @@ _NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm"
 # Comparisons and extrema, which NumPy also defines for complex numbers.
 _COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
                               "minimum", "fmax", "fmin"])
+# Ufuncs of real numbers only, whose ops raise RuntimeError for complex ones.
+_REAL_ONLY = frozenset(["deg2rad", "rad2deg", "radians", "degrees"])
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -554,8 +556,13 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
-    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs):
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs) and \
+            kwargs.get("signature") is None:  # (with one, NumPy's own probe decides)
         inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
+    if ufunc.__name__ in _REAL_ONLY:
+        for x in inputs:
+            if isinstance(x, _C.Tensor):
+                refuse_complex(ufunc.__name__, x)
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
     if ufunc.signature and ("axes" in kwargs or "axis" in kwargs):

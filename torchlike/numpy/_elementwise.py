@@ -122,8 +122,9 @@ def _binary(op, name):
                 x2 = convert(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
-        if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
-                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
+        if (type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or
+                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63) and \
+                "signature" not in kwargs:  # NEP 50's rules for them (a signature's: NumPy's)
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         if "out" in kwargs:
             x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
@@ -767,10 +768,12 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
+        # (signature= is checked by NumPy itself, on the ufunc's call)
         if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
-                len(args) == ufunc.nin:
+                len(args) == ufunc.nin and "signature" not in kwargs:
             _check_ufunc_casting(ufunc, args, kwargs)
-        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
+        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin and \
+                "signature" not in kwargs:
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
                     _out_shape(ufunc, args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
@@ -851,6 +854,11 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         return True
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return True
+    if want == np.bool_ and ufunc.__name__ in _ufunc._COMPARISONS:
+        # NumPy 2: a comparison's dtype=bool is its output's only, whatever
+        # casting= says (np.less(z, x, dtype=bool, casting='unsafe') still
+        # compares complex numbers, not bools)
+        return False
     loops = []
     for types in ufunc.types:
         ins, _, outs = types.partition("->")
