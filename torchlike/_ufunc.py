@@ -45,6 +45,7 @@ _NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm"
 # Comparisons and extrema, which NumPy also defines for complex numbers.
 _COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
                               "minimum", "fmax", "fmin"])
+_OP_NAMES = {"less": _C.lt, "less_equal": _C.le, "greater": _C.gt, "greater_equal": _C.ge}
 # Ufuncs of real numbers only, whose ops raise RuntimeError for complex ones.
 _REAL_ONLY = frozenset(["deg2rad", "rad2deg", "radians", "degrees"])
 # Keyword values that mean "the default" and so need no handling.
@@ -351,16 +352,38 @@ def _op_for(ufunc):
     if ufunc is np.conjugate:
         return _numpy_conjugate
     if ufunc.__name__ in _COMPLEX_ORDERED:
-        # NumPy orders complex numbers (by real, then imaginary part), which
-        # the ops refuse: the namespace's function, the op for real operands
-        from .numpy._elementwise import _DIRECT
-        return _DIRECT[ufunc.__name__][0]
+        return _complex_ordered(ufunc.__name__)
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
     # the package, loaded by now: an import statement here cost 1 us per call
     return getattr(sys.modules["torchlike"], name, None)
+
+
+_ORDERED_CALLS = {}
+
+
+def _complex_ordered(name):
+    """The op of a comparison or extremum (the C fast path may call it), and
+    for the complex operands it refuses, NumPy's order of complex numbers
+    (by real, then imaginary part): the namespace's function.  The op's
+    refusal comes before it writes anything, and a try costs nothing."""
+    call = _ORDERED_CALLS.get(name)
+    if call is not None:
+        return call
+    from .numpy._elementwise import _DIRECT
+    ordered = _DIRECT[name][0]
+    op = getattr(_C, _RENAMED.get(name, name)) if name not in _OP_NAMES else _OP_NAMES[name]
+
+    def call(x1, x2, out=None):
+        try:
+            return op(x1, x2) if out is None else op(x1, x2, out=out)
+        except _C.DtypeError:
+            return ordered(x1, x2) if out is None else ordered(x1, x2, out=out)
+    call.__name__ = call.__qualname__ = op.__name__
+    _ORDERED_CALLS[name] = call
+    return call
 
 
 def _is_default(kwargs):
