@@ -344,3 +344,24 @@ def test_where_with_unsafe_dtype_into_out():
 ])
 def test_keywords_numpy_decides(name, args, kwargs):
     check_against_numpy(name, args, kwargs)
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("fmin", (np.array([[65504.0, 1.7, -4.8]], np.float32), np.array([[78, 22, 84]], np.uint32)),
+     {"dtype": "int32", "casting": "unsafe", "out": np.array([[89, 0, 0]], np.uint32),
+      "where": np.array([False, False, True])}),
+    ("fmax", (3.65, np.array(34, np.uint16)),
+     {"dtype": np.int8, "casting": "unsafe", "out": np.array(34, np.uint16),
+      "where": np.array(True)}),
+    ("square", (np.array(5, np.int32),), {"dtype": np.float16, "casting": "unsafe",
+                                          "out": np.array(40, np.int16)}),
+    ("invert", (np.array([[-3.2 - 1.7j, 0.9 - 4.2j, 2.6 - 0.5j]]),),
+     {"dtype": np.int32, "casting": "unsafe", "out": np.array([[21, 50, 0]], np.uint32),
+      "where": np.array([[True, True, False]])}),
+    ("floor", (np.array([[75, 0, 14], [12, 94, 85]], np.uint64),),
+     {"signature": (None, np.int64), "out": np.zeros(3, np.int64)}),
+    ("right_shift", (np.array([], np.int8), np.array([], np.int8)),
+     {"signature": (None, None, np.int16), "out": np.array(-2.0, np.float32)}),
+])
+def test_unsafe_casts_and_signature_into_out(name, args, kwargs):
+    check_against_numpy(name, args, kwargs)

@@ -570,6 +570,14 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
         return result
     if out is False:
         return NotImplemented
+    target = tuple(out.shape)
+    try:
+        fits = np.broadcast_shapes(tuple(result.shape), target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
+                         f"the broadcast shape {tuple(result.shape)}")
     refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
     write_where(out, result.expand(tuple(out.shape)), None if where is True else
                 where if isinstance(where, _C.Tensor) else as_tensor(where))
@@ -614,10 +622,12 @@ def _call(ufunc, inputs, kwargs):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
         kwargs["casting"] = "same_kind"
-    if kwargs.get("casting") == "unsafe" and out is not None and out is not False:
+    if unsafe and out is not None and out is not False:
         # any cast allowed: the result as computed, written with out's dtype
-        # (copy_ casts), so device tensors need no host round trip
-        result = _call(ufunc, inputs, dict(kwargs, casting="same_kind", dtype=dtype))
+        # (copy_ casts), so device tensors need no host round trip; dtype=
+        # still takes the inputs under "unsafe"
+        result = _call(ufunc, inputs, dict(kwargs, casting="unsafe" if dtype is not None
+                                           else "same_kind", dtype=dtype))
         if result is NotImplemented:
             return NotImplemented
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
@@ -629,7 +639,8 @@ def _call(ufunc, inputs, kwargs):
     if where is not True:
         # NumPy keeps out's values where the mask is False (and leaves them
         # undefined without out=): compute everywhere, then select.
-        result = _call(ufunc, inputs, dict(kwargs, dtype=dtype))
+        result = _call(ufunc, inputs, dict(kwargs, dtype=dtype,
+                                           **({"casting": "unsafe"} if unsafe else {})))
         if result is NotImplemented:
             return NotImplemented
         if out is None:
