@@ -796,7 +796,7 @@ def attempt(fn, ns, args, kwargs):
 def promoted_loop(fn, g, name, nargs, nkw, targs, tkw):
     """For a ufunc call with out= (no dtype=): torchlike's loop dtype when it
     is the documented promotion where NumPy's differs, else None."""
-    if "dtype" in nkw:
+    if "dtype" in nkw or "signature" in nkw:  # (the loop is named)
         return None
     plain = ("out", "where")
     n_plain, n_exc = attempt(fn, N, nargs, {k: v for k, v in nkw.items() if k not in plain})
@@ -820,7 +820,7 @@ def documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0):
         loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
     # (a casting= other than the default runs NumPy's own loop: nothing hidden)
     if loop is None and opts.get("ufunc") in COMPARISONS and "dtype" not in nkw and \
-            nkw.get("casting", "same_kind") == "same_kind":
+            "signature" not in nkw and nkw.get("casting", "same_kind") == "same_kind":
         loop = compared_in(nargs, targs)
     return loop
 

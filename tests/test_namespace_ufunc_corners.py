@@ -365,3 +365,15 @@ def test_keywords_numpy_decides(name, args, kwargs):
 ])
 def test_unsafe_casts_and_signature_into_out(name, args, kwargs):
     check_against_numpy(name, args, kwargs)
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("less", (np.array([59, 57, 0], np.uint16), -4), {"signature": (None, None, np.bool_)}),
+    ("less", (np.array([[0], [53]], np.int8), 2 ** 64), {"signature": (None, None, np.bool_)}),
+    ("less", (-2 ** 63, np.array([-26, 82], np.int32)), {"signature": (None, None, np.bool_)}),
+    ("greater_equal", (-129, np.array(82, np.uint64)), {"signature": (None, None, np.bool_)}),
+    ("deg2rad", (np.array(4.1 - 2.3j, np.complex64),), {"dtype": float, "casting": "unsafe"}),
+    ("deg2rad", (np.array([3.2 + 2.4j]),), {"signature": "e->e", "casting": "unsafe"}),
+])
+def test_python_ints_and_real_only_loops(name, args, kwargs):
+    check_against_numpy(name, args, kwargs)

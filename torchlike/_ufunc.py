@@ -549,6 +549,13 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
             tuple(np.dtype(bool) if type(x) is bool else type(x) if type(x) in _PYTHON_NUMBERS
                   else np.dtype(np_dtype(x.dtype)) for x in inputs) + (None,) * ufunc.nout,
             signature=signature, casting=casting)
+    if ufunc.__name__ in _COMPARISONS:
+        for x, d in zip(inputs, loop):
+            if type(x) is int and d.kind in "iu" and \
+                    not np.iinfo(d).min <= x <= np.iinfo(d).max:
+                # NumPy compares a Python int past the loop's range exactly
+                # (NEP 50), as the call without signature= does
+                return _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
     device = tensors[0].device if tensors else None
     cast = []
     for x, d in zip(inputs, loop):
@@ -590,7 +597,8 @@ def _call(ufunc, inputs, kwargs):
     if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs) and \
             kwargs.get("signature") is None:  # (with one, NumPy's own probe decides)
         inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
-    if ufunc.__name__ in _REAL_ONLY:
+    if ufunc.__name__ in _REAL_ONLY and kwargs.get("dtype") is None and \
+            kwargs.get("signature") is None:  # (those cast first)
         for x in inputs:
             if isinstance(x, _C.Tensor):
                 refuse_complex(ufunc.__name__, x)
