@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _C, _composites
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, np_dtype, promote, refuse)
+    implements, Unsupported, as_tensor, norm_axis, np_dtype, promote, refuse, scalar_count)
 
 Tensor = _C.Tensor
 
@@ -98,18 +98,10 @@ def digitize(x, bins, right=False):
 
 
 def _check_kind(kind, stable):
-    """NumPy takes the sort's kind= or stable=, not both (every sort here is
-    stable, which every kind allows); a kind is read, as NumPy reads it, by
-    its first letter in either case (quicksort, heapsort, stable, mergesort)."""
+    """NumPy takes the sort's kind= or stable=, not both (every sort here is stable)."""
     if kind is not None and stable is not None:
         raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
                          "Use only one of them.")
-    if kind is None:
-        return
-    if not isinstance(kind, str):
-        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
-    if kind[:1].lower() not in ("q", "h", "s", "m"):
-        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
 
 
 @implements(np.searchsorted)
@@ -423,7 +415,7 @@ def sort_complex(a):
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     refuse(order=order)
     a = as_tensor(a)
-    _check_kth(a, kth, axis, kind)
+    _check_kth(a, kth, axis)
     return sort(a, axis)
 
 
@@ -431,27 +423,15 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     refuse(order=order)
     a = as_tensor(a)
-    _check_kth(a, kth, axis, kind)
+    _check_kth(a, kth, axis)
     return argsort(a, axis, stable=True)
 
 
-def _check_kth(a, kth, axis, kind):
-    if not isinstance(kind, str):
-        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
-    if kind != "introselect":
-        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+def _check_kth(a, kth, axis):
     n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
-    # kth read as NumPy reads it, into an integer array of at most one dim
-    # (an empty list is a float array, so NumPy's TypeError)
-    kths = np.asarray(kth.tolist() if isinstance(kth, Tensor) else kth)
-    if kths.dtype == np.bool_:
-        raise ValueError("Booleans unacceptable as partition index")
-    if kths.dtype.kind not in "iu":
-        raise TypeError("Partition index must be integer")
-    if kths.ndim > 1:
-        raise ValueError("kth must be a scalar or a 1-d sequence of integers")
-    if a.numel() == 0:  # NumPy returns an empty array before looking at kth's bounds
+    if a.numel() == 0:  # NumPy returns an empty array before looking at kth
         return
-    for k in kths.reshape(-1).tolist():
+    kth = scalar_count(kth)  # a count computed by the program: NumPy's integer scalar
+    for k in ([kth] if isinstance(kth, (int, np.integer)) else list(kth)):
         if not -n <= int(k) < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")
