@@ -456,6 +456,14 @@ def c_ufunc(g, name):
         kw["dtype"] = g.dtype_arg(allow_none=False)
     if g.chance(0.1) and g.ufunc_keywords:
         kw["casting"] = g.pick(["no", "safe", "same_kind", "unsafe"])
+    if g.chance(0.08) and g.ufunc_keywords and "dtype" not in kw:
+        # signature=: one of NumPy's loops, as its type string or a tuple
+        # fixing only the output's dtype (the loop whose output it is)
+        loops = [t for t in getattr(N, name).types if not set(t) & set("OgGmMqQPp")]
+        if loops:
+            loop = g.pick(loops)
+            kw["signature"] = loop if g.chance(0.5) else \
+                (None,) * nin + (N.dtype(loop.rsplit(">", 1)[-1][0]).type,)
     if g.chance(0.15):
         try:
             with warnings.catch_warnings(), N.errstate(all="ignore"):
@@ -788,7 +796,7 @@ def attempt(fn, ns, args, kwargs):
 def promoted_loop(fn, g, name, nargs, nkw, targs, tkw):
     """For a ufunc call with out= (no dtype=): torchlike's loop dtype when it
     is the documented promotion where NumPy's differs, else None."""
-    if "dtype" in nkw:
+    if "dtype" in nkw or "signature" in nkw:  # (the loop is named)
         return None
     plain = ("out", "where")
     n_plain, n_exc = attempt(fn, N, nargs, {k: v for k, v in nkw.items() if k not in plain})
@@ -812,7 +820,7 @@ def documented_loop(fn, g, name, opts, nargs, nkw, targs, tkw, out0):
         loop = promoted_loop(fn, g, name, nargs, nkw, targs, tkw)
     # (a casting= other than the default runs NumPy's own loop: nothing hidden)
     if loop is None and opts.get("ufunc") in COMPARISONS and "dtype" not in nkw and \
-            nkw.get("casting", "same_kind") == "same_kind":
+            "signature" not in nkw and nkw.get("casting", "same_kind") == "same_kind":
         loop = compared_in(nargs, targs)
     return loop
 

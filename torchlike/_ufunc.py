@@ -18,9 +18,9 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, _SHAPED, accumulator_dtype, as_tensor, check_fallback,
-                              finish, norm_axis, np_dtype, out_broadcast, refuse_host_out,
-                              tl_dtype, unaliased)
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, can_cast_dtypes,
+                              check_fallback, finish, norm_axis, np_dtype, out_broadcast,
+                              refuse_host_out, tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -38,8 +38,16 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # Ufuncs answered by torchlike.numpy's functions of the same name: the
 # products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
 # whose NumPy loops are float ones (integers become floats first, where
-# torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0).
-_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm"}
+# torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0),
+# and nextafter, whose NumPy loops are float ones too (the op refuses
+# integers; NumPy computes int16 in float32, int64 in float64).
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter"}
+# Comparisons and extrema, which NumPy also defines for complex numbers.
+_COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
+                              "minimum", "fmax", "fmin"])
+_OP_NAMES = {"less": _C.lt, "less_equal": _C.le, "greater": _C.gt, "greater_equal": _C.ge}
+# Ufuncs of real numbers only, whose ops raise RuntimeError for complex ones.
+_REAL_ONLY = frozenset(["deg2rad", "rad2deg", "radians", "degrees"])
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -65,9 +73,16 @@ def _floating(x, name):
 def _spacing(x, *, out=None):
     """NumPy's spacing: the step from x to the next value away from zero (so
     negative for negative x), the smallest subnormal at either zero, NaN at
-    the infinities."""
+    the infinities.  NumPy's float16 loop is its own: the step up, toward
+    +inf, whatever x's sign (spacing(-1.0) is +2**-11, half float32's
+    -2**-23 pattern; -0.0 and negative subnormals give the smallest
+    subnormal, -65504 gives 32, 65504 inf)."""
     x = _floating(x, "spacing")
     inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
+    if x.dtype is _C.float16:
+        step = _C.nextafter(x, inf) - x
+        return _C.where(_C.isfinite(x), step, float("nan"),
+                        **({} if out is None else {"out": out}))
     tiny = _C.nextafter(_C.zeros((), dtype=x.dtype, device=x.device), inf)
     step = _C.nextafter(x, _C.copysign(inf, x)) - x
     return _C.where(x == 0, tiny, step, **({} if out is None else {"out": out}))
@@ -198,6 +213,21 @@ def numpy_python_ints(ufunc, inputs, dtype=None):
         float("inf") * (1 if x > 0 else -1) if exact else float(x) for x in inputs)
 
 
+def numpy_square(x, out=None):
+    """x * x; a bool array squares as int8, NumPy's loop for it (the op,
+    PyTorch's, keeps bool)."""
+    if x.dtype is _C.bool:
+        x = x.to(_C.int8)
+    return _C.square(x) if out is None else _C.square(x, out=out)
+
+
+def _numpy_conjugate(x, out=None):
+    """NumPy's conjugate ufunc: a bool array's loop is int8, as square's."""
+    if x.dtype is _C.bool:
+        x = x.to(_C.int8)
+    return _C.conj_physical(x) if out is None else _C.conj_physical(x, out=out)
+
+
 def numpy_reciprocal(x, out=None):
     """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
     bool as int8), a zero a divide-by-zero warning and the cast of inf, as
@@ -317,12 +347,43 @@ def _op_for(ufunc):
         if op is None and special_op(ufunc) is not None:
             op = _SPECIAL_CALLS[ufunc] = _with_out(ufunc, special_op(ufunc))
         return op
+    if ufunc is np.square:  # a bool operand's loop is int8 (the C fast path may call it)
+        return numpy_square
+    if ufunc is np.conjugate:
+        return _numpy_conjugate
+    if ufunc.__name__ in _COMPLEX_ORDERED:
+        return _complex_ordered(ufunc.__name__)
     if ufunc.__name__ in _NUMPY_ANSWERED:
         import torchlike.numpy
         return getattr(torchlike.numpy, ufunc.__name__, None)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
     # the package, loaded by now: an import statement here cost 1 us per call
     return getattr(sys.modules["torchlike"], name, None)
+
+
+_ORDERED_CALLS = {}
+
+
+def _complex_ordered(name):
+    """The op of a comparison or extremum (the C fast path may call it), and
+    for the complex operands it refuses, NumPy's order of complex numbers
+    (by real, then imaginary part): the namespace's function.  The op's
+    refusal comes before it writes anything, and a try costs nothing."""
+    call = _ORDERED_CALLS.get(name)
+    if call is not None:
+        return call
+    from .numpy._elementwise import _DIRECT
+    ordered = _DIRECT[name][0]
+    op = getattr(_C, _RENAMED.get(name, name)) if name not in _OP_NAMES else _OP_NAMES[name]
+
+    def call(x1, x2, out=None):
+        try:
+            return op(x1, x2) if out is None else op(x1, x2, out=out)
+        except _C.DtypeError:
+            return ordered(x1, x2) if out is None else ordered(x1, x2, out=out)
+    call.__name__ = call.__qualname__ = op.__name__
+    _ORDERED_CALLS[name] = call
+    return call
 
 
 def _is_default(kwargs):
@@ -455,11 +516,84 @@ def out_shape_operands(operands, out):
                  for x in operands)
 
 
+def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
+    """A call with ``signature=``: NumPy's own loop.  NumPy is asked on empty
+    arrays of the operands' dtypes (a Python bool is a bool array, other
+    Python numbers weak, as in the call) whether it takes them, and out=,
+    under ``casting=`` (its exception is the answer: a float into an
+    integer loop, a Python int past the loop's range); then every operand,
+    Python numbers too, is cast to the loop's dtype, the op runs, and its
+    result is the loop's output dtype (the op's own promotion, a bool's
+    square, does not decide it)."""
+    casting = kwargs.get("casting", "same_kind")
+    out = _single_out(given_out)
+    tensors = [x for x in inputs if isinstance(x, _C.Tensor)]
+    try:
+        probe = [x if type(x) in (bool,) + _PYTHON_NUMBERS else np.empty(0, np_dtype(x.dtype))
+                 for x in inputs]
+        extra = {} if out is None or out is False else {"out": np.empty(0, np_dtype(out.dtype))}
+    except (AttributeError, TypeError):  # bfloat16, a masked array: NumPy's own call
+        return NotImplemented
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ufunc(*probe, signature=signature, casting=casting, **extra)
+        loop = ufunc.resolve_dtypes(
+            tuple(np.dtype(bool) if type(x) is bool else type(x) if type(x) in _PYTHON_NUMBERS
+                  else np.dtype(np_dtype(x.dtype)) for x in inputs) + (None,) * ufunc.nout,
+            signature=signature, casting=casting)
+    if ufunc.__name__ in _COMPARISONS:
+        for x, d in zip(inputs, loop):
+            if type(x) is int and d.kind in "iu" and \
+                    not np.iinfo(d).min <= x <= np.iinfo(d).max:
+                # NumPy compares a Python int past the loop's range exactly
+                # (NEP 50), as the call without signature= does
+                return _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
+    device = tensors[0].device if tensors else None
+    cast = []
+    for x, d in zip(inputs, loop):
+        if isinstance(x, _C.Tensor):
+            cast.append(x if np_dtype(x.dtype) == d else x.to(tl_dtype(d)))
+        else:  # a number in the loop's dtype, as NumPy converts it
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = np.array(x).astype(d, casting="unsafe")
+            number = as_tensor(value)
+            cast.append(number if device is None else number.to(device))
+    result = _call(ufunc, cast, dict(kwargs, casting="same_kind"))
+    if result is NotImplemented:
+        return NotImplemented
+    want = tl_dtype(loop[ufunc.nin])
+    if result.dtype != want:
+        result = result.to(want)
+    if out is None:
+        return result
+    if out is False:
+        return NotImplemented
+    target = tuple(out.shape)
+    try:
+        fits = np.broadcast_shapes(tuple(result.shape), target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
+                         f"the broadcast shape {tuple(result.shape)}")
+    refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+    write_where(out, result.expand(tuple(out.shape)), None if where is True else
+                where if isinstance(where, _C.Tensor) else as_tensor(where))
+    return given_out[0]
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
-    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs):
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs) and \
+            kwargs.get("signature") is None:  # (with one, NumPy's own probe decides)
         inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
+    if ufunc.__name__ in _REAL_ONLY and kwargs.get("dtype") is None and \
+            kwargs.get("signature") is None:  # (those cast first)
+        for x in inputs:
+            if isinstance(x, _C.Tensor):
+                refuse_complex(ufunc.__name__, x)
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
     if ufunc.signature and ("axes" in kwargs or "axis" in kwargs):
@@ -473,7 +607,7 @@ def _call(ufunc, inputs, kwargs):
     if signature is not None:  # the loop NumPy runs: the operands cast to its dtypes
         if dtype is not None:
             raise TypeError("cannot specify both 'signature' and 'dtype'")
-        inputs = loop_inputs(ufunc, inputs, signature)
+        return _signature_call(ufunc, inputs, signature, given_out, where, kwargs)
     if dtype is not None and len(inputs) == ufunc.nin:
         from .numpy._elementwise import _check_ufunc_dtype
         if not _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind")):
@@ -483,14 +617,17 @@ def _call(ufunc, inputs, kwargs):
             result = _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
             return result if result is NotImplemented or given_out is not None or \
                 result.dtype == want else result.to(want)
+    unsafe = kwargs.get("casting") == "unsafe"
     if kwargs.get("casting") == "unsafe" and (out is None or dtype is not None):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
         kwargs["casting"] = "same_kind"
-    if kwargs.get("casting") == "unsafe" and out is not None and out is not False:
+    if unsafe and out is not None and out is not False:
         # any cast allowed: the result as computed, written with out's dtype
-        # (copy_ casts), so device tensors need no host round trip
-        result = _call(ufunc, inputs, dict(kwargs, casting="same_kind", dtype=dtype))
+        # (copy_ casts), so device tensors need no host round trip; dtype=
+        # still takes the inputs under "unsafe"
+        result = _call(ufunc, inputs, dict(kwargs, casting="unsafe" if dtype is not None
+                                           else "same_kind", dtype=dtype))
         if result is NotImplemented:
             return NotImplemented
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
@@ -502,12 +639,18 @@ def _call(ufunc, inputs, kwargs):
     if where is not True:
         # NumPy keeps out's values where the mask is False (and leaves them
         # undefined without out=): compute everywhere, then select.
-        result = _call(ufunc, inputs, dict(kwargs, dtype=dtype))
+        result = _call(ufunc, inputs, dict(kwargs, dtype=dtype,
+                                           **({"casting": "unsafe"} if unsafe else {})))
         if result is NotImplemented:
             return NotImplemented
         if out is None:
             return result
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+        if not unsafe and not can_cast_dtypes(result.dtype, out.dtype, "same_kind"):
+            # (the op's own out= check, which the select below bypasses)
+            raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
+                            f"dtype('{result.dtype.name}') to dtype('{out.dtype.name}') "
+                            f"with casting rule 'same_kind'")
         write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
         return given_out[0]
     if dtype is not None:

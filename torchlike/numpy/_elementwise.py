@@ -122,8 +122,9 @@ def _binary(op, name):
                 x2 = convert(x2)
         except MaskedOperand:
             return _masked(name, (x1, x2), kwargs)
-        if type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or \
-                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63:  # NEP 50's rules for them
+        if (type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or
+                type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63) and \
+                "signature" not in kwargs:  # NEP 50's rules for them (a signature's: NumPy's)
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         if "out" in kwargs:
             x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
@@ -240,13 +241,10 @@ def _complex_ordered(op, kind):
 _COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
                     "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
 
-def _square(x, **kwargs):
-    """x * x; bools square as int8, NumPy's loop for them (PyTorch keeps bool)."""
-    return _C.square(x.to(_C.int8) if x.dtype is _C.bool else x, **kwargs)
-
-
 for _name, _op in UNARY.items():
-    globals()[_name] = _unary(_square if _op == "square" else getattr(_C, _op), _name)
+    # (square: bools square as int8, NumPy's loop for them; PyTorch keeps bool)
+    globals()[_name] = _unary(_ufunc.numpy_square if _op == "square" else getattr(_C, _op),
+                              _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
@@ -281,6 +279,9 @@ def rint(x, /, *rest, **kwargs):
     loops: integers become floats, complex numbers round each part)."""
     x = _float(x)
     kwargs = _out_given("rint", 1, rest, kwargs)
+    if set(kwargs) - {"out", "where", "dtype"}:  # signature=, casting=: NumPy's ufunc's
+        raise TypeError(f"rint() got an unexpected keyword argument "
+                        f"{sorted(set(kwargs) - {'out', 'where', 'dtype'})[0]!r}")
     x = _in_loop_dtype(x, kwargs)
     if x.is_complex():
         result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
@@ -292,6 +293,8 @@ def sign(x, /, **kwargs):
     """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``.  NumPy's
     sign has no loop for bools: a TypeError, as its."""
     x = _arg(x)
+    if "signature" in kwargs:  # the loop it names: NumPy's ufunc's keyword
+        raise TypeError("sign() got an unexpected keyword argument 'signature'")
     x = _in_loop_dtype(x, kwargs)
     if x.dtype is _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
@@ -607,7 +610,16 @@ def _integer_pair(x1, x2):
     return _arg(x1), _arg(x2)
 
 
+def _past_int64(name, x1, x2):
+    """NumPy's OverflowError for a Python int past int64 beside an array
+    whose loop cannot hold it (gcd of 2**64 - 1 and a bool array)."""
+    if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in (x1, x2)):
+        _ufunc.numpy_python_ints(getattr(np, name), tuple(
+            x if isinstance(x, (Tensor,) + _SCALARS) else _arg(x) for x in (x1, x2)))
+
+
 def gcd(x1, x2, /):
+    _past_int64("gcd", x1, x2)
     return _C.gcd(*_integer_pair(x1, x2))
 
 
@@ -617,6 +629,7 @@ def lcm(x1, x2, /):
     is -2**62).  torchlike.lcm is PyTorch's, |a / gcd * b|, never negative
     but INT_MIN; the two agree wherever the product fits, and for the 8- and
     16-bit types, whose product C computes in int before the wrap."""
+    _past_int64("lcm", x1, x2)
     a, b = _integer_pair(x1, x2)
     result = _C.lcm(a, b)
     unsigned = _WIDE_UNSIGNED.get(result.dtype)
@@ -755,10 +768,12 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
+        # (signature= is checked by NumPy itself, on the ufunc's call)
         if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
-                len(args) == ufunc.nin:
+                len(args) == ufunc.nin and "signature" not in kwargs:
             _check_ufunc_casting(ufunc, args, kwargs)
-        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin:
+        if kwargs.get("out") is not None and ufunc.nout == 1 and len(args) == ufunc.nin and \
+                "signature" not in kwargs:
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
                     _out_shape(args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
@@ -828,6 +843,11 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         return True
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return True
+    if want == np.bool_ and ufunc.__name__ in _ufunc._COMPARISONS:
+        # NumPy 2: a comparison's dtype=bool is its output's only, whatever
+        # casting= says (np.less(z, x, dtype=bool, casting='unsafe') still
+        # compares complex numbers, not bools)
+        return False
     loops = []
     for types in ufunc.types:
         ins, _, outs = types.partition("->")

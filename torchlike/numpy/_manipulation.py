@@ -541,9 +541,41 @@ def argwhere(a):
     return _C.argwhere(a.reshape(1) if a.ndim == 0 else a)[:, :a.ndim]
 
 
+def _c_int_offset(offset):
+    """A diagonal's offset as NumPy's diagonal takes it, a C int: a bool is
+    0 or 1, and one past int32 is NumPy's OverflowError (an offset of 2**40
+    is not an empty diagonal there); NumPy's bool scalar is refused."""
+    if isinstance(offset, np.bool_):
+        raise TypeError("'numpy.bool' object cannot be interpreted as an integer")
+    if isinstance(offset, bool):
+        return int(offset)
+    if isinstance(offset, (int, np.integer)):
+        if offset > 2 ** 31 - 1:
+            raise OverflowError("signed integer is greater than maximum")
+        if offset < -2 ** 31:
+            raise OverflowError("signed integer is less than minimum")
+    return offset
+
+
+def _dimension_offset(k):
+    """The k of diag/diagflat of a vector, which NumPy adds to its length for
+    the square's side: a bool is 0 or 1, and one past int64 makes a side
+    past the largest dimension (NumPy's ValueError, not a conversion's
+    OverflowError).  NumPy's own bool scalar is refused, as NumPy's slice of
+    the square refuses it."""
+    if isinstance(k, np.bool_):
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
+    if isinstance(k, bool):
+        return int(k)
+    if isinstance(k, int) and not -2 ** 63 < k < 2 ** 63:
+        raise ValueError(f"Maximum allowed dimension exceeded (diagonal offset {k})")
+    return k
+
+
 @implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = as_tensor(a)
+    offset = _c_int_offset(offset)
     if a.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
     dim1, dim2 = norm_axis(axis1, a.ndim), norm_axis(axis2, a.ndim)
@@ -558,14 +590,14 @@ def diag(v, k=0):
     if v.ndim not in (1, 2):
         raise ValueError("Input must be 1- or 2-d.")
     if v.ndim == 2:  # NumPy's diag of a matrix is its diagonal view (a copy had hidden later writes)
-        return _C.diagonal(v, offset=k)
-    return _C.diag(v, k)
+        return _C.diagonal(v, offset=_c_int_offset(k))
+    return _C.diag(v, _dimension_offset(k))
 
 
 @implements(np.diagflat)
 def diagflat(v, k=0):
     """The square array with ``v`` flattened on its ``k``-th diagonal."""
-    return _C.diagflat(as_tensor(v), k)
+    return _C.diagflat(as_tensor(v), _dimension_offset(k))
 
 
 def _as_matrix(m, name):
@@ -576,14 +608,24 @@ def _as_matrix(m, name):
     return m.expand(m.shape[0], m.shape[0]) if m.ndim == 1 else m
 
 
+def _tri_offset(k, negated=True):
+    """tril/triu's k as NumPy's tri() takes it: a bool is 0 or 1, but
+    NumPy's bool scalar given to tril (tri's arange(-k, ...) cannot negate
+    it; triu's k - 1 is an int) is refused."""
+    if isinstance(k, np.bool_) and negated:
+        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, "
+                        "use the `~` operator or the logical_not function instead.")
+    return int(k) if isinstance(k, (bool, np.bool_)) else k
+
+
 @implements(np.tril)
 def tril(m, k=0):
-    return _C.tril(_as_matrix(m, "tril"), k)
+    return _C.tril(_as_matrix(m, "tril"), _tri_offset(k))
 
 
 @implements(np.triu)
 def triu(m, k=0):
-    return _C.triu(_as_matrix(m, "triu"), k)
+    return _C.triu(_as_matrix(m, "triu"), _tri_offset(k, negated=False))
 
 
 _PAD_KEYWORDS = {
