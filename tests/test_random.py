@@ -605,12 +605,18 @@ def test_multinomial_errors():
     with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(sum of "
                                            r"probabilities <= 0"):
         tl.multinomial(tl.zeros(3), 1, True)
-    with pytest.raises(RuntimeError, match="floating"):
+    # PyTorch's words, which name no sizes
+    with pytest.raises(RuntimeError, match="^multinomial only supports floating-point dtypes for "
+                                           "input, got: Long$"):
         tl.multinomial(tl.tensor([1, 2]), 1)
-    with pytest.raises(RuntimeError, match="dim"):
+    with pytest.raises(RuntimeError, match="^prob_dist must be 1 or 2 dim$"):
         tl.multinomial(tl.ones(2, 2, 2), 1)
-    with pytest.raises(RuntimeError, match="n_sample"):
+    with pytest.raises(RuntimeError, match="^cannot sample n_sample <= 0 samples$"):
         tl.multinomial(tl.ones(3), 0)
+    for probs in (tl.ones(2), tl.ones(0), tl.ones(4, 2)):
+        with pytest.raises(RuntimeError, match=r"^cannot sample n_sample > prob_dist\.size\(-1\) "
+                                               r"samples without replacement$"):
+            tl.multinomial(probs, 3)
     with pytest.raises(TypeError, match="num_samples"):
         tl.multinomial(tl.ones(3))
 
