@@ -649,8 +649,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """``x / (k + alpha/size * sum of x^2 over ``size`` neighbouring channels)^beta``
     (op ``_local_response_norm``, its derivative ``_local_response_norm_backward``)."""
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
-                         "dimensions)")
+        # PyTorch's words, with the run of spaces its source's line break leaves
+        raise ValueError("Expected 3D or higher dimensionality" + " " * 26 +
+                         f"input (got {input.ndim} dimensions)")
     return _C._local_response_norm(input, int(size), float(alpha), float(beta), float(k))
 
 
