@@ -344,9 +344,17 @@ def test_errors_name_the_problem():
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.bool),
                                        is_causal=True)
-    with pytest.raises(RuntimeError, match=r"the last dim of key \[2, 3, 5\] must match that of "
-                                           r"query \[2, 3, 4\]"):
+    # PyTorch's words: its math path's q @ k^T (bmm over the batch, mm for 2-d)
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 "
+                                           r"tensor to be: \[2, 4\] but got: \[2, 5\]\."):
         F.scaled_dot_product_attention(q, T.randn(2, 3, 5), T.randn(2, 3, 5))
+    with pytest.raises(RuntimeError, match=r"mm: mat1 and mat2 shapes cannot be multiplied "
+                                           r"\(3x4 and 5x3\)"):
+        F.scaled_dot_product_attention(q[0], T.randn(3, 5), T.randn(3, 4))
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 "
+                                           r"tensor to be: \[4, 4\] but got: \[4, 5\]\."):
+        F.scaled_dot_product_attention(T.randn(1, 4, 3, 4), T.randn(1, 2, 3, 5),
+                                       T.randn(1, 2, 3, 4), enable_gqa=True)
     with pytest.raises(RuntimeError, match="Expected attn_mask dtype to be bool or float"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.int64))
     with pytest.raises(RuntimeError, match=r"attn_mask of shape \[4, 3\] cannot be broadcast"):
