@@ -390,9 +390,32 @@ static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
   case TL_RANDOM_GEOMETRIC: ok = !tl_dtype_is_complex(dtype) && dtype != TL_DTYPE_BOOL; break;
   default: ok = !tl_dtype_is_complex(dtype); break;
   }
-  if (!ok)
-    return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for dtype %s", kind_name(d->kind),
-                        tl_dtype_names[dtype]);
+  if (!ok) { /* PyTorch's words: its kernels' names, or the continuous distributions' */
+    const char *scalar = tl_dtype_scalar_name(dtype);
+    switch (d->kind) {
+    case TL_RANDOM_UNIFORM:
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"check_uniform_bounds\" not implemented "
+                          "for '%s'", scalar);
+    case TL_RANDOM_NORMAL:
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"normal_kernel_cpu\" not implemented for "
+                          "'%s'", scalar);
+    case TL_RANDOM_LOG_NORMAL:
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"log_normal_cpu\" not implemented for '%s'",
+                          scalar);
+    case TL_RANDOM_GEOMETRIC:
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"geometric_cpu\" not implemented for '%s'",
+                          scalar);
+    case TL_RANDOM_EXPONENTIAL:
+    case TL_RANDOM_CAUCHY:
+      return tl_error_set(TL_ERR_RUNTIME, "%s distribution is a continuous probability "
+                          "distribution. dtype must be a floating point but you specified %s",
+                          d->kind == TL_RANDOM_CAUCHY ? "Cauchy" : "Exponential",
+                          d->kind == TL_RANDOM_CAUCHY ? tl_dtype_cpp_name(dtype) : scalar);
+    default:
+      return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for dtype %s",
+                          kind_name(d->kind), tl_dtype_names[dtype]);
+    }
+  }
   if (d->kind != TL_RANDOM_INTEGER)
     return TL_OK;
   /* [low, low + range - 1] must be values of the dtype. */
