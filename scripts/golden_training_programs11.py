@@ -1828,6 +1828,140 @@ def init_custom_scheme_training(T):
             bool(math.isfinite(loss.item())), net[1].bias.grad.shape]
 
 
+# ---- a second pass over the same areas ------------------------------------------------------
+
+def func_vmap_randomness_and_modules(T):
+    """vmap over a model with dropout in training: refused under the default
+    randomness='error', taken with 'same' (every sample masked alike, shown
+    by equal rows for equal inputs); vmap over a BatchNorm model in
+    training refused (it updates its running stats in place); in eval
+    taken."""
+    nn = T.nn
+    F = T.func
+    drop = nn.Dropout(0.5)
+    x = T.ones(3, 4)
+    same = F.vmap(drop, randomness="same")(x)
+    bn = nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))
+    _init(T, bn, 123)
+    return [_raised_head(lambda: F.vmap(drop)(x)),
+            bool((same[0] == same[1]).all() and (same[1] == same[2]).all()),
+            _raised_head(lambda: F.vmap(drop, randomness="sometimes")(x)),
+            _raised_head(lambda: F.vmap(bn)(_t(T, 3, 2, 4, seed=124))),
+            F.vmap(bn.eval())(_t(T, 3, 2, 4, seed=124)).shape]
+
+
+def func_jacrev_chunked_and_argnums(T):
+    """jacrev and jacfwd with argnums over two inputs (a tuple of
+    Jacobians), jacrev with chunk_size (the same), has_aux, and the
+    Jacobian of a vector function of a matrix input (its shape)."""
+    F = T.func
+    a, b = _t(T, 3, seed=125), _t(T, 3, seed=126)
+
+    def f(u, v):
+        return (u * v.sin()).cumsum(0)
+
+    ja = F.jacrev(f, argnums=(0, 1))(a, b)
+    jf = F.jacfwd(f, argnums=(0, 1))(a, b)
+    jc = F.jacrev(f, argnums=1, chunk_size=1)(a, b)
+    j_aux, aux = F.jacrev(lambda u: (u.exp(), u.sum()), has_aux=True)(a)
+    m = F.jacrev(lambda w: w @ b)(_t(T, 2, 3, seed=127))
+    return [ja[0], ja[1], (ja[1] - jf[1]).abs().max(), (jc - ja[1]).abs().max(), j_aux, aux,
+            m.shape, m]
+
+
+def save_graph_tensors(T):
+    """torch.save of tensors from the middle of a graph (non-leaves that
+    require grad), and of a tensor holding a grad_fn inside a list: loaded
+    as leaves that require grad; a view of a leaf saved; numpy arrays in a
+    checkpoint refused by weights_only and loaded without it."""
+    w = T.ones(3, requires_grad=True)
+    h = w * 2
+    buf = io.BytesIO()
+    T.save({"h": h, "v": w[1:], "list": [h.sum()]}, buf)
+    buf.seek(0)
+    back = T.load(buf)
+    nb = io.BytesIO()
+    T.save({"a": np.arange(3)}, nb)
+    nb.seek(0)
+    refused = _raised_head(lambda: T.load(nb, weights_only=True))[0]
+    nb.seek(0)
+    arr = T.load(nb, weights_only=False)["a"]
+    return [back["h"], back["h"].requires_grad, back["h"].is_leaf, back["h"].grad_fn is None,
+            back["v"], back["v"].requires_grad, back["list"][0], refused, type(arr).__name__,
+            arr.tolist()]
+
+
+def init_argument_refusals(T):
+    """nn.init's refusals of bad arguments: an unknown mode, a sparsity on a
+    1-d tensor, trunc_normal_ with its mean far outside [a, b] (a
+    warning), normal_ and uniform_ on an integer tensor, orthogonal_ of a
+    zero-element tensor (a no-op), and sparse_'s zero count per column."""
+    I = T.nn.init
+    g = T.Generator().manual_seed(1)
+    sp = I.sparse_(T.empty(10, 4), sparsity=0.3, generator=g)
+    _, w = _warned(lambda: I.trunc_normal_(T.empty(5), mean=5.0, std=1.0, a=-1.0, b=1.0,
+                                           generator=g))
+    return [_raised(lambda: I.kaiming_uniform_(T.empty(3, 3), mode="fan_avg")),
+            _raised(lambda: I.kaiming_normal_(T.empty(3, 3), nonlinearity="swish")),
+            _raised(lambda: I.sparse_(T.empty(4), 0.5)),
+            w,
+            _raised_head(lambda: I.normal_(T.zeros(3, dtype=T.int64))),
+            _raised_head(lambda: I.uniform_(T.zeros(3, dtype=T.int32))),
+            _warned(lambda: I.orthogonal_(T.empty(0, 3)).shape),
+            (sp == 0).sum(0).tolist()]
+
+
+def module_zero_grad_and_requires_grad(T):
+    """zero_grad(set_to_none=False) keeping zeroed tensors, requires_grad_
+    over a submodule (frozen backbone), a frozen parameter without a
+    gradient after backward, and an optimizer skipping it."""
+    nn = T.nn
+    net = _mlp(T, 128, (2, 3, 1))
+    x, y = _t(T, 4, 2, seed=129), _t(T, 4, 1, seed=130)
+    nn.functional.mse_loss(net(x), y).backward()
+    net.zero_grad(set_to_none=False)
+    zeroed = [p.grad for p in net.parameters()]
+    net.zero_grad()
+    nones = [p.grad is None for p in net.parameters()]
+    net[0].requires_grad_(False)
+    opt = T.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    losses = _fit(T, net, opt, x, y)
+    return [zeroed, nones, net[0].weight.grad is None, net[0].weight, net[2].weight, losses,
+            sorted(n for n, p in net.named_parameters() if p.requires_grad),
+            len(opt.state)]
+
+
+def collate_mapping_mismatch(T):
+    """default_collate of dicts whose keys differ from sample to sample (the
+    first sample's keys rule; a missing one refused), of dicts with None
+    values (refused), of a list of tuples of tensors of mixed dtypes
+    (each field stacked in its dtype)."""
+    D = T.utils.data
+    return [_raised(lambda: D.default_collate([{"a": 1, "b": 2}, {"a": 3}])),
+            D.default_collate([{"a": 1}, {"a": 3, "b": 4}]),
+            _raised(lambda: D.default_collate([{"a": None}, {"a": None}])),
+            D.default_collate([(T.tensor([1], dtype=T.int8), T.tensor(0.5, dtype=T.float64)),
+                               (T.tensor([2], dtype=T.int8), T.tensor(1.5, dtype=T.float64))])]
+
+
+def attention_head_mismatch_errors(T):
+    """scaled_dot_product_attention given key heads that do not divide the
+    query's under enable_gqa, grouped heads whose head dims differ, and
+    2-d inputs with mismatched dims.  (Left out: key heads that differ
+    without enable_gqa and a mask of the wrong shape, which PyTorch refuses
+    as a broadcasting failure and torchlike in its own words.)"""
+    F = T.nn.functional
+    q = T.ones(1, 4, 3, 8)
+    return [_raised_head(lambda: F.scaled_dot_product_attention(q, T.ones(1, 3, 3, 8),
+                                                                T.ones(1, 3, 3, 8),
+                                                                enable_gqa=True)),
+            _raised_full(lambda: F.scaled_dot_product_attention(q, T.ones(1, 2, 3, 6),
+                                                                T.ones(1, 2, 3, 8),
+                                                                enable_gqa=True)),
+            _raised_full(lambda: F.scaled_dot_product_attention(T.ones(3, 4), T.ones(3, 5),
+                                                                T.ones(3, 4)))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 

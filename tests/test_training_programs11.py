@@ -1,5 +1,5 @@
 """An eleventh round of ordinary PyTorch training programs run on
-torchlike, in the corners the first ten rounds left.
+torchlike, 87 of them, in the corners the first ten rounds left.
 
 Data: WeightedRandomSampler without replacement and its refusals,
 BatchSampler over a seeded RandomSampler, IterableDataset through a
@@ -35,7 +35,10 @@ training with float32 master weights, mixed-dtype refusals,
 set_default_dtype(float64) modules, .double() keeping Parameters.  And
 the common layers' refusals of inputs of the wrong shape (linear,
 bilinear, convolutions, norms, RNNs, losses, pooling, embeddings, shape
-layers, attention).
+layers, attention); a second pass: vmap's randomness and BatchNorm,
+jacrev's argnums and chunks, checkpoints of graph tensors and numpy
+arrays, nn.init's argument refusals, zero_grad and frozen submodules,
+collation of mismatched mappings, grouped-query head refusals.
 
 What they found, fixed with them:
 - multinomial's refusals named sizes PyTorch's do not (met by a
@@ -56,14 +59,28 @@ What they found, fixed with them:
   tests/test_linalg_products.py, tests/test_nn_functional.py);
 - scaled_dot_product_attention with query and key of different head
   dims: PyTorch's bmm words from its math path (src/nn/attention/
-  attention.c, tests/test_nn_attention.py).
+  attention.c, tests/test_nn_attention.py);
+- normal_/uniform_/log_normal_/exponential_/cauchy_ of an integer or
+  bool tensor (nn.init on one, rand/randn with an integer dtype) were
+  refused in words of our own, where PyTorch names its kernels
+  (NotImplementedError) or the continuous distribution
+  (src/ndcore/kernels/random.c, tests/test_random.py);
+- vmap over a model with training BatchNorm ran element by element,
+  updating the running stats once per element, where PyTorch's batching
+  rule refuses it (torchlike/func/_batching_rules.py,
+  tests/test_func_vmap_batched.py).
 
 By design, and so spelled so it does not show: a broadcasting failure
 (margin_ranking_loss, cosine_embedding_loss) is torchlike's BroadcastError,
 a RuntimeError that adds both shapes to PyTorch's words
 (docs/elementwise.md), so it is compared by class and by PyTorch's part;
 what draws random numbers (samplers, nn.init with a generator) only by
-what does not depend on the stream.
+what does not depend on the stream.  Left out: factories called without a
+size (torchlike's ones()/zeros()/empty() make a 0-d tensor as NumPy's do,
+tests/test_create_args.py's deliberate differences), and two refusals of
+scaled_dot_product_attention that PyTorch words as broadcasting failures
+(key heads differing without enable_gqa, a mask of the wrong shape) and
+torchlike in its own, clearer words naming both shapes.
 
 The programs live in scripts/golden_training_programs11.py, taking the
 library as T; PyTorch's answers to them are in
