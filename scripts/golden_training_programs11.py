@@ -1962,6 +1962,171 @@ def attention_head_mismatch_errors(T):
                                                                 T.ones(3, 4)))]
 
 
+# ---- a third pass ----------------------------------------------------------------------------
+
+def functional_call_updates_buffers(T):
+    """functional_call of a training BatchNorm model with buffers passed in
+    a dict: the passed running stats are updated in place (the module's own
+    stay), num_batches_tracked too; with tie_weights=False on a tied model
+    the two names take separate tensors."""
+    nn = T.nn
+    F = T.func
+    net = _init(T, nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)), 131)
+    bufs = {k: v.clone() for k, v in net.named_buffers()}
+    params = dict(net.named_parameters())
+    x = _t(T, 5, 3, seed=132)
+    out = F.functional_call(net, (params, bufs), (x,))
+
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2, bias=False)
+            self.b = nn.Linear(2, 2, bias=False)
+            self.b.weight = self.a.weight
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    tied = Tied()
+    y = T.ones(1, 2)
+    o1 = F.functional_call(tied, {"a.weight": T.eye(2) * 2}, (y,))
+    o2 = F.functional_call(tied, {"a.weight": T.eye(2) * 2, "b.weight": T.eye(2) * 3}, (y,),
+                           tie_weights=False)
+    return [out, bufs["1.running_mean"], bufs["1.num_batches_tracked"], net[1].running_mean,
+            net[1].num_batches_tracked, o1, o2,
+            _raised_head(lambda: F.functional_call(tied, {"a.weight": T.eye(2),
+                                                          "b.weight": T.eye(2) * 3}, (y,)))]
+
+
+def module_registration_refusals(T):
+    """add_module/register_module refusals (a dotted name, an empty one, a
+    non-Module, a name already an attribute), get_parameter/get_buffer/
+    get_submodule on missing names, and setattr of a Module over a
+    parameter's name."""
+    nn = T.nn
+    m = nn.Sequential(nn.Linear(2, 2))
+    m.extra = 1
+    return [_raised(lambda: m.add_module("a.b", nn.ReLU())),
+            _raised(lambda: m.add_module("", nn.ReLU())),
+            _raised(lambda: m.add_module("x", T.ones(1))),
+            _raised(lambda: m.add_module("extra", nn.ReLU())),
+            _raised(lambda: m.register_module(3, nn.ReLU())),
+            _raised(lambda: m.get_parameter("0.nothing")),
+            _raised(lambda: m.get_parameter("1.weight")),
+            _raised(lambda: m.get_buffer("0.weight")),
+            _raised(lambda: m.get_submodule("0.inner")),
+            _raised(lambda: setattr(m[0], "weight", nn.ReLU())),
+            m.get_parameter("0.bias").shape]
+
+
+def parameter_containers_edit(T):
+    """ParameterList and ParameterDict given plain tensors (made Parameters),
+    extended, indexed, sliced; ModuleDict update/pop/keys order; their state
+    dict keys; an optimizer over them."""
+    nn = T.nn
+    pl = nn.ParameterList([T.ones(2), nn.Parameter(T.zeros(1))])
+    pl.append(T.full((3,), 2.0))
+    pl.extend([T.ones(1)])
+    pd = nn.ParameterDict({"b": T.ones(1), "a": T.zeros(2)})
+    pd.update({"c": T.ones(3)})
+    popped = pd.pop("b")
+    md = nn.ModuleDict({"z": nn.ReLU(), "y": nn.Tanh()})
+    md.update([("x", nn.Identity())])
+    md.pop("y")
+    holder = nn.Module()
+    holder.pl, holder.pd, holder.md = pl, pd, md
+    opt = T.optim.SGD(holder.parameters(), lr=0.1)
+    return [[type(p).__name__ for p in pl], len(pl), pl[1:].__class__.__name__, len(pl[1:]),
+            list(pd.keys()), type(popped).__name__, list(md.keys()), list(holder.state_dict()),
+            len(opt.param_groups[0]["params"]), "b" in pd,
+            _raised(lambda: pd.__setitem__(3, T.ones(1)))]
+
+
+def deepcopy_model_with_hooks(T):
+    """copy.deepcopy of a model with a forward hook and a weight-norm
+    parametrization: the copy keeps both, shares no storage, and trains
+    apart from the original."""
+    import copy
+    nn = T.nn
+    calls = []
+    net = _mlp(T, 133, (2, 3, 1))
+    net[0].register_forward_hook(lambda m, a, o: calls.append(o.shape[0]))
+    nn.utils.parametrizations.weight_norm(net[2])
+    twin = copy.deepcopy(net)
+    x, y = _t(T, 4, 2, seed=134), _t(T, 4, 1, seed=135)
+    _fit(T, twin, T.optim.SGD(twin.parameters(), lr=0.1), x, y, steps=2)
+    return [calls, twin[0].weight.data_ptr() != net[0].weight.data_ptr(),
+            (twin[0].weight - net[0].weight).abs().max() > 0, type(twin[2]).__name__,
+            twin[2].weight, net[2].weight]
+
+
+def to_empty_and_meta(T):
+    """Building a model on the meta device (no memory), to_empty onto the
+    CPU, then re-initialising deterministically; a meta tensor's refusal
+    to give values; the parameters' devices and shapes."""
+    nn = T.nn
+    meta = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 1)).to("meta")
+    devs = sorted({str(p.device) for p in meta.parameters()})
+    cpu = meta.to_empty(device="cpu")
+    with T.no_grad():
+        for i, p in enumerate(cpu.parameters()):
+            p.copy_(T.arange(p.numel(), dtype=T.float32).reshape(p.shape) * 0.01 * (i + 1))
+    return [devs, sorted({str(p.device) for p in cpu.parameters()}),
+            [list(p.shape) for p in cpu.parameters()], cpu(T.ones(2, 3, device="cpu")),
+            _raised_head(lambda: T.ones(2, device="meta").tolist())]
+
+
+def legacy_and_protocol_saves(T):
+    """torch.save with an older pickle protocol and with the legacy (non-zip)
+    format, both loaded back; a zip checkpoint read from a file path; a
+    load of a truncated file refused."""
+    import os
+    import tempfile
+    sd = {"w": T.arange(4.0).reshape(2, 2), "n": 3}
+    out = []
+    for kw in ({"pickle_protocol": 2}, {"_use_new_zipfile_serialization": False}):
+        buf = io.BytesIO()
+        T.save(sd, buf, **kw)
+        buf.seek(0)
+        back = T.load(buf)
+        out.append([back["w"], back["n"]])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "ck.pt")
+        T.save(sd, path)
+        out.append(T.load(path)["w"].sum())
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data[:40])
+        out.append(_raised_head(lambda: T.load(path))[0])
+    return out
+
+
+def plateau_with_warmup_chain(T):
+    """A warmup LinearLR stepped every batch with a ReduceLROnPlateau stepped
+    every epoch on the validation loss (two schedulers on one optimizer,
+    as scripts do by hand), over three epochs of two batches."""
+    S = T.optim.lr_scheduler
+    net = _mlp(T, 136, (2, 3, 1))
+    opt = T.optim.SGD(net.parameters(), lr=0.4)
+    warm = S.LinearLR(opt, start_factor=0.25, total_iters=3)
+    plateau = S.ReduceLROnPlateau(opt, factor=0.5, patience=0)
+    x, y = _t(T, 8, 2, seed=137), _t(T, 8, 1, seed=138)
+    lrs, vals = [], []
+    for epoch in range(3):
+        for b in range(2):
+            xb, yb = x[b * 4:(b + 1) * 4], y[b * 4:(b + 1) * 4]
+            _fit(T, net, opt, xb, yb, steps=1)
+            warm.step()
+            lrs.append(opt.param_groups[0]["lr"])
+        with T.no_grad():
+            val = T.nn.functional.mse_loss(net(x), y).item()
+        vals.append(val)
+        plateau.step(val + epoch * 0.5)  # a validation curve that worsens
+        lrs.append(opt.param_groups[0]["lr"])
+    return [lrs, vals, plateau.num_bad_epochs, warm.last_epoch]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
