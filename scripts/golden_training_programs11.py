@@ -1947,12 +1947,23 @@ def collate_mapping_mismatch(T):
 def attention_head_mismatch_errors(T):
     """scaled_dot_product_attention given key heads that do not divide the
     query's under enable_gqa, grouped heads whose head dims differ, and
-    2-d inputs with mismatched dims.  (Left out: key heads that differ
-    without enable_gqa and a mask of the wrong shape, which PyTorch refuses
-    as a broadcasting failure and torchlike in its own words.)"""
+    2-d inputs with mismatched dims; key or value heads that differ
+    without enable_gqa and masks that do not fit the scores (broadcasting
+    failures: compared by class and PyTorch's part, as BroadcastError adds
+    both shapes), and a mask that would enlarge them."""
     F = T.nn.functional
     q = T.ones(1, 4, 3, 8)
-    return [_raised_head(lambda: F.scaled_dot_product_attention(q, T.ones(1, 3, 3, 8),
+    return [_broadcast(lambda: F.scaled_dot_product_attention(q, T.ones(1, 2, 3, 8),
+                                                              T.ones(1, 2, 3, 8))),
+            _broadcast(lambda: F.scaled_dot_product_attention(q, T.ones(2, 4, 3, 8),
+                                                              T.ones(1, 3, 3, 8))),
+            _broadcast(lambda: F.scaled_dot_product_attention(
+                q, q, q, attn_mask=T.ones(2, 3, dtype=T.bool))),
+            _broadcast(lambda: F.scaled_dot_product_attention(q, q, q,
+                                                              attn_mask=T.zeros(3, 3, 3))),
+            _raised_full(lambda: F.scaled_dot_product_attention(q, q, q,
+                                                                attn_mask=T.zeros(2, 1, 3, 3))),
+            _raised_head(lambda: F.scaled_dot_product_attention(q, T.ones(1, 3, 3, 8),
                                                                 T.ones(1, 3, 3, 8),
                                                                 enable_gqa=True)),
             _raised_full(lambda: F.scaled_dot_product_attention(q, T.ones(1, 2, 3, 6),

@@ -74,6 +74,12 @@ What they found, fixed with them:
   updating the running stats once per element, where PyTorch's batching
   rule refuses it (torchlike/func/_batching_rules.py,
   tests/test_func_vmap_batched.py);
+- scaled_dot_product_attention's batch dims that do not broadcast
+  (key heads differing without enable_gqa) and masks that do not fit the
+  scores were refused in words of our own (broadcast_shapes', the
+  kernel's), where PyTorch's math path speaks of tensors a and b, or of
+  an output a mask would enlarge (torchlike/nn/_attention.py,
+  tests/test_nn_attention.py);
 - ParameterDict given a key that is not a string failed in setattr's
   words and kept the refused key (torchlike/nn/modules/container.py,
   tests/test_nn_module.py).
@@ -85,10 +91,7 @@ a RuntimeError that adds both shapes to PyTorch's words
 what draws random numbers (samplers, nn.init with a generator) only by
 what does not depend on the stream.  Left out: factories called without a
 size (torchlike's ones()/zeros()/empty() make a 0-d tensor as NumPy's do,
-tests/test_create_args.py's deliberate differences), and two refusals of
-scaled_dot_product_attention that PyTorch words as broadcasting failures
-(key heads differing without enable_gqa, a mask of the wrong shape) and
-torchlike in its own, clearer words naming both shapes.
+tests/test_create_args.py's deliberate differences).
 
 The programs live in scripts/golden_training_programs11.py, taking the
 library as T; PyTorch's answers to them are in
