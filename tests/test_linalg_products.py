@@ -142,6 +142,12 @@ _MIXED_DTYPE_WORDS = [
      "expected scalar type Float but found Double"),
     (lambda o: tl.inner(o(2, 3, _F64), o(2, 3)), "both inputs should have same dtype"),
     (lambda o: tl.tensordot(o(2, 3), o(3, 2, _F16), 1), "both inputs should have same dtype"),
+    # einsum contracts a pair with bmm (one with nothing contracted is a product: it promotes)
+    (lambda o: tl.einsum("ij,jk->ik", o(2, 3), o(3, 2, _F64)),
+     "expected scalar type Float but found Double"),
+    (lambda o: tl.einsum("i,i->", o(3, _F64), o(3)), "expected scalar type Double but found Float"),
+    (lambda o: tl.einsum("bij,bjk->bik", o(2, 2, 3), o(2, 3, 2, _F16)),
+     "expected scalar type Float but found Half"),
     (lambda o: tl.linalg.multi_dot([o(2, 3), o(3, 2), o(2, _F16)]),
      "multi_dot(): all tensors must have be the same dtype but tensor 0 is float and tensor 2 "
      "c10::Half"),
@@ -150,6 +156,8 @@ _MIXED_DTYPE_WORDS = [
 
 @pytest.mark.parametrize("call,words", _MIXED_DTYPE_WORDS)
 def test_products_of_mixed_dtypes_refused_in_pytorchs_words(call, words):
+    assert tl.einsum("ij,ij->ij", tl.ones(2, 2), tl.ones(2, 2, dtype=tl.float64)).dtype == \
+        tl.float64
     def ones(*shape):
         dtype = shape[-1] if isinstance(shape[-1], str) else _F32
         shape = shape[:-1] if isinstance(shape[-1], str) else shape
