@@ -1433,8 +1433,10 @@ def bfloat16_mlp_training(T):
 def mixed_dtype_refusals(T):
     """The refusals of a float64 input into float32 layers a script meets
     after .double() on the data only: Linear, Conv2d, an LSTM, a GRUCell,
-    BatchNorm1d in training, bmm of mixed dtypes; a float16 input to a
-    float32 Linear; and the layers that take it (ReLU, Dropout in eval)."""
+    BatchNorm1d in training, bmm and einsum of mixed dtypes; a float16
+    input to a float32 Linear; and the layers that take it (ReLU, Dropout
+    in eval).  (Left out: the @ operator, which takes NumPy's meaning and
+    promotes, docs/numpy.md.)"""
     nn = T.nn
     x = _t(T, 2, 4, seed=84).double()
     img = _t(T, 1, 2, 4, 4, seed=85).double()
@@ -1443,6 +1445,7 @@ def mixed_dtype_refusals(T):
             _raised_head(lambda: nn.LSTM(4, 3)(x.unsqueeze(0))),
             _raised_head(lambda: nn.GRUCell(4, 3)(x)),
             _raised_full(lambda: T.bmm(x.unsqueeze(0), T.ones(1, 4, 2))),
+            _raised_full(lambda: T.einsum("bi,io->bo", x, T.ones(4, 2))),
             _raised_full(lambda: nn.Linear(4, 2)(x.half())),
             nn.ReLU()(x).dtype, nn.Dropout().eval()(x).dtype]
 

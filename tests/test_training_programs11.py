@@ -62,6 +62,9 @@ What they found, fixed with them:
   biased F.linear checks the bias first as addmm does; inner with a 0-d
   operand now promotes (src/ndcore/linalg/matmul.c,
   tests/test_linalg_products.py, tests/test_nn_functional.py);
+- einsum contracting operands of two dtypes spoke its own words or mm's,
+  where PyTorch's einsum reaches bmm's (torchlike/_einsum.py,
+  tests/test_linalg_products.py);
 - scaled_dot_product_attention with query and key of different head
   dims: PyTorch's bmm words from its math path (src/nn/attention/
   attention.c, tests/test_nn_attention.py);
@@ -91,7 +94,8 @@ a RuntimeError that adds both shapes to PyTorch's words
 what draws random numbers (samplers, nn.init with a generator) only by
 what does not depend on the stream.  Left out: factories called without a
 size (torchlike's ones()/zeros()/empty() make a 0-d tensor as NumPy's do,
-tests/test_create_args.py's deliberate differences).
+tests/test_create_args.py's deliberate differences), and the @ operator
+of two dtypes, which promotes as NumPy's does (docs/numpy.md).
 
 The programs live in scripts/golden_training_programs11.py, taking the
 library as T; PyTorch's answers to them are in
