@@ -2141,6 +2141,99 @@ def plateau_with_warmup_chain(T):
     return [lrs, vals, plateau.num_bad_epochs, warm.last_epoch]
 
 
+# ---- a fourth pass ---------------------------------------------------------------------------
+
+def hooks_on_tuple_outputs(T):
+    """A GRU (tuple output) with a forward hook replacing the hidden state
+    in its output tuple and a forward pre-hook scaling the input; the full
+    backward hook of a layer whose input does not require grad (its
+    grad_input None)."""
+    nn = T.nn
+    gru = _init(T, nn.GRU(2, 3, batch_first=True), 139)
+    gru.register_forward_pre_hook(lambda m, args: (args[0] * 0.5,) + args[1:])
+    gru.register_forward_hook(lambda m, args, out: (out[0], out[1] * 0))
+    x = _t(T, 2, 4, 2, seed=140)
+    out, h = gru(x)
+    seen = []
+    lin = _init(T, nn.Linear(3, 1), 141)
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append([g is None for g in gi]
+                                                                  + [go[0].shape]))
+    lin(out[:, -1]).sum().backward()
+    return [out, h, seen, gru.weight_ih_l0.grad.abs().sum() > 0]
+
+
+def functional_call_parametrized(T):
+    """functional_call of a module under a parametrization: replacing the
+    parametrized name ('weight': set through right_inverse) against
+    replacing its original (run through the parametrization); the module's
+    own weight untouched; a parametrization without right_inverse refused."""
+    nn = T.nn
+    F = T.func
+    PZ = nn.utils.parametrize
+
+    class Double(nn.Module):
+        def forward(self, w):
+            return w * 2
+
+        def right_inverse(self, w):
+            return w / 2
+
+    class NoInverse(nn.Module):
+        def forward(self, w):
+            return w * 2
+
+    lin2 = nn.Linear(2, 2, bias=False)
+    PZ.register_parametrization(lin2, "weight", NoInverse())
+    lin = _init(T, nn.Linear(2, 2, bias=False), 142)
+    PZ.register_parametrization(lin, "weight", Double())
+    x = T.ones(1, 2)
+    w = T.eye(2)
+    a = F.functional_call(lin, {"weight": w}, (x,))
+    b = F.functional_call(lin, {"parametrizations.weight.original": w}, (x,))
+    return [a, b, lin(x), sorted(k for k, _ in lin.named_parameters()),
+            _raised(lambda: F.functional_call(lin2, {"weight": w}, (x,)))]
+
+
+def loader_default_convert_dicts(T):
+    """A DataLoader without batching over a dataset of dicts of numpy values
+    (default_convert: arrays to tensors, numbers kept), then the same with
+    a batch_size (default_collate: stacked), their types."""
+    D = T.utils.data
+
+    class Rows(D.Dataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return {"x": np.full(2, i, dtype=np.float32), "id": i, "tag": f"r{i}"}
+
+    plain = list(D.DataLoader(Rows(), batch_size=None))
+    batched = list(D.DataLoader(Rows(), batch_size=2))
+    return [[type(r["x"]).__name__ for r in plain], [type(r["id"]).__name__ for r in plain],
+            plain[1], batched[0], batched[1]["tag"], len(batched)]
+
+
+def orthogonal_without_trivialization(T):
+    """parametrizations.orthogonal with use_trivialization=False (the weight
+    itself the parameter, projected back by its right_inverse) on a tall and
+    a square Linear, trained a few steps: still orthogonal columns; its
+    refusal of a 1-d parameter."""
+    nn = T.nn
+    P = nn.utils.parametrizations
+    out = []
+    for shape in ((4, 2), (3, 3)):
+        lin = _init(T, nn.Linear(shape[1], shape[0], bias=False), 143)
+        P.orthogonal(lin, use_trivialization=False)
+        x, y = _t(T, 6, shape[1], seed=144), _t(T, 6, shape[0], seed=145)
+        _fit(T, lin, T.optim.SGD(lin.parameters(), lr=0.05), x, y, steps=2)
+        w = lin.weight
+        g = w.T @ w if shape[0] >= shape[1] else w @ w.T
+        out.append([bool((g - T.eye(min(shape))).abs().max() < 1e-4),
+                    sorted(k for k, _ in lin.named_parameters())])
+    out.append(_raised(lambda: P.orthogonal(nn.BatchNorm1d(3), "weight")))
+    return out
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 

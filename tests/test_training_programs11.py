@@ -1,5 +1,5 @@
 """An eleventh round of ordinary PyTorch training programs run on
-torchlike, 94 of them, in the corners the first ten rounds left.
+torchlike, 98 of them, in the corners the first ten rounds left.
 
 Data: WeightedRandomSampler without replacement and its refusals,
 BatchSampler over a seeded RandomSampler, IterableDataset through a
@@ -43,7 +43,10 @@ third: functional_call updating passed buffers and tie_weights=False,
 module registration refusals, parameter containers edited, deepcopy of a
 hooked and parametrized model, meta models moved with to_empty, legacy
 and old-protocol checkpoints and a truncated one, a warmup stepped per
-batch beside a plateau scheduler stepped per epoch.
+batch beside a plateau scheduler stepped per epoch; and a fourth: hooks
+on a GRU's tuple output, functional_call through a parametrization, a
+loader of dict rows with and without batching, orthogonal weights
+without trivialization.
 
 What they found, fixed with them:
 - multinomial's refusals named sizes PyTorch's do not (met by a
