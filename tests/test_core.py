@@ -74,7 +74,8 @@ def test_default_dtype_round_trip():
         assert (tl.arange(3) / 2).dtype is tl.float64
     finally:
         tl.set_default_dtype(tl.float32)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^only floating-point types are supported as the "
+                                        "default type$"):  # PyTorch's words
         tl.set_default_dtype(tl.int32)
 
 

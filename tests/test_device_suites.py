@@ -51,7 +51,7 @@ SUITES = {
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # ordinary PyTorch training programs, their data moved to the device
     # (about 12 s emulated, pytest's start included)
-    "training_programs": [f"test_training_programs{n}.py" for n in ("", 2, 3, 4, 5, 7, 8, 9, 10)],
+    "training_programs": [f"test_training_programs{n}.py" for n in ("", 2, 3, 4, 5, 7, 8, 9, 10, 11)],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its
     # gradient checks take minutes here, the gamma ones thousands of small ops each)
     "misc": ["test_core.py", "test_creation.py", "test_legacy_types.py", "test_spread_args.py",

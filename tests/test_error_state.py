@@ -53,8 +53,11 @@ def own_failure_then_success():
 # nothing stays pending for the next op.
 
 def _sdpa_with_a_bad_mask():
+    # the kernel itself (F.scaled_dot_product_attention refuses such a mask
+    # before it, in PyTorch's broadcasting words)
     q = torchlike.ones(2, 4, 8)
-    F.scaled_dot_product_attention(q, q, q, attn_mask=torchlike.ones(3, 4, 4, dtype=torchlike.bool))
+    _C._scaled_dot_product_flash_attention_for_cpu(
+        q, q, q, attn_mask=torchlike.ones(3, 4, 4, dtype=torchlike.bool))
 
 
 HANDLED = [

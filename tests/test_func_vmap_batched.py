@@ -472,3 +472,26 @@ def test_writes_then_give_up_is_refused():
 def test_chunks_of_a_nested_vmap():
     x = rand(2, 5, 3)
     check(lambda a: func.vmap(lambda r: (W[:, :3] @ r).tanh(), chunk_size=2)(a), [x], runs=2)
+
+
+def test_training_batch_norm_with_unbatched_running_stats_is_refused():
+    # PyTorch's rule: the running stats would be updated once per element;
+    # refused as vmap's own error (no per-element retry), after the size
+    # check each element's shape meets; without running stats, or in eval,
+    # it runs, and matches the per-sample computation
+    nn = T.nn
+    x = T.from_numpy(np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32))
+    net = nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2))
+    before = net[1].running_mean.clone()
+    with pytest.raises(RuntimeError, match="^Batch norm got a batched tensor as input while the "
+                                           "running_mean or running_var, which will be updated "
+                                           "in place, were not batched.$"):
+        func.vmap(net)(x)
+    assert T.equal(net[1].running_mean, before)
+    with pytest.raises(RuntimeError, match="running_mean should contain 4 elements not 2"):
+        func.vmap(nn.BatchNorm1d(2))(x)
+    f = func.vmap(lambda u: nn.functional.batch_norm(u, None, None, training=True))
+    want = T.stack([nn.functional.batch_norm(u, None, None, training=True) for u in x])
+    assert T.allclose(f(x), want, rtol=0, atol=0)
+    net.eval()
+    assert T.equal(func.vmap(net)(x), T.stack([net(u) for u in x]))

@@ -105,6 +105,68 @@ def test_matmul_errors_name_shapes():
         tl.bmm(tl.ones(2, 2, 3), tl.ones(3, 3, 4))
 
 
+_F64, _F32, _F16 = "float64", "float32", "float16"
+# PyTorch 2.15's words for operands of two dtypes, product by product (each
+# kernel has its own; matmul's are those of the kernel its ranks lead to):
+# (call over a, b of the given dtypes, its message)
+_MIXED_DTYPE_WORDS = [
+    (lambda o: tl.mm(o(2, 3, _F64), o(3, 2)),
+     "expected m1 and m2 to have the same dtype, but got: double != float"),
+    (lambda o: tl.mm(o(2, 3, _F16), o(3, 2)),
+     "expected m1 and m2 to have the same dtype, but got: c10::Half != float"),
+    (lambda o: tl.matmul(o(2, 2, 3, _F64), o(3, 2)),
+     "expected m1 and m2 to have the same dtype, but got: double != float"),
+    (lambda o: tl.matmul(o(3), o(3, 2, _F64)),
+     "expected m1 and m2 to have the same dtype, but got: float != double"),
+    (lambda o: tl.bmm(o(1, 2, 3, _F64), o(1, 3, 2)), "expected scalar type Double but found Float"),
+    (lambda o: tl.matmul(o(2, 3), o(2, 3, 2, _F16)), "expected scalar type Float but found Half"),
+    (lambda o: tl.matmul(o(3, _F64), o(3)),
+     "dot : expected both vectors to have same dtype, but found Double and Float"),
+    (lambda o: tl.vdot(o(3), o(3, _F64)),
+     "dot : expected both vectors to have same dtype, but found Float and Double"),
+    (lambda o: tl.mv(o(2, 3, _F64), o(3)),
+     "addmv input tensors must have the same dtype, but got Float, Double, and Float"),
+    (lambda o: tl.matmul(o(2, 2, 3), o(3, _F64)),
+     "addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+    (lambda o: tl.addmv(o(2), o(2, 3), o(3, _F64)),
+     "addmv input tensors must have the same dtype, but got Float, Float, and Double"),
+    (lambda o: tl.addmm(o(2, 2), o(2, 3, _F64), o(3, 2)),
+     "mat1 and mat2 must have the same dtype, but got Double and Float"),
+    (lambda o: tl.addmm(o(2, 2), o(2, 3), o(3, 2, _F64)),
+     "self and mat2 must have the same dtype, but got Float and Double"),
+    (lambda o: tl.addbmm(o(2, 2, _F64), o(1, 2, 3), o(1, 3, 2)),
+     "self and mat2 must have the same dtype, but got Double and Float"),
+    (lambda o: tl.baddbmm(o(1, 2, 2), o(1, 2, 3, _F64), o(1, 3, 2)),
+     "Input dtypes must be the same, got: input float, batch1: double, batch2: float"),
+    (lambda o: tl.baddbmm(o(1, 2, 2), o(1, 2, 3), o(1, 3, 2, _F64)),
+     "expected scalar type Float but found Double"),
+    (lambda o: tl.inner(o(2, 3, _F64), o(2, 3)), "both inputs should have same dtype"),
+    (lambda o: tl.tensordot(o(2, 3), o(3, 2, _F16), 1), "both inputs should have same dtype"),
+    # einsum contracts a pair with bmm (one with nothing contracted is a product: it promotes)
+    (lambda o: tl.einsum("ij,jk->ik", o(2, 3), o(3, 2, _F64)),
+     "expected scalar type Float but found Double"),
+    (lambda o: tl.einsum("i,i->", o(3, _F64), o(3)), "expected scalar type Double but found Float"),
+    (lambda o: tl.einsum("bij,bjk->bik", o(2, 2, 3), o(2, 3, 2, _F16)),
+     "expected scalar type Float but found Half"),
+    (lambda o: tl.linalg.multi_dot([o(2, 3), o(3, 2), o(2, _F16)]),
+     "multi_dot(): all tensors must have be the same dtype but tensor 0 is float and tensor 2 "
+     "c10::Half"),
+]
+
+
+@pytest.mark.parametrize("call,words", _MIXED_DTYPE_WORDS)
+def test_products_of_mixed_dtypes_refused_in_pytorchs_words(call, words):
+    assert tl.einsum("ij,ij->ij", tl.ones(2, 2), tl.ones(2, 2, dtype=tl.float64)).dtype == \
+        tl.float64
+    def ones(*shape):
+        dtype = shape[-1] if isinstance(shape[-1], str) else _F32
+        shape = shape[:-1] if isinstance(shape[-1], str) else shape
+        return tl.ones(*shape, dtype=getattr(tl, dtype))
+    with pytest.raises(RuntimeError) as info:
+        call(ones)
+    assert str(info.value) == words
+
+
 def test_matmul_out():
     a, b = random_array((3, 4), "float64"), random_array((4, 2), "float64")
     out = tl.empty(3, 2, dtype=tl.float64)
@@ -412,8 +474,13 @@ def test_inner_of_a_cpu_scalar_and_a_device_tensor(device, dtype):
     for got in (tl.inner(s, on), tl.inner(on, s)):
         assert got.device.type == device and got.shape == (3, 4)
         np.testing.assert_array_equal(host_array(got), np.inner(s.numpy(), b))
-    with pytest.raises(RuntimeError, match="inner: expected all operands to have the same dtype"):
-        tl.inner(tl.tensor(2.0, dtype=tl.float32, device="cpu"), on)
+    # as a product it promotes (PyTorch's mul): a float32 0-d operand takes the tensor's kind
+    half = tl.tensor(0.5, dtype=tl.float32, device="cpu")
+    want_dtype = np.float32 if dtype == np.int64 else dtype
+    for got in (tl.inner(half, on), tl.inner(on, half)):
+        assert got.device.type == device and str(got.dtype) == "torchlike." + np.dtype(
+            want_dtype).name
+        np.testing.assert_array_equal(host_array(got), (b * 0.5).astype(want_dtype))
 
 
 @pytest.mark.host_only  # it starts its own emulated-device process

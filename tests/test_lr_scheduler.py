@@ -209,3 +209,24 @@ def test_warm_restarts_fractional_epochs():
     expected = 0.1 * (1 + math.cos(math.pi * 1.5 / 4)) / 2
     assert scheduler.get_last_lr() == [pytest.approx(expected)]
     assert scheduler.last_epoch == 5
+
+
+def test_multiplicative_lr_refuses_a_factor_that_is_not_a_function():
+    # PyTorch checks MultiplicativeLR's factors when it is made (LambdaLR's
+    # only at its first rate, in Python's words)
+    def opt(groups=1):
+        return optim.SGD([{"params": [torchlike.nn.Parameter(torchlike.zeros(1))]}
+                          for _ in range(groups)], lr=1.0)
+    for bad in (0.5, [0.5], (lambda e: 1.0, 2)):
+        groups = len(bad) if isinstance(bad, (list, tuple)) else 1
+        with pytest.raises(TypeError, match="^lr_lambda should be a function, but got "
+                                            f"{'int' if groups == 2 else 'float'}$"):
+            S.MultiplicativeLR(opt(groups), bad)
+    with pytest.raises(ValueError, match="^Expected 1 lr_lambdas, but got 2$"):
+        S.MultiplicativeLR(opt(), [lambda e: 1.0, lambda e: 1.0])
+    with pytest.raises(TypeError, match="'float' object is not callable"):
+        S.LambdaLR(opt(), 0.5)
+    s = S.MultiplicativeLR(opt(2), (lambda e: 0.5, lambda e: 0.25))
+    s.optimizer.step()
+    s.step()
+    assert s.get_last_lr() == [0.5, 0.25]

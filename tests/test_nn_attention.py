@@ -344,9 +344,17 @@ def test_errors_name_the_problem():
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.bool),
                                        is_causal=True)
-    with pytest.raises(RuntimeError, match=r"the last dim of key \[2, 3, 5\] must match that of "
-                                           r"query \[2, 3, 4\]"):
+    # PyTorch's words: its math path's q @ k^T (bmm over the batch, mm for 2-d)
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 "
+                                           r"tensor to be: \[2, 4\] but got: \[2, 5\]\."):
         F.scaled_dot_product_attention(q, T.randn(2, 3, 5), T.randn(2, 3, 5))
+    with pytest.raises(RuntimeError, match=r"mm: mat1 and mat2 shapes cannot be multiplied "
+                                           r"\(3x4 and 5x3\)"):
+        F.scaled_dot_product_attention(q[0], T.randn(3, 5), T.randn(3, 4))
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 "
+                                           r"tensor to be: \[4, 4\] but got: \[4, 5\]\."):
+        F.scaled_dot_product_attention(T.randn(1, 4, 3, 4), T.randn(1, 2, 3, 5),
+                                       T.randn(1, 2, 3, 4), enable_gqa=True)
     with pytest.raises(RuntimeError, match="Expected attn_mask dtype to be bool or float"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.int64))
     with pytest.raises(RuntimeError, match=r"attn_mask of shape \[4, 3\] cannot be broadcast"):
@@ -586,3 +594,27 @@ def test_grouped_query_attention_with_key_and_value_head_counts_apart():
         with pytest.raises(RuntimeError, match="^Number of heads in key and value must divide"):
             F.scaled_dot_product_attention(q, T.zeros(2, hk, 5, 4, dtype=T.float64),
                                            T.zeros(2, hv, 5, 2, dtype=T.float64), enable_gqa=True)
+
+
+def test_batch_and_mask_mismatches_in_pytorchs_broadcast_words():
+    # PyTorch's math path meets these at q @ k^T, attn @ v and the mask's
+    # in-place add: the rightmost dim that differs, numbered in the aligned
+    # shape (torchlike's BroadcastError, a RuntimeError, adds both shapes)
+    q = T.ones(1, 4, 3, 8)
+    cases = [((q, T.ones(1, 2, 3, 8), T.ones(1, 2, 3, 8)), {}, 4, 2, 1),
+             ((q, T.ones(2, 4, 3, 8), T.ones(1, 3, 3, 8)), {}, 4, 3, 1),
+             ((q, q, q), {"attn_mask": T.ones(2, 3, dtype=T.bool)}, 3, 2, 2),
+             ((q, q, q), {"attn_mask": T.zeros(1, 4, 3, 2)}, 3, 2, 3),
+             ((q, q, q), {"attn_mask": T.zeros(3, 3, 3)}, 4, 3, 1)]
+    for args, kwargs, a, b, dim in cases:
+        with pytest.raises(RuntimeError, match=rf"^The size of tensor a \({a}\) must match the "
+                                               rf"size of tensor b \({b}\) at non-singleton "
+                                               rf"dimension {dim}: shapes "):
+            F.scaled_dot_product_attention(*args, **kwargs)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[1, 4, 3, 3\] doesn't match the "
+                                           r"broadcast shape \[2, 4, 3, 3\]$"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=T.zeros(2, 1, 3, 3))
+    # what broadcasts still runs: key/value batch 1 against the query's, a 2-d mask
+    out = F.scaled_dot_product_attention(T.ones(2, 4, 3, 8), q, q,
+                                         attn_mask=T.zeros(3, 3))
+    assert tuple(out.shape) == (2, 4, 3, 8)

@@ -825,6 +825,9 @@ def test_linear_dtype_mismatch_speaks_pytorchs_words():
               "mat1 and mat2 must have the same dtype, but got Long and Float"),
              ((torch.ones(4, 3), w, torch.ones(2, dtype=torch.float64)),
               "self and mat2 must have the same dtype, but got Double and Float"),
+             # addmm checks the bias against the weight before the input
+             ((torch.ones(4, 3), w.double(), torch.ones(2)),
+              "self and mat2 must have the same dtype, but got Float and Double"),
              ((torch.ones(5, 4, 3, dtype=torch.float64), w, None),
               "expected m1 and m2 to have the same dtype, but got: double != float")]
     for args, words in cases:

@@ -726,3 +726,18 @@ def test_full_backward_hooks_returning_gradients_of_another_size_or_dtype():
     m(x).sum().backward()   # a same-shaped replacement is taken
     np.testing.assert_allclose(x.grad.cpu().numpy(),
                                5 * m.weight.detach().sum(0).cpu().numpy()[None], rtol=1e-6)
+
+
+def test_parameter_dict_refuses_keys_that_are_not_strings():
+    # PyTorch's words, for every way in; the refused key is not kept
+    pd = nn.ParameterDict({"a": torch.ones(1)})
+    words = (r"^Index given to ParameterDict cannot be used as a key as it is not a string "
+             r"\(type is 'int'\)\. Open an issue on github if you need non-string keys\.$")
+    for call in (lambda: pd.__setitem__(3, torch.ones(1)), lambda: pd[3], lambda: pd.pop(3),
+                 lambda: pd.__delitem__(3), lambda: pd.setdefault(3, torch.ones(1)),
+                 lambda: pd.update({3: torch.ones(1)}),
+                 lambda: nn.ParameterDict({3: torch.ones(1)})):
+        with pytest.raises(TypeError, match=words):
+            call()
+    assert list(pd) == ["a"] and 3 not in pd and pd.get(3) is None
+    assert list(pd.state_dict()) == ["a"]

@@ -200,7 +200,8 @@ def test_shapes_and_default_dtype(fn):
     with pytest.raises(RuntimeError, match=r"negative dimension -2: \[3, -2\]"):
         fn(3, -2)
     assert fn(2, requires_grad=True).requires_grad
-    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+    kernel = "check_uniform_bounds" if fn is tl.rand else "normal_kernel_cpu"  # PyTorch's words
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
         fn(3, dtype=tl.int64)
     with pytest.raises(TypeError, match="unexpected keyword"):
         fn(3, bogus=1)
@@ -605,12 +606,18 @@ def test_multinomial_errors():
     with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(sum of "
                                            r"probabilities <= 0"):
         tl.multinomial(tl.zeros(3), 1, True)
-    with pytest.raises(RuntimeError, match="floating"):
+    # PyTorch's words, which name no sizes
+    with pytest.raises(RuntimeError, match="^multinomial only supports floating-point dtypes for "
+                                           "input, got: Long$"):
         tl.multinomial(tl.tensor([1, 2]), 1)
-    with pytest.raises(RuntimeError, match="dim"):
+    with pytest.raises(RuntimeError, match="^prob_dist must be 1 or 2 dim$"):
         tl.multinomial(tl.ones(2, 2, 2), 1)
-    with pytest.raises(RuntimeError, match="n_sample"):
+    with pytest.raises(RuntimeError, match="^cannot sample n_sample <= 0 samples$"):
         tl.multinomial(tl.ones(3), 0)
+    for probs in (tl.ones(2), tl.ones(0), tl.ones(4, 2)):
+        with pytest.raises(RuntimeError, match=r"^cannot sample n_sample > prob_dist\.size\(-1\) "
+                                               r"samples without replacement$"):
+            tl.multinomial(probs, 3)
     with pytest.raises(TypeError, match="num_samples"):
         tl.multinomial(tl.ones(3))
 
@@ -739,3 +746,30 @@ def test_counter_mapping_reference():
     state = g.get_state().cpu().numpy()
     assert int.from_bytes(state[:8].tobytes(), "little") == seed
     assert int.from_bytes(state[8:].tobytes(), "little") == 9
+
+
+@pytest.mark.parametrize("dtype,scalar,cpp", [(tl.int64, "Long", "long int"),
+                                              (tl.int32, "Int", "int"),
+                                              (tl.uint8, "Byte", "unsigned char"),
+                                              (tl.bool, "Bool", "bool")])
+def test_continuous_draws_into_non_float_tensors_in_pytorchs_words(dtype, scalar, cpp):
+    # nn.init.normal_ / uniform_ on an integer parameter meet these; PyTorch
+    # names its kernels (NotImplementedError) or the distribution
+    t = tl.zeros(2, dtype=dtype)
+    cases = [("normal_", NotImplementedError, f'"normal_kernel_cpu" not implemented for '
+                                              f"'{scalar}'"),
+             ("uniform_", NotImplementedError, f'"check_uniform_bounds" not implemented for '
+                                               f"'{scalar}'"),
+             ("log_normal_", NotImplementedError, f"\"log_normal_cpu\" not implemented for "
+                                                  f"'{scalar}'"),
+             ("exponential_", RuntimeError, "Exponential distribution is a continuous "
+                                            "probability distribution. dtype must be a floating "
+                                            f"point but you specified {scalar}"),
+             ("cauchy_", RuntimeError, "Cauchy distribution is a continuous probability "
+                                       "distribution. dtype must be a floating point but you "
+                                       f"specified {cpp}")]
+    for method, cls, words in cases:
+        with pytest.raises(cls) as info:
+            getattr(t, method)()
+        assert str(info.value) == words
+    assert (t == 0).all()

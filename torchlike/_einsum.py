@@ -14,6 +14,7 @@ import functools
 import math
 
 from . import _C
+from ._dtype_names import scalar_type_name
 
 
 def _parse(equation, operands):
@@ -126,6 +127,8 @@ def _contract(a, la, b, lb, keep):
     for lab in la:
         (a_only if lab not in sb else batch if lab in keep else contracted).append(lab)
     b_only = [lab for lab in lb if lab not in sa]
+    if contracted:
+        _same_dtype(a, b)
     for lab in contracted:
         if sa[lab] != sb[lab]:
             if 1 not in (sa[lab], sb[lab]):
@@ -157,6 +160,15 @@ def _contract(a, la, b, lb, keep):
     r = _C.matmul(ma, mb)
     shape = list(r.shape[:len(batch)]) + [sa[lab] for lab in a_only] + [sb[lab] for lab in b_only]
     return r.reshape(shape), batch + a_only + b_only
+
+
+def _same_dtype(a, b):
+    """A pair contracted over shared labels: PyTorch's einsum takes it to
+    bmm, which refuses operands of two dtypes in its words (a pair with
+    nothing contracted is a product, which promotes)."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found "
+                           f"{scalar_type_name(b.dtype)}")
 
 
 def _fusable(a, b):
@@ -245,6 +257,7 @@ def einsum(equation, *operands):
         a, b = operands
         plan = _pair_plan(equation, (tuple(a.shape), tuple(b.shape)))
         if plan is not None and _fusable(a, b):
+            _same_dtype(a, b)
             pa, pb, dims, pr = plan
             r = _C._sumprod(a if pa is None else a.permute(pa),
                             b if pb is None else b.permute(pb), dims)

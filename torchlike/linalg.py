@@ -11,6 +11,7 @@ import math
 import numpy as _np
 
 from . import _C
+from ._dtype_names import cpp_name as _cpp_name  # multi_dot's dtype refusal
 from ._dtype_names import scalar_type_name
 from ._return_types import return_type
 
@@ -338,6 +339,11 @@ def multi_dot(tensors, *, out=None):
         if t.ndim not in expected:
             raise RuntimeError(f"multi_dot(): tensor {i} must be "
                                f"{' or '.join(f'{e}D' for e in expected)} but got {t.ndim}D")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != tensors[0].dtype:  # PyTorch's words (its typo included), C++ type names
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 "
+                               f"is {_cpp_name(tensors[0].dtype)} and tensor {i} "
+                               f"{_cpp_name(t.dtype)}")
     result = tensors[0]
     for t in tensors[1:]:
         result = _C.matmul(result, t)

@@ -721,6 +721,19 @@ def _layer_norm(func, args, kwargs):
     return y if b is None else tl.add(y, b)
 
 
+def _batch_norm(func, args, kwargs):
+    """Training batch norm with unbatched running stats would update them
+    once per element: PyTorch's rule refuses it (after the size check,
+    which the element's run makes); anything else runs per element."""
+    a = _bound(func, args, kwargs)
+    x, rm, rv = a["input"], a["running_mean"], a["running_var"]
+    if (a["training"] and rm is not None and levels_of(x) and rm.numel() == x.shape[1]
+            and not levels_of(rm) and (rv is None or not levels_of(rv))):
+        raise VmapError("Batch norm got a batched tensor as input while the running_mean or "
+                        "running_var, which will be updated in place, were not batched.")
+    return op_loop(func, args, kwargs)
+
+
 def _class_loss(func, args, kwargs):
     """cross_entropy / nll_loss: the batch folded into the loss's own batch
     dim with reduction 'none', reduced per element afterwards."""
@@ -1014,7 +1027,8 @@ _CUSTOM = {
 }
 _F_RULES = {"linear": _linear, "layer_norm": _layer_norm, "cross_entropy": _class_loss,
             "nll_loss": _class_loss, "dropout": _dropout, "conv1d": _conv, "conv2d": _conv,
-            "conv3d": _conv, "embedding": _embedding, "scaled_dot_product_attention": _sdpa}
+            "conv3d": _conv, "embedding": _embedding, "scaled_dot_product_attention": _sdpa,
+            "batch_norm": _batch_norm}
 # Python-written functions of nn.functional whose bodies call only
 # dispatching ops: they run on the batched tensors as they are (the in-place
 # spellings write the whole batch in one recorded call, _C._inplace_op: per

@@ -21,6 +21,29 @@ def _batch_expand(t, batch):
     return t if tuple(t.shape) == want else t.expand(*want)
 
 
+def _broadcast_check(a, b):
+    """Shapes a and b broadcast (the result), or PyTorch's words where its
+    math path meets them (q @ k^T, attn @ v, the mask added to the scores):
+    the rightmost dim that differs, in the aligned shape's numbering."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            raise _C.BroadcastError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
+                                    f"b ({pb[i]}) at non-singleton dimension {i}: shapes "
+                                    f"{list(a)} and {list(b)} cannot be broadcast together")
+    return tuple(x if x != 1 else y for x, y in zip(pa, pb))
+
+
+def _mask_check(scores, mask):
+    """The mask added in place to scores of shape ``scores``: PyTorch's
+    refusal of a mask that does not broadcast to them or would enlarge them."""
+    full = _broadcast_check(scores, mask)
+    if full != tuple(scores):
+        raise RuntimeError(f"output with shape {list(scores)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(Q K^T * scale + mask) V``.  query (*, L, E), key (*, S, E),
@@ -74,8 +97,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = _batch_expand(key, tuple(outer) + kb[-1:])
         value = _batch_expand(value, tuple(outer) + vb[-1:])
     elif not (qb == kb == vb):
+        _broadcast_check(_broadcast_check(qb, kb), vb)  # PyTorch's words for a mismatch
         batch = _C.broadcast_shapes(qb, kb, vb)
         query, key, value = (_batch_expand(t, batch) for t in (query, key, value))
+    if attn_mask is not None and query.ndim >= 2 and key.ndim >= 2:
+        scores = tuple(query.shape[:-1]) + (key.shape[-2],)
+        if tuple(attn_mask.shape) != scores:
+            _mask_check(scores, tuple(attn_mask.shape))
     if attn_mask is not None and attn_mask.dtype not in (_C.bool, query.dtype):
         # PyTorch takes a float32 mask with any query dtype ("float" in its
         # message is float32): added in the query's dtype

@@ -130,12 +130,13 @@ def _softmax_dim(name, ndim):
 def _linear_dtype_error(input, weight, bias):
     """PyTorch's words for the commonest mistake: float64 data (NumPy's
     default) into a float32 layer.  With a bias its addmm names the operands
-    mat1/mat2 (self for the bias), without one its mm speaks C++ types."""
+    mat1/mat2 (self for the bias, which it checks against the weight first),
+    without one its mm speaks C++ types."""
     from .._dtype_names import cpp_name, scalar_type_name
     if bias is None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{cpp_name(input.dtype)} != {cpp_name(weight.dtype)}")
-    first, what = (input, "mat1") if input.dtype != weight.dtype else (bias, "self")
+    first, what = (bias, "self") if bias.dtype != weight.dtype else (input, "mat1")
     raise RuntimeError(f"{what} and mat2 must have the same dtype, but got "
                        f"{scalar_type_name(first.dtype)} and {scalar_type_name(weight.dtype)}")
 
@@ -649,8 +650,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """``x / (k + alpha/size * sum of x^2 over ``size`` neighbouring channels)^beta``
     (op ``_local_response_norm``, its derivative ``_local_response_norm_backward``)."""
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
-                         "dimensions)")
+        # PyTorch's words, with the run of spaces its source's line break leaves
+        raise ValueError("Expected 3D or higher dimensionality" + " " * 26 +
+                         f"input (got {input.ndim} dimensions)")
     return _C._local_response_norm(input, int(size), float(alpha), float(beta), float(k))
 
 

@@ -215,6 +215,18 @@ class LambdaLR(_LambdaScheduler):
 class MultiplicativeLR(_LambdaScheduler):
     """lr *= lr_lambda(epoch) at every step after the first."""
 
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        # PyTorch checks the factors here (LambdaLR meets a non-callable at
+        # its first lr, in Python's own words)
+        if isinstance(lr_lambda, (list, tuple)) and len(lr_lambda) == len(optimizer.param_groups):
+            fns = lr_lambda
+        else:
+            fns = [] if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]
+        for fn in fns:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
     def get_lr(self):
         self._warn_get_lr()
         if not self._is_initial:

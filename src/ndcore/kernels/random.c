@@ -761,22 +761,20 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
 
 tl_status tl_random_multinomial_check(const tl_tensor *probs, int64_t n, bool replacement)
 {
+  /* PyTorch's words, which name no sizes */
   if (probs->ndim < 1 || probs->ndim > 2)
-    return tl_error_set(TL_ERR_RUNTIME, "multinomial: prob_dist must be 1 or 2 dim, got %d dims",
-                        probs->ndim);
+    return tl_error_set(TL_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
   if (!tl_dtype_is_float(probs->dtype))
     return tl_error_set(TL_ERR_RUNTIME, "multinomial only supports floating-point dtypes for "
                         "input, got: %s", tl_dtype_scalar_name(probs->dtype));
   int64_t k = probs->shape[probs->ndim - 1];
   if (n <= 0)
-    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample <= 0 samples "
-                        "(got %lld)", (long long)n);
+    return tl_error_set(TL_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
+  if (!replacement && n > k)
+    return tl_error_set(TL_ERR_RUNTIME, "cannot sample n_sample > prob_dist.size(-1) samples "
+                        "without replacement");
   if (k == 0)
     return tl_error_set(TL_ERR_RUNTIME, "multinomial: the distribution has no categories");
-  if (!replacement && n > k)
-    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample=%lld > "
-                        "prob_dist.size(-1)=%lld samples without replacement", (long long)n,
-                        (long long)k);
   return TL_OK;
 }
 

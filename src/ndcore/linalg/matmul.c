@@ -573,14 +573,46 @@ static tl_status check_kernel(tl_op op, const tl_tensor *input, const tl_tensor 
 
 /* Matrix products take operands of one dtype, as PyTorch's do (no silent
  * promotion: a float32 @ float64 is a bug in the caller more often than not).
- * NumPy's namespace promotes before it calls in.  input may be NULL. */
+ * NumPy's namespace promotes before it calls in.  input may be NULL.  The
+ * refusal is in the words of the PyTorch kernel that meets it first, which
+ * differ from product to product (matmul: the kernel its ranks lead to). */
 static tl_status check_same_dtype(const char *fn, const tl_tensor *input, const tl_tensor *a,
                                   const tl_tensor *b)
 {
-  const tl_tensor *other = a->dtype != b->dtype ? b : input && input->dtype != a->dtype ? input
-                                                                                      : NULL;
-  if (!other)
+  if (a->dtype == b->dtype && (!input || input->dtype == a->dtype))
     return TL_OK;
+  const char *sa = tl_dtype_scalar_name(a->dtype), *sb = tl_dtype_scalar_name(b->dtype);
+  if (!strcmp(fn, "matmul"))
+    fn = a->ndim == 1 && b->ndim == 1 ? "dot" : b->ndim == 1 ? "mv" : b->ndim == 2 ? "mm" : "bmm";
+  if (!strcmp(fn, "mm"))
+    return tl_error_set(TL_ERR_RUNTIME, "expected m1 and m2 to have the same dtype, but got: "
+                        "%s != %s", tl_dtype_cpp_name(a->dtype), tl_dtype_cpp_name(b->dtype));
+  if (!strcmp(fn, "bmm"))
+    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s", sa, sb);
+  if (!strcmp(fn, "dot") || !strcmp(fn, "vdot"))
+    return tl_error_set(TL_ERR_RUNTIME, "dot : expected both vectors to have same dtype, but "
+                        "found %s and %s", sa, sb);
+  if (!strcmp(fn, "mv") || !strcmp(fn, "addmv")) /* mv's result takes the vector's dtype */
+    return tl_error_set(TL_ERR_RUNTIME, "addmv input tensors must have the same dtype, but got "
+                        "%s, %s, and %s", tl_dtype_scalar_name(input ? input->dtype : b->dtype),
+                        sa, sb);
+  if (!strcmp(fn, "addmm") || !strcmp(fn, "addbmm")) {
+    if (input && input->dtype != b->dtype)
+      return tl_error_set(TL_ERR_RUNTIME, "self and mat2 must have the same dtype, but got %s "
+                          "and %s", tl_dtype_scalar_name(input->dtype), sb);
+    return tl_error_set(TL_ERR_RUNTIME, "mat1 and mat2 must have the same dtype, but got %s and "
+                        "%s", sa, sb);
+  }
+  if (!strcmp(fn, "baddbmm")) {
+    if (input && input->dtype != a->dtype)
+      return tl_error_set(TL_ERR_RUNTIME, "Input dtypes must be the same, got: input %s, batch1: "
+                          "%s, batch2: %s", tl_dtype_cpp_name(input->dtype),
+                          tl_dtype_cpp_name(a->dtype), tl_dtype_cpp_name(b->dtype));
+    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s", sa, sb);
+  }
+  if (!strcmp(fn, "inner") || !strcmp(fn, "tensordot"))
+    return tl_error_set(TL_ERR_RUNTIME, "both inputs should have same dtype");
+  const tl_tensor *other = a->dtype != b->dtype ? b : input;
   return tl_error_set(TL_ERR_RUNTIME, "%s: expected all operands to have the same dtype, but got "
                       "%s and %s", fn, tl_dtype_names[a->dtype], tl_dtype_names[other->dtype]);
 }
@@ -701,9 +733,7 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
   /* inner with a 0-d operand is PyTorch's input * other, an elementwise
    * product: there a 0-d CPU tensor may meet a device tensor */
   if (kind == TL_PRODUCT_INNER && (a->ndim == 0 || b->ndim == 0)) {
-    const tl_arg factors[2] = {{.t = a}, {.t = b}};
-    if (check_same_dtype(name, NULL, a, b) != TL_OK)
-      return tl_error_status();
+    const tl_arg factors[2] = {{.t = a}, {.t = b}}; /* promoted, as mul promotes */
     *out = (tl_tensor){0};
     return tl_op_map(TL_OP_MUL, 2, factors, out, NULL);
   }

@@ -90,7 +90,7 @@ tl_status tl_dtype_set_default_float(tl_dtype d)
 {
   if (!tl_dtype_is_float(d))
     return tl_error_set(TL_ERR_TYPE, "only floating-point types are supported as the default "
-                                     "type, got %s", tl_dtype_names[d]);
+                                     "type");
   if (tl_dtype_is_float8(d)) /* PyTorch's words: it looks for a legacy storage class */
     return tl_error_set(TL_ERR_TYPE, "couldn't find storage object %sStorage",
                         tl_dtype_scalar_name(d));

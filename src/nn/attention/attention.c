@@ -50,9 +50,29 @@ static tl_status check_qkv(const char *name, const tl_tensor *q, const tl_tensor
                         "number of dims (at least 2), got query %s, key %s and value %s", name,
                         sq, sk, sv);
   int n = q->ndim;
-  if (k->shape[n - 1] != q->shape[n - 1])
+  if (k->shape[n - 1] != q->shape[n - 1]) {
+    /* PyTorch's CPU kernel falls back to its math path, whose product
+     * q @ k^T refuses first: mm's words for a 2-d query, bmm's over the
+     * flattened batch dims when those agree (grouped-query heads repeated) */
+    int64_t batch = 1;
+    bool same_batch = true;
+    for (int d = 0; d < n - 2; d++) {
+      batch *= q->shape[d];
+      same_batch = same_batch && (k->shape[d] == q->shape[d] ||
+                                  (d == n - 3 && k->shape[d] && q->shape[d] % k->shape[d] == 0));
+    }
+    if (n == 2)
+      return tl_error_set(TL_ERR_RUNTIME, "mm: mat1 and mat2 shapes cannot be multiplied "
+                          "(%lldx%lld and %lldx%lld)", (long long)q->shape[0],
+                          (long long)q->shape[1], (long long)k->shape[1], (long long)k->shape[0]);
+    if (same_batch)
+      return tl_error_set(TL_ERR_RUNTIME, "Expected size for first two dimensions of batch2 "
+                          "tensor to be: [%lld, %lld] but got: [%lld, %lld].", (long long)batch,
+                          (long long)q->shape[n - 1], (long long)batch,
+                          (long long)k->shape[n - 1]);
     return tl_error_set(TL_ERR_RUNTIME, "%s(): the last dim of key %s must match that of "
                         "query %s", name, sk, sq);
+  }
   if (v->shape[n - 2] != k->shape[n - 2])
     return tl_error_set(TL_ERR_RUNTIME, "%s(): key %s and value %s must have the same sequence "
                         "length (dim -2)", name, sk, sv);

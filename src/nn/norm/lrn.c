@@ -13,8 +13,9 @@ static tl_status lrn_spec(tl_op op, const tl_tensor *x, int64_t size, double alp
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
                         tl_dtype_names[x->dtype]);
   if (x->ndim < 3)
-    return tl_error_set(TL_ERR_VALUE, "Expected 3D or higher dimensionality input (got %d "
-                        "dimensions)", x->ndim);
+    /* PyTorch's words, with the run of spaces its source's line break leaves in them */
+    return tl_error_set(TL_ERR_VALUE, "Expected 3D or higher dimensionality%*sinput (got %d "
+                        "dimensions)", 26, "", x->ndim);
   if (size < 1)
     return tl_error_set(TL_ERR_VALUE, "%s(): size must be positive, got %lld", name,
                         (long long)size);

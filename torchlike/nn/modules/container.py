@@ -347,16 +347,27 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
+    @staticmethod
+    def _key(key):
+        # PyTorch's refusal (before the dict changes: a refused key is not kept)
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
+                            f"string (type is '{type(key).__name__}'). Open an issue on github "
+                            "if you need non-string keys.")
+        return key
+
     def __getitem__(self, key):
-        return getattr(self, key)
+        return getattr(self, self._key(key))
 
     def __setitem__(self, key, value):
-        self._keys[key] = None
+        self._key(key)
         if isinstance(value, Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
         setattr(self, key, value)
+        self._keys[key] = None
 
     def __delitem__(self, key):
+        self._key(key)
         del self._keys[key]
         delattr(self, key)
 
