@@ -377,3 +377,15 @@ def test_unsafe_casts_and_signature_into_out(name, args, kwargs):
 ])
 def test_python_ints_and_real_only_loops(name, args, kwargs):
     check_against_numpy(name, args, kwargs)
+
+
+@pytest.mark.parametrize("casting", ["unsafe", "same_kind"])
+@pytest.mark.parametrize("name,args", [
+    ("lcm", (4.12, np.array([3, 4, 6], np.uint64))),
+    ("add", (np.array([0.5, 1.5, 2.5]), 1)),
+])
+def test_dtype_and_casting_into_a_larger_out(name, args, casting):
+    # the write into a larger out= dropped casting=, so the inputs' cast into
+    # dtype= was refused under 'unsafe'
+    check_against_numpy(name, args, {"dtype": np.int16, "casting": casting,
+                                     "out": np.zeros((2, 3), np.int16)})

@@ -807,8 +807,10 @@ def _write_out(fn, ufunc, args, kwargs):
     an ndarray, the operands' broadcast or larger) where where= holds, as a
     ufunc writes it; the cast was checked against casting= before."""
     out, where = kwargs["out"], kwargs.get("where", True)
-    # (casting= was checked against out's dtype before: the write is unsafe)
-    rest = {k: v for k, v in kwargs.items() if k not in ("out", "where", "casting")}
+    # casting= was checked against out's dtype before, so the write is
+    # unsafe; with dtype= it still rules the inputs' cast into that loop
+    dropped = ("out", "where") if kwargs.get("dtype") is not None else ("out", "where", "casting")
+    rest = {k: v for k, v in kwargs.items() if k not in dropped}
     try:
         result = fn(*args, **rest)
     except TypeError as error:  # dtype= the function does not take: NumPy's loop
