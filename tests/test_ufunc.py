@@ -494,3 +494,20 @@ def test_gufunc_out_with_more_loop_dims_is_filled(case, lib):
         return
     assert call() is out
     assert_close(out, want)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "namespace"])
+@pytest.mark.parametrize("name", ["sin", "add", "hypot"])
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_out_of_the_wrong_shape_and_dtype_is_refused_for_its_dtype_first(name, lib, dtype):
+    # NumPy checks out's dtype before its shape; np.sin on tensors checked the shape first
+    args = [np.ones(3)] * getattr(np, name).nin
+    try:
+        getattr(np, name)(*args, out=np.zeros(4, dtype))
+    except (TypeError, ValueError) as error:
+        want = type(error)
+    host = tnp if lib == "namespace" else np
+    with pytest.raises(want if want is ValueError else TypeError) as got:
+        getattr(host, name)(*[tl.tensor(a) for a in args],
+                            out=tl.zeros(4, dtype=getattr(tl, dtype)))
+    assert isinstance(got.value, ValueError) == issubclass(want, ValueError)

@@ -583,6 +583,20 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
     return given_out[0]
 
 
+def _refuse_out_cast(ufunc, op, inputs, out):
+    """NumPy's TypeError when the op's result cannot be cast into out's dtype
+    (same_kind), found on empty operands of the same dtypes."""
+    probe = [x.reshape(-1)[:0] if isinstance(x, _C.Tensor) else x for x in inputs]
+    try:
+        dtype = op(*probe).dtype
+    except Exception:  # noqa: BLE001 - the caller raises its own error
+        return
+    if not can_cast_dtypes(dtype, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
+                        f"dtype('{dtype.name}') to dtype('{out.dtype.name}') with casting "
+                        f"rule 'same_kind'")
+
+
 def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
         return NotImplemented
@@ -671,7 +685,12 @@ def _call(ufunc, inputs, kwargs):
         refuse_host_out(inputs[0] if getattr(inputs[0], "requires_grad", False) else inputs[-1],
                         given_out[0], f"numpy.{ufunc.__name__}")
     # (a gufunc's function broadcasts its loop dims to out's itself: finish_gufunc)
-    op(*(inputs if ufunc.signature else out_shape_operands(inputs, out)), out=out)
+    try:
+        operands = inputs if ufunc.signature else out_shape_operands(inputs, out)
+    except ValueError:  # NumPy refuses out's dtype before its shape
+        _refuse_out_cast(ufunc, op, inputs, out)
+        raise
+    op(*operands, out=out)
     return given_out[0]  # NumPy hands back the caller's own out object
 
 
