@@ -954,3 +954,26 @@ def test_gufunc_out_casts_as_numpy(name, _, sa, sb, so, out_dtype, casting, spac
     assert getattr(lib, name)(tl.tensor(a), tl.tensor(b), out=out, **kw) is out
     np.testing.assert_allclose(_host(out), want, rtol=1e-6)
 
+
+@pytest.mark.parametrize("shape, dtype", [((0, 2 ** 62), "float64"), ((2 ** 62, 0), "float64"),
+                                          ((0, 2 ** 62, 4), "int8"), ((3, 0, 2 ** 61), "int32")])
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+def test_namespace_empty_shape_whose_other_sizes_overflow_bytes(shape, dtype, fn):
+    # NumPy multiplies the sizes that are not 0 (its ValueError); the
+    # namespace multiplied them all, got 0 and answered MemoryError
+    with pytest.raises(ValueError) as want:
+        getattr(np, fn)(shape, dtype)
+    with pytest.raises(ValueError, match=re.escape(str(want.value))):
+        getattr(tnp, fn)(shape, dtype)
+
+
+@pytest.mark.parametrize("shape", [[2, True], [True], (np.bool_(False), 3), [3, np.bool_(True)]])
+@pytest.mark.parametrize("call", [lambda m, s: m.zeros(s), lambda m, s: m.full(s, 1.0),
+                                  lambda m, s: m.empty_like(m.ones(2), shape=s),
+                                  lambda m, s: m.ones(s, dtype="int32")])
+def test_namespace_shape_list_with_a_bool_is_refused(shape, call):
+    # a list with a bool entry was read as ints (zeros([2, True]) made (2, 1))
+    with pytest.raises(TypeError) as want:
+        call(np, shape)
+    with pytest.raises(TypeError, match=re.escape(str(want.value))):
+        call(tnp, shape)
