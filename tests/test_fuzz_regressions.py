@@ -977,3 +977,29 @@ def test_namespace_shape_list_with_a_bool_is_refused(shape, call):
         call(np, shape)
     with pytest.raises(TypeError, match=re.escape(str(want.value))):
         call(tnp, shape)
+
+
+@pytest.mark.parametrize("sorter", [np.array([1, 2, 0, 4, 3], np.uint64), np.array([True] * 5),
+                                    np.array([[1], [2], [0], [4], [3]]), np.array(1),
+                                    np.array([1, 2, 0, 4, 3], np.float32), [True] * 5,
+                                    np.zeros((5, 1), np.uint64), np.array([], np.uint64)])
+@pytest.mark.parametrize("complex_data", [False, True])
+def test_searchsorted_reads_its_sorter_as_numpy(sorter, complex_data):
+    # a uint64 or bool sorter was cast to int64 and used, a 2-d one met the
+    # op's RuntimeError and the complex path took any sorter that indexed
+    x = np.array([3., 1., 2., 5., 4.]) + (0j if complex_data else 0)
+    with pytest.raises((TypeError, ValueError)) as want:
+        np.searchsorted(x, 2.5, sorter=sorter)
+    given = tl.tensor(sorter) if isinstance(sorter, np.ndarray) else sorter
+    with pytest.raises(want.type, match=re.escape(str(want.value))):
+        tnp.searchsorted(tl.tensor(x), 2.5, sorter=given)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.sort(x, kind=b"stable"),
+                                  lambda m, x: m.argsort(x, kind=b"Q"),
+                                  lambda m, x: m.sort(m.partition(x, 2, kind=b"introselect")),
+                                  lambda m, x: m.sort(m.argpartition(x, [0, 3], kind=b"introselect"))])
+def test_sort_kind_given_as_bytes_is_read_as_numpy(call):
+    # NumPy reads a bytes kind as its text; the namespace refused it as not a str
+    x = np.array([3., 1., 2., 5., 4., -0.5])
+    np.testing.assert_array_equal(_host(call(tnp, tl.tensor(x))), call(np, x))
