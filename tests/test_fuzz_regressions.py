@@ -1003,3 +1003,24 @@ def test_sort_kind_given_as_bytes_is_read_as_numpy(call):
     # NumPy reads a bytes kind as its text; the namespace refused it as not a str
     x = np.array([3., 1., 2., 5., 4., -0.5])
     np.testing.assert_array_equal(_host(call(tnp, tl.tensor(x))), call(np, x))
+
+
+_SCALAR_NAMES = {tl.bool: "Bool", tl.uint8: "Byte", tl.int8: "Char", tl.int16: "Short",
+                 tl.int32: "Int", tl.int64: "Long", tl.complex64: "ComplexFloat",
+                 tl.complex128: "ComplexDouble"}
+
+
+@pytest.mark.parametrize("p_dtype", list(_SCALAR_NAMES))
+@pytest.mark.parametrize("self_dtype", [tl.float32, tl.int64, tl.bool])
+def test_bernoulli_inplace_refuses_probabilities_that_are_not_float(p_dtype, self_dtype):
+    # x.bernoulli_(p) with an integer, bool or complex p drew from p cast to
+    # float64; PyTorch 2.15's kernel refuses it in these words (whatever x's dtype)
+    x = tl.zeros(4, dtype=self_dtype)
+    p = tl.ones(4, dtype=p_dtype)
+    with pytest.raises(NotImplementedError, match=re.escape(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_SCALAR_NAMES[p_dtype]}'")):
+        x.bernoulli_(p)
+    assert not x.bool().any()  # untouched
+    x.bernoulli_(tl.ones(4, dtype=tl.float16))  # float probabilities still draw
+    assert x.bool().all()
+
