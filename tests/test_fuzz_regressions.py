@@ -1024,3 +1024,15 @@ def test_bernoulli_inplace_refuses_probabilities_that_are_not_float(p_dtype, sel
     x.bernoulli_(tl.ones(4, dtype=tl.float16))  # float probabilities still draw
     assert x.bool().all()
 
+
+@pytest.mark.parametrize("dtype", [tl.bool, tl.uint8, tl.int32, tl.int64])
+def test_orthogonal_init_of_an_integer_tensor_is_refused_as_pytorch(dtype):
+    # orthogonal_ drew in float32 and copied truncated values (mostly zeros) into
+    # an integer tensor; PyTorch 2.15 draws in the tensor's dtype and its
+    # normal_ refuses (these words)
+    w = tl.full((3, 4), 7, dtype=dtype)
+    kept = w.clone()
+    with pytest.raises(NotImplementedError, match=re.escape(
+            f"\"normal_kernel_cpu\" not implemented for '{_SCALAR_NAMES[dtype]}'")):
+        tl.nn.init.orthogonal_(w)
+    assert bool((w == kept).all())
