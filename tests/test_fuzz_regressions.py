@@ -1040,3 +1040,23 @@ def test_orthogonal_init_of_an_integer_tensor_is_refused_as_pytorch(dtype):
             f"\"normal_kernel_cpu\" not implemented for '{_SCALAR_NAMES[dtype]}'")):
         tl.nn.init.orthogonal_(w)
     assert bool((w == kept).all())
+
+
+@pytest.mark.parametrize("value", [2 ** 64 - 1, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 2 ** 63 - 1, -2 ** 63])
+@pytest.mark.parametrize("call", [lambda m, v: m.full_like(m.zeros((), dtype=bool), v),
+                                  lambda m, v: m.full_like(m.zeros((2, 3), dtype=bool), v,
+                                                           order="F"),
+                                  lambda m, v: m.full((2,), v, dtype=bool)])
+def test_bool_fill_with_an_int_past_int64_is_numpy_overflow_error(value, call):
+    # a bool array filled with a Python int past int64 was True (NumPy converts
+    # the int through a C long and raises); full() then turned that OverflowError
+    # into a MemoryError, as its message says "too large"
+    try:
+        want = call(np, value)
+    except OverflowError as e:
+        with pytest.raises(OverflowError, match=re.escape(str(e))):
+            call(tnp, value)
+        return
+    got = call(tnp, value)
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)
