@@ -377,3 +377,17 @@ def test_unsafe_casts_and_signature_into_out(name, args, kwargs):
 ])
 def test_python_ints_and_real_only_loops(name, args, kwargs):
     check_against_numpy(name, args, kwargs)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("fabs", (np.array((1.291 + 2.212j), np.complex128),), {"dtype": "float64", "casting": "unsafe"}),
+    ("fabs", (np.array([-1.5 + 2j, 3 - 1j], np.complex64),), {"dtype": np.float16,
+                                                              "casting": "unsafe"}),
+    ("fabs", (np.array([[-1.5 + 2j], [3 - 1j]]),), {"dtype": np.float32, "casting": "unsafe",
+                                                    "out": np.zeros((2, 1))}),
+])
+def test_fabs_of_complex_into_a_float_loop_under_unsafe_casting(name, args, kwargs):
+    # NumPy casts the complex input into dtype='s float loop first (dropping the
+    # imaginary part); the namespace's fabs refused any complex input
+    check_against_numpy(name, args, kwargs)
