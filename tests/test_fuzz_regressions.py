@@ -916,3 +916,147 @@ def test_conv_same_padding_wider_than_the_input(nd, dtype):
     want = np.einsum("oc,c->o", w[(slice(None), slice(None)) + (4,) * nd], x.reshape(2))
     np.testing.assert_allclose(_host(got).reshape(3), want, rtol=1e-5 if dtype == tl.float32
                                else 1e-12, atol=1e-6)
+
+
+_GUFUNC_OUT_CASES = [
+    ("matmul", lambda m, a, b: m.matmul(a, b, out=None), (2, 3), (3, 2), (2, 2)),
+    ("matmul", lambda m, a, b: m.matmul(a, b, out=None), (2, 3), (3, 2), (4, 2, 2)),
+    ("matvec", lambda m, a, b: m.matvec(a, b, out=None), (2, 3), (3,), (4, 2)),
+    ("vecmat", lambda m, a, b: m.vecmat(a, b, out=None), (2,), (2, 3), (3,)),
+    ("vecdot", lambda m, a, b: m.vecdot(a, b, out=None), (2, 3), (3,), (4, 2)),
+    ("outer", lambda m, a, b: m.outer(a, b, out=None), (2,), (3,), (2, 3)),
+]
+
+
+@pytest.mark.parametrize("name, _, sa, sb, so", _GUFUNC_OUT_CASES)
+@pytest.mark.parametrize("out_dtype, casting, space", [
+    (dtype, casting, space) for dtype, casting in [("int64", None), ("float32", "safe"),
+                                                   ("int32", "same_kind"), ("float32", None),
+                                                   ("int64", "unsafe")]
+    for space in ["namespace", "numpy"] if (casting, space) != ("safe", "numpy")] + [
+    # numpy's own matmul with casting='safe' is NumPy's loop on the host (a
+    # device tensor is refused there, as any ufunc keyword torchlike does not run)
+    pytest.param("float32", "safe", "numpy", marks=pytest.mark.host_only)])
+def test_gufunc_out_casts_as_numpy(name, _, sa, sb, so, out_dtype, casting, space):
+    # matmul/matvec/vecmat/vecdot/outer copied a float64 result into any out=,
+    # an integer one too (NumPy's UFuncTypeError under same_kind); outer's
+    # refusal names multiply, as NumPy's outer is multiply with out=
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    kw = {} if casting is None or name == "outer" else {"casting": casting}
+    fn = getattr(np, name)
+    try:
+        want = fn(a, b, out=np.zeros(so, out_dtype), **kw)
+    except TypeError as e:
+        want = e
+    lib = tnp if space == "namespace" else np
+    out = tl.zeros(so, dtype=getattr(tl, out_dtype))
+    if isinstance(want, TypeError):
+        with pytest.raises(TypeError, match=re.escape(str(want))):
+            getattr(lib, name)(tl.tensor(a), tl.tensor(b), out=out, **kw)
+        return
+    assert getattr(lib, name)(tl.tensor(a), tl.tensor(b), out=out, **kw) is out
+    np.testing.assert_allclose(_host(out), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape, dtype", [((0, 2 ** 62), "float64"), ((2 ** 62, 0), "float64"),
+                                          ((0, 2 ** 62, 4), "int8"), ((3, 0, 2 ** 61), "int32")])
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+def test_namespace_empty_shape_whose_other_sizes_overflow_bytes(shape, dtype, fn):
+    # NumPy multiplies the sizes that are not 0 (its ValueError); the
+    # namespace multiplied them all, got 0 and answered MemoryError
+    with pytest.raises(ValueError) as want:
+        getattr(np, fn)(shape, dtype)
+    with pytest.raises(ValueError, match=re.escape(str(want.value))):
+        getattr(tnp, fn)(shape, dtype)
+
+
+@pytest.mark.parametrize("shape", [[2, True], [True], (np.bool_(False), 3), [3, np.bool_(True)]])
+@pytest.mark.parametrize("call", [lambda m, s: m.zeros(s), lambda m, s: m.full(s, 1.0),
+                                  lambda m, s: m.empty_like(m.ones(2), shape=s),
+                                  lambda m, s: m.ones(s, dtype="int32")])
+def test_namespace_shape_list_with_a_bool_is_refused(shape, call):
+    # a list with a bool entry was read as ints (zeros([2, True]) made (2, 1))
+    with pytest.raises(TypeError) as want:
+        call(np, shape)
+    with pytest.raises(TypeError, match=re.escape(str(want.value))):
+        call(tnp, shape)
+
+
+@pytest.mark.parametrize("sorter", [np.array([1, 2, 0, 4, 3], np.uint64), np.array([True] * 5),
+                                    np.array([[1], [2], [0], [4], [3]]), np.array(1),
+                                    np.array([1, 2, 0, 4, 3], np.float32), [True] * 5,
+                                    np.zeros((5, 1), np.uint64), np.array([], np.uint64)])
+@pytest.mark.parametrize("complex_data", [False, True])
+def test_searchsorted_reads_its_sorter_as_numpy(sorter, complex_data):
+    # a uint64 or bool sorter was cast to int64 and used, a 2-d one met the
+    # op's RuntimeError and the complex path took any sorter that indexed
+    x = np.array([3., 1., 2., 5., 4.]) + (0j if complex_data else 0)
+    with pytest.raises((TypeError, ValueError)) as want:
+        np.searchsorted(x, 2.5, sorter=sorter)
+    given = tl.tensor(sorter) if isinstance(sorter, np.ndarray) else sorter
+    with pytest.raises(want.type, match=re.escape(str(want.value))):
+        tnp.searchsorted(tl.tensor(x), 2.5, sorter=given)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.sort(x, kind=b"stable"),
+                                  lambda m, x: m.argsort(x, kind=b"Q"),
+                                  lambda m, x: m.sort(m.partition(x, 2, kind=b"introselect")),
+                                  lambda m, x: m.sort(m.argpartition(x, [0, 3], kind=b"introselect"))])
+def test_sort_kind_given_as_bytes_is_read_as_numpy(call):
+    # NumPy reads a bytes kind as its text; the namespace refused it as not a str
+    x = np.array([3., 1., 2., 5., 4., -0.5])
+    np.testing.assert_array_equal(_host(call(tnp, tl.tensor(x))), call(np, x))
+
+
+_SCALAR_NAMES = {tl.bool: "Bool", tl.uint8: "Byte", tl.int8: "Char", tl.int16: "Short",
+                 tl.int32: "Int", tl.int64: "Long", tl.complex64: "ComplexFloat",
+                 tl.complex128: "ComplexDouble"}
+
+
+@pytest.mark.parametrize("p_dtype", list(_SCALAR_NAMES))
+@pytest.mark.parametrize("self_dtype", [tl.float32, tl.int64, tl.bool])
+def test_bernoulli_inplace_refuses_probabilities_that_are_not_float(p_dtype, self_dtype):
+    # x.bernoulli_(p) with an integer, bool or complex p drew from p cast to
+    # float64; PyTorch 2.15's kernel refuses it in these words (whatever x's dtype)
+    x = tl.zeros(4, dtype=self_dtype)
+    p = tl.ones(4, dtype=p_dtype)
+    with pytest.raises(NotImplementedError, match=re.escape(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_SCALAR_NAMES[p_dtype]}'")):
+        x.bernoulli_(p)
+    assert not x.bool().any()  # untouched
+    x.bernoulli_(tl.ones(4, dtype=tl.float16))  # float probabilities still draw
+    assert x.bool().all()
+
+
+@pytest.mark.parametrize("dtype", [tl.bool, tl.uint8, tl.int32, tl.int64])
+def test_orthogonal_init_of_an_integer_tensor_is_refused_as_pytorch(dtype):
+    # orthogonal_ drew in float32 and copied truncated values (mostly zeros) into
+    # an integer tensor; PyTorch 2.15 draws in the tensor's dtype and its
+    # normal_ refuses (these words)
+    w = tl.full((3, 4), 7, dtype=dtype)
+    kept = w.clone()
+    with pytest.raises(NotImplementedError, match=re.escape(
+            f"\"normal_kernel_cpu\" not implemented for '{_SCALAR_NAMES[dtype]}'")):
+        tl.nn.init.orthogonal_(w)
+    assert bool((w == kept).all())
+
+
+@pytest.mark.parametrize("value", [2 ** 64 - 1, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 2 ** 63 - 1, -2 ** 63])
+@pytest.mark.parametrize("call", [lambda m, v: m.full_like(m.zeros((), dtype=bool), v),
+                                  lambda m, v: m.full_like(m.zeros((2, 3), dtype=bool), v,
+                                                           order="F"),
+                                  lambda m, v: m.full((2,), v, dtype=bool)])
+def test_bool_fill_with_an_int_past_int64_is_numpy_overflow_error(value, call):
+    # a bool array filled with a Python int past int64 was True (NumPy converts
+    # the int through a C long and raises); full() then turned that OverflowError
+    # into a MemoryError, as its message says "too large"
+    try:
+        want = call(np, value)
+    except OverflowError as e:
+        with pytest.raises(OverflowError, match=re.escape(str(e))):
+            call(tnp, value)
+        return
+    got = call(tnp, value)
+    assert _host(got).dtype == want.dtype
+    np.testing.assert_array_equal(_host(got), want)

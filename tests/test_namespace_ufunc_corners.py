@@ -389,3 +389,17 @@ def test_dtype_and_casting_into_a_larger_out(name, args, casting):
     # dtype= was refused under 'unsafe'
     check_against_numpy(name, args, {"dtype": np.int16, "casting": casting,
                                      "out": np.zeros((2, 3), np.int16)})
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("fabs", (np.array((1.291 + 2.212j), np.complex128),), {"dtype": "float64", "casting": "unsafe"}),
+    ("fabs", (np.array([-1.5 + 2j, 3 - 1j], np.complex64),), {"dtype": np.float16,
+                                                              "casting": "unsafe"}),
+    ("fabs", (np.array([[-1.5 + 2j], [3 - 1j]]),), {"dtype": np.float32, "casting": "unsafe",
+                                                    "out": np.zeros((2, 1))}),
+])
+def test_fabs_of_complex_into_a_float_loop_under_unsafe_casting(name, args, kwargs):
+    # NumPy casts the complex input into dtype='s float loop first (dropping the
+    # imaginary part); the namespace's fabs refused any complex input
+    check_against_numpy(name, args, kwargs)

@@ -483,12 +483,20 @@ def finish(result, out):
     return out
 
 
-def finish_gufunc(result, out, name, signature, core=0):
-    """finish() for a generalized ufunc (matmul, vecdot ...): out's last
+def finish_gufunc(result, out, name, signature, core=0, casting="same_kind"):
+    """finish() for a generalized ufunc (matmul, vecdot ...): the result's
+    dtype must cast to out's under ``casting`` (NumPy's TypeError, checked
+    before the shapes, as NumPy resolves the loop first); out's last
     ``core`` dims must be the result's (NumPy's core-dimension ValueError),
     and its loop dims may be more than the result's, which NumPy then
     broadcasts over them, as a ufunc's out= (``broadcast_into``)."""
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if target is not None and casting != "unsafe":
+        dst = tl_dtype(target.dtype)
+        if dst is not result.dtype and not can_cast_dtypes(result.dtype, dst, casting):
+            raise TypeError(f"Cannot cast ufunc '{name}' output from "
+                            f"dtype('{np_dtype(result.dtype)}') to dtype('{np_dtype(dst)}') "
+                            f"with casting rule '{casting}'")
     if target is None or tuple(target.shape) == tuple(result.shape):
         return finish(result, out)
     shape, have = tuple(result.shape), tuple(target.shape)

@@ -193,6 +193,10 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        # PyTorch draws in the tensor's dtype: an integer or bool one is its
+        # normal_'s refusal (the draw below would fill it with truncated values)
+        tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
     flat = _C.empty((rows, cols), dtype=_C.float64 if tensor.dtype == _C.float64
                     else _C.float32, device=tensor.device).normal_(0, 1, generator=generator)
     if rows < cols:

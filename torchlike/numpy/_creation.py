@@ -143,6 +143,8 @@ def _shape(shape):
     if isinstance(shape, (int, np.integer)) or \
             (isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0):
         return (operator.index(shape),)  # an int, or a 0-d integer array
+    if isinstance(shape, (list, tuple)) and any(isinstance(s, (bool, np.bool_)) for s in shape):
+        raise TypeError("an integer is required")  # NumPy's words for [2, True]
     return tuple(operator.index(s) for s in shape)
 
 
@@ -182,11 +184,12 @@ def _size_refusal(shape, dtype, error):
         return ValueError("Maximum allowed dimension exceeded")
     dtype = tl_dtype(dtype) or _C.float64
     nbytes = dtype.itemsize
-    for d in dims:
-        nbytes *= d
+    for d in dims:  # NumPy multiplies the sizes that are not 0: (0, 2**62) overflows
+        nbytes *= d or 1
     if nbytes > 2 ** 63 - 1:
         return ValueError(_TOO_BIG)
-    if "too large" in str(error):
+    if not isinstance(error, OverflowError) and "too large" in str(error):  # (not a fill's)
+        nbytes = nbytes if all(dims) else 0
         return MemoryError(f"Unable to allocate {nbytes} bytes for an array with shape {dims} "
                            f"and data type {np_dtype(dtype)}")
     return error
@@ -561,6 +564,9 @@ def _scalar_fill(value, dtype):
                                    dtype is _C.bool):
         _check_int_fits(value, dtype)
         return value
+    if type(value) is int and dtype is _C.bool and not -2 ** 63 <= value < 2 ** 63:
+        # NumPy converts an int into a bool array through a C long
+        raise OverflowError("Python int too large to convert to C long")
     if isinstance(value, int) and not isinstance(value, bool) and \
             (dtype.is_floating_point or dtype.is_complex):
         value = float(value)  # beyond int64 too, as NumPy converts it

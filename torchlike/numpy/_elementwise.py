@@ -264,7 +264,10 @@ def fabs(x, /, *rest, **kwargs):
     float16/32/64 by their size; complex numbers are refused)."""
     x = _arg(x)
     if x.is_complex():
-        raise TypeError("ufunc 'fabs' not supported for complex input (np.abs takes it)")
+        loop = tl_dtype(kwargs.get("dtype"))
+        if loop is None or loop.is_complex or kwargs.get("casting") != "unsafe":
+            raise TypeError("ufunc 'fabs' not supported for complex input (np.abs takes it)")
+        x = x.to(loop)  # NumPy casts into dtype='s float loop first (its ComplexWarning)
     return _C.abs(_float(x), **_out_given("fabs", 1, rest, kwargs))
 
 

@@ -57,7 +57,8 @@ def inner(a, b, /):
 @implements(np.outer)
 def outer(a, b, out=None):
     a, b = as_tensor(a).reshape(-1), as_tensor(b).reshape(-1)
-    return finish_gufunc(a.reshape(-1, 1) * b.reshape(1, -1), out, "outer", None)
+    # NumPy's outer is multiply with out=: its refusals name multiply
+    return finish_gufunc(a.reshape(-1, 1) * b.reshape(1, -1), out, "multiply", None)
 
 
 @implements(np.matmul, np.linalg.matmul)
@@ -76,7 +77,7 @@ def matmul(x1, x2, /, out=None, **kwargs):
     with value_errors("matmul"):
         result = _C.matmul(*promote(a, b))
     return finish_gufunc(result, out, "matmul", "(n?,k),(k,m?)->(n?,m?)",
-                         (a.ndim > 1) + (b.ndim > 1))
+                         (a.ndim > 1) + (b.ndim > 1), kwargs.get("casting", "same_kind"))
 
 
 def _core_operands(name, signature, a, b):
@@ -105,7 +106,8 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
         _core_operands("matvec", "(m,n),(n)->(m)", a, b)
         with value_errors("matvec"):   # batch shapes that do not broadcast
             result = _C.matmul(a, b.unsqueeze(-1)).squeeze(-1)
-        return finish_gufunc(result, out, "matvec", "(m,n),(n)->(m)", 1)
+        return finish_gufunc(result, out, "matvec", "(m,n),(n)->(m)", 1,
+                             kwargs.get("casting", "same_kind"))
 
     @implements(np.vecmat)
     def vecmat(x1, x2, /, out=None, **kwargs):
@@ -118,7 +120,8 @@ if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
             a = a.conj_physical()
         with value_errors("vecmat"):
             result = _C.matmul(a.unsqueeze(-2), b).squeeze(-2)
-        return finish_gufunc(result, out, "vecmat", "(n),(n,m)->(m)", 1)
+        return finish_gufunc(result, out, "vecmat", "(n),(n,m)->(m)", 1,
+                             kwargs.get("casting", "same_kind"))
 
 
 @implements(np.vecdot, np.linalg.vecdot)
@@ -131,7 +134,8 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
     a, b = _C.broadcast_tensors(a, b)
     product = a.conj_physical() * b if a.is_complex() else a * b
-    return finish_gufunc(_C.sum(product, axis, dtype=a.dtype), out, "vecdot", "(n),(n)->()")
+    return finish_gufunc(_C.sum(product, axis, dtype=a.dtype), out, "vecdot", "(n),(n)->()",
+                         casting=kwargs.get("casting", "same_kind"))
 
 
 @implements(np.tensordot, np.linalg.tensordot)

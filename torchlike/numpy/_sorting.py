@@ -106,9 +106,9 @@ def _check_kind(kind, stable):
                          "Use only one of them.")
     if kind is None:
         return
-    if not isinstance(kind, str):
+    if not isinstance(kind, (str, bytes)):  # NumPy reads bytes as their text
         raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
-    if kind[:1].lower() not in ("q", "h", "s", "m"):
+    if kind[:1].lower() not in ("q", "h", "s", "m", b"q", b"h", b"s", b"m"):
         raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
 
 
@@ -121,17 +121,15 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     scalar = not isinstance(v, (Tensor, np.ndarray, list, tuple))
     v = as_tensor(v)
+    if sorter is not None:
+        sorter = _sorter(sorter)
     if a.is_complex() or v.is_complex():
         if sorter is not None:
-            a = a[as_tensor(sorter)]
+            a = a[sorter]
         result = _complex_searchsorted(*promote(a, v.reshape(-1)), side).reshape(tuple(v.shape))
         return result if not scalar else result.reshape(())
     kw = {}
     if sorter is not None:
-        sorter = as_tensor(sorter)
-        if sorter.is_floating_point() or sorter.is_complex():
-            raise TypeError("sorter must only contain integers")
-        sorter = sorter.to(_C.int64)  # any integer dtype, as NumPy's (the op wants int64)
         # NumPy's ValueErrors (the op's own are RuntimeErrors)
         if sorter.numel() != a.numel():
             raise ValueError(f"sorter.size must equal a.size (sorter of shape "
@@ -141,6 +139,21 @@ def searchsorted(a, v, side="left", sorter=None):
         kw["sorter"] = sorter
     result = _C.searchsorted(a, v.reshape(-1), side=side, **kw).reshape(tuple(v.shape))
     return result if not scalar else result.reshape(())
+
+
+def _sorter(sorter):
+    """searchsorted's sorter as NumPy reads it, as int64 (the op's dtype): one
+    dimension (else its TypeError), integers of any dtype that casts safely
+    to intp (a bool or float sorter is its TypeError, a uint64 one its
+    ValueError)."""
+    sorter = as_tensor(sorter)
+    if sorter.ndim != 1:
+        raise TypeError("could not parse sorter argument")
+    if sorter.dtype is _C.bool or sorter.is_floating_point() or sorter.is_complex():
+        raise TypeError("sorter must only contain integers")
+    if sorter.dtype is _C.uint64:
+        raise ValueError("could not parse sorter argument")
+    return sorter.to(_C.int64)
 
 
 def _complex_searchsorted(a, v, side):
@@ -439,9 +452,9 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 
 def _check_kth(a, kth, axis, kind):
-    if not isinstance(kind, str):
+    if not isinstance(kind, (str, bytes)):  # NumPy reads bytes as their text
         raise TypeError(f"select kind must be str, not {type(kind).__name__}")
-    if kind != "introselect":
+    if kind not in ("introselect", b"introselect"):
         raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
     n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
     # kth read as NumPy reads it, into an integer array of at most one dim

@@ -857,8 +857,13 @@ PyObject *tl_py_impl_random_(const char *name, const tl_py_args_random_ *a)
 PyObject *tl_py_impl_bernoulli_(const char *name, const tl_py_args_bernoulli_ *a)
 {
   tl_random_dist d = {.kind = TL_RANDOM_BERNOULLI, .a = 0.5};
-  if (a->p && tl_py_is_tensor(a->p))
+  if (a->p && tl_py_is_tensor(a->p)) {
+    tl_dtype pd = tl_py_t(a->p)->dtype;
+    if (!tl_dtype_is_float(pd)) /* PyTorch's kernel takes float probabilities only */
+      return PyErr_Format(PyExc_NotImplementedError, "\"bernoulli_tensor_cpu_p_\" not "
+                          "implemented for '%s'", tl_dtype_scalar_name(pd));
     return fill_self(a->self, a->generator, &d, a->p);
+  }
   if (real_obj(name, "p", a->p, 0.5, &d.a) < 0)
     return NULL;
   return fill_self(a->self, a->generator, &d, NULL);
