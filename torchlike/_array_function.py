@@ -483,6 +483,22 @@ def finish(result, out):
     return out
 
 
+def out_cast_words(name, src, dst, casting):
+    """NumPy's words for a ufunc result of dtype ``src`` that ``casting``
+    does not let into an out= of dtype ``dst``."""
+    return (f"Cannot cast ufunc '{name}' output from dtype('{src.name}') to "
+            f"dtype('{dst.name}') with casting rule '{casting}'")
+
+
+def check_out_cast(name, dtype, out, casting="same_kind"):
+    """NumPy's rule for a ufunc's out=: the result's dtype must cast to
+    out's (a tensor or an ndarray) under ``casting``; a float result into an
+    int or bool out is its TypeError."""
+    target = out.dtype if isinstance(out, _C.Tensor) else tl_dtype(out.dtype)
+    if casting != "unsafe" and not can_cast_dtypes(dtype, target, casting):
+        raise TypeError(out_cast_words(name, dtype, target, casting))
+
+
 def finish_gufunc(result, out, name, signature, core=0, casting="same_kind"):
     """finish() for a generalized ufunc (matmul, vecdot ...): the result's
     dtype must cast to out's under ``casting`` (NumPy's TypeError, checked
@@ -491,12 +507,8 @@ def finish_gufunc(result, out, name, signature, core=0, casting="same_kind"):
     and its loop dims may be more than the result's, which NumPy then
     broadcasts over them, as a ufunc's out= (``broadcast_into``)."""
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if target is not None and casting != "unsafe":
-        dst = tl_dtype(target.dtype)
-        if dst is not result.dtype and not can_cast_dtypes(result.dtype, dst, casting):
-            raise TypeError(f"Cannot cast ufunc '{name}' output from "
-                            f"dtype('{np_dtype(result.dtype)}') to dtype('{np_dtype(dst)}') "
-                            f"with casting rule '{casting}'")
+    if target is not None:
+        check_out_cast(name, result.dtype, target, casting)
     if target is None or tuple(target.shape) == tuple(result.shape):
         return finish(result, out)
     shape, have = tuple(result.shape), tuple(target.shape)

@@ -18,9 +18,9 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, can_cast_dtypes,
-                              check_fallback, finish, norm_axis, np_dtype, out_broadcast,
-                              refuse_host_out, tl_dtype, unaliased)
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, broadcast_into,
+                              check_fallback, check_out_cast, finish, norm_axis, np_dtype,
+                              out_broadcast, refuse_host_out, tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -213,19 +213,19 @@ def numpy_python_ints(ufunc, inputs, dtype=None):
         float("inf") * (1 if x > 0 else -1) if exact else float(x) for x in inputs)
 
 
-def numpy_square(x, out=None):
-    """x * x; a bool array squares as int8, NumPy's loop for it (the op,
-    PyTorch's, keeps bool)."""
-    if x.dtype is _C.bool:
-        x = x.to(_C.int8)
-    return _C.square(x) if out is None else _C.square(x, out=out)
+def _bools_as_int8(op):
+    """``op`` of NumPy's ufunc whose loop for a bool array is int8's (square,
+    conjugate; the op, PyTorch's, keeps bool)."""
+    def call(x, out=None):
+        if x.dtype is _C.bool:
+            x = x.to(_C.int8)
+        return op(x) if out is None else op(x, out=out)
+    call.__name__ = call.__qualname__ = op.__name__
+    return call
 
 
-def _numpy_conjugate(x, out=None):
-    """NumPy's conjugate ufunc: a bool array's loop is int8, as square's."""
-    if x.dtype is _C.bool:
-        x = x.to(_C.int8)
-    return _C.conj_physical(x) if out is None else _C.conj_physical(x, out=out)
+numpy_square = _bools_as_int8(_C.square)
+_numpy_conjugate = _bools_as_int8(_C.conj_physical)
 
 
 def numpy_reciprocal(x, out=None):
@@ -569,32 +569,11 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
         return result
     if out is False:
         return NotImplemented
-    target = tuple(out.shape)
-    try:
-        fits = np.broadcast_shapes(tuple(result.shape), target) == target
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(f"non-broadcastable output operand with shape {target} doesn't match "
-                         f"the broadcast shape {tuple(result.shape)}")
+    broadcast_into(tuple(result.shape), tuple(out.shape))
     refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
     write_where(out, result.expand(tuple(out.shape)), None if where is True else
                 where if isinstance(where, _C.Tensor) else as_tensor(where))
     return given_out[0]
-
-
-def _refuse_out_cast(ufunc, op, inputs, out):
-    """NumPy's TypeError when the op's result cannot be cast into out's dtype
-    (same_kind), found on empty operands of the same dtypes."""
-    probe = [x.reshape(-1)[:0] if isinstance(x, _C.Tensor) else x for x in inputs]
-    try:
-        dtype = op(*probe).dtype
-    except Exception:  # noqa: BLE001 - the caller raises its own error
-        return
-    if not can_cast_dtypes(dtype, out.dtype, "same_kind"):
-        raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
-                        f"dtype('{dtype.name}') to dtype('{out.dtype.name}') with casting "
-                        f"rule 'same_kind'")
 
 
 def _call(ufunc, inputs, kwargs):
@@ -660,11 +639,8 @@ def _call(ufunc, inputs, kwargs):
         if out is None:
             return result
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
-        if not unsafe and not can_cast_dtypes(result.dtype, out.dtype, "same_kind"):
-            # (the op's own out= check, which the select below bypasses)
-            raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from "
-                            f"dtype('{result.dtype.name}') to dtype('{out.dtype.name}') "
-                            f"with casting rule 'same_kind'")
+        if not unsafe:  # (the op's own out= check, which the select below bypasses)
+            check_out_cast(ufunc.__name__, result.dtype, out)
         write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
         return given_out[0]
     if dtype is not None:
@@ -688,7 +664,10 @@ def _call(ufunc, inputs, kwargs):
     try:
         operands = inputs if ufunc.signature else out_shape_operands(inputs, out)
     except ValueError:  # NumPy refuses out's dtype before its shape
-        _refuse_out_cast(ufunc, op, inputs, out)
+        from .numpy._elementwise import _out_refusal
+        refusal = _out_refusal(op, ufunc, inputs, {}, "same_kind", out)
+        if refusal:
+            raise TypeError(refusal) from None
         raise
     op(*operands, out=out)
     return given_out[0]  # NumPy hands back the caller's own out object

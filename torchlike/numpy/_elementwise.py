@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import _C, _ufunc
 from .._array_function import (
-    MaskedOperand, as_tensor, can_cast_dtypes, integer_clip_bounds, masked_call, np_dtype,
-    numbers_device, open_clip_bounds, tl_dtype)
+    MaskedOperand, as_tensor, can_cast_dtypes, check_out_cast, integer_clip_bounds,
+    masked_call, np_dtype, numbers_device, open_clip_bounds, out_cast_words, tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -403,7 +403,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
     x = _clip_operand(x, lo, hi)
     lo, hi = integer_clip_bounds(x, lo, hi, open_ends=False)
     if out is not None:
-        _check_out_cast("clip", x.dtype, out)
+        check_out_cast("clip", x.dtype, out)
     if not (x.is_complex() or x.dtype is _C.bool) and (lo is not None or hi is not None):
         # one pass, and NumPy's NaN bounds (a NaN bound makes every element NaN)
         lo, hi = (None if b is None else _bound(b, x) for b in (lo, hi))
@@ -453,15 +453,6 @@ def _clip_operand(x, lo, hi):
     dtype = tl_dtype(np.result_type(np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b
                                                    for b in bounds]))
     return x if dtype == x.dtype else x.to(dtype)
-
-
-def _check_out_cast(name, dtype, out):
-    """NumPy's ufunc rule for out=: the result must cast to out's dtype under
-    "same_kind" (a float result into an int or bool out is a TypeError)."""
-    target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
-    if not can_cast_dtypes(dtype, target, "same_kind"):
-        raise TypeError(f"Cannot cast ufunc '{name}' output from dtype('{dtype.name}') to "
-                        f"dtype('{target.name}') with casting rule 'same_kind'")
 
 
 def _plain_bound(b):
@@ -986,8 +977,7 @@ def _out_refusal(fn, ufunc, args, kwargs, casting, out):
     # ("safe", "no") would refuse what NumPy takes
     if can_cast_dtypes(dtype, target, "same_kind"):
         return None
-    return (f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{dtype.name}') to "
-            f"dtype('{target.name}') with casting rule {casting!r}")
+    return out_cast_words(ufunc.__name__, dtype, target, casting)
 
 
 def _give_ufunc_surface(name):

@@ -12,8 +12,8 @@ import numpy as np
 from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, finish_gufunc, refuse, cast, promote,
-    NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased)
+    implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, finish_gufunc, refuse,
+    cast, promote, NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased)
 
 Tensor = _C.Tensor
 
