@@ -324,6 +324,20 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
+def fused_inference_allowed(tensors):
+    """The conditions every fused inference kernel of PyTorch's attention
+    shares: the fast-path switch on (torch.backends.mha), no autocast, no
+    __torch_function__ subclass among the tensors, no gradient wanted."""
+    from ... import backends
+    from ...amp import is_autocast_enabled
+    tensors = [t for t in tensors if t is not None]
+    if not backends.mha.get_fastpath_enabled() or is_autocast_enabled():
+        return False
+    if _C._has_torch_function(tensors):
+        return False
+    return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+
 class MultiheadAttention(Module):
     r"""Attention over ``num_heads`` heads: ``concat(head_i) W_o`` with
     ``head_i = softmax(Q W_q^i (K W_k^i)^T / sqrt(hd)) V W_v^i``.
@@ -431,11 +445,7 @@ class MultiheadAttention(Module):
         without gradients, an even number of heads, packed projections with
         a bias, no bias_k/bias_v/zero attention, no autocast, no
         __torch_function__ subclass."""
-        from ... import backends
-        from ...amp import is_autocast_enabled
-        if not backends.mha.get_fastpath_enabled() or query.ndim != 3:
-            return False
-        if query is not key or key is not value:
+        if query.ndim != 3 or query is not key or key is not value:
             return False
         w, b = self.in_proj_weight, self.in_proj_bias
         if w is None or b is None or query.dtype != w.dtype or query.dtype != b.dtype:
@@ -444,13 +454,7 @@ class MultiheadAttention(Module):
             return False
         if self.bias_k is not None or self.bias_v is not None or self.add_zero_attn:
             return False
-        if is_autocast_enabled():
-            return False
-        tensors = (query, w, b, self.out_proj.weight, self.out_proj.bias)
-        if _C._has_torch_function([t for t in tensors if t is not None]):
-            return False
-        return not (_C.is_grad_enabled() and
-                    any(t is not None and t.requires_grad for t in tensors))
+        return fused_inference_allowed((query, w, b, self.out_proj.weight, self.out_proj.bias))
 
     def _fast_forward(self, x, attn_mask, key_padding_mask, need_weights=False,
                       average_attn_weights=True, is_causal=False):

@@ -9,7 +9,7 @@ import warnings
 from ... import _C
 from .. import functional as F
 from .. import init
-from .activation import MultiheadAttention
+from .activation import MultiheadAttention, fused_inference_allowed
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -92,13 +92,14 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     return bool((mask == causal).all())
 
 
-def _why_no_nested(layer):
+def _why_no_nested(layer, norm_first_counts=True):
     """Why an encoder over copies of ``layer`` cannot take PyTorch's
-    nested-tensor path ('' when it can)."""
+    nested-tensor path ('' when it can); without ``norm_first_counts``, the
+    layer's own fused kernel's conditions (it takes norm_first layers)."""
     name = "encoder_layer"
     if not isinstance(layer, TransformerEncoderLayer):
         return f"{name} was not TransformerEncoderLayer"
-    if layer.norm_first:
+    if layer.norm_first and norm_first_counts:
         return f"{name}.norm_first was True"
     if not layer.self_attn.batch_first:
         return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
@@ -158,27 +159,15 @@ class TransformerEncoderLayer(Module):
         of _why_no_nested but norm_first, plus eval mode, a batched input, no
         autocast, no hooks on the layer or its submodules, no gradients
         wanted)."""
-        from ... import backends
-        from ...amp import is_autocast_enabled
-        if not backends.mha.get_fastpath_enabled() or src.ndim != 3 or self.training:
-            return False
-        attn = self.self_attn
-        if not attn.batch_first or attn.in_proj_bias is None or not attn._qkv_same_embed_dim:
-            return False
-        if not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps or \
-                attn.num_heads % 2:
-            return False
-        if is_autocast_enabled():
+        if src.ndim != 3 or self.training or _why_no_nested(self, norm_first_counts=False):
             return False
         if any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
             return False
-        tensors = [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
-                   attn.out_proj.bias] + [t for m in (self.norm1, self.norm2, self.linear1,
-                                                      self.linear2) for t in (m.weight, m.bias)]
-        tensors = [t for t in tensors if t is not None]
-        if _C._has_torch_function(tensors):
-            return False
-        return not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors))
+        attn = self.self_attn
+        return fused_inference_allowed(
+            [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+             attn.out_proj.bias] + [t for m in (self.norm1, self.norm2, self.linear1,
+                                                self.linear2) for t in (m.weight, m.bias)])
 
     def _fast_forward(self, src, src_mask, src_key_padding_mask, is_causal=False):
         """The layer as PyTorch's fused kernel computes it: attention through
