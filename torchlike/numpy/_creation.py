@@ -162,6 +162,10 @@ def _shape_type_error(shape):
     return TypeError(f"expected a sequence of integers or a single integer, got '{shape}'")
 
 
+# what a factory raises for a shape it cannot make (_size_refusal words it)
+_SIZE_ERRORS = (RuntimeError, OverflowError, TypeError)
+
+
 def _size_refusal(shape, dtype, error):
     """NumPy's exception for ``shape`` (of ``dtype``, None for float64) where a
     factory refused it with ``error`` (a RuntimeError, the OverflowError of a
@@ -413,7 +417,7 @@ def _ordered_like(make, shape, dtype, order):
     """_ordered for the *_like functions, with NumPy's refusals of the shape."""
     try:
         return _ordered(make, shape, order)
-    except (RuntimeError, OverflowError, TypeError) as e:
+    except _SIZE_ERRORS as e:
         raise _size_refusal(shape, dtype, e) from None
 
 
@@ -446,13 +450,24 @@ def _c_or_f(order):
 _F64 = _C.float64
 
 
-def empty(shape, dtype=None, order="C", *, device=None, like=None):
-    try:
-        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-            return _C.empty(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-        return _created(_C.empty, shape, dtype, order, device)
-    except (RuntimeError, OverflowError, TypeError) as e:
-        raise _size_refusal(shape, dtype, e) from None
+def _filled(make, name):
+    """The namespace's ``name`` (empty, zeros, ones): ``make(shape, dtype=)``
+    with NumPy's default dtype and its refusals of the shape; the common
+    call (C order, the default device) straight to the factory."""
+    def create(shape, dtype=None, order="C", *, device=None, like=None):
+        try:
+            if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
+                return make(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
+            return _created(make, shape, dtype, order, device)
+        except _SIZE_ERRORS as e:
+            raise _size_refusal(shape, dtype, e) from None
+    create.__name__ = create.__qualname__ = name
+    return create
+
+
+empty = _filled(_C.empty, "empty")
+zeros = _filled(_C.zeros, "zeros")
+ones = _filled(_C.ones, "ones")
 
 
 class _NdarrayType(type):
@@ -495,24 +510,6 @@ class ndarray(Tensor, metaclass=_NdarrayType):
     __module__ = "torchlike.numpy"
 
 
-def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    try:
-        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-            return _C.zeros(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-        return _created(_C.zeros, shape, dtype, order, device)
-    except (RuntimeError, OverflowError, TypeError) as e:
-        raise _size_refusal(shape, dtype, e) from None
-
-
-def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    try:
-        if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
-            return _C.ones(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
-        return _created(_C.ones, shape, dtype, order, device)
-    except (RuntimeError, OverflowError, TypeError) as e:
-        raise _size_refusal(shape, dtype, e) from None
-
-
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     try:
         if dtype is None and device is None and order == "C" and \
@@ -523,7 +520,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
             if type(fill_value) is int and -2 ** 63 <= fill_value < 2 ** 63:
                 return _C.full(shape, fill_value, dtype=_I64)
         return _full(shape, fill_value, dtype, order, device)
-    except (RuntimeError, OverflowError, TypeError) as e:
+    except _SIZE_ERRORS as e:
         raise _size_refusal(shape, dtype if dtype is not None else _default_dtype(fill_value),
                             e) from None
 
@@ -753,7 +750,7 @@ def eye(N, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     # The result is allocated first, so an impossible size raises before any work.
     try:
         out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
-    except (RuntimeError, OverflowError, TypeError) as e:
+    except _SIZE_ERRORS as e:
         raise _size_refusal((N, M), dtype, e) from None
     k = int(k)
     if -N < k < M:  # beyond the corners every diagonal is empty
