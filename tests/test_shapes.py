@@ -1026,10 +1026,10 @@ def test_view_dtype_matches_numpy(src, dst):
 def test_view_dtype_errors():
     t = tl.zeros(2, 3)
     with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 2 to view "
-                                           "float32 as float64"):
+                                           "Float as Double"):
         t.view(tl.float64)
-    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1 to view float32 as "
-                                           "float64"):
+    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1 to view Float as "
+                                           "Double"):
         tl.zeros(4, 4).t().view(tl.float64)
     with pytest.raises(RuntimeError, match=r"self.dim\(\) cannot be 0"):
         tl.tensor(1.0).view(tl.float64)
