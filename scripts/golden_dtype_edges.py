@@ -57,10 +57,12 @@ CALLS = [
     "T.arange(8, dtype=T.int32)[2:6].view(T.int64).tolist()",
     "T.arange(8, dtype=T.int32)[2:6].view(T.int64).storage_offset()",
     "T.arange(8, dtype=T.int32)[1:5].view(T.int16).tolist()",
-    "T.arange(8, dtype=T.int32)[1:4].view(T.int64)", "T.arange(8, dtype=T.int32)[::2].view(T.int64)",
+    "T.arange(8, dtype=T.int32)[1:4].view(T.int64)",
+    "T.arange(8, dtype=T.int32)[::2].view(T.int64)",
     "T.arange(8, dtype=T.int32).reshape(2, 4)[:, 1:3].view(T.int64)",
     "T.arange(8, dtype=T.int32).reshape(2, 4)[:, 2:].view(T.int64).tolist()",
-    "T.arange(8, dtype=T.int8)[1:5].view(T.int32)", "T.arange(8, dtype=T.int8)[4:8].view(T.int32).tolist()",
+    "T.arange(8, dtype=T.int8)[1:5].view(T.int32)",
+    "T.arange(8, dtype=T.int8)[4:8].view(T.int32).tolist()",
     "T.arange(4, dtype=T.float32).reshape(2, 2).t().view(T.float64)",
     # aminmax's node
     "type(T.aminmax(T.ones(3, requires_grad=True)).min.grad_fn).__name__",
@@ -69,9 +71,9 @@ CALLS = [
     "(lambda r: r.min.grad_fn is r.max.grad_fn)(T.aminmax(T.ones(3, requires_grad=True)))",
     "(lambda x: (lambda r: T.autograd.grad(r.min + 2 * r.max, x)[0].tolist())"
     "(T.aminmax(x)))(T.tensor([1.0, 3.0, 2.0, 1.0], requires_grad=True))",
-    "(lambda x: (lambda r: T.autograd.grad((r.min * T.tensor([[1.0], [2.0]])).sum() + r.max.sum(), "
-    "x)[0].tolist())(T.aminmax(x, dim=1, keepdim=True)))(T.tensor([[1.0, 1.0, 5.0], [4.0, 0.0, 4.0]],"
-    " requires_grad=True))",
+    "(lambda x: (lambda r: T.autograd.grad((r.min * T.tensor([[1.0], [2.0]])).sum() + "
+    "r.max.sum(), x)[0].tolist())(T.aminmax(x, dim=1, keepdim=True)))"
+    "(T.tensor([[1.0, 1.0, 5.0], [4.0, 0.0, 4.0]], requires_grad=True))",
 ]
 
 

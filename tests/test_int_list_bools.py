@@ -50,7 +50,8 @@ def test_bool_dims_recorded_as_ints():
     "M.zeros((2, True))", "M.ones((True, 2))", "M.empty((2, True))", "M.full((2, True), 1.0)",
     "M.zeros((2, True), order='F')", "M.reshape(M.arange(6), (3, True, 2))",
     "M.broadcast_to(M.ones(3), (2, True, 3))", "M.broadcast_to(M.ones(3), (True, 3))",
-    "M.resize(M.ones(3), (2, True))", "M.zeros((2, 1)).shape", "M.reshape(M.arange(6), (3, 1, 2)).shape",
+    "M.resize(M.ones(3), (2, True))", "M.zeros((2, 1)).shape",
+    "M.reshape(M.arange(6), (3, 1, 2)).shape",
     "M.broadcast_to(M.ones(3), (1, 3)).shape", "M.resize(M.ones(3), (2, 1)).shape",
 ])
 def test_numpy_namespace_reads_shapes_as_numpy(call):
