@@ -38,9 +38,6 @@ _OUR_WORDS = {
 }
 # Calls PyTorch answers and ours do not yet: (class, words)
 _NOT_YET = {
-    # a complex tensor mean: PyTorch draws complex normals around it
-    "T.normal(T.zeros(3, dtype=T.complex64), 1.0)": (
-        RuntimeError, "normal expects floating-point mean and std, got complex64"),
 }
 
 

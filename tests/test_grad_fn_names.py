@@ -72,7 +72,6 @@ OWN_NAMES = {
     'T.atleast_2d(v)',
     'T.std_mean(x, 0)',
     'T.var_mean(x)',
-    'x.aminmax()',
     'T.cov(x)',
     'x.renorm(2, 0, 1)',
     'x.nanmean()',

@@ -212,14 +212,50 @@ def aminmax(input, *, dim=None, keepdim=False):
     if input.numel() == 0 and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
+    if input.requires_grad and _C.is_grad_enabled():  # one node, PyTorch's AminmaxBackward0
+        return _AMINMAX(*_Aminmax.apply(input, dim, keepdim))
+    return _AMINMAX(*_aminmax_values(input, dim, keepdim))
+
+
+def _aminmax_values(input, dim, keepdim):
     if dim is None:
         # PyTorch's whole-tensor aminmax is its min()/max() kernel (the two
         # differ from amin/amax in which of tied -0.0 and +0.0 they return)
         lo, hi = _C.min(input), _C.max(input)
         if keepdim:
             lo, hi = lo.reshape((1,) * input.ndim), hi.reshape((1,) * input.ndim)
-        return _AMINMAX(lo, hi)
-    return _AMINMAX(_C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim))
+        return lo, hi
+    return _C.amin(input, dim, keepdim), _C.amax(input, dim, keepdim)
+
+
+class _Aminmax(Function):
+    """aminmax as one recorded node: each gradient shared evenly among the
+    elements tied at the extreme of their slice (amin's and amax's rule)."""
+    _backward_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        lo, hi = _aminmax_values(input, dim, keepdim)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        ctx.save_for_backward(input, lo, hi)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_lo, grad_hi):
+        input, lo, hi = ctx.saved_tensors
+        dims = tuple(range(input.ndim)) if ctx.dim is None else (ctx.dim,)
+        grad = None
+        for g, extreme in ((grad_lo, lo), (grad_hi, hi)):
+            if g is None:
+                continue
+            if not ctx.keepdim and input.ndim:  # the reduced dims back, size 1
+                shape = [1 if d in [k % input.ndim for k in dims] else n
+                         for d, n in enumerate(input.shape)]
+                g, extreme = g.reshape(shape), extreme.reshape(shape)
+            tied = (input == extreme).to(g.dtype)
+            share = g * tied / tied.sum(dims, keepdim=True)
+            grad = share if grad is None else grad + share
+        return grad, None, None
 
 
 def _dim_keepdim(args, kwargs):

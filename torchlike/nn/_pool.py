@@ -48,7 +48,7 @@ def _not_implemented_for(kernel, input):
 def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n,
                 name):
     k, s, p, d = _pool_checks.max_pool(input, kernel_size, stride, padding, dilation,
-                                       ceil_mode, n)
+                                       ceil_mode, n, return_indices)
     if n == 1 and not return_indices and not input.is_floating_point():
         # PyTorch's max_pool1d without indices is a float-only kernel; with
         # indices it runs max_pool2d's, which takes integers too
@@ -131,6 +131,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
     if norm_type == 0:  # the 1/norm_type root is undefined: PyTorch's refusal
         raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+    if type(kernel_size) is not int or not (stride is None or type(stride) is int):
+        # PyTorch passes them on to avg_pool as given: its binding's refusals
+        _pool_checks.pool_int_args(f"avg_pool{n}d", kernel_size, stride, 0)
     if n == 1:
         k = _pool_checks._avg_pool1d_args(kernel_size, stride, 0)[0]
     elif isinstance(kernel_size, numbers.Integral):
@@ -234,6 +237,8 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 def _fractional_max_poolnd(input, kernel_size, output_size, output_ratio, return_indices,
                            _random_samples, n, name):
+    _pool_checks.check_int_args(name, (kernel_size, "kernel_size", 2),
+                                *[(output_size, "output_size", 3)] * (output_size is not None))
     _check_input(input, n, name)
     k = _ntuple(kernel_size, n, "kernel_size")
     sp = tuple(input.shape[-n:])
@@ -337,6 +342,26 @@ _KERNEL_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear"
                 "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}
 
 
+def _interpolate_size_types(size, n, mode):
+    """PyTorch's refusals of a size by type: a sequence of other than ints
+    (its Python check), then the upsampling kernel's binding, which takes no
+    bool or float standing for every dim nor a bool first (it finds no
+    overload: a TypeError in our words)."""
+    if isinstance(size, (tuple, list)):
+        if not all(isinstance(v, numbers.Integral) or (isinstance(v, _C.Tensor) and not
+                   v.is_floating_point()) for v in size):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                            f"or Tuple[int, int, int], but got size with types "
+                            f"{[type(v) for v in size]}")
+        first = size[0] if size else None
+    else:
+        first = size
+    if type(first) is bool or not (isinstance(first, (numbers.Integral, _C.Tensor)) or
+                                   first is None):
+        raise TypeError(f"interpolate(): size must be ints (the first not a bool) for the "
+                        f"{n}-d {mode} kernel, got {type(first).__name__}")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of (N, C, *spatial) to ``size`` or by
@@ -373,6 +398,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              f"but got input with spatial dimensions of {list(sp)} and output "
                              f"size of {size}. Please provide input tensor in (N, C, d1, d2, "
                              f"...,dK) format and output size in (o1, o2, ...,oK) format.")
+        _interpolate_size_types(size, n, mode)
         out = _ntuple(size, n, "size")
     else:
         factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \

@@ -15,8 +15,56 @@ which refuses it as an overflow (docs/nn.md).
 Legend: k kernel, s stride, p padding, d dilation, n spatial dims."""
 import numbers
 
+from .. import _C
+
 _INT64_MAX = 2 ** 63 - 1
 _WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+# ---- PyTorch's binding of int[N] arguments, by type ---------------------------------------
+
+def _type_name(v):
+    """The type as PyTorch's binding names it: bool, float, numpy.bool, Tensor."""
+    t = type(v)
+    if isinstance(v, _C.Tensor):
+        return "Tensor"
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _one_int(v, first):
+    """An int the binding takes as an item: a Python or NumPy int (a bool only
+    after the first item), or a one-element integer or bool tensor."""
+    if isinstance(v, _C.Tensor):
+        return v.numel() == 1 and not (v.is_floating_point() or v.is_complex())
+    return isinstance(v, numbers.Integral) and not (first and type(v) is bool)
+
+
+def check_int_args(fn, *args):
+    """PyTorch's refusals of int[N] arguments before any check of values, in
+    its words: each (value, name, position) an int (not a bool), a
+    one-element integer tensor, or a tuple or list whose first item is an
+    int and whose later items are ints or bools; None only where allowed
+    (the caller leaves those out)."""
+    for value, name, pos in args:
+        head = f"{fn}(): argument '{name}' (position {pos}) must be tuple of ints"
+        if not isinstance(value, (tuple, list)):
+            if not _one_int(value, True):
+                raise TypeError(f"{head}, not {_type_name(value)}")
+            continue
+        for i, v in enumerate(value):
+            if _one_int(v, i == 0):
+                continue
+            if i == 0:
+                raise TypeError(f"{head}, but found element of type {_type_name(v)} at pos 0")
+            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{_type_name(v)}\"")
+
+
+def _pair_items(value):
+    """Python's _pair as F.unfold/fold apply it before the binding: an
+    iterable's items, else the value twice."""
+    return tuple(value) if hasattr(value, "__iter__") else (value, value)
 
 
 def ints(value, n, message, single=True):
@@ -24,6 +72,8 @@ def ints(value, n, message, single=True):
     another length is RuntimeError(message.format(len))."""
     if isinstance(value, numbers.Integral):
         return (int(value),) * n
+    if isinstance(value, _C.Tensor):  # a one-element integer tensor (check_int_args)
+        return (int(value.reshape(()).item()),) * n
     value = tuple(int(v) for v in value)
     if len(value) == 1 and single:
         return value * n
@@ -174,15 +224,26 @@ def _rank(input, n):
 def _stride(stride, kernel_size):
     if stride is None:
         return kernel_size
-    return kernel_size if not isinstance(stride, numbers.Integral) and len(stride) == 0 \
-        else stride
+    return kernel_size if isinstance(stride, (tuple, list)) and len(stride) == 0 else stride
 
 
-def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n):
-    """max_pool{n}d's refusals; the (k, s, p, d) it pools with."""
+def pool_int_args(fn, kernel_size, stride, padding, *dilation):
+    """check_int_args of a pool's kernel_size, stride (None or empty: the
+    kernel's), padding and dilation (avg_pool has none)."""
+    args = [(kernel_size, "kernel_size", 2), (padding, "padding", 4)]
+    if stride is not None and not (isinstance(stride, (tuple, list)) and not stride):
+        args.insert(1, (stride, "stride", 3))
+    check_int_args(fn, *args, *[(d, "dilation", 5) for d in dilation])
+
+
+def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n, indices=False):
+    """max_pool{n}d's refusals; the (k, s, p, d) it pools with (indices: the
+    call returns them, and PyTorch's binding is max_pool{n}d_with_indices)."""
     plain = _plain((kernel_size, _stride(stride, kernel_size), padding, dilation), n)
     if plain is not None and _passes(input, n, *plain, ceil_mode):
         return plain
+    pool_int_args(f"max_pool{n}d" + ("_with_indices" if indices else ""), kernel_size, stride,
+                  padding, dilation)
     if n == 1:
         name = "max_pool1d()"
         k = ints(kernel_size, 1, name + " kernel_size must be an int, list of ints or tuple of "
@@ -239,6 +300,7 @@ def avg_pool(input, kernel_size, stride, padding, ceil_mode, divisor_override, n
     if plain is not None and (divisor_override is None or divisor_override != 0) and \
             _passes(input, n, *plain, (1,) * n, ceil_mode, fit_kernel=n == 3):
         return plain
+    pool_int_args(f"avg_pool{n}d", kernel_size, stride, padding)
     if n == 1:
         k, s, p = _avg_pool1d_args(kernel_size, stride, padding)
         if input.ndim not in (2, 3):
@@ -277,6 +339,7 @@ def adaptive_sizes(output_size, input, n, name):
     """The output sizes PyTorch's adaptive_{avg,max}_pool{n}d reads (None
     keeps the input's size), refused in its words."""
     if n == 1:
+        check_int_args(name, (output_size, "output_size", 2))
         (size,) = ints(output_size, 1, f"{name}() argument 'output_size' should contain one "
                        "int (got {})", single=False)
         if input.ndim not in (2, 3):
@@ -285,12 +348,15 @@ def adaptive_sizes(output_size, input, n, name):
                                f"{name})")
         return (size,)
     if isinstance(output_size, numbers.Integral):
+        check_int_args(name, (output_size, "output_size", 2))
         return (int(output_size),) * n
     sizes = tuple(output_size)
     if input.ndim <= len(sizes):  # F's Python check, before the kernel's
         raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
-    sizes = tuple(int(input.shape[input.ndim - len(sizes) + i]) if v is None else int(v)
+    sizes = tuple(input.shape[input.ndim - len(sizes) + i] if v is None else v
                   for i, v in enumerate(sizes))
+    check_int_args(name, (sizes, "output_size", 2))
+    sizes = tuple(int(v) for v in sizes)
     if len(sizes) != n:
         kind = name.split("_")[1]
         if kind == "max":
@@ -345,6 +411,10 @@ def _window_checks(k, d, p, s, stride_first):
 
 def unfold(input, kernel_size, dilation, padding, stride):
     """im2col's refusals; its (k, d, p, s)."""
+    kernel_size, dilation, padding, stride = (_pair_items(v) for v in
+                                              (kernel_size, dilation, padding, stride))
+    check_int_args("im2col", (kernel_size, "kernel_size", 2), (dilation, "dilation", 3),
+                   (padding, "padding", 4), (stride, "stride", 5))
     k, d, p, s = (_pair(kernel_size, "kernel_size"), _pair(dilation, "dilation"),
                   _pair(padding, "padding"), _pair(stride, "stride"))
     _window_checks(k, d, p, s, False)
@@ -366,6 +436,10 @@ def unfold(input, kernel_size, dilation, padding, stride):
 
 def fold(input, output_size_, kernel_size, dilation, padding, stride):
     """col2im's refusals; its (output_size, k, d, p, s)."""
+    output_size_, kernel_size, dilation, padding, stride = (
+        _pair_items(v) for v in (output_size_, kernel_size, dilation, padding, stride))
+    check_int_args("col2im", (output_size_, "output_size", 2), (kernel_size, "kernel_size", 3),
+                   (dilation, "dilation", 4), (padding, "padding", 5), (stride, "stride", 6))
     o = _pair(output_size_, "output_size")
     k, d, p, s = (_pair(kernel_size, "kernel_size"), _pair(dilation, "dilation"),
                   _pair(padding, "padding"), _pair(stride, "stride"))

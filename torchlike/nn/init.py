@@ -197,6 +197,14 @@ def orthogonal_(tensor, gain=1, generator=None):
         # PyTorch draws in the tensor's dtype: an integer or bool one is its
         # normal_'s refusal (the draw below would fill it with truncated values)
         tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    if tensor.dtype in (_C.float16, _C.bfloat16):
+        # PyTorch draws in the tensor's dtype, and its QR has no kernel for these
+        from .._dtype_names import scalar_type_name
+        raise NotImplementedError(f'"geqrf_{tensor.device.type}" not implemented for '
+                                  f"'{scalar_type_name(tensor.dtype)}'")
+    if tensor.is_complex():  # PyTorch's QR runs, then sign() of R's diagonal refuses
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     flat = _C.empty((rows, cols), dtype=_C.float64 if tensor.dtype == _C.float64
                     else _C.float32, device=tensor.device).normal_(0, 1, generator=generator)
     if rows < cols:

@@ -132,7 +132,15 @@ def _default_dtype(value):
 
 
 # A tuple goes to the core as it is (it refuses what is not an integer with a
-# TypeError, as NumPy does); other shapes are made one here.
+# TypeError, as NumPy does), unless it holds a bool: the core takes a bool
+# after the first size as PyTorch does (zeros((2, True)) is (2, 1) there),
+# NumPy refuses any.  A bool equals 0 or 1, so only a shape holding one of
+# those is looked at further.  Other shapes are made one here.
+def _plain_shape(shape):
+    return type(shape) is int or (type(shape) is tuple and not (
+        (0 in shape or 1 in shape) and bool in map(type, shape)))
+
+
 def _shape(shape):
     if type(shape) is int:
         return (shape,)
@@ -426,7 +434,7 @@ def _created(make, shape, dtype, order, device):
     in ``order``; the common call (C order) without the layout work."""
     dtype = tl_dtype(dtype) or _C.float64
     if order == "C":
-        return make(shape if type(shape) is tuple else _shape(shape), dtype=dtype,
+        return make(shape if _plain_shape(shape) else _shape(shape), dtype=dtype,
                     device=device)
     shape = _shape(shape)  # NumPy checks the shape before the order
     return _ordered(lambda s: make(s, dtype=dtype, device=device), shape, _c_or_f(order))
@@ -456,7 +464,9 @@ def _filled(make, name):
     call (C order, the default device) straight to the factory."""
     def create(shape, dtype=None, order="C", *, device=None, like=None):
         try:
-            if device is None and order == "C" and (type(shape) is tuple or type(shape) is int):
+            if device is None and order == "C" and (type(shape) is int or (
+                    type(shape) is tuple and not ((0 in shape or 1 in shape) and
+                                                  bool in map(type, shape)))):  # _plain_shape
                 return make(shape, dtype=_F64 if dtype is None else tl_dtype(dtype))
             return _created(make, shape, dtype, order, device)
         except _SIZE_ERRORS as e:
@@ -512,8 +522,7 @@ class ndarray(Tensor, metaclass=_NdarrayType):
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     try:
-        if dtype is None and device is None and order == "C" and \
-                (type(shape) is tuple or type(shape) is int):
+        if dtype is None and device is None and order == "C" and _plain_shape(shape):
             # the common call, as zeros': a Python float (float64) or an int64 int
             if type(fill_value) is float:
                 return _C.full(shape, fill_value, dtype=_F64)

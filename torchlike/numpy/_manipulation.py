@@ -21,6 +21,14 @@ from .._array_function import (
 Tensor = _C.Tensor
 
 
+def _refuse_bool_sizes(shape):
+    """NumPy's TypeError for a bool among the sizes of a shape; the core
+    takes one after the first size as PyTorch does (x.reshape(3, True, 2)).
+    A bool equals 0 or 1, so only a shape holding one is looked at further."""
+    if (0 in shape or 1 in shape) and bool in map(type, shape):
+        raise TypeError("an integer is required")
+
+
 @implements(np.reshape)
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
@@ -29,6 +37,8 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     a = as_tensor(a)
     shape = scalar_count(shape)  # a size computed by the program
     shape = int(shape) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if type(shape) is tuple:
+        _refuse_bool_sizes(shape)
     try:
         result = a.reshape(shape)
     except RuntimeError as error:  # NumPy's class; its words, then the core's
@@ -378,6 +388,8 @@ def resize(a, new_shape):
     integer array) is a size, as NumPy's integer scalar is."""
     a = as_tensor(a).reshape(-1)
     new_shape = scalar_count(new_shape)
+    if isinstance(new_shape, (tuple, list)):
+        _refuse_bool_sizes(new_shape)
     new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else \
         tuple(operator.index(scalar_count(d)) for d in new_shape)
     if any(d < 0 for d in new_shape):
@@ -487,6 +499,7 @@ def roll(a, shift, axis=None):
 @implements(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    _refuse_bool_sizes(shape)
     array = as_tensor(array)
     if any(s < 0 for s in shape):
         raise ValueError("all elements of broadcast shape must be non-negative")

@@ -172,8 +172,27 @@ tl_generator *tl_py_generator_for(tl_generator *g, tl_device device)
 }
 
 /* tl_random_fill with g resolved for t's device. */
+/* PyTorch's warning for integers drawn into a float dtype past the ones it
+ * holds exactly, [-2^digits, 2^digits]: the bound's name ("from", "to - 1"). */
+static int warn_float_bound(const char *bound, int64_t v, tl_dtype dtype)
+{
+  int64_t hi = tl_random_dtype_max(dtype);
+  int digits = __builtin_ctzll((unsigned long long)hi);
+  if (v >= -hi && v <= hi)
+    return 0;
+  return PyErr_WarnFormat(PyExc_UserWarning, 1, "%s is out of bounds [-(2^%d), 2^%d]. Due to "
+                          "precision limitations %s can support discrete uniform distribution "
+                          "only within this range. This warning will become an error in version "
+                          "1.7 release, please fix the code in advance", bound, digits, digits,
+                          tl_dtype_cpp_name(dtype));
+}
+
 static tl_status fill_on(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
 {
+  if (d->kind == TL_RANDOM_INTEGER && tl_dtype_is_float(t->dtype) && d->range != 0 &&
+      (warn_float_bound("from", d->low, t->dtype) < 0 ||
+       warn_float_bound("to - 1", (int64_t)((uint64_t)d->low + (d->range - 1)), t->dtype) < 0))
+    return tl_error_set(TL_ERR_RAISED, "a warning raised"); /* -W error: it is raised */
   g = tl_py_generator_for(g, tl_tensor_device(t));
   return g ? tl_random_fill(g, t, d) : tl_error_status();
 }
@@ -589,6 +608,36 @@ PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a)
   return tl_py_factory_finish(&t, &o);
 }
 
+/* normal of a complex mean: mean + std z, z drawn as normal_ draws a complex
+ * tensor (each part of variance 1/2, as PyTorch's), in dtype over shape (the
+ * broadcast of mean and std); no gradient, as in PyTorch. */
+static PyObject *complex_normal(const char *name, tl_generator *g, PyObject *mean, PyObject *std,
+                                tl_dtype dtype, int ndim, const int64_t *shape,
+                                tl_py_factory_opts *o)
+{
+  PyObject *inputs[2] = {mean, std ? std : Py_None}, *out = o->out, *r = NULL, *z, *scaled;
+  if (tl_py_grad_wanted(inputs, 2))
+    return PyErr_Format(PyExc_NotImplementedError, "normal does not support automatic "
+                        "differentiation for outputs with complex dtype.");
+  tl_random_dist d = {.kind = TL_RANDOM_NORMAL, .a = 0.0, .b = 1.0};
+  o->out = NULL; /* the sum is copied into it */
+  z = draw_new(name, g, &d, TL_OP_NORMAL, dtype, ndim, shape, o);
+  o->out = out;
+  scaled = z && std ? PyNumber_Multiply(z, std) : Py_XNewRef(z);
+  if (scaled)
+    r = PyNumber_Add(scaled, mean);
+  Py_XDECREF(scaled);
+  if (r && tl_py_t(r)->dtype != dtype) /* a float64 std: the mean's dtype still */
+    Py_SETREF(r, PyObject_CallMethod(r, "to", "O", tl_py_dtype_obj(dtype)));
+  Py_XDECREF(z);
+  if (r && out) {
+    PyObject *copied = PyObject_CallMethod(out, "copy_", "O", r);
+    Py_SETREF(r, copied ? Py_NewRef(out) : NULL);
+    Py_XDECREF(copied);
+  }
+  return r;
+}
+
 /* normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None):
  * tensor means and stds broadcast against each other; with two numbers the
  * size is required. */
@@ -613,7 +662,9 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
     return PyErr_Format(PyExc_TypeError, "normal(): size cannot be given with tensor mean or "
                         "std; the result has their broadcast shape");
   const tl_tensor *mt = tmean ? tl_py_t(mean) : NULL, *st = tstd ? tl_py_t(std) : NULL;
-  tl_dtype dtype = mt && st ? tl_promote_types(mt->dtype, st->dtype) : (mt ? mt : st)->dtype;
+  /* the mean's dtype where it is a tensor (PyTorch's: normal(float32 mean,
+   * float64 std) is float32), else the std's */
+  tl_dtype dtype = (mt ? mt : st)->dtype;
   int ndim = 0;
   int64_t shape[TL_MAX_DIMS];
   if (st && tl_dtype_is_complex(st->dtype))
@@ -622,9 +673,6 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
   if (tl_dtype_is_integral(dtype)) /* PyTorch's words */
     return PyErr_Format(PyExc_NotImplementedError, "\"normal_kernel_cpu\" not implemented for "
                         "'%s'", tl_dtype_scalar_name(dtype));
-  if (!tl_dtype_is_float(dtype)) /* a complex mean: PyTorch draws it; not done here yet */
-    return PyErr_Format(PyExc_RuntimeError, "normal expects floating-point mean and std, got %s",
-                        tl_dtype_names[dtype]);
   if ((o.dtype >= 0 || o.out) && tl_py_factory_dtype(name, &o, dtype, &dtype) < 0)
     return NULL;
   if (!o.device_given) /* on the tensors' device */
@@ -634,6 +682,8 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
     tl_py_raise();
     goto done;
   }
+  if (tl_dtype_is_complex(dtype)) /* a complex mean (a complex std was refused above) */
+    return complex_normal(name, a->generator, mean, std, dtype, ndim, shape, &o);
   if (tl_py_factory_new(name, TL_OP_NORMAL, dtype, ndim, shape, &o, false, &t) < 0 ||
       (!mt && real_obj(name, "mean", mean, 0.0, &d.a) < 0) ||
       (!st && real_obj(name, "std", std, 1.0, &d.b) < 0) ||

@@ -52,7 +52,11 @@ static PyObject *norm_items(PyObject *seq, bool nested)
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   PyObject **items = PySequence_Fast_ITEMS(fast), *copy = NULL;
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *v = nested ? norm_int_list(items[i], true) : norm_int(items[i]);
+    /* a bool after the first item is taken as an int (int_items): the
+     * recorded call holds the int, as the formulas read ints back */
+    PyObject *v = nested                            ? norm_int_list(items[i], true)
+                  : i > 0 && PyBool_Check(items[i]) ? PyLong_FromLong(items[i] == Py_True)
+                                                    : norm_int(items[i]);
     if (!v && PyErr_Occurred())
       goto fail;
     if (!v)
@@ -297,12 +301,16 @@ int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool req
   return r ? -1 : 0;
 }
 
-/* The n items of a sequence of ints, each converted by int_value. */
+/* The n items of a sequence of ints, each converted by int_value; a bool
+ * after the first item is 0 or 1.  PyTorch's int-list parser checks the
+ * first item's type and reads the rest as Python ints, so zeros((2, True))
+ * is (2, 1) and zeros((True, 2)) is refused. */
 static int int_items(const char *func, const char *name, PyObject *const *items, Py_ssize_t n,
                      int64_t *out)
 {
   for (Py_ssize_t i = 0; i < n; i++) {
-    int r = int_value(items[i], &out[i]);
+    int r = i > 0 && PyBool_Check(items[i]) ? (out[i] = items[i] == Py_True, 0)
+                                            : int_value(items[i], &out[i]);
     if (r > 0)
       PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
                    "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,

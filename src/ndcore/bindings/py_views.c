@@ -39,7 +39,7 @@ int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
     r = -1;
   }
   for (Py_ssize_t i = 0; r == 0 && i < nargs; i++) {
-    if (!PyIndex_Check(args[i]) || PyBool_Check(args[i])) {
+    if (!PyIndex_Check(args[i]) || (i == 0 && PyBool_Check(args[i]))) { /* int_items' rule */
       PyErr_Format(PyExc_TypeError, "%s(): argument 'size' must be a sequence of ints, but "
                                     "element %zd is %s", func, i, Py_TYPE(args[i])->tp_name);
       r = -1;

@@ -554,7 +554,8 @@ tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype)
 {
   /* Refusals are TL_ERR_VIEW: NumPy raises ValueError for them, PyTorch
    * RuntimeError, and x.view(dtype) is both libraries' spelling. */
-  const char *from = tl_dtype_names[in->dtype], *to = tl_dtype_names[dtype];
+  /* PyTorch's words name its scalar types: "view Int as Long" */
+  const char *from = tl_dtype_scalar_name(in->dtype), *to = tl_dtype_scalar_name(dtype);
   int64_t old_size = (int64_t)tl_dtype_size(in->dtype), new_size = (int64_t)tl_dtype_size(dtype);
   if (old_size == new_size) {
     tl_tensor_view_of(out, in);
