@@ -165,7 +165,12 @@ def _adaptive_avg_poolnd(input, output_size, n, name):
     _pool_checks.adaptive_avg(input, sizes, n)
     if all(o == 1 for o in sizes) and input.ndim >= n:
         # NOTE: as PyTorch, a 1-sized output is the mean over the last n dims,
-        # for any rank (an empty window's is NaN)
+        # for any rank (an empty window's is NaN).  The pooling op gives the
+        # mean's bits and its MeanBackward1 node, in one pass (and its
+        # gradient in one fill); the 1-d and unusual shapes take mean itself.
+        if n > 1 and input.ndim in (n + 1, n + 2) and input.is_floating_point() and \
+                input.numel():
+            return _C._adaptive_avg_pool(input, sizes)
         out = input.mean(tuple(range(-n, 0)), keepdim=True)
         if n == 2 and _suggests_channels_last(input):  # PyTorch keeps the layout
             out = _C.empty_like(out, memory_format=channels_last).copy_(out)
