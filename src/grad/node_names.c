@@ -312,9 +312,21 @@ static PyObject *pool_name(const node_call *c, const char *kind, const char *aft
 }
 static PyObject *avg_pool_name(const node_call *c) { return pool_name(c, "AvgPool", ""); }
 static PyObject *max_pool_name(const node_call *c) { return pool_name(c, "MaxPool", "WithIndices"); }
+/* Pooling to size 1 is PyTorch's mean over the spatial dims (its node). */
 static PyObject *adaptive_avg_name(const node_call *c)
 {
-  return with_dims("AdaptiveAvgPool", length(arg(c, 1, "output_size")), "");
+  PyObject *size = arg(c, 1, "output_size");
+  Py_ssize_t n = length(size);
+  bool ones = size && PySequence_Check(size);
+  for (Py_ssize_t d = 0; ones && d < n; d++) {
+    PyObject *v = PySequence_GetItem(size, d);
+    ones = v && PyLong_Check(v) && PyLong_AsLong(v) == 1;
+    Py_XDECREF(v);
+  }
+  PyErr_Clear();
+  if (ones || int_of(size) == 1)
+    return PyUnicode_FromString("MeanBackward1");
+  return with_dims("AdaptiveAvgPool", n, "");
 }
 static PyObject *adaptive_max_name(const node_call *c)
 {

@@ -395,6 +395,47 @@ tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   return status;
 }
 
+/* Adaptive average pooling to size 1: PyTorch's mean over the n spatial
+ * dims (keepdim), laid out as pooling's results are.  The set's plane_mean
+ * gives mean's bits where it takes the input; otherwise the forward is the
+ * mean op itself, and the backward (input_size given: in is the gradient)
+ * the weighted passes'. */
+static tl_status plane_mean(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
+                            const int64_t *input_size, tl_tensor *out)
+{
+  int64_t shape[TL_MAX_DIMS], ones[TL_NN_POOL_MAX_DIMS] = {1, 1, 1};
+  tl_format f = pool_format(in, n, false);
+  shape_with(in, n, input_size ? input_size : ones, shape);
+  bool taken = false;
+  tl_status status = TL_OK;
+  if (set->plane_mean) {
+    if ((status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out)) != TL_OK)
+      return status;
+    status = set->plane_mean(in, n, input_size != NULL, out, &taken);
+    if (status == TL_OK && taken)
+      return tl_tensor_relayout(out, f);
+    tl_tensor_release(out);
+    if (status != TL_OK)
+      return status;
+  }
+  if (input_size) {
+    tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+    for (int d = 0; d < n && status == TL_OK; d++)
+      status = tl_nn_taps_adaptive(&taps[d], input_size[d], 1, true);
+    if (status == TL_OK)
+      status = run_weighted(set, in, n, taps, true, f, out);
+    tl_nn_taps_release(taps, n);
+    return status;
+  }
+  tl_reduce_args a = {.keepdim = true, .dtype = -1};
+  for (int d = in->ndim - n; d < in->ndim; d++)
+    a.dims |= (uint64_t)1 << d;
+  *out = (tl_tensor){0};
+  if (tl_op_reduce(TL_OP_MEAN, in, &a, out, NULL) != TL_OK)
+    return tl_error_status();
+  return tl_tensor_relayout(out, f);
+}
+
 tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const int64_t *size,
                                   tl_tensor *out)
 {
@@ -415,6 +456,11 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
   if (check_adaptive_size(name, in, n, size, backward ? 1 : 0) != TL_OK)
     return tl_error_status();
   const int64_t *sp = in->shape + in->ndim - n;
+  bool ones = true; /* to size 1 (forward), or its gradient */
+  for (int d = 0; d < n; d++)
+    ones &= (backward ? sp[d] : size[d]) == 1;
+  if (ones)
+    return plane_mean(set, in, n, backward ? size : NULL, out);
   for (int d = 0; d < n && status == TL_OK; d++)
     status = backward ? tl_nn_taps_adaptive(&taps[d], size[d], sp[d], true)
                       : tl_nn_taps_adaptive(&taps[d], sp[d], size[d], true);
@@ -475,6 +521,7 @@ static const tl_nn_pool_kernels cpu_pool = {
     .window_max = tl_cpu_pool_window_max,
     .weighted = tl_cpu_pool_weighted,
     .scatter = tl_cpu_pool_scatter,
+    .plane_mean = tl_cpu_pool_plane_mean,
     .channels_last = true,
 };
 

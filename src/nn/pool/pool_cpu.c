@@ -755,6 +755,266 @@ static double whole_plane_weight(int n, const tl_nn_taps *taps)
   return w;
 }
 
+/* ---- means of whole planes -------------------------------------------------------------
+ * Adaptive average pooling to size 1 is PyTorch's x.mean(spatial dims), and
+ * these kernels give the bits of torchlike's mean (src/ndcore/kernels:
+ * reduce.c plans, kernels_reduce.c sums), without its per-row calls, its
+ * double accumulator tensor and its passes to divide and cast:
+ *   ROW  a contiguous plane is one row of the engine: 16 double lanes, lane
+ *        j taking elements j, j + 16, ...; the tail's elements go to lanes
+ *        0, 1, ...; then the lanes are added in halves (8, 4, 2, 1).  Rows
+ *        longer than 2048 are split at an even block and their halves
+ *        added.  The lanes live in four 4-double vectors here, and the tail
+ *        is a zero-padded block: a lane is never -0 (it starts at +0, and a
+ *        sum rounds to +0), so adding +0 to the lanes past the tail leaves
+ *        them as they were.
+ *   SEQ  planes shorter than 16 in a batch at least 4 times their size:
+ *        the engine walks the batch innermost instead, so each plane is
+ *        summed in order from 0.
+ *   CL   channels-last planes: the channels are innermost, each summed in
+ *        order over the positions.
+ * Each sum is then divided by the plane's size and rounded once.  The one
+ * order this does not follow is the engine's split of a long reduction
+ * across threads (fewer than 16 planes, 32768 elements or more): those
+ * inputs are not taken.  The transpose (the backward) fills each plane of
+ * the gradient with g / size, divided in g's dtype (float for the half
+ * types), as mean's derivative divides. */
+
+enum { MEAN_ROW, MEAN_SEQ, MEAN_CL };
+enum { MEAN_LANES = 16, MEAN_BLOCK = 2048, MEAN_GROUP = 64 };
+#define TL_REDUCE_GRAIN_ELEMENTS 32768 /* reduce.c: one thread below this */
+#define TL_REDUCE_SPLIT_OUTPUTS 16     /* reduce.c: fewer split the reduced dim */
+
+typedef struct {
+  const void *x;
+  void *y;
+  int64_t B, P, C; /* planes, plane size; C: channels (MEAN_CL) */
+  int mode;
+  bool f64, transpose;
+  bool failed; /* a range could not allocate its accumulators */
+} mean1_job;
+
+typedef double mean_v4d __attribute__((vector_size(32)));
+
+/* *a += 4 elements at p, as doubles (by pointer: a vector returned by value
+ * would change the baseline clone's ABI).  Element by element: GCC widens a
+ * whole float vector 2 elements at a time. */
+INLINE void mean_add_f32(mean_v4d *a, const float *p)
+{
+  *a += (mean_v4d){p[0], p[1], p[2], p[3]};
+}
+
+INLINE void mean_add_f64(mean_v4d *a, const double *p)
+{
+  mean_v4d d;
+  memcpy(&d, p, sizeof d);
+  *a += d;
+}
+
+/* The same, the elements from the r-th on read as +0 (all read: the caller
+ * knows them readable). */
+#define MEAN_KEEP(j) (r > (j) ? d[j] : 0.0)
+INLINE void mean_add_first_f32(mean_v4d *a, const float *p, int64_t r)
+{
+  mean_v4d d = {p[0], p[1], p[2], p[3]};
+  *a += (mean_v4d){MEAN_KEEP(0), MEAN_KEEP(1), MEAN_KEEP(2), MEAN_KEEP(3)};
+}
+
+INLINE void mean_add_first_f64(mean_v4d *a, const double *p, int64_t r)
+{
+  mean_v4d d;
+  memcpy(&d, p, sizeof d);
+  *a += (mean_v4d){MEAN_KEEP(0), MEAN_KEEP(1), MEAN_KEEP(2), MEAN_KEEP(3)};
+}
+
+/* One row of at most MEAN_BLOCK elements, in the engine's lane order: the
+ * element k goes to lane k % 16, the tail's too.  The tail is a whole block
+ * whose lanes past the row are taken as +0 when `avail` (the elements
+ * readable from x) reaches that far, else built lane by lane (a copy to the
+ * stack would stall the loads that follow it). */
+#define MEAN_TAIL(j) ((j) < r ? (double)t[j] : 0.0)
+#define TL_POOL_ROW_SUM(name, T, add, add_first)                                                      \
+  INLINE double name(const T *x, int64_t n, int64_t avail)                                  \
+  {                                                                                         \
+    mean_v4d a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;                                  \
+    int64_t i = 0;                                                                          \
+    for (; i + MEAN_LANES <= n; i += MEAN_LANES) {                                          \
+      add(&a0, x + i);                                                                      \
+      add(&a1, x + i + 4);                                                                  \
+      add(&a2, x + i + 8);                                                                  \
+      add(&a3, x + i + 12);                                                                 \
+    }                                                                                       \
+    int64_t r = n - i;                                                                      \
+    if (r > 0 && avail - i >= MEAN_LANES) {                                                 \
+      add_first(&a0, x + i, r);                                                             \
+      add_first(&a1, x + i + 4, r - 4);                                                     \
+      add_first(&a2, x + i + 8, r - 8);                                                     \
+      add_first(&a3, x + i + 12, r - 12);                                                   \
+    } else if (r > 0) {                                                                     \
+      const T *t = x + i;                                                                   \
+      a0 += (mean_v4d){MEAN_TAIL(0), MEAN_TAIL(1), MEAN_TAIL(2), MEAN_TAIL(3)};             \
+      if (r > 4)                                                                            \
+        a1 += (mean_v4d){MEAN_TAIL(4), MEAN_TAIL(5), MEAN_TAIL(6), MEAN_TAIL(7)};           \
+      if (r > 8)                                                                            \
+        a2 += (mean_v4d){MEAN_TAIL(8), MEAN_TAIL(9), MEAN_TAIL(10), MEAN_TAIL(11)};         \
+      if (r > 12)                                                                           \
+        a3 += (mean_v4d){MEAN_TAIL(12), MEAN_TAIL(13), MEAN_TAIL(14), 0};                   \
+    }                                                                                       \
+    a0 += a2; /* lanes j += j + 8 */                                                        \
+    a1 += a3;                                                                               \
+    a0 += a1; /* j += j + 4 */                                                              \
+    return (a0[0] + a0[2]) + (a0[1] + a0[3]);                                               \
+  }
+TL_POOL_ROW_SUM(row_block_f32, float, mean_add_f32, mean_add_first_f32)
+TL_POOL_ROW_SUM(row_block_f64, double, mean_add_f64, mean_add_first_f64)
+
+/* A row of any length: halves split as the engine splits them. */
+#define TL_POOL_ROW_SPLIT(name, T, block)                                                   \
+  static double name(const T *x, int64_t n, int64_t avail)                                  \
+  {                                                                                         \
+    if (n <= MEAN_BLOCK)                                                                    \
+      return block(x, n, avail);                                                            \
+    int64_t h = (n / 2) & ~(int64_t)(MEAN_LANES - 1);                                       \
+    double a = name(x, h, avail);                                                           \
+    return a + name(x + h, n - h, avail - h);                                               \
+  }
+TL_POOL_ROW_SPLIT(row_split_f32, float, row_block_f32)
+TL_POOL_ROW_SPLIT(row_split_f64, double, row_block_f64)
+
+/* Samples or planes [begin, end) of the forward, or planes of the transpose. */
+#define TL_POOL_MEAN1(name, T, block, split)                                                \
+  INLINE void name(mean1_job *job, int64_t begin, int64_t end)                              \
+  {                                                                                         \
+    const T *x = job->x;                                                                    \
+    T *y = job->y;                                                                          \
+    int64_t P = job->P, C = job->C;                                                         \
+    if (job->transpose) {                                                                   \
+      for (int64_t b = begin; b < end; b++) {                                               \
+        if (job->mode == MEAN_CL) { /* sample b: its positions' channels */                 \
+          const T *restrict g = x + b * C;                                                  \
+          for (int64_t i = 0; i < P; i++) {                                                 \
+            T *restrict yr = y + (b * P + i) * C;                                           \
+            _Pragma("omp simd") for (int64_t c = 0; c < C; c++) yr[c] = g[c] / (T)P;        \
+          }                                                                                 \
+          continue;                                                                         \
+        }                                                                                   \
+        T v = x[b] / (T)P, *restrict yr = y + b * P;                                        \
+        _Pragma("omp simd") for (int64_t i = 0; i < P; i++) yr[i] = v;                      \
+      }                                                                                     \
+      return;                                                                               \
+    }                                                                                       \
+    if (job->mode == MEAN_CL) {                                                             \
+      double *acc = malloc((size_t)C * sizeof *acc);                                        \
+      if (!acc) {                                                                           \
+        job->failed = true;                                                                 \
+        return;                                                                             \
+      }                                                                                     \
+      for (int64_t b = begin; b < end; b++) {                                               \
+        memset(acc, 0, (size_t)C * sizeof *acc);                                            \
+        for (int64_t i = 0; i < P; i++) {                                                   \
+          const T *restrict xr = x + (b * P + i) * C;                                       \
+          _Pragma("omp simd") for (int64_t c = 0; c < C; c++) acc[c] += xr[c];              \
+        }                                                                                   \
+        for (int64_t c = 0; c < C; c++)                                                     \
+          y[b * C + c] = (T)(acc[c] / (double)P);                                           \
+      }                                                                                     \
+      free(acc);                                                                            \
+      return;                                                                               \
+    }                                                                                       \
+    /* sums a group of planes at a time, then their divisions as vectors */                \
+    for (int64_t b0 = begin; b0 < end; b0 += MEAN_GROUP) {                                  \
+      int64_t nb = end - b0 < MEAN_GROUP ? end - b0 : MEAN_GROUP;                           \
+      double sums[MEAN_GROUP];                                                              \
+      for (int64_t k = 0; k < nb; k++) {                                                    \
+        int64_t b = b0 + k;                                                                 \
+        const T *xr = x + b * P;                                                            \
+        int64_t avail = (job->B - b) * P; /* to the end of the input */                     \
+        double s = 0;                                                                       \
+        if (job->mode == MEAN_SEQ)                                                          \
+          for (int64_t i = 0; i < P; i++)                                                   \
+            s += xr[i];                                                                     \
+        else                                                                                \
+          s = P <= MEAN_BLOCK ? block(xr, P, avail) : split(xr, P, avail);                  \
+        sums[k] = s;                                                                        \
+      }                                                                                     \
+      _Pragma("omp simd") for (int64_t k = 0; k < nb; k++) y[b0 + k] = (T)(sums[k] / (double)P); \
+    }                                                                                       \
+  }
+TL_POOL_MEAN1(mean1_f32, float, row_block_f32, row_split_f32)
+TL_POOL_MEAN1(mean1_f64, double, row_block_f64, row_split_f64)
+
+TL_SIMD_CLONES
+static void mean1_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  mean1_job *job = ctx;
+  if (job->f64)
+    mean1_f64(job, begin, end);
+  else
+    mean1_f32(job, begin, end);
+}
+
+tl_status tl_cpu_pool_plane_mean(const tl_tensor *in, int n, bool transpose, tl_tensor *out,
+                                 bool *taken)
+{
+  const tl_tensor *x = transpose ? out : in; /* the planes' tensor */
+  int64_t B = planes_of(x, n), numel = tl_tensor_numel(x);
+  int64_t P = B > 0 ? numel / B : 0;
+  bool cl = !tl_tensor_is_contiguous(x);
+  int64_t C = cl ? x->shape[1] : 0;
+  *taken = false;
+  if (cl && (!lies_channels_last(x, n) || C < 2 || P < 2))
+    return TL_OK;
+  if (numel == 0) {
+    *taken = true;
+    return TL_OK;
+  }
+  mean1_job job = {.B = B, .P = P, .C = C, .transpose = transpose,
+                   .mode = cl ? MEAN_CL : MEAN_ROW};
+  tl_tensor xt = {0}, yt = {0};
+  tl_status status = TL_OK;
+  if (transpose) {
+    /* g / P in g's dtype: float for the half types, cast last */
+    tl_dtype work = work_dtype(in->dtype);
+    void *ydata;
+    const tl_tensor *gw = work_io(in, out, work, &xt, &yt, &ydata);
+    if (!gw) {
+      status = tl_error_status();
+      goto done;
+    }
+    if (out->dtype != work)
+      job.mode = MEAN_ROW; /* yt is row-major; the copy lays it out */
+    job.x = tl_tensor_data(gw);
+    job.y = ydata;
+    job.f64 = work == TL_DTYPE_F64;
+    *taken = true;
+    tl_storage_bump(out->storage);
+    tl_parallel_for(job.mode == MEAN_CL ? B / C : B, 1 + 16384 / (P + 1), mean1_range, &job);
+    if (out->dtype != work)
+      status = tl_tensor_copy(out, &yt);
+    goto done;
+  }
+  /* the forward reads float32 and float64 as they lie, in the engine's orders */
+  if (in->dtype != TL_DTYPE_F32 && in->dtype != TL_DTYPE_F64)
+    return TL_OK;
+  if (B < TL_REDUCE_SPLIT_OUTPUTS && P > 1 && numel >= TL_REDUCE_GRAIN_ELEMENTS)
+    return TL_OK;
+  if (!cl && P > 1 && P < MEAN_LANES && B > 1 && B >= 4 * P)
+    job.mode = MEAN_SEQ;
+  job.x = tl_tensor_data(in);
+  job.y = tl_tensor_data(out);
+  job.f64 = in->dtype == TL_DTYPE_F64;
+  *taken = true;
+  tl_storage_bump(out->storage);
+  tl_parallel_for(cl ? B / C : B, 1 + 16384 / (P * (cl ? C : 1) + 1), mean1_range, &job);
+  if (job.failed)
+    status = tl_error_set(TL_ERR_MEMORY, "adaptive_avg_pool: out of memory");
+done:
+  tl_tensor_release(&xt);
+  tl_tensor_release(&yt);
+  return status;
+}
+
 /* ---- integer passes ------------------------------------------------------------------
  * PyTorch's two integer weighted ops, neither of which rounds through float:
  *   int64 average pooling   window sums in int64 (wrapping), then one

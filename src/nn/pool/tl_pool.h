@@ -51,6 +51,15 @@ typedef struct {
                         tl_tensor *out);
   tl_status (*scatter)(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
                        tl_tensor *out);
+  /* adaptive average pooling to size 1 (all n output sizes 1), which is
+   * PyTorch's mean over the spatial dims, in the bits of torchlike's mean:
+   * forward out[b] = the mean of plane b of in; transpose (the backward)
+   * out[b, plane] = in[b] / the plane's size, in's dtype's division.  out
+   * is allocated by the entry point (its planes in order, row-major or
+   * channels-last alike).  *taken false: this input is not one the kernel
+   * takes (then the entry point runs the generic ops); NULL: none is. */
+  tl_status (*plane_mean)(const tl_tensor *in, int n, bool transpose, tl_tensor *out,
+                          bool *taken);
   /* the kernels take an `out` (and indices) laid out channels-last, not
    * only contiguous: the entry points then allocate a result so when it
    * takes that layout, instead of laying a row-major one out after the
@@ -145,5 +154,7 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
                                tl_tensor *out);
 tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, int n,
                               bool accumulate, tl_tensor *out);
+tl_status tl_cpu_pool_plane_mean(const tl_tensor *in, int n, bool transpose, tl_tensor *out,
+                                 bool *taken);
 
 #endif
