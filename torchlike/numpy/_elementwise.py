@@ -67,7 +67,7 @@ def _unary(op, name):
                 return getattr(np, name)(x, **kwargs)
             x = x if isinstance(x, Tensor) else _new_array(x)
             if "out" in kwargs:
-                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"])
+                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"], kwargs.get("where"))
             return op(x, **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
@@ -127,7 +127,7 @@ def _binary(op, name):
                 "signature" not in kwargs:  # NEP 50's rules for them (a signature's: NumPy's)
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         if "out" in kwargs:
-            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
+            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"], kwargs.get("where"))
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -762,7 +762,10 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
-        # (signature= is checked by NumPy itself, on the ufunc's call)
+        # (signature= is checked by NumPy itself, on the ufunc's call: its
+        # loop, and out's dtype under it, before out's shape)
+        if "signature" in kwargs and len(args) == ufunc.nin:
+            return ufunc(*[_operand(a) for a in args], **kwargs)
         if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
                 len(args) == ufunc.nin and "signature" not in kwargs:
             _check_ufunc_casting(ufunc, args, kwargs)
@@ -770,7 +773,8 @@ def _with_ufunc_keywords(fn, ufunc):
                 "signature" not in kwargs:
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
-                    _out_shape(args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
+                    _out_shape(args, kwargs["out"], kwargs.get("where")) and \
+                    not hasattr(fn, "_writes_out"):
                 return _write_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
@@ -779,7 +783,7 @@ def _with_ufunc_keywords(fn, ufunc):
                 raise
             if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
                     and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
-                _out_shape(args, kwargs["out"])
+                _out_shape(args, kwargs["out"], kwargs.get("where"))
                 return _write_out(fn, ufunc, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
@@ -788,11 +792,11 @@ def _with_ufunc_keywords(fn, ufunc):
     return call
 
 
-def _out_shape(args, out):
-    """Whether out (its shape checked by NumPy's rule, ``_ufunc.out_broadcast``)
-    is larger than the operands' broadcast or an ndarray, which the
-    functions written here do not write themselves (their ops refuse both)."""
-    return _ufunc.out_broadcast(args, out.shape) is not None or \
+def _out_shape(args, out, where=None):
+    """Whether out (its shape checked by NumPy's rule, ``_ufunc.out_broadcast``,
+    with where='s) is larger than the operands' broadcast or an ndarray, which
+    the functions written here do not write themselves (their ops refuse both)."""
+    return _ufunc.out_broadcast(args, out.shape, where) is not None or \
         isinstance(out, np.ndarray)
 
 
@@ -968,7 +972,12 @@ def _out_refusal(fn, ufunc, args, kwargs, casting, out):
         probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
                  else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
         extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
-        dtype = fn(*probe, **extra).dtype
+        try:
+            dtype = fn(*probe, **extra).dtype
+        except TypeError as error:  # dtype= the function does not take: NumPy's loop
+            if not extra or "unexpected keyword argument" not in str(error):
+                raise
+            dtype = ufunc(*probe, **extra).dtype
         target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
     except Exception:  # noqa: BLE001 - the call itself raises what it must
         return None
