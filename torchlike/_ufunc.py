@@ -373,9 +373,11 @@ def _complex_ordered(name):
     call = _ORDERED_CALLS.get(name)
     if call is not None:
         return call
-    from .numpy._elementwise import _DIRECT
+    from .numpy._elementwise import _DIRECT, numpy_tie
     ordered = _DIRECT[name][0]
     op = getattr(_C, _RENAMED.get(name, name)) if name not in _OP_NAMES else _OP_NAMES[name]
+    if name in ("maximum", "minimum"):  # a tie of 0.0 and -0.0 as NumPy's loops answer it
+        op = numpy_tie(op)
 
     def call(x1, x2, out=None):
         try:

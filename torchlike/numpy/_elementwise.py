@@ -246,8 +246,32 @@ for _name, _op in UNARY.items():
     globals()[_name] = _unary(_ufunc.numpy_square if _op == "square" else getattr(_C, _op),
                               _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
+_TIE_SECOND = (_C.float32, _C.float64)
+
+
+def numpy_tie(op):
+    """maximum/minimum (``op``) as NumPy's float32 and float64 loops answer a
+    tie of 0.0 and -0.0: with the second operand, in every layout (its
+    float16 loop, like the op's, gives the first; so do its integer loops,
+    where a tie is one value).  The op gives the first, so the operands go
+    to it swapped (its gradient splits a tie evenly either way); a call the
+    swap cannot take runs as given, so an error names the operands in order."""
+    def run(x1, x2, **kwargs):
+        if not kwargs or len(kwargs) == 1 and "out" in kwargs:
+            try:
+                if _C.result_type(x1, x2) in _TIE_SECOND:
+                    return op(x2, x1, **kwargs)
+            except Exception:  # noqa: BLE001 - the call as given says what is wrong
+                pass
+        return op(x1, x2, **kwargs)
+    run.__name__ = run.__qualname__ = op.__name__
+    return run
+
+
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
+    if _op in ("maximum", "minimum"):
+        _fn = numpy_tie(_fn)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
         _fn = _ufunc.numpy_division(_fn)
     if _op in ("floor_divide", "remainder", "fmod", "pow", "bitwise_left_shift",
