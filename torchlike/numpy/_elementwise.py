@@ -413,6 +413,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    operands = (x, lo, hi)  # as given: out='s refusals name their shapes
     if kwargs:  # NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=) were dropped
         from ._utility import clip as numpy_clip
         return numpy_clip(x, lo, hi, out, **kwargs)
@@ -434,13 +435,13 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         lo, hi = (b.to(x.dtype) if isinstance(b, Tensor) else b for b in (lo, hi))
         result = _C.clamp(x, lo, hi)
         if out is not None:
-            out.copy_(result)
-            return out
+            from ._utility import _clip_finish
+            return _clip_finish(operands, result, out)
         return result
     if x.is_complex():  # NumPy's complex order; a NaN bound (either part) gives NaN, as NumPy's
         result = x if lo is None else maximum(x, _bound(lo, x))
         result = result if hi is None else minimum(result, _bound(hi, x))
-        return _finish_clip(x if result is x else result, x, out)
+        return _finish_clip(x if result is x else result, x, out, operands)
     result = x
     below, above = _C.lt, _C.gt
     if lo is not None:
@@ -451,17 +452,17 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         hi = _bound(hi, x)
         result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
             else _C.where(above(result, hi), hi.to(x.dtype), result)
-    return _finish_clip(result, x, out)
+    return _finish_clip(result, x, out, operands)
 
 
-def _finish_clip(result, x, out):
+def _finish_clip(result, x, out, operands):
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:
         result = result.to(x.dtype)
     if out is not None:
-        out.copy_(result)
-        return out
+        from ._utility import _clip_finish
+        return _clip_finish(operands, result, out)
     return result
 
 
