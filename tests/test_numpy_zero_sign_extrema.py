@@ -41,7 +41,8 @@ def _tensor(x):
     return x
 
 
-CASES = [(n, dt) for n in (1, 3, 8, 16, 17, 33, 100, 1001) for dt in ("float32", "float64", "float16")]
+CASES = [(n, dt) for n in (1, 3, 8, 16, 17, 33, 100, 1001)
+         for dt in ("float32", "float64", "float16")]
 
 
 @pytest.mark.parametrize("name", ["maximum", "minimum"])

@@ -530,6 +530,28 @@ def check_reduce_out(name, shape, axes, keepdims, out, where=None):
                              f"the expected output shape.")
 
 
+def check_accumulate_out(shape, out):
+    """NumPy's ValueErrors for the out= of an accumulation (np.cumsum,
+    ufunc.accumulate) of an input of ``shape`` (raveled first for axis=None)
+    whose shape is not the input's: of a 1-d input, the wrong size; else the
+    shapes remapped (out's leading dims, as many as the input has).  An out
+    with fewer dims is left to the scan's own error."""
+    if isinstance(out, tuple):
+        out = out[0] if len(out) == 1 else None
+    if not isinstance(out, _SHAPED):
+        return
+    have, shape = tuple(out.shape), tuple(shape)
+    if have == shape:
+        return
+    if len(shape) == 1:
+        raise ValueError("provided out is the wrong size for the accumulation.")
+    if len(have) >= len(shape):
+        raise ValueError("operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {_shape_words(have)}->"
+                         f"({','.join(map(str, have[:len(shape)]))}) "
+                         f"{_shape_words(shape)}->({','.join(map(str, shape))}) ")
+
+
 def finish(result, out):
     """Write ``result`` into NumPy's ``out=`` (tensor or ndarray) and return it."""
     if out is None:

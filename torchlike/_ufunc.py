@@ -19,9 +19,9 @@ import numpy as np
 
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, broadcast_into,
-                              check_fallback, check_out_cast, finish, finish_gufunc, norm_axis,
-                              np_dtype,
-                              out_broadcast, refuse_host_out, tl_dtype, unaliased)
+                              check_accumulate_out, check_fallback, check_out_cast, finish,
+                              finish_gufunc, norm_axis, np_dtype, out_broadcast,
+                              refuse_host_out, tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -1032,6 +1032,8 @@ def _reduce(ufunc, method, inputs, kwargs):
         raise TypeError("cannot accumulate on a scalar")
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
+    if out is not None:
+        check_accumulate_out(x.shape, out)
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
         if dtype is not None and ufunc.__name__ in ("maximum", "minimum") and \
                 not (x.is_complex() and not tl_dtype(dtype).is_complex):

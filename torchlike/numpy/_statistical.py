@@ -14,7 +14,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
     refuse, cast, NoValue, TABLE, accumulator_dtype, promote, tensor_if_holding, unaliased,
-    weights_along, check_reduce_out)
+    weights_along, check_reduce_out, check_accumulate_out)
 
 Tensor = _C.Tensor
 
@@ -539,6 +539,8 @@ def _scan(name):
         a = unaliased(as_tensor(a), out)    # cumprod keeps its input
         if axis is None or a.ndim == 0:  # (NumPy scans a 0-d array along axis 0 as 1-d)
             a, axis = a.reshape(-1), 0 if axis is None else axis
+        if out is not None:
+            check_accumulate_out(a.shape, out)
         axis = norm_axis(axis, a.ndim)
         dtype = tl_dtype(dtype)
         if dtype is None:
