@@ -45,9 +45,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # EOFError and UnpicklingError are what pickle (and PyTorch's load) raise for a
 # truncated or refused file; AssertionError is PyTorch's own for embedding's
 # padding_idx; MemoryError is NumPy's for a size that can be named but not held.
+# (BufferError: the buffer protocol's own refusal, NumPy's too, e.g.
+# np.frombuffer of a memoryview that is not C-contiguous)
 ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, NotImplementedError,
            OverflowError, ZeroDivisionError, KeyError, AttributeError, EOFError,
-           pickle.UnpicklingError, AssertionError, MemoryError)
+           pickle.UnpicklingError, AssertionError, MemoryError, BufferError)
 
 
 class Defect(Exception):

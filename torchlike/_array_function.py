@@ -423,17 +423,21 @@ def _shape_words(shape):
 _SHAPED = (_C.Tensor, np.ndarray)
 
 
-def out_broadcast(operands, target):
+def out_broadcast(operands, target, where=None):
     """NumPy's rule for a ufunc's out=: the operands (tensors and ndarrays;
     numbers have no shape) broadcast together, then to out's shape (NumPy
     fills a larger out by broadcasting them further, ``np.add(row, 1,
-    out=table)``, which the ops refuse).  The operands' broadcast when it is
+    out=table)``, which the ops refuse), and a where= mask (a tensor or an
+    ndarray) broadcasts to that too.  The operands' broadcast when it is
     smaller than ``target``; None when it is ``target``, or when the
     operands do not broadcast together (the op's error names them).  An out
-    they cannot fill is NumPy's ValueError (``broadcast_into``).
+    they cannot fill, or a mask that does not fit, is NumPy's ValueError
+    (``broadcast_into``).
 
     The C fast path (``out_shape_met`` in py_ufunc.c) takes a call only
-    when the first test below holds, and leaves every other call here."""
+    when the first test below holds (it has no where=), and leaves every
+    other call here."""
+    mask = where if isinstance(where, _SHAPED) and where.ndim else None
     met, rank = False, len(target)
     for x in operands:  # (a loop: this runs on every call with out=)
         if isinstance(x, _C.Tensor) or isinstance(x, np.ndarray):
@@ -441,29 +445,111 @@ def out_broadcast(operands, target):
                 break
             met = met or x.shape == target
     else:
-        if met:  # an operand is out's shape and none is larger: theirs is out's or an error
+        if met and mask is None:  # an operand is out's shape and none is larger
             return None
     try:
         shape = np.broadcast_shapes(*(tuple(x.shape) for x in operands
                                       if isinstance(x, _SHAPED)))
     except ValueError:
-        return None
-    broadcast_into(shape, tuple(target), operands)
+        if mask is None:
+            return None
+        shape = None  # NumPy names every operand, out and the mask
+    broadcast_into(shape, tuple(target), operands, mask)
     return None if shape == tuple(target) else shape
 
 
-def broadcast_into(shape, target, operands=()):
+def broadcast_into(shape, target, operands=(), where=None):
     """NumPy's ValueError unless a result of ``shape`` broadcasts to out's
-    ``target`` (naming the operands' shapes where they are given)."""
+    ``target`` (naming the operands' shapes where they are given, then
+    out's, then a where= mask's, which must broadcast to ``target`` too;
+    ``shape`` None: the operands do not broadcast together)."""
     try:
+        if shape is None:
+            raise ValueError
         full = np.broadcast_shapes(shape, target)
+        if where is not None:
+            np.broadcast_shapes(full, tuple(where.shape))
     except ValueError:
         shapes = [tuple(x.shape) for x in operands if isinstance(x, _SHAPED)] or [shape]
+        shapes.append(target)
+        if where is not None:
+            shapes.append(tuple(where.shape))
+        # (each shape followed by a space, the last one too, as NumPy words it)
         raise ValueError("operands could not be broadcast together with shapes "
-                         + " ".join(map(_shape_words, shapes + [target]))) from None
+                         + "".join(_shape_words(s) + " " for s in shapes)) from None
     if full != target:
         raise ValueError(f"non-broadcastable output operand with shape {_shape_words(target)} "
                          f"doesn't match the broadcast shape {_shape_words(full)}")
+    if where is not None and np.broadcast_shapes(full, tuple(where.shape)) != full:
+        raise ValueError(f"non-broadcastable output operand with shape {_shape_words(target)} "
+                         f"doesn't match the broadcast shape "
+                         f"{_shape_words(np.broadcast_shapes(full, tuple(where.shape)))}")
+
+
+def check_reduce_out(name, shape, axes, keepdims, out, where=None):
+    """NumPy's ValueErrors for the out= of a reduction by ufunc ``name``
+    ("add" for np.sum) over ``axes`` of an input of ``shape``, checked before
+    anything else (a bad where= mask or a missing identity come later, and
+    the cast into out is unsafe): out with another number of dims than the
+    result; out's dims (on the input's axes, the reduced ones new) or a
+    where= mask that do not broadcast to the input (the operands' shapes
+    remapped, NumPy's words); a 1 in out where the result's dim is longer."""
+    if isinstance(out, tuple):
+        out = out[0] if len(out) == 1 else None
+    if not isinstance(out, _SHAPED):
+        return
+    have, shape = tuple(out.shape), tuple(shape)
+    dims = list(range(len(shape))) if keepdims else \
+        [d for d in range(len(shape)) if d not in axes]
+    if len(have) != len(dims):
+        raise ValueError(f"output parameter for reduction operation {name} has the wrong number "
+                         f"of dimensions: Found {len(have)} but expected {len(dims)}"
+                         + (" (must match the operand's when keepdims=True)" if keepdims else ""))
+    mask = tuple(where.shape) if isinstance(where, _SHAPED) else None
+    fits = all(h in (1, shape[d]) for h, d in zip(have, dims))
+    if fits and mask is not None:
+        try:
+            fits = np.broadcast_shapes(mask, shape) == shape
+        except ValueError:
+            fits = False
+    if not fits:
+        # out's dims on the input's axes from its first one (NumPy leaves
+        # the leading new axes out of its words)
+        place = dict(zip(dims, have))
+        remapped = ",".join(str(place[d]) if d in place else "newaxis"
+                            for d in range(min(dims, default=len(shape)), len(shape)))
+        words = [f"{_shape_words(have)}->({remapped})", _shape_words(shape)]
+        if mask is not None:
+            words.append(_shape_words(mask))
+        raise ValueError("operands could not be broadcast together with remapped shapes "
+                         "[original->remapped]: " + " ".join(words) + " ")
+    for h, d in zip(have, dims):
+        if h == 1 and shape[d] != 1 and d not in axes:
+            raise ValueError(f"output operand requires a reduction along dimension {d}, but the "
+                             f"reduction is not enabled. The dimension size of 1 does not match "
+                             f"the expected output shape.")
+
+
+def check_accumulate_out(shape, out):
+    """NumPy's ValueErrors for the out= of an accumulation (np.cumsum,
+    ufunc.accumulate) of an input of ``shape`` (raveled first for axis=None)
+    whose shape is not the input's: of a 1-d input, the wrong size; else the
+    shapes remapped (out's leading dims, as many as the input has).  An out
+    with fewer dims is left to the scan's own error."""
+    if isinstance(out, tuple):
+        out = out[0] if len(out) == 1 else None
+    if not isinstance(out, _SHAPED):
+        return
+    have, shape = tuple(out.shape), tuple(shape)
+    if have == shape:
+        return
+    if len(shape) == 1:
+        raise ValueError("provided out is the wrong size for the accumulation.")
+    if len(have) >= len(shape):
+        raise ValueError("operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {_shape_words(have)}->"
+                         f"({','.join(map(str, have[:len(shape)]))}) "
+                         f"{_shape_words(shape)}->({','.join(map(str, shape))}) ")
 
 
 def finish(result, out):

@@ -19,8 +19,9 @@ import numpy as np
 
 from . import _C
 from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, broadcast_into,
-                              check_fallback, check_out_cast, finish, norm_axis, np_dtype,
-                              out_broadcast, refuse_host_out, tl_dtype, unaliased)
+                              check_accumulate_out, check_fallback, check_out_cast, finish,
+                              finish_gufunc, norm_axis, np_dtype, out_broadcast,
+                              refuse_host_out, tl_dtype, unaliased)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -372,9 +373,11 @@ def _complex_ordered(name):
     call = _ORDERED_CALLS.get(name)
     if call is not None:
         return call
-    from .numpy._elementwise import _DIRECT
+    from .numpy._elementwise import _DIRECT, numpy_tie
     ordered = _DIRECT[name][0]
     op = getattr(_C, _RENAMED.get(name, name)) if name not in _OP_NAMES else _OP_NAMES[name]
+    if name in ("maximum", "minimum"):  # a tie of 0.0 and -0.0 as NumPy's loops answer it
+        op = numpy_tie(op)
 
     def call(x1, x2, out=None):
         try:
@@ -502,14 +505,14 @@ def _core_axes_call(ufunc, inputs, kwargs):
     return _C.movedim(result, tuple(range(-len(out_axes), 0)), out_axes)
 
 
-def out_shape_operands(operands, out):
+def out_shape_operands(operands, out, where=None):
     """The operands broadcast to ``out``'s shape when it is larger than
-    theirs (``out_broadcast``)."""
+    theirs (``out_broadcast``, which checks a where= mask's fit too)."""
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if not isinstance(out, _C.Tensor):
         return operands
     target = out.shape
-    if out_broadcast(operands, target) is None:
+    if out_broadcast(operands, target, where) is None:
         return operands
     return tuple(x.expand(target) if isinstance(x, _C.Tensor) else
                  np.broadcast_to(x, target) if isinstance(x, np.ndarray) else x
@@ -569,10 +572,16 @@ def _signature_call(ufunc, inputs, signature, given_out, where, kwargs):
         return result
     if out is False:
         return NotImplemented
-    broadcast_into(tuple(result.shape), tuple(out.shape))
+    if ufunc.signature:  # out's core dims, then its loop dims (the cast was NumPy's probe's)
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
+        finish_gufunc(result, out, ufunc.__name__, ufunc.signature,
+                      _core_count(ufunc.signature), casting="unsafe")
+        return given_out[0]
+    mask = None if where is True else where if isinstance(where, _C.Tensor) else \
+        as_tensor(where)
+    broadcast_into(tuple(result.shape), tuple(out.shape), inputs, mask)
     refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
-    write_where(out, result.expand(tuple(out.shape)), None if where is True else
-                where if isinstance(where, _C.Tensor) else as_tensor(where))
+    write_where(out, result.expand(tuple(out.shape)), mask)
     return given_out[0]
 
 
@@ -624,8 +633,14 @@ def _call(ufunc, inputs, kwargs):
         if result is NotImplemented:
             return NotImplemented
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
-        write_where(out, result, None if where is True else
-                    where if isinstance(where, _C.Tensor) else as_tensor(where))
+        mask = None if where is True else where if isinstance(where, _C.Tensor) else \
+            as_tensor(where)
+        if ufunc.signature:  # out's core dims, then its loop dims (NumPy's words)
+            finish_gufunc(result, out, ufunc.__name__, ufunc.signature,
+                          _core_count(ufunc.signature), casting="unsafe")
+            return given_out[0]
+        broadcast_into(tuple(result.shape), tuple(out.shape), inputs, mask)
+        write_where(out, result, mask)
         return given_out[0]
     if op is None or out is False or ufunc.nout != 1 or not _is_default(kwargs):
         return NotImplemented
@@ -641,7 +656,9 @@ def _call(ufunc, inputs, kwargs):
         refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
         if not unsafe:  # (the op's own out= check, which the select below bypasses)
             check_out_cast(ufunc.__name__, result.dtype, out)
-        write_where(out, result, where if isinstance(where, _C.Tensor) else as_tensor(where))
+        mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
+        broadcast_into(tuple(result.shape), tuple(out.shape), inputs, mask)
+        write_where(out, result, mask)
         return given_out[0]
     if dtype is not None:
         if isinstance(dtype, str):  # "float32": .to() would read a str as a device
@@ -664,13 +681,28 @@ def _call(ufunc, inputs, kwargs):
     try:
         operands = inputs if ufunc.signature else out_shape_operands(inputs, out)
     except ValueError:  # NumPy refuses out's dtype before its shape
-        from .numpy._elementwise import _out_refusal
-        refusal = _out_refusal(op, ufunc, inputs, {}, "same_kind", out)
-        if refusal:
-            raise TypeError(refusal) from None
+        _raise_out_refusal(op, ufunc, inputs, out)
         raise
-    op(*operands, out=out)
+    try:
+        op(*operands, out=out)
+    except TypeError:  # the op's own out= dtype check: NumPy's words for it
+        _raise_out_refusal(op, ufunc, inputs, out)
+        raise
     return given_out[0]  # NumPy hands back the caller's own out object
+
+
+def _core_count(signature):
+    """The number of core dims of a gufunc's output: 2 for "(n,k),(k,m)->(n,m)"."""
+    core = signature.split("->")[1].strip("()")
+    return len(core.split(",")) if core else 0
+
+
+def _raise_out_refusal(op, ufunc, inputs, out):
+    """NumPy's TypeError when op's result cannot be cast into out's dtype."""
+    from .numpy._elementwise import _out_refusal
+    refusal = _out_refusal(op, ufunc, inputs, {}, "same_kind", out)
+    if refusal:
+        raise TypeError(refusal) from None
 
 
 _LN2 = 0.6931471805599453
@@ -1000,6 +1032,8 @@ def _reduce(ufunc, method, inputs, kwargs):
         raise TypeError("cannot accumulate on a scalar")
     # NumPy's AxisError, not the scan's IndexError
     x, axis = (x.reshape(-1), 0) if axis is None else (x, norm_axis(axis, x.ndim))
+    if out is not None:
+        check_accumulate_out(x.shape, out)
     if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
         if dtype is not None and ufunc.__name__ in ("maximum", "minimum") and \
                 not (x.is_complex() and not tl_dtype(dtype).is_complex):

@@ -67,7 +67,7 @@ def _unary(op, name):
                 return getattr(np, name)(x, **kwargs)
             x = x if isinstance(x, Tensor) else _new_array(x)
             if "out" in kwargs:
-                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"])
+                (x,) = _ufunc.out_shape_operands((x,), kwargs["out"], kwargs.get("where"))
             return op(x, **kwargs)
         except MaskedOperand:
             return _masked(name, (x,), kwargs)
@@ -127,7 +127,7 @@ def _binary(op, name):
                 "signature" not in kwargs:  # NEP 50's rules for them (a signature's: NumPy's)
             x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
         if "out" in kwargs:
-            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"])
+            x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"], kwargs.get("where"))
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -246,8 +246,32 @@ for _name, _op in UNARY.items():
     globals()[_name] = _unary(_ufunc.numpy_square if _op == "square" else getattr(_C, _op),
                               _name)
 reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
+_TIE_SECOND = (_C.float32, _C.float64)
+
+
+def numpy_tie(op):
+    """maximum/minimum (``op``) as NumPy's float32 and float64 loops answer a
+    tie of 0.0 and -0.0: with the second operand, in every layout (its
+    float16 loop, like the op's, gives the first; so do its integer loops,
+    where a tie is one value).  The op gives the first, so the operands go
+    to it swapped (its gradient splits a tie evenly either way); a call the
+    swap cannot take runs as given, so an error names the operands in order."""
+    def run(x1, x2, **kwargs):
+        if not kwargs or len(kwargs) == 1 and "out" in kwargs:
+            try:
+                if _C.result_type(x1, x2) in _TIE_SECOND:
+                    return op(x2, x1, **kwargs)
+            except Exception:  # noqa: BLE001 - the call as given says what is wrong
+                pass
+        return op(x1, x2, **kwargs)
+    run.__name__ = run.__qualname__ = op.__name__
+    return run
+
+
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
+    if _op in ("maximum", "minimum"):
+        _fn = numpy_tie(_fn)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
         _fn = _ufunc.numpy_division(_fn)
     if _op in ("floor_divide", "remainder", "fmod", "pow", "bitwise_left_shift",
@@ -389,6 +413,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         return _C.clamp(x, min, max)  # the common call: float data, number bounds
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    operands = (x, lo, hi)  # as given: out='s refusals name their shapes
     if kwargs:  # NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=) were dropped
         from ._utility import clip as numpy_clip
         return numpy_clip(x, lo, hi, out, **kwargs)
@@ -410,13 +435,13 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         lo, hi = (b.to(x.dtype) if isinstance(b, Tensor) else b for b in (lo, hi))
         result = _C.clamp(x, lo, hi)
         if out is not None:
-            out.copy_(result)
-            return out
+            from ._utility import _clip_finish
+            return _clip_finish(operands, result, out)
         return result
     if x.is_complex():  # NumPy's complex order; a NaN bound (either part) gives NaN, as NumPy's
         result = x if lo is None else maximum(x, _bound(lo, x))
         result = result if hi is None else minimum(result, _bound(hi, x))
-        return _finish_clip(x if result is x else result, x, out)
+        return _finish_clip(x if result is x else result, x, out, operands)
     result = x
     below, above = _C.lt, _C.gt
     if lo is not None:
@@ -427,17 +452,17 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
         hi = _bound(hi, x)
         result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
             else _C.where(above(result, hi), hi.to(x.dtype), result)
-    return _finish_clip(result, x, out)
+    return _finish_clip(result, x, out, operands)
 
 
-def _finish_clip(result, x, out):
+def _finish_clip(result, x, out, operands):
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:
         result = result.to(x.dtype)
     if out is not None:
-        out.copy_(result)
-        return out
+        from ._utility import _clip_finish
+        return _clip_finish(operands, result, out)
     return result
 
 
@@ -762,7 +787,10 @@ def _with_ufunc_keywords(fn, ufunc):
             result = call(*args, **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
-        # (signature= is checked by NumPy itself, on the ufunc's call)
+        # (signature= is checked by NumPy itself, on the ufunc's call: its
+        # loop, and out's dtype under it, before out's shape)
+        if "signature" in kwargs and len(args) == ufunc.nin:
+            return ufunc(*[_operand(a) for a in args], **kwargs)
         if kwargs.get("casting") in _STRICT_CASTINGS and kwargs.get("dtype") is None and \
                 len(args) == ufunc.nin and "signature" not in kwargs:
             _check_ufunc_casting(ufunc, args, kwargs)
@@ -770,7 +798,8 @@ def _with_ufunc_keywords(fn, ufunc):
                 "signature" not in kwargs:
             _check_ufunc_out(fn, ufunc, args, kwargs)
             if isinstance(kwargs["out"], (Tensor, np.ndarray)) and \
-                    _out_shape(args, kwargs["out"]) and not hasattr(fn, "_writes_out"):
+                    _out_shape(args, kwargs["out"], kwargs.get("where")) and \
+                    not hasattr(fn, "_writes_out"):
                 return _write_out(fn, ufunc, args, kwargs)
         try:
             return fn(*args, **kwargs)
@@ -779,7 +808,7 @@ def _with_ufunc_keywords(fn, ufunc):
                 raise
             if "argument 'out'" in str(error) and ufunc.nout == 1 and len(args) == ufunc.nin \
                     and isinstance(kwargs.get("out"), (Tensor, np.ndarray)):
-                _out_shape(args, kwargs["out"])
+                _out_shape(args, kwargs["out"], kwargs.get("where"))
                 return _write_out(fn, ufunc, args, kwargs)  # NumPy's ufunc would call fn again
         return ufunc(*[_operand(a) for a in args], **kwargs)
     call.__name__ = call.__qualname__ = fn.__name__
@@ -788,11 +817,11 @@ def _with_ufunc_keywords(fn, ufunc):
     return call
 
 
-def _out_shape(args, out):
-    """Whether out (its shape checked by NumPy's rule, ``_ufunc.out_broadcast``)
-    is larger than the operands' broadcast or an ndarray, which the
-    functions written here do not write themselves (their ops refuse both)."""
-    return _ufunc.out_broadcast(args, out.shape) is not None or \
+def _out_shape(args, out, where=None):
+    """Whether out (its shape checked by NumPy's rule, ``_ufunc.out_broadcast``,
+    with where='s) is larger than the operands' broadcast or an ndarray, which
+    the functions written here do not write themselves (their ops refuse both)."""
+    return _ufunc.out_broadcast(args, out.shape, where) is not None or \
         isinstance(out, np.ndarray)
 
 
@@ -968,7 +997,12 @@ def _out_refusal(fn, ufunc, args, kwargs, casting, out):
         probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
                  else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
         extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
-        dtype = fn(*probe, **extra).dtype
+        try:
+            dtype = fn(*probe, **extra).dtype
+        except TypeError as error:  # dtype= the function does not take: NumPy's loop
+            if not extra or "unexpected keyword argument" not in str(error):
+                raise
+            dtype = ufunc(*probe, **extra).dtype
         target = out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)
     except Exception:  # noqa: BLE001 - the call itself raises what it must
         return None

@@ -368,7 +368,7 @@ def _linalg(name, np_func, least=2, result=None, square=False):
     def impl(a, *args, **kwargs):
         r = op(_linalg_input(a, least, square), *args, **kwargs)
         return r if result is None else result(r)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     TABLE[np_func] = impl
 
 

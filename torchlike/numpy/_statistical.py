@@ -14,7 +14,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
     refuse, cast, NoValue, TABLE, accumulator_dtype, promote, tensor_if_holding, unaliased,
-    weights_along)
+    weights_along, check_reduce_out, check_accumulate_out)
 
 Tensor = _C.Tensor
 
@@ -138,6 +138,18 @@ def _first_via_out(a, axes, out, loop):
     return b
 
 
+# the ufunc whose reduction a function is, as NumPy's out= messages name it
+_REDUCING_UFUNC = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _check_reduce_out(name, a, axis, keepdims, out, where):
+    """NumPy's out= shape refusals for reduction ``name`` (check_reduce_out)."""
+    a = as_tensor(a)
+    _, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
+    check_reduce_out(_REDUCING_UFUNC[name], a.shape, axes, keep, out,
+                     None if where is NoValue else where)
+
+
 def _reduction(name):
     op = getattr(_C, name)
 
@@ -154,6 +166,8 @@ def _reduction(name):
             dims = () if axis is None else (axis % a.ndim,)  # () is every dim
             return op(a, dims, keepdims is True) if wide is None else \
                 op(a, dims, keepdims is True, dtype=wide)
+        if out is not None and name in _REDUCING_UFUNC:
+            _check_reduce_out(name, a, axis, keepdims, out, where)
         a = _masked(as_tensor(a), where, identity)
         a, axes, keep = _reduce_args(a, axis, keepdims, ufunc=True)
         dtype = tl_dtype(dtype)
@@ -170,7 +184,7 @@ def _reduction(name):
                 start = _via_out(start, out, loop)
             result = result * start if name == "prod" else result + start
         return finish(result, out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 
@@ -346,7 +360,7 @@ def _moment(name):
             zero = result == 0
             result = _C.where(zero, 0.0, _C.sqrt(_C.where(zero, 1.0, result)))
         return finish(result, out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 
@@ -354,7 +368,9 @@ implements(np.std)(_moment("std"))
 implements(np.var)(_moment("var"))
 
 
-def _extreme(name):
+def _extreme(name, public=None):
+    """np.amax/np.amin (name), or np.max/np.min as ``public`` (its name in
+    messages)."""
     op = getattr(_C, name)
 
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
@@ -364,6 +380,8 @@ def _extreme(name):
             if axis is None and keepdims is not True:
                 return op(a)
             return op(a, () if axis is None else (axis % a.ndim,), keepdim=keepdims is True)
+        if out is not None:
+            _check_reduce_out(name, a, axis, keepdims, out, where)
         a = as_tensor(a)
         loop = _out_loop(a, out)
         if initial is not NoValue:
@@ -401,7 +419,7 @@ def _extreme(name):
         if loop is not None:
             a = _first_via_out(a, axes, out, loop)
         return finish(op(a, axes, keepdim=keep), out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = public or name
     return impl
 
 
@@ -439,8 +457,10 @@ def _complex_extreme(op, a, axes, keep):
     return best
 
 
-implements(np.max, np.amax)(_extreme("amax"))
-implements(np.min, np.amin)(_extreme("amin"))
+implements(np.max)(_extreme("amax", "max"))
+implements(np.amax)(_extreme("amax"))
+implements(np.min)(_extreme("amin", "min"))
+implements(np.amin)(_extreme("amin"))
 
 
 @implements(np.ptp)
@@ -478,7 +498,7 @@ def _arg_extreme(name):
         else:
             result = op(a, norm_axis(axis, a.ndim), keepdim=keep)
         return finish(result, out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 
@@ -496,7 +516,7 @@ def _logical_reduction(name):
         if result.dtype is not _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
             result = result.to(_C.bool)
         return finish(result, out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 
@@ -519,13 +539,15 @@ def _scan(name):
         a = unaliased(as_tensor(a), out)    # cumprod keeps its input
         if axis is None or a.ndim == 0:  # (NumPy scans a 0-d array along axis 0 as 1-d)
             a, axis = a.reshape(-1), 0 if axis is None else axis
+        if out is not None:
+            check_accumulate_out(a.shape, out)
         axis = norm_axis(axis, a.ndim)
         dtype = tl_dtype(dtype)
         if dtype is None:
             dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
         return finish(op(a, axis, **kw), out)
-    impl.__name__ = name
+    impl.__name__ = impl.__qualname__ = name
     return impl
 
 

@@ -8,12 +8,32 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue, can_cast_dtypes, integer_clip_bounds, unaliased)
+    NoValue, can_cast_dtypes, integer_clip_bounds, unaliased, check_out_cast, out_broadcast)
 from ._elementwise import round as _round  # the namespace's np.round, one for both routes
 # the namespace's own: NumPy's complex order (clip), real/imag of any dtype
 from ._elementwise import clip as ordered_clip, imag as imag_part, real as real_part
 
 Tensor = _C.Tensor
+
+
+def _clip_finish(operands, result, out, casting="same_kind", where=None):
+    """np.clip's result into out= as NumPy's clip ufunc writes it: the
+    result's dtype must cast to out's ("same_kind", NumPy's TypeError, looked
+    at first), then the operands (a bound of None left out, a number as a
+    0-d array) and out broadcast together, a larger out filled by
+    broadcasting (NumPy's ValueError naming them otherwise)."""
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if isinstance(target, (Tensor, np.ndarray)):
+        check_out_cast("clip", result.dtype, target, casting)
+        shaped = [x if isinstance(x, (Tensor, np.ndarray)) else np.empty(np.shape(x))
+                  for x in operands if x is not None]
+        if out_broadcast(shaped, tuple(target.shape), where) is not None:
+            result = result.expand(tuple(target.shape))
+    if where is not None and target is not None:
+        held = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
+        mask = where if isinstance(where, Tensor) else as_tensor(where)
+        result = _C.where(mask.to(result.device), result, held.to(result.dtype))
+    return finish(result, out)
 
 
 @implements(np.clip)
@@ -23,26 +43,27 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     hi = a_max if max is NoValue else max
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = unaliased(as_tensor(a), out)
+    operands = (a, lo, hi)
     dtype, where = kwargs.pop("dtype", None), kwargs.pop("where", True)
     casting = kwargs.pop("casting", "same_kind")
     kwargs.pop("order", None), kwargs.pop("subok", None)  # layout and subclasses: nothing to do
     if kwargs:
         raise TypeError(f"clip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if dtype is not None or where is not True:
-        return _clip_with(a, lo, hi, out, dtype, where, casting)
+        return _clip_with(operands, out, dtype, where, casting)
     if a.is_complex():  # NumPy's complex order: the namespace's clip has it
-        return finish(ordered_clip(a, lo, hi), out)
+        return _clip_finish(operands, ordered_clip(a, lo, hi), out, casting)
     # a Python number is weak; a NumPy scalar (np.float64 is a float) is an array
     lo, hi = (b if b is None or isinstance(b, (int, float)) and not isinstance(b, np.generic)
               else as_tensor(b) for b in (lo, hi))
     lo, hi = integer_clip_bounds(a, lo, hi)
     if lo is None and hi is None:
-        return finish(a.clone(), out)
+        return _clip_finish(operands, a.clone(), out, casting)
     if a.is_floating_point() and all(b is None or type(b) is float for b in (lo, hi)):
         # NOTE: number bounds are clamp's, as torch.clip's and the namespace's
         # clip: an element at a bound gets no gradient (maximum/minimum would
         # give it half)
-        return finish(_C.clamp(a, lo, hi), out)
+        return _clip_finish(operands, _C.clamp(a, lo, hi), out, casting)
     lo, hi = (None if b is None else _clip_bound(b, a) for b in (lo, hi))
     dtype = a.dtype
     for b in (lo, hi):
@@ -53,17 +74,18 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
         # gradient between x and it, x == min == max gives x all of it
         # (maximum then minimum gave x a quarter there)
         lo, hi = (None if b is None else b.to(dtype) for b in (lo, hi))
-        return finish(_C.clamp(a.to(dtype), lo, hi), out)
+        return _clip_finish(operands, _C.clamp(a.to(dtype), lo, hi), out, casting)
     result = a if lo is None else _C.maximum(a, lo)
     result = result if hi is None else _C.minimum(result, hi)
-    return finish(result, out)
+    return _clip_finish(operands, result, out, casting)
 
 
-def _clip_with(a, lo, hi, out, dtype, where, casting):
+def _clip_with(operands, out, dtype, where, casting):
     """np.clip's ufunc keywords, which were dropped: ``dtype=`` clips in that
     dtype (the array and array bounds cast under ``casting=``, NumPy's
     error otherwise), ``where=`` keeps out's values where the mask is False
     (without out= NumPy leaves them undefined: here, clipped)."""
+    a, lo, hi = operands
     if dtype is not None:
         want = np.dtype(dtype)
         for i, x in enumerate((a, lo, hi)):
@@ -78,11 +100,7 @@ def _clip_with(a, lo, hi, out, dtype, where, casting):
         result = result.to(tl_dtype(want))
     else:
         result = clip(a, lo, hi)
-    if where is True or out is None:
-        return finish(result, out)
-    target = _C.from_numpy(out) if isinstance(out, np.ndarray) else out
-    mask = where if isinstance(where, Tensor) else as_tensor(where)
-    return finish(_C.where(mask.to(result.device), result, target.to(result.dtype)), out)
+    return _clip_finish(operands, result, out, casting, None if where is True else where)
 
 
 def _clip_bound(b, x):

@@ -102,10 +102,15 @@ static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ss
         memcpy(call, args + 2, (size_t)nin * sizeof *call);
         call[nin] = out;
         PyObject *r = PyObject_Vectorcall(op, call, (size_t)nin, kwnames);
-        if (!r)
+        if (r) {
+          Py_DECREF(r);
+          return Py_NewRef(out); /* NumPy hands back the caller's own out object */
+        }
+        /* a dtype out cannot take: the op's TypeError checks before it writes;
+         * the slow path raises it in NumPy's words */
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
           return NULL;
-        Py_DECREF(r);
-        return Py_NewRef(out); /* NumPy hands back the caller's own out object */
+        PyErr_Clear();
       }
     }
     if (PyErr_Occurred())

@@ -17,6 +17,7 @@
  * the cast into the result happens last.                                  */
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ndcore/dispatch/tl_dispatch.h"
@@ -353,13 +354,15 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
 
 /* A float max/min that came out zero: the sign PyTorch's CPU kernels would
  * give it among tied -0.0 and +0.0 (reduce_zero_sign.c).  max()/min() over
- * the whole tensor read the input in logical order.  amax()/amin() read a
+ * the whole tensor read the input in logical order.  amax()/amin() of a
  * contiguous input whose reduced dims form one run, seen as (A, R, C) with
  * R reduced: with C == 1 each of the A rows as a whole-tensor amax (the
- * whole tensor is one row), else each column (a, c) down its R elements
- * (reduce_zero_sign.c has PyTorch's rule).  Other layouts are left as they
- * are (PyTorch's iterator reorders them by their strides). */
-static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t mask,
+ * whole tensor is one row), else each column (a, c) down its R elements;
+ * any other layout (strided, expanded, several reduced runs) is played as
+ * PyTorch's iterator orders it (tl_reduce_zero_sign_strided).  A negative
+ * stride, which PyTorch has no view for, is read as its flip(): a
+ * contiguous copy in logical order. */
+static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t mask, bool keepdim,
                                       tl_tensor *acc)
 {
   tl_dtype d = in->dtype;
@@ -369,24 +372,7 @@ static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t ma
     return TL_OK;
   if (d != TL_DTYPE_F16 && d != TL_DTYPE_BF16 && d != TL_DTYPE_F32 && d != TL_DTYPE_F64)
     return TL_OK;
-  int64_t cols = 1; /* C: the kept elements after the reduced run */
-  if (outs > 1) {
-    if (!amax_kernel)
-      return TL_OK;
-    int part = 0; /* 0: in C (from the end), 1: in R, 2: in A */
-    for (int i = in->ndim - 1; i >= 0; i--) {
-      if (in->shape[i] == 1)
-        continue;
-      bool reduced = mask >> i & 1;
-      if (reduced && part == 2)
-        return TL_OK; /* a second reduced run */
-      part = reduced ? 1 : part == 1 ? 2 : part;
-      if (part == 0)
-        cols *= in->shape[i];
-    }
-  }
-  bool contiguous = tl_tensor_is_contiguous(in);
-  if (amax_kernel && !contiguous)
+  if (outs > 1 && !amax_kernel)
     return TL_OK;
   char *p = (char *)tl_tensor_data(acc);
   bool f64 = acc->dtype == TL_DTYPE_F64, any = false;
@@ -394,8 +380,27 @@ static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t ma
     any = (f64 ? ((double *)p)[r] : (double)((float *)p)[r]) == 0.0;
   if (!any)
     return TL_OK;
-  tl_tensor x = *in; /* max()/min() of a strided input: a contiguous copy */
-  if (!contiguous) {
+  int64_t cols = 1; /* C: the kept elements after the reduced run */
+  bool one_run = true;
+  int part = 0; /* 0: in C (from the end), 1: in R, 2: in A */
+  for (int i = in->ndim - 1; i >= 0 && outs > 1; i--) {
+    if (in->shape[i] == 1)
+      continue;
+    bool reduced = mask >> i & 1;
+    if (reduced && part == 2)
+      one_run = false;
+    part = reduced ? 1 : part == 1 ? 2 : part;
+    if (part == 0)
+      cols *= in->shape[i];
+  }
+  bool negative = false;
+  for (int i = 0; i < in->ndim; i++)
+    negative |= in->strides[i] < 0 && in->shape[i] > 1;
+  bool contiguous = tl_tensor_is_contiguous(in);
+  bool strided = amax_kernel && !negative && (!contiguous || !one_run);
+  tl_tensor x = *in; /* a contiguous copy where the input is read in logical order */
+  bool copied = !contiguous && !strided;
+  if (copied) {
     if (tl_tensor_empty(&x, d, in->ndim, in->shape, tl_device_cpu()) != TL_OK)
       return tl_error_status();
     if (tl_tensor_copy(&x, in) != TL_OK) {
@@ -408,12 +413,23 @@ static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t ma
   const char *xs = (const char *)tl_tensor_data(&x);
   size_t size = tl_dtype_size(d);
   int threads = outs == 1 ? tl_parallel_get_threads() : 1; /* rows split over threads whole */
+  double *played = NULL;
+  if (strided) {
+    played = malloc((size_t)outs * sizeof(double));
+    if (!played)
+      return tl_error_set(TL_ERR_MEMORY, "%s(): out of memory for %lld outputs",
+                          tl_op_infos[op].name, (long long)outs);
+    tl_reduce_zero_sign_strided(xs, d, in->ndim, in->shape, in->strides, mask, keepdim, hi,
+                                threads, played);
+  }
   for (int64_t o = 0; o < outs; o++) {
     double v = f64 ? ((double *)p)[o] : (double)((float *)p)[o];
     if (v != 0.0)
       continue;
     double z;
-    if (cols == 1) {
+    if (strided) {
+      z = played[o];
+    } else if (cols == 1) {
       z = tl_reduce_zero_sign(xs + (size_t)(o * len) * size, d, len, hi, amax_kernel, threads);
     } else {
       int64_t a = o / cols, c = o % cols;
@@ -425,7 +441,8 @@ static tl_status zero_sign_as_pytorch(tl_op op, const tl_tensor *in, uint64_t ma
     else
       ((float *)p)[o] = (float)z;
   }
-  if (!contiguous)
+  free(played);
+  if (copied)
     tl_tensor_release(&x);
   return TL_OK;
 }
@@ -444,7 +461,7 @@ static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool n
   tl_tensor acc;
   if (pass_new(&acc, is_max ? TL_RK_MAX : TL_RK_MIN, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
-  if (zero_sign_as_pytorch(op, in, mask, &acc) != TL_OK) {
+  if (zero_sign_as_pytorch(op, in, mask, a->keepdim, &acc) != TL_OK) {
     tl_tensor_release(&acc);
     return tl_error_status();
   }

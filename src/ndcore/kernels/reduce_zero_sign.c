@@ -185,3 +185,228 @@ double tl_reduce_zero_sign_column(const void *x, tl_dtype dtype, int64_t rows, i
   }
   return 0.0; /* not reached: the column's value is zero */
 }
+
+/* ---- amax()/amin() of any strided input ------------------------------------
+ * PyTorch's reduction iterator first lays the dims out: the output's
+ * reduced dims (stride 0) first, then by ascending stride, output before
+ * input, an equal stride putting the smaller dim first (an insertion sort
+ * from the reversed dims that stops at the first strict "before"); then it
+ * merges neighbours that run on (size 1, or stride * size == the next
+ * stride for both operands).  Each 2-d tile of that layout (dim 0 the
+ * inner run, dim 1 the outer) takes one of three loops:
+ *   contiguous reduction (output stride 0, input stride 1 in dim 0): each
+ *     row as vec_chunk above, into its output;
+ *   outer reduction (output stride 0 in dim 0, both strides 1 in dim 1):
+ *     blocks of 4W columns as vectors down the rows (the later row wins a
+ *     tie), each then folded with the output under the vector rule (the
+ *     output wins), the remaining columns one element at a time;
+ *   anything else: element by element under the scalar rule.
+ * Here every output is played in full, from the identity; the caller keeps
+ * the ones that came out zero.  dims[] are in elements. */
+typedef struct {
+  int ndim;
+  int64_t shape[TL_MAX_DIMS];
+  int64_t in[TL_MAX_DIMS];  /* input strides */
+  int64_t out[TL_MAX_DIMS]; /* output strides, 0 on the reduced dims */
+} pt_iter;
+
+/* 1: d0 goes after d1, -1: before, 0: no opinion */
+static int pt_should_swap(const pt_iter *it, int d0, int d1)
+{
+  for (int arg = 0; arg < 2; arg++) {
+    const int64_t *s = arg == 0 ? it->out : it->in;
+    int64_t s0 = s[d0], s1 = s[d1];
+    if (arg == 0 && (s0 == 0) != (s1 == 0))
+      return s1 == 0 ? 1 : -1;
+    if (s0 == 0 || s1 == 0)
+      continue;
+    if (s0 != s1)
+      return s0 < s1 ? -1 : 1;
+    if (it->shape[d0] > it->shape[d1])
+      return 1;
+  }
+  return 0;
+}
+
+static void pt_layout(pt_iter *it)
+{
+  int n = it->ndim, perm[TL_MAX_DIMS];
+  for (int i = 0; i < n; i++)
+    perm[i] = n - 1 - i;
+  for (int i = 1; i < n; i++) {
+    int d1 = i;
+    for (int d0 = i - 1; d0 >= 0; d0--) {
+      int c = pt_should_swap(it, perm[d0], perm[d1]);
+      if (c > 0) {
+        int t = perm[d0];
+        perm[d0] = perm[d1];
+        perm[d1] = t;
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  pt_iter p = *it;
+  for (int i = 0; i < n; i++) {
+    p.shape[i] = it->shape[perm[i]];
+    p.in[i] = it->in[perm[i]];
+    p.out[i] = it->out[perm[i]];
+  }
+  /* merge the dims that run on */
+  int prev = 0;
+  for (int d = 1; d < n; d++) {
+    bool merge = p.shape[prev] == 1 || p.shape[d] == 1 ||
+                 (p.shape[prev] * p.in[prev] == p.in[d] && p.shape[prev] * p.out[prev] == p.out[d]);
+    if (merge) {
+      if (p.shape[prev] == 1) {
+        p.in[prev] = p.in[d];
+        p.out[prev] = p.out[d];
+      }
+      p.shape[prev] *= p.shape[d];
+    } else {
+      prev++;
+      p.shape[prev] = p.shape[d];
+      p.in[prev] = p.in[d];
+      p.out[prev] = p.out[d];
+    }
+  }
+  p.ndim = n > 0 ? prev + 1 : 0;
+  *it = p;
+}
+
+typedef struct {
+  zs_input in;
+  int w;
+  bool hi;
+  double *out;
+} pt_run;
+
+/* one 2-d tile: element offsets o (output) and x (input) of its first element */
+static void pt_tile(const pt_run *r, const pt_iter *it, int64_t o, int64_t x, int64_t size0,
+                    int64_t size1)
+{
+  int64_t os0 = it->out[0], is0 = it->in[0];
+  int64_t os1 = it->ndim > 1 ? it->out[1] : 0, is1 = it->ndim > 1 ? it->in[1] : 0;
+  bool hi = r->hi;
+  int64_t block = 4 * r->w;
+  if (os0 == 0 && is0 == 1) {
+    for (int64_t j = 0; j < size1; j++) {
+      double *dst = &r->out[o + j * os1];
+      int64_t count = size0 / block;
+      if (count > 0) {
+        double acc[PT_MAX_PERIOD];
+        for (int64_t k = 0; k < block; k++)
+          acc[k] = load(r->in, x + j * is1 + k);
+        for (int64_t i = 1; i < count; i++)
+          for (int64_t k = 0; k < block; k++)
+            acc[k] = vec_op(acc[k], load(r->in, x + j * is1 + i * block + k), hi);
+        double b0 = 0.0;
+        for (int k = 0; k < r->w; k++) {
+          double v = vec_op(vec_op(acc[k], acc[r->w + k], hi),
+                            vec_op(acc[2 * r->w + k], acc[3 * r->w + k], hi), hi);
+          b0 = k == 0 ? v : scalar_op(b0, v, hi);
+        }
+        *dst = scalar_op(*dst, b0, hi);
+      }
+      for (int64_t i = count * block; i < size0; i++)
+        *dst = scalar_op(*dst, load(r->in, x + j * is1 + i), hi);
+    }
+  } else if (os0 == 0 && os1 == 1 && is1 == 1) {
+    int64_t vec_cols = size1 - size1 % block;
+    for (int64_t c = 0; c < size1; c++) {
+      double *dst = &r->out[o + c];
+      if (c < vec_cols) {
+        double acc = load(r->in, x + c);
+        for (int64_t i = 1; i < size0; i++)
+          acc = vec_op(acc, load(r->in, x + i * is0 + c), hi);
+        *dst = vec_op(acc, *dst, hi);
+      } else {
+        for (int64_t i = 0; i < size0; i++)
+          *dst = scalar_op(*dst, load(r->in, x + i * is0 + c), hi);
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < size1; j++)
+      for (int64_t i = 0; i < size0; i++) {
+        double *dst = &r->out[o + i * os0 + j * os1];
+        *dst = scalar_op(*dst, load(r->in, x + i * is0 + j * is1), hi);
+      }
+  }
+}
+
+/* the tiles over the flat range [begin, end) of the layout, in order:
+ * a partial first row, then whole rows up to the end of dim 1, ... */
+static void pt_range(const pt_run *r, const pt_iter *it, int64_t begin, int64_t end)
+{
+  if (it->ndim <= 1) {
+    pt_tile(r, it, begin * (it->ndim ? it->out[0] : 0), begin * (it->ndim ? it->in[0] : 0),
+            end - begin, 1);
+    return;
+  }
+  int64_t off = begin;
+  while (off < end) {
+    int64_t o = 0, x = 0, rest = off, v0 = 0, v1 = 0;
+    for (int d = 0; d < it->ndim; d++) {
+      int64_t v = rest % it->shape[d];
+      rest /= it->shape[d];
+      o += v * it->out[d];
+      x += v * it->in[d];
+      if (d == 0)
+        v0 = v;
+      if (d == 1)
+        v1 = v;
+    }
+    int64_t step0 = it->shape[0] - v0 < end - off ? it->shape[0] - v0 : end - off, step1 = 1;
+    if (v0 == 0 && step0 == it->shape[0]) {
+      step1 = (end - off) / it->shape[0];
+      if (step1 > it->shape[1] - v1)
+        step1 = it->shape[1] - v1;
+    }
+    pt_tile(r, it, o, x, step0, step1);
+    off += step0 * step1;
+  }
+}
+
+void tl_reduce_zero_sign_strided(const void *x, tl_dtype dtype, int ndim, const int64_t *shape,
+                                 const int64_t *strides, uint64_t mask, bool keepdim, bool hi,
+                                 int threads, double *out)
+{
+  pt_iter it = {.ndim = ndim};
+  int64_t n = 1, outs = 1, kept = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    bool reduced = mask >> d & 1;
+    it.shape[d] = shape[d];
+    it.in[d] = strides[d];
+    /* the output: contiguous over its kept dims; a reduced dim has stride
+     * 0 unless keepdim holds it as a dim of size 1 that the input has too */
+    it.out[d] = reduced && !(keepdim && shape[d] == 1) ? 0 : kept;
+    if (!reduced)
+      kept *= shape[d];
+    n *= shape[d];
+  }
+  outs = kept;
+  pt_layout(&it);
+  pt_run r = {{x, dtype}, dtype == TL_DTYPE_F64 ? 4 : dtype == TL_DTYPE_F32 ? 8 : 16, hi, out};
+  double ident = hi ? -1.0 / 0.0 : 1.0 / 0.0;
+  for (int64_t o = 0; o < outs; o++)
+    out[o] = ident;
+  if (outs > 1 || threads <= 1 || n < PT_GRAIN) {
+    pt_range(&r, &it, 0, n);
+    return;
+  }
+  /* two passes: each thread's chunk of the flat range into its own
+   * output, then those folded in order */
+  int64_t chunks = (n + PT_GRAIN - 1) / PT_GRAIN;
+  if (chunks > threads)
+    chunks = threads;
+  int64_t size = (n + chunks - 1) / chunks;
+  double acc = ident;
+  for (int64_t b = 0; b < n; b += size) {
+    double part = ident;
+    r.out = &part;
+    pt_range(&r, &it, b, n - b < size ? n : b + size);
+    acc = scalar_op(acc, part, hi);
+  }
+  out[0] = acc;
+}

@@ -64,6 +64,15 @@ double tl_reduce_zero_sign(const void *x, tl_dtype dtype, int64_t n, bool hi, bo
  * index among the block's `cols` columns. */
 double tl_reduce_zero_sign_column(const void *x, tl_dtype dtype, int64_t rows, int64_t stride,
                                   int64_t col, int64_t cols);
+/* amax()/amin() (hi: amax) of a float input of any layout (strides in
+ * elements, none negative; x its first element) over the dims in mask, as
+ * PyTorch's reduction iterator orders and runs it: every output, in the
+ * contiguous order of the kept dims, into out (doubles), zeros signed as
+ * PyTorch's; an output that holds a NaN is not PyTorch's (the caller keeps
+ * only zeros). */
+void tl_reduce_zero_sign_strided(const void *x, tl_dtype dtype, int ndim, const int64_t *shape,
+                                 const int64_t *strides, uint64_t mask, bool keepdim, bool hi,
+                                 int threads, double *out);
 
 /* One pass: fold `in` over the dims in `mask` into acc (acc dtype, contiguous,
  * keepdim shape), which the pass first fills with the kind's identity.  The
