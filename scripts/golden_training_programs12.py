@@ -1,0 +1,1031 @@
+"""Record PyTorch's answers for a twelfth round of training programs, for
+tests/test_training_programs12.py: the less common layers, losses,
+optimizers and schedulers in combinations the first eleven rounds left --
+recurrent layers over packed sequences (bidirectional, projected, several
+layers, unsorted, with initial states), grouped and dilated convolutions
+and their transposes with output_size, EmbeddingBag's offsets, weights
+and modes, CTC loss's reductions and blanks, warm restarts stepped by
+fractional epochs, OneCycleLR cycling Adam's betas, clipping with
+non-finite norms, CPU autocast, checkpoints resumed through BytesIO,
+samplers and collate functions, and a few idioms around them (gradient
+penalties, custom autograd Functions, exponential moving averages,
+unpooling, patch models through Fold/Unfold).
+
+As in rounds three to eleven, every program takes the library as T and
+builds its parameters and data from NumPy, so the test runs the very same
+code on torchlike; what draws random numbers is compared only by what
+does not depend on the stream.
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_training_programs12.py
+writes tests/golden/training_programs12.json ([call, outcome] pairs over T)."""
+import io
+
+import numpy as np
+
+from golden_calls import record
+from golden_training_programs3 import _data, _init, _raised
+from golden_training_programs6 import describe  # noqa: F401 - describe: the test's
+from golden_training_programs7 import _fit, _mlp, _t
+
+
+def _long(T, a):
+    return _data(T, np.asarray(a, dtype=np.int64))
+
+
+# ---- recurrent layers over packed sequences ----------------------------------------------------
+
+def lstm_packed_bidirectional_proj(T):
+    """A two-layer bidirectional LSTM with proj_size over an unsorted packed
+    batch: the padded output (with total_length), the final states' shapes
+    and values, the packed data's batch sizes and sort order, a few Adam
+    steps of a classifier on the last valid output."""
+    nn = T.nn
+    R = nn.utils.rnn
+    lstm = _init(T, nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2,
+                            batch_first=True), 1)
+    head = _init(T, nn.Linear(4, 2), 2)
+    x = _t(T, 4, 6, 3, seed=3)
+    lens = T.tensor([3, 6, 1, 4])
+    y = _long(T, [0, 1, 1, 0])
+    opt = T.optim.Adam([*lstm.parameters(), *head.parameters()], lr=0.01)
+    losses = []
+    for _ in range(3):
+        packed = R.pack_padded_sequence(x, lens, batch_first=True, enforce_sorted=False)
+        out, (h, c) = lstm(packed)
+        pad, plens = R.pad_packed_sequence(out, batch_first=True, total_length=7)
+        last = T.cat([h[-2], h[-1]], dim=1)
+        loss = nn.functional.cross_entropy(head(last), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, list(pad.shape), plens, list(h.shape), list(c.shape),
+            packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices,
+            pad[2, 1:].abs().sum().item(), h, c[0]]
+
+
+def gru_packed_with_h0(T):
+    """A three-layer GRU (time-major) over a packed batch given an initial
+    state: the final state equals the padded output at each sequence's
+    last step (top layer), the gradient reaching h0."""
+    nn = T.nn
+    R = nn.utils.rnn
+    gru = _init(T, nn.GRU(2, 3, num_layers=3), 4)
+    seqs = [_t(T, n, 2, seed=10 + n) for n in (5, 2, 4)]
+    packed = R.pack_sequence(seqs, enforce_sorted=False)
+    h0 = _t(T, 3, 3, 3, seed=5).requires_grad_()
+    out, h = gru(packed, h0)
+    pad, lens = R.pad_packed_sequence(out)
+    lasts = T.stack([pad[n - 1, i] for i, n in enumerate(lens.tolist())])
+    (h.sum() + out.data.pow(2).sum()).backward()
+    return [pad, lens, h, bool(T.allclose(lasts, h[-1])), h0.grad,
+            gru.weight_hh_l2.grad.abs().sum().item()]
+
+
+def rnn_relu_unpack_roundtrip(T):
+    """An Elman RNN with relu and no bias over pack_sequence (sorted), the
+    output unpacked by unpack_sequence and unpad_sequence, and
+    PackedSequence's to() / is_cuda / float() views."""
+    nn = T.nn
+    R = nn.utils.rnn
+    rnn = _init(T, nn.RNN(2, 4, nonlinearity="relu", bias=False), 6)
+    seqs = [_t(T, n, 2, seed=20 + n) for n in (4, 3, 1)]
+    packed = R.pack_sequence(seqs)
+    out, h = rnn(packed)
+    parts = R.unpack_sequence(out)
+    pad, lens = R.pad_packed_sequence(out, batch_first=True)
+    unp = R.unpad_sequence(pad, lens, batch_first=True)
+    d = packed.double()
+    return [[list(p.shape) for p in parts], parts[1], [bool(T.equal(a, b)) for a, b in zip(parts, unp)],
+            h, packed.is_cuda, d.data.dtype, d.batch_sizes, packed.sorted_indices]
+
+
+def lstm_cell_seq2seq_teacher_forcing(T):
+    """An encoder LSTM and a decoder LSTMCell with teacher forcing on half
+    the steps (a fixed pattern), trained with RMSprop (centered, with
+    momentum); the losses and the decoder's last state."""
+    nn = T.nn
+    enc = _init(T, nn.LSTM(2, 4), 7)
+    dec = _init(T, nn.LSTMCell(2, 4), 8)
+    out_l = _init(T, nn.Linear(4, 2), 9)
+    src = _t(T, 5, 3, 2, seed=10)
+    tgt = _t(T, 4, 3, 2, seed=11)
+    params = [*enc.parameters(), *dec.parameters(), *out_l.parameters()]
+    opt = T.optim.RMSprop(params, lr=0.01, centered=True, momentum=0.5, alpha=0.9)
+    losses = []
+    for _ in range(3):
+        _, (h, c) = enc(src)
+        h, c = h[0], c[0]
+        inp = T.zeros(3, 2)
+        loss = 0
+        for t in range(4):
+            h, c = dec(inp, (h, c))
+            pred = out_l(h)
+            loss = loss + nn.functional.smooth_l1_loss(pred, tgt[t], beta=0.5)
+            inp = tgt[t] if t % 2 == 0 else pred.detach()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, h, c]
+
+
+def gru_cell_unbatched(T):
+    """GRUCell and RNNCell on unbatched (1-d) inputs against the batched
+    call, and their refusals of a hidden state of the wrong size."""
+    nn = T.nn
+    cell = _init(T, nn.GRUCell(3, 2), 12)
+    rc = _init(T, nn.RNNCell(3, 2, nonlinearity="relu"), 13)
+    x = _t(T, 3, seed=14)
+    h = _t(T, 2, seed=15)
+    a = cell(x, h)
+    b = cell(x[None], h[None])[0]
+    return [a, bool(T.allclose(a, b)), rc(x), rc(x, h),
+            _raised(lambda: cell(x[None], T.zeros(1, 3))),
+            _raised(lambda: rc(T.zeros(2, 3), T.zeros(3, 2)))]
+
+
+# ---- grouped and dilated convolutions ----------------------------------------------------------
+
+def conv1d_groups_dilation_padding_modes(T):
+    """Conv1d with groups=2, dilation=2 and padding='same' in each padding
+    mode (zeros, reflect, replicate, circular), trained a step each with
+    SGD (nesterov); the outputs' shapes and the losses; padding='same'
+    refused with a stride."""
+    nn = T.nn
+    x = _t(T, 2, 4, 9, seed=16)
+    y = _t(T, 2, 6, 9, seed=17)
+    out = []
+    for mode in ("zeros", "reflect", "replicate", "circular"):
+        conv = _init(T, nn.Conv1d(4, 6, 3, groups=2, dilation=2, padding="same",
+                                  padding_mode=mode), 18)
+        opt = T.optim.SGD(conv.parameters(), lr=0.1, momentum=0.9, nesterov=True)
+        losses = _fit(T, conv, opt, x, y, steps=2)
+        out.append([mode, list(conv(x).shape), losses, conv.bias.detach()])
+    out.append(_raised(lambda: nn.Conv1d(4, 6, 3, stride=2, padding="same")))
+    out.append(_raised(lambda: nn.Conv1d(4, 6, 3, groups=3)))
+    return out
+
+
+def conv_transpose2d_groups_output_size(T):
+    """ConvTranspose2d with groups=2, dilation=2, stride=2: the output for
+    each output_size the stride allows, one it does not (refused), and a
+    short autoencoder step through it."""
+    nn = T.nn
+    ct = _init(T, nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, groups=2, dilation=2), 19)
+    x = _t(T, 1, 4, 3, 3, seed=20)
+    outs = [list(ct(x, output_size=s).shape) for s in ([7, 7], [8, 8], [8, 7])]
+    enc = _init(T, nn.Conv2d(6, 4, 3, stride=2, groups=2), 21)
+    img = _t(T, 2, 6, 9, 9, seed=22)
+    opt = T.optim.Adam([*ct.parameters(), *enc.parameters()], lr=0.01)
+    losses = []
+    for _ in range(2):
+        rec = ct(enc(img), output_size=img.shape[-2:])
+        loss = nn.functional.mse_loss(rec, img)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [outs, ct(x, output_size=[8, 8])[0, :, 0], losses,
+            _raised(lambda: ct(x, output_size=[9, 9])), list(ct.weight.shape)]
+
+
+def conv_transpose1d_output_padding(T):
+    """ConvTranspose1d with output_padding and dilation, its gradient
+    against the adjoint identity <conv(x), y> = <x, conv_t(y)>, and
+    output_padding not smaller than the stride refused."""
+    nn = T.nn
+    F = nn.functional
+    w = _t(T, 3, 2, 4, seed=23)
+    x = _t(T, 2, 3, 5, seed=24)
+    yt = F.conv_transpose1d(x, w, stride=3, output_padding=1, dilation=2)
+    y = _t(T, *yt.shape, seed=25)
+    lhs = (yt * y).sum()
+    rhs = (F.conv1d(y, w, stride=3, dilation=2) * x).sum()
+    ct = _init(T, nn.ConvTranspose1d(3, 2, 4, stride=3, output_padding=1, dilation=2), 26)
+    return [list(yt.shape), bool(abs(lhs.item() - rhs.item()) < 1e-3), ct(x)[0, 0],
+            _raised(lambda: F.conv_transpose1d(x, w, stride=2, output_padding=2))]
+
+
+def conv3d_grouped_pool_unpool(T):
+    """A grouped Conv3d, MaxPool3d with return_indices, MaxUnpool3d back to
+    the input size; one training step; the unpooled map's nonzero count."""
+    nn = T.nn
+    conv = _init(T, nn.Conv3d(2, 4, 2, groups=2, padding=1), 27)
+    pool = nn.MaxPool3d(2, return_indices=True)
+    unpool = nn.MaxUnpool3d(2)
+    x = _t(T, 1, 2, 3, 3, 3, seed=28)
+    h = conv(x)
+    p, idx = pool(h)
+    u = unpool(p, idx, output_size=h.shape)
+    loss = (u - h).pow(2).mean()
+    loss.backward()
+    return [list(h.shape), list(p.shape), idx.dtype, int((u != 0).sum()), loss.item(),
+            conv.weight.grad.abs().sum().item(), idx[0, 0]]
+
+
+def adaptive_max_unpool2d(T):
+    """AdaptiveMaxPool2d with return_indices on a size it divides and one it
+    does not, MaxUnpool2d with a stride and padding, the indices' values."""
+    nn = T.nn
+    x = _t(T, 1, 1, 6, 5, seed=29)
+    p, i = nn.AdaptiveMaxPool2d((3, 2), return_indices=True)(x)
+    mp, mi = nn.MaxPool2d(3, stride=2, padding=1, return_indices=True)(x)
+    u = nn.MaxUnpool2d(3, stride=2, padding=1)(mp, mi, output_size=[6, 5])
+    return [p, i, mp, mi, u]
+
+
+# ---- embeddings and sequence losses ------------------------------------------------------------
+
+def embedding_bag_modes_offsets(T):
+    """EmbeddingBag in sum/mean/max over 1-d input with offsets (an empty
+    bag included), include_last_offset, per_sample_weights with sum,
+    padding_idx left out of the reduction, trained with Adagrad
+    (lr_decay, initial accumulator); max with weights refused."""
+    nn = T.nn
+    ids = _long(T, [1, 2, 4, 5, 4, 3, 2, 9, 0])
+    offs = _long(T, [0, 2, 2, 5])
+    outs = []
+    for mode in ("sum", "mean", "max"):
+        bag = _init(T, nn.EmbeddingBag(10, 3, mode=mode), 30)
+        outs.append(bag(ids, offs))
+    bag = _init(T, nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True, padding_idx=2), 31)
+    psw = _t(T, 9, seed=32)
+    opt = T.optim.Adagrad(bag.parameters(), lr=0.1, lr_decay=0.01, initial_accumulator_value=0.5)
+    losses = []
+    for _ in range(3):
+        o = bag(ids, _long(T, [0, 3, 6, 9]), per_sample_weights=psw)
+        loss = o.pow(2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    mx = nn.EmbeddingBag(10, 3, mode="max")
+    return [outs, losses, bag.weight[2], list(o.shape),
+            _raised(lambda: mx(ids, offs, per_sample_weights=psw)),
+            _raised(lambda: bag(ids.view(3, 3), offs))]
+
+
+def embedding_bag_2d_from_pretrained(T):
+    """EmbeddingBag.from_pretrained (frozen) over 2-d bags in mean mode and
+    max mode, against Embedding then a reduction; its max_norm renorming
+    the rows it reads."""
+    nn = T.nn
+    w = _t(T, 6, 4, seed=33)
+    ids = _long(T, [[0, 2, 5], [1, 1, 3]])
+    bag = nn.EmbeddingBag.from_pretrained(w.clone(), mode="mean")
+    emb = nn.Embedding.from_pretrained(w.clone())
+    mx = nn.EmbeddingBag.from_pretrained(w.clone(), mode="max")
+    nb = nn.EmbeddingBag.from_pretrained(w.clone(), max_norm=1.0, mode="sum", freeze=False)
+    o = nb(ids)
+    return [bag(ids), bool(T.allclose(bag(ids), emb(ids).mean(1))), mx(ids),
+            bag.weight.requires_grad, o, nb.weight.norm(dim=1), nb.weight.requires_grad]
+
+
+def ctc_loss_reductions_blank(T):
+    """CTC loss over log-probabilities with padded (2-d) and concatenated
+    (1-d) targets, reductions none/sum/mean, a nonzero blank, an
+    impossible alignment (inf, then zeroed by zero_infinity) and the
+    gradients reaching the logits."""
+    nn = T.nn
+    F = nn.functional
+    logits = _t(T, 8, 2, 5, seed=34).requires_grad_()
+    lp = logits.log_softmax(2)
+    tgt = _long(T, [[1, 2, 2, 0], [3, 1, 0, 0]])
+    il = _long(T, [8, 6])
+    tl = _long(T, [3, 2])
+    none = F.ctc_loss(lp, tgt, il, tl, reduction="none")
+    cat = F.ctc_loss(lp, _long(T, [1, 2, 2, 3, 1]), il, tl, reduction="sum")
+    mean = F.ctc_loss(lp, tgt, il, tl)
+    blank4 = F.ctc_loss(lp, _long(T, [[1, 2, 2, 0], [3, 1, 0, 0]]), il, tl, blank=4,
+                        reduction="none")
+    bad_tl = _long(T, [3, 5])
+    bad_tgt = _long(T, [[1, 1, 1, 1, 1], [1, 2, 1, 2, 1]])
+    inf = F.ctc_loss(lp, bad_tgt, _long(T, [8, 3]), bad_tl, reduction="none")
+    zero = nn.CTCLoss(zero_infinity=True, reduction="sum")(lp, bad_tgt, _long(T, [8, 3]), bad_tl)
+    (mean + zero).backward()
+    return [none, cat, mean, blank4, inf, zero, logits.grad[:, 1].sum(1), logits.grad[0]]
+
+
+def ctc_training_tensor_lengths(T):
+    """A small CTC acoustic model: a GRU over features, log_softmax, CTC
+    with padded targets, trained with AdamW and gradient
+    clipping by norm; the losses and clip norms."""
+    nn = T.nn
+    gru = _init(T, nn.GRU(3, 6, bidirectional=True), 35)
+    proj = _init(T, nn.Linear(12, 4), 36)
+    ctc = nn.CTCLoss(blank=0)
+    x = _t(T, 10, 3, 3, seed=37)
+    tgt = _long(T, [[1, 2, 3], [2, 2, 0], [3, 1, 1]])
+    il = _long(T, [10, 9, 7])
+    tl = _long(T, [3, 2, 3])
+    params = [*gru.parameters(), *proj.parameters()]
+    opt = T.optim.AdamW(params, lr=0.01, weight_decay=0.1, amsgrad=True)
+    losses, norms = [], []
+    for _ in range(3):
+        out, _ = gru(x)
+        loss = ctc(proj(out).log_softmax(-1), tgt, il, tl)
+        opt.zero_grad()
+        loss.backward()
+        norms.append(nn.utils.clip_grad_norm_(params, 0.5).item())
+        opt.step()
+        losses.append(loss.item())
+    return [losses, norms]
+
+
+# ---- losses with uncommon options --------------------------------------------------------------
+
+def cross_entropy_soft_smoothing_weights(T):
+    """cross_entropy with class probabilities as targets, with
+    label_smoothing, with class weights, over a K-dim (N, C, d) input, and
+    the index form with weights, ignore_index and smoothing together."""
+    F = T.nn.functional
+    x = _t(T, 3, 4, 2, seed=38).requires_grad_()
+    p = _t(T, 3, 4, 2, seed=39).softmax(1)
+    w = T.tensor([0.5, 1.0, 2.0, 1.5])
+    idx = _long(T, [[0, 3], [-100, 2], [1, 1]])
+    a = F.cross_entropy(x, p)
+    b = F.cross_entropy(x, p, label_smoothing=0.2)
+    c = F.cross_entropy(x, p, weight=w, reduction="none")
+    d = F.cross_entropy(x, idx, weight=w, label_smoothing=0.1)
+    e = F.cross_entropy(x, idx, weight=w, label_smoothing=0.1, reduction="sum")
+    (a + b + c.sum() + d).backward()
+    return [a, b, c, d, e, x.grad[0],
+            _raised(lambda: F.cross_entropy(x, p, ignore_index=1)),
+            _raised(lambda: F.cross_entropy(x, idx, label_smoothing=1.5))]
+
+
+def nll_segmentation_weights(T):
+    """A per-pixel classifier: Conv2d, log_softmax over channels, NLLLoss
+    with class weights and an ignore_index over a (N, H, W) target, trained
+    with NAdam; the weighted mean's denominators; all-ignored is NaN."""
+    nn = T.nn
+    conv = _init(T, nn.Conv2d(2, 3, 3, padding=1), 40)
+    x = _t(T, 2, 2, 4, 4, seed=41)
+    t = _long(T, np.random.default_rng(42).integers(0, 4, (2, 4, 4)))
+    t = T.where(t == 3, T.full_like(t, 7), t)
+    loss_fn = nn.NLLLoss(weight=T.tensor([1.0, 0.5, 2.0]), ignore_index=7)
+    opt = T.optim.NAdam(conv.parameters(), lr=0.02, momentum_decay=0.003)
+    losses = []
+    for _ in range(3):
+        loss = loss_fn(conv(x).log_softmax(1), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    allign = nn.NLLLoss(ignore_index=7)(conv(x).log_softmax(1), T.full_like(t, 7))
+    return [losses, allign.item(), conv.bias.detach()]
+
+
+def ranking_and_margin_losses(T):
+    """A scoring model trained on pairwise margin ranking, then hinge
+    embedding, soft margin, multilabel margin and multi margin (p=2,
+    weighted) losses of its scores, with their gradients."""
+    nn = T.nn
+    F = nn.functional
+    m = _init(T, nn.Linear(3, 1), 43)
+    a, b = _t(T, 6, 3, seed=44), _t(T, 6, 3, seed=45)
+    y = T.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    opt = T.optim.SGD(m.parameters(), lr=0.1, weight_decay=0.01, dampening=0.2, momentum=0.8)
+    losses = []
+    for _ in range(3):
+        loss = F.margin_ranking_loss(m(a).squeeze(1), m(b).squeeze(1), y, margin=0.3)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    s = _t(T, 4, 5, seed=46).requires_grad_()
+    ml_t = _long(T, [[3, 0, -1, 1, 2], [1, -1, 0, 0, 0], [0, 1, 2, 3, 4], [-1, 0, 0, 0, 0]])
+    parts = [F.hinge_embedding_loss(s, T.sign(_t(T, 4, 5, seed=47)), margin=0.5),
+             F.soft_margin_loss(s, T.sign(_t(T, 4, 5, seed=48)), reduction="sum"),
+             F.multilabel_margin_loss(s, ml_t, reduction="none"),
+             F.multi_margin_loss(s, _long(T, [0, 4, 2, 1]), p=2, margin=0.7,
+                                 weight=T.tensor([1.0, 2.0, 0.5, 1.0, 3.0]))]
+    sum(p.sum() for p in parts).backward()
+    return [losses, parts, s.grad]
+
+
+def gaussian_poisson_nll_training(T):
+    """A heteroscedastic regressor trained with GaussianNLLLoss (full=True,
+    per-feature and scalar-broadcast variances) and a count model with
+    PoissonNLLLoss (log_input False, full), Adamax both."""
+    nn = T.nn
+    net = _init(T, nn.Linear(3, 4), 49)
+    x, y = _t(T, 8, 3, seed=50), _t(T, 8, 2, seed=51)
+    g = nn.GaussianNLLLoss(full=True, eps=1e-4)
+    opt = T.optim.Adamax(net.parameters(), lr=0.02, weight_decay=0.01)
+    losses = []
+    for _ in range(3):
+        o = net(x)
+        mu, var = o[:, :2], nn.functional.softplus(o[:, 2:])
+        loss = g(mu, y, var) + g(mu, y, var[:, :1])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    rate = nn.functional.softplus(_t(T, 5, seed=52)).requires_grad_()
+    counts = T.tensor([0.0, 1.0, 3.0, 2.0, 7.0])
+    pl = nn.PoissonNLLLoss(log_input=False, full=True)(rate, counts)
+    pl.backward()
+    return [losses, pl, rate.grad,
+            _raised(lambda: g(mu, y, -T.ones(8, 2))),
+            _raised(lambda: g(mu, y, T.ones(8, 3)))]
+
+
+# ---- optimizers and schedulers -----------------------------------------------------------------
+
+def cosine_warm_restarts_fractional(T):
+    """CosineAnnealingWarmRestarts (T_0=2, T_mult=2, eta_min) stepped by
+    fractional epochs inside each epoch as PyTorch's docs show, the lrs
+    read from get_last_lr; its state dict resumed into a new scheduler;
+    its refusals of T_0=0, T_mult=1.5 and a negative epoch."""
+    nn = T.nn
+    net = _mlp(T, 53)
+    opt = T.optim.SGD(net.parameters(), lr=0.5)
+    S = T.optim.lr_scheduler
+    sch = S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2, eta_min=0.01)
+    lrs = []
+    iters = 4
+    for epoch in range(4):
+        for i in range(iters):
+            opt.step()
+            sch.step(epoch + i / iters)
+            lrs.append(round(sch.get_last_lr()[0], 10))
+    state = sch.state_dict()
+    opt2 = T.optim.SGD(net.parameters(), lr=0.5)
+    sch2 = S.CosineAnnealingWarmRestarts(opt2, T_0=2, T_mult=2, eta_min=0.01)
+    sch2.load_state_dict(state)
+    opt2.step()
+    sch2.step()
+    return [lrs, state["T_i"], state["T_cur"], sch2.get_last_lr(), sch2.T_cur,
+            _raised(lambda: S.CosineAnnealingWarmRestarts(opt, T_0=0)),
+            _raised(lambda: S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)),
+            _raised(lambda: sch.step(-1))]
+
+
+def one_cycle_adam_betas(T):
+    """OneCycleLR over Adam cycling beta1 (cos annealing, default and custom
+    div factors), its lr and beta1 traces, total_steps from epochs and
+    steps_per_epoch, and the error of a step past the end."""
+    net = _mlp(T, 54)
+    opt = T.optim.Adam(net.parameters(), lr=1e-3, betas=(0.9, 0.99))
+    sch = T.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=2, steps_per_epoch=4,
+                                          pct_start=0.25, div_factor=10, final_div_factor=100,
+                                          base_momentum=0.8, max_momentum=0.95)
+    x, y = _t(T, 5, 4, seed=55), _t(T, 5, 2, seed=56)
+    lrs, b1 = [], []
+    losses = []
+    for _ in range(8):
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(net(x), y)
+        loss.backward()
+        opt.step()
+        lrs.append(round(opt.param_groups[0]["lr"], 10))
+        b1.append(round(opt.param_groups[0]["betas"][0], 10))
+        losses.append(loss.item())
+        if len(lrs) < 8:
+            sch.step()
+    return [lrs, b1, losses, sch.total_steps, opt.param_groups[0]["initial_lr"],
+            opt.param_groups[0]["max_lr"], opt.param_groups[0]["min_lr"],
+            _raised(lambda: [sch.step() for _ in range(3)])]
+
+
+def optimizer_options_tour(T):
+    """One regression trained by each of Adam (amsgrad, maximize on the
+    negated loss, weight decay), AdamW (amsgrad), RAdam (decoupled weight
+    decay), NAdam (decoupled), Rprop (etas, step sizes), ASGD (t0, lambd),
+    Adadelta (rho, weight decay) and SGD (nesterov with weight decay):
+    the losses after three steps and a parameter."""
+    nn = T.nn
+    x, y = _t(T, 6, 4, seed=57), _t(T, 6, 2, seed=58)
+    O = T.optim
+    makers = [
+        lambda p: O.Adam(p, lr=0.05, amsgrad=True, weight_decay=0.01, maximize=True),
+        lambda p: O.AdamW(p, lr=0.05, amsgrad=True),
+        lambda p: O.RAdam(p, lr=0.05, decoupled_weight_decay=True, weight_decay=0.1),
+        lambda p: O.NAdam(p, lr=0.05, decoupled_weight_decay=True, weight_decay=0.1),
+        lambda p: O.Rprop(p, lr=0.05, etas=(0.4, 1.3), step_sizes=(1e-4, 0.2)),
+        lambda p: O.ASGD(p, lr=0.05, t0=1, lambd=1e-3, alpha=0.5),
+        lambda p: O.Adadelta(p, lr=1.0, rho=0.8, weight_decay=0.05),
+        lambda p: O.SGD(p, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
+    ]
+    out = []
+    for k, make in enumerate(makers):
+        net = _mlp(T, 59)
+        opt = make(net.parameters())
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(net(x), y)
+            (-loss if k == 0 else loss).backward()
+            opt.step()
+            losses.append(loss.item())
+        out.append([type(opt).__name__, losses, net[0].bias.detach()])
+    return out
+
+
+def param_groups_added_midway(T):
+    """A backbone trained alone, then a head added with add_param_group
+    (its own lr and momentum, the defaults filled in), a LambdaLR with one
+    lambda per group created after; the groups' options; adding a
+    parameter twice refused; the optimizer's state dict keys."""
+    nn = T.nn
+    body = _mlp(T, 60, (3, 4))
+    head = _init(T, nn.Linear(4, 1), 61)
+    x, y = _t(T, 5, 3, seed=62), _t(T, 5, 1, seed=63)
+    opt = T.optim.SGD(body.parameters(), lr=0.1, momentum=0.5)
+    losses = []
+    for step in range(4):
+        if step == 2:
+            opt.add_param_group({"params": head.parameters(), "lr": 0.01})
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(head(T.relu(body(x))), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    sch = T.optim.lr_scheduler.LambdaLR(opt, [lambda e: 0.5 ** e, lambda e: 1.0 + e])
+    sch.step()
+    groups = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
+    return [losses, [sorted(g) for g in groups], [g["lr"] for g in groups],
+            [g["momentum"] for g in groups],
+            _raised(lambda: opt.add_param_group({"params": head.weight})),
+            sorted(opt.state_dict()["state"]), opt.state_dict()["param_groups"][1]["params"]]
+
+
+def clip_grad_nonfinite_and_foreach(T):
+    """clip_grad_norm_ over parameters whose gradient has an inf: the total
+    norm returned (inf), the gradients made NaN by the scaling; with
+    error_if_nonfinite the RuntimeError; with foreach=True on finite
+    gradients the same result as without; norm_type 'inf' and 0.5;
+    get_total_norm and clip_grads_with_norm_."""
+    nn = T.nn
+    U = nn.utils
+    net = _mlp(T, 64)
+    x = _t(T, 3, 4, seed=65)
+    net(x).sum().backward()
+    grads = [p.grad.clone() for p in net.parameters()]
+    n1 = U.clip_grad_norm_(net.parameters(), 0.1, foreach=True)
+    g1 = [p.grad.clone() for p in net.parameters()]
+    for p, g in zip(net.parameters(), grads):
+        p.grad = g.clone()
+    n2 = U.clip_grad_norm_(net.parameters(), 0.1, foreach=False)
+    same = all(bool(T.allclose(a, p.grad)) for a, p in zip(g1, net.parameters()))
+    for p, g in zip(net.parameters(), grads):
+        p.grad = g.clone()
+    ninf = U.clip_grad_norm_(net.parameters(), 0.1, norm_type="inf")
+    for p, g in zip(net.parameters(), grads):
+        p.grad = g.clone()
+    nhalf = U.clip_grad_norm_(net.parameters(), 1.0, norm_type=0.5)
+    tot = U.get_total_norm([g for g in grads], norm_type=2.0)
+    gs = [g.clone() for g in grads]
+    U.clip_grads_with_norm_(gs, 0.5, tot)
+    bad = _t(T, 3, seed=66).requires_grad_()
+    bad.grad = T.tensor([1.0, float("inf"), 2.0])
+    nbad = U.clip_grad_norm_([bad], 1.0)
+    return [n1, n2, same, ninf, nhalf, tot, gs[0], nbad, bad.grad,
+            _raised(lambda: U.clip_grad_norm_([bad], 1.0, error_if_nonfinite=True)),
+            U.clip_grad_norm_([], 1.0)]
+
+
+def reduce_on_plateau_then_restarts(T):
+    """MultiStepLR with repeated milestones (the factor applied twice),
+    ExponentialLR then PolynomialLR in a SequentialLR, CyclicLR 'exp_range'
+    with momentum cycling off under Adam, their lr traces."""
+    S = T.optim.lr_scheduler
+    p = [T.zeros(1, requires_grad=True)]
+
+    def trace(opt, sch, n):
+        out = []
+        for _ in range(n):
+            opt.step()
+            sch.step()
+            out.append(round(opt.param_groups[0]["lr"], 10))
+        return out
+
+    o1 = T.optim.SGD(p, lr=1.0)
+    a = trace(o1, S.MultiStepLR(o1, milestones=[2, 2, 4], gamma=0.5), 6)
+    o2 = T.optim.SGD(p, lr=1.0)
+    b = trace(o2, S.SequentialLR(o2, [S.ExponentialLR(o2, 0.8),
+                                      S.PolynomialLR(o2, total_iters=3, power=2.0)],
+                                 milestones=[3]), 8)
+    o3 = T.optim.Adam(p, lr=0.1)
+    c = trace(o3, S.CyclicLR(o3, 0.01, 0.1, step_size_up=2, mode="exp_range", gamma=0.9,
+                             cycle_momentum=False), 8)
+    return [a, b, c,
+            _raised(lambda: S.CyclicLR(T.optim.Adam(p, lr=0.1), 0.01, 0.1))]
+
+
+# ---- autocast, checkpoints, data ---------------------------------------------------------------
+
+def cpu_autocast_bfloat16(T):
+    """A forward pass under torch.autocast('cpu', bfloat16): a Linear's and
+    a matmul's outputs in bfloat16, an addition of bfloat16 and float32
+    promoted, the float32 loss's gradient reaching float32 parameters;
+    autocast disabled inside; is_autocast_enabled inside and out."""
+    nn = T.nn
+    lin = _init(T, nn.Linear(4, 3), 67)
+    x = _t(T, 2, 4, seed=68)
+    with T.autocast("cpu", dtype=T.bfloat16):
+        h = lin(x)
+        m = x @ x.T
+        s = h + T.ones(2, 3)
+        inside = T.is_autocast_enabled("cpu")
+        with T.autocast("cpu", enabled=False):
+            f = lin(x)
+        loss = h.float().pow(2).mean()
+    loss.backward()
+    return [h.dtype, m.dtype, s.dtype, f.dtype, inside, T.is_autocast_enabled("cpu"),
+            lin.weight.grad.dtype, h.float(), loss.dtype, lin.weight.dtype]
+
+
+def checkpoint_resume_bytesio(T):
+    """Training interrupted after two steps: model, optimizer (Adam) and
+    scheduler state saved to a BytesIO, loaded into fresh objects, then
+    trained two more steps; the losses equal a run without the
+    interruption; the loaded optimizer's step counts."""
+    nn = T.nn
+    x, y = _t(T, 6, 4, seed=69), _t(T, 6, 2, seed=70)
+
+    def make():
+        net = _mlp(T, 71)
+        opt = T.optim.Adam(net.parameters(), lr=0.05)
+        sch = T.optim.lr_scheduler.StepLR(opt, 1, gamma=0.7)
+        return net, opt, sch
+
+    def train(net, opt, sch, n):
+        out = []
+        for _ in range(n):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            sch.step()
+            out.append(loss.item())
+        return out
+
+    full = train(*make(), 4)
+    net, opt, sch = make()
+    first = train(net, opt, sch, 2)
+    buf = io.BytesIO()
+    T.save({"model": net.state_dict(), "opt": opt.state_dict(), "sch": sch.state_dict(),
+            "epoch": 2}, buf)
+    size_ok = buf.tell() > 0
+    buf.seek(0)
+    ck = T.load(buf, weights_only=True)
+    net2, opt2, sch2 = make()
+    net2.load_state_dict(ck["model"])
+    opt2.load_state_dict(ck["opt"])
+    sch2.load_state_dict(ck["sch"])
+    second = train(net2, opt2, sch2, 2)
+    st = opt2.state_dict()["state"][0]
+    return [full, first + second, size_ok, ck["epoch"], st["step"],
+            opt2.param_groups[0]["lr"], sorted(ck["opt"]["state"][1])]
+
+
+def loader_samplers_collate(T):
+    """A DataLoader over a map-style dataset with a SubsetRandomSampler
+    (seeded; every chosen index once), a custom collate returning a dict,
+    drop_last, and a SequentialSampler-driven BatchSampler with a collate
+    that pads; the batches' shapes and the indices seen."""
+    D = T.utils.data
+
+    class Pairs(D.Dataset):
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            return T.full((i % 3 + 1,), float(i)), i
+
+    def collate(batch):
+        seqs, ids = zip(*batch)
+        return {"x": T.nn.utils.rnn.pad_sequence(list(seqs), batch_first=True,
+                                                 padding_value=-1.0),
+                "ids": T.tensor(ids)}
+
+    g = T.Generator().manual_seed(0)
+    s = D.SubsetRandomSampler([1, 3, 5, 7, 9], generator=g)
+    dl = D.DataLoader(Pairs(), batch_size=2, sampler=s, collate_fn=collate, drop_last=True)
+    seen = sorted(int(i) for b in dl for i in b["ids"])
+    dl2 = D.DataLoader(Pairs(), batch_sampler=D.BatchSampler(D.SequentialSampler(range(7)), 3,
+                                                             drop_last=False),
+                       collate_fn=collate)
+    bs = list(dl2)
+    return [len(dl), len(seen), set(seen) <= {1, 3, 5, 7, 9}, len(set(seen)),
+            [list(b["x"].shape) for b in bs], bs[0]["x"], bs[2]["ids"], len(s)]
+
+
+def loader_worker_init_and_generator(T):
+    """DataLoader options with num_workers=0: worker_init_fn never called,
+    a persistent_workers refusal without workers, prefetch_factor refused
+    without workers, pin_memory off, timeout refused negative."""
+    D = T.utils.data
+    ds = D.TensorDataset(T.arange(6.0))
+    called = []
+    dl = D.DataLoader(ds, batch_size=4, worker_init_fn=lambda i: called.append(i))
+    batches = [b[0] for b in dl]
+    return [batches, called,
+            _raised(lambda: D.DataLoader(ds, persistent_workers=True)),
+            _raised(lambda: D.DataLoader(ds, prefetch_factor=2)),
+            _raised(lambda: D.DataLoader(ds, timeout=-1)),
+            _raised(lambda: D.DataLoader(ds, batch_size=0)),
+            _raised(lambda: D.DataLoader(ds, batch_size=2, batch_sampler=[[0]]))]
+
+
+# ---- idioms ------------------------------------------------------------------------------------
+
+def gradient_penalty_double_backward(T):
+    """A WGAN-GP critic step: interpolates between real and fake, the
+    critic's gradient with create_graph, the penalty (||g|| - 1)^2 trained
+    through by Adam(betas=(0.5, 0.9)); a Hessian-vector product of the
+    critic's output by double backward."""
+    nn = T.nn
+    critic = nn.Sequential(_init(T, nn.Linear(3, 5), 72), nn.Tanh(), _init(T, nn.Linear(5, 1), 73))
+    real, fake = _t(T, 4, 3, seed=74), _t(T, 4, 3, seed=75)
+    alpha = T.tensor([[0.2], [0.5], [0.7], [0.9]])
+    opt = T.optim.Adam(critic.parameters(), lr=0.01, betas=(0.5, 0.9))
+    losses = []
+    for _ in range(3):
+        xi = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+        out = critic(xi)
+        (g,) = T.autograd.grad(out.sum(), xi, create_graph=True)
+        gp = ((g.norm(2, dim=1) - 1) ** 2).mean()
+        loss = critic(fake).mean() - critic(real).mean() + 10 * gp
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append([loss.item(), gp.item()])
+    z = real[:1].clone().requires_grad_()
+    v = T.tensor([[1.0, -1.0, 0.5]])
+    (gz,) = T.autograd.grad(critic(z).sum(), z, create_graph=True)
+    (hv,) = T.autograd.grad((gz * v).sum(), z)
+    return [losses, hv]
+
+
+def custom_function_straight_through(T):
+    """A custom autograd Function (a straight-through sign estimator with
+    save_for_backward and a clipped gradient) inside a binarized layer,
+    trained with SGD; mark_non_differentiable on an index output;
+    once_differentiable's refusal of a double backward."""
+    nn = T.nn
+    A = T.autograd
+
+    class SignSTE(A.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sign()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * (x.abs() <= 1).to(g.dtype)
+
+    class MaxIdx(A.Function):
+        @staticmethod
+        def forward(ctx, x):
+            v, i = x.max(1)
+            ctx.mark_non_differentiable(i)
+            ctx.save_for_backward(x, i)
+            return v, i
+
+        @staticmethod
+        @A.function.once_differentiable
+        def backward(ctx, gv, gi):
+            x, i = ctx.saved_tensors
+            return T.zeros_like(x).scatter(1, i[:, None], gv[:, None])
+
+    lin = _init(T, nn.Linear(4, 3), 76)
+    x, y = _t(T, 5, 4, seed=77), _t(T, 5, 3, seed=78)
+    opt = T.optim.SGD(lin.parameters(), lr=0.1)
+    losses = []
+    for _ in range(3):
+        w = SignSTE.apply(lin.weight)
+        out = x @ w.T + lin.bias
+        loss = nn.functional.mse_loss(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    z = _t(T, 3, 4, seed=79).requires_grad_()
+    v, i = MaxIdx.apply(z)
+    (g,) = A.grad(v.pow(2).sum(), z, create_graph=True)
+    return [losses, lin.weight.detach(), v, i, i.requires_grad, g,
+            _raised(lambda: g.sum().backward())]
+
+
+def ema_averaged_model_update_bn(T):
+    """An EMA of a model with BatchNorm kept by AveragedModel with
+    get_ema_multi_avg_fn (buffers averaged too with use_buffers), updated
+    after each SGD step; swa_utils.update_bn recomputing a copy's running
+    stats from a loader; the averaged model's n_averaged."""
+    nn = T.nn
+    U = T.optim.swa_utils
+    net = nn.Sequential(_init(T, nn.Linear(3, 4), 80), nn.BatchNorm1d(4), nn.ReLU(),
+                        _init(T, nn.Linear(4, 1), 81))
+    ema = U.AveragedModel(net, multi_avg_fn=U.get_ema_multi_avg_fn(0.9), use_buffers=True)
+    x, y = _t(T, 8, 3, seed=82), _t(T, 8, 1, seed=83)
+    opt = T.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(3):
+        opt.zero_grad()
+        nn.functional.mse_loss(net(x), y).backward()
+        opt.step()
+        ema.update_parameters(net)
+    swa = U.AveragedModel(net)
+    swa.update_parameters(net)
+    loader = [x[:4], x[4:]]
+    U.update_bn(loader, swa)
+    ema.eval()
+    return [ema.n_averaged, ema.module[0].weight.detach(), ema.module[1].running_mean,
+            swa.module[1].running_mean, swa.module[1].running_var,
+            swa.module[1].num_batches_tracked, ema(x[:2]).detach()]
+
+
+def batchnorm_cumulative_and_untracked(T):
+    """BatchNorm2d with momentum=None (a cumulative average of the batches'
+    statistics), BatchNorm1d with track_running_stats=False in eval mode
+    (still the batch's statistics), affine=False; their buffers."""
+    nn = T.nn
+    bn = nn.BatchNorm2d(2, momentum=None)
+    xs = [_t(T, 3, 2, 2, 2, seed=84 + k) for k in range(3)]
+    for xb in xs:
+        bn(xb)
+    manual = T.stack([xb.mean((0, 2, 3)) for xb in xs]).mean(0)
+    bu = nn.BatchNorm1d(3, track_running_stats=False, affine=False)
+    bu.eval()
+    z = _t(T, 4, 3, seed=87)
+    return [bn.running_mean, bool(T.allclose(bn.running_mean, manual, atol=1e-6)),
+            bn.running_var, bn.num_batches_tracked, bu(z), bu.running_mean,
+            sorted(k for k, _ in bu.named_buffers()), sorted(dict(bu.state_dict()))]
+
+
+def fold_unfold_patch_model(T):
+    """A patch model: Unfold with dilation, padding and stride, a Linear
+    over each patch, Fold back with the overlap counts divided out (Fold of
+    Unfold of ones), trained two steps; the divisor map."""
+    nn = T.nn
+    kw = dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+    unf = nn.Unfold(**kw)
+    fold = nn.Fold(output_size=(5, 6), **kw)
+    lin = _init(T, nn.Linear(12, 12), 88)
+    x = _t(T, 2, 2, 5, 6, seed=89)
+    div = fold(unf(T.ones(1, 2, 5, 6)))
+    opt = T.optim.SGD(lin.parameters(), lr=0.05)
+    losses = []
+    for _ in range(2):
+        p = unf(x)
+        out = fold(lin(p.transpose(1, 2)).transpose(1, 2)) / div
+        loss = nn.functional.l1_loss(out, x)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [list(unf(x).shape), div[0, 0], losses,
+            _raised(lambda: fold(T.zeros(2, 12, 7)))]
+
+
+def pixel_shuffle_super_resolution(T):
+    """A sub-pixel super-resolution net: PixelUnshuffle of the input,
+    a grouped conv, PixelShuffle up by 2, a bicubic (align_corners)
+    skip path and a 'nearest-exact' one, trained with L1; the shapes."""
+    nn = T.nn
+    F = nn.functional
+    down = nn.PixelUnshuffle(2)
+    conv = _init(T, nn.Conv2d(4, 16, 3, padding=1, groups=4), 90)
+    up = nn.PixelShuffle(4)
+    lr_img = _t(T, 1, 1, 4, 4, seed=91)
+    hr = _t(T, 1, 1, 8, 8, seed=92)
+    opt = T.optim.Adam(conv.parameters(), lr=0.01)
+    losses = []
+    for _ in range(2):
+        h = up(conv(down(lr_img)))
+        skip = F.interpolate(lr_img, scale_factor=2, mode="bicubic", align_corners=True)
+        near = F.interpolate(lr_img, size=(8, 8), mode="nearest-exact")
+        loss = F.l1_loss(h + skip + 0.1 * near, hr)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    aa = F.interpolate(hr, size=(3, 3), mode="bilinear", antialias=True)
+    area = F.interpolate(hr, size=(3, 5), mode="area")
+    return [list(down(lr_img).shape), list(h.shape), losses, skip[0, 0, 0], near[0, 0, :, 0],
+            aa, area]
+
+
+def multihead_kdim_vdim_masks(T):
+    """MultiheadAttention with kdim/vdim other than embed_dim, a bool
+    key_padding_mask and a float attn_mask together, per-head weights
+    (average_attn_weights=False), add_bias_kv and add_zero_attn; one
+    training step; its refusals of a mask of the wrong size."""
+    nn = T.nn
+    mha = _init(T, nn.MultiheadAttention(4, 2, kdim=3, vdim=5, batch_first=True,
+                                         add_bias_kv=True, add_zero_attn=True), 93)
+    q = _t(T, 2, 3, 4, seed=94)
+    k = _t(T, 2, 5, 3, seed=95)
+    v = _t(T, 2, 5, 5, seed=96)
+    kpm = T.tensor([[False, False, False, True, True], [False, False, False, False, False]])
+    am = _t(T, 3, 5, seed=97) * 0.1
+    out, w = mha(q, k, v, key_padding_mask=kpm, attn_mask=am, average_attn_weights=False)
+    out.pow(2).sum().backward()
+    out2, w2 = mha(q, k, v, key_padding_mask=kpm)
+    return [out, list(w.shape), w[0, 1], w2[1], mha.bias_k.grad,
+            mha.q_proj_weight.grad.abs().sum().item(),
+            _raised(lambda: mha(q, k, v, attn_mask=T.zeros(4, 5)))]
+
+
+def transformer_decoder_causal(T):
+    """A TransformerDecoder of two layers (norm_first, gelu) with a causal
+    tgt mask from generate_square_subsequent_mask and tgt_is_causal, a
+    memory key padding mask, eval mode; a training step in train mode
+    with dropout 0; the output's first position unaffected by later
+    targets."""
+    nn = T.nn
+    layer = nn.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0, norm_first=True,
+                                       activation="gelu", batch_first=True)
+    dec = _init(T, nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(4)), 98)
+    tgt = _t(T, 2, 4, 4, seed=99)
+    mem = _t(T, 2, 3, 4, seed=100)
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    mkpm = T.tensor([[False, False, True], [False, False, False]])
+    out = dec(tgt, mem, tgt_mask=mask, tgt_is_causal=True, memory_key_padding_mask=mkpm)
+    tgt2 = tgt.clone()
+    tgt2[:, 2:] += 5.0
+    out2 = dec(tgt2, mem, tgt_mask=mask, tgt_is_causal=True, memory_key_padding_mask=mkpm)
+    opt = T.optim.SGD(dec.parameters(), lr=0.05)
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    dec.eval()
+    with T.no_grad():
+        ev = dec(tgt, mem, tgt_mask=mask, memory_key_padding_mask=mkpm)
+    return [mask, out, bool(T.allclose(out[:, :2], out2[:, :2], atol=1e-5)), loss.item(), ev]
+
+
+def reinforce_categorical_policy(T):
+    """REINFORCE with a Categorical policy over logits: fixed actions and
+    returns (no sampling), log_prob and entropy bonus, normalized returns,
+    trained with Adam; the policy's probabilities after training."""
+    nn = T.nn
+    D = T.distributions
+    pol = _init(T, nn.Linear(3, 4), 101)
+    s = _t(T, 6, 3, seed=102)
+    a = _long(T, [0, 3, 1, 1, 2, 3])
+    r = T.tensor([1.0, 0.5, -1.0, 2.0, 0.0, 1.5])
+    ret = (r - r.mean()) / (r.std() + 1e-8)
+    opt = T.optim.Adam(pol.parameters(), lr=0.05)
+    losses = []
+    for _ in range(3):
+        dist = D.Categorical(logits=pol(s))
+        loss = -(dist.log_prob(a) * ret).mean() - 0.01 * dist.entropy().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [losses, D.Categorical(logits=pol(s)).probs.detach()[:2], ret]
+
+
+def checkpointed_blocks_non_reentrant(T):
+    """Activation checkpointing (use_reentrant=False) of two blocks and
+    checkpoint_sequential over a Sequential: the same loss and gradients as
+    the plain forward, a kwarg passed through checkpoint."""
+    nn = T.nn
+    C = T.utils.checkpoint
+    net = nn.Sequential(*[_init(T, nn.Linear(4, 4), 103 + k) for k in range(4)])
+    x = _t(T, 3, 4, seed=107).requires_grad_()
+
+    def block(h, scale=1.0):
+        return T.tanh(net[0](h)) * scale
+
+    plain = (T.tanh(net[0](x)) * 2.0).pow(2).sum()
+    plain.backward()
+    g_plain = [net[0].weight.grad.clone(), x.grad.clone()]
+    net.zero_grad()
+    x.grad = None
+    ck = C.checkpoint(block, x, scale=2.0, use_reentrant=False).pow(2).sum()
+    ck.backward()
+    g_ck = [net[0].weight.grad.clone(), x.grad.clone()]
+    net.zero_grad()
+    seq = C.checkpoint_sequential(net, 2, x, use_reentrant=False).sum()
+    seq.backward()
+    return [plain.item(), ck.item(), [bool(T.allclose(a, b)) for a, b in zip(g_plain, g_ck)],
+            seq.item(), net[3].weight.grad]
+
+
+def inputs(T):
+    return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
+
+
+_PROGRAMS = [name for name, f in list(globals().items())
+             if callable(f) and getattr(f, "__module__", None) == __name__
+             and not name.startswith("_") and name not in ("inputs", "describe", "main",
+                                                            "record")]
+CALLS = [name + "(T)" for name in _PROGRAMS]
+
+
+def main():
+    record(CALLS, inputs, describe, "training_programs12", messages=True)
+
+
+if __name__ == "__main__":
+    main()
