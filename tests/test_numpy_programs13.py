@@ -505,6 +505,215 @@ def integer_bit_programs(np):
             np.invert(u), np.right_shift(np.asarray([-8, 8]), 1), np.bitwise_count(u))
 
 
+# ---- a second pass: more ufunc methods, ma functions, generators, text ------------------------
+
+def ufunc_method_corners(np):
+    """ufunc methods with their less common arguments: reduce with where=
+    and initial=, keepdims over a tuple of axes, reduceat with repeated and
+    descending indices, accumulate along axis 0 with a dtype, outer of 2-d
+    operands, logical_and.reduce of an empty axis, and at with a 2-d
+    index tuple."""
+    a = np.asarray(I64)
+    f = np.asarray(F64)
+    red = np.add.reduce(f, axis=0, where=f > 0, initial=1.0)
+    kd = np.maximum.reduce(a.reshape(2, 3, 4), axis=(0, 2), keepdims=True)
+    rat = np.add.reduceat(np.arange(8), [0, 4, 4, 1, 5])
+    acc = np.multiply.accumulate(np.asarray(I32), axis=0, dtype=np.int64)
+    out = np.subtract.outer(np.arange(3).reshape(3, 1), np.arange(2))
+    empty = np.logical_and.reduce(np.zeros((3, 0), dtype=bool), axis=1)
+    z = np.zeros((3, 3))
+    np.add.at(z, (np.asarray([0, 0, 2]), np.asarray([1, 1, 0])), np.asarray([1.0, 2.0, 5.0]))
+    return (red, kd, kd.shape, rat, acc[-1], out.shape, out[2], empty, z,
+            np.minimum.reduceat(a[:, 0], [0, 2, 3]), np.bitwise_or.reduce(np.asarray([1, 4, 16])),
+            np.add.reduce(a, axis=None), np.logical_or.accumulate(np.asarray([False, True, False])))
+
+
+def masked_functions_tour(np):
+    """np.ma beyond reductions: average with weights and returned=, median
+    of a masked column, sort with endwith and argsort of masked data,
+    anom, clip, where, concatenate and dot of masked arrays,
+    masked_values with a tolerance, fix_invalid, clump_masked and
+    notmasked_edges."""
+    ma = np.ma
+    d = np.asarray(F64[:, :3].copy())
+    m = ma.masked_where(np.asarray(F64[:, :3]) < -0.8, d)
+    avg, wsum = ma.average(m, axis=0, weights=np.asarray([1.0, 2.0, 1.0, 0.5, 1.0, 3.0]), returned=True)
+    col = m[:, 1]
+    srt = ma.sort(col, endwith=False)
+    mv = ma.masked_values(np.asarray([1.0, 1.1, 2.0, 1.0 + 1e-9]), 1.0)
+    fi = ma.fix_invalid(np.asarray([1.0, np.nan, np.inf, 4.0]), fill_value=0.0)
+    runs = ma.clump_masked(ma.masked_less(np.asarray([3, 0, 0, 5, 0, 7]), 1))
+    return (avg.filled(0.0), ma.getdata(wsum), ma.median(col), srt.filled(-9.0), ma.argsort(col),
+            m.anom(axis=0).filled(0.0)[0], ma.clip(m, -0.5, 0.5).filled(9.0)[:, 0],
+            ma.where(m > 0, m, -m).filled(0.0)[1], ma.concatenate([m[:2], m[4:]]).count(axis=0),
+            ma.dot(m[:3], m[:3].T).filled(0.0), mv.mask, mv.filled(0.0), fi.filled(), fi.mask,
+            [(int(s.start), int(s.stop)) for s in runs], ma.notmasked_edges(col))
+
+
+def generator_distributions(np):
+    """Generator methods compared by what does not depend on the stream:
+    multinomial counts summing to n, dirichlet rows summing to one,
+    choice with p= and axis=, integers with array bounds, permuted along
+    an axis (each row a permutation of itself), exponential and gamma
+    shapes and signs, and the float32 dtype of random()."""
+    g = np.random.default_rng(11)
+    mn = g.multinomial(20, [0.2, 0.3, 0.5], size=4)
+    dr = g.dirichlet([1.0, 2.0, 3.0], size=5)
+    ch = g.choice(np.arange(12).reshape(4, 3), 2, axis=1, replace=False, shuffle=False)
+    chp = g.choice(5, size=50, p=[0.0, 0.5, 0.0, 0.5, 0.0])
+    bi = g.integers(np.asarray([0, 10, 100]), np.asarray([5, 20, 101]))
+    pm = g.permuted(np.arange(12).reshape(3, 4), axis=1)
+    ex = g.exponential(2.0, (3, 2))
+    gm = g.gamma(np.asarray([1.0, 5.0]), 2.0, size=(4, 2))
+    return (mn.shape, mn.sum(axis=1), mn.dtype == np.int64, dr.shape, np.allclose(dr.sum(axis=1), 1),
+            ch.shape, np.isin(ch, np.arange(12)).all(), set(np.unique(chp).tolist()) <= {1, 3},
+            bi.shape, bool(((bi >= [0, 10, 100]) & (bi < [5, 20, 101])).all()),
+            np.sort(pm, axis=1), ex.shape, bool((ex > 0).all()), gm.shape, bool((gm > 0).all()),
+            g.random(3, dtype=np.float32).dtype == np.float32, g.bytes(5).__class__.__name__)
+
+
+def text_io_options(np):
+    """loadtxt's converters, comments, max_rows and unpack; fromstring
+    with sep; savetxt of a 1-d array and of complex numbers; genfromtxt's
+    usecols and missing_values; a CSV of ints read with dtype=int."""
+    src = "1 2.5\n2 -1.0  # note\n3 4.0\n4 8.5\n"
+    ids, vals = np.loadtxt(io.StringIO(src), unpack=True, max_rows=3)
+    conv = np.loadtxt(io.StringIO("a,1\nb,2\nc,3\n"), delimiter=",",
+                      converters={0: lambda s: ord(s) - ord("a")})
+    fs = np.fromstring("1, 2, 3.5, 4", sep=",")
+    b1 = io.StringIO()
+    np.savetxt(b1, np.asarray([1.5, 2.25, -3.0]), fmt="%.2f")
+    b2 = io.StringIO()
+    np.savetxt(b2, np.asarray([[1 + 2j, 3 - 1j]]), fmt="%.1f")
+    g = np.genfromtxt(io.StringIO("1,NA,3\n4,5,NA\n"), delimiter=",", missing_values="NA",
+                      filling_values=0.0, usecols=(0, 1))
+    ints = np.loadtxt(io.StringIO("1,2\n3,4\n"), delimiter=",", dtype=int)
+    return (ids, vals, conv, fs, b1.getvalue(), b2.getvalue(), g, ints, ints.dtype == np.int64)
+
+
+def grids_and_indices(np):
+    """Grids and index helpers: meshgrid with indexing='ij' and sparse,
+    mgrid with a complex step, ogrid, indices, tril/triu_indices with k
+    and m, diag_indices_from, fill_diagonal with wrap on a tall matrix,
+    and a distance matrix from broadcasting."""
+    x, y = np.meshgrid(np.arange(3), np.arange(2), indexing="ij")
+    sx, sy = np.meshgrid(np.arange(3), np.arange(4), sparse=True)
+    mg = np.mgrid[0:1:5j, 0:2]
+    og = np.ogrid[0:3, 0:2]
+    ind = np.indices((2, 3))
+    tall = np.zeros((7, 3))
+    np.fill_diagonal(tall, 5.0, wrap=True)
+    pts = np.asarray(F64[:, :2])
+    dist = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+    return (x, y, sx.shape, sy.shape, mg, og[0].shape, og[1].shape, ind,
+            np.tril_indices(4, k=-1), np.triu_indices(3, k=1, m=4),
+            np.diag_indices_from(np.zeros((3, 3))), tall, dist[0], np.triu(dist, 1).max())
+
+
+def array_surgery(np):
+    """insert/delete/append along axes (with a slice, a list and a scalar
+    index), array_split into uneven parts, split at indices, roll with
+    several shifts and axes, moveaxis of several axes, trim_zeros, ediff1d
+    with to_begin/to_end, and resize growing by repetition."""
+    a = np.arange(12).reshape(3, 4)
+    return (np.insert(a, 1, [9, 9, 9], axis=1), np.insert(a, [0, 2], 7, axis=0),
+            np.delete(a, slice(0, 4, 2), axis=1), np.delete(a, [0, -1], axis=0),
+            np.append(a, [[0, 0, 0, 0]], axis=0), [p.shape for p in np.array_split(np.arange(10), 4)],
+            np.split(np.arange(9), [2, 5]), np.roll(a, (1, -1), axis=(0, 1)),
+            np.moveaxis(np.zeros((2, 3, 4, 5)), [0, 1], [-1, -2]).shape,
+            np.trim_zeros(np.asarray([0, 0, 1, 2, 0, 3, 0])), np.trim_zeros(np.asarray([0, 1, 0]), "f"),
+            np.ediff1d(np.asarray([1, 4, 9]), to_begin=-1, to_end=[100, 200]),
+            np.resize(np.arange(3), (2, 4)), np.insert(np.arange(4.0), 2, 0.5))
+
+
+def vectorized_helpers(np):
+    """apply_along_axis with a function returning a vector, vectorize with
+    otypes and excluded, piecewise with functions and constants, select
+    with a default, nan_to_num with replacement values, isclose with
+    equal_nan, round half to even and around of float32."""
+    a = np.asarray(F64)
+    ap = np.apply_along_axis(lambda r: np.sort(r)[:2], 1, a)
+    vf = np.vectorize(lambda x, k: x * k if x > 0 else 0.0, otypes=[np.float64], excluded=["k"])
+    x = np.linspace(-2, 2, 9)
+    pw = np.piecewise(x, [x < -1, (x >= -1) & (x < 1)], [lambda v: -v, 0.5, lambda v: v ** 2])
+    sel = np.select([x < -1, x > 1], [x * 10, x * 100], default=-1.0)
+    nn = np.nan_to_num(np.asarray([np.nan, np.inf, -np.inf, 1.0]), nan=-1.0, posinf=9.0, neginf=-9.0)
+    return (ap, vf(a[0], k=3.0), pw, sel, nn,
+            np.isclose(np.asarray([np.nan, 1.0, 1.0]), np.asarray([np.nan, 1.0 + 1e-9, 1.1]), equal_nan=True),
+            np.round(np.asarray([0.5, 1.5, 2.5, -0.5, -1.5])), np.around(np.asarray(F32), 2)[0],
+            np.round(np.asarray([1234, -1250, 1350]), -2))
+
+
+def histograms_2d(np):
+    """histogram2d of paired data with explicit edges, with density; and
+    histogramdd with bin counts and ranges; digitize with decreasing bins;
+    bincount of a long label array."""
+    x = np.asarray(F64[:, 0])
+    y = np.asarray(F64[:, 1])
+    h, xe, ye = np.histogram2d(x, y, bins=[np.asarray([-2.0, 0.0, 2.0]), np.asarray([-2.0, -1.0, 1.0, 2.0])])
+    hd, _, _ = np.histogram2d(x, y, bins=2, range=[[-2, 2], [-2, 2]], density=True)
+    dd, edges = np.histogramdd(np.asarray(F64[:, :3]), bins=(2, 3, 2), range=[(-3, 3)] * 3)
+    return (h, xe, ye, hd, dd.sum(), dd.shape, [e.shape for e in edges],
+            np.digitize(x, np.asarray([1.0, 0.0, -1.0])), np.bincount(np.asarray(LABELS)))
+
+
+def complex_linalg(np):
+    """Eigendecomposition of a non-symmetric real matrix (complex
+    eigenvalues sorted for comparison), the eigenvectors verifying A v =
+    lambda v, eigvals of a rotation, a complex Hermitian eigh, batched
+    solve with a stack of right-hand sides, lstsq with several right-hand
+    sides, and the LinAlgError of a singular solve."""
+    A = np.asarray(A44)
+    w, v = np.linalg.eig(A)
+    ok = np.allclose(A @ v, v * w)
+    rot = np.asarray([[0.0, -1.0], [1.0, 0.0]])
+    H = np.asarray(A44 + 1j * A44.T)
+    H = H + H.conj().T
+    hw, hv = np.linalg.eigh(H)
+    B = np.stack([np.asarray(SPD), 2 * np.asarray(SPD)])
+    rhs = np.arange(16.0).reshape(2, 4, 2)
+    sol = np.linalg.solve(B, rhs)
+    X, res, rank, sv = np.linalg.lstsq(np.asarray(F64), np.asarray(F64[:, :2]) * 2 + 1, rcond=None)
+    try:
+        np.linalg.solve(np.zeros((2, 2)), np.ones(2))
+        err = None
+    except np.linalg.LinAlgError as e:
+        err = str(e)
+    return (np.sort_complex(w), ok, np.sort_complex(np.linalg.eigvals(rot)), hw,
+            np.allclose(H @ hv, hv * hw), sol, X, res, rank, err)
+
+
+def fft_multidim(np):
+    """fftn over a subset of axes with s=, rfft2 and irfft2 round trips,
+    fftfreq of an odd length with spacing, fft of a real int array (its
+    complex128 result), and ifft with n padding and truncation."""
+    v = np.asarray(F64)
+    a = np.fft.fftn(v, s=(4,), axes=(1,))
+    r2 = np.fft.rfft2(v)
+    back = np.fft.irfft2(r2, s=v.shape)
+    return (a, r2.shape, np.allclose(back, v), np.fft.fftfreq(5, d=0.5), np.fft.fft(np.arange(4)),
+            np.fft.ifft(np.arange(3.0), n=5), np.fft.ifft(np.arange(6.0), n=4),
+            np.fft.rfft(np.asarray(F32[:, 0])).dtype == np.complex64,
+            np.fft.irfftn(np.fft.rfftn(v, axes=(0,)), s=(6,), axes=(0,))[0])
+
+
+def einsum_dtypes_out(np):
+    """einsum over integer operands (int64 and int32), with out= into a
+    prepared array, with optimize=True over four operands, of bools
+    (counting matches), and of a complex operand with a real one."""
+    a = np.asarray(I32)
+    b = np.asarray(I64)
+    out = np.zeros((4, 4), dtype=np.int32)
+    np.einsum("ij,kj->ik", a, a, out=out)
+    S = np.asarray(SPD)
+    four = np.einsum("ij,jk,kl,lm->im", S, S, S, S, optimize=True)
+    m = np.asarray(F64) > 0
+    c = np.asarray(SPD + 1j)
+    return (np.einsum("ij,ij->j", b, b), out, four[0], np.einsum("ij,kj->ik", m.astype(np.int64), m.astype(np.int64)),
+            np.einsum("ij,jk->ik", c, S)[0], np.einsum("i->", a[0]).dtype == np.int32,
+            np.einsum("ij->ji", a).flags.c_contiguous)
+
+
 # ---- the tests ------------------------------------------------------------------------------
 
 def test_methods_and_reductions():
@@ -558,3 +767,17 @@ def test_simulations():
     _run(image_ops)
     _run(polynomial_interp)
     _run(integer_bit_programs)
+
+
+def test_second_pass():
+    _run(ufunc_method_corners)
+    _run(masked_functions_tour)
+    _run(generator_distributions)
+    _run(text_io_options)
+    _run(grids_and_indices)
+    _run(array_surgery)
+    _run(vectorized_helpers)
+    _run(histograms_2d)
+    _run(complex_linalg)
+    _run(fft_multidim)
+    _run(einsum_dtypes_out)
