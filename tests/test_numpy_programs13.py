@@ -5,6 +5,8 @@ import io
 import numpy
 import pytest
 
+import torchlike.numpy as tnp
+
 from test_numpy_programs import _run
 
 _RNG = numpy.random.default_rng(13)
@@ -236,7 +238,7 @@ def spectral_analysis(np):
     return (X, f, peak, parse, odd, np.fft.irfft(X, n=32)[:4],
             np.fft.fftshift(np.fft.fftfreq(8)), np.fft.ifftshift(np.fft.fftfreq(7, d=2.0)),
             np.fft.fft(x[:8], norm="ortho"), np.fft.fft(x[:8], norm="forward"),
-            np.fft.ifft2(F2, axes=(1, 0)).real, np.fft.rfftn(img, s=(4, 6)).shape,
+            np.fft.ifft2(F2, axes=(1, 0)).real, np.fft.rfftn(img, s=(4, 6), axes=(0, 1)).shape,
             np.fft.hfft(X[:5]), np.fft.ihfft(x[:8]), win[:4])
 
 
@@ -712,6 +714,123 @@ def einsum_dtypes_out(np):
     return (np.einsum("ij,ij->j", b, b), out, four[0], np.einsum("ij,kj->ik", m.astype(np.int64), m.astype(np.int64)),
             np.einsum("ij,jk->ik", c, S)[0], np.einsum("i->", a[0]).dtype == np.int32,
             np.einsum("ij->ji", a).flags.c_contiguous)
+
+
+# ---- a third pass: layers written with NumPy on the autograd tape -----------------------------
+# The forward is NumPy code, run on float64 ndarrays (the oracle for values)
+# and on tensors that require grad, whose gradients are checked against
+# finite differences (tests/test_numpy_layers.py's check_layer).
+
+def _layer_attention(np, q, k, v):
+    """Softmax attention written with einsum, max-shifted exp and a sum."""
+    s = np.einsum("id,jd->ij", q, k) / np.sqrt(q.shape[-1])
+    s = s - s.max(axis=1, keepdims=True)
+    w = np.exp(s)
+    w = w / w.sum(axis=1, keepdims=True)
+    return w @ v
+
+
+def _layer_spectral_energy(np, x):
+    """The band energies of a signal from the magnitudes of its rfft."""
+    X = np.fft.rfft(x, axis=-1)
+    mag = np.abs(X) ** 2
+    return np.add.reduceat(mag, [0, 2, 5], axis=-1)
+
+
+def _layer_solve_logdet(np, a, b):
+    """A Gaussian-process style term: solve against an SPD matrix built
+    from a, plus its log-determinant by slogdet."""
+    K = a @ a.T + 3.0 * np.eye(a.shape[0])
+    alpha = np.linalg.solve(K, b)
+    sign, logdet = np.linalg.slogdet(K)
+    return (b * alpha).sum() + sign * logdet
+
+
+def _layer_sorted_topk(np, x):
+    """The mean of each row's two largest entries by sort and a slice,
+    and a gather by take_along_axis of argsort."""
+    top = np.sort(x, axis=1)[:, -2:]
+    idx = np.argsort(x, axis=1)[:, :1]
+    return top.mean(axis=1) + np.take_along_axis(x, idx, axis=1)[:, 0]
+
+
+def _layer_windows(np, x):
+    """A moving maximum and a padded moving average over the last axis."""
+    st = np.lib.stride_tricks
+    mx = st.sliding_window_view(x, 3, axis=-1).max(axis=-1)
+    avg = st.sliding_window_view(np.pad(x, ((0, 0), (1, 1)), mode="edge"), 3, axis=-1).mean(-1)
+    return np.concatenate([mx, avg], axis=-1)
+
+
+def _layer_piecewise(np, x):
+    """A smooth-L1 style loss written with where, abs, logaddexp and clip."""
+    a = np.abs(x)
+    hub = np.where(a < 0.5, 0.5 * x ** 2 / 0.5, a - 0.25)
+    return hub + np.logaddexp(0.0, x) - np.clip(x, -0.3, 0.3) ** 2
+
+
+def _layer_eigh_norms(np, a):
+    """The eigenvalues of a symmetrized matrix (distinct) and norms."""
+    s = a + a.T + np.diag(np.arange(a.shape[0], dtype=a.dtype) * 3.0)
+    w = np.linalg.eigvalsh(s)
+    return np.concatenate([w, np.linalg.norm(a, axis=0), [np.linalg.norm(a, "fro")]])
+
+
+def _layer_cumulative(np, x):
+    """A cumulative log-sum-exp and a discounted return by cumprod."""
+    c = np.logaddexp.accumulate(x, axis=1)
+    disc = np.cumprod(np.full(x.shape[1], 0.9)) * x
+    return c + np.cumsum(disc[:, ::-1], axis=1)[:, ::-1]
+
+
+@pytest.mark.parametrize("layer,shapes", [
+    (_layer_attention, [(3, 4), (5, 4), (5, 2)]),
+    (_layer_spectral_energy, [(2, 12)]),
+    (_layer_solve_logdet, [(4, 3), (4,)]),
+    (_layer_sorted_topk, [(3, 5)]),
+    (_layer_windows, [(2, 6)]),
+    (_layer_piecewise, [(3, 4)]),
+    (_layer_eigh_norms, [(4, 4)]),
+    (_layer_cumulative, [(2, 5)]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_numpy_layers_on_the_tape(layer, shapes):
+    from test_numpy_layers import check_layer
+    rng = numpy.random.default_rng(130)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    want = layer(numpy, *arrays)
+    check_layer(lambda *a: layer(tnp, *a), *arrays, rtol=1e-10, atol=1e-12)
+    got = layer(tnp, *(tnp.asarray(a) for a in arrays))
+    numpy.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-10)
+
+
+def test_numpy_layer_trained_with_torchlike_optim():
+    """A NumPy-written attention layer inside an nn.Module trained with
+    Adam: the loss falls and the gradients reach every parameter."""
+    import torchlike as tl
+
+    class Attn(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            g = numpy.random.default_rng(131)
+            self.wq = tl.nn.Parameter(tl.tensor(g.standard_normal((4, 4)) * 0.3))
+            self.wk = tl.nn.Parameter(tl.tensor(g.standard_normal((4, 4)) * 0.3))
+
+        def forward(self, x):
+            return _layer_attention(tnp, x @ self.wq, x @ self.wk, x)
+
+    m = Attn()
+    x = tl.tensor(numpy.random.default_rng(132).standard_normal((5, 4)))
+    y = x.flip(0)
+    opt = tl.optim.Adam(m.parameters(), lr=0.05)
+    losses = []
+    for _ in range(15):
+        opt.zero_grad()
+        loss = tnp.mean((m(x) - y) ** 2)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    assert losses[-1] < losses[0]
+    assert all(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in m.parameters())
 
 
 # ---- the tests ------------------------------------------------------------------------------
