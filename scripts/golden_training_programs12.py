@@ -1012,6 +1012,390 @@ def checkpointed_blocks_non_reentrant(T):
             seq.item(), net[3].weight.grad]
 
 
+# ---- a second pass ------------------------------------------------------------------------------
+
+def packed_sequence_refusals(T):
+    """pack_padded_sequence's refusals (unsorted lengths with
+    enforce_sorted, a zero length, lengths that are not 1-d), an LSTM
+    with proj_size given an h0 of the hidden (not projected) size on a
+    padded batch, and pad_packed_sequence's refusal of a short
+    total_length.  Left out: a length longer than the input, which
+    PyTorch packs by reading past it (torchlike refuses, docs/nn.md), and
+    the same wrong h0 with a packed batch, where PyTorch's packed kernel
+    speaks of "an incorrect number of RNN parameters" (torchlike checks
+    the states' sizes first, as PyTorch does for a padded batch)."""
+    nn = T.nn
+    R = nn.utils.rnn
+    x = T.zeros(4, 3, 2)
+    lstm = nn.LSTM(2, 5, proj_size=3)
+    packed = R.pack_padded_sequence(x, [4, 2, 1])
+    return [_raised(lambda: R.pack_padded_sequence(x, [2, 4, 1])),
+            _raised(lambda: R.pack_padded_sequence(x, [4, 0, 1])),
+            _raised(lambda: R.pack_padded_sequence(x, T.tensor([[4, 2, 1]]))),
+            _raised(lambda: R.pack_padded_sequence(x, [[4.0, 2.0, 1.0]])),
+            _raised(lambda: R.pack_padded_sequence(x, T.tensor(3))),
+            _raised(lambda: lstm(x, (T.zeros(1, 3, 5), T.zeros(1, 3, 5)))),
+            _raised(lambda: lstm(x, (T.zeros(1, 3, 3), T.zeros(1, 3, 3)))),
+            _raised(lambda: R.pad_packed_sequence(packed, total_length=2)),
+            [list(t.shape) for t in lstm(packed, (T.zeros(1, 3, 3), T.zeros(1, 3, 5)))[1]]]
+
+
+def embedding_bag_ctc_refusals(T):
+    """EmbeddingBag's refusals (offsets not starting at zero, 2-d input
+    with offsets, per_sample_weights of another shape, mode unknown) and
+    CTC loss's (an input length beyond the time axis, a target length
+    beyond the targets, log_probs of two dims)."""
+    nn = T.nn
+    F = nn.functional
+    bag = nn.EmbeddingBag(5, 2)
+    ids = T.tensor([0, 1, 2, 3])
+    lp = T.zeros(4, 2, 3).log_softmax(2)
+    tg = T.tensor([[1, 2], [1, 1]])
+    return [_raised(lambda: bag(ids, T.tensor([1, 2]))),
+            _raised(lambda: bag(ids.view(2, 2), T.tensor([0, 1]))),
+            _raised(lambda: bag(ids, T.tensor([0, 2]), per_sample_weights=T.ones(3))),
+            _raised(lambda: nn.EmbeddingBag(5, 2, mode="median")),
+            _raised(lambda: F.ctc_loss(lp, tg, T.tensor([5, 4]), T.tensor([2, 2]))),
+            _raised(lambda: F.ctc_loss(lp, tg, T.tensor([4, 4]), T.tensor([3, 2]))),
+            F.ctc_loss(lp, tg, (4, 3), (2, 1), reduction="none"),
+            F.ctc_loss(lp[:, 0], tg[0], T.tensor(4), T.tensor(2))]
+
+
+def conv_padding_forms_and_refusals(T):
+    """Conv2d with padding='valid', an asymmetric tuple, circular padding
+    of a tuple (2, 1), reflect padding on a Conv3d; ConvTranspose2d's
+    refusal of a non-zeros padding mode; grouped convolutions' refusals
+    of weight/input channel mismatches."""
+    nn = T.nn
+    F = nn.functional
+    x = _t(T, 1, 2, 5, 6, seed=110)
+    out = []
+    for kw in ({"padding": "valid"}, {"padding": (2, 0)},
+               {"padding": (2, 1), "padding_mode": "circular"},
+               {"padding": 1, "padding_mode": "replicate", "dilation": (2, 1)}):
+        conv = _init(T, nn.Conv2d(2, 2, 3, **kw), 111)
+        y = conv(x)
+        out.append([list(y.shape), y[0, 1, 0]])
+    c3 = _init(T, nn.Conv3d(1, 1, 2, padding=1, padding_mode="reflect"), 112)
+    out.append(c3(_t(T, 1, 1, 3, 3, 3, seed=113))[0, 0, 0])
+    out.append(_raised(lambda: nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")))
+    out.append(_raised(lambda: F.conv2d(x, T.zeros(4, 2, 3, 3), groups=2)))
+    out.append(_raised(lambda: F.conv1d(T.zeros(1, 4, 5), T.zeros(2, 4, 3), groups=2)))
+    # (an unknown padding string is left out: PyTorch prints a set of two
+    # strings, whose order changes with the interpreter's string hashing)
+    return out
+
+
+def lazy_modules_training(T):
+    """LazyLinear and LazyConv1d inferring their sizes at the first call,
+    initialized then overwritten from NumPy, trained with SGD; their
+    state dicts' shapes; a lazy module's state dict loaded before the
+    first call (materialized from the checkpoint)."""
+    nn = T.nn
+    net = nn.Sequential(nn.LazyConv1d(3, 2), nn.ReLU(), nn.Flatten(), nn.LazyLinear(2))
+    x, y = _t(T, 4, 2, 6, seed=114), _t(T, 4, 2, seed=115)
+    net(x)
+    _init(T, net, 116)
+    opt = T.optim.SGD(net.parameters(), lr=0.05)
+    losses = _fit(T, net, opt, x, y, steps=3)
+    sd = net.state_dict()
+    fresh = nn.Sequential(nn.LazyConv1d(3, 2), nn.ReLU(), nn.Flatten(), nn.LazyLinear(2))
+    fresh.load_state_dict(sd)
+    return [losses, {k: list(v.shape) for k, v in sd.items()}, type(net[3]).__name__,
+            bool(T.allclose(fresh(x), net(x))), type(fresh[0]).__name__]
+
+
+def grad_scaler_cpu_skips_inf(T):
+    """torch.amp.GradScaler on the CPU: the loss scaled, unscale_ before
+    clipping, a step skipped when a gradient is inf (the scale backed off)
+    and growth after growth_interval good steps; the scale's trace."""
+    nn = T.nn
+    net = _mlp(T, 117)
+    opt = T.optim.SGD(net.parameters(), lr=0.1)
+    scaler = T.amp.GradScaler("cpu", init_scale=256.0, growth_factor=2.0, backoff_factor=0.25,
+                              growth_interval=2)
+    x, y = _t(T, 4, 4, seed=118), _t(T, 4, 2, seed=119)
+    scales, losses, bias = [], [], []
+    for step in range(5):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(net(x), y)
+        scaler.scale(loss).backward()
+        if step == 1:
+            net[0].bias.grad[0] = float("inf")
+        scaler.unscale_(opt)
+        nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        scales.append(scaler.get_scale())
+        losses.append(loss.item())
+        bias.append(net[0].bias[0].item())
+    return [scales, losses, bias, scaler.state_dict()["_growth_tracker"],
+            sorted(scaler.state_dict())]
+
+
+def distributed_sampler_shards(T):
+    """DistributedSampler without shuffling over 10 items for 3 replicas
+    (padded by repeating, each rank's indices) and with drop_last; its
+    set_epoch under shuffle keeps each epoch a partition of the padded
+    set; refusals of a rank out of range."""
+    D = T.utils.data
+    ds = list(range(10))
+    plain = [list(D.DistributedSampler(ds, num_replicas=3, rank=r, shuffle=False)) for r in range(3)]
+    drop = [list(D.DistributedSampler(ds, num_replicas=3, rank=r, shuffle=False, drop_last=True))
+            for r in range(3)]
+    parts = []
+    for epoch in (0, 1):
+        ss = [D.DistributedSampler(ds, num_replicas=3, rank=r, shuffle=True, seed=4) for r in range(3)]
+        for s in ss:
+            s.set_epoch(epoch)
+        parts.append(sorted(i for s in ss for i in s))
+    return [plain, drop, parts[0] == parts[1], len(parts[0]),
+            len(D.DistributedSampler(ds, num_replicas=3, rank=0)),
+            _raised(lambda: D.DistributedSampler(ds, num_replicas=3, rank=3)),
+            _raised(lambda: D.DistributedSampler(ds, num_replicas=3, rank=-1))]
+
+
+def collate_namedtuples_and_nesting(T):
+    """default_collate of namedtuples (the type kept), of nested lists of
+    tensors (transposed), of tuples of dicts; a DataLoader over such
+    samples; its refusal of lists of unequal lengths."""
+    import collections
+    D = T.utils.data
+    P = collections.namedtuple("P", ["x", "y"])
+    a = D.default_collate([P(T.ones(2), 1), P(T.zeros(2), 2)])
+    nest = D.default_collate([[T.tensor([1, 2]), [T.tensor(3.0)]], [T.tensor([4, 5]), [T.tensor(6.0)]]])
+    td = D.default_collate([({"a": 1.5},), ({"a": 2.5},)])
+    dl = list(D.DataLoader([P(T.full((2,), float(i)), i) for i in range(5)], batch_size=2))
+    return [type(a).__name__, a.x, a.y, nest, td, [type(b).__name__ for b in dl], dl[-1].x,
+            _raised(lambda: D.default_collate([[1, 2], [3]]))]
+
+
+def classification_losses_extras(T):
+    """BCEWithLogitsLoss with pos_weight per class and weight per sample,
+    KL divergence with log_target and batchmean, MultiLabelSoftMarginLoss
+    with class weights, TripletMarginWithDistanceLoss with a cosine
+    distance and swap, cosine similarity and pairwise distance options;
+    their gradients through a small encoder trained by Adam."""
+    nn = T.nn
+    F = nn.functional
+    enc = _init(T, nn.Linear(4, 3), 120)
+    x = _t(T, 6, 4, seed=121)
+    y = (_t(T, 6, 3, seed=122) > 0).float()
+    bce = nn.BCEWithLogitsLoss(pos_weight=T.tensor([1.0, 2.0, 0.5]), weight=T.tensor([[1.0], [2.0], [1.0],
+                                                                                      [0.5], [1.0], [1.0]]))
+    mlsm = nn.MultiLabelSoftMarginLoss(weight=T.tensor([1.0, 0.5, 2.0]))
+    trip = nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda a, b: 1.0 - F.cosine_similarity(a, b), margin=0.5, swap=True)
+    opt = T.optim.Adam(enc.parameters(), lr=0.02)
+    losses = []
+    for _ in range(3):
+        h = enc(x)
+        kl = F.kl_div(h.log_softmax(1), _t(T, 6, 3, seed=123).log_softmax(1), reduction="batchmean",
+                      log_target=True)
+        loss = bce(h, y) + mlsm(h, y) + trip(h[:2], h[2:4], h[4:]) + kl
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    h = enc(x).detach()
+    return [losses, F.cosine_similarity(h[:3], h[3:], dim=1, eps=1e-3),
+            F.pairwise_distance(h[:3], h[3:], p=1.0, keepdim=True), nn.PairwiseDistance(p=3.0)(h[:2], h[1:3])]
+
+
+def pooling_options(T):
+    """AvgPool2d with ceil_mode, count_include_pad=False and
+    divisor_override; MaxPool1d with dilation, ceil_mode and indices;
+    LPPool1d/2d; AdaptiveAvgPool1d to a size that does not divide; their
+    gradients."""
+    nn = T.nn
+    x = _t(T, 1, 2, 5, 5, seed=124).requires_grad_()
+    a = nn.AvgPool2d(2, stride=2, padding=1, ceil_mode=True, count_include_pad=False)(x)
+    b = nn.AvgPool2d(3, stride=2, divisor_override=2)(x)
+    s = _t(T, 1, 2, 9, seed=125).requires_grad_()
+    m, i = nn.MaxPool1d(3, stride=2, dilation=2, ceil_mode=True, return_indices=True)(s)
+    lp1 = nn.LPPool1d(2, 3, stride=2)(s)
+    lp2 = nn.LPPool2d(1.5, 2)(x.abs())
+    ad = nn.AdaptiveAvgPool1d(4)(s)
+    (a.sum() + b.sum() + lp2.sum()).backward()
+    (m.sum() + lp1.sum() + ad.pow(2).sum()).backward()
+    return [a, b, m, i, lp1, lp2, ad, x.grad[0, 0], s.grad]
+
+
+def activations_zoo_training(T):
+    """A network mixing the rarer activations (GLU, Softmin, Hardshrink,
+    Softshrink, Tanhshrink, Threshold, CELU, SELU, Mish, Hardswish,
+    LogSigmoid, RReLU in eval) trained by SGD; the outputs of each on a
+    fixed input."""
+    nn = T.nn
+    acts = [nn.Softmin(dim=1), nn.Hardshrink(0.3), nn.Softshrink(0.2), nn.Tanhshrink(),
+            nn.Threshold(0.1, -1.0), nn.CELU(0.7), nn.SELU(), nn.Mish(), nn.Hardswish(),
+            nn.LogSigmoid(), nn.RReLU(0.1, 0.3).eval()]
+    z = _t(T, 2, 4, seed=126)
+    outs = [a(z) for a in acts]
+    net = nn.Sequential(_init(T, nn.Linear(4, 8), 127), nn.GLU(), nn.Mish(),
+                        _init(T, nn.Linear(4, 4), 128), nn.CELU(0.5), nn.Hardswish(),
+                        _init(T, nn.Linear(4, 2), 129), nn.SELU())
+    opt = T.optim.SGD(net.parameters(), lr=0.1)
+    losses = _fit(T, net, opt, _t(T, 5, 4, seed=130), _t(T, 5, 2, seed=131), steps=3)
+    return [outs, losses, nn.GLU(dim=0)(z), _raised(lambda: nn.GLU()(T.zeros(2, 3)))]
+
+
+def lbfgs_strong_wolfe(T):
+    """LBFGS with the strong Wolfe line search minimizing a least-squares
+    problem (closure), its loss trace, history size 3; and without a line
+    search, max_iter 5; the state's func_evals and n_iter."""
+    x = _t(T, 8, 3, seed=132)
+    y = x @ T.tensor([[1.0], [-2.0], [0.5]]) + 0.3
+    out = []
+    for ls in ("strong_wolfe", None):
+        lin = _init(T, T.nn.Linear(3, 1), 133)
+        opt = T.optim.LBFGS(lin.parameters(), lr=1 if ls else 0.3, max_iter=5, history_size=3,
+                            line_search_fn=ls)
+        trace = []
+
+        def closure():
+            opt.zero_grad()
+            loss = T.nn.functional.mse_loss(lin(x), y)
+            loss.backward()
+            return loss
+        for _ in range(2):
+            trace.append(opt.step(closure).item())
+        st = opt.state[opt._params[0]]
+        out.append([trace, st["func_evals"], st["n_iter"], lin.bias.detach()])
+    return out
+
+
+def sparse_embedding_sparse_adam(T):
+    """An Embedding with sparse=True (its gradient a sparse COO tensor of
+    the looked-up rows) trained by SparseAdam beside a dense head by Adam;
+    untouched rows keep their values.  (SparseAdam of a dense gradient,
+    which PyTorch refuses, torchlike steps by design: docs/optim.md.)"""
+    nn = T.nn
+    emb = _init(T, nn.Embedding(6, 3, sparse=True), 134)
+    head = _init(T, nn.Linear(3, 1), 135)
+    ids = _long(T, [[0, 2], [2, 4]])
+    y = T.tensor([[1.0], [-1.0]])
+    o1 = T.optim.SparseAdam(emb.parameters(), lr=0.1)
+    o2 = T.optim.Adam(head.parameters(), lr=0.1)
+    w0 = emb.weight.detach().clone()
+    losses = []
+    for _ in range(3):
+        o1.zero_grad()
+        o2.zero_grad()
+        loss = nn.functional.mse_loss(head(emb(ids).mean(1)), y)
+        loss.backward()
+        g = emb.weight.grad
+        o1.step()
+        o2.step()
+        losses.append(loss.item())
+    return [losses, g.is_sparse, g.coalesce().indices(), bool(T.equal(emb.weight[1], w0[1])),
+            bool(T.equal(emb.weight[0], w0[0])), emb.weight.detach()]
+
+
+def fuse_conv_bn_and_module_surgery(T):
+    """fuse_conv_bn_eval of a trained conv and batch norm against the two
+    in eval mode; get_submodule/set_submodule replacing a layer; apply()
+    with an init function; requires_grad_(False) on a block and
+    zero_grad(set_to_none=False)."""
+    nn = T.nn
+    U = nn.utils
+    conv = _init(T, nn.Conv2d(2, 3, 3, padding=1), 136)
+    bn = nn.BatchNorm2d(3)
+    x = _t(T, 2, 2, 4, 4, seed=137)
+    for k in range(2):
+        bn(conv(x + k))
+    conv.eval()
+    bn.eval()
+    fused = U.fuse_conv_bn_eval(conv, bn)
+    same = bool(T.allclose(fused(x), bn(conv(x)), atol=1e-5))
+    net = nn.Sequential(nn.Sequential(nn.Linear(2, 3), nn.ReLU()), nn.Linear(3, 1))
+    net.set_submodule("0.1", nn.Tanh())
+    names = [type(net.get_submodule(n)).__name__ for n in ("0", "0.0", "0.1", "1")]
+
+    def init(m):
+        if isinstance(m, nn.Linear):
+            with T.no_grad():
+                m.weight.fill_(0.1)
+                m.bias.zero_()
+    net.apply(init)
+    net[0].requires_grad_(False)
+    net(T.ones(2, 2)).sum().backward()
+    net.zero_grad(set_to_none=False)
+    return [same, fused.weight.shape, names, [p.requires_grad for p in net.parameters()],
+            net[1].weight.grad, net[0][0].weight.grad, net(T.ones(1, 2)),
+            _raised(lambda: net.get_submodule("0.5"))]
+
+
+def adafactor_and_foreach_parity(T):
+    """Adafactor (factored second moments on a matrix, unfactored on a
+    vector) trained a few steps; Adam with foreach True and False giving
+    the same parameters; Adam's refusal of fused and foreach together."""
+    net = _mlp(T, 138)
+    x, y = _t(T, 5, 4, seed=139), _t(T, 5, 2, seed=140)
+    opt = T.optim.Adafactor(net.parameters(), lr=0.05)
+    losses = _fit(T, net, opt, x, y, steps=3)
+    st = opt.state[net[0].weight]
+    ps = []
+    for fe in (True, False):
+        n2 = _mlp(T, 141)
+        _fit(T, n2, T.optim.Adam(n2.parameters(), lr=0.05, foreach=fe, weight_decay=0.1), x, y, steps=3)
+        ps.append(n2[0].weight.detach())
+    return [losses, sorted(st), list(st["row_var"].shape), list(st["col_var"].shape),
+            bool(T.allclose(ps[0], ps[1])),
+            _raised(lambda: T.optim.Adam(net.parameters(), fused=True, foreach=True))]
+
+
+def transformer_full_model(T):
+    """nn.Transformer (one encoder and one decoder layer, batch_first) with
+    src/tgt key padding masks and a causal mask, a step of training, then
+    eval under no_grad; the output at padded source positions does not
+    change with their contents."""
+    nn = T.nn
+    model = _init(T, nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                    dim_feedforward=6, dropout=0.0, batch_first=True), 142, scale=0.2)
+    src = _t(T, 2, 5, 4, seed=143)
+    tgt = _t(T, 2, 3, 4, seed=144)
+    skpm = T.tensor([[False, False, False, True, True], [False] * 5])
+    tmask = model.generate_square_subsequent_mask(3)
+    out = model(src, tgt, tgt_mask=tmask, src_key_padding_mask=skpm,
+                memory_key_padding_mask=skpm)
+    loss = out.pow(2).mean()
+    loss.backward()
+    T.optim.SGD(model.parameters(), lr=0.1).step()
+    model.eval()
+    with T.no_grad():
+        e1 = model(src, tgt, tgt_mask=tmask, src_key_padding_mask=skpm, memory_key_padding_mask=skpm)
+        src2 = src.clone()
+        src2[0, 3:] = 9.0
+        e2 = model(src2, tgt, tgt_mask=tmask, src_key_padding_mask=skpm, memory_key_padding_mask=skpm)
+    return [out, loss.item(), e1, bool(T.allclose(e1, e2, atol=1e-5))]
+
+
+def swalr_and_cosine_resume(T):
+    """SWALR annealing linearly to swa_lr over anneal_epochs after a
+    cosine phase; CosineAnnealingLR resumed with last_epoch (initial_lr
+    taken from the groups, refused when missing)."""
+    S = T.optim.lr_scheduler
+    U = T.optim.swa_utils
+    p = [T.zeros(1, requires_grad=True)]
+    opt = T.optim.SGD(p, lr=1.0)
+    sw = U.SWALR(opt, swa_lr=0.1, anneal_epochs=3, anneal_strategy="linear")
+    tr = []
+    for _ in range(5):
+        opt.step()
+        sw.step()
+        tr.append(round(opt.param_groups[0]["lr"], 10))
+    o2 = T.optim.SGD(p, lr=1.0)
+    c = S.CosineAnnealingLR(o2, T_max=6)
+    for _ in range(2):
+        o2.step()
+        c.step()
+    o3 = T.optim.SGD(p, lr=1.0)
+    return [tr, round(o2.param_groups[0]["lr"], 10),
+            _raised(lambda: S.CosineAnnealingLR(o3, T_max=6, last_epoch=2)),
+            _raised(lambda: U.SWALR(opt, swa_lr=0.1, anneal_strategy="exp"))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 

@@ -351,3 +351,15 @@ def test_pack_padded_sequence_refuses_a_length_past_the_input():
     with pytest.raises(RuntimeError, match="a length of 5 is longer than the input's 4 time "
                                            "steps"):
         pack_padded_sequence(x, torch.tensor([5, 2, 1]))
+
+
+@pytest.mark.parametrize("lengths,ndim", [
+    (torch.tensor([[4, 2, 1]]), 2), ([[4.0, 2.0, 1.0]], 2), (torch.tensor(3), 0), (3, 0)])
+def test_pack_padded_sequence_refuses_lengths_that_are_not_1d(lengths, ndim):
+    # PyTorch's kernel reads the lengths as a CPU int64 tensor and refuses one
+    # of another rank in these words (a nested list failed in int()'s)
+    with pytest.raises(RuntimeError, match=rf"^'lengths' argument should be a 1D CPU int64 "
+                                           rf"tensor, but got {ndim}D cpu Long tensor$"):
+        pack_padded_sequence(torch.zeros(4, 3, 2), lengths)
+    # 1-d forms still pack
+    assert pack_padded_sequence(torch.zeros(4, 3, 2), (4, 2, 1)).batch_sizes.tolist() == [3, 2, 1, 1]
