@@ -716,6 +716,140 @@ def einsum_dtypes_out(np):
             np.einsum("ij->ji", a).flags.c_contiguous)
 
 
+# ---- a fourth pass: corners of indexing, reductions, masks and draws --------------------------
+
+def indexing_corners(np):
+    """Indexing forms users stumble on: a 2-d mask over the first two axes
+    of a 3-d array assigned a row, index arrays broadcasting (2, 1) with
+    (3,), a list of bools, a newaxis before an index array, assignment to
+    a fancy-indexed copy (no effect), flat assignment with a slice and a
+    list, take with out=, duplicates under += along the last axis, and a
+    slice mixed with an index list assigned a column."""
+    a = np.arange(24).reshape(2, 3, 4)
+    m = np.asarray([[True, False, True], [False, True, False]])
+    a[m] = np.asarray([-1, -2, -3, -4])
+    b = np.arange(20).reshape(4, 5)
+    sub = b[np.asarray([[0], [2]]), np.asarray([1, 3, 4])]
+    c = b[[True, False, True, True]]
+    d = b[np.newaxis, np.asarray([1, 3])]
+    e = b.copy()
+    e[np.asarray([0, 1])][0, 0] = 999
+    f = np.zeros(10)
+    f.flat[2:5] = 1.0
+    f.flat[[7, 9]] = np.asarray([5.0, 6.0])
+    out = np.empty(3, dtype=np.int64)
+    np.take(b, [0, 7, 19], out=out)
+    g = np.zeros((2, 4))
+    g[..., np.asarray([1, 1, 3])] += 1.0
+    h = np.zeros((4, 3), dtype=np.int64)
+    h[1:3, [0, 2]] = np.asarray([[1], [2]])
+    return a, sub, c, d.shape, e[0, 0], f, out, g, h, b[-1, [-1, 0]], b[1:, 2][::-1]
+
+
+def reduction_dtypes_and_empties(np):
+    """Reductions with dtype= and on empty operands: sum into int8 wrapping,
+    mean in float32 of float64 data, std with where=, var with keepdims
+    and ddof, prod and sum of empty arrays, max of an empty axis with
+    initial=, cumsum of bools, argmax with keepdims, all/any of an empty
+    axis, count_nonzero with keepdims, and average of ints."""
+    x = np.asarray(I64)
+    f = np.asarray(F64)
+    e = np.zeros((0, 3))
+    return (np.sum(np.asarray([100, 100, 100], dtype=np.int8), dtype=np.int8),
+            np.mean(f, axis=0, dtype=np.float32), np.std(f, axis=1, where=f > -1.0),
+            np.var(f, axis=0, ddof=2, keepdims=True), np.prod(e, axis=0), np.sum(e, axis=1),
+            np.max(e, axis=0, initial=-5.0), np.cumsum(np.asarray([True, True, False, True])),
+            np.argmax(x, axis=1, keepdims=True), np.all(e, axis=0), np.any(e, axis=1),
+            np.count_nonzero(x > 0, axis=0, keepdims=True), np.average(x, axis=0),
+            np.sum(x, axis=0, dtype=np.float32), np.nansum(np.asarray([np.nan, np.nan])),
+            np.amin(x, axis=(0, 1)), np.mean(np.asarray(I32), axis=1).dtype == np.float64)
+
+
+def masked_integers_and_division(np):
+    """Masked arrays of integers: division by zero masked (domain), the
+    int sum and mean with masked entries, a custom fill_value kept by
+    arithmetic, cumsum skipping masked entries, argmax with fill, the mean
+    of an all-masked row (masked), filled of an all-masked array, and
+    apply_along_axis over a masked matrix."""
+    ma = np.ma
+    a = ma.array(np.asarray([[4, 0, 6], [3, 2, 0]]), mask=[[0, 0, 1], [0, 1, 1]], fill_value=-7)
+    q = ma.array(np.asarray([10, 20, 30])) / ma.array(np.asarray([2, 0, 5]))
+    row = a.mean(axis=1)
+    allm = ma.array(np.asarray([1.0, 2.0]), mask=[1, 1])
+    return (q.filled(-1.0), q.mask, a.sum(axis=0).filled(0), a.sum(), a.mean(), a.fill_value,
+            (a + 1).fill_value, a.cumsum(axis=1).filled(0), a.argmax(axis=1, fill_value=100),
+            row.filled(-1.0), ma.getmaskarray(row), allm.filled(), allm.mean() is ma.masked,
+            ma.apply_along_axis(lambda r: r.sum(), 1, a).filled(0), a.min(axis=0).filled(-1),
+            (a * 2).filled(), (a > 2).filled(False))
+
+
+def generator_edges(np):
+    """Generator corners compared by structure: integers into uint8 up to
+    256 exclusive, choice over the rows of a 2-d array, shuffle of a 2-d
+    array (rows kept whole), draws of size 0 and of tuple sizes, random
+    into float32 out=, and integers' refusal of low >= high."""
+    g = np.random.default_rng(21)
+    u = g.integers(0, 256, size=50, dtype=np.uint8)
+    rows = np.arange(12).reshape(4, 3)
+    pick = g.choice(rows, 2, replace=False)
+    sh = rows.copy()
+    g.shuffle(sh)
+    out = np.empty((2, 2), dtype=np.float32)
+    g.random(out=out, dtype=np.float32)
+    try:
+        g.integers(5, 5)
+        err = None
+    except ValueError as exc:
+        err = type(exc).__name__
+    return (u.dtype == np.uint8, bool((u.astype(np.int64) < 256).all()), pick.shape,
+            bool(all(r[1] == r[0] + 1 and r[0] % 3 == 0 for r in pick.tolist())),
+            np.sort(sh[:, 0]), bool((sh[:, 1] == sh[:, 0] + 1).all()), g.random((0, 3)).shape,
+            g.normal(size=(2, 3)).shape, bool(((out >= 0) & (out < 1)).all()), err,
+            g.integers(3, 4, size=3), g.choice(np.asarray([[5, 6]]), 2, axis=1, replace=False).shape)
+
+
+def sorting_corners(np):
+    """Sorting corners: sort and argsort with axis=None, lexsort with a 2-d
+    keys array, sort of bools, unique with return_index over floats with
+    NaN (equal_nan both ways), searchsorted into a descending array through
+    its sorter, argsort of a non-contiguous column, and sort of a 0-d
+    refusal."""
+    x = np.asarray(I64)
+    keys = np.asarray([[1, 0, 1, 0], [3, 3, 1, 1]])
+    fl = np.asarray([2.0, np.nan, 1.0, np.nan, 2.0])
+    desc = np.asarray([9, 7, 5, 3])
+    srt = np.argsort(desc)
+    try:
+        np.sort(np.asarray(3))
+        err = None
+    except (ValueError, np.exceptions.AxisError) as exc:
+        err = type(exc).__name__
+    return (np.sort(x, axis=None)[:6], np.argsort(x, axis=None, kind="stable")[:6],
+            np.lexsort(keys), np.sort(np.asarray([True, False, True])),
+            np.unique(fl, return_index=True), np.unique(fl, equal_nan=False),
+            np.searchsorted(desc, np.asarray([6, 9, 1]), sorter=srt), np.argsort(x[:, 1], kind="stable"),
+            err, np.sort(x[::2, ::-1], axis=0))
+
+
+def text_io_more(np):
+    """savetxt with newline, header, footer and a 3-column complex-free
+    table of ints and floats; loadtxt with quotechar and a usecols int;
+    loadtxt of an empty file (with its warning silenced) giving an empty
+    array; fromstring of ints with sep and dtype; tofile/fromfile through
+    a temporary path skipped -- text only."""
+    import warnings
+    buf = io.StringIO()
+    np.savetxt(buf, np.asarray(I32[:2]), fmt="%3d", newline=";\n", header="h", footer="end",
+               comments="// ")
+    q = np.loadtxt(io.StringIO('"1.5",2\n"3.5",4\n'), delimiter=",", quotechar='"', usecols=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        empty = np.loadtxt(io.StringIO(""))
+    return (buf.getvalue(), q, empty.shape, empty.dtype == np.float64,
+            np.fromstring("1 2 3", dtype=np.int64, sep=" "),
+            np.loadtxt(io.StringIO("1;2\n3;4\n"), delimiter=";", dtype=np.float32))
+
+
 # ---- a third pass: layers written with NumPy on the autograd tape -----------------------------
 # The forward is NumPy code, run on float64 ndarrays (the oracle for values)
 # and on tensors that require grad, whose gradients are checked against
@@ -900,3 +1034,12 @@ def test_second_pass():
     _run(complex_linalg)
     _run(fft_multidim)
     _run(einsum_dtypes_out)
+
+
+def test_fourth_pass():
+    _run(indexing_corners)
+    _run(reduction_dtypes_and_empties)
+    _run(masked_integers_and_division)
+    _run(generator_edges)
+    _run(sorting_corners)
+    _run(text_io_more)
