@@ -1710,6 +1710,100 @@ def non_contiguous_inputs(T):
             lin.weight.grad, conv.weight.grad[0, 0]]
 
 
+# ---- a fifth pass: gradients where the derivative is a choice ---------------------------------
+
+def _grad_at(T, fn, values, dtype=None):
+    x = T.tensor(values, dtype=dtype or T.float32, requires_grad=True)
+    fn(x).sum().backward()
+    return x.grad
+
+
+def kink_gradients(T):
+    """The gradients PyTorch picks at the kinks of piecewise activations
+    (a custom activation's training can sit exactly there: a ReLU6 whose
+    input is clamped to 6, a hard sigmoid at +-3): relu, relu6, hardtanh,
+    hardsigmoid, hardswish, leaky_relu, elu, celu, selu, threshold,
+    softshrink, hardshrink, clamp and abs at their breakpoints."""
+    F = T.nn.functional
+    fns = [
+        (F.relu, [-1.0, 0.0, 1.0]), (F.relu6, [0.0, 6.0, 3.0]),
+        (lambda v: F.hardtanh(v, -1.0, 1.0), [-1.0, 1.0, 0.0]),
+        (F.hardsigmoid, [-3.0, 3.0, 0.0]), (F.hardswish, [-3.0, 3.0, 0.0]),
+        (lambda v: F.leaky_relu(v, 0.1), [0.0, -1.0]), (F.elu, [0.0, -1.0]),
+        (lambda v: F.celu(v, 0.5), [0.0]), (F.selu, [0.0]),
+        (lambda v: F.threshold(v, 1.0, -2.0), [1.0, 0.5, 2.0]),
+        (lambda v: F.softshrink(v, 0.5), [0.5, -0.5, 0.0]),
+        (lambda v: F.hardshrink(v, 0.5), [0.5, -0.5, 0.7]),
+        (lambda v: v.clamp(-1.0, 1.0), [-1.0, 1.0, 0.0]),
+        (lambda v: v.clamp(min=0.0), [0.0]), (T.abs, [0.0, -2.0]),
+        (lambda v: T.clamp(v, T.tensor([0.0, 1.0]), T.tensor([0.0, 2.0])), [0.0, 2.0]),
+        (F.silu, [0.0]), (lambda v: F.softplus(v, beta=2.0, threshold=1.0), [0.5, 0.4, 0.6]),
+    ]
+    return [_grad_at(T, f, v) for f, v in fns]
+
+
+def tie_and_zero_gradients(T):
+    """Gradients through ties and zeros: max/min/amax/amin over ties (one
+    winner or shared), max along a dim with ties, median and topk among
+    equal values, sort of equal values, prod and cumprod with
+    one and with two zeros, norm and std at zero, sqrt at zero, pow with a
+    zero base, dist and cdist at zero distance, logsumexp of all -inf,
+    and where() masking a NaN branch."""
+    v = [1.0, 3.0, 3.0, 2.0]
+    out = [
+        _grad_at(T, lambda x: x.max(), v), _grad_at(T, lambda x: x.min(), [2.0, 1.0, 1.0]),
+        _grad_at(T, lambda x: x.amax(), v), _grad_at(T, lambda x: x.amin(), [2.0, 1.0, 1.0]),
+        _grad_at(T, lambda x: x.view(2, 2).max(dim=1).values, [3.0, 3.0, 1.0, 1.0]),
+        _grad_at(T, lambda x: x.median(), [2.0, 2.0, 2.0, 5.0]),
+        _grad_at(T, lambda x: x.topk(2).values * T.tensor([1.0, 10.0]), [1.0, 3.0, 3.0]),
+        _grad_at(T, lambda x: x.sort().values * T.arange(4.0), [3.0, 1.0, 3.0, 1.0]),
+        _grad_at(T, lambda x: x.prod(), [2.0, 0.0, 3.0]),
+        _grad_at(T, lambda x: x.prod(), [0.0, 0.0, 3.0]),
+        _grad_at(T, lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 4.0]),
+        _grad_at(T, lambda x: x.norm(), [0.0, 0.0]),
+        _grad_at(T, lambda x: x.std(), [1.0, 1.0, 1.0]),
+        _grad_at(T, lambda x: x.sqrt(), [0.0, 4.0]),
+        _grad_at(T, lambda x: x.pow(2.0), [0.0]), _grad_at(T, lambda x: x.pow(0.5), [0.0]),
+        _grad_at(T, lambda x: x.pow(0.0), [0.0, 2.0]),
+        _grad_at(T, lambda x: T.dist(x, T.ones(2)), [1.0, 1.0]),
+        _grad_at(T, lambda x: T.cdist(x.view(1, 2), T.ones(1, 2)), [1.0, 1.0]),
+        _grad_at(T, lambda x: T.logsumexp(x, 0), [float("-inf"), float("-inf")]),
+        _grad_at(T, lambda x: T.where(x > 0, x.log(), T.zeros(())), [0.0, 2.0, -1.0]),
+        _grad_at(T, lambda x: T.atan2(x, T.zeros(2)), [0.0, 1.0]),
+        _grad_at(T, lambda x: x.softmax(0), [float("-inf"), 0.0, 1.0]),
+    ]
+    return out
+
+
+def kthvalue_ties(T):
+    """kthvalue among equal values: which index (so which input the
+    gradient reaches) PyTorch's CPU quickselect leaves at position k;
+    torchlike takes the k-th of a stable sort."""
+    out = []
+    for v, k in (([2.0, 2.0, 2.0], 2), ([1.0, 2.0, 2.0, 2.0, 0.0], 3), ([3.0, 1.0, 3.0, 1.0], 3)):
+        r = T.tensor(v).kthvalue(k)
+        out.append([r.values.item(), r.indices.item(),
+                    _grad_at(T, lambda x: x.kthvalue(k).values, v)])
+    return out
+
+
+def tied_max_pool_and_unique(T):
+    """Max pooling over windows of equal values (the gradient goes to one
+    position per window, which PyTorch picks), adaptive max pooling with
+    ties, max_pool1d with overlapping windows that share a maximum, and
+    F.embedding with repeated indices summing their gradients."""
+    F = T.nn.functional
+    x = T.ones(1, 1, 4, 4, requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    y = T.tensor([[[1.0, 3.0, 3.0, 1.0, 3.0]]], requires_grad=True)
+    F.max_pool1d(y, 3, stride=1).sum().backward()
+    z = T.zeros(1, 1, 3, 3, requires_grad=True)
+    F.adaptive_max_pool2d(z, 2).sum().backward()
+    w = T.zeros(4, 2, requires_grad=True)
+    F.embedding(T.tensor([1, 3, 1, 1]), w).sum().backward()
+    return [x.grad, y.grad, z.grad, w.grad]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
