@@ -1787,6 +1787,19 @@ def kthvalue_ties(T):
     return out
 
 
+def topk_ties(T):
+    """topk among equal values (a top-2 accuracy over scores with ties, a
+    beam of equal log-probabilities): which indices PyTorch's CPU kernel
+    returns, and the gradient they route; torchlike returns the earliest
+    of equal values first (a stable order)."""
+    out = []
+    for v, k in (([1.0, 2.0, 2.0, 2.0, 0.0], 2), ([5.0, 5.0, 1.0, 5.0, 5.0, 1.0], 2),
+                 ([1.0, 3.0, 3.0, 1.0, 3.0, 2.0, 2.0, 2.0], 3)):
+        r = T.tensor(v).topk(k)
+        out.append([r.indices.tolist(), _grad_at(T, lambda x: x.topk(k).values * T.arange(1.0, k + 1), v)])
+    return out
+
+
 def tied_max_pool_and_unique(T):
     """Max pooling over windows of equal values (the gradient goes to one
     position per window, which PyTorch picks), adaptive max pooling with
