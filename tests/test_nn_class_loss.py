@@ -624,3 +624,18 @@ def test_reduction_module_of_old_loss_classes():
     with pytest.warns(UserWarning, match="reduction='sum' instead"):
         assert R.legacy_get_enum(False, True) == 2
     assert F._Reduction is R
+
+
+def test_ctc_loss_reads_targets_as_int64_and_refuses_cpu_half():
+    # PyTorch casts the targets to int64 (float or bool targets included)
+    # and its CPU kernel takes float and double log_probs only
+    lp = T.zeros(3, 2, 3).log_softmax(2)
+    want = F.ctc_loss(lp, T.tensor([[1, 1], [2, 1]]), [3, 3], [2, 2])
+    for targets in (T.tensor([[1.7, 1.0], [2.0, 1.0]]), T.tensor([[1, 1], [2, 1]], dtype=T.int16)):
+        np.testing.assert_allclose(float(F.ctc_loss(lp, targets, [3, 3], [2, 2])), float(want),
+                                   rtol=1e-6)
+    if lp.device.type == "cpu":
+        for dtype, name in ((T.float16, "Half"), (T.bfloat16, "BFloat16"), (T.int64, "Long")):
+            with pytest.raises(NotImplementedError,
+                               match=rf"^\"ctc_loss_cpu\" not implemented for '{name}'$"):
+                F.ctc_loss(lp.to(dtype), T.tensor([[1, 1], [2, 1]]), [3, 3], [2, 2])

@@ -363,3 +363,14 @@ def test_pack_padded_sequence_refuses_lengths_that_are_not_1d(lengths, ndim):
         pack_padded_sequence(torch.zeros(4, 3, 2), lengths)
     # 1-d forms still pack
     assert pack_padded_sequence(torch.zeros(4, 3, 2), (4, 2, 1)).batch_sizes.tolist() == [3, 2, 1, 1]
+
+
+def test_pad_sequence_result_has_the_first_sequence_dtype():
+    # PyTorch copies every sequence into an output made with the first's
+    # dtype (a float64 sequence after a float32 one is rounded, not promoted)
+    out = pad_sequence([torch.ones(2), torch.full((3,), 1 / 3, dtype=torch.float64)])
+    assert out.dtype == torch.float32 and tuple(out.shape) == (3, 2)
+    np.testing.assert_array_equal(out[:, 1].cpu().numpy(), np.full(3, 1 / 3, dtype=np.float32))
+    ints = pad_sequence([torch.tensor([1, 2]), torch.tensor([0.5])], batch_first=True,
+                        padding_value=7)
+    assert ints.dtype == torch.int64 and ints.tolist() == [[1, 2], [0, 7]]

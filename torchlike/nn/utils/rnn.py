@@ -115,8 +115,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     max_len = max(s.shape[0] for s in sequences)
     rows = []
     trailing = tuple(sequences[0].shape[1:])
+    dtype = sequences[0].dtype  # PyTorch copies each into an output of the first's dtype
     for s in sequences:
-        s = _to_trailing(s, trailing)
+        s = _to_trailing(s if s.dtype == dtype else s.to(dtype), trailing)
         extra = max_len - s.shape[0]
         pads = [0, 0] * (s.ndim - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
         rows.append(_C._pad(s, pads, "constant", padding_value) if extra else s)
