@@ -1817,6 +1817,34 @@ def tied_max_pool_and_unique(T):
     return [x.grad, y.grad, z.grad, w.grad]
 
 
+# ---- a sixth pass: what a probe of rarer functional calls found -------------------------------
+
+def functional_corners_found(T):
+    """The calls a probe of rarer functional forms found answering
+    otherwise: pad_sequence of sequences of two dtypes (the first's
+    kept), ctc_loss with float targets (read as int64) and with half
+    log_probs on the CPU (refused), softmax of integers (the kernel
+    named), a too-small 1-d transposed convolution, celu with alpha 0,
+    rrelu with its bounds the wrong way round, EmbeddingBag's and the
+    functional embedding_bag's padding_idx refusals."""
+    nn = T.nn
+    F = nn.functional
+    R = nn.utils.rnn
+    lp = _t(T, 4, 2, 3, seed=190).log_softmax(2)
+    return [R.pad_sequence([T.ones(2), T.full((3,), 1 / 3, dtype=T.float64)]),
+            R.pad_sequence([T.tensor([1, 2]), T.tensor([0.5])], batch_first=True, padding_value=7),
+            F.ctc_loss(lp, T.tensor([[1.7, 1.0], [2.0, 1.0]]), [4, 3], [2, 2]),
+            _raised(lambda: F.ctc_loss(lp.half(), T.tensor([[1, 1], [2, 1]]), [4, 3], [2, 2])),
+            _raised(lambda: F.softmax(T.tensor([[1, 2]]), 0)),
+            _raised(lambda: F.log_softmax(T.tensor([1, 2]), 0)),
+            _raised(lambda: F.softmax(T.tensor([1.0]), 0, dtype=T.int32)),
+            _raised(lambda: F.conv_transpose1d(T.ones(1, 4, 3), T.ones(4, 1, 2), padding=5)),
+            _raised(lambda: F.celu(T.tensor([-1.0]), alpha=0.0)),
+            _raised(lambda: F.rrelu(T.tensor([-1.0, 1.0]), lower=0.5, upper=0.2)),
+            _raised(lambda: nn.EmbeddingBag(4, 2, padding_idx=5)),
+            _raised(lambda: F.embedding_bag(T.tensor([1]), T.zeros(4, 2), T.tensor([0]), padding_idx=4))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
