@@ -786,8 +786,10 @@ def one_hot(tensor, num_classes=-1):
     """(*) int64 -> (*, num_classes) int64 with a single 1 per row."""
     if tensor.dtype != _C.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not tensor.numel() and num_classes <= 0:  # PyTorch's words, 0 classes included
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+        num_classes = int(tensor.max().item()) + 1
     # a meta tensor has no values to check (PyTorch skips the checks there too)
     check = tensor.numel() and not tensor.is_meta
     if check and int(tensor.min().item()) < 0:
@@ -945,6 +947,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         from .._dtype_names import scalar_type_name
         raise RuntimeError("Expected floating point type for target with class "
                            f"probabilities, got {scalar_type_name(target.dtype)}")
+    if label_smoothing < 0:  # PyTorch bounds it above only: a negative one smooths nothing
+        label_smoothing = 0.0
     if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
         raise RuntimeError("ignore_index is not supported for floating point target")
     if probs and target.dtype != input.dtype:
@@ -1294,6 +1298,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise distance."""
+    if margin <= 0:  # PyTorch's check, before any other
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     r = _legacy_reduction(size_average, reduce, reduction)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -1304,6 +1310,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
+    if margin <= 0:  # PyTorch's check, before any other
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     dist = distance_function or pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
