@@ -1845,6 +1845,29 @@ def functional_corners_found(T):
             _raised(lambda: F.embedding_bag(T.tensor([1]), T.zeros(4, 2), T.tensor([0]), padding_idx=4))]
 
 
+def loss_and_pool_refusals_found(T):
+    """A second probe's findings: a negative label_smoothing (no smoothing
+    in PyTorch), the triplet losses' margin refusals, one_hot of an empty
+    tensor without a class count, fractional max pooling's size checks
+    (the 3-d one strict), max_unpool1d's invalid index."""
+    nn = T.nn
+    F = nn.functional
+    x = _t(T, 2, 3, seed=191)
+    a = T.zeros(2, 3)
+    return [F.cross_entropy(x, _long(T, [0, 2]), label_smoothing=-0.1),
+            F.cross_entropy(x, x.softmax(1), label_smoothing=-0.5),
+            _raised(lambda: F.cross_entropy(x, _long(T, [0, 2]), label_smoothing=1.5)),
+            _raised(lambda: F.triplet_margin_loss(a, a, T.zeros(2, 4), margin=0.0)),
+            _raised(lambda: F.triplet_margin_with_distance_loss(a, a, a, margin=-1.0)),
+            _raised(lambda: nn.TripletMarginWithDistanceLoss(margin=-1.0)),
+            _raised(lambda: F.one_hot(T.zeros(0, dtype=T.int64))),
+            list(F.one_hot(T.zeros(0, dtype=T.int64), 3).shape),
+            _raised(lambda: F.fractional_max_pool2d(T.ones(1, 1, 4, 6), 2, output_size=(3, 6))),
+            _raised(lambda: F.fractional_max_pool3d(T.ones(1, 1, 4, 4, 4), 2, output_size=(3, 3, 3))),
+            _raised(lambda: F.fractional_max_pool3d(T.ones(1, 1, 5, 4, 4), 2, output_size=(3, 4, 3))),
+            _raised(lambda: F.max_unpool1d(T.ones(1, 1, 2), T.tensor([[[0, 9]]]), 2))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 

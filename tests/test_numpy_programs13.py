@@ -1,5 +1,46 @@
-"""NumPy programs, thirteenth round (placeholder docstring, written out
-when the round is done)."""
+"""NumPy programs, thirteenth round: kinds the first twelve rounds
+(tests/test_numpy_programs.py ... 12.py) touch least, run once with NumPy
+and once with ``torchlike.numpy`` (NumPy the oracle for values, dtypes and
+shapes) -- ndarray method chains and structured reductions (a gradebook,
+group-bys by bincount/ufunc.at/reduceat, weighted and nan-aware
+statistics, reductions with dtype=, where=, initial= and on empty axes),
+fancy indexing with assignment (repeated indices, masks over leading
+axes, ix_ blocks, broadcast index arrays, flat and take with out=,
+scatter/gather idioms), np.linalg (ridge regression by solve and lstsq,
+Cholesky, pinv, cond in every norm, eigh/svd/qr modes, tensorsolve and
+tensorinv, complex and non-symmetric eigenproblems, the namespace's
+linalg functions), np.fft (periodograms, Parseval, FFT convolution and
+filters, multi-dimensional and Hermitian transforms), np.random
+Generator usage compared by what does not depend on the stream, einsum
+programs (attention, bilinear forms, paths, integer and bool operands,
+out=), stride tricks (moving windows, box blurs, frames), masked arrays
+(sensor data, integers with domains, the np.ma function tour), sorting,
+searching and set operations, text I/O through StringIO (savetxt,
+loadtxt, genfromtxt, fromstring, array2string and the float formatters),
+small simulations (inventory, images, interpolation, integer bit
+programs) -- and, as a third use, layers written with NumPy on the
+autograd tape (attention, rfft band energies, solve and slogdet, sorts,
+sliding windows, piecewise losses, eigvalsh, log-add-exp accumulations),
+checked against NumPy and finite differences, one trained with Adam.
+
+What they found (each with a focused test in the test file of its area):
+
+- ``np.ma`` ``count()`` of an array with a mask was a Python int where
+  NumPy gives its intp sum (an int64 scalar; here a 0-d int64 tensor) --
+  tests/test_numpy_ma.py.
+- ``np.linalg.solve/inv/matrix_power/tensorsolve/tensorinv`` of a singular
+  matrix and ``cholesky`` of one not positive definite failed with
+  PyTorch's sentences where NumPy says "Singular matrix" / "Matrix is not
+  positive definite" -- tests/test_numpy_namespace_more.py.
+
+What differs by design (docs/numpy.md), spelled around here: ``x.nonzero()``
+and ``x.repeat(2)`` are PyTorch's (the programs call ``np.nonzero``),
+``s -= a[i]`` with a 0-d element writes through (the simulation iterates
+``tolist()``), ``np.broadcast_to`` views are writeable, ``x.dtype`` is
+torchlike's dtype (compared with ``==``), ``u8.sum()`` is int64 (the
+programs pass ``dtype=``), string arrays are not tensors, and slices from
+``np.ma.clump_masked`` hold Python ints where NumPy's hold int64.
+"""
 import io
 
 import numpy
