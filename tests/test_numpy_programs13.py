@@ -38,8 +38,9 @@ and ``x.repeat(2)`` are PyTorch's (the programs call ``np.nonzero``),
 ``s -= a[i]`` with a 0-d element writes through (the simulation iterates
 ``tolist()``), ``np.broadcast_to`` views are writeable, ``x.dtype`` is
 torchlike's dtype (compared with ``==``), ``u8.sum()`` is int64 (the
-programs pass ``dtype=``), string arrays are not tensors, and slices from
-``np.ma.clump_masked`` hold Python ints where NumPy's hold int64.
+programs pass ``dtype=``), and string arrays are not tensors.  Spelled
+around and not fixed: slices from ``np.ma.clump_masked`` hold Python ints
+where NumPy's hold int64 (the program converts them).
 """
 import io
 

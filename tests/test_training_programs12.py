@@ -74,9 +74,10 @@ Marked xfail (strict) below: the index topk and kthvalue return among
 equal values (docs/sorting.md).  Left out by design (each program's
 docstring says where): a length longer than the input in
 pack_padded_sequence (PyTorch reads past it), SparseAdam of dense
-gradients (docs/optim.md), PyTorch's sets of strings in messages (their
-order follows string hashing), and the 'elementwise_mean' reduction
-PyTorch still accepts with a deprecation warning, which torchlike refuses.
+gradients (docs/optim.md), and PyTorch's sets of strings in messages
+(their order follows string hashing).  Left out and not fixed: the
+'elementwise_mean' reduction, which PyTorch still accepts with a
+deprecation warning and torchlike refuses.
 
 The programs live in scripts/golden_training_programs12.py, taking the
 library as T; PyTorch's answers are in tests/golden/training_programs12.json,
