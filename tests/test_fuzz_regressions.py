@@ -885,8 +885,11 @@ def test_fractional_pool_sizes_whose_sum_overflows_raise_the_size_error(fn, shap
     # output_size + kernel_size - 1 overflowed int64 (undefined; in practice it
     # wrapped negative and passed the check, and the tap tables then raised
     # MemoryError for 2**63 - 1 taps)
-    with pytest.raises(RuntimeError, match=f"output_size {size} with pool size {kernel} is too "
-                                           f"large for an input of size 5"):
+    # (in PyTorch's words, naming the first dim: height in 2-d, time in 3-d)
+    what = "height" if len(shape) == 4 else "time"
+    with pytest.raises(RuntimeError, match=rf"fractional_max_pool{len(shape) - 2}d(_out)?\(\): "
+                                           rf"pool {what} {kernel} too large relative to input "
+                                           rf"{what} 5$"):
         fn(tl.randn(*shape), kernel_size=kernel, output_size=size)
 
 

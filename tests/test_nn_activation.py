@@ -344,3 +344,16 @@ def test_piecewise_linear_second_derivative_is_zero_not_unused(fn):
     g, = T.autograd.grad((y * y.detach()).sum(), x, create_graph=True)
     gg, = T.autograd.grad((g * g.detach()).sum(), x)
     np.testing.assert_array_equal(gg.cpu().numpy(), np.zeros((3, 4)))
+
+
+def test_celu_and_rrelu_refuse_bad_parameters_in_pytorch_words():
+    # CELU divides by alpha; rrelu checks its bounds in evaluation too (it
+    # computed a slope from bounds the wrong way round)
+    x = T.tensor([-1.0, 1.0])
+    with pytest.raises(RuntimeError, match=r"^ZeroDivisionError: alpha cannot be 0 for CELU$"):
+        F.celu(x, alpha=0.0)
+    for training in (False, True):
+        with pytest.raises(RuntimeError, match=r"^Lower bound should be less than or equal to "
+                                               r"the upper bound$"):
+            F.rrelu(x, lower=0.5, upper=0.2, training=training)
+    np.testing.assert_allclose(F.rrelu(x, 0.2, 0.2).cpu().numpy(), [-0.2, 1.0], rtol=1e-6)

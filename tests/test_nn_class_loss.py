@@ -624,3 +624,45 @@ def test_reduction_module_of_old_loss_classes():
     with pytest.warns(UserWarning, match="reduction='sum' instead"):
         assert R.legacy_get_enum(False, True) == 2
     assert F._Reduction is R
+
+
+def test_ctc_loss_reads_targets_as_int64_and_refuses_cpu_half():
+    # PyTorch casts the targets to int64 (float or bool targets included)
+    # and its CPU kernel takes float and double log_probs only
+    lp = T.zeros(3, 2, 3).log_softmax(2)
+    want = F.ctc_loss(lp, T.tensor([[1, 1], [2, 1]]), [3, 3], [2, 2])
+    for targets in (T.tensor([[1.7, 1.0], [2.0, 1.0]]), T.tensor([[1, 1], [2, 1]], dtype=T.int16)):
+        np.testing.assert_allclose(float(F.ctc_loss(lp, targets, [3, 3], [2, 2])), float(want),
+                                   rtol=1e-6)
+    if lp.device.type == "cpu":
+        for dtype, name in ((T.float16, "Half"), (T.bfloat16, "BFloat16"), (T.int64, "Long")):
+            with pytest.raises(NotImplementedError,
+                               match=rf"^\"ctc_loss_cpu\" not implemented for '{name}'$"):
+                F.ctc_loss(lp.to(dtype), T.tensor([[1, 1], [2, 1]]), [3, 3], [2, 2])
+
+
+def test_label_smoothing_bounded_above_only_and_triplet_margins():
+    # PyTorch refuses label_smoothing > 1 only; a negative one smooths nothing
+    x = T.tensor([[1.0, 2.0, 3.0], [0.0, 1.0, 5.0]])
+    for target in (T.tensor([0, 1]), x.softmax(1)):
+        plain = float(F.cross_entropy(x, target))
+        assert float(F.cross_entropy(x, target, label_smoothing=-0.1)) == plain
+        with pytest.raises(RuntimeError, match=r"^label_smoothing must be between 0\.0 and 1\.0\. "
+                                               r"Got: 1\.5$"):
+            F.cross_entropy(x, target, label_smoothing=1.5)
+    # the triplet losses refuse a margin that is not positive, before any other check
+    a = T.zeros(2, 3)
+    for fn in (F.triplet_margin_loss, F.triplet_margin_with_distance_loss):
+        with pytest.raises(ValueError, match=r"^margin must be greater than 0, got 0\.0$"):
+            fn(a, a, T.zeros(2, 4), margin=0.0)
+    with pytest.raises(ValueError, match=r"^TripletMarginWithDistanceLoss: expected margin to be "
+                                         r"greater than 0, got -1\.0 instead$"):
+        nn.TripletMarginWithDistanceLoss(margin=-1.0)
+
+
+def test_one_hot_of_an_empty_tensor_needs_the_class_count():
+    for n in (-1, 0):
+        with pytest.raises(RuntimeError, match=r"^Can not infer total number of classes from "
+                                               r"empty tensor\.$"):
+            F.one_hot(T.zeros(0, 2, dtype=T.int64), n)
+    assert tuple(F.one_hot(T.zeros(0, dtype=T.int64), 3).shape) == (0, 3)

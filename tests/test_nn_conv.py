@@ -469,6 +469,13 @@ def test_the_tape_keeps_only_what_the_formulas_read():
     (lambda: F.conv_transpose2d(T.zeros(1, 2, 1, 1), T.zeros(2, 2, 3, 3), padding=3),
      "Given input size per channel: (1 x 1). Calculated output size per channel: (-3 x -3). "
      "Output size is too small"),
+    # the 1-d form is PyTorch's 2-d kernel over a height of 1, which its words show
+    (lambda: F.conv_transpose1d(T.zeros(1, 4, 3), T.zeros(4, 1, 2), padding=5),
+     "Given input size per channel: (1 x 3). Calculated output size per channel: (1 x -6). "
+     "Output size is too small"),
+    (lambda: F.conv_transpose3d(T.zeros(1, 4, 3, 3, 3), T.zeros(4, 1, 2, 2, 2), padding=5),
+     "Given input size per channel: (3 x 3 x 3). Calculated output size per channel: "
+     "(-6 x -6 x -6). Output size is too small"),
     (lambda: F.conv_transpose2d(T.zeros(2, 3, 0, 4), T.zeros(3, 2, 3, 3), stride=2),
      "Only zero batch or zero channel inputs are supported, but got input shape: [2, 3, 0, 4]"),
     (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(2)),

@@ -345,3 +345,18 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(wr.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+def test_padding_idx_refusals_in_pytorch_words():
+    # Embedding's assertion capitalizes the word, EmbeddingBag's does not, and
+    # the functional embedding_bag is refused by PyTorch's kernel
+    with pytest.raises(AssertionError, match="^Padding_idx must be within num_embeddings$"):
+        nn.Embedding(4, 2, padding_idx=4)
+    for pad in (4, -5):
+        with pytest.raises(AssertionError, match="^padding_idx must be within num_embeddings$"):
+            nn.EmbeddingBag(4, 2, padding_idx=pad)
+        with pytest.raises(RuntimeError, match=rf"^padding_idx must be within the number of "
+                                               rf"embeddings, -4 through 3, but got {pad}$"):
+            T.nn.functional.embedding_bag(T.tensor([1]), T.zeros(4, 2), T.tensor([0]),
+                                          padding_idx=pad)
+    assert nn.EmbeddingBag(4, 2, padding_idx=-1).padding_idx == 3

@@ -593,3 +593,29 @@ def test_lp_pool_refuses_a_zero_norm_type():
     for pool, x in ((F.lp_pool1d, T.ones(1, 2, 4)), (F.lp_pool2d, T.ones(1, 2, 4, 4))):
         with pytest.raises(ValueError, match="^norm_type must be a non-zero value, but got 0$"):
             pool(x, 0, 2)
+
+
+def test_fractional_pool_and_unpool_size_errors_in_pytorch_words():
+    # fractional_max_pool2d checks height then width (output + pool - 1 <=
+    # input); the 3-d kernel checks time, width, height with a strict <, so it
+    # refuses an output that would just fit; max_unpool1d is PyTorch's 2-d
+    # kernel over a width of 1
+    F = T.nn.functional
+    cases = [
+        (lambda: F.fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, output_size=(4, 2)),
+         "fractional_max_pool2d(): pool height 2 too large relative to input height 4"),
+        (lambda: F.fractional_max_pool2d(T.ones(1, 1, 4, 6), 2, output_size=(3, 6)),
+         "fractional_max_pool2d(): pool width 2 too large relative to input width 6"),
+        (lambda: F.fractional_max_pool3d(T.ones(1, 1, 4, 4, 4), 2, output_size=(3, 3, 3)),
+         "fractional_max_pool3d_out(): pool time 2 too large relative to input time 4"),
+        (lambda: F.fractional_max_pool3d(T.ones(1, 1, 5, 4, 4), 2, output_size=(3, 4, 3)),
+         "fractional_max_pool3d_out(): pool width 2 too large relative to input width 4"),
+        (lambda: F.max_unpool1d(T.ones(1, 1, 2), T.tensor([[[0, 9]]]), 2),
+         "Found an invalid max index: 9 (output volumes are of size 4x1)"),
+    ]
+    for call, words in cases:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == words
+    assert F.fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, output_size=(3, 3)).shape == (1, 1, 3, 3)
+    assert F.fractional_max_pool3d(T.ones(1, 1, 5, 5, 5), 2, output_size=3).shape == (1, 1, 3, 3, 3)

@@ -209,8 +209,22 @@ def test_the_tape_keeps_the_output_not_the_input():
 
 
 def test_errors_name_the_problem():
-    with pytest.raises(RuntimeError, match="expected a floating point input, got int64"):
-        T._C.softmax(T.tensor([1, 2]), 0)
+    # a result dtype that is not floating: PyTorch's words, naming the CPU
+    # kernel (the last-dim one when dim is the last, or the input 0-d)
+    for call, words in [
+            (lambda: T._C.softmax(T.tensor([1, 2]), 0), '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+            (lambda: F.softmax(T.tensor([[1, 2]]), 0), '"softmax_kernel_impl" not implemented for \'Long\''),
+            (lambda: F.log_softmax(T.tensor([[1, 2]]), 0), '"log_softmax_kernel_impl" not implemented for \'Long\''),
+            (lambda: F.log_softmax(T.tensor([True]), -1), '"log_softmax_lastdim_kernel_impl" not implemented for \'Bool\''),
+            (lambda: F.softmax(T.tensor(3), 0), '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+            (lambda: F.softmax(T.tensor([1.0]), 0, dtype=T.int32), '"softmax_lastdim_kernel_impl" not implemented for \'Int\''),
+            (lambda: F.softmin(T.tensor([1, 2]), 0), '"softmax_lastdim_kernel_impl" not implemented for \'Long\'')]:
+        with pytest.raises(NotImplementedError) as info:
+            call()
+        assert str(info.value) == words
+    # an integer input with a floating dtype= is cast first
+    np.testing.assert_allclose(F.log_softmax(T.tensor([1, 1]), 0, dtype=T.float32).cpu().numpy(),
+                               np.log([0.5, 0.5]), rtol=1e-6)
     with pytest.raises(IndexError, match="Dimension out of range"):
         F.softmax(T.randn(2, 3), 2)
     with pytest.raises(RuntimeError, match=r"grad_output of shape \[2, 3\] does not match output of "

@@ -351,3 +351,26 @@ def test_pack_padded_sequence_refuses_a_length_past_the_input():
     with pytest.raises(RuntimeError, match="a length of 5 is longer than the input's 4 time "
                                            "steps"):
         pack_padded_sequence(x, torch.tensor([5, 2, 1]))
+
+
+@pytest.mark.parametrize("lengths,ndim", [
+    (torch.tensor([[4, 2, 1]]), 2), ([[4.0, 2.0, 1.0]], 2), (torch.tensor(3), 0), (3, 0)])
+def test_pack_padded_sequence_refuses_lengths_that_are_not_1d(lengths, ndim):
+    # PyTorch's kernel reads the lengths as a CPU int64 tensor and refuses one
+    # of another rank in these words (a nested list failed in int()'s)
+    with pytest.raises(RuntimeError, match=rf"^'lengths' argument should be a 1D CPU int64 "
+                                           rf"tensor, but got {ndim}D cpu Long tensor$"):
+        pack_padded_sequence(torch.zeros(4, 3, 2), lengths)
+    # 1-d forms still pack
+    assert pack_padded_sequence(torch.zeros(4, 3, 2), (4, 2, 1)).batch_sizes.tolist() == [3, 2, 1, 1]
+
+
+def test_pad_sequence_result_has_the_first_sequence_dtype():
+    # PyTorch copies every sequence into an output made with the first's
+    # dtype (a float64 sequence after a float32 one is rounded, not promoted)
+    out = pad_sequence([torch.ones(2), torch.full((3,), 1 / 3, dtype=torch.float64)])
+    assert out.dtype == torch.float32 and tuple(out.shape) == (3, 2)
+    np.testing.assert_array_equal(out[:, 1].cpu().numpy(), np.full(3, 1 / 3, dtype=np.float32))
+    ints = pad_sequence([torch.tensor([1, 2]), torch.tensor([0.5])], batch_first=True,
+                        padding_value=7)
+    assert ints.dtype == torch.int64 and ints.tolist() == [[1, 2], [0, 7]]

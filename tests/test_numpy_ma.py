@@ -668,3 +668,18 @@ def test_gradients_through_masked_arrays():
         t = tnp.asarray(RNG.random((3, 4)) + 0.5)
         t.requires_grad_(True)
         assert tl.autograd.gradcheck(fn, (t,))
+
+
+def test_count_of_a_masked_array_is_an_int64_scalar():
+    # NumPy: with a mask, count() is the intp sum of the mask's complement (a
+    # NumPy int64, here a 0-d int64 tensor); without one, the size as an int;
+    # of the masked constant, 0
+    ours, theirs = pair(numpy.arange(6.0).reshape(2, 3), numpy.array([[1, 0, 0], [0, 1, 1]], bool))
+    assert isinstance(theirs.count(), numpy.int64)
+    got = ours.count()
+    assert isinstance(got, tl.Tensor) and got.dtype == tl.int64
+    assert got.shape == () and int(got) == int(theirs.count()) == 3
+    assert type(ma.count(ours)) is type(got)
+    plain = ma.array(tl.arange(4.0))
+    assert type(plain.count()) is int and plain.count() == nma.array(numpy.arange(4.0)).count()
+    assert ma.masked.count() == nma.masked.count() == 0

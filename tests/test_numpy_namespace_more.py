@@ -1128,3 +1128,26 @@ def test_cross_errors_are_numpys():
     for shape in (2, 3):  # NumPy subtracts the products: bool refused, as its `-` is
         with pytest.raises(TypeError, match="boolean subtract"):
             np.cross(np.ones(shape, dtype=bool), np.ones(3, dtype=bool))
+
+
+@pytest.mark.parametrize("name,args", [
+    ("solve", (numpy.zeros((2, 2)), numpy.ones(2))),
+    ("inv", (numpy.array([[1.0, 2.0], [2.0, 4.0]]),)),
+    ("inv", (numpy.zeros((3, 2, 2)),)),
+    ("matrix_power", (numpy.zeros((2, 2)), -2)),
+    ("tensorsolve", (numpy.zeros((2, 2)), numpy.ones(2))),
+    ("tensorinv", (numpy.zeros((2, 2, 4)),)),
+    ("cholesky", (-numpy.eye(3),)),
+    ("cholesky", (numpy.array([[1.0, 2.0], [2.0, 1.0]]),)),
+])
+def test_linalg_failures_speak_numpy_words(name, args):
+    # np.linalg's solvers fail on a singular (or not positive-definite) input
+    # with NumPy's LinAlgError words, where torchlike.linalg's are PyTorch's
+    with pytest.raises(numpy.linalg.LinAlgError) as want:
+        getattr(numpy.linalg, name)(*args)
+    with pytest.raises(numpy.linalg.LinAlgError) as got:
+        getattr(np.linalg, name)(*(np.asarray(a) for a in args))
+    assert str(got.value) == str(want.value)
+    # torchlike.linalg keeps PyTorch's sentence
+    with pytest.raises(tl.linalg.LinAlgError, match="singular"):
+        tl.linalg.inv(tl.zeros(2, 2))

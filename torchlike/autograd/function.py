@@ -373,8 +373,9 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outputs = (outputs,) if single else outputs
-        message = f"trying to differentiate twice a function that was marked with " \
-                  f"@once_differentiable ({ctx._name})"
+        # PyTorch's words exactly (its DelayedError names no function)
+        message = "trying to differentiate twice a function that was marked with " \
+                  "@once_differentiable"
         wrapped = []
         for g in outputs:
             if isinstance(g, _C.Tensor) and (g.is_floating_point() or g.is_complex()):

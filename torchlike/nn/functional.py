@@ -311,7 +311,7 @@ def selu_(input):
 def celu(input, alpha=1.0, inplace=False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")  # PyTorch's words
     return _act(_C.elu, input, inplace, float(alpha), 1.0, 1.0 / alpha)
 
 
@@ -406,6 +406,8 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element
     in training, and is ``(lower + upper) / 2`` in evaluation."""
+    if lower > upper:  # PyTorch checks the bounds in evaluation too
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     with no_grad():
@@ -664,16 +666,17 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # ---- embedding ----------------------------------------------------------------------------------
 
-def _padding_idx(padding_idx, num_embeddings):
-    """PyTorch's checks; -1 stands for none in the kernels."""
+def _padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
+    """PyTorch's checks; -1 stands for none in the kernels.  Embedding's
+    assertion capitalizes the word, EmbeddingBag's does not."""
     if padding_idx is None:
         return -1
     if padding_idx > 0:
         if padding_idx >= num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{word} must be within num_embeddings")
     elif padding_idx < 0:
         if padding_idx < -num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{word} must be within num_embeddings")
         padding_idx += num_embeddings
     return padding_idx
 
@@ -739,7 +742,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
                          "mini-batch of fixed length sequences. However, found offsets of type "
                          f"{type(offsets)}")
-    pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
+    n = weight.shape[0] if weight.ndim == 2 else 0
+    if padding_idx is not None and weight.ndim == 2 and not -n <= padding_idx < n:
+        # the functional form is checked by PyTorch's kernel, in its words
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through "
+                           f"{n - 1}, but got {padding_idx}")
+    pad = _padding_idx(padding_idx, n) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
     if sparse and weight.requires_grad and _C.is_grad_enabled():
@@ -778,8 +786,10 @@ def one_hot(tensor, num_classes=-1):
     """(*) int64 -> (*, num_classes) int64 with a single 1 per row."""
     if tensor.dtype != _C.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not tensor.numel() and num_classes <= 0:  # PyTorch's words, 0 classes included
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+        num_classes = int(tensor.max().item()) + 1
     # a meta tensor has no values to check (PyTorch skips the checks there too)
     check = tensor.numel() and not tensor.is_meta
     if check and int(tensor.min().item()) < 0:
@@ -937,6 +947,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         from .._dtype_names import scalar_type_name
         raise RuntimeError("Expected floating point type for target with class "
                            f"probabilities, got {scalar_type_name(target.dtype)}")
+    if label_smoothing < 0:  # PyTorch bounds it above only: a negative one smooths nothing
+        label_smoothing = 0.0
     if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
         raise RuntimeError("ignore_index is not supported for floating point target")
     if probs and target.dtype != input.dtype:
@@ -1286,6 +1298,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise distance."""
+    if margin <= 0:  # PyTorch's check, before any other
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     r = _legacy_reduction(size_average, reduce, reduction)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -1296,6 +1310,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
+    if margin <= 0:  # PyTorch's check, before any other
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     dist = distance_function or pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
@@ -1314,6 +1330,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     averages."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_probs.device.type == "cpu" and log_probs.dtype not in (_C.float32, _C.float64):
+        # PyTorch's CPU kernel dispatches over float and double only
+        from .._dtype_names import scalar_type_name
+        raise NotImplementedError(f'"ctc_loss_cpu" not implemented for '
+                                  f"'{scalar_type_name(log_probs.dtype)}'")
+    if isinstance(targets, Tensor) and targets.dtype not in (_C.int64, _C.int32):
+        targets = targets.to(_C.int64)  # PyTorch reads any targets as int64
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

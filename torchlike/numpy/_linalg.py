@@ -663,7 +663,34 @@ def _install_linalg():
     TABLE[la.outer] = outer_
 
 
+def _numpy_failure_words():
+    """NumPy's words for a factorization that fails on its input: its
+    solvers, inverses and (negative) matrix powers raise LinAlgError
+    "Singular matrix", its Cholesky "Matrix is not positive definite",
+    where torchlike.linalg speaks PyTorch's sentences.  The error stays
+    torchlike.linalg.LinAlgError (a RuntimeError and NumPy's class); the
+    refusals of shapes, which already are NumPy's, pass unchanged."""
+    import torchlike.linalg as tla
+    la = np.linalg
+
+    def reworded(fn, marker, words):
+        @functools.wraps(fn)
+        def impl(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except tla.LinAlgError as e:
+                if marker not in str(e):
+                    raise
+                raise tla.LinAlgError(words) from None
+        return impl
+    for f in (la.inv, la.solve, la.tensorsolve, la.matrix_power):
+        TABLE[f] = reworded(TABLE[f], "singular", "Singular matrix")
+    TABLE[la.cholesky] = reworded(TABLE[la.cholesky], "positive-definite",
+                                  "Matrix is not positive definite")
+
+
 _install_linalg()
+_numpy_failure_words()
 
 
 def _torchlike():

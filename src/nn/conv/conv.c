@@ -178,10 +178,14 @@ static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
     g->big[d] = big;
     ok = ok && g->big[d] > 0;
   }
+  /* PyTorch's 1-d transposed convolution is its 2-d one over a height of 1,
+   * whose words show that height */
+  const char *one = g->nsp == 1 ? "1 x " : "";
   if (!ok)
-    return tl_error_set(TL_ERR_RUNTIME, "Given input size per channel: (%s). Calculated output "
-                        "size per channel: (%s). Output size is too small",
-                        sizes_str(a, sizeof a, g->nsp, g->small), sizes_str(b, sizeof b, g->nsp, g->big));
+    return tl_error_set(TL_ERR_RUNTIME, "Given input size per channel: (%s%s). Calculated output "
+                        "size per channel: (%s%s). Output size is too small", one,
+                        sizes_str(a, sizeof a, g->nsp, g->small), one,
+                        sizes_str(b, sizeof b, g->nsp, g->big));
   return TL_OK;
 }
 

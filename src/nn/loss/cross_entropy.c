@@ -18,11 +18,12 @@ static tl_status check_ce(tl_op op, const tl_tensor *input, const tl_tensor *tar
   bool same = target->ndim == input->ndim &&
               !memcmp(target->shape, input->shape, (size_t)input->ndim * sizeof *input->shape);
   *s = (tl_ce_spec){.reduction = (tl_reduction)reduction, .ignore_index = ignore_index,
-                    .smoothing = label_smoothing,
+                    .smoothing = label_smoothing > 0 ? label_smoothing : 0,
                     .probs = tl_dtype_is_float(target->dtype) && same};
   if (tl_nn_check_reduction(op, reduction) != TL_OK)
     return tl_error_status();
-  if (!(label_smoothing >= 0 && label_smoothing <= 1))
+  /* PyTorch bounds it above only: a negative one smooths nothing */
+  if (!(label_smoothing <= 1))
     return tl_error_set(TL_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g",
                         label_smoothing);
   if (!s->probs || !tl_dtype_is_float(input->dtype) || input->ndim < 1)

@@ -270,6 +270,22 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
     return tl_error_set(TL_ERR_RUNTIME, "%s: expected _random_samples of %lld planes x %d "
                         "samples, got %s", name, (long long)want[0], n,
                         tl_shape_str(s, sizeof s, samples->ndim, samples->shape));
+  /* PyTorch's own checks and words first: the 2-d kernel checks height then
+   * width (output + pool - 1 <= input), the 3-d one time, width, height with
+   * a strict < (so it refuses an output that would just fit) */
+  static const char *const dim_names[] = {"time", "height", "width"};
+  static const int order2[] = {0, 1}, order3[] = {0, 2, 1};
+  for (int i = 0; i < n && n >= 2; i++) {
+    int d = n == 3 ? order3[i] : order2[i];
+    int64_t size = in->shape[in->ndim - n + d];
+    if (kernel[d] > 0 && out_size[d] > 0 &&
+        (out_size[d] > size - kernel[d] + 1 || (n == 3 && out_size[d] == size - kernel[d] + 1))) {
+      const char *what = dim_names[d + 3 - n];
+      return tl_error_set(TL_ERR_RUNTIME, "fractional_max_pool%dd%s(): pool %s %lld too large "
+                          "relative to input %s %lld", n, n == 3 ? "_out" : "", what,
+                          (long long)kernel[d], what, (long long)size);
+    }
+  }
   for (int d = 0; d < n; d++) {
     int64_t size = in->shape[in->ndim - n + d];
     if (kernel[d] <= 0 || out_size[d] <= 0 || out_size[d] > size - kernel[d] + 1) /* no overflow */
@@ -531,8 +547,9 @@ tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad)
   for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
     at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
                    (long long)out->shape[out->ndim - n + d]);
+  /* PyTorch's 1-d unpooling is its 2-d one over a width of 1, which its words show */
   return tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are of "
-                      "size %s)", (long long)bad, s);
+                      "size %s%s)", (long long)bad, s, n == 1 ? "x1" : "");
 }
 
 void tl_nn_pool_register_set(tl_device_type device, const tl_nn_pool_kernels *set)

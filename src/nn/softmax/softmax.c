@@ -5,8 +5,8 @@
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
 
-/* Floating dtypes only, refused as PyTorch's NotImplementedError ("not
- * implemented for 'Long'"). */
+/* Floating dtypes only (the backward's operands), refused as a
+ * NotImplementedError. */
 static tl_status check_float(const char *name, const char *what, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
@@ -23,8 +23,15 @@ tl_status tl_nn_softmax(tl_op op, const tl_tensor *in, int64_t dim, int dtype, t
   tl_tensor cast = {0};
   int d;
   const tl_nn_softmax_kernels *set = tl_dispatch_kernel(op, result, 1, devs);
-  if (!set || check_float(name, "input", result) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (!set || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
     return tl_error_status();
+  /* A result dtype that is not floating: PyTorch's words name the CPU kernel
+   * it dispatched to, the last-dim one when dim is the last (or the input 0-d). */
+  if (!tl_dtype_is_float(result))
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s%s_kernel_impl\" not implemented for '%s'",
+                        op == TL_OP_LOG_SOFTMAX ? "log_softmax" : "softmax",
+                        in->ndim == 0 || d == in->ndim - 1 ? "_lastdim" : "",
+                        tl_dtype_scalar_name(result));
   if (result != in->dtype) { /* dtype= casts the input first */
     if (tl_tensor_to_dtype(&cast, in, result) != TL_OK)
       return tl_error_status();

@@ -214,6 +214,9 @@ class TripletMarginLoss(_Loss):
 class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
         self.distance_function = distance_function
         self.margin, self.swap = margin, swap
 

@@ -9,8 +9,8 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-def _check_padding_idx(padding_idx, num_embeddings):
-    return None if padding_idx is None else F._padding_idx(padding_idx, num_embeddings)
+def _check_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
+    return None if padding_idx is None else F._padding_idx(padding_idx, num_embeddings, word)
 
 
 class Embedding(Module):
@@ -90,7 +90,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings)
+        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(_C.empty((num_embeddings, embedding_dim), device=device,
                                              dtype=dtype))

@@ -7,6 +7,8 @@ decreasing length; ``sorted_indices``/``unsorted_indices`` map between that
 order and the caller's."""
 from collections import namedtuple
 
+import numpy as _np
+
 from ... import _C
 
 Tensor = _C.Tensor
@@ -113,8 +115,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     max_len = max(s.shape[0] for s in sequences)
     rows = []
     trailing = tuple(sequences[0].shape[1:])
+    dtype = sequences[0].dtype  # PyTorch copies each into an output of the first's dtype
     for s in sequences:
-        s = _to_trailing(s, trailing)
+        s = _to_trailing(s if s.dtype == dtype else s.to(dtype), trailing)
         extra = max_len - s.shape[0]
         pads = [0, 0] * (s.ndim - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
         rows.append(_C._pad(s, pads, "constant", padding_value) if extra else s)
@@ -152,6 +155,14 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch (T, B, *) (or (B, T, *)) of sequences of ``lengths``."""
+    if enforce_sorted:
+        # PyTorch reads the lengths as a CPU int64 tensor, which its kernel
+        # wants 1-d (with enforce_sorted=False its sort and index_select
+        # meet a 2-d one first, in their own words)
+        ndim = lengths.ndim if isinstance(lengths, Tensor) else _np.ndim(lengths)
+        if ndim != 1:
+            raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                               f"{ndim}D cpu Long tensor")
     lengths = _lengths_list(lengths)
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")

@@ -118,9 +118,12 @@ def argmax(a, axis=None, fill_value=None, out=None, *, keepdims=False):
 
 
 def count(a, axis=None, keepdims=False):
-    """The number of unmasked elements: an int for ``axis=None``, else an
-    int64 tensor."""
+    """The number of unmasked elements: without a mask an int for
+    ``axis=None``, else (as NumPy's intp sum of the mask's complement) an
+    int64 tensor, 0-d for ``axis=None``; 0 for the masked constant."""
     a = _ma(a)
+    if a is masked:
+        return 0
     m = a._m
     if m is nomask:
         if axis is None:
@@ -128,8 +131,7 @@ def count(a, axis=None, keepdims=False):
             return _C.full((1,) * a.ndim, n, dtype=_C.int64) if keepdims else n
         ones = _C.ones(a.shape, dtype=_C.int64, device=a.device)
         return _tnp.sum(ones, axis=axis, keepdims=keepdims)
-    n = _reduced_size(tuple(m.shape), axis) - _masked_count(m, axis, keepdims)
-    return int(n) if axis is None and not keepdims else n
+    return _reduced_size(tuple(m.shape), axis) - _masked_count(m, axis, keepdims)
 
 
 def _float_result(dtype):
