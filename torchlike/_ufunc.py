@@ -174,7 +174,7 @@ _COMPARISONS = frozenset(["equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"])
 
 
-def numpy_python_ints(ufunc, inputs, dtype=None):
+def numpy_python_ints(ufunc, inputs, dtype=None, casting=None):
     """inputs with each Python int past int64 -- which the core ops refuse,
     and NumPy 2 answers by NEP 50 -- made what NumPy's loop computes with:
     NumPy is asked on empty arrays of the tensors' dtypes whether it takes
@@ -184,7 +184,7 @@ def numpy_python_ints(ufunc, inputs, dtype=None):
     becomes an infinity of its sign), and a float loop takes it as a float.
     Ints of uint64's upper half stay as they are (a uint64 array's own).
     With ``dtype=`` (the loop NumPy runs), a float or complex one takes the
-    int as a float."""
+    int as a float; ``casting=`` goes to the probe with it."""
     dtypes = [x.dtype for x in inputs if isinstance(x, _C.Tensor)]
     if not dtypes:
         return inputs
@@ -196,7 +196,8 @@ def numpy_python_ints(ufunc, inputs, dtype=None):
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ufunc(*probe, **({} if loop is None else {"dtype": np_dtype(loop)}))
+            ufunc(*probe, **({} if loop is None else {"dtype": np_dtype(loop)}),
+                  **({} if casting is None else {"casting": casting}))
     except OverflowError:
         big = next(x for x in inputs if type(x) is int and not -2 ** 63 <= x < 2 ** 63)
         names = ", ".join(str(d).rsplit(".", 1)[-1] for d in dtypes)
@@ -590,7 +591,7 @@ def _call(ufunc, inputs, kwargs):
         return NotImplemented
     if any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in inputs) and \
             kwargs.get("signature") is None:  # (with one, NumPy's own probe decides)
-        inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"))
+        inputs = numpy_python_ints(ufunc, inputs, kwargs.get("dtype"), kwargs.get("casting"))
     if ufunc.__name__ in _REAL_ONLY and kwargs.get("dtype") is None and \
             kwargs.get("signature") is None:  # (those cast first)
         for x in inputs:

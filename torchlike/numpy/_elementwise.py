@@ -125,7 +125,8 @@ def _binary(op, name):
         if (type(x1) is int and not -2 ** 63 <= x1 < 2 ** 63 or
                 type(x2) is int and not -2 ** 63 <= x2 < 2 ** 63) and \
                 "signature" not in kwargs:  # NEP 50's rules for them (a signature's: NumPy's)
-            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"))
+            x1, x2 = _ufunc.numpy_python_ints(getattr(np, name), (x1, x2), kwargs.get("dtype"),
+                                              kwargs.get("casting"))
         if "out" in kwargs:
             x1, x2 = _ufunc.out_shape_operands((x1, x2), kwargs["out"], kwargs.get("where"))
         return op(x1, x2, **kwargs)
@@ -879,17 +880,22 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
             loops.append([np.dtype(c) for c in ins])
     if not loops:  # (before any Python int is converted)
+        if ufunc.__name__ in ("subtract", "negative") and want == np.bool_:
+            ufunc(*[np.empty(0, np.bool_)] * ufunc.nin)  # NumPy's words for its bool refusal
         raise TypeError(f"No loop matching the specified signature and casting was found for "
                         f"ufunc {ufunc.__name__}")
-    if want.kind in "iu":  # NumPy converts Python ints to dtype= first (NEP 50)
-        info = np.iinfo(want)
-        for a in args:
-            if type(a) is int and not info.min <= a <= info.max:
-                raise OverflowError(f"Python integer {a} out of bounds for {want.name}")
+    if want.kind in "biu":  # NumPy converts Python ints to dtype= first (NEP 50); a
+        # bool loop takes none: they become int64 arrays
+        _python_ints_fit(args, np.dtype(np.int64) if want.kind == "b" else want)
+    if want == np.bool_ and ufunc.__name__ in _LOGICAL_BINARY:
+        return False  # as a comparison's, whatever casting= says (logical_and(uint64,
+        # uint32, dtype=bool, casting='no') runs)
     first_refusal = None
     for loop in loops:
         for i, (a, loop_in) in enumerate(zip(args, loop)):
-            if isinstance(a, _SCALARS):
+            if type(a) is builtins.bool and casting in ("no", "equiv"):  # a bool array then
+                ok = loop_in.kind == "b"
+            elif isinstance(a, _SCALARS):
                 ok = casting == "unsafe" or \
                     loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
             else:
@@ -904,10 +910,32 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
         else:  # the first loop that takes them all: is it dtype's own?
             return all(d == want for d in loop)
     i, a, loop_in = first_refusal
-    src = f"dtype('{np_dtype(_arg(a)).name}')" if not isinstance(a, _SCALARS) else \
-        f"<class '{type(a).__name__}'>"
-    raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from {src} to "
-                    f"dtype('{loop_in.name}') with casting rule '{casting}'")
+    src = np_dtype(_arg(a)) if not isinstance(a, _SCALARS) else _weak_dtype(a, loop_in)
+    raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from dtype('{src.name}') "
+                    f"to dtype('{loop_in.name}') with casting rule '{casting}'")
+
+
+_LOGICAL_BINARY = ("logical_and", "logical_or", "logical_xor")
+
+
+def _python_ints_fit(args, dtype):
+    """NumPy's OverflowErrors for the Python ints of a call converted to an
+    integer dtype: through a C long (unsigned for uint64) first."""
+    top = 2**64 if dtype == np.uint64 else 2**63
+    info = np.iinfo(dtype)
+    for a in args:
+        if type(a) is int and not -2**63 <= a < top:
+            raise OverflowError("Python int too large to convert to C long")
+        if type(a) is int and not info.min <= a <= info.max:
+            raise OverflowError(f"Python integer {a} out of bounds for {dtype.name}")
+
+
+def _weak_dtype(x, loop_in):
+    """The dtype NumPy names for a Python number a loop refuses: its kind's
+    default (int64, float64), a complex at a float loop's precision."""
+    if type(x) is complex and loop_in.kind == "f":
+        return np.result_type(loop_in, np.complex64)
+    return np.dtype(type(x) if type(x) in _WEAK_KINDS else float)
 
 
 _STRICT_CASTINGS = ("no", "equiv", "safe")
