@@ -526,7 +526,7 @@ static int wide_sort_packed(uint64_t *a, uint32_t *ai, uint64_t *b, uint32_t *bi
 static int radix_sort_lane(bool wide, uint64_t *a, uint32_t *ai, uint64_t *b, uint32_t *bi,
                            uint64_t *c, int64_t n, int64_t lo, int64_t hi, bool simd)
 {
-  /* Whole sorts of packed words take the AVX-512 quicksort (sort_simd.c):
+  /* Whole sorts of packed words take the vector quicksort (sort_simd.c):
    * the positions in the low bits make every word distinct, so its order
    * is the stable one.  1000x1000 float32, one thread: ~7 ms -> ~3 ms. */
   bool packed_sort = simd && lo == 0 && hi == n && n <= ((int64_t)1 << 22); /* see sort_values_only */

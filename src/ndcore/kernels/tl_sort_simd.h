@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Whether the AVX-512 sorts may run: the CPU has AVX-512F, and the
+/* Whether the vector sorts may run: the CPU has AVX-512F or AVX2, and the
  * environment variable TORCHLIKE_SORT_SIMD is not "0" (read at each call). */
 bool tl_sort_simd_available(void);
 /* The n keys of a, sorted in place; scratch holds n keys (the vector sort
