@@ -122,17 +122,21 @@ TL_SIMD_FN __attribute__((always_inline)) static inline __m256i TL_SN(partner)(_
 /* As above: the min everywhere, the max blended into the lanes l & hi. */
 TL_SIMD_FN __attribute__((always_inline)) static inline __m256i TL_SN(layer)(__m256i v, int x, int hi)
 {
-  __m256i p = TL_SN(partner)(v, x), lo = TL_VMIN(v, p), up = TL_VMAX(v, p);
+  __m256i p = TL_SN(partner)(v, x);
 #if TL_SL == 8
+  __m256i lo = TL_VMIN(v, p), up = TL_VMAX(v, p);
   if (hi == 1)
     return _mm256_blend_epi32(lo, up, 0xaa);
   if (hi == 2)
     return _mm256_blend_epi32(lo, up, 0xcc);
   return _mm256_blend_epi32(lo, up, 0xf0);
 #else
+  /* 64 bits: the min and max are blends on one compare, so blend once, on
+   * the compare flipped in the lanes that want the max */
+  __m256i gt = _mm256_cmpgt_epi64(v, p);
   if (hi == 1)
-    return _mm256_blend_epi32(lo, up, 0xcc);
-  return _mm256_blend_epi32(lo, up, 0xf0);
+    return _mm256_blendv_epi8(v, p, _mm256_xor_si256(gt, _mm256_setr_epi64x(0, -1, 0, -1)));
+  return _mm256_blendv_epi8(v, p, _mm256_xor_si256(gt, _mm256_setr_epi64x(0, 0, -1, -1)));
 #endif
 }
 #endif
