@@ -328,6 +328,17 @@ TL_SIMD_FN static void bias_u64(uint64_t *a, int64_t n)
 }
 #endif
 
+bool tl_sort_simd_avx512(void)
+{
+#if TL_SORT_SIMD
+  return simd_level() == 2;
+#else
+  return false;
+#endif
+}
+
+int64_t tl_sort_simd_max_lane(void) { return tl_sort_simd_avx512() ? (int64_t)1 << 22 : (int64_t)1 << 21; }
+
 void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch)
 {
 #if TL_SORT_SIMD
