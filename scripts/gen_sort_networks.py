@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write src/ndcore/kernels/sort_simd_net.h: the bitonic networks over 1 to
-16 vectors that sort_simd_t.h uses, spelled out comparator by
+16 vectors that sort_simd_t.h uses (vectors of 16, 8 or 4 lanes: AVX-512's
+32- and 64-bit keys, AVX2's 32-bit keys are 8 lanes too, its 64-bit ones 4), spelled out comparator by
 comparator (GCC keeps the vectors in registers only when every index is a
 constant, and will not unroll loops this deep by itself).
 
@@ -46,7 +47,7 @@ class Net:
 
     def __init__(self, L):
         self.L, self.lines, self.cost = L, [], 0
-        self.layers = 4 if L == 16 else 3  # clean's comparator layers
+        self.layers = {16: 4, 8: 3, 4: 2}[L]  # clean's comparator layers
 
     def emit(self, line, cost):
         self.lines.append("  " + line)
@@ -99,8 +100,8 @@ def rows_first(R, L):
     P, net = pow2(R), Net(L)
     reg = [f"r{i}" if i < R else None for i in range(P)]
     for i in range(R):
-        net.emit(f"__m512i r{i} = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, {i}), "
-                 f"src + {i} * TL_SL));", 3 * (10 if L == 16 else 6))
+        net.emit(f"TL_VT r{i} = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, {i}), "
+                 f"src + {i} * TL_SL));", 3 * {16: 10, 8: 6, 4: 3}[L])
     net.merges(reg, 1, P)
     assert all(r is not None for r in reg[:R]) and all(r is None for r in reg[R:])
     return net, reg
@@ -114,11 +115,11 @@ def columns_first(R, L):
     P, net = pow2(R), Net(L)
     reg = [f"r{i}" if i < R else None for i in range(P)]
     for i in range(R):
-        net.emit(f"__m512i r{i} = TL_VSORTLOAD(ones, TL_SN(lanes)(n, {i}), src + {i} * TL_SL);", 0)
+        net.emit(f"TL_VT r{i} = TL_VSORTLOAD(ones, TL_SN(lanes)(n, {i}), src + {i} * TL_SL);", 0)
     comps = oddeven_merge_sort(P)
     for i, j in comps:
         net.cx(reg, i, j)
-    net.emit(f"__m512i c[{P}] = {{{', '.join(r or 'ones' for r in reg)}}};", 0)
+    net.emit(f"TL_VT c[{P}] = {{{', '.join(r or 'ones' for r in reg)}}};", 0)
     if L == 16:
         net.emit("TL_SN(transpose)(c);", 64)
         order = list(range(16))
@@ -129,24 +130,25 @@ def columns_first(R, L):
             net.emit("TL_SN(transpose)(c + 8);", 24)
             order = [h * 8 + j for j in range(8) for h in range(2)]
     for k, src in enumerate(order):
-        net.emit(f"__m512i s{k} = c[{src}];", 0)
+        net.emit(f"TL_VT s{k} = c[{src}];", 0)
     reg = [f"s{k}" for k in range(P)]
     net.merges(reg, P // L, P)
     return net, reg
 
 
 def network(R, L):
-    """The cheaper of the two forms for R vectors of L lanes."""
+    """The cheaper of the two forms for R vectors of L lanes (4 lanes: rows
+    first only, there is no transpose of 4 lanes)."""
     net, reg = rows_first(R, L)
     P = pow2(R)
-    if P == 16 or (L == 8 and P == 8):
+    if L != 4 and (P == 16 or (L == 8 and P == 8)):
         other, oreg = columns_first(R, L)
         if other.cost < net.cost:
             net, reg = other, oreg
     lines = [f"/* {R} vectors: about {net.cost} vector instructions */",
              f"TL_SIMD_FN static void TL_SN(network{R})(TL_ST *a, const TL_ST *src, int64_t n)",
-             "{", "  const __m512i ones = _mm512_set1_epi32(-1);",
-             "  __m512i x, y;", "  (void)x;", "  (void)y;", "  (void)ones;"]
+             "{", "  const TL_VT ones = TL_VMAXKEY;",
+             "  TL_VT x, y;", "  (void)x;", "  (void)y;", "  (void)ones;"]
     lines += net.lines
     for i in range(R):
         lines.append(f"  TL_VSTORE(a + {i} * TL_SL, TL_SN(lanes)(n, {i}), {reg[i]});")
@@ -157,9 +159,12 @@ def network(R, L):
 def networks():
     out = []
     for R in range(1, 17):
-        a, b = network(R, 16), network(R, 8)
-        out.append(a if a.replace("about", "") == b.replace("about", "") else
-                   f"#if TL_SL == 16\n{a}\n#else\n{b}\n#endif")
+        a, b, c = network(R, 16), network(R, 8), network(R, 4)
+        same = [x.replace("about", "") for x in (a, b, c)]
+        if same[0] == same[1] == same[2]:
+            out.append(a)
+        else:
+            out.append(f"#if TL_SL == 16\n{a}\n#elif TL_SL == 8\n{b}\n#else\n{c}\n#endif")
     return out
 
 
@@ -173,10 +178,33 @@ def dispatch():
     return "\n".join(lines)
 
 
+def perm_tables():
+    """AVX2's partition has no compress: for each compare mask m (bit k: lane
+    k goes left), the lane order that puts those lanes first, then the
+    others, each in order; 8 byte indices a row, which the code widens to a
+    lane index vector.  32-bit lanes: 8 of them; 64-bit lanes: 4, given as
+    the pairs of 32-bit lanes that make each (a permute of 8 x 32 bits)."""
+    def order(m, L):
+        return [k for k in range(L) if m >> k & 1] + [k for k in range(L) if not m >> k & 1]
+
+    def row(idx):
+        return "0x" + "".join(f"{i:02x}" for i in reversed(idx)) + "ull"
+
+    rows8 = [row(order(m, 8)) for m in range(256)]
+    rows4 = [row([2 * k + h for k in order(m, 4) for h in (0, 1)]) for m in range(16)]
+
+    def table(name, rows):
+        body = ",\n".join("  " + ", ".join(rows[i:i + 4]) for i in range(0, len(rows), 4))
+        return f"static const uint64_t {name}[{len(rows)}] = {{\n{body}}};"
+    return "\n".join(["/* The partition's lane orders (AVX2), once per file. */",
+                      "#ifndef TL_SORT_PERM_TABLES", "#define TL_SORT_PERM_TABLES",
+                      table("tl_sort_perm32", rows8), table("tl_sort_perm64", rows4), "#endif"])
+
+
 def main():
     for P in (8, 16):
         check_sorts(oddeven_merge_sort(P), P)
-    body = "\n\n".join(networks() + [dispatch()])
+    body = "\n\n".join(networks() + [dispatch(), perm_tables()])
     text = f"""/* sort_simd_net.h - bitonic networks sorting the n <= R * TL_SL keys at a
  * (read from src, which may be a) in R vectors held in registers (R = 1 to
  * 16: the network of the next power of two, less the comparators that only
@@ -192,8 +220,8 @@ def main():
  * element 2w*L-1-p (TL_FLIP: one vector against the reverse of its
  * partner), after which each half holds the right elements in bitonic
  * order, and half-cleaners across vectors (TL_CX) then inside each vector
- * (clean) sort it.  Lanes past n load as the largest key and are not
- * stored. */
+ * (clean) sort it.  Lanes past n load as the largest key (TL_VMAXKEY) and
+ * are not stored. */
 
 {body}
 """

@@ -9,10 +9,11 @@ order (NumPy's default kind may reorder zeros and writes its own NaN).
 With indices (sort, argsort): 32-bit dtypes, and int64 lanes within 2^32 of
 their smallest value, are sorted as packed (key, position) words.
 
-Every case runs twice: the AVX-512 sorts (where the CPU has them) and the
-radix engine that serves CPUs without them (TORCHLIKE_SORT_SIMD=0).  Lengths sit around the vector sizes
-(8 and 16 keys), the largest networks (128 and 256 keys) and past them
-(the partitioned quicksort)."""
+Every case runs twice: the vector sorts (AVX-512 or AVX2, the first the CPU
+has) and the radix engine that serves CPUs without them
+(TORCHLIKE_SORT_SIMD=0).  Lengths sit around the vector sizes (4, 8 and 16
+keys), the largest networks (64, 128 and 256 keys) and past them (the
+partitioned quicksort)."""
 import numpy as np
 import pytest
 
@@ -187,3 +188,51 @@ def test_wide_keys_that_agree_in_their_top_bits(dtype, mode):
             v, i = tl.sort(t, descending=descending, stable=True)
             np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, 0, descending))
             check_values(v, a, 0, descending)
+
+
+def patterned_lanes(dtype, n, rng):
+    """Lanes of n keys in the shapes that steer a quicksort: random, few
+    distinct keys, all equal, sorted, reversed, organ pipe, sawtooth, and
+    the smallest keys placed where the pivot samples are read (evenly
+    spaced), as rows of one array."""
+    npdt = NP_DTYPES[dtype]
+    base = lanes(dtype, n, rng, rows=3)[2]
+    if dtype == "bool":
+        ramp = np.arange(n) % 2 == 1
+    elif dtype in ("float16", "bfloat16"):  # integers each holds exactly
+        ramp = (np.arange(n) % (2000 if dtype == "float16" else 256) - 128).astype(np.float32)
+    else:
+        ramp = np.arange(n) % (120 if np.dtype(npdt).itemsize == 1 else n)
+        if dtype.startswith("int"):
+            ramp = ramp - ramp.max() // 2
+    ramp = ramp.astype(np.float32 if dtype == "bfloat16" else npdt)
+    rows = [base, np.sort(base), np.sort(base)[::-1], np.full(n, base[0]),
+            ramp, ramp[::-1], np.concatenate([ramp[: n // 2], ramp[: n - n // 2][::-1]]),
+            np.resize(ramp[:17], n), rng.integers(0, 2, n).astype(ramp.dtype)]
+    # the smallest keys at the sample positions, the rest descending
+    ordered, killer = np.sort(base), np.empty_like(base)
+    m = 64 if n > 4096 else 16
+    step = max(n // m, 1)
+    pos = np.unique(np.minimum(np.arange(m) * step + step // 2, n - 1))
+    killer[pos] = ordered[: pos.size]
+    killer[np.setdiff1d(np.arange(n), pos)] = ordered[pos.size:][::-1]
+    rows.append(killer)
+    return np.stack([np.asarray(r).astype(ramp.dtype) for r in rows])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_length_around_the_vector_and_network_sizes(dtype, mode):
+    """Every length 1..300 (AVX2's vectors hold 8 or 4 keys, its networks up
+    to 128 or 64, AVX-512's twice that), 4095..4097 (where the pivot sample
+    grows) and a few longer, in every pattern of patterned_lanes, values
+    only and with indices, against NumPy's stable sort."""
+    rng = np.random.default_rng(17 + len(dtype))
+    for n in list(range(1, 301)) + [4095, 4096, 4097, 20011]:
+        a = patterned_lanes(dtype, n, rng)
+        t = to_tensor(a, dtype)
+        check_values(_C._sort_values(t, -1, False), a, -1, False)
+        if n in (1, 8, 63, 64, 65, 128, 129, 257, 4096, 4097, 20011) or n % 37 == 0:
+            check_values(_C._sort_values(t, -1, True), a, -1, True)
+            v, i = tl.sort(t, dim=-1, stable=True)
+            np.testing.assert_array_equal(i.cpu().numpy(), stable_order(a, -1, False))
+            check_values(v, a, -1, False)

@@ -526,10 +526,10 @@ static int wide_sort_packed(uint64_t *a, uint32_t *ai, uint64_t *b, uint32_t *bi
 static int radix_sort_lane(bool wide, uint64_t *a, uint32_t *ai, uint64_t *b, uint32_t *bi,
                            uint64_t *c, int64_t n, int64_t lo, int64_t hi, bool simd)
 {
-  /* Whole sorts of packed words take the AVX-512 quicksort (sort_simd.c):
+  /* Whole sorts of packed words take the vector quicksort (sort_simd.c):
    * the positions in the low bits make every word distinct, so its order
    * is the stable one.  1000x1000 float32, one thread: ~7 ms -> ~3 ms. */
-  bool packed_sort = simd && lo == 0 && hi == n && n <= ((int64_t)1 << 22); /* see sort_values_only */
+  bool packed_sort = simd && lo == 0 && hi == n && n <= tl_sort_simd_max_lane(); /* see sort_values_only */
   if (!wide && packed_sort) {
     tl_sort_keys_u64(a, n, b);
     return 0;
@@ -1209,9 +1209,11 @@ static tl_status lanes_sort(lane_job *job)
    * to spread one lane over the pool (10^6 float64, values and indices:
    * ~27 ms -> ~22 ms).  Up to 2^21 elements: past that its partitions
    * stream more memory than the plan's two passes (4 * 10^6: ~150 ms
-   * against ~110), and its scratch is 32 bytes an element, the plan's 12. */
-  bool vector_lane = wide && job->simd && !job->plan && tl_parallel_get_threads() == 1 &&
-                     n <= ((int64_t)1 << 21);
+   * against ~110), and its scratch is 32 bytes an element, the plan's 12.
+   * AVX-512 only: AVX2's vector sort is no faster than the plan here
+   * (10^6 float64: ~49 ms against ~40). */
+  bool vector_lane = wide && job->simd && tl_sort_simd_avx512() && !job->plan &&
+                     tl_parallel_get_threads() == 1 && n <= ((int64_t)1 << 21);
   if (n >= TL_SORT_PARALLEL_MIN && nlanes <= tl_parallel_get_threads() && !vector_lane) {
     void *mem = NULL;
     bool ok = true;
@@ -1536,7 +1538,7 @@ static void vlanes_task(void *ctx, int64_t begin, int64_t end, int worker)
 
 /* Values only.  A few long float32 or int32 lanes, ascending, with more
  * than one thread, take the long-lane plan of sort_values.c (the whole pool
- * on each lane).  Lanes of up to 2^22 elements take the per-lane key sort
+ * on each lane).  Lanes of up to 2^22 elements (AVX2: 2^21) take the per-lane key sort
  * above, unless they are a few long lanes the pool could share; those, the
  * longer ones, and every lane without the vector sort, take the radix
  * engine with positions, into an indices tensor of its own: its long-lane
@@ -1556,7 +1558,7 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
                     numel / n <= tl_parallel_get_threads() && values->strides[d] == 1;
   bool few_long = n >= TL_SORT_PARALLEL_MIN && numel / n <= tl_parallel_get_threads() &&
                   tl_parallel_get_threads() > 1;
-  if (!pool_lanes && (!tl_sort_simd_available() || n > ((int64_t)1 << 22) || few_long)) {
+  if (!pool_lanes && (!tl_sort_simd_available() || n > tl_sort_simd_max_lane() || few_long)) {
     tl_tensor indices = {0};
     if (tl_tensor_empty(&indices, TL_DTYPE_I64, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
       return tl_error_status();

@@ -2,14 +2,15 @@
  * bits wide, for the sort family's whole-lane sorts (sort.c): the values-only
  * sort of any real dtype, and lanes of packed (key << 32 | position) words,
  * whose keys are all distinct, so that an unstable sort gives the stable
- * order.  The work is in sort_simd_t.h: an AVX-512 quicksort with bitonic
- * networks for short runs.  Only where the CPU has AVX-512F (and
- * TORCHLIKE_SORT_SIMD=0 does not turn it off: the tests run both ways);
- * elsewhere sort.c keeps its radix sorts, which a scalar quicksort did not
- * beat (2-7x slower, measured).
+ * order.  The work is in sort_simd_t.h: a vector quicksort with bitonic
+ * networks for short runs, made for AVX-512F and for AVX2 (the first the
+ * CPU has).  Only where it has one of them (and TORCHLIKE_SORT_SIMD=0 does
+ * not turn it off: the tests run both ways); elsewhere sort.c keeps its
+ * radix sorts, which a scalar quicksort did not beat (2-7x slower,
+ * measured).
  *
  * Compiled for the baseline; only the functions marked TL_SIMD_FN use
- * AVX-512, and they run only after the CPU check.                          */
+ * AVX-512 or AVX2, and they run only after the CPU check.                  */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,20 @@
 #define TL_SORT_SIMD 0
 #endif
 
+#if TL_SORT_SIMD
+/* 2: AVX-512F, 1: AVX2, 0: neither (both with POPCNT). */
+static int simd_level(void)
+{
+  static int level = -1;
+  if (level < 0) {
+    __builtin_cpu_init();
+    bool popcnt = __builtin_cpu_supports("popcnt");
+    level = popcnt && __builtin_cpu_supports("avx512f") ? 2 : popcnt && __builtin_cpu_supports("avx2") ? 1 : 0;
+  }
+  return level;
+}
+#endif
+
 bool tl_sort_simd_available(void)
 {
   /* Read on every sort (cheap next to one): the tests flip it between runs. */
@@ -30,10 +45,7 @@ bool tl_sort_simd_available(void)
   if (env && strcmp(env, "0") == 0)
     return false;
 #if TL_SORT_SIMD
-  static int has = -1;
-  if (has < 0)
-    has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt");
-  return has == 1;
+  return simd_level() > 0;
 #else
   return false;
 #endif
@@ -131,6 +143,11 @@ static inline unsigned low_mask_u32(int c) { return (1u << c) - 1; }
 static inline unsigned low_mask_u64(int c) { return (1u << c) - 1; }
 #endif
 
+#define TL_VT __m512i
+#define TL_VBITS 512
+#define TL_VLOADU(p) _mm512_loadu_si512(p)
+#define TL_VSTOREU(p, v) _mm512_storeu_si512(p, v)
+#define TL_VMAXKEY _mm512_set1_epi32(-1)
 #define TL_ST uint32_t
 #define TL_SL 16
 #define TL_SN(x) x##_u32
@@ -147,6 +164,11 @@ static inline unsigned low_mask_u64(int c) { return (1u << c) - 1; }
 #define TL_VSET1(x) _mm512_set1_epi32((int)(x))
 #include "ndcore/kernels/sort_simd_t.h"
 
+#define TL_VT __m512i
+#define TL_VBITS 512
+#define TL_VLOADU(p) _mm512_loadu_si512(p)
+#define TL_VSTOREU(p, v) _mm512_storeu_si512(p, v)
+#define TL_VMAXKEY _mm512_set1_epi32(-1)
 #define TL_ST uint64_t
 #define TL_SL 8
 #define TL_SN(x) x##_u64
@@ -163,10 +185,171 @@ static inline unsigned low_mask_u64(int c) { return (1u << c) - 1; }
 #define TL_VSET1(x) _mm512_set1_epi64((long long)(x))
 #include "ndcore/kernels/sort_simd_t.h"
 
+#if TL_SORT_SIMD
+/* ---- AVX2 ----
+ * The same template on 256-bit vectors, for CPUs without AVX-512 (most
+ * machines).  AVX2 compares and (for 64 bits) orders only signed integers:
+ * the keys are biased (top bit flipped) for the sort and back after it, so
+ * that signed order is their unsigned order; the largest key is then the
+ * signed maximum.  No masked compress: see the template's partition. */
+#undef TL_SIMD_FN
+#define TL_SIMD_FN __attribute__((target("avx2,popcnt")))
+
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i xor_index_u32_avx2(int x)
+{
+  return _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(x));
+}
+/* 64-bit lane l ^ x as the pair of 32-bit lanes that hold it */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i xor_index_u64_avx2(int x)
+{
+  return _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(2 * x));
+}
+static inline unsigned low_mask_u32_avx2(int c) { return (1u << c) - 1; }
+static inline unsigned low_mask_u64_avx2(int c) { return (1u << c) - 1; }
+
+/* A lane mask (bit k: lane k) as a vector of all-ones lanes. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i lane_vec_u32(unsigned m)
+{
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i lane_vec_u64(unsigned m)
+{
+  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+  return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), bit), bit);
+}
+/* Masked loads (lanes outside m take fill) and stores; whole vectors, the
+ * common case in the networks, plain. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i load_u32_avx2(__m256i fill, unsigned m,
+                                                                            const uint32_t *p)
+{
+  if (m == 0xffu)
+    return _mm256_loadu_si256((const __m256i *)p);
+  __m256i k = lane_vec_u32(m);
+  return _mm256_blendv_epi8(fill, _mm256_maskload_epi32((const int *)p, k), k);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline void store_u32_avx2(uint32_t *p, unsigned m, __m256i v)
+{
+  if (m == 0xffu)
+    _mm256_storeu_si256((__m256i *)p, v);
+  else
+    _mm256_maskstore_epi32((int *)p, lane_vec_u32(m), v);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i load_u64_avx2(__m256i fill, unsigned m,
+                                                                            const uint64_t *p)
+{
+  if (m == 0xfu)
+    return _mm256_loadu_si256((const __m256i *)p);
+  __m256i k = lane_vec_u64(m);
+  return _mm256_blendv_epi8(fill, _mm256_maskload_epi64((const long long *)p, k), k);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline void store_u64_avx2(uint64_t *p, unsigned m, __m256i v)
+{
+  if (m == 0xfu)
+    _mm256_storeu_si256((__m256i *)p, v);
+  else
+    _mm256_maskstore_epi64((long long *)p, lane_vec_u64(m), v);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i min_u64_avx2(__m256i a, __m256i b)
+{
+  return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i max_u64_avx2(__m256i a, __m256i b)
+{
+  return _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b));
+}
+/* 8 x 8 keys: afterwards c[j] holds lane j of c[0] .. c[7] */
+TL_SIMD_FN __attribute__((always_inline)) static inline void transpose_u32_avx2(__m256i *c)
+{
+  __m256i t[8], s[8];
+  for (int h = 0; h < 8; h += 4) {
+    t[h] = _mm256_unpacklo_epi32(c[h], c[h + 1]);
+    t[h + 1] = _mm256_unpackhi_epi32(c[h], c[h + 1]);
+    t[h + 2] = _mm256_unpacklo_epi32(c[h + 2], c[h + 3]);
+    t[h + 3] = _mm256_unpackhi_epi32(c[h + 2], c[h + 3]);
+    /* s[h + k]: element k (low half) and k + 4 (high half) of rows h .. h+3 */
+    s[h] = _mm256_unpacklo_epi64(t[h], t[h + 2]);
+    s[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);
+    s[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);
+    s[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);
+  }
+  for (int k = 0; k < 4; k++) {
+    c[k] = _mm256_permute2x128_si256(s[k], s[4 + k], 0x20);
+    c[4 + k] = _mm256_permute2x128_si256(s[k], s[4 + k], 0x31);
+  }
+}
+
+#define TL_VT __m256i
+#define TL_VBITS 256
+#define TL_VLOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define TL_VSTOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define TL_VMAXKEY _mm256_set1_epi32(INT32_MAX)
+#define TL_VBIAS 0x80000000u
+#define TL_ST uint32_t
+#define TL_SL 8
+#define TL_SN(x) x##_u32_avx2
+#define TL_VPERM(i, v) _mm256_permutevar8x32_epi32(v, i)
+#define TL_VMIN(a, b) _mm256_min_epi32(a, b)
+#define TL_VMAX(a, b) _mm256_max_epi32(a, b)
+#define TL_VSORTLOAD(fill, m, p) load_u32_avx2(fill, m, p)
+#define TL_VSTORE(p, m, v) store_u32_avx2(p, m, v)
+#define TL_VGTMASK(a, b) (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(a, b)))
+#define TL_VSET1(x) _mm256_set1_epi32((int)(x))
+#include "ndcore/kernels/sort_simd_t.h"
+
+#define TL_VT __m256i
+#define TL_VBITS 256
+#define TL_VLOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define TL_VSTOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define TL_VMAXKEY _mm256_set1_epi64x(INT64_MAX)
+#define TL_VBIAS 0x8000000000000000ull
+#define TL_ST uint64_t
+#define TL_SL 4
+#define TL_SN(x) x##_u64_avx2
+#define TL_VPERM(i, v) _mm256_permutevar8x32_epi32(v, i)
+#define TL_VMIN(a, b) min_u64_avx2(a, b)
+#define TL_VMAX(a, b) max_u64_avx2(a, b)
+#define TL_VSORTLOAD(fill, m, p) load_u64_avx2(fill, m, p)
+#define TL_VSTORE(p, m, v) store_u64_avx2(p, m, v)
+#define TL_VGTMASK(a, b) (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))
+#define TL_VSET1(x) _mm256_set1_epi64x((long long)(x))
+#include "ndcore/kernels/sort_simd_t.h"
+
+/* The bias, both ways (vectorised by the compiler). */
+TL_SIMD_FN static void bias_u32(uint32_t *a, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    a[i] ^= 0x80000000u;
+}
+TL_SIMD_FN static void bias_u64(uint64_t *a, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    a[i] ^= 0x8000000000000000ull;
+}
+#endif
+
+bool tl_sort_simd_avx512(void)
+{
+#if TL_SORT_SIMD
+  return simd_level() == 2;
+#else
+  return false;
+#endif
+}
+
+int64_t tl_sort_simd_max_lane(void) { return tl_sort_simd_avx512() ? (int64_t)1 << 22 : (int64_t)1 << 21; }
+
 void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch)
 {
 #if TL_SORT_SIMD
-  sort_simd_u32(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
+  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
+  if (simd_level() == 2) {
+    sort_simd_u32(a, scratch, n, false, depth);
+  } else {
+    bias_u32(a, n);
+    sort_simd_u32_avx2(a, scratch, n, false, depth);
+    bias_u32(a, n);
+  }
 #else
   (void)scratch;
   heap_sort_u32(a, n);
@@ -176,7 +359,14 @@ void tl_sort_keys_u32(uint32_t *a, int64_t n, uint32_t *scratch)
 void tl_sort_keys_u64(uint64_t *a, int64_t n, uint64_t *scratch)
 {
 #if TL_SORT_SIMD
-  sort_simd_u64(a, scratch, n, false, 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8);
+  int depth = 2 * (64 - __builtin_clzll((unsigned long long)n | 1)) + 8;
+  if (simd_level() == 2) {
+    sort_simd_u64(a, scratch, n, false, depth);
+  } else {
+    bias_u64(a, n);
+    sort_simd_u64_avx2(a, scratch, n, false, depth);
+    bias_u64(a, n);
+  }
 #else
   (void)scratch;
   heap_sort_u64(a, n);

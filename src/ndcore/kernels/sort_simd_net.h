@@ -13,31 +13,43 @@
  * element 2w*L-1-p (TL_FLIP: one vector against the reverse of its
  * partner), after which each half holds the right elements in bitonic
  * order, and half-cleaners across vectors (TL_CX) then inside each vector
- * (clean) sort it.  Lanes past n load as the largest key and are not
- * stored. */
+ * (clean) sort it.  Lanes past n load as the largest key (TL_VMAXKEY) and
+ * are not stored. */
 
 #if TL_SL == 16
 /* 1 vectors: about 30 vector instructions */
 TL_SIMD_FN static void TL_SN(network1)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
   TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
 }
-#else
+#elif TL_SL == 8
 /* 1 vectors: about 18 vector instructions */
 TL_SIMD_FN static void TL_SN(network1)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+}
+#else
+/* 1 vectors: about 9 vector instructions */
+TL_SIMD_FN static void TL_SN(network1)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
   TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
 }
 #endif
@@ -46,13 +58,30 @@ TL_SIMD_FN static void TL_SN(network1)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 2 vectors: about 89 vector instructions */
 TL_SIMD_FN static void TL_SN(network2)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+}
+#elif TL_SL == 8
+/* 2 vectors: about 59 vector instructions */
+TL_SIMD_FN static void TL_SN(network2)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -60,16 +89,16 @@ TL_SIMD_FN static void TL_SN(network2)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
 }
 #else
-/* 2 vectors: about 59 vector instructions */
+/* 2 vectors: about 35 vector instructions */
 TL_SIMD_FN static void TL_SN(network2)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -82,14 +111,39 @@ TL_SIMD_FN static void TL_SN(network2)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 3 vectors: about 174 vector instructions */
 TL_SIMD_FN static void TL_SN(network3)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+}
+#elif TL_SL == 8
+/* 3 vectors: about 120 vector instructions */
+TL_SIMD_FN static void TL_SN(network3)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -104,17 +158,17 @@ TL_SIMD_FN static void TL_SN(network3)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
 }
 #else
-/* 3 vectors: about 120 vector instructions */
+/* 3 vectors: about 75 vector instructions */
 TL_SIMD_FN static void TL_SN(network3)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -134,15 +188,47 @@ TL_SIMD_FN static void TL_SN(network3)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 4 vectors: about 240 vector instructions */
 TL_SIMD_FN static void TL_SN(network4)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+}
+#elif TL_SL == 8
+/* 4 vectors: about 168 vector instructions */
+TL_SIMD_FN static void TL_SN(network4)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -163,18 +249,18 @@ TL_SIMD_FN static void TL_SN(network4)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
 }
 #else
-/* 4 vectors: about 168 vector instructions */
+/* 4 vectors: about 108 vector instructions */
 TL_SIMD_FN static void TL_SN(network4)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -200,16 +286,62 @@ TL_SIMD_FN static void TL_SN(network4)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 5 vectors: about 367 vector instructions */
 TL_SIMD_FN static void TL_SN(network5)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+}
+#elif TL_SL == 8
+/* 5 vectors: about 262 vector instructions */
+TL_SIMD_FN static void TL_SN(network5)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -243,19 +375,19 @@ TL_SIMD_FN static void TL_SN(network5)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
 }
 #else
-/* 5 vectors: about 262 vector instructions */
+/* 5 vectors: about 172 vector instructions */
 TL_SIMD_FN static void TL_SN(network5)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -294,17 +426,72 @@ TL_SIMD_FN static void TL_SN(network5)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 6 vectors: about 447 vector instructions */
 TL_SIMD_FN static void TL_SN(network6)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_CX(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+}
+#elif TL_SL == 8
+/* 6 vectors: about 321 vector instructions */
+TL_SIMD_FN static void TL_SN(network6)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -346,20 +533,20 @@ TL_SIMD_FN static void TL_SN(network6)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
 }
 #else
-/* 6 vectors: about 321 vector instructions */
+/* 6 vectors: about 213 vector instructions */
 TL_SIMD_FN static void TL_SN(network6)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -406,18 +593,18 @@ TL_SIMD_FN static void TL_SN(network6)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 7 vectors: about 525 vector instructions */
 TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -465,22 +652,22 @@ TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
   TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
 }
-#else
+#elif TL_SL == 8
 /* 7 vectors: about 356 vector instructions */
 TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -497,16 +684,16 @@ TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r1, r2);
   TL_CX(r3, r4);
   TL_CX(r5, r6);
-  __m512i c[8] = {r0, r1, r2, r3, r4, r5, r6, ones};
+  TL_VT c[8] = {r0, r1, r2, r3, r4, r5, r6, ones};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -563,25 +750,88 @@ TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), s5);
   TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), s6);
 }
+#else
+/* 7 vectors: about 252 vector instructions */
+TL_SIMD_FN static void TL_SN(network7)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+}
 #endif
 
 #if TL_SL == 16
 /* 8 vectors: about 612 vector instructions */
 TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -639,23 +889,23 @@ TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
   TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
 }
-#else
+#elif TL_SL == 8
 /* 8 vectors: about 362 vector instructions */
 TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -675,16 +925,16 @@ TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r1, r2);
   TL_CX(r3, r4);
   TL_CX(r5, r6);
-  __m512i c[8] = {r0, r1, r2, r3, r4, r5, r6, r7};
+  TL_VT c[8] = {r0, r1, r2, r3, r4, r5, r6, r7};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -742,26 +992,201 @@ TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), s6);
   TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), s7);
 }
+#else
+/* 8 vectors: about 300 vector instructions */
+TL_SIMD_FN static void TL_SN(network8)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+}
 #endif
 
 #if TL_SL == 16
 /* 9 vectors: about 815 vector instructions */
 TL_SIMD_FN static void TL_SN(network9)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+}
+#elif TL_SL == 8
+/* 9 vectors: about 599 vector instructions */
+TL_SIMD_FN static void TL_SN(network9)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -846,23 +1271,23 @@ TL_SIMD_FN static void TL_SN(network9)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
 }
 #else
-/* 9 vectors: about 599 vector instructions */
+/* 9 vectors: about 410 vector instructions */
 TL_SIMD_FN static void TL_SN(network9)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -952,21 +1377,133 @@ TL_SIMD_FN static void TL_SN(network9)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 10 vectors: about 909 vector instructions */
 TL_SIMD_FN static void TL_SN(network10)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
-  __m512i r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_CX(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_CX(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+}
+#elif TL_SL == 8
+/* 10 vectors: about 669 vector instructions */
+TL_SIMD_FN static void TL_SN(network10)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -1061,24 +1598,24 @@ TL_SIMD_FN static void TL_SN(network10)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
 }
 #else
-/* 10 vectors: about 669 vector instructions */
+/* 10 vectors: about 459 vector instructions */
 TL_SIMD_FN static void TL_SN(network10)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
-  __m512i r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -1178,22 +1715,144 @@ TL_SIMD_FN static void TL_SN(network10)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 11 vectors: about 1001 vector instructions */
 TL_SIMD_FN static void TL_SN(network11)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
-  __m512i r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
-  __m512i r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_CX(r8, r10);
+  TL_CX(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+}
+#elif TL_SL == 8
+/* 11 vectors: about 737 vector instructions */
+TL_SIMD_FN static void TL_SN(network11)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -1297,25 +1956,25 @@ TL_SIMD_FN static void TL_SN(network11)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
 }
 #else
-/* 11 vectors: about 737 vector instructions */
+/* 11 vectors: about 506 vector instructions */
 TL_SIMD_FN static void TL_SN(network11)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
-  __m512i r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
-  __m512i r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -1424,23 +2083,23 @@ TL_SIMD_FN static void TL_SN(network11)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 12 vectors: about 1104 vector instructions */
 TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
-  __m512i r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
-  __m512i r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
-  __m512i r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
-  __m512i r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
-  __m512i r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
-  __m512i r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
-  __m512i r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
-  __m512i r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
-  __m512i r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
-  __m512i r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
-  __m512i r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
   TL_FLIP(r0, r1);
   r0 = TL_SN(clean)(r0);
   r1 = TL_SN(clean)(r1);
@@ -1556,27 +2215,27 @@ TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
   TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
 }
-#else
+#elif TL_SL == 8
 /* 12 vectors: about 780 vector instructions */
 TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -1619,25 +2278,25 @@ TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r5, r6);
   TL_CX(r7, r8);
   TL_CX(r9, r10);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, ones, ones, ones, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, ones, ones, ones, ones};
   TL_SN(transpose)(c);
   TL_SN(transpose)(c + 8);
-  __m512i s0 = c[0];
-  __m512i s1 = c[8];
-  __m512i s2 = c[1];
-  __m512i s3 = c[9];
-  __m512i s4 = c[2];
-  __m512i s5 = c[10];
-  __m512i s6 = c[3];
-  __m512i s7 = c[11];
-  __m512i s8 = c[4];
-  __m512i s9 = c[12];
-  __m512i s10 = c[5];
-  __m512i s11 = c[13];
-  __m512i s12 = c[6];
-  __m512i s13 = c[14];
-  __m512i s14 = c[7];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[8];
+  TL_VT s2 = c[1];
+  TL_VT s3 = c[9];
+  TL_VT s4 = c[2];
+  TL_VT s5 = c[10];
+  TL_VT s6 = c[3];
+  TL_VT s7 = c[11];
+  TL_VT s8 = c[4];
+  TL_VT s9 = c[12];
+  TL_VT s10 = c[5];
+  TL_VT s11 = c[13];
+  TL_VT s12 = c[6];
+  TL_VT s13 = c[14];
+  TL_VT s14 = c[7];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s3);
   TL_FLIP(s1, s2);
   TL_CX(s0, s1);
@@ -1770,6 +2429,142 @@ TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), s9);
   TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), s10);
   TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), s11);
+}
+#else
+/* 12 vectors: about 564 vector instructions */
+TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r10, r11);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r11);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r4, r11);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+  TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
 }
 #endif
 
@@ -1777,24 +2572,24 @@ TL_SIMD_FN static void TL_SN(network12)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 13 vectors: about 1184 vector instructions */
 TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -1843,24 +2638,24 @@ TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r7, r8);
   TL_CX(r9, r10);
   TL_CX(r11, r12);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, ones, ones, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, ones, ones, ones};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
-  __m512i s8 = c[8];
-  __m512i s9 = c[9];
-  __m512i s10 = c[10];
-  __m512i s11 = c[11];
-  __m512i s12 = c[12];
-  __m512i s13 = c[13];
-  __m512i s14 = c[14];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
+  TL_VT s8 = c[8];
+  TL_VT s9 = c[9];
+  TL_VT s10 = c[10];
+  TL_VT s11 = c[11];
+  TL_VT s12 = c[12];
+  TL_VT s13 = c[13];
+  TL_VT s14 = c[14];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -2019,28 +2814,28 @@ TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), s11);
   TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), s12);
 }
-#else
+#elif TL_SL == 8
 /* 13 vectors: about 792 vector instructions */
 TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -2089,25 +2884,25 @@ TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r7, r8);
   TL_CX(r9, r10);
   TL_CX(r11, r12);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, ones, ones, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, ones, ones, ones};
   TL_SN(transpose)(c);
   TL_SN(transpose)(c + 8);
-  __m512i s0 = c[0];
-  __m512i s1 = c[8];
-  __m512i s2 = c[1];
-  __m512i s3 = c[9];
-  __m512i s4 = c[2];
-  __m512i s5 = c[10];
-  __m512i s6 = c[3];
-  __m512i s7 = c[11];
-  __m512i s8 = c[4];
-  __m512i s9 = c[12];
-  __m512i s10 = c[5];
-  __m512i s11 = c[13];
-  __m512i s12 = c[6];
-  __m512i s13 = c[14];
-  __m512i s14 = c[7];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[8];
+  TL_VT s2 = c[1];
+  TL_VT s3 = c[9];
+  TL_VT s4 = c[2];
+  TL_VT s5 = c[10];
+  TL_VT s6 = c[3];
+  TL_VT s7 = c[11];
+  TL_VT s8 = c[4];
+  TL_VT s9 = c[12];
+  TL_VT s10 = c[5];
+  TL_VT s11 = c[13];
+  TL_VT s12 = c[6];
+  TL_VT s13 = c[14];
+  TL_VT s14 = c[7];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s3);
   TL_FLIP(s1, s2);
   TL_CX(s0, s1);
@@ -2241,6 +3036,151 @@ TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), s10);
   TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), s11);
   TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), s12);
+}
+#else
+/* 13 vectors: about 609 vector instructions */
+TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_VT r12 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r10, r11);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r11);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r11, r12);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  TL_FLIP(r3, r12);
+  TL_FLIP(r4, r11);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r8, r12);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+  TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
+  TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), r12);
 }
 #endif
 
@@ -2248,25 +3188,25 @@ TL_SIMD_FN static void TL_SN(network13)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 14 vectors: about 1194 vector instructions */
 TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -2320,24 +3260,24 @@ TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r7, r8);
   TL_CX(r9, r10);
   TL_CX(r11, r12);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, ones, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, ones, ones};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
-  __m512i s8 = c[8];
-  __m512i s9 = c[9];
-  __m512i s10 = c[10];
-  __m512i s11 = c[11];
-  __m512i s12 = c[12];
-  __m512i s13 = c[13];
-  __m512i s14 = c[14];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
+  TL_VT s8 = c[8];
+  TL_VT s9 = c[9];
+  TL_VT s10 = c[10];
+  TL_VT s11 = c[11];
+  TL_VT s12 = c[12];
+  TL_VT s13 = c[13];
+  TL_VT s14 = c[14];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -2497,29 +3437,29 @@ TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), s12);
   TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), s13);
 }
-#else
+#elif TL_SL == 8
 /* 14 vectors: about 802 vector instructions */
 TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -2573,25 +3513,25 @@ TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r7, r8);
   TL_CX(r9, r10);
   TL_CX(r11, r12);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, ones, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, ones, ones};
   TL_SN(transpose)(c);
   TL_SN(transpose)(c + 8);
-  __m512i s0 = c[0];
-  __m512i s1 = c[8];
-  __m512i s2 = c[1];
-  __m512i s3 = c[9];
-  __m512i s4 = c[2];
-  __m512i s5 = c[10];
-  __m512i s6 = c[3];
-  __m512i s7 = c[11];
-  __m512i s8 = c[4];
-  __m512i s9 = c[12];
-  __m512i s10 = c[5];
-  __m512i s11 = c[13];
-  __m512i s12 = c[6];
-  __m512i s13 = c[14];
-  __m512i s14 = c[7];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[8];
+  TL_VT s2 = c[1];
+  TL_VT s3 = c[9];
+  TL_VT s4 = c[2];
+  TL_VT s5 = c[10];
+  TL_VT s6 = c[3];
+  TL_VT s7 = c[11];
+  TL_VT s8 = c[4];
+  TL_VT s9 = c[12];
+  TL_VT s10 = c[5];
+  TL_VT s11 = c[13];
+  TL_VT s12 = c[6];
+  TL_VT s13 = c[14];
+  TL_VT s14 = c[7];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s3);
   TL_FLIP(s1, s2);
   TL_CX(s0, s1);
@@ -2726,6 +3666,164 @@ TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), s11);
   TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), s12);
   TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), s13);
+}
+#else
+/* 14 vectors: about 665 vector instructions */
+TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_VT r12 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL));
+  TL_VT r13 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r10, r11);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r12, r13);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r11);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_CX(r12, r13);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r10, r13);
+  TL_FLIP(r11, r12);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  TL_FLIP(r2, r13);
+  TL_FLIP(r3, r12);
+  TL_FLIP(r4, r11);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r8, r12);
+  TL_CX(r9, r13);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+  TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
+  TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), r12);
+  TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), r13);
 }
 #endif
 
@@ -2733,26 +3831,26 @@ TL_SIMD_FN static void TL_SN(network14)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 15 vectors: about 1206 vector instructions */
 TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
-  __m512i r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -2812,24 +3910,24 @@ TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r9, r10);
   TL_CX(r11, r12);
   TL_CX(r13, r14);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, ones};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
-  __m512i s8 = c[8];
-  __m512i s9 = c[9];
-  __m512i s10 = c[10];
-  __m512i s11 = c[11];
-  __m512i s12 = c[12];
-  __m512i s13 = c[13];
-  __m512i s14 = c[14];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
+  TL_VT s8 = c[8];
+  TL_VT s9 = c[9];
+  TL_VT s10 = c[10];
+  TL_VT s11 = c[11];
+  TL_VT s12 = c[12];
+  TL_VT s13 = c[13];
+  TL_VT s14 = c[14];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -2990,30 +4088,30 @@ TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), s13);
   TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), s14);
 }
-#else
+#elif TL_SL == 8
 /* 15 vectors: about 814 vector instructions */
 TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
-  __m512i r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -3073,25 +4171,25 @@ TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r9, r10);
   TL_CX(r11, r12);
   TL_CX(r13, r14);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, ones};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, ones};
   TL_SN(transpose)(c);
   TL_SN(transpose)(c + 8);
-  __m512i s0 = c[0];
-  __m512i s1 = c[8];
-  __m512i s2 = c[1];
-  __m512i s3 = c[9];
-  __m512i s4 = c[2];
-  __m512i s5 = c[10];
-  __m512i s6 = c[3];
-  __m512i s7 = c[11];
-  __m512i s8 = c[4];
-  __m512i s9 = c[12];
-  __m512i s10 = c[5];
-  __m512i s11 = c[13];
-  __m512i s12 = c[6];
-  __m512i s13 = c[14];
-  __m512i s14 = c[7];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[8];
+  TL_VT s2 = c[1];
+  TL_VT s3 = c[9];
+  TL_VT s4 = c[2];
+  TL_VT s5 = c[10];
+  TL_VT s6 = c[3];
+  TL_VT s7 = c[11];
+  TL_VT s8 = c[4];
+  TL_VT s9 = c[12];
+  TL_VT s10 = c[5];
+  TL_VT s11 = c[13];
+  TL_VT s12 = c[6];
+  TL_VT s13 = c[14];
+  TL_VT s14 = c[7];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s3);
   TL_FLIP(s1, s2);
   TL_CX(s0, s1);
@@ -3227,6 +4325,176 @@ TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), s12);
   TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), s13);
   TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), s14);
+}
+#else
+/* 15 vectors: about 719 vector instructions */
+TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_VT r12 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL));
+  TL_VT r13 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL));
+  TL_VT r14 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r10, r11);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r12, r13);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r11);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r13, r14);
+  TL_CX(r12, r13);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r9, r14);
+  TL_FLIP(r10, r13);
+  TL_FLIP(r11, r12);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r12, r14);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  TL_FLIP(r1, r14);
+  TL_FLIP(r2, r13);
+  TL_FLIP(r3, r12);
+  TL_FLIP(r4, r11);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r8, r12);
+  TL_CX(r9, r13);
+  TL_CX(r10, r14);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r12, r14);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+  TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
+  TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), r12);
+  TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), r13);
+  TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), r14);
 }
 #endif
 
@@ -3234,27 +4502,27 @@ TL_SIMD_FN static void TL_SN(network15)(TL_ST *a, const TL_ST *src, int64_t n)
 /* 16 vectors: about 1214 vector instructions */
 TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
-  __m512i r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
-  __m512i r15 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 15), src + 15 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
+  TL_VT r15 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 15), src + 15 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -3318,24 +4586,24 @@ TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r9, r10);
   TL_CX(r11, r12);
   TL_CX(r13, r14);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15};
   TL_SN(transpose)(c);
-  __m512i s0 = c[0];
-  __m512i s1 = c[1];
-  __m512i s2 = c[2];
-  __m512i s3 = c[3];
-  __m512i s4 = c[4];
-  __m512i s5 = c[5];
-  __m512i s6 = c[6];
-  __m512i s7 = c[7];
-  __m512i s8 = c[8];
-  __m512i s9 = c[9];
-  __m512i s10 = c[10];
-  __m512i s11 = c[11];
-  __m512i s12 = c[12];
-  __m512i s13 = c[13];
-  __m512i s14 = c[14];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[1];
+  TL_VT s2 = c[2];
+  TL_VT s3 = c[3];
+  TL_VT s4 = c[4];
+  TL_VT s5 = c[5];
+  TL_VT s6 = c[6];
+  TL_VT s7 = c[7];
+  TL_VT s8 = c[8];
+  TL_VT s9 = c[9];
+  TL_VT s10 = c[10];
+  TL_VT s11 = c[11];
+  TL_VT s12 = c[12];
+  TL_VT s13 = c[13];
+  TL_VT s14 = c[14];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s1);
   s0 = TL_SN(clean)(s0);
   s1 = TL_SN(clean)(s1);
@@ -3497,31 +4765,31 @@ TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), s14);
   TL_VSTORE(a + 15 * TL_SL, TL_SN(lanes)(n, 15), s15);
 }
-#else
+#elif TL_SL == 8
 /* 16 vectors: about 822 vector instructions */
 TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
 {
-  const __m512i ones = _mm512_set1_epi32(-1);
-  __m512i x, y;
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
   (void)x;
   (void)y;
   (void)ones;
-  __m512i r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
-  __m512i r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
-  __m512i r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
-  __m512i r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
-  __m512i r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
-  __m512i r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
-  __m512i r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
-  __m512i r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
-  __m512i r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
-  __m512i r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
-  __m512i r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
-  __m512i r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
-  __m512i r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
-  __m512i r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
-  __m512i r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
-  __m512i r15 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 15), src + 15 * TL_SL);
+  TL_VT r0 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL);
+  TL_VT r1 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL);
+  TL_VT r2 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL);
+  TL_VT r3 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL);
+  TL_VT r4 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL);
+  TL_VT r5 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL);
+  TL_VT r6 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL);
+  TL_VT r7 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL);
+  TL_VT r8 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL);
+  TL_VT r9 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL);
+  TL_VT r10 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL);
+  TL_VT r11 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL);
+  TL_VT r12 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL);
+  TL_VT r13 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL);
+  TL_VT r14 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL);
+  TL_VT r15 = TL_VSORTLOAD(ones, TL_SN(lanes)(n, 15), src + 15 * TL_SL);
   TL_CX(r0, r1);
   TL_CX(r2, r3);
   TL_CX(r4, r5);
@@ -3585,25 +4853,25 @@ TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_CX(r9, r10);
   TL_CX(r11, r12);
   TL_CX(r13, r14);
-  __m512i c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15};
+  TL_VT c[16] = {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15};
   TL_SN(transpose)(c);
   TL_SN(transpose)(c + 8);
-  __m512i s0 = c[0];
-  __m512i s1 = c[8];
-  __m512i s2 = c[1];
-  __m512i s3 = c[9];
-  __m512i s4 = c[2];
-  __m512i s5 = c[10];
-  __m512i s6 = c[3];
-  __m512i s7 = c[11];
-  __m512i s8 = c[4];
-  __m512i s9 = c[12];
-  __m512i s10 = c[5];
-  __m512i s11 = c[13];
-  __m512i s12 = c[6];
-  __m512i s13 = c[14];
-  __m512i s14 = c[7];
-  __m512i s15 = c[15];
+  TL_VT s0 = c[0];
+  TL_VT s1 = c[8];
+  TL_VT s2 = c[1];
+  TL_VT s3 = c[9];
+  TL_VT s4 = c[2];
+  TL_VT s5 = c[10];
+  TL_VT s6 = c[3];
+  TL_VT s7 = c[11];
+  TL_VT s8 = c[4];
+  TL_VT s9 = c[12];
+  TL_VT s10 = c[5];
+  TL_VT s11 = c[13];
+  TL_VT s12 = c[6];
+  TL_VT s13 = c[14];
+  TL_VT s14 = c[7];
+  TL_VT s15 = c[15];
   TL_FLIP(s0, s3);
   TL_FLIP(s1, s2);
   TL_CX(s0, s1);
@@ -3740,6 +5008,192 @@ TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
   TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), s13);
   TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), s14);
   TL_VSTORE(a + 15 * TL_SL, TL_SN(lanes)(n, 15), s15);
+}
+#else
+/* 16 vectors: about 784 vector instructions */
+TL_SIMD_FN static void TL_SN(network16)(TL_ST *a, const TL_ST *src, int64_t n)
+{
+  const TL_VT ones = TL_VMAXKEY;
+  TL_VT x, y;
+  (void)x;
+  (void)y;
+  (void)ones;
+  TL_VT r0 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 0), src + 0 * TL_SL));
+  TL_VT r1 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 1), src + 1 * TL_SL));
+  TL_VT r2 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 2), src + 2 * TL_SL));
+  TL_VT r3 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 3), src + 3 * TL_SL));
+  TL_VT r4 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 4), src + 4 * TL_SL));
+  TL_VT r5 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 5), src + 5 * TL_SL));
+  TL_VT r6 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 6), src + 6 * TL_SL));
+  TL_VT r7 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 7), src + 7 * TL_SL));
+  TL_VT r8 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 8), src + 8 * TL_SL));
+  TL_VT r9 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 9), src + 9 * TL_SL));
+  TL_VT r10 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 10), src + 10 * TL_SL));
+  TL_VT r11 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 11), src + 11 * TL_SL));
+  TL_VT r12 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 12), src + 12 * TL_SL));
+  TL_VT r13 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 13), src + 13 * TL_SL));
+  TL_VT r14 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 14), src + 14 * TL_SL));
+  TL_VT r15 = TL_SN(sort_vec)(TL_VSORTLOAD(ones, TL_SN(lanes)(n, 15), src + 15 * TL_SL));
+  TL_FLIP(r0, r1);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  TL_FLIP(r2, r3);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r5);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  TL_FLIP(r6, r7);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r9);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  TL_FLIP(r10, r11);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r12, r13);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  TL_FLIP(r14, r15);
+  r14 = TL_SN(clean)(r14);
+  r15 = TL_SN(clean)(r15);
+  TL_FLIP(r0, r3);
+  TL_FLIP(r1, r2);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  TL_FLIP(r4, r7);
+  TL_FLIP(r5, r6);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r11);
+  TL_FLIP(r9, r10);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  TL_FLIP(r12, r15);
+  TL_FLIP(r13, r14);
+  TL_CX(r12, r13);
+  TL_CX(r14, r15);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  r15 = TL_SN(clean)(r15);
+  TL_FLIP(r0, r7);
+  TL_FLIP(r1, r6);
+  TL_FLIP(r2, r5);
+  TL_FLIP(r3, r4);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  TL_FLIP(r8, r15);
+  TL_FLIP(r9, r14);
+  TL_FLIP(r10, r13);
+  TL_FLIP(r11, r12);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r12, r14);
+  TL_CX(r13, r15);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  TL_CX(r14, r15);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  r15 = TL_SN(clean)(r15);
+  TL_FLIP(r0, r15);
+  TL_FLIP(r1, r14);
+  TL_FLIP(r2, r13);
+  TL_FLIP(r3, r12);
+  TL_FLIP(r4, r11);
+  TL_FLIP(r5, r10);
+  TL_FLIP(r6, r9);
+  TL_FLIP(r7, r8);
+  TL_CX(r0, r4);
+  TL_CX(r1, r5);
+  TL_CX(r2, r6);
+  TL_CX(r3, r7);
+  TL_CX(r8, r12);
+  TL_CX(r9, r13);
+  TL_CX(r10, r14);
+  TL_CX(r11, r15);
+  TL_CX(r0, r2);
+  TL_CX(r1, r3);
+  TL_CX(r4, r6);
+  TL_CX(r5, r7);
+  TL_CX(r8, r10);
+  TL_CX(r9, r11);
+  TL_CX(r12, r14);
+  TL_CX(r13, r15);
+  TL_CX(r0, r1);
+  TL_CX(r2, r3);
+  TL_CX(r4, r5);
+  TL_CX(r6, r7);
+  TL_CX(r8, r9);
+  TL_CX(r10, r11);
+  TL_CX(r12, r13);
+  TL_CX(r14, r15);
+  r0 = TL_SN(clean)(r0);
+  r1 = TL_SN(clean)(r1);
+  r2 = TL_SN(clean)(r2);
+  r3 = TL_SN(clean)(r3);
+  r4 = TL_SN(clean)(r4);
+  r5 = TL_SN(clean)(r5);
+  r6 = TL_SN(clean)(r6);
+  r7 = TL_SN(clean)(r7);
+  r8 = TL_SN(clean)(r8);
+  r9 = TL_SN(clean)(r9);
+  r10 = TL_SN(clean)(r10);
+  r11 = TL_SN(clean)(r11);
+  r12 = TL_SN(clean)(r12);
+  r13 = TL_SN(clean)(r13);
+  r14 = TL_SN(clean)(r14);
+  r15 = TL_SN(clean)(r15);
+  TL_VSTORE(a + 0 * TL_SL, TL_SN(lanes)(n, 0), r0);
+  TL_VSTORE(a + 1 * TL_SL, TL_SN(lanes)(n, 1), r1);
+  TL_VSTORE(a + 2 * TL_SL, TL_SN(lanes)(n, 2), r2);
+  TL_VSTORE(a + 3 * TL_SL, TL_SN(lanes)(n, 3), r3);
+  TL_VSTORE(a + 4 * TL_SL, TL_SN(lanes)(n, 4), r4);
+  TL_VSTORE(a + 5 * TL_SL, TL_SN(lanes)(n, 5), r5);
+  TL_VSTORE(a + 6 * TL_SL, TL_SN(lanes)(n, 6), r6);
+  TL_VSTORE(a + 7 * TL_SL, TL_SN(lanes)(n, 7), r7);
+  TL_VSTORE(a + 8 * TL_SL, TL_SN(lanes)(n, 8), r8);
+  TL_VSTORE(a + 9 * TL_SL, TL_SN(lanes)(n, 9), r9);
+  TL_VSTORE(a + 10 * TL_SL, TL_SN(lanes)(n, 10), r10);
+  TL_VSTORE(a + 11 * TL_SL, TL_SN(lanes)(n, 11), r11);
+  TL_VSTORE(a + 12 * TL_SL, TL_SN(lanes)(n, 12), r12);
+  TL_VSTORE(a + 13 * TL_SL, TL_SN(lanes)(n, 13), r13);
+  TL_VSTORE(a + 14 * TL_SL, TL_SN(lanes)(n, 14), r14);
+  TL_VSTORE(a + 15 * TL_SL, TL_SN(lanes)(n, 15), r15);
 }
 #endif
 
@@ -3765,3 +5219,78 @@ TL_SIMD_FN static void TL_SN(network_any)(TL_ST *a, const TL_ST *src, int64_t n)
   default: TL_SN(network16)(a, src, n); break;
   }
 }
+
+/* The partition's lane orders (AVX2), once per file. */
+#ifndef TL_SORT_PERM_TABLES
+#define TL_SORT_PERM_TABLES
+static const uint64_t tl_sort_perm32[256] = {
+  0x0706050403020100ull, 0x0706050403020100ull, 0x0706050403020001ull, 0x0706050403020100ull,
+  0x0706050403010002ull, 0x0706050403010200ull, 0x0706050403000201ull, 0x0706050403020100ull,
+  0x0706050402010003ull, 0x0706050402010300ull, 0x0706050402000301ull, 0x0706050402030100ull,
+  0x0706050401000302ull, 0x0706050401030200ull, 0x0706050400030201ull, 0x0706050403020100ull,
+  0x0706050302010004ull, 0x0706050302010400ull, 0x0706050302000401ull, 0x0706050302040100ull,
+  0x0706050301000402ull, 0x0706050301040200ull, 0x0706050300040201ull, 0x0706050304020100ull,
+  0x0706050201000403ull, 0x0706050201040300ull, 0x0706050200040301ull, 0x0706050204030100ull,
+  0x0706050100040302ull, 0x0706050104030200ull, 0x0706050004030201ull, 0x0706050403020100ull,
+  0x0706040302010005ull, 0x0706040302010500ull, 0x0706040302000501ull, 0x0706040302050100ull,
+  0x0706040301000502ull, 0x0706040301050200ull, 0x0706040300050201ull, 0x0706040305020100ull,
+  0x0706040201000503ull, 0x0706040201050300ull, 0x0706040200050301ull, 0x0706040205030100ull,
+  0x0706040100050302ull, 0x0706040105030200ull, 0x0706040005030201ull, 0x0706040503020100ull,
+  0x0706030201000504ull, 0x0706030201050400ull, 0x0706030200050401ull, 0x0706030205040100ull,
+  0x0706030100050402ull, 0x0706030105040200ull, 0x0706030005040201ull, 0x0706030504020100ull,
+  0x0706020100050403ull, 0x0706020105040300ull, 0x0706020005040301ull, 0x0706020504030100ull,
+  0x0706010005040302ull, 0x0706010504030200ull, 0x0706000504030201ull, 0x0706050403020100ull,
+  0x0705040302010006ull, 0x0705040302010600ull, 0x0705040302000601ull, 0x0705040302060100ull,
+  0x0705040301000602ull, 0x0705040301060200ull, 0x0705040300060201ull, 0x0705040306020100ull,
+  0x0705040201000603ull, 0x0705040201060300ull, 0x0705040200060301ull, 0x0705040206030100ull,
+  0x0705040100060302ull, 0x0705040106030200ull, 0x0705040006030201ull, 0x0705040603020100ull,
+  0x0705030201000604ull, 0x0705030201060400ull, 0x0705030200060401ull, 0x0705030206040100ull,
+  0x0705030100060402ull, 0x0705030106040200ull, 0x0705030006040201ull, 0x0705030604020100ull,
+  0x0705020100060403ull, 0x0705020106040300ull, 0x0705020006040301ull, 0x0705020604030100ull,
+  0x0705010006040302ull, 0x0705010604030200ull, 0x0705000604030201ull, 0x0705060403020100ull,
+  0x0704030201000605ull, 0x0704030201060500ull, 0x0704030200060501ull, 0x0704030206050100ull,
+  0x0704030100060502ull, 0x0704030106050200ull, 0x0704030006050201ull, 0x0704030605020100ull,
+  0x0704020100060503ull, 0x0704020106050300ull, 0x0704020006050301ull, 0x0704020605030100ull,
+  0x0704010006050302ull, 0x0704010605030200ull, 0x0704000605030201ull, 0x0704060503020100ull,
+  0x0703020100060504ull, 0x0703020106050400ull, 0x0703020006050401ull, 0x0703020605040100ull,
+  0x0703010006050402ull, 0x0703010605040200ull, 0x0703000605040201ull, 0x0703060504020100ull,
+  0x0702010006050403ull, 0x0702010605040300ull, 0x0702000605040301ull, 0x0702060504030100ull,
+  0x0701000605040302ull, 0x0701060504030200ull, 0x0700060504030201ull, 0x0706050403020100ull,
+  0x0605040302010007ull, 0x0605040302010700ull, 0x0605040302000701ull, 0x0605040302070100ull,
+  0x0605040301000702ull, 0x0605040301070200ull, 0x0605040300070201ull, 0x0605040307020100ull,
+  0x0605040201000703ull, 0x0605040201070300ull, 0x0605040200070301ull, 0x0605040207030100ull,
+  0x0605040100070302ull, 0x0605040107030200ull, 0x0605040007030201ull, 0x0605040703020100ull,
+  0x0605030201000704ull, 0x0605030201070400ull, 0x0605030200070401ull, 0x0605030207040100ull,
+  0x0605030100070402ull, 0x0605030107040200ull, 0x0605030007040201ull, 0x0605030704020100ull,
+  0x0605020100070403ull, 0x0605020107040300ull, 0x0605020007040301ull, 0x0605020704030100ull,
+  0x0605010007040302ull, 0x0605010704030200ull, 0x0605000704030201ull, 0x0605070403020100ull,
+  0x0604030201000705ull, 0x0604030201070500ull, 0x0604030200070501ull, 0x0604030207050100ull,
+  0x0604030100070502ull, 0x0604030107050200ull, 0x0604030007050201ull, 0x0604030705020100ull,
+  0x0604020100070503ull, 0x0604020107050300ull, 0x0604020007050301ull, 0x0604020705030100ull,
+  0x0604010007050302ull, 0x0604010705030200ull, 0x0604000705030201ull, 0x0604070503020100ull,
+  0x0603020100070504ull, 0x0603020107050400ull, 0x0603020007050401ull, 0x0603020705040100ull,
+  0x0603010007050402ull, 0x0603010705040200ull, 0x0603000705040201ull, 0x0603070504020100ull,
+  0x0602010007050403ull, 0x0602010705040300ull, 0x0602000705040301ull, 0x0602070504030100ull,
+  0x0601000705040302ull, 0x0601070504030200ull, 0x0600070504030201ull, 0x0607050403020100ull,
+  0x0504030201000706ull, 0x0504030201070600ull, 0x0504030200070601ull, 0x0504030207060100ull,
+  0x0504030100070602ull, 0x0504030107060200ull, 0x0504030007060201ull, 0x0504030706020100ull,
+  0x0504020100070603ull, 0x0504020107060300ull, 0x0504020007060301ull, 0x0504020706030100ull,
+  0x0504010007060302ull, 0x0504010706030200ull, 0x0504000706030201ull, 0x0504070603020100ull,
+  0x0503020100070604ull, 0x0503020107060400ull, 0x0503020007060401ull, 0x0503020706040100ull,
+  0x0503010007060402ull, 0x0503010706040200ull, 0x0503000706040201ull, 0x0503070604020100ull,
+  0x0502010007060403ull, 0x0502010706040300ull, 0x0502000706040301ull, 0x0502070604030100ull,
+  0x0501000706040302ull, 0x0501070604030200ull, 0x0500070604030201ull, 0x0507060403020100ull,
+  0x0403020100070605ull, 0x0403020107060500ull, 0x0403020007060501ull, 0x0403020706050100ull,
+  0x0403010007060502ull, 0x0403010706050200ull, 0x0403000706050201ull, 0x0403070605020100ull,
+  0x0402010007060503ull, 0x0402010706050300ull, 0x0402000706050301ull, 0x0402070605030100ull,
+  0x0401000706050302ull, 0x0401070605030200ull, 0x0400070605030201ull, 0x0407060503020100ull,
+  0x0302010007060504ull, 0x0302010706050400ull, 0x0302000706050401ull, 0x0302070605040100ull,
+  0x0301000706050402ull, 0x0301070605040200ull, 0x0300070605040201ull, 0x0307060504020100ull,
+  0x0201000706050403ull, 0x0201070605040300ull, 0x0200070605040301ull, 0x0207060504030100ull,
+  0x0100070605040302ull, 0x0107060504030200ull, 0x0007060504030201ull, 0x0706050403020100ull};
+static const uint64_t tl_sort_perm64[16] = {
+  0x0706050403020100ull, 0x0706050403020100ull, 0x0706050401000302ull, 0x0706050403020100ull,
+  0x0706030201000504ull, 0x0706030205040100ull, 0x0706010005040302ull, 0x0706050403020100ull,
+  0x0504030201000706ull, 0x0504030207060100ull, 0x0504010007060302ull, 0x0504070603020100ull,
+  0x0302010007060504ull, 0x0302070605040100ull, 0x0100070605040302ull, 0x0706050403020100ull};
+#endif

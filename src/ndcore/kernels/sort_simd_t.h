@@ -18,7 +18,13 @@
  * keys equal to it aside: many equal keys cost one pass, not a recursion
  * each.  Past a depth bound (an adversarial input) a
  * heap sort finishes the run (also the whole sort where the vector code
- * is not compiled; callers check tl_sort_simd_available() first).       */
+ * is not compiled; callers check tl_sort_simd_available() first).
+ *
+ * TL_VBITS (512 or 256) picks the instruction set: AVX-512 as described, or
+ * AVX2, whose partition reorders each vector by a table lookup instead of
+ * compressing it (there is no compress), and which sorts keys biased by
+ * TL_VBIAS (the top bit flipped) so that its signed compares and min/max
+ * order them as unsigned; the caller biases and unbiases.                 */
 
 static void TL_SN(heap_sort)(TL_ST *a, int64_t n)
 {
@@ -46,6 +52,7 @@ static void TL_SN(heap_sort)(TL_ST *a, int64_t n)
 
 #if TL_SORT_SIMD
 
+#if TL_VBITS == 512
 /* ---- AVX-512 ---- */
 
 /* Lane l's partner l ^ x: in-lane shuffles with an immediate where one
@@ -85,28 +92,81 @@ TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(layer)(__m
   return TL_VMASKMAX(TL_VMIN(v, p), TL_SN(hi_mask)(hi), v, p);
 }
 
+#else
+/* ---- AVX2: 8 x 32 or 4 x 64 bits; no mask registers, so blends with
+ * immediates (one function per partner distance, each a literal), and the
+ * keys biased so that signed compares order them (sort_simd.c) ---- */
+
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i TL_SN(partner)(__m256i v, int x)
+{
+#if TL_SL == 8
+  if (x == 1)
+    return _mm256_shuffle_epi32(v, 0xb1);
+  if (x == 2)
+    return _mm256_shuffle_epi32(v, 0x4e);
+  if (x == 3)
+    return _mm256_shuffle_epi32(v, 0x1b);
+  if (x == 4)
+    return _mm256_permute4x64_epi64(v, 0x4e);
+#else
+  if (x == 1)
+    return _mm256_shuffle_epi32(v, 0x4e);
+  if (x == 2)
+    return _mm256_permute4x64_epi64(v, 0x4e);
+  if (x == 3)
+    return _mm256_permute4x64_epi64(v, 0x1b);
+#endif
+  return TL_VPERM(TL_SN(xor_index)(x), v);
+}
+
+/* As above: the min everywhere, the max blended into the lanes l & hi. */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i TL_SN(layer)(__m256i v, int x, int hi)
+{
+  __m256i p = TL_SN(partner)(v, x);
+#if TL_SL == 8
+  __m256i lo = TL_VMIN(v, p), up = TL_VMAX(v, p);
+  if (hi == 1)
+    return _mm256_blend_epi32(lo, up, 0xaa);
+  if (hi == 2)
+    return _mm256_blend_epi32(lo, up, 0xcc);
+  return _mm256_blend_epi32(lo, up, 0xf0);
+#else
+  /* 64 bits: the min and max are blends on one compare, so blend once, on
+   * the compare flipped in the lanes that want the max */
+  __m256i gt = _mm256_cmpgt_epi64(v, p);
+  if (hi == 1)
+    return _mm256_blendv_epi8(v, p, _mm256_xor_si256(gt, _mm256_setr_epi64x(0, -1, 0, -1)));
+  return _mm256_blendv_epi8(v, p, _mm256_xor_si256(gt, _mm256_setr_epi64x(0, 0, -1, -1)));
+#endif
+}
+#endif
+
 /* A vector that is two sorted halves merged by a flip (or any bitonic
  * sequence in that form), sorted: the half-cleaners. */
-TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(clean)(__m512i v)
+TL_SIMD_FN __attribute__((always_inline)) static inline TL_VT TL_SN(clean)(TL_VT v)
 {
 #if TL_SL == 16
   v = TL_SN(layer)(v, 8, 8);
 #endif
+#if TL_SL >= 8
   v = TL_SN(layer)(v, 4, 4);
+#endif
   v = TL_SN(layer)(v, 2, 2);
   return TL_SN(layer)(v, 1, 1);
 }
 
 /* One vector sorted: bitonic merges of blocks of 2, 4, 8 (16) lanes, each a
  * flip (lane l against l ^ (s - 1)) then half-cleaners. */
-TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(sort_vec)(__m512i v)
+TL_SIMD_FN __attribute__((always_inline)) static inline TL_VT TL_SN(sort_vec)(TL_VT v)
 {
   v = TL_SN(layer)(v, 1, 1);
   v = TL_SN(layer)(v, 3, 2);
   v = TL_SN(layer)(v, 1, 1);
+#if TL_SL >= 8
   v = TL_SN(layer)(v, 7, 4);
   v = TL_SN(layer)(v, 2, 2);
   v = TL_SN(layer)(v, 1, 1);
+#endif
 #if TL_SL == 16
   v = TL_SN(layer)(v, 15, 8);
   v = TL_SN(layer)(v, 4, 4);
@@ -116,7 +176,7 @@ TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(sort_vec)(
   return v;
 }
 
-TL_SIMD_FN __attribute__((always_inline)) static inline __m512i TL_SN(reverse)(__m512i v)
+TL_SIMD_FN __attribute__((always_inline)) static inline TL_VT TL_SN(reverse)(TL_VT v)
 {
   return TL_VPERM(TL_SN(xor_index)(TL_SL - 1), v);
 }
@@ -135,6 +195,7 @@ static inline unsigned TL_SN(lanes)(int64_t n, int i)
 #undef TL_FLIP
 #undef TL_CX
 
+#if TL_VBITS == 512
 /* One partition step of vector v (lanes in `valid`): lanes below the pivot
  * to *l upwards, the others to just below *r. */
 TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST *a, __m512i v, __m512i pv, bool le,
@@ -150,6 +211,52 @@ TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST 
   TL_VSTORE(a + *r, TL_SN(low_mask)(all - c), TL_VCOMPRESS(~m & valid, v));
 }
 
+#else
+/* AVX2: the lanes reordered (tl_sort_perm32/64: those going left first,
+ * each group in order), then stored whole at both ends: the left store's
+ * tail and the right store's head fall in the gap between the two ends,
+ * which later vectors fill, as long as that gap holds two vectors; the last
+ * vectors store masked (and the tail also loads masked). */
+TL_SIMD_FN __attribute__((always_inline)) static inline __m256i TL_SN(order)(unsigned m)
+{
+#if TL_SL == 8
+  return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)tl_sort_perm32[m]));
+#else
+  return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)tl_sort_perm64[m]));
+#endif
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline unsigned TL_SN(below)(__m256i v, __m256i pv,
+                                                                         bool le)
+{
+  unsigned full = TL_SN(low_mask)(TL_SL);
+  return le ? ~TL_VGTMASK(v, pv) & full : TL_VGTMASK(pv, v);
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST *a, __m256i v, __m256i pv,
+                                                                     bool le, int64_t *l, int64_t *r)
+{
+  unsigned m = TL_SN(below)(v, pv, le);
+  int c = __builtin_popcount(m);
+  __m256i w = _mm256_permutevar8x32_epi32(v, TL_SN(order)(m));
+  _mm256_storeu_si256((__m256i *)(a + *l), w);
+  _mm256_storeu_si256((__m256i *)(a + *r - TL_SL), w);
+  *l += c;
+  *r -= TL_SL - c;
+}
+TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split_last)(TL_ST *a, __m256i v, __m256i pv,
+                                                                          bool le, unsigned valid,
+                                                                          int64_t *l, int64_t *r)
+{
+  unsigned m = TL_SN(below)(v, pv, le) & valid;
+  int c = __builtin_popcount(m), all = __builtin_popcount(valid);
+  /* the invalid lanes are the last ones, so they stay after the valid */
+  __m256i w = _mm256_permutevar8x32_epi32(v, TL_SN(order)(m));
+  TL_VSTORE(a + *l, TL_SN(low_mask)(c), w);
+  TL_VSTORE(a + *r - all, TL_SN(low_mask)(all) & ~TL_SN(low_mask)(c), w);
+  *l += c;
+  *r -= all - c;
+}
+#endif
+
 /* The n keys of src into dst: [0, result) < pivot (le: <= pivot), the rest
  * not.  Out of place, so each vector is read in order and split between the
  * two ends of dst, with no data-dependent choice of where to read next (an
@@ -158,6 +265,7 @@ TL_SIMD_FN __attribute__((always_inline)) static inline void TL_SN(split)(TL_ST 
 TL_SIMD_FN static int64_t TL_SN(partition)(const TL_ST *src, TL_ST *dst, int64_t n, TL_ST pivot,
                                            bool le)
 {
+#if TL_VBITS == 512
   const __m512i pv = TL_VSET1(pivot);
   const unsigned full = TL_SN(low_mask)(TL_SL);
   int64_t l = 0, r = n, i = 0;
@@ -165,6 +273,17 @@ TL_SIMD_FN static int64_t TL_SN(partition)(const TL_ST *src, TL_ST *dst, int64_t
     TL_SN(split)(dst, _mm512_loadu_si512(src + i), pv, le, full, &l, &r);
   unsigned rest = TL_SN(low_mask)((int)(n - i));
   TL_SN(split)(dst, TL_VSORTLOAD(_mm512_setzero_si512(), rest, src + i), pv, le, rest, &l, &r);
+#else
+  const __m256i pv = TL_VSET1(pivot);
+  int64_t l = 0, r = n, i = 0;
+  for (; i + 2 * TL_SL <= n; i += TL_SL)
+    TL_SN(split)(dst, _mm256_loadu_si256((const __m256i *)(src + i)), pv, le, &l, &r);
+  for (; i < n; i += TL_SL) {
+    int64_t c = n - i;
+    unsigned valid = TL_SN(low_mask)(c > TL_SL ? TL_SL : (int)c);
+    TL_SN(split_last)(dst, TL_VSORTLOAD(pv, valid, src + i), pv, le, valid, &l, &r);
+  }
+#endif
   return l;
 }
 
@@ -174,13 +293,13 @@ TL_SIMD_FN static int64_t TL_SN(partition)(const TL_ST *src, TL_ST *dst, int64_t
 TL_SIMD_FN static TL_ST TL_SN(pivot)(const TL_ST *a, int64_t n)
 {
   TL_ST s[64];
-  int m = n > 4096 ? 64 : TL_SL;
+  int m = n > 4096 ? 64 : TL_SL < 8 ? 16 : TL_SL;
   int64_t step = n / m;
   for (int i = 0; i < m; i++)
     s[i] = a[i * step + step / 2];
   if (m == TL_SL) {
-    __m512i v = TL_SN(sort_vec)(_mm512_loadu_si512(s));
-    _mm512_storeu_si512(s, v);
+    TL_VT v = TL_SN(sort_vec)(TL_VLOADU(s));
+    TL_VSTOREU(s, v);
   } else {
     TL_SN(network_any)(s, s, m);
   }
@@ -197,7 +316,15 @@ TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, TL_ST *t, int64_t n, bool in_t
     if (depth-- == 0) {
       if (in_t)
         memcpy(a, t, sizeof *a * (size_t)n);
+#ifdef TL_VBIAS /* the heap sort orders them unbiased */
+      for (int64_t i = 0; i < n; i++)
+        a[i] ^= TL_VBIAS;
       TL_SN(heap_sort)(a, n);
+      for (int64_t i = 0; i < n; i++)
+        a[i] ^= TL_VBIAS;
+#else
+      TL_SN(heap_sort)(a, n);
+#endif
       return;
     }
     TL_ST pivot = TL_SN(pivot)(src, n);
@@ -245,3 +372,10 @@ TL_SIMD_FN static void TL_SN(sort_simd)(TL_ST *a, TL_ST *t, int64_t n, bool in_t
 #undef TL_VCMPLE
 #undef TL_VCOMPRESS
 #undef TL_VSET1
+#undef TL_VT
+#undef TL_VBITS
+#undef TL_VLOADU
+#undef TL_VSTOREU
+#undef TL_VMAXKEY
+#undef TL_VGTMASK
+#undef TL_VBIAS

@@ -7,9 +7,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Whether the AVX-512 sorts may run: the CPU has AVX-512F, and the
+/* Whether the vector sorts may run: the CPU has AVX-512F or AVX2, and the
  * environment variable TORCHLIKE_SORT_SIMD is not "0" (read at each call). */
 bool tl_sort_simd_available(void);
+/* The longest lane the vector sort should take, where it may run: 2^22 keys
+ * with AVX-512, 2^21 with AVX2 (past that the radix sorts' two passes over
+ * memory win, measured); and whether it is AVX-512's. */
+int64_t tl_sort_simd_max_lane(void);
+bool tl_sort_simd_avx512(void);
 /* The n keys of a, sorted in place; scratch holds n keys (the vector sort
  * partitions back and forth).  Only when tl_sort_simd_available(): a build
  * without the vector code falls back on a heap sort, correct but slow. */
