@@ -403,3 +403,23 @@ def test_fabs_of_complex_into_a_float_loop_under_unsafe_casting(name, args, kwar
     # NumPy casts the complex input into dtype='s float loop first (dropping the
     # imaginary part); the namespace's fabs refused any complex input
     check_against_numpy(name, args, kwargs)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sign_of_infinities(dtype):
+    """np.sign of a complex number with one infinite part is that part's
+    direction, even beside a NaN (PyTorch's sgn, z / |z|, gives NaN)."""
+    inf, nan = np.inf, np.nan
+    parts = [inf, -inf, nan, 0.0, -0.0, 2.5, -3.0]
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    for a in (z, z[::3], z.reshape(7, 7).T, z[:0], z[5]):
+        want = np.sign(a)
+        got = np.asarray(tnp.sign(tnp.asarray(a)))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        for g, w in ((got.real, want.real), (got.imag, want.imag)):  # zeros' signs too
+            assert np.array_equal(g, w, equal_nan=True), (a, got, want)
+            assert np.array_equal(np.signbit(g) | np.isnan(g), np.signbit(w) | np.isnan(w))
+    where = np.arange(z.size) % 3 != 0
+    want = np.sign(z, where=where, out=np.full_like(z, 7))
+    got = tnp.sign(tnp.asarray(z), where=tnp.asarray(where), out=tnp.full(z.shape, 7, dtype=dtype))
+    assert np.array_equal(np.asarray(got), want, equal_nan=True)

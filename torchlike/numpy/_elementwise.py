@@ -327,7 +327,23 @@ def sign(x, /, **kwargs):
     if x.dtype is _C.bool:
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
                         "<class 'numpy.dtypes.BoolDType'> -> None")
-    return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
+    if x.is_complex():
+        return _into_out(_complex_sign(x), kwargs.get("out"), kwargs.get("where", True))
+    return _C.sign(x, **kwargs)
+
+
+def _complex_sign(z):
+    """NumPy's complex sign: z / |z| (sgn), where one infinite part gives
+    its direction alone, whatever the other holds (inf - 2j and inf + nanj
+    -> 1 + 0j; sgn gives nan there, as PyTorch's)."""
+    re, im = _C.real(z), _C.imag(z)
+    inf_re, inf_im = _C.isinf(re), _C.isinf(im)
+    axis = inf_re ^ inf_im
+    if not bool(axis.any()):
+        return _C.sgn(z)
+    zero = _C.zeros((), dtype=re.dtype, device=re.device)
+    direction = _C.where(inf_re, _C.sign(re), zero) + _C.where(inf_im, _C.sign(im), zero) * 1j
+    return _C.where(axis, direction, _C.sgn(z))
 
 
 def round(a, decimals=0, out=None):

@@ -60,3 +60,4 @@ def test_the_grid_meets_every_outcome():
         got = outcome(lambda: np.add(x, np.array([1, 0], kind), dtype=dtype, casting=casting))
         seen.add(got[0])
     assert seen == {"value", "TypeError", "OverflowError"}
+
