@@ -61,3 +61,40 @@ def test_the_grid_meets_every_outcome():
         seen.add(got[0])
     assert seen == {"value", "TypeError", "OverflowError"}
 
+
+
+ARRAY_DTYPES = ["bool", "int8", "uint64", "float16", "float32", "float64", "complex64",
+                "complex128"]
+LOOP_DTYPES = [bool, np.int8, np.float32, np.float64, np.complex64, np.complex128]
+
+
+@pytest.mark.parametrize("name", ["absolute", "sqrt", "negative", "isnan", "square", "rint"])
+def test_unary_dtype_picks_numpys_loop(name):
+    """Which loop a unary ufunc's dtype= runs: the first its input reaches
+    by a safe cast (absolute of complex64 with dtype=float64: D->d), else
+    the one all in dtype= (absolute of complex128 with dtype=float32 is
+    f->f's refusal, not F->f), then casting= judges it."""
+    differ = []
+    for kind, dtype, casting in itertools.product(ARRAY_DTYPES, LOOP_DTYPES, CASTINGS):
+        data = np.array([1 + 1j, -2, 0], kind) if kind.startswith("c") else \
+            np.array([1, 0, 1], kind)
+        want = outcome(lambda: getattr(np, name)(data, dtype=dtype, casting=casting))
+        got = outcome(lambda: getattr(tnp, name)(tnp.asarray(data), dtype=dtype, casting=casting))
+        if want != got:
+            differ.append((kind, dtype, casting, want, got))
+    assert not differ, f"{len(differ)} differ, e.g. {differ[:3]}"
+
+
+@pytest.mark.parametrize("name", ["add", "ldexp", "copysign"])
+def test_binary_dtype_picks_numpys_loop(name):
+    differ = []
+    ints = ["int8", "int32", "int64"]
+    for k1, k2, dtype, casting in itertools.product(ARRAY_DTYPES[:6], ints + ARRAY_DTYPES[3:6],
+                                                    LOOP_DTYPES[1:4], CASTINGS):
+        a, b = np.array([1, 2], k1), np.array([1, 0], k2)
+        want = outcome(lambda: getattr(np, name)(a, b, dtype=dtype, casting=casting))
+        got = outcome(lambda: getattr(tnp, name)(tnp.asarray(a), tnp.asarray(b), dtype=dtype,
+                                                 casting=casting))
+        if want != got:
+            differ.append((k1, k2, dtype, casting, want, got))
+    assert not differ, f"{len(differ)} differ, e.g. {differ[:3]}"

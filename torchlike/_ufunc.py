@@ -612,12 +612,15 @@ def _call(ufunc, inputs, kwargs):
             raise TypeError("cannot specify both 'signature' and 'dtype'")
         return _signature_call(ufunc, inputs, signature, given_out, where, kwargs)
     if dtype is not None and len(inputs) == ufunc.nin:
-        from .numpy._elementwise import _check_ufunc_dtype
-        if not _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind")):
+        from .numpy._elementwise import _check_ufunc_dtype, _loop_inputs
+        loop = _check_ufunc_dtype(ufunc, inputs, dtype, kwargs.get("casting", "same_kind"))
+        if loop is not None:
             # NumPy's loop gives dtype= as its output only (np.equal(x, y,
-            # dtype=bool)): the inputs keep their dtypes, not cast to it
+            # dtype=bool)): the inputs keep their dtypes (or take the loop's),
+            # not cast to it
             want = tl_dtype(dtype)
-            result = _call(ufunc, inputs, dict(kwargs, out=given_out, where=where))
+            result = _call(ufunc, _loop_inputs(inputs, loop),
+                           dict(kwargs, out=given_out, where=where))
             return result if result is NotImplemented or given_out is not None or \
                 result.dtype == want else result.to(want)
     unsafe = kwargs.get("casting") == "unsafe"

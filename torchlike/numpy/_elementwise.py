@@ -6,6 +6,7 @@ Operands may be tensors, Python scalars (weak, NEP 50) or anything NumPy
 turns into an array (lists, ndarrays), which becomes a tensor with NumPy's
 default dtypes.  Keyword arguments (``out=``) go to the op unchanged."""
 import builtins
+import warnings
 
 import numpy as np
 
@@ -793,15 +794,15 @@ def _with_ufunc_keywords(fn, ufunc):
             if len(kwargs["out"]) != 1:
                 raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
             kwargs = dict(kwargs, out=kwargs["out"][0])
-        if kwargs.get("dtype") is not None and len(args) == ufunc.nin and \
-                not _check_ufunc_dtype(ufunc, args, kwargs["dtype"],
-                                       kwargs.get("casting", "same_kind")):
-            # the loop NumPy takes computes in the inputs' dtypes and gives
-            # dtype= only as its output (np.isnan(x, dtype=bool), np.equal(x,
-            # 1, dtype=bool)): the op must not cast the inputs to it
+        loop = None if kwargs.get("dtype") is None or len(args) != ufunc.nin else \
+            _check_ufunc_dtype(ufunc, args, kwargs["dtype"], kwargs.get("casting", "same_kind"))
+        if loop is not None:
+            # the loop NumPy takes computes in other dtypes and gives dtype=
+            # only as its output (np.isnan(x, dtype=bool), np.equal(x, 1,
+            # dtype=bool)): the op must not cast the inputs to it
             want = tl_dtype(kwargs["dtype"])
             kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
-            result = call(*args, **kwargs)
+            result = call(*_loop_inputs(args, loop), **kwargs)
             return result if kwargs.get("out") is not None or result.dtype == want else \
                 result.to(want)
         # (signature= is checked by NumPy itself, on the ufunc's call: its
@@ -873,85 +874,70 @@ _WEAK_KINDS = {builtins.bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 
 def _check_ufunc_dtype(ufunc, args, dtype, casting):
-    """NumPy's refusals of a ufunc's ``dtype=`` (the output's dtype): a
-    TypeError when the ufunc has no loop giving that dtype (np.isnan(x,
-    dtype=np.int8)), or when no such loop takes every input under ``casting``
-    (np.add(float_array, 1, dtype=np.uint8) under "same_kind").  True when
-    the loop is dtype's own (inputs in it too, as the op computes with
-    dtype=), False when its inputs are other dtypes (a predicate's bool)."""
+    """NumPy's refusals of a ufunc's ``dtype=`` (the output's dtype), in its
+    own words: NumPy's ufunc is called on empty arrays of the operands'
+    dtypes (Python numbers as they are: NumPy converts ints through a C long
+    and to dtype= itself), so its loop search, casting rule and NEP 50 say
+    what is refused.  None when the loop it runs is dtype's own (inputs in
+    it too, as the op computes with dtype=), else the loop's input dtypes
+    (None: the operand as it is), which differ: a predicate's bool,
+    np.absolute(complex64, dtype=float64) runs D->d.  ``_loop_inputs``
+    casts the operands to them."""
     try:
         want = np_dtype(tl_dtype(dtype))
-    except (TypeError, AttributeError):  # bfloat16, which NumPy lacks
-        return True
+        probe = [a if isinstance(a, _SCALARS) else np.empty(0, _probe_dtype(_arg(a)))
+                 for a in args]
+    except Exception:  # noqa: BLE001 - bfloat16, a masked array: the op decides
+        return None
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
-        return True
-    if want == np.bool_ and ufunc.__name__ in _ufunc._COMPARISONS:
-        # NumPy 2: a comparison's dtype=bool is its output's only, whatever
-        # casting= says (np.less(z, x, dtype=bool, casting='unsafe') still
+        return None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ufunc(*probe, dtype=want, casting=casting)  # raises NumPy's TypeError or OverflowError
+    if want == np.bool_ and (ufunc.__name__ in _ufunc._COMPARISONS or
+                             ufunc.__name__ in _LOGICAL_BINARY):
+        # NumPy 2: a comparison's or a logical op's dtype=bool is its
+        # output's only (np.less(z, x, dtype=bool, casting='unsafe') still
         # compares complex numbers, not bools)
-        return False
-    loops = []
-    for types in ufunc.types:
-        ins, _, outs = types.partition("->")
-        if len(outs) == 1 and "O" not in types and np.dtype(outs) == want:
-            loops.append([np.dtype(c) for c in ins])
-    if not loops:  # (before any Python int is converted)
-        if ufunc.__name__ in ("subtract", "negative") and want == np.bool_:
-            ufunc(*[np.empty(0, np.bool_)] * ufunc.nin)  # NumPy's words for its bool refusal
-        raise TypeError(f"No loop matching the specified signature and casting was found for "
-                        f"ufunc {ufunc.__name__}")
-    if want.kind in "biu":  # NumPy converts Python ints to dtype= first (NEP 50); a
-        # bool loop takes none: they become int64 arrays
-        _python_ints_fit(args, np.dtype(np.int64) if want.kind == "b" else want)
-    if want == np.bool_ and ufunc.__name__ in _LOGICAL_BINARY:
-        return False  # as a comparison's, whatever casting= says (logical_and(uint64,
-        # uint32, dtype=bool, casting='no') runs)
-    first_refusal = None
-    for loop in loops:
-        for i, (a, loop_in) in enumerate(zip(args, loop)):
-            if type(a) is builtins.bool and casting in ("no", "equiv"):  # a bool array then
-                ok = loop_in.kind == "b"
-            elif isinstance(a, _SCALARS):
-                ok = casting == "unsafe" or \
-                    loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
-            else:
-                try:
-                    src = np_dtype(_arg(a))
-                except Exception:  # noqa: BLE001 - a masked array, bfloat16: the op decides
-                    return True
-                ok = np.can_cast(src, loop_in, casting)
-            if not ok:
-                first_refusal = first_refusal or (i, a, loop_in)
-                break
-        else:  # the first loop that takes them all: is it dtype's own?
-            return all(d == want for d in loop)
-    i, a, loop_in = first_refusal
-    src = np_dtype(_arg(a)) if not isinstance(a, _SCALARS) else _weak_dtype(a, loop_in)
-    raise TypeError(f"Cannot cast ufunc '{ufunc.__name__}' input {i} from dtype('{src.name}') "
-                    f"to dtype('{loop_in.name}') with casting rule '{casting}'")
+        return (None,) * len(args)
+    # The loop NumPy runs: the first every input reaches by a safe cast; where
+    # none does, the one all in dtype= if the ufunc has it (np.absolute of
+    # complex128 with dtype=float32 and casting='unsafe' runs f->f, not F->f),
+    # else the first that casting= lets take them.
+    loops = [[np.dtype(c) for c in types.partition("->")[0]] for types in ufunc.types
+             if len(types.partition("->")[2]) == 1 and "O" not in types and
+             np.dtype(types.partition("->")[2]) == want]
+    uniform = [want] * len(args)
+    found = next((loop for loop in loops if _takes(loop, args, "safe")), None) or \
+        (uniform if uniform in loops else
+         next((loop for loop in loops if _takes(loop, args, casting)), uniform))
+    return None if all(d == want for d in found) else tuple(found)
+
+
+def _loop_inputs(args, loop):
+    """args with each tensor cast to its input dtype in the loop NumPy runs
+    (None: as it is)."""
+    return tuple(a.to(tl_dtype(d)) if d is not None and isinstance(a, Tensor) and
+                 np_dtype(a) != d else a for a, d in zip(args, loop))
 
 
 _LOGICAL_BINARY = ("logical_and", "logical_or", "logical_xor")
 
 
-def _python_ints_fit(args, dtype):
-    """NumPy's OverflowErrors for the Python ints of a call converted to an
-    integer dtype: through a C long (unsigned for uint64) first."""
-    top = 2**64 if dtype == np.uint64 else 2**63
-    info = np.iinfo(dtype)
-    for a in args:
-        if type(a) is int and not -2**63 <= a < top:
-            raise OverflowError("Python int too large to convert to C long")
-        if type(a) is int and not info.min <= a <= info.max:
-            raise OverflowError(f"Python integer {a} out of bounds for {dtype.name}")
-
-
-def _weak_dtype(x, loop_in):
-    """The dtype NumPy names for a Python number a loop refuses: its kind's
-    default (int64, float64), a complex at a float loop's precision."""
-    if type(x) is complex and loop_in.kind == "f":
-        return np.result_type(loop_in, np.complex64)
-    return np.dtype(type(x) if type(x) in _WEAK_KINDS else float)
+def _takes(loop, args, casting):
+    """Whether the loop takes every input under casting (a Python number by
+    NEP 50's kinds; a Python bool under 'no' or 'equiv' as a bool array)."""
+    for a, loop_in in zip(args, loop):
+        if type(a) is builtins.bool and casting in ("no", "equiv"):
+            ok = loop_in.kind == "b"
+        elif isinstance(a, _SCALARS):
+            ok = casting == "unsafe" or \
+                loop_in.kind in _WEAK_KINDS[type(a) if type(a) in _WEAK_KINDS else float]
+        else:
+            ok = np.can_cast(np_dtype(_arg(a)), loop_in, casting)
+        if not ok:
+            return False
+    return True
 
 
 _STRICT_CASTINGS = ("no", "equiv", "safe")
@@ -983,6 +969,8 @@ def _check_ufunc_casting(ufunc, args, kwargs):
 
 
 def _probe_dtype(x):
+    if isinstance(x, np.ndarray):  # an ndarray out=
+        return x.dtype
     if x.dtype == _C.bfloat16:  # NumPy has no loop of it to check
         raise TypeError("bfloat16")
     return np_dtype(x)
