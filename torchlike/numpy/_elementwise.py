@@ -885,11 +885,10 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
     casts the operands to them."""
     try:
         want = np_dtype(tl_dtype(dtype))
-        probe = [a if isinstance(a, _SCALARS) else np.empty(0, _probe_dtype(_arg(a)))
-                 for a in args]
-    except Exception:  # noqa: BLE001 - bfloat16, a masked array: the op decides
+    except (TypeError, AttributeError):  # bfloat16, which NumPy lacks
         return None
-    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+    probe = _empty_operands(args)
+    if probe is None or casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         return None
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -904,9 +903,9 @@ def _check_ufunc_dtype(ufunc, args, dtype, casting):
     # none does, the one all in dtype= if the ufunc has it (np.absolute of
     # complex128 with dtype=float32 and casting='unsafe' runs f->f, not F->f),
     # else the first that casting= lets take them.
-    loops = [[np.dtype(c) for c in types.partition("->")[0]] for types in ufunc.types
-             if len(types.partition("->")[2]) == 1 and "O" not in types and
-             np.dtype(types.partition("->")[2]) == want]
+    loops = [[np.dtype(c) for c in ins] for ins, _, outs in
+             (types.partition("->") for types in ufunc.types)
+             if len(outs) == 1 and "O" not in ins + outs and np.dtype(outs) == want]
     uniform = [want] * len(args)
     found = next((loop for loop in loops if _takes(loop, args, "safe")), None) or \
         (uniform if uniform in loops else
@@ -953,12 +952,10 @@ def _check_ufunc_casting(ufunc, args, kwargs):
     the operand and both dtypes; torchlike's promotion (a loop of another
     dtype) does not decide it."""
     out = kwargs.get("out")
-    try:
-        probe = [a if isinstance(a, _SCALARS) else np.empty(0, _probe_dtype(_arg(a)))
-                 for a in args]
-        extra = {} if out is None else {"out": np.empty(0, _probe_dtype(out))}
-    except Exception:  # noqa: BLE001 - bfloat16, a masked array, a tuple out: the op decides
+    probe = _empty_operands(args if out is None else args + (out,))
+    if probe is None:
         return
+    extra = {} if out is None else {"out": probe.pop()}
     try:
         with np.errstate(all="ignore"):
             ufunc(*probe, casting=kwargs["casting"], **extra)
@@ -968,9 +965,19 @@ def _check_ufunc_casting(ufunc, args, kwargs):
         return
 
 
+def _empty_operands(args):
+    """Empty ndarrays of the operands' dtypes (Python numbers as they are),
+    for asking NumPy's ufunc what it refuses; None where NumPy cannot be
+    asked (bfloat16, a masked array, a tuple out): the op decides."""
+    try:
+        return [a if isinstance(a, _SCALARS) else
+                np.empty(0, a.dtype if isinstance(a, np.ndarray) else _probe_dtype(_arg(a)))
+                for a in args]
+    except Exception:  # noqa: BLE001 - see above
+        return None
+
+
 def _probe_dtype(x):
-    if isinstance(x, np.ndarray):  # an ndarray out=
-        return x.dtype
     if x.dtype == _C.bfloat16:  # NumPy has no loop of it to check
         raise TypeError("bfloat16")
     return np_dtype(x)
