@@ -15,8 +15,6 @@
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/kernels/tl_simd_clones.h"
 
-#define TL_REDUCE_BLOCK 2048
-#define TL_REDUCE_LANES 16
 
 /* The build targets baseline x86-64 (SSE2), where widening float32 lanes to
  * double costs more than the memory traffic; AVX2/AVX-512 clones of the

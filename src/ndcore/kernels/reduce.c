@@ -39,11 +39,9 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
 
-#define TL_REDUCE_GRAIN 32768      /* inputs below this run on one thread */
 #define TL_REDUCE_CHUNK_WORK 65536 /* elements per chunk of a split reduced dim */
 #define TL_REDUCE_MAX_CHUNKS 64
 #define TL_REDUCE_MIN_STRIP 16     /* elements of a kept inner dim per piece, at least */
-#define TL_REDUCE_MIN_OUTPUTS 16   /* outputs from which kept dims are split */
 #define TL_REDUCE_BUF 1024         /* elements per cast buffer */
 #define TL_REDUCE_SLOTS 4          /* acc, input, aux, input2 (TL_RK_SUMPROD's y) */
 
@@ -139,7 +137,7 @@ static void plan_init(reduce_plan *p, const tl_tensor *in, uint64_t mask, const 
   p->nd = m;
   /* A short reduced inner dim makes many tiny calls: let the longest kept dim
    * be innermost instead, so each call accumulates a whole row of outputs. */
-  if (m > 1 && p->reduced[m - 1] && p->shape[m - 1] < 16) {
+  if (m > 1 && p->reduced[m - 1] && p->shape[m - 1] < TL_REDUCE_SHORT_INNER) {
     int best = -1;
     for (int i = 0; i < m - 1; i++)
       if (!p->reduced[i] && (best < 0 || p->shape[i] > p->shape[best]))

@@ -18,6 +18,22 @@
 
 #include "ndcore/dispatch/tl_op.h"
 
+/* The engine's summation order, which decides a float sum's bits; the
+ * plane means of adaptive average pooling (src/nn/pool/pool_cpu.c) follow
+ * it to give mean's bits, so it is stated once, here.
+ *   LANES, BLOCK   a row sums into 16 lanes (element k into lane k % 16),
+ *                  added in halves; rows past 2048 are split at an even
+ *                  block and the halves' sums added (kernels_reduce.c)
+ *   SHORT_INNER    a reduced inner dim shorter than this goes outermost when
+ *                  the longest kept dim is at least 4 times it (reduce.c)
+ *   GRAIN, MIN_OUTPUTS  below GRAIN elements one thread; with fewer outputs
+ *                  than MIN_OUTPUTS the reduced dim is split across threads */
+#define TL_REDUCE_LANES 16
+#define TL_REDUCE_BLOCK 2048
+#define TL_REDUCE_SHORT_INNER 16
+#define TL_REDUCE_GRAIN 32768
+#define TL_REDUCE_MIN_OUTPUTS 16
+
 typedef enum {
   TL_RK_SUM,          /* acc += x */
   TL_RK_NANSUM,       /* acc += x, NaN skipped */

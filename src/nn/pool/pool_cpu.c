@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/kernels/tl_vecmath.h"
 #include "nn/pool/tl_pool.h"
 
@@ -781,9 +782,9 @@ static double whole_plane_weight(int n, const tl_nn_taps *taps)
  * types), as mean's derivative divides. */
 
 enum { MEAN_ROW, MEAN_SEQ, MEAN_CL };
-enum { MEAN_LANES = 16, MEAN_BLOCK = 2048, MEAN_GROUP = 64 };
-#define TL_REDUCE_GRAIN_ELEMENTS 32768 /* reduce.c: one thread below this */
-#define TL_REDUCE_SPLIT_OUTPUTS 16     /* reduce.c: fewer split the reduced dim */
+enum { MEAN_GROUP = 64 };
+#define MEAN_LANES TL_REDUCE_LANES /* the engine's order (tl_reduce.h) */
+#define MEAN_BLOCK TL_REDUCE_BLOCK
 
 typedef struct {
   const void *x;
@@ -997,9 +998,9 @@ tl_status tl_cpu_pool_plane_mean(const tl_tensor *in, int n, bool transpose, tl_
   /* the forward reads float32 and float64 as they lie, in the engine's orders */
   if (in->dtype != TL_DTYPE_F32 && in->dtype != TL_DTYPE_F64)
     return TL_OK;
-  if (B < TL_REDUCE_SPLIT_OUTPUTS && P > 1 && numel >= TL_REDUCE_GRAIN_ELEMENTS)
+  if (B < TL_REDUCE_MIN_OUTPUTS && P > 1 && numel >= TL_REDUCE_GRAIN)
     return TL_OK;
-  if (!cl && P > 1 && P < MEAN_LANES && B > 1 && B >= 4 * P)
+  if (!cl && P > 1 && P < TL_REDUCE_SHORT_INNER && B > 1 && B >= 4 * P)
     job.mode = MEAN_SEQ;
   job.x = tl_tensor_data(in);
   job.y = tl_tensor_data(out);
