@@ -339,9 +339,7 @@ def _complex_sign(z):
     -> 1 + 0j; sgn gives nan there, as PyTorch's)."""
     re, im = _C.real(z), _C.imag(z)
     inf_re, inf_im = _C.isinf(re), _C.isinf(im)
-    axis = inf_re ^ inf_im
-    if not bool(axis.any()):
-        return _C.sgn(z)
+    axis = inf_re ^ inf_im  # (no any() test first: it would wait on a device)
     zero = _C.zeros((), dtype=re.dtype, device=re.device)
     direction = _C.where(inf_re, _C.sign(re), zero) + _C.where(inf_im, _C.sign(im), zero) * 1j
     return _C.where(axis, direction, _C.sgn(z))
