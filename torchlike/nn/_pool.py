@@ -86,19 +86,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows of (N, C, H, W)."""
-    k = kernel_size
-    if type(k) is int and type(padding) is int and type(dilation) is int and \
-            (stride is None or type(stride) is int):
-        # plain ints: the kernel's checks first, as avg_pool2d's
-        s = k if stride is None else stride
-        small = _pool_checks._SMALL
-        if 0 < k < small and 0 < s < small and 0 < dilation < small and 0 <= padding <= k // 2:
-            try:
-                values, indices = _C._max_pool(input, (k, k), (s, s), (padding, padding),
-                                               (dilation, dilation), bool(ceil_mode))
-                return (values, indices) if return_indices else values
-            except RuntimeError:
-                pass
+    plain = _pool_checks.plain_2d_window(kernel_size, stride, padding, dilation)
+    if plain:
+        (k, s), p, d = plain, padding, dilation
+        try:
+            values, indices = _C._max_pool(input, (k, k), (s, s), (p, p), (d, d), bool(ceil_mode))
+            return (values, indices) if return_indices else values
+        except RuntimeError:
+            pass
     return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
                        return_indices, 2, "max_pool2d")
 
@@ -130,20 +125,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding windows of (N, C, H, W)."""
-    k = kernel_size
-    if type(k) is int and type(padding) is int and (stride is None or type(stride) is int) \
-            and divisor_override is None:
-        # Plain ints: the kernel's own checks first (the Python ones cost
-        # twice the pooling of a small input); what it refuses, the checks
-        # below refuse in PyTorch's words.
-        s = k if stride is None else stride
-        if 0 < k < _pool_checks._SMALL and 0 < s < _pool_checks._SMALL and \
-                0 <= padding <= k // 2:
-            try:
-                return _C._avg_pool(input, (k, k), (s, s), (padding, padding), bool(ceil_mode),
-                                    bool(count_include_pad), None)
-            except RuntimeError:
-                pass
+    plain = _pool_checks.plain_2d_window(kernel_size, stride, padding)
+    if plain and divisor_override is None:
+        (k, s), p = plain, padding
+        try:
+            return _C._avg_pool(input, (k, k), (s, s), (p, p), bool(ceil_mode),
+                                bool(count_include_pad), None)
+        except RuntimeError:
+            pass
     return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override, 2, "avg_pool2d")
 

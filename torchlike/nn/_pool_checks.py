@@ -131,6 +131,21 @@ def _output_sizes(input, k, s, p, d, ceil_mode):
 _SMALL = 2 ** 31
 
 
+def plain_2d_window(kernel_size, stride, padding, dilation=1):
+    """(kernel, stride) of a 2-d window given as plain ints that the kernel
+    checks as PyTorch does (positive and small, padding within half the
+    kernel), else None.  Such calls go to the kernel before the checks here,
+    which cost twice the pooling of a small input; what it refuses, the
+    checks then refuse in PyTorch's words."""
+    if type(kernel_size) is int and type(padding) is int and type(dilation) is int and \
+            (stride is None or type(stride) is int):
+        s = kernel_size if stride is None else stride
+        if 0 < kernel_size < _SMALL and 0 < s < _SMALL and 0 < dilation < _SMALL and \
+                0 <= padding <= kernel_size // 2:
+            return kernel_size, s
+    return None
+
+
 def _plain(values, n):
     """Each value as n ints when it is an int or an n-sequence of ints, else
     None (the full parse then names what is wrong)."""
