@@ -475,6 +475,20 @@ return (r != 0 && (r < 0) != (b < 0)) ? (T)(r + b) : r;""", loop=None)
                 ([u for u in UINTS if u != "u64"], 32, "tl_udiv32_do((uint32_t)a, m)"),
                 ([i for i in SINTS if i != "i64"], 32, "tl_floordiv32_do((int32_t)a, m)")]:
             g.each(dtypes, f"TL_BINARY_LOOP({op}_each_$_loop, T, T, {op}_$)")
+            if bits == 64:  # no vector 64-bit multiply-high: intdiv_simd.c builds one
+                signed = "true" if dtypes == ["i64"] else "false"
+                remainder = "true" if op == "remainder" else "false"
+                contiguous = (f"  tl_intdiv64_line((uint64_t *)args[0], (const uint64_t *)args[1], n, "
+                              f"(uint64_t)b, {signed}, {remainder});")
+            else:  # the compiler vectorises the 32-bit forms
+                contiguous = f"""\
+  T *o = (T *)args[0];
+  const T *x = (const T *)args[1];
+  for (int64_t i = 0; i < n; i++) {{
+    const T a = x[i];
+    const T q = (T){quotient};
+    o[i] = {result};
+  }}"""
             g.loop(op, dtypes, f"""\
 const T b = *(const T *)args[2];
 if (steps[2] != 0 || !(b > 0) || n < 8) {{
@@ -482,14 +496,8 @@ if (steps[2] != 0 || !(b > 0) || n < 8) {{
   return;
 }}
 const tl_udiv{bits} m = tl_udiv{bits}_new((uint{bits}_t)b);
-if (steps[0] == sizeof(T) && steps[1] == sizeof(T)) {{ /* vectorises for 32 bits */
-  T *o = (T *)args[0];
-  const T *x = (const T *)args[1];
-  for (int64_t i = 0; i < n; i++) {{
-    const T a = x[i];
-    const T q = (T){quotient};
-    o[i] = {result};
-  }}
+if (steps[0] == sizeof(T) && steps[1] == sizeof(T)) {{
+{contiguous}
   return;
 }}
 for (int64_t i = 0; i < n; i++) {{

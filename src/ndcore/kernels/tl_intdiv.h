@@ -84,4 +84,11 @@ static inline int32_t tl_floordiv32_do(int32_t a, tl_udiv32 m)
   return (int32_t)(s ^ tl_udiv32_do((uint32_t)a ^ s, m));
 }
 
+/* The 64-bit loops' contiguous lines, in vectors (intdiv_simd.c): o[i] =
+ * x[i] // d (floor for signed x, which then needs d <= INT64_MAX), or with
+ * remainder the wrapping x[i] - (x[i] // d) d; d >= 1.  Bits as the scalar
+ * forms above. */
+void tl_intdiv64_line(uint64_t *o, const uint64_t *x, int64_t n, uint64_t d, bool is_signed,
+                      bool remainder);
+
 #endif
