@@ -141,19 +141,37 @@ static inline double sqabs_c(double complex z)
 typedef double complex cdouble;
 typedef float complex cfloat;
 
-/* float max/min of a contiguous row into one accumulator, on GCC vector
- * extensions: compilers do not vectorise the NaN-aware select written on
- * scalars (two compares OR-ed into a blend).  The row helper is inlined
- * into the cloned loop, so each CPU clone gets its own vector code. */
+/* float max/min of a contiguous row into one accumulator.  Two forms:
+ *
+ * ROW##_exact, on GCC vector extensions (compilers do not vectorise the
+ * NaN-aware select written on scalars: two compares OR-ed into a blend), is
+ * the reference: which NaN, and which of tied zeros, it returns follows its
+ * four accumulators' lanes, and other code (and PyTorch's goldens) read it.
+ *
+ * ROW, the fast form, keeps TL_EXTREME_LANES lanes of `x CMP a ? x : a`,
+ * which is exactly x86's max/min instruction (second operand on a tie or a
+ * NaN: one instruction where the NaN-aware select takes four), and notes NaN
+ * separately.  Its answer is taken only where it cannot differ from the
+ * reference's: no NaN in the row and a non-zero extreme (a non-zero value
+ * has one bit pattern, so the lane order does not matter); otherwise the row
+ * is read again by the reference.  f32 rows of 2000: 0.55 -> ~0.32 ms per
+ * 4M elements on AVX-512.
+ *
+ * Both are inlined into the cloned loop, so each CPU clone gets its own
+ * vector code. */
 typedef float tl_vf32 __attribute__((vector_size(32)));
 typedef int32_t tl_vi32 __attribute__((vector_size(32)));
 typedef double tl_vf64 __attribute__((vector_size(32)));
 typedef int64_t tl_vi64 __attribute__((vector_size(32)));
 
+/* Four 64-byte vectors of lanes: enough independent chains to hide the
+ * max instruction's latency. */
+#define TL_EXTREME_LANES(T) ((int64_t)(256 / sizeof(T)))
+
 /* NAME: loop name, ROW: its row helper's, GENERIC: the TL_REDUCE_LOOP for the
  * other cases. */
 #define TL_EXTREME_LOOP(NAME, ROW, GENERIC, T, VF, VI, CMP)                                \
-  static inline __attribute__((always_inline)) T ROW(const T *p, int64_t n, T best)        \
+  static inline __attribute__((always_inline)) T ROW##_exact(const T *p, int64_t n, T best) \
   {                                                                                        \
     enum { W = sizeof(VF) / sizeof(T) };                                                   \
     int64_t i = 0;                                                                         \
@@ -177,6 +195,39 @@ typedef int64_t tl_vi64 __attribute__((vector_size(32)));
       if ((p[i] CMP best) | (p[i] != p[i]))                                                \
         best = p[i];                                                                       \
     return best;                                                                           \
+  }                                                                                        \
+  static inline __attribute__((always_inline)) T ROW(const T *p, int64_t n, T best)        \
+  {                                                                                        \
+    enum { L = TL_EXTREME_LANES(T) };                                                      \
+    typedef __typeof__(((VI){0})[0]) flag; /* as wide as T: the OR vectorises */          \
+    if (n < 2 * L)                                                                         \
+      return ROW##_exact(p, n, best);                                                      \
+    T a[L];                                                                                \
+    flag nan[L];                                                                           \
+    for (int j = 0; j < L; j++) {                                                          \
+      a[j] = p[j];                                                                         \
+      nan[j] = p[j] != p[j];                                                               \
+    }                                                                                      \
+    int64_t i = L;                                                                         \
+    for (; i + L <= n; i += L)                                                             \
+      for (int j = 0; j < L; j++) {                                                        \
+        T x = p[i + j];                                                                    \
+        a[j] = x CMP a[j] ? x : a[j];                                                      \
+        nan[j] |= x != x;                                                                  \
+      }                                                                                    \
+    T r = a[0];                                                                            \
+    flag any = 0;                                                                          \
+    for (int j = 0; j < L; j++) {                                                          \
+      r = a[j] CMP r ? a[j] : r;                                                           \
+      any |= nan[j];                                                                       \
+    }                                                                                      \
+    for (; i < n; i++) {                                                                   \
+      r = p[i] CMP r ? p[i] : r;                                                           \
+      any |= p[i] != p[i];                                                                 \
+    }                                                                                      \
+    if (any || r == 0)                                                                     \
+      return ROW##_exact(p, n, best);                                                      \
+    return r CMP best ? r : best; /* a NaN best stays, as in the reference */             \
   }                                                                                        \
   TL_REDUCE_CLONES static void NAME(char **args, int64_t n, const int64_t *steps, void *data) \
   {                                                                                        \
