@@ -470,6 +470,20 @@ def test_gpu_cuda_array_interface_round_trip():
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype,typestr", [(tl.complex64, "<c8"), (tl.complex128, "<c16")])
+def test_gpu_complex_memory_off_its_size_is_refused(dtype, typestr):
+    """CUDA's complex kernels move a whole element at once (8 or 16 bytes): an
+    import at half that alignment is refused, not left to fault."""
+    base = tl.zeros(8, dtype=dtype, device="cuda")
+    half = base.element_size() // 2
+    ok = CudaArray(shape=(2,), typestr=typestr, data=(base.data_ptr() + base.element_size(), False))
+    assert tl.asarray(ok).data_ptr() == base.data_ptr() + base.element_size()
+    off = CudaArray(shape=(2,), typestr=typestr, data=(base.data_ptr() + half, False))
+    with pytest.raises(BufferError, match="not aligned"):
+        tl.asarray(off)
+
+
+@needs_gpu
 @pytest.mark.parametrize("stream", [None, -1, 1, 2, "side"])
 def test_gpu_dlpack_round_trip_with_streams(stream):
     t = tl.arange(10, device="cuda", dtype=tl.float64)
