@@ -66,6 +66,8 @@ tl_status tl_storage_record_stream(tl_storage *s, void *stream)
 #ifdef TL_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "gpu/tl_device_errors.h"
+
 bool tl_gpu_compiled(void) { return true; }
 
 static tl_status check(cudaError_t err, const char *what)
@@ -142,6 +144,16 @@ tl_status tl_gpu_stream_query(int device, void *stream, bool *done)
   return check(err, "cudaStreamQuery");
 }
 
+/* A host wait for the device is a synchronization point: a bad index an
+ * earlier kernel recorded is raised here (device_errors.c), as it is by the
+ * backend's synchronize and device-to-host copies. */
+static tl_status synchronized(int device, cudaError_t err, const char *what)
+{
+  if (check(err, what) != TL_OK)
+    return tl_error_status();
+  return tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
+}
+
 tl_status tl_gpu_stream_synchronize(int device, void *stream)
 {
   int prev;
@@ -149,7 +161,7 @@ tl_status tl_gpu_stream_synchronize(int device, void *stream)
     return tl_error_status();
   cudaError_t err = cudaStreamSynchronize((cudaStream_t)stream);
   leave_device(device, prev);
-  return check(err, "cudaStreamSynchronize");
+  return synchronized(device, err, "cudaStreamSynchronize");
 }
 
 tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
@@ -253,7 +265,7 @@ tl_status tl_gpu_device_synchronize(int device)
 {
   if (use_device(device) != TL_OK)
     return tl_error_status();
-  return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return synchronized(device, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)
