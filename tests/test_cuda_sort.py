@@ -438,6 +438,17 @@ def test_bincount(device, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_bincount_of_uint64(device):
+    """uint64 values are read exactly (the CUDA check read them through a
+    double), and one past int64's range is refused in the CPU's words."""
+    x = np.array([1, 3, 3, 0], np.uint64)
+    assert_close(back(tl.bincount(on(device, tl.tensor(x)))), np.bincount(x.astype(np.int64)))
+    big = on(device, tl.tensor(np.array([1, 2**63 + 5, 3], np.uint64)))
+    with pytest.raises(RuntimeError, match=r"input\[1\] is 9223372036854775813, too large a bin"):
+        tl.bincount(big)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_histc(device, dtype):
     rng = np.random.default_rng(12)
