@@ -144,16 +144,6 @@ tl_status tl_gpu_stream_query(int device, void *stream, bool *done)
   return check(err, "cudaStreamQuery");
 }
 
-/* A host wait for the device is a synchronization point: a bad index an
- * earlier kernel recorded is raised here (device_errors.c), as it is by the
- * backend's synchronize and device-to-host copies. */
-static tl_status synchronized(int device, cudaError_t err, const char *what)
-{
-  if (check(err, what) != TL_OK)
-    return tl_error_status();
-  return tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
-}
-
 tl_status tl_gpu_stream_synchronize(int device, void *stream)
 {
   int prev;
@@ -161,7 +151,7 @@ tl_status tl_gpu_stream_synchronize(int device, void *stream)
     return tl_error_status();
   cudaError_t err = cudaStreamSynchronize((cudaStream_t)stream);
   leave_device(device, prev);
-  return synchronized(device, err, "cudaStreamSynchronize");
+  return check(err, "cudaStreamSynchronize");
 }
 
 tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
@@ -261,11 +251,17 @@ tl_status tl_gpu_pointer_device(const void *ptr, int *device)
   return check_device(a.device);
 }
 
+/* A wait for the whole device is a synchronization point: a bad index an
+ * earlier kernel recorded is raised here (device_errors.c), as by the
+ * backend's synchronize.  (A stream's synchronize is not: kernels queued on
+ * other streams may still record, and a check clears the device's armed
+ * count.) */
 tl_status tl_gpu_device_synchronize(int device)
 {
-  if (use_device(device) != TL_OK)
+  if (use_device(device) != TL_OK ||
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
     return tl_error_status();
-  return synchronized(device, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
 }
 
 tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)

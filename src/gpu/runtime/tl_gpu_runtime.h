@@ -59,9 +59,8 @@ tl_status tl_gpu_stream_order(int device, void *waiter, void *producer);
  * a ValueError for host memory or a pointer CUDA does not know. */
 tl_status tl_gpu_pointer_device(const void *ptr, int *device);
 
-/* Wait on the host for all work on device.  This and stream synchronize
- * are synchronization points: they raise a bad index a kernel recorded
- * (tl_device_errors.h). */
+/* Wait on the host for all work on device; a synchronization point: it
+ * raises a bad index a kernel recorded (tl_device_errors.h). */
 tl_status tl_gpu_device_synchronize(int device);
 
 typedef struct {
