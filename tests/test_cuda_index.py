@@ -46,8 +46,8 @@ def strided(device, a, dtype=None):
 
 def sync(device):
     """A synchronization point of the device: a device-to-host copy (the
-    backend's synchronize checks the record too, but torchlike.cuda has no
-    synchronize() yet)."""
+    backend's synchronize and torchlike.cuda.synchronize check the record
+    too: test_cuda_synchronize_raises_a_recorded_bad_index)."""
     if device != "cpu":
         tl.zeros(1).to(device).cpu()
 
@@ -378,6 +378,17 @@ def test_bad_index_raises_in_the_cpus_words(device, op, exc, run, value, dim, si
     on(device, np.zeros(3)).gather(0, idx(device, [4, 9, 11]))
     with pytest.raises(RuntimeError, match="index (4|9|11) is out of bounds.*gather"):
         on(device, np.ones(2)).sum().item()
+
+
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="requires a CUDA device")
+def test_cuda_synchronize_raises_a_recorded_bad_index():
+    """torchlike.cuda.synchronize() is a synchronization too (it waited
+    without reading the record)."""
+    x = tl.arange(4.0, device="cuda")
+    x[tl.tensor([9], device="cuda")]
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        tl.cuda.synchronize()
+    tl.cuda.synchronize()  # cleared
 
 
 @pytest.mark.parametrize("device", DEVICES)

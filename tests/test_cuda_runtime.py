@@ -113,12 +113,12 @@ class FakeRuntime:
         log("_cuda_stream_priority_range", lambda: (0, -5))
         log("_cuda_stream_create", lambda d, p: self._new())
         log("_cuda_stream_destroy", lambda d, s: None)
-        log("_cuda_stream_query", lambda s: True)
-        log("_cuda_stream_synchronize", lambda s: None)
-        log("_cuda_stream_wait_event", lambda s, e: None)
+        log("_cuda_stream_query", lambda d, s: True)
+        log("_cuda_stream_synchronize", lambda d, s: None)
+        log("_cuda_stream_wait_event", lambda d, s, e: None)
         log("_cuda_event_create", lambda d, t, b, i: self._new())
         log("_cuda_event_destroy", lambda e: None)
-        log("_cuda_event_record", lambda e, s: self.recorded.__setitem__(e, s))
+        log("_cuda_event_record", lambda d, e, s: self.recorded.__setitem__(e, s))
         log("_cuda_event_query", lambda e: e in self.done)
         log("_cuda_event_synchronize", lambda e: self.done.add(e))
         log("_cuda_event_elapsed", lambda a, b: 1.25)
@@ -189,9 +189,9 @@ def test_wait_stream_records_on_the_other_and_waits_here(rt):
     # the temporary event goes once the wait is queued (CUDA frees it after)
     assert names == ["_cuda_event_create", "_cuda_event_record", "_cuda_stream_wait_event",
                      "_cuda_event_destroy"]
-    event = rt.calls[1][1]
-    assert rt.calls[1] == ("_cuda_event_record", event, b.cuda_stream)
-    assert rt.calls[2] == ("_cuda_stream_wait_event", a.cuda_stream, event)
+    event = rt.calls[1][2]
+    assert rt.calls[1] == ("_cuda_event_record", 0, event, b.cuda_stream)
+    assert rt.calls[2] == ("_cuda_stream_wait_event", 0, a.cuda_stream, event)
     assert rt.calls[3] == ("_cuda_event_destroy", event)
 
 
@@ -215,9 +215,33 @@ def test_events_record_wait_query_and_time(rt):
     assert "_cuda_stream_wait_event" not in rt.names()
     e.record(s)
     s.wait_event(e)
-    assert rt.calls[-1] == ("_cuda_stream_wait_event", s.cuda_stream, e.cuda_event)
+    assert rt.calls[-1] == ("_cuda_stream_wait_event", 0, s.cuda_stream, e.cuda_event)
     with pytest.raises(RuntimeError, match="does not match"):
         e.record(tl.cuda.Stream(device=1))
+
+
+def test_calls_on_a_stream_name_its_device(rt):
+    """Handle 0 is every device's default stream, and CUDA reads it as the
+    runtime's current device's: each call on a stream passes the stream's
+    device, so the C side makes it current (with two GPUs, synchronizing
+    cuda:1's default stream while ops last ran on cuda:0 waited on cuda:0)."""
+    d1 = tl.cuda.default_stream(1)
+    assert d1.cuda_stream == 0 and d1.device_index == 1
+    rt.calls.clear()
+    d1.synchronize()
+    assert d1.query()
+    e = d1.record_event()
+    tl.cuda.default_stream(0).wait_event(e)
+    other = tl.cuda.Stream(device=1)
+    other.wait_stream(d1)
+    calls = [c for c in rt.calls if c[0] in ("_cuda_stream_synchronize", "_cuda_stream_query",
+                                             "_cuda_event_record", "_cuda_stream_wait_event")]
+    assert calls[:4] == [("_cuda_stream_synchronize", 1, 0), ("_cuda_stream_query", 1, 0),
+                         ("_cuda_event_record", 1, e.cuda_event, 0),
+                         ("_cuda_stream_wait_event", 0, 0, e.cuda_event)]
+    assert calls[4][:2] == ("_cuda_event_record", 1) and calls[4][3] == 0
+    assert calls[5] == ("_cuda_stream_wait_event", 1, other.cuda_stream, calls[4][2])
+    assert e.device == tl.device("cuda:1")
 
 
 def test_device_properties_and_names(rt):
@@ -443,6 +467,20 @@ def test_gpu_cuda_array_interface_round_trip():
     assert copied.data_ptr() != t.data_ptr() and copied.device.type == "cuda"
     with pytest.raises(RuntimeError, match="requires grad"):
         tl.ones(2, device="cuda", requires_grad=True).__cuda_array_interface__
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype,typestr", [(tl.complex64, "<c8"), (tl.complex128, "<c16")])
+def test_gpu_complex_memory_off_its_size_is_refused(dtype, typestr):
+    """CUDA's complex kernels move a whole element at once (8 or 16 bytes): an
+    import at half that alignment is refused, not left to fault."""
+    base = tl.zeros(8, dtype=dtype, device="cuda")
+    half = base.element_size() // 2
+    ok = CudaArray(shape=(2,), typestr=typestr, data=(base.data_ptr() + base.element_size(), False))
+    assert tl.asarray(ok).data_ptr() == base.data_ptr() + base.element_size()
+    off = CudaArray(shape=(2,), typestr=typestr, data=(base.data_ptr() + half, False))
+    with pytest.raises(BufferError, match="not aligned"):
+        tl.asarray(off)
 
 
 @needs_gpu

@@ -423,11 +423,29 @@ def test_bincount(device, dtype):
     wi = rng.integers(0, 5, 300).astype(np.int16)
     assert_close(back(tl.bincount(t, on(device, tl.tensor(wi)))),
                  np.bincount(x, wi).astype(np.float64))
+    # narrow float weights, float8 too (the CUDA kernel read float8 as 0)
+    for wd in ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+               "float8_e5m2fnuz", "float8_e8m0fnu"]:
+        w = tl.tensor(np.abs(w64) + 0.25).to(getattr(tl, wd))
+        got = tl.bincount(t, on(device, w))
+        assert got.dtype == tl.float64
+        assert_close(back(got), np.bincount(x, w.double().numpy()), rtol=1e-12, atol=1e-12)
     e = on(device, tl.tensor(np.zeros(0, dtype)))
     assert_close(back(tl.bincount(e, minlength=3)), np.zeros(3, np.int64))
     if dtype != "uint8":
         with pytest.raises(RuntimeError, match="non-negative"):
             tl.bincount(on(device, tl.tensor(np.array([1, -1, 2], dtype))))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bincount_of_uint64(device):
+    """uint64 values are read exactly (the CUDA check read them through a
+    double), and one past int64's range is refused in the CPU's words."""
+    x = np.array([1, 3, 3, 0], np.uint64)
+    assert_close(back(tl.bincount(on(device, tl.tensor(x)))), np.bincount(x.astype(np.int64)))
+    big = on(device, tl.tensor(np.array([1, 2**63 + 5, 3], np.uint64)))
+    with pytest.raises(RuntimeError, match=r"input\[1\] is 9223372036854775813, too large a bin"):
+        tl.bincount(big)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -10,8 +10,10 @@
  * uniform across the grid.  The conversions are C's, as the CPU's cast
  * loops (cast.c) make them: float16, bfloat16 and float8 (tl_float8.h) go
  * through float32, a complex number to a real type keeps its real part,
- * anything to bool is "nonzero".  Float to integer out of range is undefined in C; the CPU gives
- * what x86 gives, CUDA saturates.                                          */
+ * anything to bool is "nonzero".  A float to an integer goes the way x86
+ * code converts (tl_gpu_store), so negative floats wrap into unsigned types
+ * as on the CPU; beyond the int64 (int32 for narrow types) range C leaves it
+ * undefined: the CPU gives what x86 gives, CUDA saturates.                */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -52,7 +54,11 @@ template <typename R> TL_DEV R tl_gpu_real(tl_cx<R> z) { return z.re; }
 /* x (a compute type) stored as dtype `to` at p. */
 template <typename S> TL_DEV void tl_gpu_store(int to, char *p, S x)
 {
-  /* Narrow integers convert through int32 as x86 code does for C's cast. */
+  /* A float to an integer converts as x86 code does C's cast (the CPU's
+   * loops, and NumPy): narrow integers through int32, uint32 through int64
+   * (cvttsd2si into a 64-bit register), uint64 through int64 below 2^63.  So
+   * a negative float to an unsigned type wraps (-1.0 to 4294967295 for
+   * uint32), where CUDA's own conversions to unsigned saturate to 0. */
   auto narrow = [](S v) {
     auto r = tl_gpu_real(v);
     if constexpr (cuda::std::is_floating_point_v<decltype(r)>)
@@ -60,12 +66,26 @@ template <typename S> TL_DEV void tl_gpu_store(int to, char *p, S x)
     else
       return r;
   };
+  auto to_u32 = [](S v) {
+    auto r = tl_gpu_real(v);
+    if constexpr (cuda::std::is_floating_point_v<decltype(r)>)
+      return (uint32_t)(int64_t)r;
+    else
+      return (uint32_t)r;
+  };
+  auto to_u64 = [](S v) {
+    auto r = tl_gpu_real(v);
+    if constexpr (cuda::std::is_floating_point_v<decltype(r)>)
+      return r < (decltype(r))9223372036854775808.0 ? (uint64_t)(int64_t)r : (uint64_t)r;
+    else
+      return (uint64_t)r;
+  };
   switch (to) {
   case TL_DTYPE_BOOL: *(bool *)p = tl_gpu_nonzero(x); break;
   case TL_DTYPE_U8: *(uint8_t *)p = (uint8_t)narrow(x); break;
   case TL_DTYPE_U16: *(uint16_t *)p = (uint16_t)narrow(x); break;
-  case TL_DTYPE_U32: *(uint32_t *)p = (uint32_t)tl_gpu_real(x); break;
-  case TL_DTYPE_U64: *(uint64_t *)p = (uint64_t)tl_gpu_real(x); break;
+  case TL_DTYPE_U32: *(uint32_t *)p = to_u32(x); break;
+  case TL_DTYPE_U64: *(uint64_t *)p = to_u64(x); break;
   case TL_DTYPE_I8: *(int8_t *)p = (int8_t)narrow(x); break;
   case TL_DTYPE_I16: *(int16_t *)p = (int16_t)narrow(x); break;
   case TL_DTYPE_I32: *(int32_t *)p = (int32_t)tl_gpu_real(x); break;

@@ -25,6 +25,8 @@
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 
+#include "gpu/runtime/tl_gpu_runtime.h"
+
 _Static_assert(sizeof(cudaIpcMemHandle_t) <= TL_MP_CUDA_HANDLE_BYTES, "mem handle size");
 _Static_assert(sizeof(cudaIpcEventHandle_t) <= TL_MP_CUDA_HANDLE_BYTES, "event handle size");
 
@@ -52,8 +54,11 @@ bool tl_mp_cuda_ipc_available(void)
   return n > 0;
 }
 
-/* An interprocess event recorded now on the device's default stream. */
-static tl_status record_event(cudaIpcEventHandle_t *out)
+/* An interprocess event recorded now on the calling thread's current
+ * stream of the device (the one its writes were queued on).  Not the legacy
+ * default stream: torchlike's streams are non-blocking, so an event there
+ * would not wait for their work. */
+static tl_status record_event(int device, cudaIpcEventHandle_t *out)
 {
   tl_status status = TL_OK;
   cudaError_t err;
@@ -71,7 +76,7 @@ static tl_status record_event(cudaIpcEventHandle_t *out)
     status = cuda_fail("cudaEventCreateWithFlags", err);
     goto done;
   }
-  if ((err = cudaEventRecord(*slot, 0)) != cudaSuccess) {
+  if ((err = cudaEventRecord(*slot, (cudaStream_t)tl_gpu_current_stream(device))) != cudaSuccess) {
     status = cuda_fail("cudaEventRecord", err);
     goto done;
   }
@@ -93,7 +98,7 @@ tl_status tl_mp_cuda_handle_get(const void *alloc_base, const void *ptr, int dev
     return cuda_fail("cudaSetDevice", err);
   if ((err = cudaIpcGetMemHandle(&mem, (void *)alloc_base)) != cudaSuccess)
     return cuda_fail("cudaIpcGetMemHandle", err);
-  if (record_event(&event) != TL_OK)
+  if (record_event(device, &event) != TL_OK)
     return tl_error_status();
   memcpy(out->mem, &mem, sizeof mem);
   memcpy(out->event, &event, sizeof event);
@@ -174,9 +179,12 @@ tl_status tl_mp_cuda_handle_open(const tl_mp_cuda_handle *h, int device, void **
   pthread_mutex_unlock(&mappings_lock);
   if (status != TL_OK)
     return status;
-  /* Order our later work after the producer's writes. */
+  /* Order our later work after the producer's writes: on our current stream,
+   * where this thread's ops queue it (the legacy default stream would not
+   * hold back a non-blocking one). */
   if ((err = cudaIpcOpenEventHandle(&event, event_handle)) != cudaSuccess ||
-      (err = cudaStreamWaitEvent(0, event, 0)) != cudaSuccess) {
+      (err = cudaStreamWaitEvent((cudaStream_t)tl_gpu_current_stream(device), event, 0)) !=
+          cudaSuccess) {
     if (event)
       cudaEventDestroy(event);
     /* the wait's error first: a failure to unmap after it is secondary, and

@@ -1,7 +1,9 @@
 """torchlike.cuda.Stream and Event (torch.cuda.streams).
 
 A Stream wraps a cudaStream_t (``cuda_stream``, an int; 0 is the legacy
-default stream), an Event a cudaEvent_t made on its first ``record``.  The
+default stream), an Event a cudaEvent_t made on its first ``record``.
+Calls on a stream pass its device too: handle 0 is every device's default
+stream, and CUDA reads it as the current device's.  The
 current stream of each device is per thread (src/gpu/runtime/runtime.c);
 every kernel and copy on a device is queued on it, so ``with
 torchlike.cuda.stream(s):`` moves an op's work onto ``s``.  Without a GPU,
@@ -38,11 +40,11 @@ class Stream:
 
     def query(self):
         """True when all work queued on the stream is done."""
-        return _C._cuda_stream_query(self.cuda_stream)
+        return _C._cuda_stream_query(self.device_index, self.cuda_stream)
 
     def synchronize(self):
         """Wait on the host for all work queued on the stream."""
-        _C._cuda_stream_synchronize(self.cuda_stream)
+        _C._cuda_stream_synchronize(self.device_index, self.cuda_stream)
 
     def wait_event(self, event):
         """Make later work on this stream wait for ``event`` (no host wait)."""
@@ -116,7 +118,7 @@ class Event:
         elif stream.device_index != self._device_index:
             raise RuntimeError(f"Event device cuda:{self._device_index} does not match recording "
                                f"stream's device cuda:{stream.device_index}.")
-        _C._cuda_event_record(self.cuda_event, stream.cuda_stream)
+        _C._cuda_event_record(stream.device_index, self.cuda_event, stream.cuda_stream)
 
     def wait(self, stream=None):
         """Make later work on ``stream`` (the current one by default) wait for
@@ -125,7 +127,7 @@ class Event:
             from . import current_stream
             stream = current_stream()
         if self.cuda_event:
-            _C._cuda_stream_wait_event(stream.cuda_stream, self.cuda_event)
+            _C._cuda_stream_wait_event(stream.device_index, stream.cuda_stream, self.cuda_event)
 
     def query(self):
         """True when the work before the record is done (or it was never recorded)."""

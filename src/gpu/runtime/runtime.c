@@ -66,6 +66,8 @@ tl_status tl_storage_record_stream(tl_storage *s, void *stream)
 #ifdef TL_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "gpu/tl_device_errors.h"
+
 bool tl_gpu_compiled(void) { return true; }
 
 static tl_status check(cudaError_t err, const char *what)
@@ -107,9 +109,33 @@ tl_status tl_gpu_stream_destroy(int device, void *stream)
   return check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
 }
 
-tl_status tl_gpu_stream_query(void *stream, bool *done)
+/* A stream's calls run with its device current: the NULL handle (a
+ * device's default stream) means the legacy stream of the runtime's current
+ * device, which ops leave at the device of their last launch, not the one
+ * the stream belongs to.  The caller's device is restored after, as the
+ * pool's callbacks do (backend_cuda.c). */
+static tl_status enter_device(int device, int *prev)
 {
+  *prev = -1;
+  if (check_device(device) != TL_OK || check(cudaGetDevice(prev), "cudaGetDevice") != TL_OK)
+    return tl_error_status();
+  return *prev == device ? TL_OK : check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+static void leave_device(int device, int prev)
+{
+  if (prev >= 0 && prev != device && cudaSetDevice(prev) != cudaSuccess)
+    cudaGetLastError();
+}
+
+tl_status tl_gpu_stream_query(int device, void *stream, bool *done)
+{
+  int prev;
+  *done = false;
+  if (enter_device(device, &prev) != TL_OK)
+    return tl_error_status();
   cudaError_t err = cudaStreamQuery((cudaStream_t)stream);
+  leave_device(device, prev);
   *done = err == cudaSuccess;
   if (err == cudaErrorNotReady) {
     cudaGetLastError();
@@ -118,15 +144,24 @@ tl_status tl_gpu_stream_query(void *stream, bool *done)
   return check(err, "cudaStreamQuery");
 }
 
-tl_status tl_gpu_stream_synchronize(void *stream)
+tl_status tl_gpu_stream_synchronize(int device, void *stream)
 {
-  return check(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize");
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
+    return tl_error_status();
+  cudaError_t err = cudaStreamSynchronize((cudaStream_t)stream);
+  leave_device(device, prev);
+  return check(err, "cudaStreamSynchronize");
 }
 
-tl_status tl_gpu_stream_wait_event(void *stream, void *event)
+tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
 {
-  return check(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0),
-               "cudaStreamWaitEvent");
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
+    return tl_error_status();
+  cudaError_t err = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0);
+  leave_device(device, prev);
+  return check(err, "cudaStreamWaitEvent");
 }
 
 tl_status tl_gpu_stream_priority_range(int *least, int *greatest)
@@ -157,9 +192,14 @@ void tl_gpu_event_destroy(void *event)
     cudaEventDestroy((cudaEvent_t)event);
 }
 
-tl_status tl_gpu_event_record(void *event, void *stream)
+tl_status tl_gpu_event_record(int device, void *event, void *stream)
 {
-  return check(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
+    return tl_error_status();
+  cudaError_t err = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+  leave_device(device, prev);
+  return check(err, "cudaEventRecord");
 }
 
 tl_status tl_gpu_event_query(void *event, bool *done)
@@ -190,8 +230,8 @@ tl_status tl_gpu_stream_order(int device, void *waiter, void *producer)
   if (waiter == producer)
     return TL_OK;
   tl_status s = tl_gpu_event_create(device, false, false, false, &event);
-  if (s == TL_OK && (s = tl_gpu_event_record(event, producer)) == TL_OK)
-    s = tl_gpu_stream_wait_event(waiter, event);
+  if (s == TL_OK && (s = tl_gpu_event_record(device, event, producer)) == TL_OK)
+    s = tl_gpu_stream_wait_event(device, waiter, event);
   tl_gpu_event_destroy(event); /* released once the wait no longer needs it */
   return s;
 }
@@ -211,11 +251,17 @@ tl_status tl_gpu_pointer_device(const void *ptr, int *device)
   return check_device(a.device);
 }
 
+/* A wait for the whole device is a synchronization point: a bad index an
+ * earlier kernel recorded is raised here (device_errors.c), as by the
+ * backend's synchronize.  (A stream's synchronize is not: kernels queued on
+ * other streams may still record, and a check clears the device's armed
+ * count.) */
 tl_status tl_gpu_device_synchronize(int device)
 {
-  if (use_device(device) != TL_OK)
+  if (use_device(device) != TL_OK ||
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
     return tl_error_status();
-  return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
 }
 
 tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)
@@ -268,21 +314,21 @@ tl_status tl_gpu_stream_destroy(int device, void *stream)
   (void)stream;
   return check_device(device);
 }
-tl_status tl_gpu_stream_query(void *stream, bool *done)
+tl_status tl_gpu_stream_query(int device, void *stream, bool *done)
 {
   (void)stream;
   *done = true;
-  return check_device(0);
+  return check_device(device);
 }
-tl_status tl_gpu_stream_synchronize(void *stream)
+tl_status tl_gpu_stream_synchronize(int device, void *stream)
 {
   (void)stream;
-  return check_device(0);
+  return check_device(device);
 }
-tl_status tl_gpu_stream_wait_event(void *stream, void *event)
+tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
 {
   (void)stream, (void)event;
-  return check_device(0);
+  return check_device(device);
 }
 tl_status tl_gpu_stream_priority_range(int *least, int *greatest)
 {
@@ -297,10 +343,10 @@ tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool inter
   return check_device(device);
 }
 void tl_gpu_event_destroy(void *event) { (void)event; }
-tl_status tl_gpu_event_record(void *event, void *stream)
+tl_status tl_gpu_event_record(int device, void *event, void *stream)
 {
   (void)event, (void)stream;
-  return check_device(0);
+  return check_device(device);
 }
 tl_status tl_gpu_event_query(void *event, bool *done)
 {

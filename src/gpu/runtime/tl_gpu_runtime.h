@@ -30,9 +30,12 @@ tl_status tl_gpu_set_current_stream(int device, void *stream);
  * in CUDA); *least and *greatest give that range. */
 tl_status tl_gpu_stream_create(int device, int priority, void **stream);
 tl_status tl_gpu_stream_destroy(int device, void *stream);
-tl_status tl_gpu_stream_query(void *stream, bool *done);
-tl_status tl_gpu_stream_synchronize(void *stream);
-tl_status tl_gpu_stream_wait_event(void *stream, void *event);
+/* Calls on a stream of `device` run with that device current (and the
+ * caller's restored after): NULL names the legacy default stream of the
+ * runtime's current device, which need not be the stream's. */
+tl_status tl_gpu_stream_query(int device, void *stream, bool *done);
+tl_status tl_gpu_stream_synchronize(int device, void *stream);
+tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event);
 tl_status tl_gpu_stream_priority_range(int *least, int *greatest);
 
 /* Events: timing off by default (cheaper), blocking makes synchronize sleep
@@ -40,7 +43,8 @@ tl_status tl_gpu_stream_priority_range(int *least, int *greatest);
 tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool interprocess,
                               void **event);
 void tl_gpu_event_destroy(void *event);
-tl_status tl_gpu_event_record(void *event, void *stream);
+/* Record on `stream` of `device`, the event's device. */
+tl_status tl_gpu_event_record(int device, void *event, void *stream);
 tl_status tl_gpu_event_query(void *event, bool *done);
 tl_status tl_gpu_event_synchronize(void *event);
 /* Milliseconds from start to end, both recorded with timing and complete. */
@@ -55,7 +59,8 @@ tl_status tl_gpu_stream_order(int device, void *waiter, void *producer);
  * a ValueError for host memory or a pointer CUDA does not know. */
 tl_status tl_gpu_pointer_device(const void *ptr, int *device);
 
-/* Wait on the host for all work on device. */
+/* Wait on the host for all work on device; a synchronization point: it
+ * raises a bad index a kernel recorded (tl_device_errors.h). */
 tl_status tl_gpu_device_synchronize(int device);
 
 typedef struct {

@@ -229,6 +229,17 @@ extern "C" int tl_gpu_searchsorted(const tl_gpu_lanes *seq, const tl_gpu_lanes *
 
 /* ---- checks that must reach the host: the first offending element -------------------- */
 
+/* An integer element as int64, exactly: int64 and uint64 as their bits (so a
+ * uint64 past int64's range reads negative, a bad bin, and the host reads
+ * the bits back as uint64 for its message, as the CPU's load_int refuses
+ * it); the narrower ones through tl_sd_real, exact for them. */
+TL_SD int64_t tl_sd_int(int dtype, const char *p)
+{
+  if (dtype == TL_DTYPE_I64 || dtype == TL_DTYPE_U64)
+    return tl_sd_load<int64_t>(p);
+  return (int64_t)tl_sd_real(dtype, p);
+}
+
 /* bad[0] = the smallest flat index whose value v fails lo <= v < hi (the
  * sentinel INT64_MAX when none), bad[1] = that value; bad[2] = the largest
  * value (bincount's length).  Elements are lanes of n (flat index L * n + i). */
@@ -245,7 +256,7 @@ __global__ void tl_first_bad_kernel(const tl_gpu_lanes t, int dtype, int64_t row
   TL_SORT_FOR(f, rows * n)
   {
     const char *p = tl_sd_lane(t, f / n) + f % n * t.step;
-    int64_t v = dtype == TL_DTYPE_I64 ? tl_sd_load<int64_t>(p) : (int64_t)tl_sd_real(dtype, p);
+    int64_t v = tl_sd_int(dtype, p);
     if (v < lo || v >= hi)
       atomicMin(reinterpret_cast<long long *>(bad), (long long)f);
     if (v >= 0)
@@ -258,7 +269,7 @@ __global__ void tl_first_bad_value(const tl_gpu_lanes t, int dtype, int64_t n, i
   if (bad[0] == INT64_MAX)
     return;
   const char *p = tl_sd_lane(t, bad[0] / n) + bad[0] % n * t.step;
-  bad[1] = dtype == TL_DTYPE_I64 ? tl_sd_load<int64_t>(p) : (int64_t)tl_sd_real(dtype, p);
+  bad[1] = tl_sd_int(dtype, p);
 }
 
 static int first_bad(const tl_gpu_lanes *t, int dtype, int64_t rows, int64_t n, int64_t lo,
@@ -295,7 +306,7 @@ __global__ void tl_bincount_kernel(const char *in, int64_t step, int dtype, int6
   TL_SORT_FOR(i, n)
   {
     const char *p = in + i * step;
-    int64_t b = dtype == TL_DTYPE_I64 ? tl_sd_load<int64_t>(p) : (int64_t)tl_sd_real(dtype, p);
+    int64_t b = tl_sd_int(dtype, p);
     if (!w)
       atomicAdd(reinterpret_cast<unsigned long long *>(out) + b, 1ull);
     else if (odtype == TL_DTYPE_F32)

@@ -618,6 +618,9 @@ static tl_status cuda_bincount(const tl_tensor *in, const tl_tensor *weights, in
       read_back(dev, b, tl_tensor_data(&bad), sizeof b) != TL_OK)
     goto fail;
   tl_sort_release(&bad);
+  if (b[0] != INT64_MAX && in->dtype == TL_DTYPE_U64) /* past int64: the CPU's words */
+    return tl_error_set(TL_ERR_RUNTIME, "bincount(): input[%lld] is %llu, too large a bin",
+                        (long long)b[0], (unsigned long long)b[1]);
   if (b[0] != INT64_MAX)
     return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
                         "inputs; input[%lld] is %lld", (long long)b[0], (long long)b[1]);

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/sort/tl_gpu_sort.h"
+#include "ndcore/tensor/tl_float8.h"
 extern "C" { /* the dtype enum and sizes */
 #include "ndcore/tensor/tl_tensor.h"
 }
@@ -92,7 +93,9 @@ TL_SD double tl_sd_unkey_f64(uint64_t k)
   return __longlong_as_double((long long)u);
 }
 
-/* Any real element as a double. */
+/* Any real element as a double: every dtype the CPU's loads read as one
+ * (search.c's load_real), float8 included, which bincount takes as weights
+ * (its dispatch looks at the input's dtype only). */
 TL_SD double tl_sd_real(int dtype, const char *p)
 {
   switch (dtype) {
@@ -112,7 +115,12 @@ TL_SD double tl_sd_real(int dtype, const char *p)
   case TL_DTYPE_BF16: return __uint_as_float((uint32_t)tl_sd_load<uint16_t>(p) << 16);
   case TL_DTYPE_F32: return tl_sd_load<float>(p);
   case TL_DTYPE_F64: return tl_sd_load<double>(p);
-  default: return 0;
+  case TL_DTYPE_F8E4M3FN: return tl_f8e4m3fn_to_f32(tl_sd_load<uint8_t>(p));
+  case TL_DTYPE_F8E5M2: return tl_f8e5m2_to_f32(tl_sd_load<uint8_t>(p));
+  case TL_DTYPE_F8E4M3FNUZ: return tl_f8e4m3fnuz_to_f32(tl_sd_load<uint8_t>(p));
+  case TL_DTYPE_F8E5M2FNUZ: return tl_f8e5m2fnuz_to_f32(tl_sd_load<uint8_t>(p));
+  case TL_DTYPE_F8E8M0FNU: return tl_e8m0_to_f32(tl_sd_load<uint8_t>(p));
+  default: return 0; /* complex: refused on the host */
   }
 }
 

@@ -143,16 +143,40 @@ static PyObject *with_plain(PyObject *arg, plain_fn f)
   return done_or_raise(s);
 }
 
-static PyObject *py_stream_query(PyObject *self, PyObject *arg)
+/* A stream's calls name its device too: handle 0 is a device's default
+ * stream, which only the device tells apart (tl_gpu_runtime.h). */
+
+/* _cuda_stream_query(device, stream) -> bool */
+static PyObject *py_stream_query(PyObject *self, PyObject *args)
 {
   (void)self;
-  return with_flag(arg, tl_gpu_stream_query);
+  int d;
+  PyObject *h;
+  void *s;
+  bool done;
+  tl_status st;
+  if (!PyArg_ParseTuple(args, "iO:_cuda_stream_query", &d, &h) || handle_arg(h, &s) < 0)
+    return NULL;
+  Py_BEGIN_ALLOW_THREADS;
+  st = tl_gpu_stream_query(d, s, &done);
+  Py_END_ALLOW_THREADS;
+  return st == TL_OK ? PyBool_FromLong(done) : tl_py_raise();
 }
 
-static PyObject *py_stream_synchronize(PyObject *self, PyObject *arg)
+/* _cuda_stream_synchronize(device, stream) */
+static PyObject *py_stream_synchronize(PyObject *self, PyObject *args)
 {
   (void)self;
-  return with_plain(arg, tl_gpu_stream_synchronize);
+  int d;
+  PyObject *h;
+  void *s;
+  tl_status st;
+  if (!PyArg_ParseTuple(args, "iO:_cuda_stream_synchronize", &d, &h) || handle_arg(h, &s) < 0)
+    return NULL;
+  Py_BEGIN_ALLOW_THREADS; /* it may wait a long time */
+  st = tl_gpu_stream_synchronize(d, s);
+  Py_END_ALLOW_THREADS;
+  return done_or_raise(st);
 }
 
 static PyObject *py_event_query(PyObject *self, PyObject *arg)
@@ -167,7 +191,7 @@ static PyObject *py_event_synchronize(PyObject *self, PyObject *arg)
   return with_plain(arg, tl_gpu_event_synchronize);
 }
 
-/* _cuda_stream_wait_event(stream, event) and _cuda_event_record(event, stream) */
+/* Two handles: a success flag (borrowed None) or NULL. */
 static PyObject *two_handles(PyObject *args, const char *fmt, void **a, void **b)
 {
   PyObject *x, *y;
@@ -176,22 +200,35 @@ static PyObject *two_handles(PyObject *args, const char *fmt, void **a, void **b
   return Py_None; /* borrowed: only a success flag */
 }
 
+/* A device and two handles, as two_handles. */
+static PyObject *device_two_handles(PyObject *args, const char *fmt, int *d, void **a, void **b)
+{
+  PyObject *x, *y;
+  if (!PyArg_ParseTuple(args, fmt, d, &x, &y) || handle_arg(x, a) < 0 || handle_arg(y, b) < 0)
+    return NULL;
+  return Py_None;
+}
+
+/* _cuda_stream_wait_event(device, stream, event): device is the stream's */
 static PyObject *py_stream_wait_event(PyObject *self, PyObject *args)
 {
   (void)self;
+  int d;
   void *s, *e;
-  if (!two_handles(args, "OO:_cuda_stream_wait_event", &s, &e))
+  if (!device_two_handles(args, "iOO:_cuda_stream_wait_event", &d, &s, &e))
     return NULL;
-  return done_or_raise(tl_gpu_stream_wait_event(s, e));
+  return done_or_raise(tl_gpu_stream_wait_event(d, s, e));
 }
 
+/* _cuda_event_record(device, event, stream): device is the stream's and the event's */
 static PyObject *py_event_record(PyObject *self, PyObject *args)
 {
   (void)self;
+  int d;
   void *e, *s;
-  if (!two_handles(args, "OO:_cuda_event_record", &e, &s))
+  if (!device_two_handles(args, "iOO:_cuda_event_record", &d, &e, &s))
     return NULL;
-  return done_or_raise(tl_gpu_event_record(e, s));
+  return done_or_raise(tl_gpu_event_record(d, e, s));
 }
 
 static PyObject *py_event_elapsed(PyObject *self, PyObject *args)
@@ -306,8 +343,8 @@ PyMethodDef tl_py_cuda_runtime_functions[] = {
     {"_cuda_set_stream", py_set_stream, METH_VARARGS, NULL},
     {"_cuda_stream_create", py_stream_create, METH_VARARGS, NULL},
     {"_cuda_stream_destroy", py_stream_destroy, METH_VARARGS, NULL},
-    {"_cuda_stream_query", py_stream_query, METH_O, NULL},
-    {"_cuda_stream_synchronize", py_stream_synchronize, METH_O, NULL},
+    {"_cuda_stream_query", py_stream_query, METH_VARARGS, NULL},
+    {"_cuda_stream_synchronize", py_stream_synchronize, METH_VARARGS, NULL},
     {"_cuda_stream_wait_event", py_stream_wait_event, METH_VARARGS, NULL},
     {"_cuda_stream_priority_range", py_priority_range, METH_NOARGS, NULL},
     {"_cuda_event_create", py_event_create, METH_VARARGS, NULL},

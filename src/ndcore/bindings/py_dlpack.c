@@ -116,9 +116,16 @@ static const char *dl_device_name(int32_t type)
   }
 }
 
-/* Alignment each dtype's kernels assume for their element pointers. */
-static size_t dtype_align(tl_dtype d)
+/* Alignment each dtype's kernels assume for their element pointers: the
+ * CPU's C types, and on CUDA the whole element (tl_cuda_math.cuh's complex
+ * types are aligned to their size, as PyTorch's c10::complex, and are moved
+ * in one 8- or 16-byte access: a complex128 at an 8-byte boundary faults
+ * with a misaligned address, an error that ends the process's CUDA
+ * context). */
+static size_t dtype_align(tl_dtype d, int32_t device_type)
 {
+  if (device_type == kDLCUDA)
+    return tl_dtype_size(d);
   switch (d) {
   case TL_DTYPE_C64: return _Alignof(float _Complex);
   case TL_DTYPE_C128: return _Alignof(double _Complex);
@@ -414,9 +421,11 @@ static int describe(const DLTensor *dl, tl_tensor *t, char **lo, char **hi)
     PyErr_SetString(PyExc_BufferError, "from_dlpack: the DLTensor has a NULL data pointer");
     return -1;
   }
-  if ((uintptr_t)data % dtype_align(t->dtype) != 0) {
-    PyErr_Format(PyExc_BufferError, "from_dlpack: the %s data at %p is not aligned to %zu bytes",
-                 tl_dtype_names[t->dtype], (void *)data, dtype_align(t->dtype));
+  size_t align = dtype_align(t->dtype, dl->device.device_type);
+  if ((uintptr_t)data % align != 0) {
+    PyErr_Format(PyExc_BufferError, "from_dlpack: the %s data at %p is not aligned to %zu bytes "
+                 "(%s kernels need that)", tl_dtype_names[t->dtype], (void *)data, align,
+                 dl_device_name(dl->device.device_type));
     return -1;
   }
   /* Byte extent below and above the first element, overflow-checked. */
