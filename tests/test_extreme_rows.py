@@ -76,3 +76,29 @@ class tl_threads:
 
     def __exit__(self, *exc):
         tl.set_num_threads(self.old)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32,
+                                   np.float64, np.int16, np.uint8])
+@pytest.mark.parametrize("n", LENGTHS[:-1])
+def test_the_first_of_tied_extremes_is_the_index(dtype, n):
+    # few distinct values: every row holds its extreme many times, in many
+    # lanes and blocks; the index is the first (NumPy's and PyTorch's rule)
+    rng = np.random.default_rng(n + 7)
+    a = rng.integers(0, 4, (6, n)).astype(dtype)
+    a[1, -1] = 9  # the only extreme in the tail
+    a[2, 0] = 9  # ... first
+    a[3] = 3  # all equal
+    if n > 1:
+        a[4, 1:] = 9  # the extreme everywhere but at 0
+    t = tl.from_numpy(a)
+    for np_arg, tl_arg in [(np.argmax, "argmax"), (np.argmin, "argmin")]:
+        np.testing.assert_array_equal(getattr(t, tl_arg)(1), np_arg(a, axis=1))
+        np.testing.assert_array_equal(getattr(t, tl_arg)(1, keepdim=True),
+                                      np_arg(a, axis=1, keepdims=True))
+    v, i = t.min(1)
+    np.testing.assert_array_equal(i, np.argmin(a, axis=1))
+    np.testing.assert_array_equal(v, np.min(a, axis=1), strict=True)
+    # a strided view takes the lane-free path: the same answers
+    s = tl.from_numpy(a)[:, ::2]
+    np.testing.assert_array_equal(s.argmax(1), np.argmax(a[:, ::2], axis=1))
