@@ -309,11 +309,13 @@ def test_kernels_let_other_threads_run(pool_threads):
 
     With a long switch interval a thread keeps the GIL it holds: the spinner
     can count at all during the call only if the call let go of it.  The
-    control, a builtin that keeps the GIL, lets it count nothing."""
+    control, a builtin that keeps the GIL, lets it count nothing.  The
+    interval is far longer than any of the calls, even on a loaded machine
+    (at 0.2 s the control's sort outlasted it there and let the spinner in)."""
     tl.set_num_threads(1)
     calls = long_calls()
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.2)
+    sys.setswitchinterval(10.0)
     try:
         assert spins_during(lambda: sorted(range(400_000, 0, -1))) == 0
         for name, call in calls.items():
