@@ -225,6 +225,18 @@ def test_vjp_strict_and_independent_inputs():
         vjp(lambda a, b: (a * 2).sum(), (x, y), strict=True)
 
 
+def test_strict_names_the_output_without_a_graph():
+    # PyTorch's words: the first output that does not require grad, by index
+    x = rand(2, grad=False)
+    with pytest.raises(RuntimeError, match=r"^Output 1 of the user-provided function does not "
+                                           r"require gradients\. The outputs must be computed in "
+                                           r"a differentiable manner from the input when running "
+                                           r"in strict mode\.$"):
+        vjp(lambda a: (a * 2, torch.ones(2)), x, (torch.ones(2), torch.ones(2)), strict=True)
+    with pytest.raises(RuntimeError, match="^Output 0 of the user-provided"):
+        jvp(lambda a: torch.ones(2), x, torch.ones(2), strict=True)
+
+
 def test_jvp():
     x = rand(3, grad=False)
     v = torch.tensor([1.0, 0.5, 2.0], dtype=torch.float64)
