@@ -177,10 +177,13 @@ def test_state_dict_numbers_parameters_across_groups():
 def test_load_state_dict_mismatch_raises():
     opt = optim.SGD([leaf(2), leaf(3)], lr=0.1)
     other = optim.SGD([leaf(2)], lr=0.1)
-    with pytest.raises(ValueError, match="doesn't match the size"):
+    # PyTorch's words, whole
+    with pytest.raises(ValueError, match="^loaded state dict contains a parameter group that "
+                                         "doesn't match the size of optimizer's group$"):
         other.load_state_dict(opt.state_dict())
     two = optim.SGD([{"params": [leaf(2)]}, {"params": [leaf(2)]}], lr=0.1)
-    with pytest.raises(ValueError, match="different number of parameter groups"):
+    with pytest.raises(ValueError, match="^loaded state dict has a different number of parameter "
+                                         "groups$"):
         other.load_state_dict(two.state_dict())
 
 
