@@ -1500,6 +1500,320 @@ def channel_shuffle_net_training(T):
     return [losses, m(x), m.bn.running_mean, sched.get_last_lr()]
 
 
+# ---- a second pass: containers, transforms and corner cases --------------------------------------
+
+def container_editing_and_indexing(T):
+    """Sequential's slicing, insert, append, extend, pop, del and +;
+    ModuleList insert and extend (a negative index is left out: PyTorch's
+    insert reads a key '-1' and raises KeyError); ModuleDict update
+    from pairs, pop and keys order; ParameterList turning plain tensors
+    into Parameters; ParameterDict's setdefault and its repr; the edited
+    model still trains a step."""
+    nn = T.nn
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2))
+    seq.insert(1, nn.Tanh())
+    seq.append(nn.Identity())
+    seq.extend([nn.Sigmoid()])
+    popped = seq.pop(4)
+    del seq[-1]
+    both = seq[:2] + nn.Sequential(nn.Linear(3, 1))
+    ml = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    ml.insert(1, nn.GELU())
+    ml.extend([nn.SiLU()])
+    md = nn.ModuleDict({"b": nn.ReLU()})
+    md.update([("a", nn.Tanh()), ("c", nn.GELU())])
+    md.pop("b")
+    pl = nn.ParameterList([T.ones(2), nn.Parameter(T.zeros(1))])
+    pd = nn.ParameterDict({"w": T.ones(2)})
+    pd.setdefault("v", nn.Parameter(T.zeros(3)))
+    _init(T, both, 151)
+    opt = T.optim.SGD(both.parameters(), lr=0.1)
+    loss = _step(opt, both(_t(T, 4, 2, seed=152)).pow(2).mean())
+    return [[type(m).__name__ for m in seq], type(popped).__name__, [type(m).__name__ for m in both],
+            [type(m).__name__ for m in ml], list(md.keys()), [type(p).__name__ for p in pl],
+            pl[0].requires_grad, sorted(pd.keys()), type(pd["w"]).__name__, loss,
+            type(seq[1:3]).__name__, _raised(lambda: seq[10]), _raised(lambda: ml[5])]
+
+
+def func_transforms_with_aux(T):
+    """torch.func.grad_and_value with has_aux, vjp with has_aux, jvp with
+    has_aux, jacrev over two argnums with aux, and vmap of a function
+    returning a tuple with out_dims per output."""
+    fn = T.func
+
+    def f(x, y):
+        s = (x.sin() * y).sum()
+        return s, {"norm": x.norm()}
+    x = T.tensor([0.3, -0.7, 1.2])
+    y = T.tensor([1.0, 2.0, 0.5])
+    (gx, gy), (val, aux) = fn.grad_and_value(f, argnums=(0, 1), has_aux=True)(x, y)
+    out, vjp_fn, aux2 = fn.vjp(lambda t: (t.exp(), t.sum()), x, has_aux=True)
+    (ct,) = vjp_fn(T.ones(3))
+    po, tan, aux3 = fn.jvp(lambda t: (t * t, t.max()), (x,), (y,), has_aux=True)
+    jac, aux4 = fn.jacrev(lambda a, b: (a * b, a.sum()), argnums=(0, 1), has_aux=True)(x, y)
+    m, s = fn.vmap(lambda r: (r * 2, r.sum()), out_dims=(1, 0))(T.arange(6.0).view(2, 3))
+    return [gx, gy, val, aux["norm"], out, ct, aux2, po, tan, aux3, jac[0], jac[1], aux4, m, s]
+
+
+def function_with_vmap_rule(T):
+    """An autograd.Function with generate_vmap_rule=True under vmap and
+    under grad (setup_context form), and one with a hand-written vmap
+    staticmethod; both against the plain computation."""
+    fn = T.func
+
+    class Cube(T.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    class Twice(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * 2, in_dims[0]
+
+    x = T.tensor([[1.0, -2.0], [0.5, 3.0]])
+    return [fn.vmap(Cube.apply)(x), fn.vmap(fn.grad(lambda t: Cube.apply(t).sum()))(x),
+            fn.vmap(Twice.apply)(x), fn.vmap(fn.grad(lambda t: Twice.apply(t).sum()))(x),
+            fn.vmap(Twice.apply, in_dims=1)(x)]
+
+
+def nll_and_cross_entropy_kd_corners(T):
+    """NLLLoss over (N, C, d1, d2) with class weights and ignore_index where
+    every target is ignored (mean is nan, sum 0), CrossEntropyLoss with
+    probability targets on K-d inputs with weights and label smoothing in
+    each reduction, BCEWithLogitsLoss with pos_weight broadcast over the
+    class dim of a K-d input; their gradients."""
+    nn = T.nn
+    F = nn.functional
+    x = _t(T, 2, 3, 2, 2, seed=153).requires_grad_()
+    tgt = _long(T, [[[0, 2], [1, -1]], [[2, 2], [-1, 0]]])
+    w = T.tensor([0.5, 1.0, 2.0])
+    lp = x.log_softmax(1)
+    ign = T.full((2, 2, 2), -1, dtype=T.int64)
+    probs = _t(T, 2, 3, 2, 2, seed=154).softmax(1)
+    ce = [F.cross_entropy(x, probs, weight=w, label_smoothing=0.2, reduction=r) for r in ("mean", "sum")]
+    ce_none = F.cross_entropy(x, probs, weight=w, label_smoothing=0.2, reduction="none")
+    y = (_t(T, 2, 3, 2, 2, seed=155) > 0).float()
+    bce = F.binary_cross_entropy_with_logits(x, y, pos_weight=T.tensor([1.0, 3.0, 0.5]).view(3, 1, 1))
+    total = F.nll_loss(lp, tgt, weight=w, ignore_index=-1) + ce[0] + bce
+    total.backward()
+    return [F.nll_loss(lp, tgt, weight=w, ignore_index=-1),
+            F.nll_loss(lp, ign, weight=w, ignore_index=-1),
+            F.nll_loss(lp, ign, ignore_index=-1, reduction="sum"), ce, ce_none, bce, x.grad[0, :, 0, 0],
+            F.cross_entropy(x, tgt, weight=w, ignore_index=-1, label_smoothing=0.3)]
+
+
+def dataset_getitems_batched_fetch(T):
+    """A map-style dataset with __getitems__ (the DataLoader fetches each
+    batch with one call), its calls recorded; a Subset forwarding to it;
+    collate_fn given the list it returns; StackDataset of a dict."""
+    D = T.utils.data
+    calls = []
+
+    class Batched(D.Dataset):
+        def __len__(self):
+            return 7
+
+        def __getitem__(self, i):
+            calls.append(("item", i))
+            return T.tensor([float(i)])
+
+        def __getitems__(self, idx):
+            calls.append(("items", list(idx)))
+            return [T.tensor([float(i) * 10]) for i in idx]
+
+    ds = Batched()
+    a = [b.flatten().tolist() for b in D.DataLoader(ds, batch_size=3)]
+    sub = D.Subset(ds, [6, 5, 4])
+    b = [b.flatten().tolist() for b in D.DataLoader(sub, batch_size=2)]
+    st = D.StackDataset(x=D.TensorDataset(T.arange(7.0)), y=ds)
+    c = D.default_collate([st[0], st[2]])
+    return [a, b, calls, sorted(c), c["y"], len(st)]
+
+
+def samplers_weighted_refusals(T):
+    """WeightedRandomSampler without replacement drawing more than it has,
+    with float64 tensor weights, with a 2-d weight list; SubsetRandomSampler
+    of a tensor of indices; RandomSampler's num_samples with replacement
+    off beyond the length (it cycles), its length."""
+    D = T.utils.data
+    g = T.Generator().manual_seed(3)
+    s = D.RandomSampler(range(4), num_samples=10, generator=g)
+    drawn = list(s)
+    w = D.WeightedRandomSampler(T.tensor([0.2, 0.0, 0.8], dtype=T.float64), 4, generator=g)
+    wd = list(w)
+    return [len(s), sorted(drawn[:4]), sorted(drawn[4:8]), len(drawn), len(wd), 1 not in wd,
+            sorted(D.SubsetRandomSampler(T.tensor([4, 2, 9]), generator=g)),
+            _raised(lambda: list(D.WeightedRandomSampler([0.5, 0.5], 3, replacement=False))),
+            _raised(lambda: D.WeightedRandomSampler([[0.5, 0.5]], 1)),
+            _raised(lambda: D.WeightedRandomSampler([0.5, 0.5], 1, replacement="yes"))]
+
+
+def scheduler_groups_and_warnings(T):
+    """A scheduler's base_lrs with a group added after it was made (not
+    followed), get_lr() called outside step (PyTorch's warning),
+    LambdaLR saving a callable object's state but not a function's, and
+    an Adam with tensor betas and lr trained a step."""
+    import warnings
+    S = T.optim.lr_scheduler
+    a = T.zeros(1, requires_grad=True)
+    b = T.zeros(1, requires_grad=True)
+    opt = T.optim.SGD([a], lr=0.1)
+    sch = S.StepLR(opt, 1, gamma=0.5)
+    opt.add_param_group({"params": [b], "lr": 0.3})
+    opt.step()
+    err = _raised(lambda: sch.step())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sch.get_lr()
+
+    class Decay:
+        def __init__(self):
+            self.rate = 0.9
+
+        def __call__(self, e):
+            return self.rate ** e
+    o2 = T.optim.SGD([a], lr=1.0)
+    lam = S.LambdaLR(o2, Decay())
+    sd = lam.state_dict()
+    o3 = T.optim.SGD([a], lr=1.0)
+    lam2 = S.LambdaLR(o3, lambda e: 1.0)
+    a.grad = T.ones(1)
+    adam = T.optim.Adam([a], lr=T.tensor(0.1), betas=(T.tensor(0.8), T.tensor(0.9)))
+    adam.step()
+    return [sch.base_lrs, err, [g["lr"] for g in opt.param_groups],
+            [str(w.message) for w in caught], sd["lr_lambdas"], lam2.state_dict()["lr_lambdas"], a]
+
+
+def runtime_shape_refusals_more(T):
+    """Messages for bad inputs at call time, in PyTorch's words:
+    BatchNorm1d training on one value per channel, GRU given the wrong
+    input size, LSTM given an h0 of the wrong batch, a Conv2d given a
+    float64 input with float32 weights, Embedding given float indices,
+    cross_entropy with targets of another batch size, PixelShuffle of
+    channels the square does not divide, Linear of a 0-d tensor.  Shapes
+    that do not broadcast are left out: torchlike raises its BroadcastError,
+    a RuntimeError and a ValueError at once (docs/elementwise.md)."""
+    nn = T.nn
+    F = nn.functional
+    return [_raised(lambda: nn.BatchNorm1d(3)(T.ones(1, 3))),
+            _raised(lambda: nn.GRU(3, 2)(T.ones(4, 1, 5))),
+            _raised(lambda: nn.LSTM(3, 2)(T.ones(4, 2, 3), (T.zeros(1, 3, 2), T.zeros(1, 3, 2)))),
+            _raised(lambda: nn.Conv2d(1, 1, 1)(T.ones(1, 1, 2, 2, dtype=T.float64))),
+            _raised(lambda: nn.Embedding(4, 2)(T.tensor([1.0]))),
+            _raised(lambda: F.cross_entropy(T.ones(3, 4), T.tensor([0, 1]))),
+            _raised(lambda: nn.PixelShuffle(2)(T.ones(1, 6, 2, 2))),
+            _raised(lambda: nn.Linear(3, 2)(T.tensor(1.0))),
+            _raised(lambda: nn.LayerNorm(4)(T.ones(2, 3))),
+            _raised(lambda: F.embedding(T.tensor([4]), T.ones(4, 2))),
+            _raised(lambda: nn.Bilinear(2, 3, 4)(T.ones(5, 2), T.ones(4, 3)))]
+
+
+def functional_call_strict_and_ties(T):
+    """torch.func.functional_call with strict=True refusing missing and
+    unexpected keys (PyTorch's words), tie_weights replacing a tied
+    parameter through either name, tie_weights=False leaving the tie, and
+    a buffer passed as a tensor."""
+    nn = T.nn
+    fn = T.func
+
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2, bias=False)
+            self.b = nn.Linear(2, 2, bias=False)
+            self.b.weight = self.a.weight
+            self.register_buffer("shift", T.ones(2))
+
+        def forward(self, x):
+            return self.b(self.a(x)) + self.shift
+
+    m = _init(T, Tied(), 156)
+    x = _t(T, 1, 2, seed=157)
+    eye = T.eye(2)
+    return [fn.functional_call(m, {"a.weight": eye}, (x,)),
+            fn.functional_call(m, {"b.weight": eye * 2}, (x,)),
+            fn.functional_call(m, {"a.weight": eye}, (x,), tie_weights=False),
+            fn.functional_call(m, {"shift": T.zeros(2)}, (x,)),
+            _raised(lambda: fn.functional_call(m, {"a.weight": eye}, (x,), strict=True)),
+            _raised(lambda: fn.functional_call(m, {"a.weight": eye, "shift": T.zeros(2), "c": eye},
+                                               (x,), strict=True)),
+            _raised(lambda: fn.functional_call(m, {"a.weight": eye, "b.weight": eye * 2}, (x,)))]
+
+
+def parametrize_unsafe_and_right_inverse(T):
+    """register_parametrization with unsafe=True changing the shape, with a
+    right_inverse that sets the original from an assignment, the refusal of
+    a shape change without unsafe, and assignment to a parametrized weight
+    going through right_inverse."""
+    nn = T.nn
+    P = nn.utils.parametrize
+
+    class Double(nn.Module):
+        def forward(self, w):
+            return T.cat([w, w], 0)
+
+    class Pos(nn.Module):
+        def forward(self, w):
+            return w.exp()
+
+        def right_inverse(self, w):
+            return w.log()
+
+    lin = _init(T, nn.Linear(2, 3), 158)
+    P.register_parametrization(lin, "weight", Double(), unsafe=True)
+    shape = list(lin.weight.shape)
+    err = _raised(lambda: P.register_parametrization(nn.Linear(2, 3), "weight", Double()))
+    pos = nn.Linear(2, 2)
+    P.register_parametrization(pos, "weight", Pos())
+    with T.no_grad():
+        pos.weight = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    return [shape, err, pos.parametrizations.weight.original, pos.weight,
+            _raised(lambda: setattr(lin, "weight", T.ones(6, 2)))]
+
+
+def averaged_model_custom_avg(T):
+    """AveragedModel with a custom avg_fn (a running max of the weights),
+    with get_ema_multi_avg_fn over buffers (use_buffers=True), n_averaged,
+    and update_parameters skipping nothing on the first call."""
+    nn = T.nn
+    swa = T.optim.swa_utils
+    model = _init(T, nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)), 159)
+    mx = swa.AveragedModel(model, avg_fn=lambda avg, new, n: T.maximum(avg, new))
+    ema = swa.AveragedModel(model, multi_avg_fn=swa.get_ema_multi_avg_fn(0.5), use_buffers=True)
+    opt = T.optim.SGD(model.parameters(), lr=0.2)
+    x = _t(T, 4, 2, seed=160)
+    for _ in range(3):
+        _step(opt, model(x).pow(2).mean())
+        mx.update_parameters(model)
+        ema.update_parameters(model)
+    return [mx.module[0].weight, int(mx.n_averaged), ema.module[0].bias, ema.module[1].running_mean,
+            int(ema.n_averaged), model[1].running_mean]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
