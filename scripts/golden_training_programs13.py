@@ -1814,6 +1814,151 @@ def averaged_model_custom_avg(T):
             int(ema.n_averaged), model[1].running_mean]
 
 
+# ---- a third pass: higher derivatives and forward mode through layers ---------------------------
+
+def _layer_ops(T):
+    """Functional layer calls of one (2, 3, 4, 4) float32 input, each to a
+    tensor, for the derivative programs below.  Bicubic scales by 2, whose
+    weights are exact in float32: at 1.5 PyTorch's float32 weights round
+    (its double backward is 7e-5 off float64's, torchlike's 7e-8)."""
+    F = T.nn.functional
+    w = _t(T, 3, 1, 3, 3, seed=161)
+    g = _t(T, 3, seed=162) + 1.5
+    b = _t(T, 3, seed=163)
+    ct = _t(T, 3, 2, 2, 2, seed=164)
+    return [
+        ("group_norm", lambda x: F.group_norm(x, 3, g, b)),
+        ("instance_norm", lambda x: F.instance_norm(x, weight=g, bias=b)),
+        ("layer_norm", lambda x: F.layer_norm(x, (4, 4))),
+        ("rms_norm", lambda x: F.rms_norm(x, (4,), eps=1e-3)),
+        ("batch_norm_train", lambda x: F.batch_norm(x, None, None, g, b, training=True)),
+        ("conv_grouped_dilated", lambda x: F.conv2d(x, w, padding=2, dilation=2, groups=3)),
+        ("conv_transpose_stride", lambda x: F.conv_transpose2d(x, ct, stride=2, groups=1)),
+        ("max_pool_pad", lambda x: F.max_pool2d(x, 3, stride=2, padding=1)),
+        ("avg_pool_ceil", lambda x: F.avg_pool2d(x, 3, stride=2, ceil_mode=True, count_include_pad=False)),
+        ("lp_pool", lambda x: F.lp_pool2d(x.abs() + 0.5, 2, 2)),
+        ("adaptive_avg", lambda x: F.adaptive_avg_pool2d(x, (3, 2))),
+        ("adaptive_max", lambda x: F.adaptive_max_pool2d(x, (3, 2))),
+        ("bicubic", lambda x: F.interpolate(x, scale_factor=2, mode="bicubic")),
+        ("bilinear_ac", lambda x: F.interpolate(x, size=(5, 3), mode="bilinear", align_corners=True)),
+        ("area", lambda x: F.interpolate(x, size=(3, 3), mode="area")),
+        ("reflect_pad", lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect")),
+        ("circular_pad", lambda x: F.pad(x, (1, 2, 2, 1), mode="circular")),
+        ("unfold", lambda x: F.unfold(x, 2, dilation=2, stride=1)),
+        ("pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 2)),
+        ("softmin", lambda x: F.softmin(x, dim=1)),
+        ("glu", lambda x: F.glu(x, dim=2)),
+        ("elu_selu", lambda x: F.elu(x, 0.7) + F.selu(x)),
+        ("mish_hardswish", lambda x: F.mish(x) + F.hardswish(x)),
+        ("softplus_beta", lambda x: F.softplus(x, beta=2.0, threshold=1.0)),
+        ("local_response", lambda x: F.local_response_norm(x, 2)),
+        ("normalize_p1", lambda x: F.normalize(x, p=1.0, dim=1)),
+    ]
+
+
+def jvp_through_layers(T):
+    """Forward-mode derivatives (torch.func.jvp) of the layer calls of
+    _layer_ops along one tangent: the tangent outputs."""
+    x = _t(T, 2, 3, 4, 4, seed=165)
+    v = _t(T, 2, 3, 4, 4, seed=166)
+    out = []
+    for name, f in _layer_ops(T):
+        try:
+            out.append([name, T.func.jvp(f, (x,), (v,))[1]])
+        except Exception as e:  # noqa: BLE001 - the refusal is the answer
+            out.append([name, type(e).__name__])
+    return out
+
+
+def double_backward_through_layers(T):
+    """Hessian-vector products by double backward (grad with create_graph,
+    then the gradient of <grad, v>) of <f(x), c> + sum(f(x)^3) / 10 for the
+    layer calls of _layer_ops (c fixed, so no gradient is a near-zero
+    difference of large terms)."""
+    v = _t(T, 2, 3, 4, 4, seed=166)
+    out = []
+    for name, f in _layer_ops(T):
+        x = _t(T, 2, 3, 4, 4, seed=165).requires_grad_()
+        try:
+            y = f(x)
+            c = _data(T, np.cos(np.arange(y.numel(), dtype=np.float32)).reshape(tuple(y.shape)))
+            (g,) = T.autograd.grad((y * c).sum() + y.pow(3).sum() / 10, x, create_graph=True)
+            (hv,) = T.autograd.grad((g * v).sum(), x)
+            out.append([name, hv])
+        except Exception as e:  # noqa: BLE001 - the refusal is the answer
+            out.append([name, type(e).__name__])
+    return out
+
+
+def _loss_ops(T):
+    F = T.nn.functional
+    y = _t(T, 4, 3, seed=167)
+    cls = _long(T, [0, 2, 1, 2])
+    lab = (y > 0).float()
+    return [
+        ("smooth_l1", lambda x: F.smooth_l1_loss(x, y, beta=0.5)),
+        ("huber", lambda x: F.huber_loss(x, y, delta=0.4)),
+        ("kl_div_log_target", lambda x: F.kl_div(x.log_softmax(1), y.log_softmax(1), reduction="batchmean",
+                                                 log_target=True)),
+        ("soft_margin", lambda x: F.soft_margin_loss(x, lab * 2 - 1)),
+        ("multilabel_soft_margin", lambda x: F.multilabel_soft_margin_loss(x, lab)),
+        ("bce_logits_pos_weight", lambda x: F.binary_cross_entropy_with_logits(
+            x, lab, pos_weight=T.tensor([1.0, 2.0, 0.5]))),
+        ("cross_entropy_smooth", lambda x: F.cross_entropy(x, cls, label_smoothing=0.2)),
+        ("cross_entropy_probs", lambda x: F.cross_entropy(x, y.softmax(1))),
+        ("poisson_full", lambda x: F.poisson_nll_loss(x, y.abs(), full=True)),
+        ("gaussian_nll", lambda x: F.gaussian_nll_loss(x, y, x.exp() + 0.1)),
+        ("cosine_embedding", lambda x: F.cosine_embedding_loss(x, y, T.tensor([1.0, -1.0, 1.0, -1.0]))),
+        ("triplet_swap", lambda x: F.triplet_margin_loss(x, y, y.flip(0), swap=True, p=1.5)),
+        ("hinge_embedding", lambda x: F.hinge_embedding_loss(x, lab * 2 - 1, margin=0.5)),
+        ("margin_ranking", lambda x: F.margin_ranking_loss(x[:, 0], x[:, 1], T.tensor([1.0, -1.0, 1.0, 1.0]))),
+        ("nll_weighted", lambda x: F.nll_loss(x.log_softmax(1), cls, weight=T.tensor([1.0, 0.5, 2.0]))),
+    ]
+
+
+def loss_hessians_and_jvps(T):
+    """For the losses of _loss_ops: the Hessian-vector product by double
+    backward and the forward-mode derivative along a tangent.
+    multi_margin_loss is left out: PyTorch has neither derivative
+    (torchlike's pass gradgradcheck in float64)."""
+    v = _t(T, 4, 3, seed=168)
+    out = []
+    for name, f in _loss_ops(T):
+        x = _t(T, 4, 3, seed=169).requires_grad_()
+        row = [name]
+        try:
+            (g,) = T.autograd.grad(f(x), x, create_graph=True)
+            row.append(T.autograd.grad((g * v).sum(), x)[0])
+        except Exception as e:  # noqa: BLE001 - the refusal is the answer
+            row.append(type(e).__name__)
+        try:
+            row.append(T.func.jvp(f, (x.detach(),), (v,))[1])
+        except Exception as e:  # noqa: BLE001 - the refusal is the answer
+            row.append(type(e).__name__)
+        out.append(row)
+    return out
+
+
+def vmap_batched_weights_and_modules(T):
+    """vmap over per-example conv2d weights (in_dims on the weight),
+    over a Linear's input with a chunk_size, over embedding indices, and
+    jacrev of an LSTMCell's output w.r.t. its input."""
+    nn = T.nn
+    F = nn.functional
+    fn = T.func
+    x = _t(T, 2, 3, 5, 5, seed=170)
+    ws = _t(T, 4, 2, 3, 3, 3, seed=171)
+    per_w = fn.vmap(lambda w: F.conv2d(x, w, padding=1))(ws)
+    lin = _init(T, nn.Linear(3, 2), 172)
+    chunked = fn.vmap(lin, chunk_size=2)(_t(T, 5, 3, seed=173))
+    emb = _t(T, 6, 2, seed=174)
+    looked = fn.vmap(lambda i: F.embedding(i, emb), in_dims=1)(_long(T, [[0, 5], [3, 3], [1, 2]]))
+    cell = _init(T, nn.LSTMCell(2, 3), 175)
+    h = (_t(T, 3, seed=176), _t(T, 3, seed=177))
+    jac = fn.jacrev(lambda i: cell(i, h)[0])(_t(T, 2, seed=178))
+    return [list(per_w.shape), per_w[3, 1, 1, 2], chunked, looked, jac]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
