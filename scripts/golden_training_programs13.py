@@ -1959,6 +1959,82 @@ def vmap_batched_weights_and_modules(T):
     return [list(per_w.shape), per_w[3, 1, 1, 2], chunked, looked, jac]
 
 
+# ---- a fourth pass: what the layers of this round print -----------------------------------------
+
+def reprs_of_this_rounds_layers(T):
+    """print() of the layers this round uses with their less common
+    arguments: convolutions with groups, dilation, padding modes and no
+    bias; LSTM/GRU with proj_size, dropout, bidirectional; Embedding with
+    max_norm and scale_grad_by_freq; EmbeddingBag; norms with eps,
+    momentum=None, affine off, bias off; RMSNorm; pools with dilation,
+    ceil_mode, divisor_override, None sizes; LPPool; Upsample forms;
+    activations with arguments; a bias-free transformer layer; PReLU;
+    Softmax2d; Threshold; Hardtanh."""
+    nn = T.nn
+    mods = [nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2,
+                      bias=False, padding_mode="circular"),
+            nn.Conv1d(2, 3, 3, padding="same", padding_mode="reflect"),
+            nn.Conv3d(2, 3, 2, padding="valid"),
+            nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=2),
+            nn.LSTM(3, 5, num_layers=2, dropout=0.5, proj_size=2, bidirectional=True, batch_first=True),
+            nn.GRU(3, 4, bias=False), nn.RNN(2, 3, nonlinearity="relu"),
+            nn.LSTMCell(2, 3, bias=False), nn.GRUCell(2, 3),
+            nn.Embedding(6, 3, max_norm=0.5, norm_type=1.0, scale_grad_by_freq=True, padding_idx=-2),
+            nn.Embedding(4, 2, sparse=True),
+            nn.EmbeddingBag(10, 3, mode="max", include_last_offset=True, padding_idx=2),
+            nn.BatchNorm3d(2, momentum=None), nn.BatchNorm1d(3, affine=False, track_running_stats=False),
+            nn.InstanceNorm3d(2, affine=True, track_running_stats=True, momentum=0.3),
+            nn.GroupNorm(2, 4, eps=1e-3, affine=False), nn.LayerNorm([4, 3], bias=False),
+            nn.LayerNorm(3, elementwise_affine=False, eps=1e-4), nn.RMSNorm([3, 3]),
+            nn.RMSNorm(3, eps=0.5, elementwise_affine=False), nn.LocalResponseNorm(2, alpha=0.01),
+            nn.MaxPool2d(3, stride=2, padding=1, dilation=2, ceil_mode=True, return_indices=True),
+            nn.AvgPool2d(2, divisor_override=3), nn.AvgPool1d(3, stride=2, ceil_mode=True),
+            nn.AvgPool3d(2, count_include_pad=False),
+            nn.AdaptiveAvgPool2d((None, 3)), nn.AdaptiveMaxPool1d(3, return_indices=True),
+            nn.AdaptiveAvgPool3d((None, 2, None)), nn.LPPool2d(3, 2, stride=2, ceil_mode=True),
+            nn.LPPool1d(2, 3), nn.MaxUnpool2d(3, stride=2, padding=1),
+            nn.Upsample(scale_factor=(2, 1.5), mode="nearest"),
+            nn.Upsample(size=(5, 6), mode="bilinear", align_corners=True),
+            nn.UpsamplingNearest2d(size=(4, 5)), nn.UpsamplingBilinear2d(scale_factor=2),
+            nn.PReLU(4, init=0.1), nn.Threshold(0.2, -1.0), nn.Hardtanh(-0.5, 0.7),
+            nn.Softshrink(0.3), nn.Hardshrink(0.4), nn.CELU(0.5), nn.ELU(2.0, inplace=True),
+            nn.GLU(dim=1), nn.Softmin(dim=1), nn.Softmax2d(), nn.LogSoftmax(dim=-1),
+            nn.Softplus(beta=2.0, threshold=10.0), nn.LeakyReLU(0.2, inplace=True), nn.RReLU(0.1, 0.3),
+            nn.Dropout2d(0.3), nn.AlphaDropout(0.2), nn.Dropout(0.1, inplace=True),
+            nn.Fold((5, 6), (2, 3), dilation=(2, 1), padding=(1, 0), stride=(1, 2)),
+            nn.Unfold((2, 3), dilation=(2, 1), padding=(1, 0), stride=(1, 2)),
+            nn.PairwiseDistance(p=3, eps=1e-4, keepdim=True), nn.CosineSimilarity(dim=0, eps=1e-3),
+            nn.Bilinear(2, 3, 4, bias=False), nn.Linear(3, 2, bias=False),
+            nn.MultiheadAttention(4, 2, batch_first=True, bias=False, kdim=3, vdim=5),
+            nn.TransformerEncoderLayer(4, 2, dim_feedforward=6, dropout=0.0, layer_norm_eps=1e-3,
+                                       bias=False, batch_first=True, norm_first=True)]
+    return [repr(m) for m in mods]
+
+
+def reprs_of_losses_and_containers(T):
+    """print() of losses with their arguments, and of containers holding
+    them: ModuleDict, ModuleList, ParameterList/ParameterDict of mixed
+    shapes and dtypes, a Sequential with an OrderedDict of names."""
+    nn = T.nn
+    from collections import OrderedDict
+    losses = [nn.CrossEntropyLoss(weight=T.ones(3), ignore_index=0, label_smoothing=0.1),
+              nn.NLLLoss(reduction="sum"), nn.MultiMarginLoss(p=2, margin=0.7),
+              nn.HuberLoss(delta=0.3), nn.SmoothL1Loss(beta=0.5), nn.KLDivLoss(reduction="batchmean",
+                                                                                 log_target=True),
+              nn.PoissonNLLLoss(log_input=False, full=True), nn.GaussianNLLLoss(full=True, eps=1e-3),
+              nn.BCEWithLogitsLoss(pos_weight=T.ones(2)), nn.CTCLoss(blank=3, zero_infinity=True),
+              nn.TripletMarginLoss(margin=0.5, p=1.0, swap=True), nn.CosineEmbeddingLoss(margin=0.1),
+              nn.MarginRankingLoss(margin=0.2), nn.HingeEmbeddingLoss(margin=0.5),
+              nn.TripletMarginWithDistanceLoss(margin=0.3)]
+    seq = nn.Sequential(OrderedDict([("enc", nn.Linear(2, 3)), ("act", nn.GELU(approximate="tanh")),
+                                     ("drop", nn.Dropout(0.2))]))
+    md = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Sequential(nn.Tanh(), nn.Identity())})
+    ml = nn.ModuleList([nn.Linear(1, 1) for _ in range(3)])
+    pl = nn.ParameterList([nn.Parameter(T.ones(2)), nn.Parameter(T.zeros(2, 3, dtype=T.float64))])
+    pd = nn.ParameterDict({"w": nn.Parameter(T.ones(2, 2)), "b": nn.Parameter(T.zeros(1), requires_grad=False)})
+    return [repr(m) for m in losses] + [repr(seq), repr(md), repr(ml), repr(pl), repr(pd)]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
