@@ -660,6 +660,20 @@ def test_label_smoothing_bounded_above_only_and_triplet_margins():
         nn.TripletMarginWithDistanceLoss(margin=-1.0)
 
 
+def test_triplet_with_distance_defaults_to_a_pairwise_distance_child():
+    # PyTorch's module holds a PairwiseDistance when given no function: it
+    # prints and is listed among the modules; a function given is kept
+    m = nn.TripletMarginWithDistanceLoss(margin=0.3)
+    assert isinstance(m.distance_function, nn.PairwiseDistance)
+    assert [n for n, _ in m.named_modules()] == ["", "distance_function"]
+    assert repr(m) == ("TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)")
+    a = T.tensor([[0.5, -1.0], [2.0, 0.25]])
+    assert float(m(a, a + 1, a - 0.5)) == float(F.triplet_margin_with_distance_loss(
+        a, a + 1, a - 0.5, margin=0.3))
+    fn = lambda x, y: (x - y).abs().sum(1)  # noqa: E731
+    assert nn.TripletMarginWithDistanceLoss(distance_function=fn).distance_function is fn
+
+
 def test_one_hot_of_an_empty_tensor_needs_the_class_count():
     for n in (-1, 0):
         with pytest.raises(RuntimeError, match=r"^Can not infer total number of classes from "
