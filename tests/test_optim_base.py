@@ -393,8 +393,12 @@ def test_lbfgs_strong_wolfe_minimises_rosenbrock(dtype):
 
 
 def test_lbfgs_needs_a_closure():
-    with pytest.raises(RuntimeError, match="closure"):
+    # a required argument, as in PyTorch: step() is Python's own TypeError
+    with pytest.raises(TypeError, match=r"^LBFGS\.step\(\) missing 1 required positional "
+                                        r"argument: 'closure'$"):
         optim.LBFGS([leaf(2)]).step()
+    with pytest.raises(RuntimeError, match="closure"):
+        optim.LBFGS([leaf(2)]).step(None)
 
 
 def test_lbfgs_state_dict_round_trip_resumes():
