@@ -101,12 +101,16 @@ def test_batch_norm_non_contiguous_input_and_running_stats():
     x = randn(3, 5, 4)
     xt = T.tensor(x).permute(1, 0, 2)  # (5, 3, 4) view, not contiguous
     base = T.zeros(6, dtype=T.float64)
-    rm = base[::2]  # strided running mean
-    y = F.batch_norm(xt, rm, None, None, None, True, 0.5, 1e-5)
+    rm = base[::2]  # strided running statistics (PyTorch takes both or neither)
+    base_v = T.ones(6, dtype=T.float64)
+    rv = base_v[1::2]
+    y = F.batch_norm(xt, rm, rv, None, None, True, 0.5, 1e-5)
     xp = x.transpose(1, 0, 2)
     np.testing.assert_allclose(y.cpu().numpy(), np_norm(xp, (0, 2), 1e-5), rtol=1e-10)
     np.testing.assert_allclose(rm.cpu().numpy(), 0.5 * xp.mean((0, 2)), rtol=1e-12)
     np.testing.assert_array_equal(base.cpu().numpy()[1::2], 0)
+    np.testing.assert_allclose(rv.cpu().numpy(), 0.5 + 0.5 * xp.var((0, 2), ddof=1), rtol=1e-12)
+    np.testing.assert_array_equal(base_v.cpu().numpy()[::2], 1)
 
 
 @pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
@@ -458,7 +462,7 @@ def test_errors_name_the_shapes():
         F.batch_norm(x, None, None, T.ones(2), training=True)
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
         F.batch_norm(T.randn(1, 3), None, None, training=True)
-    with pytest.raises(RuntimeError, match="running_mean and running_var must be defined"):
+    with pytest.raises(RuntimeError, match="^running_mean must be defined in evaluation mode$"):
         F.batch_norm(x, None, None, training=False)
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with "
                                            r"shape \[\*, 4\], but got input of size\[4, 3, 2\]"):
@@ -583,3 +587,54 @@ def test_group_norm_refuses_empty_spatial_dims_first():
         assert str(info.value) == "Expected HxW to be greater than 0, got 0"
     assert F.group_norm(T.ones(0, 6, 2), 3).shape == (0, 6, 2)
     assert F.group_norm(T.ones(2, 6), 3).shape == (2, 6)
+
+
+def test_missing_running_statistics_in_pytorchs_words():
+    x = T.ones(2, 4, 3)
+    # training: the two statistics come together or not at all
+    for rm, rv in ((None, T.ones(4)), (T.zeros(4), None)):
+        with pytest.raises(ValueError, match="^running_mean and running_var must either both be "
+                                             "None or neither be None$"):
+            F.batch_norm(x, rm, rv, training=True)
+        with pytest.raises(ValueError, match="must either both be None"):
+            F.instance_norm(x, rm, rv)
+    # evaluation: each is needed, the mean named first
+    with pytest.raises(RuntimeError, match="^running_mean must be defined in evaluation mode$"):
+        F.batch_norm(x, None, None)
+    with pytest.raises(RuntimeError, match="^running_var must be defined in evaluation mode$"):
+        F.batch_norm(x, T.zeros(4), None)
+    with pytest.raises(RuntimeError, match="^Expected running_mean and running_var to be defined "
+                                           "when use_input_stats is false$"):
+        F.instance_norm(x, T.zeros(4), None, use_input_stats=False)
+    # momentum=None is the modules' cumulative average, not the functions'
+    for fn in (F.batch_norm, F.instance_norm):
+        with pytest.raises(TypeError, match=r"argument 'momentum' \(position 7\) must be float, "
+                                            r"not NoneType$"):
+            fn(x, T.zeros(4), T.ones(4), training=True, momentum=None) if fn is F.batch_norm \
+                else fn(x, T.zeros(4), T.ones(4), momentum=None)
+    bn = nn.BatchNorm1d(4, momentum=None)
+    bn(x)
+    assert int(bn.num_batches_tracked) == 1
+
+
+def test_instance_norm_reports_untracked_running_stats_of_an_old_checkpoint():
+    # a plain dict (no version) with stats the module does not track: PyTorch's
+    # message, raised whatever strict says; a versioned state dict's are
+    # ordinary unexpected keys
+    m = nn.InstanceNorm1d(4, affine=True)
+    sd = {"weight": T.ones(4), "bias": T.zeros(4), "running_mean": T.zeros(4),
+          "running_var": T.ones(4)}
+    for strict in (True, False):
+        with pytest.raises(RuntimeError) as info:
+            m.load_state_dict(sd, strict=strict)
+        assert str(info.value) == (
+            "Error(s) in loading state_dict for InstanceNorm1d:\n\tUnexpected running stats "
+            "buffer(s) \"running_mean\" and \"running_var\" for InstanceNorm1d with "
+            "track_running_stats=False. If state_dict is a checkpoint saved before 0.4.0, this "
+            "may be expected because InstanceNorm1d does not track running stats by default "
+            "since 0.4.0. Please remove these keys from state_dict. If the running stats are "
+            "actually needed, instead set track_running_stats=True in InstanceNorm1d to enable "
+            "them. See the documentation of InstanceNorm1d for details.")
+    tracked = nn.InstanceNorm1d(4, track_running_stats=True).state_dict()
+    report = nn.InstanceNorm1d(4).load_state_dict(tracked, strict=False)
+    assert report.unexpected_keys == ["running_mean", "running_var", "num_batches_tracked"]

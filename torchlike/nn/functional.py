@@ -590,7 +590,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             out = out + bias[0]
         return out
     if momentum is None:
-        momentum = 0.0
+        # PyTorch's parser: the modules' momentum=None (a cumulative average)
+        # is theirs to turn into a factor
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, "
+                        "not NoneType")
     return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                 momentum, eps)[0]
 
@@ -600,6 +603,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each (sample, channel) over its spatial dims: batch_norm of
     the (1, N*C, *) view, the running statistics averaged over the batch."""
     N, C = input.shape[0], input.shape[1]
+    # PyTorch's checks, in its order and words
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if momentum is None:
+        raise TypeError("instance_norm(): argument 'momentum' (position 7) must be float, "
+                        "not NoneType")
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError("Expected more than 1 spatial element when training, got input size "
                          f"{_size(input.shape)}")
@@ -609,7 +619,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     rm, rv = repeat(running_mean), repeat(running_var)
     out = _C.native_batch_norm(input.reshape((1, N * C) + tuple(input.shape[2:])),
                                repeat(weight), repeat(bias), rm, rv, use_input_stats,
-                               momentum if momentum is not None else 0.0, eps)[0]
+                               momentum, eps)[0]
     if use_input_stats:
         with no_grad():
             if running_mean is not None:

@@ -344,9 +344,15 @@ tl_status tl_nn_batch_norm(const tl_tensor *x, const tl_tensor *w, const tl_tens
       check_numel("running_var", running_var, s.C) != TL_OK ||
       check_numel("weight", w, s.C) != TL_OK || check_numel("bias", b, s.C) != TL_OK)
     return tl_error_status();
-  if (!train && (!running_mean || !running_var))
-    return tl_error_set(TL_ERR_RUNTIME,
-                        "running_mean and running_var must be defined in evaluation mode");
+  /* PyTorch's checks and words: in training the statistics go together, in
+   * evaluation each is needed (the mean named first) */
+  if (train && !running_mean != !running_var)
+    return tl_error_set(TL_ERR_VALUE,
+                        "running_mean and running_var must either both be None or neither be None");
+  if (!train && !running_mean)
+    return tl_error_set(TL_ERR_RUNTIME, "running_mean must be defined in evaluation mode");
+  if (!train && !running_var)
+    return tl_error_set(TL_ERR_RUNTIME, "running_var must be defined in evaluation mode");
   s.train = train;
   s.eps = eps;
   s.momentum = momentum;
