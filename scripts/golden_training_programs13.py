@@ -2035,6 +2035,74 @@ def reprs_of_losses_and_containers(T):
     return [repr(m) for m in losses] + [repr(seq), repr(md), repr(ml), repr(pl), repr(pd)]
 
 
+# ---- a fifth pass: what a probe of these layers' corners found ---------------------------------
+
+def norm_statistics_and_dtype_refusals(T):
+    """Normalisation given missing running statistics or parameters of
+    another dtype, in PyTorch's words: one statistic without the other in
+    training, each named in evaluation, instance_norm without them and
+    use_input_stats=False, momentum=None to the functions (the modules'
+    cumulative average is theirs), float64 input beside float32 weights,
+    a float32 input beside float64 ones, a bias of another dtype than
+    the weight; float32 parameters beside a bfloat16 input still run."""
+    nn = T.nn
+    F = nn.functional
+    x = _t(T, 2, 4, 6, seed=179)
+    w = T.ones(6)
+    out = [_raised(lambda: F.batch_norm(x, None, T.ones(4), training=True)),
+           _raised(lambda: F.batch_norm(x, T.zeros(4), None, training=True)),
+           _raised(lambda: F.batch_norm(x, None, None, training=False)),
+           _raised(lambda: F.batch_norm(x, T.zeros(4), None, training=False)),
+           _raised(lambda: F.instance_norm(x, T.zeros(4), None, use_input_stats=False)),
+           _raised(lambda: F.instance_norm(x, T.zeros(4), None)),
+           _raised(lambda: F.batch_norm(x, T.zeros(4), T.ones(4), training=True, momentum=None)),
+           _raised(lambda: F.instance_norm(x, T.zeros(4), T.ones(4), momentum=None)),
+           _raised(lambda: nn.LayerNorm(6)(x.double())),
+           _raised(lambda: F.layer_norm(x, (6,), w.double())),
+           _raised(lambda: F.layer_norm(x, (6,), w, w.double())),
+           _raised(lambda: nn.GroupNorm(2, 4)(x.double())),
+           _raised(lambda: nn.BatchNorm1d(4)(x.double())),
+           _raised(lambda: nn.BatchNorm1d(4).eval()(x.double())),
+           _raised(lambda: nn.InstanceNorm1d(4, affine=True)(x.double())),
+           _raised(lambda: F.batch_norm(x, T.zeros(4, dtype=T.float64), T.ones(4, dtype=T.float64))),
+           _raised(lambda: F.layer_norm(x.double(), (5,), w))]
+    bn = nn.BatchNorm1d(4, momentum=None)
+    bn(x)
+    ln = F.layer_norm(x.bfloat16(), (6,), w, T.zeros(6))
+    return out + [bn.running_mean, ln.dtype, nn.GroupNorm(2, 4)(x.bfloat16()).dtype]
+
+
+def module_corner_refusals_found(T):
+    """Further corners a probe found: recurrent layers given no time steps
+    (after the hidden-state checks, as PyTorch's kernel), LBFGS stepped
+    without its closure, interpolate to an empty size in 1-d, 2-d and
+    3-d, an InstanceNorm loading an old checkpoint's running stats it
+    does not track, TripletMarginWithDistanceLoss's default distance as
+    a child module, a padding module keeping a wrong-length padding
+    until called."""
+    nn = T.nn
+    F = nn.functional
+    inorm = nn.InstanceNorm1d(3, affine=True)
+    old = {"weight": T.ones(3), "bias": T.zeros(3), "running_mean": T.zeros(3),
+           "running_var": T.ones(3)}
+    loss = nn.TripletMarginWithDistanceLoss(margin=0.5)
+    pad = nn.ReflectionPad2d((1, 2, 3))
+    return [_raised(lambda: nn.GRU(3, 2)(T.zeros(0, 3))),
+            _raised(lambda: nn.LSTM(3, 2, batch_first=True)(T.zeros(2, 0, 3))),
+            _raised(lambda: nn.RNN(3, 2)(T.zeros(0, 2, 3), T.zeros(1, 5, 2))),
+            [list(t.shape) for t in nn.RNN(3, 2)(T.zeros(2, 0, 3))],
+            _raised(lambda: T.optim.LBFGS([T.zeros(2, requires_grad=True)]).step()),
+            _raised(lambda: F.interpolate(T.ones(1, 2, 3), size=0, mode="linear")),
+            _raised(lambda: F.interpolate(T.ones(1, 2, 0, 4), size=(2, 2), mode="bilinear")),
+            _raised(lambda: F.interpolate(T.ones(1, 2, 3, 4, 5), scale_factor=0.1, mode="trilinear")),
+            _raised(lambda: F.interpolate(T.ones(1, 2, 3, 4), scale_factor=-1.0)),
+            _raised(lambda: inorm.load_state_dict(old)),
+            _raised(lambda: inorm.load_state_dict(old, strict=False)),
+            repr(loss), [n for n, _ in loss.named_modules()],
+            loss(_t(T, 2, 3, seed=180), _t(T, 2, 3, seed=181), _t(T, 2, 3, seed=182)),
+            repr(pad), _raised(lambda: pad(T.ones(1, 1, 4, 4)))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
