@@ -60,14 +60,17 @@ def test_batch_norm_training_matches_numpy_and_updates_running_stats(dtype, shap
     x = randn(*shape)
     w, b = randn(shape[1]), randn(shape[1])
     rm, rv = randn(shape[1]), rng.random(shape[1]) + 0.5
-    trm, trv = T.tensor(rm, dtype=T.float32), T.tensor(rv, dtype=T.float32)
+    # parameters and statistics in the input's dtype, or float32 beside a
+    # half input (PyTorch's CPU rule: no other mix)
+    pdtype = T.float32 if dtype in (T.float16, T.bfloat16) else dtype
+    trm, trv = T.tensor(rm, dtype=pdtype), T.tensor(rv, dtype=pdtype)
     xt = T.tensor(x).to(dtype)
-    y = F.batch_norm(xt, trm, trv, T.tensor(w).to(dtype), T.tensor(b).to(dtype), True, 0.3, 1e-3)
+    y = F.batch_norm(xt, trm, trv, T.tensor(w).to(pdtype), T.tensor(b).to(pdtype), True, 0.3, 1e-3)
     axes = (0,) + tuple(range(2, len(shape)))
     xr = as_np(xt)
     cs = channel_shape(len(shape), shape[1])
-    ref = np_norm(xr, axes, 1e-3) * as_np(T.tensor(w).to(dtype)).reshape(cs) + \
-        as_np(T.tensor(b).to(dtype)).reshape(cs)
+    ref = np_norm(xr, axes, 1e-3) * as_np(T.tensor(w).to(pdtype)).reshape(cs) + \
+        as_np(T.tensor(b).to(pdtype)).reshape(cs)
     assert y.dtype == dtype and tuple(y.shape) == shape
     np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
     np.testing.assert_allclose(trm.cpu().numpy(), 0.7 * rm + 0.3 * xr.mean(axes), rtol=1e-5)
@@ -638,3 +641,38 @@ def test_instance_norm_reports_untracked_running_stats_of_an_old_checkpoint():
     tracked = nn.InstanceNorm1d(4, track_running_stats=True).state_dict()
     report = nn.InstanceNorm1d(4).load_state_dict(tracked, strict=False)
     assert report.unexpected_keys == ["running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype,b_dtype,message", [
+    # PyTorch's CPU rule: parameters in the input's dtype, or all float32
+    # beside a half input; the first given parameter picks the message
+    (T.float64, T.float32, T.float32, r"^mixed dtype \(CPU\): all inputs must share same datatype\.$"),
+    (T.float32, T.float64, T.float64, r"^mixed dtype \(CPU\): expect parameter to have scalar type "
+                                      r"of Float$"),
+    (T.bfloat16, T.float32, T.float64, r"expect parameter to have scalar type of Float$"),
+    (T.float16, T.bfloat16, T.bfloat16, r"expect parameter to have scalar type of Float$"),
+    (T.float32, T.float32, T.float64, r"^expected scalar type Float but found Double$"),
+    (T.bfloat16, T.bfloat16, T.float32, r"^expected scalar type BFloat16 but found Float$"),
+    (T.float16, T.float32, T.float32, None),
+    (T.bfloat16, T.bfloat16, T.bfloat16, None),
+])
+def test_parameters_of_another_dtype_follow_pytorchs_cpu_rule(x_dtype, w_dtype, b_dtype, message):
+    x = T.tensor(randn(2, 4, 6)).to(x_dtype)
+    w6, b6 = T.ones(6, dtype=w_dtype), T.zeros(6, dtype=b_dtype)
+    w4, b4 = T.ones(4, dtype=w_dtype), T.zeros(4, dtype=b_dtype)
+    calls = [lambda: F.layer_norm(x, (6,), w6, b6), lambda: F.group_norm(x, 2, w4, b4),
+             lambda: F.batch_norm(x, None, None, w4, b4, True),
+             lambda: F.batch_norm(x, T.zeros(4, dtype=w_dtype), T.ones(4, dtype=w_dtype), w4, b4),
+             lambda: F.instance_norm(x, weight=w4, bias=b4)]
+    for call in calls:
+        if message is None:
+            assert call().dtype == x_dtype
+        else:
+            with pytest.raises(RuntimeError, match=message):
+                call()
+    # the running statistics count as parameters too, after the weights
+    with pytest.raises(RuntimeError, match=r"all inputs must share same datatype\.$"):
+        F.batch_norm(x.double(), T.zeros(4), T.ones(4))
+    # layer_norm judges the dtypes before the shapes, as PyTorch's does
+    with pytest.raises(RuntimeError, match="all inputs must share"):
+        F.layer_norm(x.double(), (5,), T.ones(6))
