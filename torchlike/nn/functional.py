@@ -141,9 +141,20 @@ def _linear_dtype_error(input, weight, bias):
                        f"{scalar_type_name(first.dtype)} and {scalar_type_name(weight.dtype)}")
 
 
+def _tensor_args(func, *args):
+    """PyTorch's parser's TypeError for a positional argument that is not a
+    tensor (``linear(): argument 'input' (position 1) must be Tensor, not
+    NoneType``); args are (name, value) pairs in position order."""
+    for pos, (name, value) in enumerate(args, 1):
+        if not isinstance(value, _C.Tensor):
+            raise TypeError(f"{func}(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
 def linear(input, weight, bias=None):
     r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
     bias (out,) -> (*, out)."""
+    _tensor_args("linear", ("input", input), ("weight", weight))
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
@@ -250,6 +261,7 @@ def threshold_(input, threshold_value, value):
 
 def relu(input, inplace=False):
     """``max(0, x)``."""
+    _tensor_args("relu", ("input", input))
     if _integral(input, "relu"):
         return _inplace(input, input.clamp(min=0), inplace)
     return _act(_C.relu, input, inplace)
@@ -569,6 +581,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     ``running = (1 - momentum) * running + momentum * batch`` (unbiased var).
     One fused op (``native_batch_norm``), which also returns the mean and
     rstd its backward reads."""
+    _tensor_args("batch_norm", ("input", input))
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
     # PyTorch's _verify_batch_size: exactly one value per channel is refused,
