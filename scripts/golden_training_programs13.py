@@ -2103,6 +2103,33 @@ def module_corner_refusals_found(T):
             repr(pad), _raised(lambda: pad(T.ones(1, 1, 4, 4)))]
 
 
+
+def hook_and_argument_refusals_found(T):
+    """A tensor hook returning something that is not a gradient of the
+    same size and dtype, and layers given a non-tensor (a forward that
+    forgot its return value, a tuple where a tensor goes), in PyTorch's
+    words; a hook returning None keeps the gradient."""
+    nn = T.nn
+    F = nn.functional
+
+    def backward_with(hook, leaf=True):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = x if leaf else x * 2
+        y.register_hook(hook)
+        (y * 3).sum().backward()
+        return x.grad
+
+    return [_raised(lambda: backward_with(lambda g: 3)),
+            _raised(lambda: backward_with(lambda g: g[:1])),
+            _raised(lambda: backward_with(lambda g: g.double(), leaf=False)),
+            _raised(lambda: backward_with(lambda g: T.ones(3), leaf=False)),
+            backward_with(lambda g: None),
+            _raised(lambda: nn.Linear(2, 2)(None)),
+            _raised(lambda: F.linear(T.ones(2), 5)),
+            _raised(lambda: F.relu((T.ones(1),))),
+            _raised(lambda: F.batch_norm([1.0, 2.0], None, None))]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
