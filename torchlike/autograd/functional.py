@@ -57,7 +57,8 @@ def _prepare(inputs, create_graph):
         if create_graph and x.requires_grad:
             out.append(x.view_as(x) if hasattr(x, "view_as") else x.view(x.shape))
         else:
-            out.append(x.detach().requires_grad_(x.is_floating_point() or x.is_complex()))
+            # an integer input is refused as PyTorch's requires_grad_ refuses it
+            out.append(x.detach().requires_grad_())
     return tuple(out)
 
 
