@@ -2130,6 +2130,31 @@ def hook_and_argument_refusals_found(T):
             _raised(lambda: F.batch_norm([1.0, 2.0], None, None))]
 
 
+
+def functional_api_refusals_found(T):
+    """torch.autograd.functional given an integer input (PyTorch makes
+    every input require grad, so it refuses), weight_norm over a dim the
+    weight does not have; the forms that work beside them (a negative
+    dim, dim=None and dim=-1 meaning the whole tensor).  The messages are
+    compared up to torchlike's parenthesised dtype."""
+    AF = T.autograd.functional
+    P = T.nn.utils.parametrizations
+
+    def head(fn):
+        out = _raised(fn)
+        return out if isinstance(out, str) else [out[0], out[1].split(" (got")[0]]
+    i = T.ones(2, dtype=T.int64)
+    return [head(lambda: AF.jacobian(lambda a: a * 2, i)),
+            head(lambda: AF.vjp(lambda a, b: a * b, (T.ones(2), i), T.ones(2))),
+            head(lambda: AF.hessian(lambda a: a.sum(), i)),
+            head(lambda: AF.jvp(lambda a: a, i, i)),
+            _raised(lambda: P.weight_norm(T.nn.Linear(3, 3), dim=5)),
+            _raised(lambda: P.weight_norm(T.nn.Conv1d(3, 2, 2), dim=-4)),
+            list(P.weight_norm(T.nn.Linear(3, 2), dim=-2).parametrizations.weight.original0.shape),
+            list(P.weight_norm(T.nn.Linear(3, 2), dim=None).parametrizations.weight.original0.shape),
+            list(P.weight_norm(T.nn.Conv1d(3, 2, 2), dim=2).parametrizations.weight.original0.shape)]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
