@@ -680,3 +680,22 @@ def test_one_hot_of_an_empty_tensor_needs_the_class_count():
                                                r"empty tensor\.$"):
             F.one_hot(T.zeros(0, 2, dtype=T.int64), n)
     assert tuple(F.one_hot(T.zeros(0, dtype=T.int64), 3).shape) == (0, 3)
+
+
+def test_unbatched_input_takes_a_target_of_one_element():
+    # PyTorch: a (C,) input takes a 0-d target or a 1-d one of size 1 (the
+    # 'none' loss 0-d either way); a longer or deeper target is refused
+    x = T.tensor([0.3, -1.2, 2.0, 0.5])
+    lp = x.log_softmax(0)
+    for reduction in ("none", "mean", "sum"):
+        for fn, inp in ((F.nll_loss, lp), (F.cross_entropy, x)):
+            a = fn(inp, T.tensor(1), reduction=reduction)
+            b = fn(inp, T.tensor([1]), reduction=reduction)
+            assert a.shape == b.shape == () and float(a) == float(b) == -float(lp[1])
+    for fn, inp in ((F.nll_loss, lp), (F.cross_entropy, x)):
+        with pytest.raises(ValueError, match=r"^For 1D input, 1D target must have size 1, but got "
+                                             r"target size: 2$"):
+            fn(inp, T.tensor([1, 2]))
+        with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target "
+                                               r"not supported$"):
+            fn(inp, T.tensor([[1]]))

@@ -898,9 +898,12 @@ def _class_dim_target(input, target):
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1:
-        if target.ndim != 0:
-            raise ValueError(f"Expected input batch_size (1) to match target batch_size "
-                             f"({target.shape[0]}).")
+        # a 0-d target, or a 1-d one of one element (PyTorch's checks)
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
         return
     target_batch = target.shape[0] if target.ndim else 0
     if input.shape[0] != target_batch:
@@ -934,6 +937,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
+    if input.ndim == 1 and target.ndim == 1:
+        target = target.reshape(())   # its one class: the 'none' loss is 0-d, as PyTorch's
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         _not_differentiable_in_weight("nll_loss_forward")
     if target.dtype in (_C.int64, _C.uint8):  # (the op refuses other targets first)
