@@ -699,3 +699,16 @@ def test_unbatched_input_takes_a_target_of_one_element():
         with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target "
                                                r"not supported$"):
             fn(inp, T.tensor([[1]]))
+
+
+def test_cosine_embedding_loss_checks_the_target_rank_as_pytorch():
+    x = T.ones(3, 4)
+    with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target not "
+                                           r"supported$"):
+        F.cosine_embedding_loss(x, x, T.ones(3, 1))
+    with pytest.raises(RuntimeError, match=r"^0D target tensor expects 1D input tensors, but found "
+                                           r"inputs with sizes \[3, 4\] and \[3, 4\]\.$"):
+        F.cosine_embedding_loss(x, x, T.ones(()))
+    with pytest.raises(RuntimeError, match=r"^1D target tensor expects 2D input tensors"):
+        F.cosine_embedding_loss(x[0], x[0], T.ones(2))
+    assert F.cosine_embedding_loss(x[0], -x[0], T.tensor(-1.0), reduction="none").shape == ()

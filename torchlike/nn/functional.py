@@ -1312,6 +1312,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
                           reduction="mean"):
     """``1 - cos`` where y = 1, ``max(0, cos - margin)`` where y = -1."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    # PyTorch's checks: a 0-d target pairs with 1-d inputs, a 1-d one with 2-d
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {target.ndim + 1}D input "
+                           f"tensors, but found inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
     eps = 1e-12
     dot = (input1 * input2).sum(-1)
     m1 = (input1 * input1).sum(-1) + eps
