@@ -712,3 +712,18 @@ def test_cosine_embedding_loss_checks_the_target_rank_as_pytorch():
     with pytest.raises(RuntimeError, match=r"^1D target tensor expects 2D input tensors"):
         F.cosine_embedding_loss(x[0], x[0], T.ones(2))
     assert F.cosine_embedding_loss(x[0], -x[0], T.tensor(-1.0), reduction="none").shape == ()
+
+
+def test_class_weights_in_another_dtype_are_refused_for_class_indices():
+    # PyTorch's kernels read the weights in the input's dtype; probabilities
+    # take weights of any floating dtype
+    x = T.tensor([[0.3, -1.2, 2.0], [0.5, 0.1, -0.4]])
+    y = T.tensor([0, 2])
+    w = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    for call in (lambda: F.nll_loss(x.log_softmax(1), y, weight=w),
+                 lambda: F.cross_entropy(x, y, weight=w),
+                 lambda: F.cross_entropy(x, y, weight=w, label_smoothing=0.1)):
+        with pytest.raises(RuntimeError, match=r"^expected scalar type Float but found Double$"):
+            call()
+    assert F.cross_entropy(x, x.softmax(1), weight=w).dtype == T.float32
+    assert F.cross_entropy(x.double(), y, weight=w).dtype == T.float64

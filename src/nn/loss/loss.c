@@ -76,6 +76,10 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
     return tl_error_set(TL_ERR_RUNTIME, "weight tensor should be defined either for all %lld "
                                         "classes or no classes but got weight tensor of shape: %s",
                         (long long)*C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
+  /* class weights in the input's dtype, as PyTorch's kernels read them */
+  if (weight && weight->dtype != input->dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        tl_dtype_scalar_name(input->dtype), tl_dtype_scalar_name(weight->dtype));
   return TL_OK;
 }
 
