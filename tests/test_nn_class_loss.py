@@ -725,5 +725,16 @@ def test_class_weights_in_another_dtype_are_refused_for_class_indices():
                  lambda: F.cross_entropy(x, y, weight=w, label_smoothing=0.1)):
         with pytest.raises(RuntimeError, match=r"^expected scalar type Float but found Double$"):
             call()
-    assert F.cross_entropy(x, x.softmax(1), weight=w).dtype == T.float32
+    assert F.cross_entropy(x, x.softmax(1), weight=w).dtype == T.float64
     assert F.cross_entropy(x.double(), y, weight=w).dtype == T.float64
+
+
+def test_probability_targets_promote_with_the_weight():
+    # PyTorch composes this loss of promoting ops: float64 weights give a
+    # float64 loss of a float32 input
+    x = T.tensor([[0.3, -1.2, 2.0], [0.5, 0.1, -0.4]])
+    w = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    got = F.cross_entropy(x, x.softmax(1), weight=w)
+    assert got.dtype == T.float64
+    ref = F.cross_entropy(x.double(), x.softmax(1).double(), weight=w)
+    assert abs(float(got) - float(ref)) < 1e-12

@@ -979,8 +979,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         label_smoothing = 0.0
     if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
         raise RuntimeError("ignore_index is not supported for floating point target")
-    if probs and target.dtype != input.dtype:
+    if probs and (target.dtype != input.dtype or
+                  (weight is not None and weight.dtype != input.dtype)):
+        # PyTorch composes the probabilities' loss of ops that promote: the
+        # result takes the dtype of input, target and weight together
         dtype = _C.promote_types(input.dtype, target.dtype)
+        if weight is not None:
+            dtype = _C.promote_types(dtype, weight.dtype)
+            weight = weight.to(dtype)
         input, target = input.to(dtype), target.to(dtype)
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         if not probs:
