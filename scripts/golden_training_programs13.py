@@ -2155,6 +2155,35 @@ def functional_api_refusals_found(T):
             list(P.weight_norm(T.nn.Conv1d(3, 2, 2), dim=2).parametrizations.weight.original0.shape)]
 
 
+
+def loss_target_forms_found(T):
+    """Losses' target forms a probe found answering otherwise: an unbatched
+    (C,) input with a 1-d target of one element (the 'none' loss 0-d) and
+    with longer or deeper targets, cosine_embedding_loss's target rank
+    against its inputs', class weights of another dtype than the input
+    for class indices (refused) and for probabilities (taken)."""
+    F = T.nn.functional
+    x = _t(T, 4, seed=183)
+    lp = x.log_softmax(0)
+    b = _t(T, 3, 4, seed=184)
+    w64 = T.tensor([1.0, 2.0, 0.5, 1.5], dtype=T.float64)
+    return [[F.nll_loss(lp, t, reduction=r) for t in (T.tensor(1), T.tensor([1]))
+             for r in ("none", "mean", "sum")],
+            [F.cross_entropy(x, t, reduction=r) for t in (T.tensor(2), T.tensor([2]))
+             for r in ("none", "mean", "sum")],
+            F.cross_entropy(x, T.tensor([1]), ignore_index=1),
+            _raised(lambda: F.cross_entropy(x, T.tensor([1, 2]))),
+            _raised(lambda: F.nll_loss(lp, T.tensor([[1]]))),
+            _raised(lambda: F.cosine_embedding_loss(b, b, T.ones(3, 1))),
+            _raised(lambda: F.cosine_embedding_loss(b, b, T.ones(()))),
+            _raised(lambda: F.cosine_embedding_loss(b[0], b[0], T.ones(2))),
+            F.cosine_embedding_loss(b[0], b[1], T.tensor(-1.0), margin=-0.5, reduction="none"),
+            _raised(lambda: F.nll_loss(b.log_softmax(1), T.tensor([0, 3, 1]), weight=w64)),
+            _raised(lambda: F.cross_entropy(b, T.tensor([0, 3, 1]), weight=w64)),
+            _raised(lambda: F.cross_entropy(b.double(), T.tensor([0, 3, 1]), weight=w64.float())),
+            F.cross_entropy(b, b.softmax(1), weight=w64)]
+
+
 def inputs(T):
     return {"T": T, **{name: globals()[name] for name in _PROGRAMS}}
 
