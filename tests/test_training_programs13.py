@@ -1,5 +1,5 @@
 """A thirteenth round of ordinary PyTorch training programs run on
-torchlike, 84 of them, over the module arguments, optimizer and scheduler
+torchlike, 85 of them, over the module arguments, optimizer and scheduler
 options, state-dict paths, hooks, function transforms and data utilities
 the first twelve rounds used only in their common forms.
 
@@ -63,7 +63,13 @@ What they found, fixed with them:
 - F.linear/relu/batch_norm given a non-tensor raised AttributeError
   (torchlike/nn/functional.py, tests/test_nn_functional.py);
 - weight_norm wrapped a dim out of range round
-  (torchlike/nn/utils/parametrizations.py, tests/test_nn_utils.py).
+  (torchlike/nn/utils/parametrizations.py, tests/test_nn_utils.py);
+- nll_loss/cross_entropy refused an unbatched input's one-element 1-d
+  target with a self-contradictory message, took class weights of another
+  dtype, and cross_entropy's probability loss kept the input's dtype beside
+  float64 weights; cosine_embedding_loss broadcast a (N, 1) target
+  (src/nn/loss/loss.c, torchlike/nn/functional.py,
+  tests/test_nn_class_loss.py).
 
 Left out by design (each program's docstring says where): PyTorch's sets
 of strings in messages, 2.15's 'lanczos' interpolation mode, F.pad's
