@@ -141,6 +141,20 @@ def test_prehook_on_accumulate_grad():
 
 
 @pytest.mark.parametrize("hook, error, message", [
+    # PyTorch's words for a tensor hook's bad replacement
+    (lambda g: 3, TypeError, r"^expected Variable, but hook returned 'int'$"),
+    (lambda g: g[:1], RuntimeError, r"^hook '<lambda>' has changed the size of value$"),
+    (lambda g: g.float(), RuntimeError, r"^hook '<lambda>' has changed the type of value \(was "
+                                        r"torchlike\.DoubleTensor got torchlike\.FloatTensor\)$"),
+])
+def test_tensor_hook_bad_results(hook, error, message):
+    x = rand(2)
+    x.register_hook(hook)
+    with pytest.raises(error, match=message):
+        (x * 3).sum().backward()
+
+
+@pytest.mark.parametrize("hook, error, message", [
     (lambda go: (go[0], go[0]), RuntimeError,
      r"^hook '<lambda>' has returned an incorrect number of values \(got 2, but expected 1\)$"),
     (lambda go: 5, TypeError, r"^expected tuple, but hook returned 'int'$"),

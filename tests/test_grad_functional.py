@@ -225,6 +225,30 @@ def test_vjp_strict_and_independent_inputs():
         vjp(lambda a, b: (a * 2).sum(), (x, y), strict=True)
 
 
+def test_integer_inputs_are_refused_as_requires_grad_refuses_them():
+    # PyTorch's functional API makes every input require grad: an integer one
+    # is an error, not a zero row of the jacobian
+    for call in (lambda: jacobian(lambda a: a * 2, torch.ones(2, dtype=torch.int64)),
+                 lambda: vjp(lambda a, b: a * b, (torch.ones(2), torch.ones(2, dtype=torch.int64)),
+                             torch.ones(2)),
+                 lambda: hessian(lambda a: a.sum(), torch.ones(2, dtype=torch.int64))):
+        with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require "
+                                               "gradients"):
+            call()
+
+
+def test_strict_names_the_output_without_a_graph():
+    # PyTorch's words: the first output that does not require grad, by index
+    x = rand(2, grad=False)
+    with pytest.raises(RuntimeError, match=r"^Output 1 of the user-provided function does not "
+                                           r"require gradients\. The outputs must be computed in "
+                                           r"a differentiable manner from the input when running "
+                                           r"in strict mode\.$"):
+        vjp(lambda a: (a * 2, torch.ones(2)), x, (torch.ones(2), torch.ones(2)), strict=True)
+    with pytest.raises(RuntimeError, match="^Output 0 of the user-provided"):
+        jvp(lambda a: torch.ones(2), x, torch.ones(2), strict=True)
+
+
 def test_jvp():
     x = rand(3, grad=False)
     v = torch.tensor([1.0, 0.5, 2.0], dtype=torch.float64)

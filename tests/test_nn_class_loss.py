@@ -660,9 +660,81 @@ def test_label_smoothing_bounded_above_only_and_triplet_margins():
         nn.TripletMarginWithDistanceLoss(margin=-1.0)
 
 
+def test_triplet_with_distance_defaults_to_a_pairwise_distance_child():
+    # PyTorch's module holds a PairwiseDistance when given no function: it
+    # prints and is listed among the modules; a function given is kept
+    m = nn.TripletMarginWithDistanceLoss(margin=0.3)
+    assert isinstance(m.distance_function, nn.PairwiseDistance)
+    assert [n for n, _ in m.named_modules()] == ["", "distance_function"]
+    assert repr(m) == ("TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)")
+    a = T.tensor([[0.5, -1.0], [2.0, 0.25]])
+    assert float(m(a, a + 1, a - 0.5)) == float(F.triplet_margin_with_distance_loss(
+        a, a + 1, a - 0.5, margin=0.3))
+    fn = lambda x, y: (x - y).abs().sum(1)  # noqa: E731
+    assert nn.TripletMarginWithDistanceLoss(distance_function=fn).distance_function is fn
+
+
 def test_one_hot_of_an_empty_tensor_needs_the_class_count():
     for n in (-1, 0):
         with pytest.raises(RuntimeError, match=r"^Can not infer total number of classes from "
                                                r"empty tensor\.$"):
             F.one_hot(T.zeros(0, 2, dtype=T.int64), n)
     assert tuple(F.one_hot(T.zeros(0, dtype=T.int64), 3).shape) == (0, 3)
+
+
+def test_unbatched_input_takes_a_target_of_one_element():
+    # PyTorch: a (C,) input takes a 0-d target or a 1-d one of size 1 (the
+    # 'none' loss 0-d either way); a longer or deeper target is refused
+    x = T.tensor([0.3, -1.2, 2.0, 0.5])
+    lp = x.log_softmax(0)
+    for reduction in ("none", "mean", "sum"):
+        for fn, inp in ((F.nll_loss, lp), (F.cross_entropy, x)):
+            a = fn(inp, T.tensor(1), reduction=reduction)
+            b = fn(inp, T.tensor([1]), reduction=reduction)
+            assert a.shape == b.shape == () and float(a) == float(b) == -float(lp[1])
+    for fn, inp in ((F.nll_loss, lp), (F.cross_entropy, x)):
+        with pytest.raises(ValueError, match=r"^For 1D input, 1D target must have size 1, but got "
+                                             r"target size: 2$"):
+            fn(inp, T.tensor([1, 2]))
+        with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target "
+                                               r"not supported$"):
+            fn(inp, T.tensor([[1]]))
+
+
+def test_cosine_embedding_loss_checks_the_target_rank_as_pytorch():
+    x = T.ones(3, 4)
+    with pytest.raises(RuntimeError, match=r"^0D or 1D target tensor expected, multi-target not "
+                                           r"supported$"):
+        F.cosine_embedding_loss(x, x, T.ones(3, 1))
+    with pytest.raises(RuntimeError, match=r"^0D target tensor expects 1D input tensors, but found "
+                                           r"inputs with sizes \[3, 4\] and \[3, 4\]\.$"):
+        F.cosine_embedding_loss(x, x, T.ones(()))
+    with pytest.raises(RuntimeError, match=r"^1D target tensor expects 2D input tensors"):
+        F.cosine_embedding_loss(x[0], x[0], T.ones(2))
+    assert F.cosine_embedding_loss(x[0], -x[0], T.tensor(-1.0), reduction="none").shape == ()
+
+
+def test_class_weights_in_another_dtype_are_refused_for_class_indices():
+    # PyTorch's kernels read the weights in the input's dtype; probabilities
+    # take weights of any floating dtype
+    x = T.tensor([[0.3, -1.2, 2.0], [0.5, 0.1, -0.4]])
+    y = T.tensor([0, 2])
+    w = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    for call in (lambda: F.nll_loss(x.log_softmax(1), y, weight=w),
+                 lambda: F.cross_entropy(x, y, weight=w),
+                 lambda: F.cross_entropy(x, y, weight=w, label_smoothing=0.1)):
+        with pytest.raises(RuntimeError, match=r"^expected scalar type Float but found Double$"):
+            call()
+    assert F.cross_entropy(x, x.softmax(1), weight=w).dtype == T.float64
+    assert F.cross_entropy(x.double(), y, weight=w).dtype == T.float64
+
+
+def test_probability_targets_promote_with_the_weight():
+    # PyTorch composes this loss of promoting ops: float64 weights give a
+    # float64 loss of a float32 input
+    x = T.tensor([[0.3, -1.2, 2.0], [0.5, 0.1, -0.4]])
+    w = T.tensor([1.0, 2.0, 0.5], dtype=T.float64)
+    got = F.cross_entropy(x, x.softmax(1), weight=w)
+    assert got.dtype == T.float64
+    ref = F.cross_entropy(x.double(), x.softmax(1).double(), weight=w)
+    assert abs(float(got) - float(ref)) < 1e-12

@@ -571,6 +571,19 @@ def test_conv_module_padding_modes(mode, np_mode):
     close(conv(tl(x)), ref, T.float64)
 
 
+def test_padding_modules_keep_their_amounts_until_called():
+    # PyTorch's padding modules repeat one number and keep a sequence as it
+    # is: a wrong length is F.pad's error when the module is called
+    assert nn.ZeroPad2d(2).padding == (2, 2, 2, 2)
+    assert nn.CircularPad3d(1).padding == (1,) * 6
+    assert nn.ReflectionPad1d([1, 2]).padding == (1, 2)
+    m = nn.ConstantPad2d((1, 2, 3), 0.0)
+    assert repr(m) == "ConstantPad2d(padding=(1, 2, 3), value=0.0)"
+    with pytest.raises(RuntimeError, match="^Padding length must be divisible by 2$"):
+        m(T.ones(1, 2, 3, 3))
+    assert nn.ReplicationPad2d((1, 0, 2, 0))(T.ones(1, 1, 2, 2)).shape == (1, 1, 4, 3)
+
+
 def test_conv_transpose_module_output_size():
     m = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, dtype=T.float64)
     x = rand((1, 3, 4, 4), 43)

@@ -3,6 +3,8 @@ float32/float64, batch shapes (0-size batches included) and non-contiguous
 inputs; gradients by finite differences (gradcheck, gradgradcheck) in float64."""
 import math
 
+import re
+
 import numpy as np
 import pytest
 
@@ -871,6 +873,20 @@ def test_cosine_similarity_common_dtype():
                      (torch.ones(1, 2, dtype=torch.cfloat), "common dtype is ComplexFloat")]:
         with pytest.raises(RuntimeError, match=words):
             F.cosine_similarity(a, torch.ones(1, 2, dtype=torch.long))
+
+
+def test_non_tensor_arguments_in_pytorchs_parsers_words():
+    # a layer given None (a forward that forgot its return) or a list
+    for call, words in [(lambda: torch.nn.Linear(2, 2)(None), "linear(): argument 'input' "
+                         "(position 1) must be Tensor, not NoneType"),
+                        (lambda: F.linear(torch.ones(2), 5), "linear(): argument 'weight' "
+                         "(position 2) must be Tensor, not int"),
+                        (lambda: F.relu((torch.ones(1),)), "relu(): argument 'input' "
+                         "(position 1) must be Tensor, not tuple"),
+                        (lambda: F.batch_norm([1.0], None, None), "batch_norm(): argument "
+                         "'input' (position 1) must be Tensor, not list")]:
+        with pytest.raises(TypeError, match="^" + re.escape(words) + "$"):
+            call()
 
 
 def test_shape_mistakes_in_pytorchs_words():

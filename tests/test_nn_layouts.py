@@ -180,12 +180,16 @@ def test_batch_norm_channels_last_kernel_matches_planar(dtype, train, shape):
     gy = torch.randn(shape, generator=gen).to(dtype)
     fmt = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
     C = shape[1]
+    # parameters and statistics in the input's dtype, float32 beside bfloat16
+    # (PyTorch's CPU rule for the mix)
+    pdtype = torch.float32 if dtype == torch.bfloat16 else dtype
     outs = []
     for t, g in ((x.contiguous(memory_format=fmt), gy.contiguous(memory_format=fmt)), (x, gy)):
         t = t.detach().requires_grad_()
-        w = torch.linspace(0.5, 1.5, C).to(dtype).requires_grad_()
-        b = torch.linspace(-1, 1, C).to(dtype).requires_grad_()
-        rm, rv = torch.linspace(-0.2, 0.2, C), torch.linspace(0.5, 2, C)
+        w = torch.linspace(0.5, 1.5, C).to(pdtype).requires_grad_()
+        b = torch.linspace(-1, 1, C).to(pdtype).requires_grad_()
+        rm = torch.linspace(-0.2, 0.2, C).to(pdtype)
+        rv = torch.linspace(0.5, 2, C).to(pdtype)
         y = F.batch_norm(t, rm, rv, w, b, training=train, momentum=0.3)
         grads = torch.autograd.grad(y, (t, w, b), g)
         outs.append((y, rm, rv) + grads)

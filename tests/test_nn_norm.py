@@ -60,14 +60,17 @@ def test_batch_norm_training_matches_numpy_and_updates_running_stats(dtype, shap
     x = randn(*shape)
     w, b = randn(shape[1]), randn(shape[1])
     rm, rv = randn(shape[1]), rng.random(shape[1]) + 0.5
-    trm, trv = T.tensor(rm, dtype=T.float32), T.tensor(rv, dtype=T.float32)
+    # parameters and statistics in the input's dtype, or float32 beside a
+    # half input (PyTorch's CPU rule: no other mix)
+    pdtype = T.float32 if dtype in (T.float16, T.bfloat16) else dtype
+    trm, trv = T.tensor(rm, dtype=pdtype), T.tensor(rv, dtype=pdtype)
     xt = T.tensor(x).to(dtype)
-    y = F.batch_norm(xt, trm, trv, T.tensor(w).to(dtype), T.tensor(b).to(dtype), True, 0.3, 1e-3)
+    y = F.batch_norm(xt, trm, trv, T.tensor(w).to(pdtype), T.tensor(b).to(pdtype), True, 0.3, 1e-3)
     axes = (0,) + tuple(range(2, len(shape)))
     xr = as_np(xt)
     cs = channel_shape(len(shape), shape[1])
-    ref = np_norm(xr, axes, 1e-3) * as_np(T.tensor(w).to(dtype)).reshape(cs) + \
-        as_np(T.tensor(b).to(dtype)).reshape(cs)
+    ref = np_norm(xr, axes, 1e-3) * as_np(T.tensor(w).to(pdtype)).reshape(cs) + \
+        as_np(T.tensor(b).to(pdtype)).reshape(cs)
     assert y.dtype == dtype and tuple(y.shape) == shape
     np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
     np.testing.assert_allclose(trm.cpu().numpy(), 0.7 * rm + 0.3 * xr.mean(axes), rtol=1e-5)
@@ -101,12 +104,16 @@ def test_batch_norm_non_contiguous_input_and_running_stats():
     x = randn(3, 5, 4)
     xt = T.tensor(x).permute(1, 0, 2)  # (5, 3, 4) view, not contiguous
     base = T.zeros(6, dtype=T.float64)
-    rm = base[::2]  # strided running mean
-    y = F.batch_norm(xt, rm, None, None, None, True, 0.5, 1e-5)
+    rm = base[::2]  # strided running statistics (PyTorch takes both or neither)
+    base_v = T.ones(6, dtype=T.float64)
+    rv = base_v[1::2]
+    y = F.batch_norm(xt, rm, rv, None, None, True, 0.5, 1e-5)
     xp = x.transpose(1, 0, 2)
     np.testing.assert_allclose(y.cpu().numpy(), np_norm(xp, (0, 2), 1e-5), rtol=1e-10)
     np.testing.assert_allclose(rm.cpu().numpy(), 0.5 * xp.mean((0, 2)), rtol=1e-12)
     np.testing.assert_array_equal(base.cpu().numpy()[1::2], 0)
+    np.testing.assert_allclose(rv.cpu().numpy(), 0.5 + 0.5 * xp.var((0, 2), ddof=1), rtol=1e-12)
+    np.testing.assert_array_equal(base_v.cpu().numpy()[::2], 1)
 
 
 @pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
@@ -458,7 +465,7 @@ def test_errors_name_the_shapes():
         F.batch_norm(x, None, None, T.ones(2), training=True)
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
         F.batch_norm(T.randn(1, 3), None, None, training=True)
-    with pytest.raises(RuntimeError, match="running_mean and running_var must be defined"):
+    with pytest.raises(RuntimeError, match="^running_mean must be defined in evaluation mode$"):
         F.batch_norm(x, None, None, training=False)
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with "
                                            r"shape \[\*, 4\], but got input of size\[4, 3, 2\]"):
@@ -583,3 +590,89 @@ def test_group_norm_refuses_empty_spatial_dims_first():
         assert str(info.value) == "Expected HxW to be greater than 0, got 0"
     assert F.group_norm(T.ones(0, 6, 2), 3).shape == (0, 6, 2)
     assert F.group_norm(T.ones(2, 6), 3).shape == (2, 6)
+
+
+def test_missing_running_statistics_in_pytorchs_words():
+    x = T.ones(2, 4, 3)
+    # training: the two statistics come together or not at all
+    for rm, rv in ((None, T.ones(4)), (T.zeros(4), None)):
+        with pytest.raises(ValueError, match="^running_mean and running_var must either both be "
+                                             "None or neither be None$"):
+            F.batch_norm(x, rm, rv, training=True)
+        with pytest.raises(ValueError, match="must either both be None"):
+            F.instance_norm(x, rm, rv)
+    # evaluation: each is needed, the mean named first
+    with pytest.raises(RuntimeError, match="^running_mean must be defined in evaluation mode$"):
+        F.batch_norm(x, None, None)
+    with pytest.raises(RuntimeError, match="^running_var must be defined in evaluation mode$"):
+        F.batch_norm(x, T.zeros(4), None)
+    with pytest.raises(RuntimeError, match="^Expected running_mean and running_var to be defined "
+                                           "when use_input_stats is false$"):
+        F.instance_norm(x, T.zeros(4), None, use_input_stats=False)
+    # momentum=None is the modules' cumulative average, not the functions'
+    for fn in (F.batch_norm, F.instance_norm):
+        with pytest.raises(TypeError, match=r"argument 'momentum' \(position 7\) must be float, "
+                                            r"not NoneType$"):
+            fn(x, T.zeros(4), T.ones(4), training=True, momentum=None) if fn is F.batch_norm \
+                else fn(x, T.zeros(4), T.ones(4), momentum=None)
+    bn = nn.BatchNorm1d(4, momentum=None)
+    bn(x)
+    assert int(bn.num_batches_tracked) == 1
+
+
+def test_instance_norm_reports_untracked_running_stats_of_an_old_checkpoint():
+    # a plain dict (no version) with stats the module does not track: PyTorch's
+    # message, raised whatever strict says; a versioned state dict's are
+    # ordinary unexpected keys
+    m = nn.InstanceNorm1d(4, affine=True)
+    sd = {"weight": T.ones(4), "bias": T.zeros(4), "running_mean": T.zeros(4),
+          "running_var": T.ones(4)}
+    for strict in (True, False):
+        with pytest.raises(RuntimeError) as info:
+            m.load_state_dict(sd, strict=strict)
+        assert str(info.value) == (
+            "Error(s) in loading state_dict for InstanceNorm1d:\n\tUnexpected running stats "
+            "buffer(s) \"running_mean\" and \"running_var\" for InstanceNorm1d with "
+            "track_running_stats=False. If state_dict is a checkpoint saved before 0.4.0, this "
+            "may be expected because InstanceNorm1d does not track running stats by default "
+            "since 0.4.0. Please remove these keys from state_dict. If the running stats are "
+            "actually needed, instead set track_running_stats=True in InstanceNorm1d to enable "
+            "them. See the documentation of InstanceNorm1d for details.")
+    tracked = nn.InstanceNorm1d(4, track_running_stats=True).state_dict()
+    report = nn.InstanceNorm1d(4).load_state_dict(tracked, strict=False)
+    assert report.unexpected_keys == ["running_mean", "running_var", "num_batches_tracked"]
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype,b_dtype,message", [
+    # PyTorch's CPU rule: parameters in the input's dtype, or all float32
+    # beside a half input; the first given parameter picks the message
+    (T.float64, T.float32, T.float32, r"^mixed dtype \(CPU\): all inputs must share same datatype\.$"),
+    (T.float32, T.float64, T.float64, r"^mixed dtype \(CPU\): expect parameter to have scalar type "
+                                      r"of Float$"),
+    (T.bfloat16, T.float32, T.float64, r"expect parameter to have scalar type of Float$"),
+    (T.float16, T.bfloat16, T.bfloat16, r"expect parameter to have scalar type of Float$"),
+    (T.float32, T.float32, T.float64, r"^expected scalar type Float but found Double$"),
+    (T.bfloat16, T.bfloat16, T.float32, r"^expected scalar type BFloat16 but found Float$"),
+    (T.float16, T.float32, T.float32, None),
+    (T.bfloat16, T.bfloat16, T.bfloat16, None),
+])
+def test_parameters_of_another_dtype_follow_pytorchs_cpu_rule(x_dtype, w_dtype, b_dtype, message):
+    x = T.tensor(randn(2, 4, 6)).to(x_dtype)
+    w6, b6 = T.ones(6, dtype=w_dtype), T.zeros(6, dtype=b_dtype)
+    w4, b4 = T.ones(4, dtype=w_dtype), T.zeros(4, dtype=b_dtype)
+    calls = [lambda: F.layer_norm(x, (6,), w6, b6), lambda: F.group_norm(x, 2, w4, b4),
+             lambda: F.batch_norm(x, None, None, w4, b4, True),
+             lambda: F.batch_norm(x, T.zeros(4, dtype=w_dtype), T.ones(4, dtype=w_dtype), w4, b4),
+             lambda: F.instance_norm(x, weight=w4, bias=b4)]
+    for call in calls:
+        if message is None:
+            assert call().dtype == x_dtype
+        else:
+            with pytest.raises(RuntimeError, match=message):
+                call()
+    # the running statistics count as parameters too, after the weights
+    with pytest.raises(RuntimeError, match=r"all inputs must share same datatype\.$"):
+        F.batch_norm(x.double(), T.zeros(4), T.ones(4))
+    # layer_norm judges the dtypes before the shapes, as PyTorch's does
+    with pytest.raises(RuntimeError, match="all inputs must share"):
+        F.layer_norm(x.double(), (5,), T.ones(6))

@@ -289,9 +289,16 @@ def test_errors_name_the_problem():
         F.interpolate(T.zeros(1, 1, 4), size=2, mode="linear", antialias=True)
     with pytest.raises(ValueError, match="only one of size or scale_factor"):
         F.interpolate(T.zeros(1, 1, 4), size=2, scale_factor=2)
-    with pytest.raises(RuntimeError, match=r"Input and output sizes should be greater than 0, "
-                                           r"but got input \(3x4\) output \(0x2\)"):
+    # PyTorch's words: the spatial dims by letter, an "and" in the 1-d form
+    with pytest.raises(RuntimeError, match=r"^Input and output sizes should be greater than 0, "
+                                           r"but got input \(H: 3, W: 4\) output \(H: 0, W: 2\)$"):
         F.interpolate(T.zeros(1, 1, 3, 4), size=(0, 2))
+    with pytest.raises(RuntimeError, match=r"^Input and output sizes should be greater than 0, "
+                                           r"but got input \(W: 0\) and output \(W: 2\)$"):
+        F.interpolate(T.zeros(1, 1, 0), size=2, mode="linear")
+    with pytest.raises(RuntimeError, match=r"input \(D: 3, H: 4, W: 5\) output \(D: 0, H: 0, "
+                                           r"W: 0\)$"):
+        F.interpolate(T.zeros(1, 1, 3, 4, 5), size=0, mode="trilinear")
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         F.interpolate(T.zeros(1, 1, 3, 4, dtype=T.int64), size=(5, 2))
     with pytest.raises(ValueError, match="mode must be one of"):

@@ -124,6 +124,17 @@ def test_weight_norm_keeps_the_weight_and_splits_magnitude_and_direction():
     np.testing.assert_allclose(g[:, 0], np.linalg.norm(w, axis=1), rtol=1e-6)
 
 
+def test_weight_norm_refuses_a_dim_out_of_range():
+    # PyTorch's norm_except_dim: -1 is "every dim", other dims must exist
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 5\)$"):
+        nn.utils.parametrizations.weight_norm(nn.Linear(3, 3), dim=5)
+    g = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2), dim=-2).parametrizations.weight
+    assert tuple(g.original0.shape) == (2, 1)
+    assert nn.utils.parametrizations.weight_norm(nn.Linear(3, 2), dim=-1) \
+        .parametrizations.weight.original0.shape == ()
+
+
 def test_functional_call_swaps_tensors_for_one_call_only():
     lin = nn.Linear(3, 2)
     x = torch.randn(4, 3)

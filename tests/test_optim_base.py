@@ -177,10 +177,13 @@ def test_state_dict_numbers_parameters_across_groups():
 def test_load_state_dict_mismatch_raises():
     opt = optim.SGD([leaf(2), leaf(3)], lr=0.1)
     other = optim.SGD([leaf(2)], lr=0.1)
-    with pytest.raises(ValueError, match="doesn't match the size"):
+    # PyTorch's words, whole
+    with pytest.raises(ValueError, match="^loaded state dict contains a parameter group that "
+                                         "doesn't match the size of optimizer's group$"):
         other.load_state_dict(opt.state_dict())
     two = optim.SGD([{"params": [leaf(2)]}, {"params": [leaf(2)]}], lr=0.1)
-    with pytest.raises(ValueError, match="different number of parameter groups"):
+    with pytest.raises(ValueError, match="^loaded state dict has a different number of parameter "
+                                         "groups$"):
         other.load_state_dict(two.state_dict())
 
 
@@ -390,8 +393,12 @@ def test_lbfgs_strong_wolfe_minimises_rosenbrock(dtype):
 
 
 def test_lbfgs_needs_a_closure():
-    with pytest.raises(RuntimeError, match="closure"):
+    # a required argument, as in PyTorch: step() is Python's own TypeError
+    with pytest.raises(TypeError, match=r"^LBFGS\.step\(\) missing 1 required positional "
+                                        r"argument: 'closure'$"):
         optim.LBFGS([leaf(2)]).step()
+    with pytest.raises(RuntimeError, match="closure"):
+        optim.LBFGS([leaf(2)]).step(None)
 
 
 def test_lbfgs_state_dict_round_trip_resumes():

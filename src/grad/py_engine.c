@@ -269,7 +269,6 @@ static int add_into(PyObject **slot, PyObject *grad)
 static int check_hook_result(PyObject *hook, PyObject *grad, PyObject *r)
 {
   const tl_tensor *g = tl_py_t(grad), *t = tl_py_t(r);
-  char a[256], b[256];
   PyObject *name = PyObject_GetAttrString(hook, "__name__");
   if (!name) {
     PyErr_Clear();
@@ -277,13 +276,13 @@ static int check_hook_result(PyObject *hook, PyObject *grad, PyObject *r)
     if (!name)
       return -1;
   }
+  /* PyTorch's words (torchlike/utils/hooks.py says the same of module hooks) */
   if (g->ndim != t->ndim || memcmp(g->shape, t->shape, (size_t)g->ndim * sizeof *g->shape))
-    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the size of value (was %s got %s)",
-                 name, tl_shape_str(a, sizeof a, g->ndim, g->shape),
-                 tl_shape_str(b, sizeof b, t->ndim, t->shape));
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the size of value", name);
   else if (g->dtype != t->dtype)
-    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the type of value (was %s got %s)",
-                 name, tl_dtype_names[g->dtype], tl_dtype_names[t->dtype]);
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the type of value (was "
+                 "torchlike.%sTensor got torchlike.%sTensor)", name,
+                 tl_dtype_scalar_name(g->dtype), tl_dtype_scalar_name(t->dtype));
   else if (!tl_device_eq(tl_tensor_device(g), tl_tensor_device(t)))
     PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the device of value", name);
   Py_DECREF(name);
@@ -307,7 +306,7 @@ static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
     if (r == Py_None)
       Py_DECREF(r);
     else if (!tl_py_is_tensor(r)) {
-      PyErr_Format(PyExc_TypeError, "a tensor hook must return a Tensor or None, not %s",
+      PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
                    Py_TYPE(r)->tp_name);
       Py_DECREF(r);
       return -1;

@@ -57,7 +57,8 @@ def _prepare(inputs, create_graph):
         if create_graph and x.requires_grad:
             out.append(x.view_as(x) if hasattr(x, "view_as") else x.view(x.shape))
         else:
-            out.append(x.detach().requires_grad_(x.is_floating_point() or x.is_complex()))
+            # an integer input is refused as PyTorch's requires_grad_ refuses it
+            out.append(x.detach().requires_grad_())
     return tuple(out)
 
 
@@ -117,9 +118,15 @@ def _vectors(v, refs, fn, which):
 
 
 def _check_strict_outputs(outs, strict):
-    if strict and not all(o.requires_grad for o in outs):
-        raise RuntimeError("The output of the user-provided function does not require "
-                           "gradients. This is not allowed in strict mode.")
+    """strict=True: every output must carry a graph back to the inputs; the
+    first that does not is named by its index, as PyTorch does."""
+    if not strict:
+        return
+    for i, o in enumerate(outs):
+        if not o.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                               "gradients. The outputs must be computed in a differentiable "
+                               "manner from the input when running in strict mode.")
 
 
 def _outputs(func, inputs, fn):

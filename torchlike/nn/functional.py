@@ -141,9 +141,20 @@ def _linear_dtype_error(input, weight, bias):
                        f"{scalar_type_name(first.dtype)} and {scalar_type_name(weight.dtype)}")
 
 
+def _tensor_args(func, *args):
+    """PyTorch's parser's TypeError for a positional argument that is not a
+    tensor (``linear(): argument 'input' (position 1) must be Tensor, not
+    NoneType``); args are (name, value) pairs in position order."""
+    for pos, (name, value) in enumerate(args, 1):
+        if not isinstance(value, _C.Tensor):
+            raise TypeError(f"{func}(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
 def linear(input, weight, bias=None):
     r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
     bias (out,) -> (*, out)."""
+    _tensor_args("linear", ("input", input), ("weight", weight))
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
@@ -250,6 +261,7 @@ def threshold_(input, threshold_value, value):
 
 def relu(input, inplace=False):
     """``max(0, x)``."""
+    _tensor_args("relu", ("input", input))
     if _integral(input, "relu"):
         return _inplace(input, input.clamp(min=0), inplace)
     return _act(_C.relu, input, inplace)
@@ -569,6 +581,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     ``running = (1 - momentum) * running + momentum * batch`` (unbiased var).
     One fused op (``native_batch_norm``), which also returns the mean and
     rstd its backward reads."""
+    _tensor_args("batch_norm", ("input", input))
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
     # PyTorch's _verify_batch_size: exactly one value per channel is refused,
@@ -590,7 +603,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             out = out + bias[0]
         return out
     if momentum is None:
-        momentum = 0.0
+        # PyTorch's parser: the modules' momentum=None (a cumulative average)
+        # is theirs to turn into a factor
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, "
+                        "not NoneType")
     return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                 momentum, eps)[0]
 
@@ -600,6 +616,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each (sample, channel) over its spatial dims: batch_norm of
     the (1, N*C, *) view, the running statistics averaged over the batch."""
     N, C = input.shape[0], input.shape[1]
+    # PyTorch's checks, in its order and words
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if momentum is None:
+        raise TypeError("instance_norm(): argument 'momentum' (position 7) must be float, "
+                        "not NoneType")
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError("Expected more than 1 spatial element when training, got input size "
                          f"{_size(input.shape)}")
@@ -609,7 +632,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     rm, rv = repeat(running_mean), repeat(running_var)
     out = _C.native_batch_norm(input.reshape((1, N * C) + tuple(input.shape[2:])),
                                repeat(weight), repeat(bias), rm, rv, use_input_stats,
-                               momentum if momentum is not None else 0.0, eps)[0]
+                               momentum, eps)[0]
     if use_input_stats:
         with no_grad():
             if running_mean is not None:
@@ -875,9 +898,12 @@ def _class_dim_target(input, target):
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1:
-        if target.ndim != 0:
-            raise ValueError(f"Expected input batch_size (1) to match target batch_size "
-                             f"({target.shape[0]}).")
+        # a 0-d target, or a 1-d one of one element (PyTorch's checks)
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
         return
     target_batch = target.shape[0] if target.ndim else 0
     if input.shape[0] != target_batch:
@@ -911,6 +937,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
+    if input.ndim == 1 and target.ndim == 1:
+        target = target.reshape(())   # its one class: the 'none' loss is 0-d, as PyTorch's
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         _not_differentiable_in_weight("nll_loss_forward")
     if target.dtype in (_C.int64, _C.uint8):  # (the op refuses other targets first)
@@ -951,8 +979,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         label_smoothing = 0.0
     if probs and ignore_index >= 0:   # PyTorch's: probabilities have no class to ignore
         raise RuntimeError("ignore_index is not supported for floating point target")
-    if probs and target.dtype != input.dtype:
+    if probs and (target.dtype != input.dtype or
+                  (weight is not None and weight.dtype != input.dtype)):
+        # PyTorch composes the probabilities' loss of ops that promote: the
+        # result takes the dtype of input, target and weight together
         dtype = _C.promote_types(input.dtype, target.dtype)
+        if weight is not None:
+            dtype = _C.promote_types(dtype, weight.dtype)
+            weight = weight.to(dtype)
         input, target = input.to(dtype), target.to(dtype)
     if weight is not None and weight.requires_grad and _C.is_grad_enabled():
         if not probs:
@@ -1284,6 +1318,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
                           reduction="mean"):
     """``1 - cos`` where y = 1, ``max(0, cos - margin)`` where y = -1."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    # PyTorch's checks: a 0-d target pairs with 1-d inputs, a 1-d one with 2-d
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {target.ndim + 1}D input "
+                           f"tensors, but found inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
     eps = 1e-12
     dot = (input1 * input2).sum(-1)
     m1 = (input1 * input1).sum(-1) + eps

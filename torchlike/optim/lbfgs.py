@@ -186,7 +186,8 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure=None):
+    def step(self, closure):
+        # closure is required, as in PyTorch: step() is Python's TypeError
         if closure is None:
             raise RuntimeError("LBFGS requires a closure that reevaluates the model")
         with no_grad():

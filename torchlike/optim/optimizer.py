@@ -361,13 +361,11 @@ class Optimizer:
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]
         if len(groups) != len(saved_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups "
-                             f"({len(saved_groups)} against the optimizer's {len(groups)})")
+            raise ValueError("loaded state dict has a different number of parameter groups")
         for group, saved in zip(groups, saved_groups):
             if len(group["params"]) != len(saved["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't "
-                                 f"match the size of optimizer's group ({len(saved['params'])} "
-                                 f"parameters against {len(group['params'])})")
+                                 "match the size of optimizer's group")
         param_of = {
             old: p for old, p in zip(
                 itertools.chain.from_iterable(g["params"] for g in saved_groups),

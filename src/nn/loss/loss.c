@@ -29,9 +29,13 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
   *N = 1, *C = input->shape[input->ndim == 1 ? 0 : 1], *S = 1;
   /* PyTorch's order: the batch, then (up to 2-d inputs) the target's rank
    * and dtype, or (spatial inputs) its shape and dtype */
-  if (input->ndim == 1 && target->ndim != 0)
-    return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (1) to match target "
-                                      "batch_size (%lld).", (long long)target->shape[0]);
+  /* an unbatched (C,) input takes a 0-d target or a 1-d one of one element */
+  if (input->ndim == 1 && target->ndim > 1)
+    return tl_error_set(TL_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not "
+                                        "supported");
+  if (input->ndim == 1 && target->ndim == 1 && target->shape[0] != 1)
+    return tl_error_set(TL_ERR_VALUE, "For 1D input, 1D target must have size 1, but got target "
+                                      "size: %lld", (long long)target->shape[0]);
   if (input->ndim > 1 && input->shape[0] != (target->ndim ? target->shape[0] : 0))
     return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (%lld) to match target "
                                       "batch_size (%lld).", (long long)input->shape[0],
@@ -72,6 +76,10 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
     return tl_error_set(TL_ERR_RUNTIME, "weight tensor should be defined either for all %lld "
                                         "classes or no classes but got weight tensor of shape: %s",
                         (long long)*C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
+  /* class weights in the input's dtype, as PyTorch's kernels read them */
+  if (weight && weight->dtype != input->dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        tl_dtype_scalar_name(input->dtype), tl_dtype_scalar_name(weight->dtype));
   return TL_OK;
 }
 

@@ -20,6 +20,33 @@ static tl_status check_float(tl_op op, const tl_tensor *x)
                       tl_op_infos[op].name, tl_dtype_names[x->dtype]);
 }
 
+/* The parameters' dtypes (weight, bias; batch norm's running statistics
+ * too), by PyTorch's CPU rule: all of the input's dtype, or all float32
+ * beside a float16/bfloat16 input (the mixed-type kernels).  The first
+ * given parameter decides which rule, as in PyTorch; its messages. */
+static tl_status check_param_dtypes(const tl_tensor *x, const tl_tensor *const *p, int n)
+{
+  const tl_tensor *first = NULL;
+  for (int i = 0; i < n && !first; i++)
+    first = p[i];
+  if (!first)
+    return TL_OK;
+  if (first->dtype == x->dtype) {
+    for (int i = 0; i < n; i++)
+      if (p[i] && p[i]->dtype != x->dtype)
+        return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
+                            tl_dtype_scalar_name(x->dtype), tl_dtype_scalar_name(p[i]->dtype));
+    return TL_OK;
+  }
+  for (int i = 0; i < n; i++)
+    if (p[i] && p[i]->dtype != TL_DTYPE_F32)
+      return tl_error_set(TL_ERR_RUNTIME,
+                          "mixed dtype (CPU): expect parameter to have scalar type of Float");
+  if (x->dtype == TL_DTYPE_F16 || x->dtype == TL_DTYPE_BF16)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "mixed dtype (CPU): all inputs must share same datatype.");
+}
+
 /* `t` (when given) holds C elements, else "name should contain C elements not n". */
 static tl_status check_numel(const char *name, const tl_tensor *t, int64_t C)
 {
@@ -218,7 +245,8 @@ tl_status tl_nn_layer_norm(const tl_tensor *x, int nshape, const int64_t *shape,
 {
   tl_norm_spec s;
   int64_t st[TL_MAX_DIMS];
-  if (check_float(TL_OP_NATIVE_LAYER_NORM, x) != TL_OK ||
+  const tl_tensor *params[] = {w, b};
+  if (check_float(TL_OP_NATIVE_LAYER_NORM, x) != TL_OK || check_param_dtypes(x, params, 2) != TL_OK ||
       check_normalized(x, nshape, shape, w, b, true, &s) != TL_OK)
     return tl_error_status();
   s.eps = eps;
@@ -300,8 +328,9 @@ tl_status tl_nn_group_norm(const tl_tensor *x, const tl_tensor *w, const tl_tens
                            tl_tensor *mean, tl_tensor *rstd)
 {
   tl_norm_spec s;
+  const tl_tensor *params[] = {w, b};
   if (check_float(TL_OP_NATIVE_GROUP_NORM, x) != TL_OK ||
-      check_group(x, w, b, N, C, HxW, G, &s) != TL_OK)
+      check_group(x, w, b, N, C, HxW, G, &s) != TL_OK || check_param_dtypes(x, params, 2) != TL_OK)
     return tl_error_status();
   s.eps = eps;
   int64_t st[2] = {N, G};
@@ -344,9 +373,18 @@ tl_status tl_nn_batch_norm(const tl_tensor *x, const tl_tensor *w, const tl_tens
       check_numel("running_var", running_var, s.C) != TL_OK ||
       check_numel("weight", w, s.C) != TL_OK || check_numel("bias", b, s.C) != TL_OK)
     return tl_error_status();
-  if (!train && (!running_mean || !running_var))
-    return tl_error_set(TL_ERR_RUNTIME,
-                        "running_mean and running_var must be defined in evaluation mode");
+  const tl_tensor *params[] = {w, b, running_mean, running_var};
+  if (check_param_dtypes(x, params, 4) != TL_OK)
+    return tl_error_status();
+  /* PyTorch's checks and words: in training the statistics go together, in
+   * evaluation each is needed (the mean named first) */
+  if (train && !running_mean != !running_var)
+    return tl_error_set(TL_ERR_VALUE,
+                        "running_mean and running_var must either both be None or neither be None");
+  if (!train && !running_mean)
+    return tl_error_set(TL_ERR_RUNTIME, "running_mean must be defined in evaluation mode");
+  if (!train && !running_var)
+    return tl_error_set(TL_ERR_RUNTIME, "running_var must be defined in evaluation mode");
   s.train = train;
   s.eps = eps;
   s.momentum = momentum;

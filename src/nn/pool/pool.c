@@ -79,6 +79,20 @@ static const char *sizes_str(char *buf, size_t size, int n, const int64_t *v)
   return buf;
 }
 
+/* "D: 3, H: 4, W: 5": the last n of PyTorch's spatial letters with their
+ * sizes (n <= 3; more are written as sizes_str does). */
+static const char *spatial_sizes_str(char *buf, size_t size, int n, const int64_t *v)
+{
+  if (n > 3)
+    return sizes_str(buf, size, n, v);
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && at < size; i++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%c: %lld", i ? ", " : "", "DHW"[3 - n + i],
+                           (long long)v[i]);
+  return buf;
+}
+
 /* out: in's shape with the last n dims replaced by sp. */
 static void shape_with(const tl_tensor *in, int n, const int64_t *sp, int64_t *out)
 {
@@ -505,9 +519,12 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
   const int64_t *sp = in->shape + in->ndim - r->n;
   for (int d = 0; d < r->n; d++)
     if (size[d] <= 0 || (!backward && sp[d] <= 0))
+      /* PyTorch's words: its 1-d kernels put an "and" between the two */
       return tl_error_set(TL_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got "
-                          "input (%s) output (%s)", sizes_str(s, sizeof s, r->n, backward ? size : sp),
-                          sizes_str(a, sizeof a, r->n, backward ? sp : size));
+                          "input (%s)%s output (%s)",
+                          spatial_sizes_str(s, sizeof s, r->n, backward ? size : sp),
+                          r->n == 1 ? " and" : "",
+                          spatial_sizes_str(a, sizeof a, r->n, backward ? sp : size));
   /* the result's shape (the gradient's, backward) is checked before the tap
    * tables: a size of 2**31 x 2**31 would build (and fill) 2**31 taps a dim
    * before the output's allocation found the shape too large */

@@ -3,6 +3,7 @@ import warnings
 
 from .. import functional as F
 from .module import Module
+from .misc import PairwiseDistance
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
            "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss",
@@ -217,7 +218,10 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
-        self.distance_function = distance_function
+        # PyTorch's default is a PairwiseDistance child module (it prints,
+        # and named_modules lists it), not None
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):

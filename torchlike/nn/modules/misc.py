@@ -1,7 +1,6 @@
 """Shape and resampling modules: Flatten/Unflatten, the padding modules,
 Upsample, PixelShuffle, Fold/Unfold, ChannelShuffle, and the distances."""
 from .. import functional as F
-from .._conv import _ntuple
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d",
@@ -41,13 +40,21 @@ class Unflatten(Module):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
+def _pad_amounts(padding, n):
+    """A padding module's amounts as PyTorch keeps them: one number repeated
+    n times, any sequence as it is (F.pad judges its length when called)."""
+    if isinstance(padding, (list, tuple)):
+        return tuple(padding)
+    return (padding,) * n
+
+
 class _PadNd(Module):
     _n = None
     _mode = "constant"
 
     def __init__(self, padding, value=None):
         super().__init__()
-        self.padding = _ntuple(padding, 2 * self._n)
+        self.padding = _pad_amounts(padding, 2 * self._n)
         if value is not None:
             self.value = value
 

@@ -223,6 +223,28 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # a checkpoint without a version (a plain dict, or one from before
+        # 0.4.0) holding running stats this module does not track: PyTorch
+        # reports them in its own words (whatever strict says) and drops them
+        if local_metadata.get("version") is None and not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
+            if keys:
+                name = type(self).__name__
+                error_msgs.append(
+                    "Unexpected running stats buffer(s) {} for {} with track_running_stats=False. "
+                    "If state_dict is a checkpoint saved before 0.4.0, this may be expected "
+                    "because {} does not track running stats by default since 0.4.0. Please "
+                    "remove these keys from state_dict. If the running stats are actually "
+                    "needed, instead set track_running_stats=True in {} to enable them. See "
+                    "the documentation of {} for details.".format(
+                        " and ".join(f'"{k}"' for k in keys), name, name, name, name))
+                for k in keys:
+                    state_dict.pop(k)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def forward(self, input):
         n = self._batched_ndim
         if input.ndim not in (n, n - 1):

@@ -314,6 +314,10 @@ class RNNBase(Module):
                                     input.unsorted_indices)
             return output, (finals if self.mode == "LSTM" else finals[0])
         input, hx, unbatched = self._prepare(input, hx)
+        if input.shape[0] == 0:
+            # (T, N, C) now: PyTorch's kernel refuses no time steps, after
+            # the shape checks _prepare made
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._run(input, hx)
         if unbatched:
             output = output.squeeze(1)

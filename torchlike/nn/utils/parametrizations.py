@@ -11,6 +11,9 @@ def _norm_except_dim(v, dim):
     PyTorch's ``norm_except_dim``: -1 there means "no dim", not the last one)."""
     if dim is None or dim == -1:
         return v.norm()
+    if not -v.ndim <= dim < v.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-v.ndim}, "
+                         f"{v.ndim - 1}], but got {dim})")
     dim = dim % v.ndim
     others = tuple(d for d in range(v.ndim) if d != dim)
     return (v * v).sum(dim=others, keepdim=True).sqrt() if others else v.abs()
