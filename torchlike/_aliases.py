@@ -152,7 +152,12 @@ def _one_sided_clamp(name, side):
         extra = {} if out is None else {"out": out}
         return _C.clamp(input, **{side: bound}, **extra)
 
+    # x.clamp_min(eps) is a common call: a plain number or tensor goes
+    # straight to clamp (the checks' generality cost twice the op), with
+    # the bound where clamp's binding reads it fastest
     def method(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) in _PLAIN_BOUNDS:
+            return _C.clamp(self, args[0]) if side == "min" else _C.clamp(self, max=args[0])
         bound = _the_bound(name, side, args, kwargs)
         check(self, bound)
         return _C.clamp(self, **{side: bound})
@@ -168,6 +173,7 @@ def _one_sided_clamp(name, side):
 
 
 _MISSING = object()
+_PLAIN_BOUNDS = (float, int, Tensor)
 
 
 def _the_bound(name, side, args, kwargs):
