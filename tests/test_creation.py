@@ -338,6 +338,19 @@ def test_arange_float_steps_and_lengths(args):
     np.testing.assert_allclose(d.cpu().numpy(), expected, rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.parametrize("args", [(0, 2**20, 1), (-3.7, 1e4, 0.013), (1e8, 1e8 + 5000, 0.37),
+                                  (5, -7, -0.001), (0.1, 0.1 + 37 * 0.2, 0.2)])
+def test_arange_float_values_are_start_plus_i_step_in_double(args):
+    # each value computed in double and rounded once to the dtype, at every
+    # position of the vector loop and its tail (PyTorch's CPU rule)
+    start, end, step = args
+    for dtype, np_dtype in ((tl.float32, np.float32), (tl.float64, np.float64)):
+        got = tl.arange(start, end, step, dtype=dtype).numpy()
+        i = np.arange(got.shape[0], dtype=np.float64)
+        np.testing.assert_array_equal(got, (np.float64(start) + i * np.float64(step))
+                                      .astype(np_dtype), strict=True)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "float16",
                                    "bfloat16", "float32", "float64"])
 def test_arange_dtype(dtype):
