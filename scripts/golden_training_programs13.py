@@ -30,10 +30,7 @@ from golden_calls import record
 from golden_training_programs3 import _data, _init, _raised
 from golden_training_programs6 import describe  # noqa: F401 - describe: the test's
 from golden_training_programs7 import _fit, _mlp, _t
-
-
-def _long(T, a):
-    return _data(T, np.asarray(a, dtype=np.int64))
+from golden_training_programs10 import _long
 
 
 def _step(opt, loss):
