@@ -66,12 +66,7 @@ CALLS = {
 UNARY_SIGNATURE = ("sin", "negative_int")
 
 # (call, out, extra, path) still answered otherwise than NumPy, and why
-KNOWN = {
-    # matmul's optional core dims (n?,m?): a 1-d out of a 2-d product is
-    # read as "n absent", where NumPy sizes it against the first core dim
-    ("matmul", "both_1d", "unsafe", "namespace"): "matmul's optional core dims",
-    ("matmul", "both_1d", "unsafe", "ufunc"): "matmul's optional core dims",
-}
+KNOWN = {}
 # np.clip hands signature= to NumPy's clip ufunc; torchlike's clip takes no
 # signature= (a TypeError naming the keyword)
 KNOWN.update({("clip", out, "signature", path): "np.clip's signature= is not taken"

@@ -628,6 +628,15 @@ def _call(ufunc, inputs, kwargs):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
         kwargs["casting"] = "same_kind"
+    if unsafe and out is not None and out is not False and ufunc.signature and \
+            _is_default(dict(kwargs, casting="same_kind")) and where is True:
+        # a gufunc sizes its out= itself (matmul's optional core dims: a 1-d
+        # out of a 2-d product drops n, which a result computed without out
+        # cannot tell) and its copy into out takes any cast
+        if dtype is not None:
+            inputs = [as_tensor(x).to(tl_dtype(dtype)) for x in inputs]
+        op(*inputs, out=given_out, casting="unsafe")
+        return given_out[0]
     if unsafe and out is not None and out is not False:
         # any cast allowed: the result as computed, written with out's dtype
         # (copy_ casts), so device tensors need no host round trip; dtype=
