@@ -423,3 +423,26 @@ def test_complex_sign_of_infinities(dtype):
     want = np.sign(z, where=where, out=np.full_like(z, 7))
     got = tnp.sign(tnp.asarray(z), where=tnp.asarray(where), out=tnp.full(z.shape, 7, dtype=dtype))
     assert np.array_equal(np.asarray(got), want, equal_nan=True)
+
+
+# ---- np.clip's signature=: NumPy's clip ufunc, or the one a missing bound leaves --------
+
+CLIP_DATA = {"float64": np.linspace(-0.5, 1.5, 6), "int16": np.array([-7, 0, 3, 9], np.int16),
+             "bool": np.array([True, False, True])}
+
+
+@pytest.mark.parametrize("data", list(CLIP_DATA))
+@pytest.mark.parametrize("bounds", [(0.2, 0.5), (None, 3), (2, None), (None, None),
+                                    (-2 ** 15, 2 ** 15 - 1), (-2 ** 15, 4)])
+@pytest.mark.parametrize("signature", [(None, None, None, np.float32), "ddd->d", "hhh->h",
+                                       (None, None, np.float64), "dd->d", "d->d", "dddd"])
+@pytest.mark.parametrize("with_out", [False, True])
+def test_clip_takes_numpy_signatures(data, bounds, signature, with_out):
+    """NumPy hands signature= to its clip ufunc, or with a bound missing
+    (or an int bound past integer data's range) to maximum, minimum or
+    positive: the signature must fit that ufunc, and picks its loop."""
+    a = CLIP_DATA[data]
+    kwargs = {"signature": signature}
+    if with_out:
+        kwargs["out"] = np.zeros(a.shape)
+    check_against_numpy("clip", (a, *bounds), kwargs)

@@ -67,10 +67,6 @@ UNARY_SIGNATURE = ("sin", "negative_int")
 
 # (call, out, extra, path) still answered otherwise than NumPy, and why
 KNOWN = {}
-# np.clip hands signature= to NumPy's clip ufunc; torchlike's clip takes no
-# signature= (a TypeError naming the keyword)
-KNOWN.update({("clip", out, "signature", path): "np.clip's signature= is not taken"
-              for out in OUTS for path in ("namespace", "ufunc")})
 
 
 def _outcome(f):
