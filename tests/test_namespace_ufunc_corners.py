@@ -446,3 +446,23 @@ def test_clip_takes_numpy_signatures(data, bounds, signature, with_out):
     if with_out:
         kwargs["out"] = np.zeros(a.shape)
     check_against_numpy("clip", (a, *bounds), kwargs)
+
+
+# ---- float-only binary ufuncs with an integer array and a Python int ---------------------
+
+PY_INTS = [3, -1, 300, 40000, 2 ** 40, 2 ** 63, 2 ** 64 - 1, 2 ** 70, -2 ** 63 - 1, 2.5]
+
+
+@pytest.mark.parametrize("name", ["nextafter", "heaviside", "ldexp"])
+@pytest.mark.parametrize("kind", ["bool", "uint8", "int16", "int64", "uint64", "float16",
+                                  "float32"])
+@pytest.mark.parametrize("kwargs", [{}, {"out": np.zeros(3, np.float32)},
+                                    {"out": np.zeros(3, np.float64), "casting": "unsafe"}])
+def test_float_loops_of_integer_arrays_and_python_ints(name, kind, kwargs):
+    """NumPy's loop for an integer array beside a Python int of any size
+    (NEP 50: the int is weak, the loop the array's smallest float;
+    nextafter(int16, 2**70) is float32), or its refusal."""
+    a = np.array([1, 0, 3]).astype(kind)
+    for x in PY_INTS:
+        check_against_numpy(name, (a, x), kwargs)
+        check_against_numpy(name, (x, a), kwargs)

@@ -40,9 +40,12 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
 # whose NumPy loops are float ones (integers become floats first, where
 # torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0),
-# and nextafter, whose NumPy loops are float ones too (the op refuses
-# integers; NumPy computes int16 in float32, int64 in float64).
-_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter"}
+# and nextafter, heaviside and ldexp, whose NumPy loops are float ones too
+# (the ops refuse integers or keep them, and take one dtype; NumPy computes
+# int16 in float32, int64 in float64, a Python int mantissa of ldexp in the
+# exponent's smallest float).
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter",
+                   "heaviside", "ldexp"}
 # Comparisons and extrema, which NumPy also defines for complex numbers.
 _COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
                               "minimum", "fmax", "fmin"])
@@ -204,6 +207,11 @@ def numpy_python_ints(ufunc, inputs, dtype=None, casting=None):
         raise OverflowError(f"numpy.{ufunc.__name__}: Python integer {big} is out of bounds "
                             f"for the loop its array operand selects (dtype {names}; NEP 50)"
                             ) from None
+    if ufunc.__name__ in _NUMPY_ANSWERED:
+        # the namespace's function picks NumPy's loop itself and casts the
+        # int into it (as a float, the loop's dtype would be lost:
+        # nextafter(int16, 2**70) is float32, not float64)
+        return inputs
     exact = ufunc.__name__ in _COMPARISONS and \
         not any(d.is_floating_point or d.is_complex for d in dtypes)
     # the ints the core takes as they are: any but a comparison's past int64

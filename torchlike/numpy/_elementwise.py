@@ -625,7 +625,26 @@ def cbrt(x, /):
 
 
 def ldexp(x1, x2, /):
-    return _C.ldexp(_float(x1), _arg(x2))
+    """NumPy's ldexp, in the loop NumPy picks (a float mantissa with an
+    int32 or int64 exponent): its ufunc is asked on empty operands of the
+    same dtypes, Python numbers as they are (NEP 50: a Python int mantissa
+    beside an int16 exponent is float16, a Python int exponent past the
+    loop's int NumPy's OverflowError, a uint64 exponent its TypeError)."""
+    probe = _empty_operands((x1, x2))
+    if probe is None:  # (bfloat16: no NumPy loop to ask; the op's own rule)
+        return _C.ldexp(_float(x1), _arg(x2))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop = tl_dtype(np.ldexp(*probe).dtype)
+    exponent = _arg(x2)
+    if isinstance(x1, _SCALARS):  # through float64, as NumPy casts a weak number
+        mantissa = _C.full((), float(x1), dtype=_C.float64,
+                           device=exponent.device).to(loop)
+    else:
+        mantissa = _arg(x1).to(loop)
+    # NOTE: the op is PyTorch's, whose zero times an overflowing 2^e is NaN;
+    # C's ldexp (NumPy's loop) keeps a zero, its sign too
+    return _C.where(_C.eq(mantissa, 0), mantissa, _C.ldexp(mantissa, exponent))
 
 
 def _integer_pair(x1, x2):
