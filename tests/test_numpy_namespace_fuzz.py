@@ -715,3 +715,18 @@ def test_fuzzer_finds_a_planted_difference(monkeypatch):
                         if k.get("dtype") is None else real(*a, **k))
     failures, _ = fuzz.fuzz(seed=1, cases=40, only=["zeros"])
     assert any("dtype float32 != NumPy's float64" in m for *_, m in failures)
+
+
+@pytest.mark.parametrize("args,kwargs,want", [
+    # seed 777: NumPy runs ff->f and casts into the float64 out
+    ((1.22, numpy.linspace(-3, 3, 5)), {"signature": (None, None, numpy.float32),
+                                        "out": numpy.zeros(5)}, "float32"),
+    ((numpy.ones(3, numpy.int8), 2), {"out": numpy.zeros(3)}, "float16"),
+    ((numpy.ones(3), 2.0), {"dtype": numpy.float32}, "float32"),
+    ((numpy.ones(3), 2.0), {"out": numpy.zeros(3)}, "float64"),
+])
+def test_fuzzer_tolerance_follows_numpys_loop(args, kwargs, want):
+    """The fuzzer's float tolerance is at least that of the loop NumPy
+    runs (arctan2 here), not only of the inputs and the result."""
+    fuzz = _fuzzer()
+    assert fuzz.loop_tolerance_dtype("float64", {"ufunc": "arctan2"}, args, kwargs) == want
