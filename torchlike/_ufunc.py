@@ -74,14 +74,28 @@ def _floating(x, name):
     return x if x.is_floating_point() else x.to(_C.get_default_dtype())
 
 
+def _smallest_float(x, name):
+    """x as floats in NumPy's loop for a float-only ufunc of integers: the
+    smallest float that holds them (float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); complex refused."""
+    x = x if isinstance(x, _C.Tensor) else as_tensor(x)
+    refuse_complex(name, x)
+    if x.is_floating_point():
+        return x
+    return x.to(_C.float16 if x.dtype in (_C.bool, _C.int8, _C.uint8) else
+                _C.float32 if x.dtype in (_C.int16, _C.uint16) else _C.float64)
+
+
 def _spacing(x, *, out=None):
     """NumPy's spacing: the step from x to the next value away from zero (so
     negative for negative x), the smallest subnormal at either zero, NaN at
     the infinities.  NumPy's float16 loop is its own: the step up, toward
     +inf, whatever x's sign (spacing(-1.0) is +2**-11, half float32's
     -2**-23 pattern; -0.0 and negative subnormals give the smallest
-    subnormal, -65504 gives 32, 65504 inf)."""
-    x = _floating(x, "spacing")
+    subnormal, -65504 gives 32, 65504 inf).  Integers take NumPy's smallest
+    float that holds them, as the namespace's np.spacing (which comes here
+    with ufunc keywords: the two must agree)."""
+    x = _smallest_float(x, "spacing")
     inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
     if x.dtype is _C.float16:
         step = _C.nextafter(x, inf) - x
