@@ -467,3 +467,21 @@ def test_float_loops_of_integer_arrays_and_python_ints(name, kind, kwargs):
     for x in PY_INTS:
         check_against_numpy(name, (a, x), kwargs)
         check_against_numpy(name, (x, a), kwargs)
+
+
+# ---- sign of complex infinities through every route ---------------------------------------
+
+SIGN_DATA = [np.array([1e300, -2.0, 0.0, np.inf, -np.inf]),
+             np.array([complex(np.inf, 0), complex(-np.inf, 2), complex(np.inf, np.nan),
+                       complex(1, 1), complex(3, -np.inf)])]
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("data", range(len(SIGN_DATA)))
+@pytest.mark.parametrize("kwargs", [{}, {"signature": "F->F"}, {"signature": "D->D"},
+                                    {"out": np.zeros(5, complex)}, {"dtype": np.complex64}])
+def test_sign_of_complex_infinities(data, kwargs):
+    """An infinite part gives its direction (sign(inf + 0j) is 1): the
+    namespace's complex sign, also in a loop a signature= names (fuzzer seed
+    777777: 1e300 in the F->F loop is inf, whose sign was NaN there)."""
+    check_against_numpy("sign", (SIGN_DATA[data],), kwargs)

@@ -74,6 +74,27 @@ def _floating(x, name):
     return x if x.is_floating_point() else x.to(_C.get_default_dtype())
 
 
+def _numpy_complex_sign(z, out=None):
+    """NumPy's sign of complex numbers, the namespace's (z / |z|, an
+    infinite part giving its direction alone, where the op's sgn gives NaN:
+    sign(inf + 0j) is 1)."""
+    from .numpy._elementwise import _complex_sign
+    result = _complex_sign(z)
+    if out is None:
+        return result
+    check_out_cast("sign", result.dtype, out)  # (as the op's own out= does)
+    out.copy_(result)
+    return out
+
+
+def _numpy_sign(x, out=None):
+    """np.sign for the C fast path: the op for real numbers, NumPy's complex
+    sign for complex ones."""
+    if x.is_complex():
+        return _numpy_complex_sign(x, out)
+    return _C.sign(x) if out is None else _C.sign(x, out=out)
+
+
 def _smallest_float(x, name):
     """x as floats in NumPy's loop for a float-only ufunc of integers: the
     smallest float that holds them (float16 for bool and 8-bit integers,
@@ -702,10 +723,12 @@ def _call(ufunc, inputs, kwargs):
                   for x in inputs]
     # (after the cast: np.sign(int_array, dtype=complex64) is the complex loop)
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
-        op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
-    if dtype is None and not kwargs and op is not _C.sgn and \
+        op = _numpy_complex_sign  # NumPy 2's sign of a complex number is z/|z|
+    if dtype is None and not kwargs and op is not _numpy_complex_sign and \
             ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
-        _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on
+        # the C fast path may answer this ufunc (and out=tensor) from now on;
+        # sign's op refuses complex numbers, which a later call may bring
+        _FAST[ufunc] = _numpy_sign if op is _C.sign else op
     if out is None:
         return op(*inputs)
     if isinstance(given_out[0], np.ndarray) and _C.is_grad_enabled() and \
