@@ -691,6 +691,21 @@ def test_astype_copy_false_shares_exactly_when_numpy_does(a, order):
     same(tr, r)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "float32", "float64", "float16", "int64"])
+def test_array_of_a_tensor_and_python_ints_past_int64(dtype):
+    """Seed 99, case 67074: np.array([[t, -2, -2**63 - 1]], dtype=complex64)
+    with t a tensor raised 'no dtype object' (the int alone is NumPy's
+    object); NumPy converts it into a float or complex dtype= (an integer
+    one refuses it)."""
+    def fn(m, x):
+        return m.array([[x, -2, -2 ** 63 - 1, 2 ** 70]], dtype=dtype)
+    x = numpy.array(1.327, numpy.float32)
+    if dtype == "int64":
+        raises_as_numpy(fn, x)
+    else:
+        same(*reversed(both(fn, x)))
+
+
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():
