@@ -106,7 +106,7 @@ def _core_sizes(name, signature, cores, counts, missing, shapes, nin):
                                  f"{signature} (size {size} is different from {sizes[label]})")
     for i in range(nin, len(shapes)):
         for place, label in enumerate(cores[i]):
-            if label not in sizes and label not in missing:
+            if label not in sizes:  # (given by no operand: an output's own label)
                 raise ValueError(f"{name}: Output operand {i - nin} has core dimension {place} "
                                  f"unspecified, with gufunc signature {signature}")
     return sizes
