@@ -757,3 +757,18 @@ def test_fuzzer_tolerance_of_a_complex_power_grows_with_its_exponent():
     assert fuzz.power_scale({"ufunc": "power"}, (1 + 1j, exponent), want) == 100
     assert fuzz.power_scale({"ufunc": "power"}, (1.5, exponent), numpy.zeros(())) == 1
     assert fuzz.power_scale({"ufunc": "add"}, (1 + 1j, exponent), want) == 1
+
+
+def test_fuzzer_compares_a_float_loop_truncated_into_ints_with_its_tolerance():
+    """Seed 8888's case 183736: exp(uint64, casting='unsafe', out=uint64)
+    runs a float loop (float32 in torchlike's promotion, NumPy rerun so),
+    whose 1-ulp difference at exp(27) is 32768 in the integers."""
+    fuzz = _fuzzer()
+    out = numpy.zeros(3, numpy.uint64)
+    x = numpy.array([27, 53, 17], numpy.float32)
+    assert fuzz.float_loop_into_ints({"ufunc": "exp"}, (x,), {"out": out,
+                                                              "casting": "unsafe"}) == "float32"
+    ints = numpy.array([1, 2, 3], numpy.uint64)
+    assert fuzz.float_loop_into_ints({"ufunc": "add"}, (ints, ints), {"out": out}) is None
+    fuzz.compare_values(numpy.array([532048216064], numpy.uint64),
+                        numpy.array([532048248832], numpy.uint64), {"truncated": True}, "float32")
