@@ -485,3 +485,16 @@ def test_sign_of_complex_infinities(data, kwargs):
     namespace's complex sign, also in a loop a signature= names (fuzzer seed
     777777: 1e300 in the F->F loop is inf, whose sign was NaN there)."""
     check_against_numpy("sign", (SIGN_DATA[data],), kwargs)
+
+
+@pytest.mark.parametrize("name", ["lcm", "gcd", "add", "bitwise_and"])
+@pytest.mark.parametrize("kwargs", [{"dtype": "uint32", "casting": "safe"},
+                                    {"dtype": "uint32", "casting": "equiv"},
+                                    {"casting": "safe"}, {"casting": "no"}, {"dtype": "uint32"}])
+@pytest.mark.parametrize("out_dtype", [np.float16, np.uint32, np.float64])
+def test_strict_casting_into_out_is_numpys_verdict(name, kwargs, out_dtype):
+    """Under casting='safe'/'no'/'equiv', out's dtype is judged by NumPy's
+    loop (fuzzer seed 424242: lcm of uint16 with dtype=uint32 into a float16
+    out was computed; uint32 -> float16 is no safe cast)."""
+    check_against_numpy(name, (np.array([15, 87, 49], np.uint16), np.array(71, np.uint8)),
+                        dict(kwargs, out=np.zeros(3, out_dtype)))
