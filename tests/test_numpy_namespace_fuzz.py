@@ -706,6 +706,20 @@ def test_array_of_a_tensor_and_python_ints_past_int64(dtype):
         same(*reversed(both(fn, x)))
 
 
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "float32", "complex64", "bool", "int8"])
+def test_array_of_a_tensor_and_python_numbers_converts_each_into_dtype(dtype):
+    """Seed 55555, case 160354: np.asarray([[t, 2**53 + 1, 32768]],
+    dtype=int64) with t a float32 tensor gave 2**53 (the items were joined
+    in float64 first); NumPy converts each item into dtype=."""
+    def fn(m, x):
+        return m.asarray([[x, 2 ** 53 + 1, 32768, True, 7.9]], dtype=dtype)
+    x = numpy.array(-4.695, numpy.float32)
+    if dtype == "int8":
+        raises_as_numpy(fn, x)
+    else:
+        same(*reversed(both(fn, x)))
+
+
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():
