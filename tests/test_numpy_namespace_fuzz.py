@@ -720,6 +720,23 @@ def test_array_of_a_tensor_and_python_numbers_converts_each_into_dtype(dtype):
         same(*reversed(both(fn, x)))
 
 
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("name", ["prod", "sum"])
+@pytest.mark.parametrize("out_dtype", ["int16", "uint8", "float32", "complex64"])
+@pytest.mark.parametrize("initial", [1.16, -0.7, 2])
+def test_initial_of_complex_data_passes_through_out(name, out_dtype, initial):
+    """Seed 2026, case 62249: np.prod(complex data, initial=1.16,
+    out=int16) -- NumPy reduces in complex but stores initial= through out's
+    dtype first (1.16 is 1 there), as it does for real data."""
+    x = numpy.array([[-1.5 + 3j, 1.5 - 4j], [-0.5 - 1j, 1.5 - 2j], [3 + 0.5j, 3 - 3j]])
+
+    def fn(m, a):
+        out = m.zeros(2, dtype=out_dtype)
+        getattr(m, name)(a, axis=0, initial=initial, out=out)
+        return out
+    same(*reversed(both(fn, x)))
+
+
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():
