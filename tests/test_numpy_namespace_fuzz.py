@@ -803,3 +803,25 @@ def test_fuzzer_compares_a_float_loop_truncated_into_ints_with_its_tolerance():
     assert fuzz.float_loop_into_ints({"ufunc": "add"}, (ints, ints), {"out": out}) is None
     fuzz.compare_values(numpy.array([532048216064], numpy.uint64),
                         numpy.array([532048248832], numpy.uint64), {"truncated": True}, "float32")
+
+
+def test_fuzzer_leaves_a_float_result_past_the_int_range_uncompared():
+    """Seed 9999's case 206133: exp(17) in float32 into a uint16 out wraps
+    (C's undefined cast, NumPy's and ours 1 ulp apart: 37702 and 37704);
+    values within the range are compared."""
+    fuzz = _fuzzer()
+    x = numpy.array([17.0, 2.0], numpy.float32)
+    assert not fuzz.float_result_in_range({"ufunc": "exp"}, (x,), {}, numpy.dtype(numpy.uint16))
+    assert fuzz.float_result_in_range({"ufunc": "exp"}, (x[1:],), {"out": None},
+                                      numpy.dtype(numpy.uint16))
+
+
+def test_fuzzer_skips_the_ndarray_dot_beside_a_zero_and_an_infinity():
+    """Seed 9999's case 215624: a.dot(b) with inf in a and 0 in b is NaN in
+    IEEE (ours) and 0 in NumPy's gemv, which skips zero factors: the rule
+    the function np.dot had, now for the method too."""
+    fuzz = _fuzzer()
+    a = numpy.array([[1.0], [numpy.inf]], numpy.float32)
+    b = numpy.zeros(1, numpy.float32)
+    assert fuzz.skip_reason("methods", {}, None, None, None, None, None, [a, b],
+                            "method.dot") is not None
