@@ -661,8 +661,7 @@ def float_result_in_range(opts, nargs, nkw, dtype):
             r = N.asarray(getattr(N, opts["ufunc"])(*nargs, **keep))
         except Exception:  # noqa: BLE001 - no plain result: nothing to vouch for
             return False
-    if r.dtype.kind == "c":
-        r = r.real
+    r = (r.real if r.dtype.kind == "c" else r).astype(N.float64)  # (the bounds as floats)
     info = N.iinfo(dtype)
     return bool(N.isfinite(r).all() and (r >= info.min).all() and (r <= info.max).all())
 
