@@ -171,12 +171,13 @@ def test_spacing_of_negative_float16(values, layout):
     check_against_numpy("spacing", (_layouts(np.array(values, np.float16))[layout],))
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_])
-def test_spacing_of_small_integers_is_float16(dtype):
-    # (NumPy's ufunc on integer tensors takes the default float, float32, by
-    # design: docs/numpy.md, Promotion; the namespace's function is NumPy's)
-    check_against_numpy("spacing", (np.array([-128, -3, 0, 5, 127]).astype(dtype),),
-                        doors=("namespace",))
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int16, np.uint16, np.int64])
+@pytest.mark.parametrize("kwargs", [{}, {"casting": "unsafe"}, {"where": np.array(True)},
+                                    {"out": np.zeros((2, 5)), "casting": "unsafe"}])
+def test_spacing_of_integers_is_numpys_smallest_float(dtype, kwargs):
+    # (the namespace's np.spacing with a keyword is NumPy's ufunc on the
+    # tensors: fuzzer seed 99 found it float32 there, float16 without one)
+    check_against_numpy("spacing", (np.array([-128, -3, 0, 5, 127]).astype(dtype),), kwargs)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -423,3 +424,77 @@ def test_complex_sign_of_infinities(dtype):
     want = np.sign(z, where=where, out=np.full_like(z, 7))
     got = tnp.sign(tnp.asarray(z), where=tnp.asarray(where), out=tnp.full(z.shape, 7, dtype=dtype))
     assert np.array_equal(np.asarray(got), want, equal_nan=True)
+
+
+# ---- np.clip's signature=: NumPy's clip ufunc, or the one a missing bound leaves --------
+
+CLIP_DATA = {"float64": np.linspace(-0.5, 1.5, 6), "int16": np.array([-7, 0, 3, 9], np.int16),
+             "bool": np.array([True, False, True])}
+
+
+@pytest.mark.parametrize("data", list(CLIP_DATA))
+@pytest.mark.parametrize("bounds", [(0.2, 0.5), (None, 3), (2, None), (None, None),
+                                    (-2 ** 15, 2 ** 15 - 1), (-2 ** 15, 4)])
+@pytest.mark.parametrize("signature", [(None, None, None, np.float32), "ddd->d", "hhh->h",
+                                       (None, None, np.float64), "dd->d", "d->d", "dddd"])
+@pytest.mark.parametrize("with_out", [False, True])
+def test_clip_takes_numpy_signatures(data, bounds, signature, with_out):
+    """NumPy hands signature= to its clip ufunc, or with a bound missing
+    (or an int bound past integer data's range) to maximum, minimum or
+    positive: the signature must fit that ufunc, and picks its loop."""
+    a = CLIP_DATA[data]
+    kwargs = {"signature": signature}
+    if with_out:
+        kwargs["out"] = np.zeros(a.shape)
+    check_against_numpy("clip", (a, *bounds), kwargs)
+
+
+# ---- float-only binary ufuncs with an integer array and a Python int ---------------------
+
+PY_INTS = [3, -1, 300, 40000, 2 ** 40, 2 ** 63, 2 ** 64 - 1, 2 ** 70, -2 ** 63 - 1, 2.5]
+
+
+@pytest.mark.parametrize("name", ["nextafter", "heaviside", "ldexp"])
+@pytest.mark.parametrize("kind", ["bool", "uint8", "int16", "int64", "uint64", "float16",
+                                  "float32"])
+@pytest.mark.parametrize("kwargs", [{}, {"out": np.zeros(3, np.float32)},
+                                    {"out": np.zeros(3, np.float64), "casting": "unsafe"}])
+def test_float_loops_of_integer_arrays_and_python_ints(name, kind, kwargs):
+    """NumPy's loop for an integer array beside a Python int of any size
+    (NEP 50: the int is weak, the loop the array's smallest float;
+    nextafter(int16, 2**70) is float32), or its refusal."""
+    a = np.array([1, 0, 3]).astype(kind)
+    for x in PY_INTS:
+        check_against_numpy(name, (a, x), kwargs)
+        check_against_numpy(name, (x, a), kwargs)
+
+
+# ---- sign of complex infinities through every route ---------------------------------------
+
+SIGN_DATA = [np.array([1e300, -2.0, 0.0, np.inf, -np.inf]),
+             np.array([complex(np.inf, 0), complex(-np.inf, 2), complex(np.inf, np.nan),
+                       complex(1, 1), complex(3, -np.inf)])]
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("data", range(len(SIGN_DATA)))
+@pytest.mark.parametrize("kwargs", [{}, {"signature": "F->F"}, {"signature": "D->D"},
+                                    {"out": np.zeros(5, complex)}, {"dtype": np.complex64}])
+def test_sign_of_complex_infinities(data, kwargs):
+    """An infinite part gives its direction (sign(inf + 0j) is 1): the
+    namespace's complex sign, also in a loop a signature= names (fuzzer seed
+    777777: 1e300 in the F->F loop is inf, whose sign was NaN there)."""
+    check_against_numpy("sign", (SIGN_DATA[data],), kwargs)
+
+
+@pytest.mark.parametrize("name", ["lcm", "gcd", "add", "bitwise_and"])
+@pytest.mark.parametrize("kwargs", [{"dtype": "uint32", "casting": "safe"},
+                                    {"dtype": "uint32", "casting": "equiv"},
+                                    {"casting": "safe"}, {"casting": "no"}, {"dtype": "uint32"}])
+@pytest.mark.parametrize("out_dtype", [np.float16, np.uint32, np.float64])
+def test_strict_casting_into_out_is_numpys_verdict(name, kwargs, out_dtype):
+    """Under casting='safe'/'no'/'equiv', out's dtype is judged by NumPy's
+    loop (fuzzer seed 424242: lcm of uint16 with dtype=uint32 into a float16
+    out was computed; uint32 -> float16 is no safe cast)."""
+    check_against_numpy(name, (np.array([15, 87, 49], np.uint16), np.array(71, np.uint8)),
+                        dict(kwargs, out=np.zeros(3, out_dtype)))

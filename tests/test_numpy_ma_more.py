@@ -316,6 +316,31 @@ RUN_MASKS = [nma.nomask, [1, 1, 0, 0, 1, 0, 0, 0, 1, 1], [0] * 10, [1] * 10,
              [0, 1, 0, 1, 0, 1, 0, 1, 0, 1]]
 
 
+def _clump_outcome(fn, a):
+    """The slices as NumPy prints them (its bounds' types: NumPy ints inside
+    the array, Python ints at its ends), or the exception and its words."""
+    try:
+        return "ok", repr(fn(a))
+    except Exception as error:  # noqa: BLE001 - the refusal is compared
+        return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("shape,mask", [
+    ((10,), RUN_MASKS[1]), ((10,), RUN_MASKS[2]), ((10,), RUN_MASKS[3]), ((10,), RUN_MASKS[4]),
+    ((10,), nma.nomask), ((2, 5), RUN_MASKS[1]), ((0,), []), ((), True), ((), False),
+])
+def test_clumps_of_integer_masked_arrays(dtype, shape, mask):
+    """clump_masked/clump_unmasked as NumPy gives them, bounds' types
+    included, and its IndexError for an empty or a 0-d mask."""
+    data = numpy.arange(int(numpy.prod(shape))).reshape(shape).astype(dtype)
+    ours, theirs = pair(data, mask=mask if mask is nma.nomask else
+                        numpy.asarray(mask, bool).reshape(shape))
+    for name in ("clump_masked", "clump_unmasked"):
+        want = _clump_outcome(getattr(nma, name), theirs)
+        assert _clump_outcome(getattr(ma, name), ours) == want, name
+
+
 @pytest.mark.parametrize("mask", RUN_MASKS)
 def test_runs_and_flat_edges(mask):
     ours, theirs = pair(numpy.arange(10.0), mask=mask)

@@ -691,6 +691,52 @@ def test_astype_copy_false_shares_exactly_when_numpy_does(a, order):
     same(tr, r)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "float32", "float64", "float16", "int64"])
+def test_array_of_a_tensor_and_python_ints_past_int64(dtype):
+    """Seed 99, case 67074: np.array([[t, -2, -2**63 - 1]], dtype=complex64)
+    with t a tensor raised 'no dtype object' (the int alone is NumPy's
+    object); NumPy converts it into a float or complex dtype= (an integer
+    one refuses it)."""
+    def fn(m, x):
+        return m.array([[x, -2, -2 ** 63 - 1, 2 ** 70]], dtype=dtype)
+    x = numpy.array(1.327, numpy.float32)
+    if dtype == "int64":
+        raises_as_numpy(fn, x)
+    else:
+        same(*reversed(both(fn, x)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "float32", "complex64", "bool", "int8"])
+def test_array_of_a_tensor_and_python_numbers_converts_each_into_dtype(dtype):
+    """Seed 55555, case 160354: np.asarray([[t, 2**53 + 1, 32768]],
+    dtype=int64) with t a float32 tensor gave 2**53 (the items were joined
+    in float64 first); NumPy converts each item into dtype=."""
+    def fn(m, x):
+        return m.asarray([[x, 2 ** 53 + 1, 32768, True, 7.9]], dtype=dtype)
+    x = numpy.array(-4.695, numpy.float32)
+    if dtype == "int8":
+        raises_as_numpy(fn, x)
+    else:
+        same(*reversed(both(fn, x)))
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("name", ["prod", "sum"])
+@pytest.mark.parametrize("out_dtype", ["int16", "uint8", "float32", "complex64"])
+@pytest.mark.parametrize("initial", [1.16, -0.7, 2])
+def test_initial_of_complex_data_passes_through_out(name, out_dtype, initial):
+    """Seed 2026, case 62249: np.prod(complex data, initial=1.16,
+    out=int16) -- NumPy reduces in complex but stores initial= through out's
+    dtype first (1.16 is 1 there), as it does for real data."""
+    x = numpy.array([[-1.5 + 3j, 1.5 - 4j], [-0.5 - 1j, 1.5 - 2j], [3 + 0.5j, 3 - 3j]])
+
+    def fn(m, a):
+        out = m.zeros(2, dtype=out_dtype)
+        getattr(m, name)(a, axis=0, initial=initial, out=out)
+        return out
+    same(*reversed(both(fn, x)))
+
+
 # ---- the fuzzer itself ------------------------------------------------------------------------
 
 def _fuzzer():
@@ -715,3 +761,67 @@ def test_fuzzer_finds_a_planted_difference(monkeypatch):
                         if k.get("dtype") is None else real(*a, **k))
     failures, _ = fuzz.fuzz(seed=1, cases=40, only=["zeros"])
     assert any("dtype float32 != NumPy's float64" in m for *_, m in failures)
+
+
+@pytest.mark.parametrize("args,kwargs,want", [
+    # seed 777: NumPy runs ff->f and casts into the float64 out
+    ((1.22, numpy.linspace(-3, 3, 5)), {"signature": (None, None, numpy.float32),
+                                        "out": numpy.zeros(5)}, "float32"),
+    ((numpy.ones(3, numpy.int8), 2), {"out": numpy.zeros(3)}, "float16"),
+    ((numpy.ones(3), 2.0), {"dtype": numpy.float32}, "float32"),
+    ((numpy.ones(3), 2.0), {"out": numpy.zeros(3)}, "float64"),
+])
+def test_fuzzer_tolerance_follows_numpys_loop(args, kwargs, want):
+    """The fuzzer's float tolerance is at least that of the loop NumPy
+    runs (arctan2 here), not only of the inputs and the result."""
+    fuzz = _fuzzer()
+    assert fuzz.loop_tolerance_dtype("float64", {"ufunc": "arctan2"}, args, kwargs) == want
+
+
+def test_fuzzer_tolerance_of_a_complex_power_grows_with_its_exponent():
+    """Seed 20261204's case 308759: (-1.18+1.5j) ** uint32(100) in complex64,
+    where NumPy's own result is 1.6e-5 off the complex128 one and ours 3e-6:
+    the tolerance is scaled by |n|; a real power's is not."""
+    fuzz = _fuzzer()
+    want = numpy.zeros((), complex)
+    exponent = numpy.array([100, -3])
+    assert fuzz.power_scale({"ufunc": "power"}, (1 + 1j, exponent), want) == 100
+    assert fuzz.power_scale({"ufunc": "power"}, (1.5, exponent), numpy.zeros(())) == 1
+    assert fuzz.power_scale({"ufunc": "add"}, (1 + 1j, exponent), want) == 1
+
+
+def test_fuzzer_compares_a_float_loop_truncated_into_ints_with_its_tolerance():
+    """Seed 8888's case 183736: exp(uint64, casting='unsafe', out=uint64)
+    runs a float loop (float32 in torchlike's promotion, NumPy rerun so),
+    whose 1-ulp difference at exp(27) is 32768 in the integers."""
+    fuzz = _fuzzer()
+    out = numpy.zeros(3, numpy.uint64)
+    x = numpy.array([27, 53, 17], numpy.float32)
+    assert fuzz.float_loop_into_ints({"ufunc": "exp"}, (x,), {"out": out,
+                                                              "casting": "unsafe"}) == "float32"
+    ints = numpy.array([1, 2, 3], numpy.uint64)
+    assert fuzz.float_loop_into_ints({"ufunc": "add"}, (ints, ints), {"out": out}) is None
+    fuzz.compare_values(numpy.array([532048216064], numpy.uint64),
+                        numpy.array([532048248832], numpy.uint64), {"truncated": True}, "float32")
+
+
+def test_fuzzer_leaves_a_float_result_past_the_int_range_uncompared():
+    """Seed 9999's case 206133: exp(17) in float32 into a uint16 out wraps
+    (C's undefined cast, NumPy's and ours 1 ulp apart: 37702 and 37704);
+    values within the range are compared."""
+    fuzz = _fuzzer()
+    x = numpy.array([17.0, 2.0], numpy.float32)
+    assert not fuzz.float_result_in_range({"ufunc": "exp"}, (x,), {}, numpy.dtype(numpy.uint16))
+    assert fuzz.float_result_in_range({"ufunc": "exp"}, (x[1:],), {"out": None},
+                                      numpy.dtype(numpy.uint16))
+
+
+def test_fuzzer_skips_the_ndarray_dot_beside_a_zero_and_an_infinity():
+    """Seed 9999's case 215624: a.dot(b) with inf in a and 0 in b is NaN in
+    IEEE (ours) and 0 in NumPy's gemv, which skips zero factors: the rule
+    the function np.dot had, now for the method too."""
+    fuzz = _fuzzer()
+    a = numpy.array([[1.0], [numpy.inf]], numpy.float32)
+    b = numpy.zeros(1, numpy.float32)
+    assert fuzz.skip_reason("methods", {}, None, None, None, None, None, [a, b],
+                            "method.dot") is not None

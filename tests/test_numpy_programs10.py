@@ -58,8 +58,8 @@ What they found (each with a focused test in the test file of its area):
   result where NumPy finds no loop -- tests/test_ufunc.py.
 
 What differs by design (docs/numpy.md, "The tenth round"), spelled around
-here: ``MaskedArray.count()`` and the bounds of ``np.ma.clump_*`` slices
-are Python ints (NumPy's int64), ``x.size`` is the Size's int subclass,
+here: ``MaskedArray.count()`` is a Python int (NumPy's int64; the bounds
+of ``np.ma.clump_*`` slices are NumPy's now), ``x.size`` is the Size's int subclass,
 ``x.nonzero()`` is PyTorch's (n, ndim) tensor (``np.nonzero(x)`` is
 NumPy's tuple), dtypes are torchlike's (``x.dtype == np.int64`` holds),
 ``np.true_divide`` of integers is float32, ``np.unique_values`` is sorted,

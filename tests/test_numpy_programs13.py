@@ -38,9 +38,9 @@ and ``x.repeat(2)`` are PyTorch's (the programs call ``np.nonzero``),
 ``s -= a[i]`` with a 0-d element writes through (the simulation iterates
 ``tolist()``), ``np.broadcast_to`` views are writeable, ``x.dtype`` is
 torchlike's dtype (compared with ``==``), ``u8.sum()`` is int64 (the
-programs pass ``dtype=``), and string arrays are not tensors.  Spelled
-around and not fixed: slices from ``np.ma.clump_masked`` hold Python ints
-where NumPy's hold int64 (the program converts them).
+programs pass ``dtype=``), and string arrays are not tensors.  (Slices
+from ``np.ma.clump_masked`` hold NumPy's int64 bounds now, as NumPy's; the
+program still converts them.)
 """
 import io
 

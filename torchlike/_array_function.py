@@ -535,7 +535,10 @@ def check_accumulate_out(shape, out):
     ufunc.accumulate) of an input of ``shape`` (raveled first for axis=None)
     whose shape is not the input's: of a 1-d input, the wrong size; else the
     shapes remapped (out's leading dims, as many as the input has).  An out
-    with fewer dims is left to the scan's own error."""
+    with fewer dims than an N-d input (N > 1) meets NumPy's iterator first:
+    out is its operand 0, mapped onto the input's axes one to one, and the
+    first axis out lacks is named (counted from the last, as NumPy does).
+    (NumPy crashes on a 0-d out of a 1-d input; that stays the wrong size.)"""
     if isinstance(out, tuple):
         out = out[0] if len(out) == 1 else None
     if not isinstance(out, _SHAPED):
@@ -545,11 +548,14 @@ def check_accumulate_out(shape, out):
         return
     if len(shape) == 1:
         raise ValueError("provided out is the wrong size for the accumulation.")
-    if len(have) >= len(shape):
-        raise ValueError("operands could not be broadcast together with remapped shapes "
-                         f"[original->remapped]: {_shape_words(have)}->"
-                         f"({','.join(map(str, have[:len(shape)]))}) "
-                         f"{_shape_words(shape)}->({','.join(map(str, shape))}) ")
+    if len(have) < len(shape):
+        raise ValueError(f"Iterator input op_axes[0][{len(shape) - len(have) - 1}] "
+                         f"(=={len(have)}) is not a valid axis of op[0], which has "
+                         f"{len(have)} dimensions ")
+    raise ValueError("operands could not be broadcast together with remapped shapes "
+                     f"[original->remapped]: {_shape_words(have)}->"
+                     f"({','.join(map(str, have[:len(shape)]))}) "
+                     f"{_shape_words(shape)}->({','.join(map(str, shape))}) ")
 
 
 def finish(result, out):

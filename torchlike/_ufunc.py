@@ -40,9 +40,12 @@ _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # products (torchlike's take one dtype; NumPy's promote), and fabs and rint,
 # whose NumPy loops are float ones (integers become floats first, where
 # torchlike's abs and round keep them: fabs of int16's -32768 is 32768.0),
-# and nextafter, whose NumPy loops are float ones too (the op refuses
-# integers; NumPy computes int16 in float32, int64 in float64).
-_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter"}
+# and nextafter, heaviside and ldexp, whose NumPy loops are float ones too
+# (the ops refuse integers or keep them, and take one dtype; NumPy computes
+# int16 in float32, int64 in float64, a Python int mantissa of ldexp in the
+# exponent's smallest float).
+_NUMPY_ANSWERED = {"matmul", "vecdot", "matvec", "vecmat", "fabs", "rint", "lcm", "nextafter",
+                   "heaviside", "ldexp"}
 # Comparisons and extrema, which NumPy also defines for complex numbers.
 _COMPLEX_ORDERED = frozenset(["less", "less_equal", "greater", "greater_equal", "maximum",
                               "minimum", "fmax", "fmin"])
@@ -71,14 +74,49 @@ def _floating(x, name):
     return x if x.is_floating_point() else x.to(_C.get_default_dtype())
 
 
+def _numpy_complex_sign(z, out=None):
+    """NumPy's sign of complex numbers, the namespace's (z / |z|, an
+    infinite part giving its direction alone, where the op's sgn gives NaN:
+    sign(inf + 0j) is 1)."""
+    from .numpy._elementwise import _complex_sign
+    result = _complex_sign(z)
+    if out is None:
+        return result
+    check_out_cast("sign", result.dtype, out)  # (as the op's own out= does)
+    out.copy_(result)
+    return out
+
+
+def _numpy_sign(x, out=None):
+    """np.sign for the C fast path: the op for real numbers, NumPy's complex
+    sign for complex ones."""
+    if x.is_complex():
+        return _numpy_complex_sign(x, out)
+    return _C.sign(x) if out is None else _C.sign(x, out=out)
+
+
+def _smallest_float(x, name):
+    """x as floats in NumPy's loop for a float-only ufunc of integers: the
+    smallest float that holds them (float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); complex refused."""
+    x = x if isinstance(x, _C.Tensor) else as_tensor(x)
+    refuse_complex(name, x)
+    if x.is_floating_point():
+        return x
+    return x.to(_C.float16 if x.dtype in (_C.bool, _C.int8, _C.uint8) else
+                _C.float32 if x.dtype in (_C.int16, _C.uint16) else _C.float64)
+
+
 def _spacing(x, *, out=None):
     """NumPy's spacing: the step from x to the next value away from zero (so
     negative for negative x), the smallest subnormal at either zero, NaN at
     the infinities.  NumPy's float16 loop is its own: the step up, toward
     +inf, whatever x's sign (spacing(-1.0) is +2**-11, half float32's
     -2**-23 pattern; -0.0 and negative subnormals give the smallest
-    subnormal, -65504 gives 32, 65504 inf)."""
-    x = _floating(x, "spacing")
+    subnormal, -65504 gives 32, 65504 inf).  Integers take NumPy's smallest
+    float that holds them, as the namespace's np.spacing (which comes here
+    with ufunc keywords: the two must agree)."""
+    x = _smallest_float(x, "spacing")
     inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
     if x.dtype is _C.float16:
         step = _C.nextafter(x, inf) - x
@@ -204,6 +242,11 @@ def numpy_python_ints(ufunc, inputs, dtype=None, casting=None):
         raise OverflowError(f"numpy.{ufunc.__name__}: Python integer {big} is out of bounds "
                             f"for the loop its array operand selects (dtype {names}; NEP 50)"
                             ) from None
+    if ufunc.__name__ in _NUMPY_ANSWERED:
+        # the namespace's function picks NumPy's loop itself and casts the
+        # int into it (as a float, the loop's dtype would be lost:
+        # nextafter(int16, 2**70) is float32, not float64)
+        return inputs
     exact = ufunc.__name__ in _COMPARISONS and \
         not any(d.is_floating_point or d.is_complex for d in dtypes)
     # the ints the core takes as they are: any but a comparison's past int64
@@ -628,6 +671,15 @@ def _call(ufunc, inputs, kwargs):
         # dtype= with any cast allowed: the inputs' .to(dtype) is that cast
         # (NumPy's histogram subtracts so), as is out='s copy_ below
         kwargs["casting"] = "same_kind"
+    if unsafe and out is not None and out is not False and ufunc.signature and \
+            _is_default(dict(kwargs, casting="same_kind")) and where is True:
+        # a gufunc sizes its out= itself (matmul's optional core dims: a 1-d
+        # out of a 2-d product drops n, which a result computed without out
+        # cannot tell) and its copy into out takes any cast
+        if dtype is not None:
+            inputs = [as_tensor(x).to(tl_dtype(dtype)) for x in inputs]
+        op(*inputs, out=given_out, casting="unsafe")
+        return given_out[0]
     if unsafe and out is not None and out is not False:
         # any cast allowed: the result as computed, written with out's dtype
         # (copy_ casts), so device tensors need no host round trip; dtype=
@@ -671,10 +723,12 @@ def _call(ufunc, inputs, kwargs):
                   for x in inputs]
     # (after the cast: np.sign(int_array, dtype=complex64) is the complex loop)
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
-        op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
-    if dtype is None and not kwargs and op is not _C.sgn and \
+        op = _numpy_complex_sign  # NumPy 2's sign of a complex number is z/|z|
+    if dtype is None and not kwargs and op is not _numpy_complex_sign and \
             ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
-        _FAST[ufunc] = op  # the C fast path may answer this ufunc (and out=tensor) from now on
+        # the C fast path may answer this ufunc (and out=tensor) from now on;
+        # sign's op refuses complex numbers, which a later call may bring
+        _FAST[ufunc] = _numpy_sign if op is _C.sign else op
     if out is None:
         return op(*inputs)
     if isinstance(given_out[0], np.ndarray) and _C.is_grad_enabled() and \

@@ -249,6 +249,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         if isinstance(obj, (list, tuple)) and has_tensor(obj):
             if dtype is not None and not dtype.is_complex:
                 _check_items(obj, dtype)  # as NumPy's conversion does
+            if dtype is not None and dtype != _C.bfloat16:
+                obj = _items_in(obj, dtype)
             result = as_tensor(obj)
         else:
             a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
@@ -355,6 +357,19 @@ def _check_items(obj, dtype):
                             f"real number, not 'complex'")
         elif exact:
             _check_int_fits(int(item) if type(item) is float else item, dtype)
+
+
+def _items_in(obj, dtype):
+    """The nested lists and tuples obj with each item in ``dtype``, as
+    NumPy converts each one there before it joins them: joined first in
+    their common dtype, 2**53 + 1 beside a float tensor went through
+    float64 on its way to int64, and a Python int past int64 (alone an
+    object to NumPy) had no dtype at all."""
+    if isinstance(obj, (list, tuple)):
+        return [_items_in(item, dtype) for item in obj]
+    if isinstance(obj, Tensor):
+        return obj if obj.dtype == dtype else obj.to(dtype)
+    return np.asarray(obj, dtype=np_dtype(dtype))
 
 
 def _fortran(t):

@@ -625,7 +625,26 @@ def cbrt(x, /):
 
 
 def ldexp(x1, x2, /):
-    return _C.ldexp(_float(x1), _arg(x2))
+    """NumPy's ldexp, in the loop NumPy picks (a float mantissa with an
+    int32 or int64 exponent): its ufunc is asked on empty operands of the
+    same dtypes, Python numbers as they are (NEP 50: a Python int mantissa
+    beside an int16 exponent is float16, a Python int exponent past the
+    loop's int NumPy's OverflowError, a uint64 exponent its TypeError)."""
+    probe = _empty_operands((x1, x2))
+    if probe is None:  # (bfloat16: no NumPy loop to ask; the op's own rule)
+        return _C.ldexp(_float(x1), _arg(x2))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop = tl_dtype(np.ldexp(*probe).dtype)
+    exponent = _arg(x2)
+    if isinstance(x1, _SCALARS):  # through float64, as NumPy casts a weak number
+        mantissa = _C.full((), float(x1), dtype=_C.float64,
+                           device=exponent.device).to(loop)
+    else:
+        mantissa = _arg(x1).to(loop)
+    # NOTE: the op is PyTorch's, whose zero times an overflowing 2^e is NaN;
+    # C's ldexp (NumPy's loop) keeps a zero, its sign too
+    return _C.where(_C.eq(mantissa, 0), mantissa, _C.ldexp(mantissa, exponent))
 
 
 def _integer_pair(x1, x2):
@@ -1030,6 +1049,10 @@ _SCALAR_TYPES = frozenset(_SCALARS)
 def _out_refusal(fn, ufunc, args, kwargs, casting, out):
     """The TypeError message for a result fn's operands give that out cannot
     take under casting, or None."""
+    if casting in _STRICT_CASTINGS:
+        verdict = _numpy_out_verdict(ufunc, args, kwargs, casting, out)
+        if verdict is not False:
+            return verdict
     try:
         probe = [_C.empty((0,), dtype=a.dtype, device=a.device) if isinstance(a, Tensor)
                  else a if isinstance(a, _SCALARS) else as_tensor(a)[:0] for a in args]
@@ -1049,6 +1072,28 @@ def _out_refusal(fn, ufunc, args, kwargs, casting, out):
     if can_cast_dtypes(dtype, target, "same_kind"):
         return None
     return out_cast_words(ufunc.__name__, dtype, target, casting)
+
+
+def _numpy_out_verdict(ufunc, args, kwargs, casting, out):
+    """Under a strict casting= ("safe", "no", "equiv"), NumPy's own verdict
+    on out's dtype: its ufunc on empty operands of the same dtypes, dtype=
+    as given (lcm of uint16 with dtype=uint32 into a float16 out is refused
+    under "safe", which a check by kind lets through).  Its TypeError's
+    words, None when it takes out, False when NumPy cannot be asked."""
+    probe = _empty_operands(args)
+    if probe is None:
+        return False
+    extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
+    try:
+        target = np.empty(0, out.dtype if isinstance(out, np.ndarray) else _probe_dtype(out))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ufunc(*probe, out=target, casting=casting, **extra)
+    except TypeError as error:
+        return str(error)
+    except Exception:  # noqa: BLE001 - not the out's refusal: the call decides
+        return False
+    return None
 
 
 def _give_ufunc_surface(name):

@@ -13,7 +13,9 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, finish_gufunc, refuse,
-    cast, promote, NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased)
+    cast, promote, NoValue, TABLE, value_errors, scalar_count, np_dtype, unaliased,
+    check_out_cast)
+from .. import _gufunc_shapes as gufunc_shapes
 
 Tensor = _C.Tensor
 
@@ -61,6 +63,9 @@ def outer(a, b, out=None):
     return finish_gufunc(a.reshape(-1, 1) * b.reshape(1, -1), out, "multiply", None)
 
 
+MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
+
+
 @implements(np.matmul, np.linalg.matmul)
 def matmul(x1, x2, /, out=None, **kwargs):
     if out is None and not kwargs and type(x1) is Tensor and type(x2) is Tensor and \
@@ -71,13 +76,32 @@ def matmul(x1, x2, /, out=None, **kwargs):
             pass  # shapes not aligned: the path below raises NumPy's error
     refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
     # (the C ufunc path calls this with out= the operand itself, not the array function's)
-    a, b = (unaliased(as_tensor(x), out) for x in (x1, x2))
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: Input operand does not have enough dimensions")
+    a, b = promote(*(unaliased(as_tensor(x), out) for x in (x1, x2)))
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if target is not None:  # NumPy resolves the loop (and its cast into out) first
+        check_out_cast("matmul", a.dtype, target, kwargs.get("casting", "same_kind"))
+    # then sizes the call, out= included: a 1-d out of a 2-d product drops n
+    resolved = gufunc_shapes.resolve("matmul", MATMUL_SIGNATURE, (a.shape, b.shape),
+                                     (None if target is None else target.shape,))
+    core = gufunc_shapes.out_core_shape(MATMUL_SIGNATURE, resolved)
+    shape = resolved.loop + core if target is None else tuple(target.shape)
+    return finish(_matmul_resolved(a, b, resolved, core, shape), out)
+
+
+def _matmul_resolved(a, b, resolved, core, shape):
+    """The product of a matmul call NumPy has sized (``resolved``), of
+    ``shape`` (out's, or the loop shape and ``core``).  An absent n or m is
+    a core dim of 1 (each operand's last dim its k then, whatever its number
+    of dims); the loop dims an out= lacks are 1s, and a larger out= takes
+    the product broadcast (NumPy's resolution has refused every other out)."""
+    a = a.unsqueeze(-2) if "n" in resolved.missing else a    # (..., n, k)
+    b = b.unsqueeze(-1) if "m" in resolved.missing else b    # (..., k, m)
     with value_errors("matmul"):
-        result = _C.matmul(*promote(a, b))
-    return finish_gufunc(result, out, "matmul", "(n?,k),(k,m?)->(n?,m?)",
-                         (a.ndim > 1) + (b.ndim > 1), kwargs.get("casting", "same_kind"))
+        product = _C.matmul(a, b)                            # (..., n, m)
+    dims = tuple(product.shape[:-2]) + core
+    dims = dims[max(len(dims) - len(shape), 0):]
+    product = product.reshape(dims)
+    return product if dims == shape else product.expand(shape)
 
 
 def _core_operands(name, signature, a, b):

@@ -182,6 +182,10 @@ def _reduction(name):
             start = _initial(initial, result.dtype, result.device)
             if loop is not None:  # the loop's value, as stored into out
                 start = _via_out(start, out, loop)
+            elif out is not None and a.is_complex() and not isinstance(initial, complex):
+                # complex data reduce in their own loop, but NumPy's initial=
+                # still passes through out's dtype (1.16 is 1 for an int16 out)
+                start = _initial(initial, _out_dtype(out), result.device).to(result.dtype)
             result = result * start if name == "prod" else result + start
         return finish(result, out)
     impl.__name__ = impl.__qualname__ = name

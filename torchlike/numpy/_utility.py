@@ -8,7 +8,8 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue, can_cast_dtypes, integer_clip_bounds, unaliased, check_out_cast, out_broadcast)
+    NoValue, can_cast_dtypes, integer_clip_bounds, open_clip_bounds, unaliased, check_out_cast,
+    out_broadcast)
 from ._elementwise import round as _round  # the namespace's np.round, one for both routes
 # the namespace's own: NumPy's complex order (clip), real/imag of any dtype
 from ._elementwise import clip as ordered_clip, imag as imag_part, real as real_part
@@ -43,6 +44,8 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     hi = a_max if max is NoValue else max
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = unaliased(as_tensor(a), out)
+    if "signature" in kwargs or "sig" in kwargs:
+        return _clip_ufunc(a, lo, hi, out, kwargs)
     operands = (a, lo, hi)
     dtype, where = kwargs.pop("dtype", None), kwargs.pop("where", True)
     casting = kwargs.pop("casting", "same_kind")
@@ -78,6 +81,25 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     result = a if lo is None else _C.maximum(a, lo)
     result = result if hi is None else _C.minimum(result, hi)
     return _clip_finish(operands, result, out, casting)
+
+
+def _clip_ufunc(a, lo, hi, out, kwargs):
+    """np.clip with signature=, which only NumPy's ufuncs take: NumPy's own
+    route, called on the tensors (torchlike's ufunc machinery runs the loop
+    the signature names, or refuses it in NumPy's words).  NumPy hands the
+    call to its clip ufunc, or, a bound missing (or an int bound that bounds
+    no value of integer data), to maximum, minimum or positive, so the
+    signature's length is theirs."""
+    lo, hi = open_clip_bounds(a.dtype, lo, hi)
+    if out is not None:
+        kwargs = dict(kwargs, out=out)
+    if lo is None and hi is None:
+        return np.positive(a, **kwargs)
+    if lo is None:
+        return np.minimum(a, hi, **kwargs)
+    if hi is None:
+        return np.maximum(a, lo, **kwargs)
+    return np._core.umath.clip(a, lo, hi, **kwargs)
 
 
 def _clip_with(operands, out, dtype, where, casting):

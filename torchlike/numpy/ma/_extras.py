@@ -123,12 +123,30 @@ def _runs(flags):
             if (i % 2 == 0) == first]
 
 
+def _clumps(flags, scalar_words):
+    """NumPy's runs of True in a mask for clump_masked/clump_unmasked: the
+    bounds inside the array are NumPy ints (they come from its nonzero),
+    the array's ends Python ints; NumPy indexes the mask's first element, so
+    an empty mask is its IndexError, and a 0-d one too (``scalar_words``:
+    the words differ, as its unmasked flags are a NumPy bool scalar)."""
+    if flags.ndim == 0:
+        raise IndexError(scalar_words)
+    flags = flags.reshape(-1)
+    n = flags.numel()
+    if n == 0:
+        raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+
+    def bound(i):
+        return i if i in (0, n) else numpy.intp(i)
+    return [slice(bound(run.start), bound(run.stop)) for run in _runs(flags)]
+
+
 def clump_masked(a):
     """Slices of the runs of masked elements of ``a`` (flattened)."""
     m = getmask(a)
     if m is nomask:
         return []
-    return _runs(m.reshape(-1))
+    return _clumps(m, "too many indices for array: array is 0-dimensional, but 1 were indexed")
 
 
 def clump_unmasked(a):
@@ -136,7 +154,7 @@ def clump_unmasked(a):
     m = getmask(a)
     if m is nomask:
         return [slice(0, _ma(a).size)]
-    return _runs(_C.logical_not(m.reshape(-1)))
+    return _clumps(_C.logical_not(m), "invalid index to scalar variable.")
 
 
 def flatnotmasked_contiguous(a):
