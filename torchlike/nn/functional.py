@@ -75,15 +75,29 @@ def pad(input, pad, mode="constant", value=None):
 
 # ---- helpers -------------------------------------------------------------------------
 
-def _reduce(loss, reduction):
-    """Apply a loss's ``reduction`` ('none' | 'mean' | 'sum')."""
+def _reduce(loss, reduction, refusal="{} is not a valid value for reduction"):
+    """Apply a loss's ``reduction`` ('none' | 'mean' | 'sum'); another name is
+    refused in the loss's words."""
     if reduction == "none":
         return loss
     if reduction == "mean":
         return _C.mean(loss)  # PyTorch's mean: an integer loss is refused
     if reduction == "sum":
         return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    raise ValueError(refusal.format(reduction))
+
+
+def _mean_alias(reduction):
+    """The reduction a loss that PyTorch resolves with _Reduction.get_enum
+    runs: 'elementwise_mean', mean's name before PyTorch 0.4, is 'mean' with
+    get_enum's UserWarning.  The losses PyTorch reduces in Python (poisson
+    and gaussian NLL, multilabel soft margin, triplet with a distance
+    function) refuse the old name, so they do not call this."""
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return "mean"
+    return reduction
 
 
 def _legacy_reduction(size_average, reduce, reduction):
@@ -907,7 +921,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
     the weights of the targets not ignored.  input (N, C, *) or (C,).  One
     fused op (``nll_loss_nd``) that also returns the total weight."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
@@ -933,6 +947,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     indices against the input as nll_loss does."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _mean_alias(reduction)
     r = _REDUCTIONS.get(reduction)
     if r is None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -1061,14 +1076,14 @@ def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     return _weighted_loss(_MSE, input, target, r, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``; for complex operands the modulus of the
     difference (real)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if weight is None:
         _refuse_bool_sub(input, target)
     dtype = _C.promote_types(input.dtype, target.dtype)
@@ -1088,7 +1103,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
@@ -1100,6 +1115,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    reduction = _mean_alias(reduction)
     if not _C.promote_types(input.dtype, target.dtype).is_floating_point:
         return _weighted_loss(_HUBER, input, target, reduction, weight, delta)  # refused there
     return _weighted_loss(_HUBER, input, _as_input_dtype(target, input), reduction, weight,
@@ -1109,7 +1125,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-w (t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
@@ -1123,7 +1139,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """``-w (pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
@@ -1154,7 +1170,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if not (input.is_floating_point() or input.is_complex()) or \
             not (target.is_floating_point() or target.is_complex()):
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -1202,7 +1218,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     loss = 0.5 * (_C.log(v) + (input - target) ** 2 / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, "{} is not valid")  # PyTorch's words here
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -1213,7 +1229,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), r)
 
 
@@ -1224,7 +1240,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     As PyTorch's formula: the input where y != -1 plus the margin term where
     y != 1 (a target of 0 or 2 adds both), the margin a tensor like the
     input's (an integer input truncates it, a bool one is refused)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if input.dtype == _C.bool:
         raise NotImplementedError(_BOOL_SUB)
     zero = _scalar_like(0, input)
@@ -1235,7 +1251,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if input.dtype == _C.bool:
         raise NotImplementedError(_BOOL_NEG)
     return _reduce(softplus(-_as_input_dtype(target, input) * input), r)
@@ -1250,13 +1266,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss.mean(-1), r)
+    return _reduce(loss.mean(-1), r, "{} is not valid")  # PyTorch's words here
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets, i not in targets} max(0, 1 - (x_j - x_i)) / C``; the
     targets of a row are its entries before the first -1 (``_multilabel_margin_loss``)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if r not in _REDUCTIONS:
         raise ValueError(f"{r} is not a valid value for reduction")
     _refuse_integral_input("multilabel_margin_loss_forward_out_frame", input)
@@ -1267,7 +1283,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduce=None, reduction="mean"):
     """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times weight[y])
     (``_multi_margin_loss``)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if r not in _REDUCTIONS:
         raise ValueError(f"{r} is not a valid value for reduction")
     if p != 1 and p != 2:
@@ -1283,7 +1299,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos`` where y = 1, ``max(0, cos - margin)`` where y = -1."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     eps = 1e-12
     dot = (input1 * input2).sum(-1)
     m1 = (input1 * input1).sum(-1) + eps
@@ -1300,7 +1316,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise distance."""
     if margin <= 0:  # PyTorch's check, before any other
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1328,6 +1344,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     beta recursions are the ``_ctc_loss`` op; the reduction is PyTorch's:
     'mean' divides each loss by its target length (at least 1), then
     averages."""
+    reduction = _mean_alias(reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_probs.device.type == "cpu" and log_probs.dtype not in (_C.float32, _C.float64):
