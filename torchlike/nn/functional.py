@@ -1122,6 +1122,47 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
                           delta)
 
 
+def _broadcast_shape(a, b):
+    """The broadcast of shapes a and b, refused in PyTorch's elementwise words
+    (tensor a named first, the dim counted in the result, the last mismatch)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _inplace_shape(out, other):
+    """Refuse ``out.op_(other)`` as PyTorch does where other broadcasts out
+    past its own shape (an in-place result cannot grow)."""
+    shape = _broadcast_shape(out, other)
+    if shape != tuple(out):
+        raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape "
+                           f"{list(shape)}")
+
+
+def _tensor_or_none(fn, name, position, value):
+    """PyTorch's binding refuses a weight that is no tensor (a float, a list)."""
+    if value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _bce_logits_shapes(input, target, weight, pos_weight):
+    """Check the operands' shapes in the order of PyTorch's formula, so that
+    the one that disagrees is named (as tensor a or b) as PyTorch names it:
+    ``log_sigmoid(input) *= (pos_weight - 1) * target + 1``, then
+    ``loss = (1 - target) * input - that`` in target's shape, then
+    ``loss *= weight``."""
+    if pos_weight is not None:
+        _inplace_shape(tuple(input.shape), _broadcast_shape(pos_weight.shape, target.shape))
+    _inplace_shape(tuple(target.shape), tuple(input.shape))
+    if weight is not None:
+        _inplace_shape(tuple(target.shape), tuple(weight.shape))
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-w (t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
@@ -1130,6 +1171,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
+    if weight is not None:
+        # PyTorch expands the weight to the target's broadcast with it first
+        # (its words), and its kernel then refuses a weight that grows the loss
+        _inplace_shape(tuple(target.shape), tuple(_C.broadcast_shapes(target.shape, weight.shape)))
     if target.dtype != input.dtype:  # PyTorch's kernel takes no other target dtype
         raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected "
                            f"{scalar_type_name(input.dtype)}")
@@ -1143,6 +1188,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
+    _tensor_or_none("binary_cross_entropy_with_logits", "weight", 3, weight)
+    _tensor_or_none("binary_cross_entropy_with_logits", "pos_weight", 4, pos_weight)
+    _bce_logits_shapes(input, target, weight, pos_weight)
     if not (input.is_floating_point() or input.is_complex()):
         _loss_kernel_refused(_BCE_LOGITS, input.dtype, input.device)
     # PyTorch computes the loss into (1 - target): an integer or bool target
