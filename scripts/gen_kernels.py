@@ -638,12 +638,49 @@ def compare():
     g = Gen("compare_loops")
     g.comment("minimum, maximum (a NaN on either side is the answer, the first one when\n"
               " * both are), fmin, fmax (NaN-ignoring: the other operand).  Of two equal\n"
-              " * operands (0.0 and -0.0) all four give the first, as PyTorch's CPU kernels\n"
-              " * do (C's fmin/fmax may give either); bfloat16's fmin/fmax are\n"
-              " * kernels_compare.c's")
+              " * operands (0.0 and -0.0) fmin and fmax give the first, as PyTorch's CPU\n"
+              " * kernels do (C's fmin/fmax may give either); bfloat16's fmin/fmax are\n"
+              " * kernels_compare.c's.  float32/float64 minimum and maximum give either\n"
+              " * operand of a tie, and one of two NaNs, by the element's place in its run,\n"
+              " * as PyTorch's vector loop and its scalar remainder do (extrema_vector_count\n"
+              " * in kernels_compare.c); the plain helper is CUDA's")
     for op, cmp in [("minimum", "<"), ("maximum", ">")]:
         g.binary(op, BOOL + INTS, f"a {cmp} b ? a : b")
-        g.binary(op, FLOATS, f"(a {cmp}= b || isnan(a)) ? a : b", simd=FLOATS)
+        # the plain rule (TL_OP_EXTREMA_PLAIN, and CUDA's)
+        g.binary(op, FLOATS, f"(a {cmp}= b || isnan(a)) ? a : b", loop=None)
+        g.cuda_row(op, FLOATS, f"{op}_$_f")
+        # PyTorch's vector loop (max_ps/min_ps: the second of a tie, a NaN of
+        # all one bits) and its scalar remainder (std::max/min: the first of a
+        # tie, the default quiet NaN)
+        tail = "a < b ? b : a" if op == "maximum" else "b < a ? b : a"
+        g.each(FLOATS, f"static inline T {op}_vec_$(T a, T b) "
+                       f"{{ return isnan(a) || isnan(b) ? nan_ones_$() : a {cmp} b ? a : b; }}")
+        g.each(FLOATS, f"static inline T {op}_tail_$(T a, T b) "
+                       f"{{ return isnan(a) || isnan(b) ? (T)NAN : {tail}; }}")
+        g.loop(op, FLOATS, f"""\
+const tl_op_params *p = data;
+if (p && p->i == TL_OP_EXTREMA_PLAIN) {{
+  for (int64_t i = 0; i < n; i++)
+    *(T *)(args[0] + i * steps[0]) =
+        {op}_$(*(const T *)(args[1] + i * steps[1]), *(const T *)(args[2] + i * steps[2]));
+  return;
+}}
+T *o = (T *)args[0];
+const T *a = (const T *)args[1], *b = (const T *)args[2];
+int64_t nv = extrema_vector_count(n, steps, sizeof(T));
+if (nv && steps[1] && steps[2])
+  for (int64_t i = 0; i < nv; i++)
+    o[i] = {op}_vec_$(a[i], b[i]);
+else if (nv && steps[1])
+  for (int64_t i = 0; i < nv; i++)
+    o[i] = {op}_vec_$(a[i], *b);
+else if (nv)
+  for (int64_t i = 0; i < nv; i++)
+    o[i] = {op}_vec_$(*a, b[i]);
+for (int64_t i = nv; i < n; i++)
+  *(T *)(args[0] + i * steps[0]) =
+      {op}_tail_$(*(const T *)(args[1] + i * steps[1]), *(const T *)(args[2] + i * steps[2]));""",
+               attr="TL_SIMD_CLONES")
     for op, cmp in [("fmin", "<"), ("fmax", ">")]:
         g.binary(op, BOOL + INTS, f"a {cmp} b ? a : b")
         g.binary(op, FLOATS, f"(a {cmp}= b || isnan(b)) ? a : b", simd=FLOATS)

@@ -73,12 +73,13 @@ def test_the_grid_covers_every_sized_creation_function():
 
 def test_sizes_past_the_cores_limit_are_pytorchs_class():
     # below int64's byte count PyTorch would try the allocation and fail with a
-    # RuntimeError; ours stop at the core's element limit with the same class
+    # RuntimeError; ours stop at the core's element limit with torchlike.SizeError,
+    # that class and NumPy's ValueError (its "array is too big")
     for make in (lambda: tl.zeros(2 ** 57, dtype=tl.uint8), lambda: tl.empty(2 ** 30, 2 ** 27),
                  lambda: tl.zeros(2).new_ones(2 ** 58, dtype=tl.bool)):
         with pytest.raises(RuntimeError, match="too large") as e:
             make()
-        assert type(e.value) is RuntimeError
+        assert type(e.value) is tl.SizeError and isinstance(e.value, ValueError)
 
 
 # ---- the NumPy namespace: live NumPy's answers ------------------------------------------------

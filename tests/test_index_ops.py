@@ -560,3 +560,17 @@ REFUSALS, _refusals = golden_calls("index_refusals")
 @pytest.mark.parametrize("call,expected", REFUSALS, ids=[c for c, _ in REFUSALS])
 def test_index_dtype_refusals_raise_pytorchs_class(call, expected):
     golden_check(_refusals, call, expected)
+
+
+def test_index_select_along_an_empty_dim_of_a_matrix_is_pytorchs_runtime_error():
+    # fuzz_torch_api --strict, seed 20261203 case 1872: PyTorch refuses a
+    # non-empty index along an empty dim of a matrix or more before any bounds
+    # check (RuntimeError); a vector's index is bounds-checked (IndexError)
+    for x, dim in [(tl.zeros(0, 3, dtype=tl.float16), -2), (tl.zeros(3, 0), 1)]:
+        with pytest.raises(RuntimeError, match="self indexing axis dim should be positive") as e:
+            x.index_select(dim, tl.tensor([0]))
+        assert not isinstance(e.value, IndexError)
+    assert tuple(tl.zeros(0, 3).index_select(0, tl.tensor([], dtype=tl.int64)).shape) == (0, 3)
+    assert tuple(tl.zeros(0, 3).index_select(1, tl.tensor([2])).shape) == (0, 1)
+    with pytest.raises(IndexError):
+        tl.zeros(0).index_select(0, tl.tensor([0]))

@@ -2,9 +2,11 @@
 through torchlike.numpy and through NumPy's ufuncs on tensors, against NumPy
 itself on ndarrays (the live oracle): its float32 and float64 loops give
 the second operand in every layout, its float16 loop the first.  The op
-(torch.maximum's) gives the first; the namespace swaps the operands for the
-loops NumPy answers with the second (torchlike/numpy/_elementwise.py,
-numpy_tie).  fmax/fmin are not here: NumPy's answer there follows its SIMD
+(torch.maximum's) answers as PyTorch's, by the element's place in its vector
+blocks (tests/test_binary_extrema_zero.py); its plain form
+(_C._maximum_plain) gives the first at every place, and the namespace swaps
+the operands into it for the loops NumPy answers with the second
+(torchlike/numpy/_elementwise.py, numpy_tie).  fmax/fmin are not here: NumPy's answer there follows its SIMD
 blocks and their remainders."""
 import math
 
@@ -89,3 +91,15 @@ def test_errors_name_the_operands_in_order():
     with pytest.raises(ValueError) as ours:
         tnp.maximum(torch.zeros(3), torch.zeros(4))
     assert "tensor a (3)" in str(ours.value) and "tensor b (4)" in str(ours.value)
+
+
+def test_namespace_keeps_an_input_nan():
+    """NumPy's maximum gives an input's own NaN (its sign and payload); the
+    op's vector blocks give PyTorch's NaN of all one bits instead, so the
+    namespace's plain form must not."""
+    a = np.array([-np.nan] * 20 + [1.0] * 20, dtype=np.float32)
+    b = np.array([0.0] * 40, dtype=np.float32)
+    for name in ("maximum", "minimum"):
+        want = getattr(np, name)(a, b).view(np.uint32)
+        got = getattr(tnp, name)(torch.tensor(a), torch.tensor(b)).numpy().view(np.uint32)
+        np.testing.assert_array_equal(got, want)

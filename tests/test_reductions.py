@@ -764,3 +764,19 @@ def test_max_min_along_an_outer_dim_match_numpy(dtype, shape, dim):
         np.testing.assert_array_equal(values.cpu().numpy(), vref(a, axis=dim))
         np.testing.assert_array_equal(getattr(t, "arg" + name)(dim, keepdim=True).cpu().numpy(),
                                       iref(a, axis=dim, keepdims=True))
+
+
+def test_extrema_of_an_empty_complex_dim_refuse_the_empty_dim_first():
+    # fuzz_torch_api --strict, seed 20261203 cases 1778, 2339: PyTorch's
+    # max/min/amax/amin ask for a non-empty reduced dim before they look at
+    # the dtype (IndexError, or RuntimeError with no dim); argmax/argmin refuse
+    # the complex dtype first
+    z = tl.zeros(0, 3, dtype=tl.complex64)
+    for call in (lambda: z.amax(0), lambda: z.amin(-2), lambda: z.max(0), lambda: z.min(0)):
+        with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+            call()
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified"):
+        z.amax()
+    for call in (lambda: z.argmax(0), lambda: z.argmin(), lambda: z.max(1)):
+        with pytest.raises(TypeError, match="does not support dtype complex64"):
+            call()

@@ -33,13 +33,16 @@ def _repr(self):
     data = self.detach()
     if data.device.type != "cpu":
         data = data.cpu()  # printing reads the data through the device's backend
-    # bfloat16 and float8, which NumPy lacks, print their float32 values (as PyTorch's do)
+    # bfloat16 and float8, which NumPy lacks, print their float32 values (as
+    # PyTorch's do); an empty tensor has none, and its shape goes apart
+    if data.numel() == 0:
+        data = data.reshape(-1)
     values = data.float().numpy() if self.dtype in _FLOAT32_PRINTED else data.numpy()
     grad_fn = self.grad_fn
     # a subclass prints its name, as PyTorch's do (Parameter adds its own line)
     return tensor_repr(values, self.dtype.name, prefix=prefix,
                        default_float=_C.get_default_dtype().name,
-                       device=str(self.device),
+                       device=str(self.device), shape=tuple(self.shape),
                        requires_grad=self.requires_grad and grad_fn is None,
                        grad_fn_name=None if grad_fn is None else type(grad_fn).__name__)
 

@@ -240,8 +240,10 @@ def _add_suffixes(text: str, suffixes, indent: int, force_newline: bool = False)
 
 
 def tensor_repr(values, dtype_name, *, default_float="float32", device="cpu",
-                requires_grad=False, grad_fn_name=None, prefix="tensor(") -> str:
-    """repr() of a tensor whose data is `values` (a NumPy array)."""
+                requires_grad=False, grad_fn_name=None, prefix="tensor(", shape=None) -> str:
+    """repr() of a tensor whose data is `values` (a NumPy array); an empty
+    tensor may give its shape apart, as NumPy refuses some that torch takes
+    ((0, 2**62): its byte count would overflow)."""
     arr = np.asarray(values)
     np_dtype = _PRINT_DTYPES.get(dtype_name)
     if np_dtype is not None and arr.dtype != np_dtype:
@@ -256,8 +258,9 @@ def tensor_repr(values, dtype_name, *, default_float="float32", device="cpu",
     if arr.size == 0:
         # NumPy-style: shape only when it isn't (0,); and no element can hint
         # at the dtype, so anything but the default float is spelled out.
-        if arr.ndim != 1:
-            suffixes.append(f"size={tuple(arr.shape)}")
+        shape = tuple(arr.shape if shape is None else shape)
+        if len(shape) != 1:
+            suffixes.append(f"size={shape}")
         if dtype_name != default_float:
             suffixes.append(dtype_suffix)
         body = "[]"

@@ -410,7 +410,7 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
       int_list(ARG(2, "stride"), stride, &nstride) < 0)
     return;
   int64_t offset = int_or(c, 3, "storage_offset", t.offset), nx, nout;
-  if (tl_shape_numel(nsize, size, &nout) != TL_OK) {
+  if (tl_shape_count(nsize, size, &nout) != TL_OK) {
     tl_py_raise();
     return;
   }

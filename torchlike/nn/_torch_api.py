@@ -86,13 +86,41 @@ pixel_shuffle, pixel_unshuffle, channel_shuffle = (F.pixel_shuffle, F.pixel_unsh
 conv_tbc = F.conv_tbc
 cosine_similarity, pairwise_distance, cdist, pdist = (F.cosine_similarity, F.pairwise_distance,
                                                       F.cdist, F.pdist)
-bilinear, binary_cross_entropy_with_logits, ctc_loss = (F.bilinear,
-                                                        F.binary_cross_entropy_with_logits,
-                                                        F.ctc_loss)
+bilinear, ctc_loss = F.bilinear, F.ctc_loss
 cosine_embedding_loss, margin_ranking_loss = F.cosine_embedding_loss, F.margin_ranking_loss
 hinge_embedding_loss, kl_div, poisson_nll_loss = (F.hinge_embedding_loss, F.kl_div,
                                                   F.poisson_nll_loss)
 triplet_margin_loss = F.triplet_margin_loss
+
+
+def _reduction_number(fn, reduction):
+    """A torch-level loss's reduction: the number of torch.nn._reduction
+    (0 none, 1 mean, 2 sum), not the name nn.functional takes."""
+    if isinstance(reduction, bool) or not isinstance(reduction, int):
+        raise TypeError(f"{fn}(): argument 'reduction' must be int, not "
+                        f"{type(reduction).__name__}")
+    if reduction not in (0, 1, 2):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return ("none", "mean", "sum")[reduction]
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """``torch.binary_cross_entropy_with_logits(input, target, weight,
+    pos_weight, reduction)``: the weights positional, the reduction a number.
+    Unlike nn.functional's, no same-size check: a target may broadcast the
+    input (x[:, :1] against a (3, 4) target gives (3, 4)), and what
+    disagrees is refused by the formula's broadcasts.  NOTE: with no
+    reduction given PyTorch's binding reduces nothing, though its stub says
+    1 (mean); that is what it does, so that is what this does."""
+    name = "binary_cross_entropy_with_logits"
+    r = _reduction_number(name, reduction)
+    F._tensor_or_none(name, "weight", 3, weight)
+    F._tensor_or_none(name, "pos_weight", 4, pos_weight)
+    F._bce_logits_shapes(input, target, weight, pos_weight)
+    if tuple(input.shape) != tuple(target.shape):
+        input = input.expand(target.shape)
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=r,
+                                              pos_weight=pos_weight)
 
 
 def _method(fn, name):

@@ -75,15 +75,29 @@ def pad(input, pad, mode="constant", value=None):
 
 # ---- helpers -------------------------------------------------------------------------
 
-def _reduce(loss, reduction):
-    """Apply a loss's ``reduction`` ('none' | 'mean' | 'sum')."""
+def _reduce(loss, reduction, refusal="{} is not a valid value for reduction"):
+    """Apply a loss's ``reduction`` ('none' | 'mean' | 'sum'); another name is
+    refused in the loss's words."""
     if reduction == "none":
         return loss
     if reduction == "mean":
         return _C.mean(loss)  # PyTorch's mean: an integer loss is refused
     if reduction == "sum":
         return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    raise ValueError(refusal.format(reduction))
+
+
+def _mean_alias(reduction):
+    """The reduction a loss that PyTorch resolves with _Reduction.get_enum
+    runs: 'elementwise_mean', mean's name before PyTorch 0.4, is 'mean' with
+    get_enum's UserWarning.  The losses PyTorch reduces in Python (poisson
+    and gaussian NLL, multilabel soft margin, triplet with a distance
+    function) refuse the old name, so they do not call this."""
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return "mean"
+    return reduction
 
 
 def _legacy_reduction(size_average, reduce, reduction):
@@ -933,7 +947,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
     the weights of the targets not ignored.  input (N, C, *) or (C,).  One
     fused op (``nll_loss_nd``) that also returns the total weight."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
@@ -961,6 +975,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     indices against the input as nll_loss does."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = _mean_alias(reduction)
     r = _REDUCTIONS.get(reduction)
     if r is None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -1095,14 +1110,14 @@ def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     return _weighted_loss(_MSE, input, target, r, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``; for complex operands the modulus of the
     difference (real)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if weight is None:
         _refuse_bool_sub(input, target)
     dtype = _C.promote_types(input.dtype, target.dtype)
@@ -1122,7 +1137,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
@@ -1134,20 +1149,66 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    reduction = _mean_alias(reduction)
     if not _C.promote_types(input.dtype, target.dtype).is_floating_point:
         return _weighted_loss(_HUBER, input, target, reduction, weight, delta)  # refused there
     return _weighted_loss(_HUBER, input, _as_input_dtype(target, input), reduction, weight,
                           delta)
 
 
+def _broadcast_shape(a, b):
+    """The broadcast of shapes a and b, refused in PyTorch's elementwise words
+    (tensor a named first, the dim counted in the result, the last mismatch)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _inplace_shape(out, other):
+    """Refuse ``out.op_(other)`` as PyTorch does where other broadcasts out
+    past its own shape (an in-place result cannot grow)."""
+    shape = _broadcast_shape(out, other)
+    if shape != tuple(out):
+        raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape "
+                           f"{list(shape)}")
+
+
+def _tensor_or_none(fn, name, position, value):
+    """PyTorch's binding refuses a weight that is no tensor (a float, a list)."""
+    if value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _bce_logits_shapes(input, target, weight, pos_weight):
+    """Check the operands' shapes in the order of PyTorch's formula, so that
+    the one that disagrees is named (as tensor a or b) as PyTorch names it:
+    ``log_sigmoid(input) *= (pos_weight - 1) * target + 1``, then
+    ``loss = (1 - target) * input - that`` in target's shape, then
+    ``loss *= weight``."""
+    if pos_weight is not None:
+        _inplace_shape(tuple(input.shape), _broadcast_shape(pos_weight.shape, target.shape))
+    _inplace_shape(tuple(target.shape), tuple(input.shape))
+    if weight is not None:
+        _inplace_shape(tuple(target.shape), tuple(weight.shape))
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-w (t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
+    if weight is not None:
+        # PyTorch expands the weight to the target's broadcast with it first
+        # (its words), and its kernel then refuses a weight that grows the loss
+        _inplace_shape(tuple(target.shape), tuple(_C.broadcast_shapes(target.shape, weight.shape)))
     if target.dtype != input.dtype:  # PyTorch's kernel takes no other target dtype
         raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected "
                            f"{scalar_type_name(input.dtype)}")
@@ -1157,10 +1218,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """``-w (pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
+    _tensor_or_none("binary_cross_entropy_with_logits", "weight", 3, weight)
+    _tensor_or_none("binary_cross_entropy_with_logits", "pos_weight", 4, pos_weight)
+    _bce_logits_shapes(input, target, weight, pos_weight)
     if not (input.is_floating_point() or input.is_complex()):
         _loss_kernel_refused(_BCE_LOGITS, input.dtype, input.device)
     # PyTorch computes the loss into (1 - target): an integer or bool target
@@ -1188,7 +1252,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if not (input.is_floating_point() or input.is_complex()) or \
             not (target.is_floating_point() or target.is_complex()):
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -1236,7 +1300,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     loss = 0.5 * (_C.log(v) + (input - target) ** 2 / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, "{} is not valid")  # PyTorch's words here
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -1247,7 +1311,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), r)
 
 
@@ -1258,7 +1322,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     As PyTorch's formula: the input where y != -1 plus the margin term where
     y != 1 (a target of 0 or 2 adds both), the margin a tensor like the
     input's (an integer input truncates it, a bool one is refused)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if input.dtype == _C.bool:
         raise NotImplementedError(_BOOL_SUB)
     zero = _scalar_like(0, input)
@@ -1269,7 +1333,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if input.dtype == _C.bool:
         raise NotImplementedError(_BOOL_NEG)
     return _reduce(softplus(-_as_input_dtype(target, input) * input), r)
@@ -1284,13 +1348,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss.mean(-1), r)
+    return _reduce(loss.mean(-1), r, "{} is not valid")  # PyTorch's words here
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets, i not in targets} max(0, 1 - (x_j - x_i)) / C``; the
     targets of a row are its entries before the first -1 (``_multilabel_margin_loss``)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if r not in _REDUCTIONS:
         raise ValueError(f"{r} is not a valid value for reduction")
     _refuse_integral_input("multilabel_margin_loss_forward_out_frame", input)
@@ -1301,7 +1365,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduce=None, reduction="mean"):
     """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times weight[y])
     (``_multi_margin_loss``)."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     if r not in _REDUCTIONS:
         raise ValueError(f"{r} is not a valid value for reduction")
     if p != 1 and p != 2:
@@ -1317,7 +1381,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos`` where y = 1, ``max(0, cos - margin)`` where y = -1."""
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     # PyTorch's checks: a 0-d target pairs with 1-d inputs, a 1-d one with 2-d
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -1341,7 +1405,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise distance."""
     if margin <= 0:  # PyTorch's check, before any other
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    r = _legacy_reduction(size_average, reduce, reduction)
+    r = _mean_alias(_legacy_reduction(size_average, reduce, reduction))
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1369,6 +1433,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     beta recursions are the ``_ctc_loss`` op; the reduction is PyTorch's:
     'mean' divides each loss by its target length (at least 1), then
     averages."""
+    reduction = _mean_alias(reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_probs.device.type == "cpu" and log_probs.dtype not in (_C.float32, _C.float64):

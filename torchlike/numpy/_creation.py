@@ -207,6 +207,23 @@ def _size_refusal(shape, dtype, error):
     return error
 
 
+def _refuse_empty_numpy_cannot(shape, dtype):
+    """NumPy's ValueError for an empty shape whose other sizes overflow its
+    byte count ((0, 2**62) in float64): NumPy multiplies the sizes that are
+    not 0, where the core makes any empty tensor whose strides fit int64, as
+    PyTorch does.  Only a shape given as a tuple or list holding 0 asks."""
+    if type(shape) in (tuple, list) and 0 in shape:
+        try:
+            dims = _shape(shape)
+        except TypeError:
+            return  # the factory refuses it in its words
+        nbytes = (tl_dtype(dtype) or _C.float64).itemsize
+        for d in dims:
+            nbytes *= d or 1
+        if nbytes > 2 ** 63 - 1 and all(d >= 0 for d in dims):
+            raise ValueError(_TOO_BIG)
+
+
 def _place(x, device):
     return x if device is None or x.device == device else x.to(device)
 
@@ -478,6 +495,7 @@ def _filled(make, name):
     with NumPy's default dtype and its refusals of the shape; the common
     call (C order, the default device) straight to the factory."""
     def create(shape, dtype=None, order="C", *, device=None, like=None):
+        _refuse_empty_numpy_cannot(shape, dtype)
         try:
             if device is None and order == "C" and (type(shape) is int or (
                     type(shape) is tuple and not ((0 in shape or 1 in shape) and
@@ -536,6 +554,7 @@ class ndarray(Tensor, metaclass=_NdarrayType):
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    _refuse_empty_numpy_cannot(shape, dtype if dtype is not None else _default_dtype(fill_value))
     try:
         if dtype is None and device is None and order == "C" and _plain_shape(shape):
             # the common call, as zeros': a Python float (float64) or an int64 int

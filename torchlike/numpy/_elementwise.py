@@ -251,18 +251,26 @@ reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay inte
 _TIE_SECOND = (_C.float32, _C.float64)
 
 
+_PLAIN = {"maximum": _C._maximum_plain, "minimum": _C._minimum_plain}
+
+
 def numpy_tie(op):
     """maximum/minimum (``op``) as NumPy's float32 and float64 loops answer a
     tie of 0.0 and -0.0: with the second operand, in every layout (its
-    float16 loop, like the op's, gives the first; so do its integer loops,
-    where a tie is one value).  The op gives the first, so the operands go
-    to it swapped (its gradient splits a tie evenly either way); a call the
-    swap cannot take runs as given, so an error names the operands in order."""
+    float16 loop gives the first; so do its integer loops, where a tie is
+    one value).  The op answers as PyTorch's, whose choice follows an
+    element's place in its vector blocks; its plain form
+    (_C._maximum_plain) gives the first at every place and an input's own
+    NaN, so the operands go to that swapped (the gradient splits a tie
+    evenly either way); a call the swap cannot take runs as given, so an
+    error names the operands in order."""
+    plain = _PLAIN[op.__name__]
+
     def run(x1, x2, **kwargs):
         if not kwargs or len(kwargs) == 1 and "out" in kwargs:
             try:
                 if _C.result_type(x1, x2) in _TIE_SECOND:
-                    return op(x2, x1, **kwargs)
+                    return plain(x2, x1, **kwargs)
             except Exception:  # noqa: BLE001 - the call as given says what is wrong
                 pass
         return op(x1, x2, **kwargs)

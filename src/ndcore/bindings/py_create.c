@@ -30,7 +30,7 @@
 static int check_size(const char *func, tl_dtype dtype, int ndim, const int64_t *shape)
 {
   char dims[256];
-  int64_t bytes = (int64_t)tl_dtype_size(dtype);
+  uint64_t bytes = 1; /* PyTorch's order: the element count, then times the size */
   bool overflow = false;
   for (int i = 0; i < ndim; i++) {
     if (shape[i] < 0) {
@@ -41,9 +41,10 @@ static int check_size(const char *func, tl_dtype dtype, int ndim, const int64_t 
                      "%lld: %s", (long long)shape[i], tl_shape_str(dims, sizeof dims, ndim, shape));
       return -1;
     }
-    overflow |= __builtin_mul_overflow(bytes, shape[i], &bytes);
+    overflow |= __builtin_mul_overflow(bytes, (uint64_t)shape[i], &bytes);
   }
-  if (overflow) {
+  overflow |= __builtin_mul_overflow(bytes, (uint64_t)tl_dtype_size(dtype), &bytes);
+  if (overflow || bytes > (uint64_t)INT64_MAX) {
     PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with sizes=%s",
                  tl_shape_str(dims, sizeof dims, ndim, shape));
     return -1;
@@ -617,7 +618,7 @@ PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_stri
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
   if (check_size(name, dtype, ndim, shape) < 0)
     return NULL;
-  if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
+  if (tl_shape_count(ndim, shape, &numel) != TL_OK) /* its strides are given */
     return tl_py_raise();
   int64_t extent = numel > 0; /* elements the storage must hold */
   for (int i = 0; i < ndim; i++) {
@@ -627,8 +628,8 @@ PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_stri
                           "supported, got %s", tl_shape_str(sa, sizeof sa, ndim, strides));
     if (numel > 0 && (__builtin_mul_overflow(shape[i] - 1, strides[i], &span) ||
                       __builtin_add_overflow(extent, span, &extent) || extent > ((int64_t)1 << 56)))
-      return PyErr_Format(PyExc_ValueError, "empty_strided(): size %s with strides %s is too "
-                          "large", tl_shape_str(sa, sizeof sa, ndim, shape),
+      return PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with "
+                          "sizes=%s and strides=%s", tl_shape_str(sa, sizeof sa, ndim, shape),
                           tl_shape_str(sb, sizeof sb, ndim, strides));
   }
   tl_tensor t;

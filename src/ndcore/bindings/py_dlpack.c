@@ -406,7 +406,7 @@ static int describe(const DLTensor *dl, tl_tensor *t, char **lo, char **hi)
   else /* allowed before DLPack 1.2: NULL means C-contiguous */
     tl_shape_contiguous_strides(t->ndim, t->shape, t->strides);
   int64_t numel;
-  if (tl_shape_numel(t->ndim, t->shape, &numel) != TL_OK) {
+  if (tl_shape_count(t->ndim, t->shape, &numel) != TL_OK) {
     tl_error_clear();
     PyErr_SetString(PyExc_BufferError, "from_dlpack: the DLTensor's element count overflows");
     return -1;

@@ -50,11 +50,55 @@ static PyObject *return_pair(tl_op op, PyObject *values, PyObject *indices)
   return tl_py_pair(op == TL_OP_MAX ? max_type : min_type, values, indices);
 }
 
+/* _C._maximum_plain(x1, x2, out=None), _C._minimum_plain: maximum/minimum
+ * with one rule at every place (TL_OP_EXTREMA_PLAIN): the first operand of a
+ * tie, an input's own NaN.  torchlike.numpy's maximum swaps its operands
+ * into these to answer as NumPy's float loops do (the second of a tie), in
+ * every layout; the public ops answer as PyTorch's, by place. */
+static PyObject *extrema_plain(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  const char *name = op == TL_OP_MAXIMUM ? "_maximum_plain" : "_minimum_plain";
+  PyObject *out = NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs != 2 || nkw > 1 ||
+      (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "out")))
+    return PyErr_Format(PyExc_TypeError, "%s() takes (x1, x2, out=None)", name);
+  if (nkw == 1 && tl_py_arg_tensor(name, "out", args[2], true, &out) < 0)
+    return NULL;
+  tl_op_params p = {.i = TL_OP_EXTREMA_PLAIN};
+  return tl_py_map(op, 2, args, out, &p);
+}
+
+static PyObject *maximum_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)self;
+  return extrema_plain(TL_OP_MAXIMUM, args, nargs, kwnames);
+}
+
+static PyObject *minimum_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)self;
+  return extrema_plain(TL_OP_MINIMUM, args, nargs, kwnames);
+}
+
+static PyMethodDef extrema_plain_functions[] = {
+    {"_maximum_plain", (PyCFunction)(void (*)(void))maximum_plain, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
+    {"_minimum_plain", (PyCFunction)(void (*)(void))minimum_plain, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 int tl_py_reduce_init(PyObject *module)
 {
   max_type = tl_py_pair_type(module, "torchlike.return_types.max");
   min_type = max_type ? tl_py_pair_type(module, "torchlike.return_types.min") : NULL;
-  return min_type ? 0 : -1;
+  if (!min_type)
+    return -1;
+  return PyModule_AddFunctions(module, extrema_plain_functions);
 }
 
 /* ---- implementations of the generated binders (signatures.txt) ----------------------- */

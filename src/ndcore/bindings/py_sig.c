@@ -41,6 +41,21 @@ static PyObject *norm_int(PyObject *o)
   return NULL;
 }
 
+/* An integer tensor of one element and at least one dim: PyTorch's int-list
+ * parser takes it as that element (zeros(t([[2]]), 3)), its int parser does
+ * not (narrow(0, t([1]), 1) is refused), so int lists ask this and ints do not. */
+static bool is_one_int_tensor(PyObject *o)
+{
+  return is_int_tensor(o) && tl_py_t(o)->ndim > 0 && tl_tensor_numel(tl_py_t(o)) == 1;
+}
+
+/* An int list's item normalised: norm_int's forms, and a one-element tensor
+ * as its Python int. */
+static PyObject *norm_list_item(PyObject *o)
+{
+  return is_one_int_tensor(o) ? PyObject_CallMethod(o, "item", NULL) : norm_int(o);
+}
+
 static PyObject *norm_int_list(PyObject *o, bool nested);
 
 /* A sequence's items normalised: the same kind of sequence when one changed. */
@@ -56,7 +71,7 @@ static PyObject *norm_items(PyObject *seq, bool nested)
      * recorded call holds the int, as the formulas read ints back */
     PyObject *v = nested                            ? norm_int_list(items[i], true)
                   : i > 0 && PyBool_Check(items[i]) ? PyLong_FromLong(items[i] == Py_True)
-                                                    : norm_int(items[i]);
+                                                    : norm_list_item(items[i]);
     if (!v && PyErr_Occurred())
       goto fail;
     if (!v)
@@ -102,7 +117,7 @@ static PyObject *norm_int_list(PyObject *o, bool nested)
       return norm_items(o, nested);
     PyErr_Clear();
   }
-  return norm_int(o);
+  return norm_list_item(o);
 }
 
 static PyObject *norm_arg(tl_py_arg_kind kind, PyObject *o)
@@ -133,6 +148,14 @@ static tl_py_arg_kind positional_kind(const tl_py_sig *sig, Py_ssize_t i)
   if (sig->npos > 0 && sig->params[sig->npos - 1].kind == TL_PY_ARG_INT_VARARGS)
     return TL_PY_ARG_INT;
   return TL_PY_ARG_ANY;
+}
+
+/* Is positional argument i one item of a trailing int... parameter given as
+ * several (view(t([2]), 3)) rather than the whole list (view((2, 3)))? */
+static bool varargs_item(const tl_py_sig *sig, Py_ssize_t i, Py_ssize_t nargs)
+{
+  return sig->npos > 0 && sig->params[sig->npos - 1].kind == TL_PY_ARG_INT_VARARGS &&
+         i >= sig->npos - 1 && nargs > sig->npos;
 }
 
 static tl_py_arg_kind keyword_kind(const tl_py_sig *sig, PyObject *kwname)
@@ -167,7 +190,8 @@ int tl_py_sig_normalize(const tl_py_sig *sig, PyObject *const *args, Py_ssize_t 
   for (Py_ssize_t i = 0; i < nall; i++) {
     tl_py_arg_kind kind = i < nargs ? positional_kind(sig, i)
                                     : keyword_kind(sig, PyTuple_GET_ITEM(kwnames, i - nargs));
-    PyObject *v = norm_arg(kind, args[i]);
+    PyObject *v = i < nargs && varargs_item(sig, i, nargs) ? norm_list_item(args[i])
+                                                           : norm_arg(kind, args[i]);
     if (!v && PyErr_Occurred())
       goto fail;
     if (!v)
@@ -284,6 +308,21 @@ static int int_value(PyObject *o, int64_t *v)
   return 0;
 }
 
+/* An int list's item as an int64: int_value's forms, or a one-element
+ * integer tensor of any dims (is_one_int_tensor). */
+static int int_list_item(PyObject *o, int64_t *v)
+{
+  if (!is_one_int_tensor(o))
+    return int_value(o, v);
+  PyObject *item = PyObject_CallMethod(o, "item", NULL);
+  long long x = item ? PyLong_AsLongLong(item) : -1;
+  Py_XDECREF(item);
+  if (x == -1 && PyErr_Occurred())
+    return -1;
+  *v = x;
+  return 0;
+}
+
 int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
                        int64_t *v, bool *given)
 {
@@ -310,7 +349,7 @@ static int int_items(const char *func, const char *name, PyObject *const *items,
 {
   for (Py_ssize_t i = 0; i < n; i++) {
     int r = i > 0 && PyBool_Check(items[i]) ? (out[i] = items[i] == Py_True, 0)
-                                            : int_value(items[i], &out[i]);
+                                            : int_list_item(items[i], &out[i]);
     if (r > 0)
       PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
                    "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
@@ -343,7 +382,7 @@ int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_i
   v->n = 0;
   v->given = v->one = false;
   bool seq = int_sequence(o);
-  int r = seq ? 1 : int_value(o, &v->v[0]);
+  int r = seq ? 1 : int_list_item(o, &v->v[0]);
   if (r <= 0) { /* one int */
     v->given = v->one = r == 0;
     v->n = r == 0;
@@ -487,7 +526,7 @@ int tl_py_arg_intvec(const char *func, const char *name, PyObject *o, tl_py_intv
   if (!o || o == Py_None)
     return 0;
   if (!int_sequence(o)) {
-    int r = int_value(o, &v->small[0]);
+    int r = int_list_item(o, &v->small[0]);
     if (r > 0)
       PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int or a sequence of ints, "
                    "not %s", func, name, Py_TYPE(o)->tp_name);

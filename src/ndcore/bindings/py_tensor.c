@@ -21,8 +21,9 @@ static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
 /* ---- errors --------------------------------------------------------------------- */
 
 static PyObject *linalg_error; /* torchlike.linalg.LinAlgError, set from Python */
-/* torchlike.BroadcastError, DtypeError, CastError, ViewError: tl_error.h */
-PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error, *tl_py_view_error;
+/* torchlike.BroadcastError, DtypeError, CastError, ViewError, SizeError: tl_error.h */
+PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error, *tl_py_view_error,
+    *tl_py_size_error;
 /* torchlike.ComplexWarning: NumPy's ComplexWarning and a UserWarning (PyTorch's
  * class for it), so the filters of either kind of code see it. */
 static PyObject *complex_warning;
@@ -45,6 +46,7 @@ PyObject *tl_py_raise(void)
   case TL_ERR_DTYPE: exc = tl_py_dtype_error; break;
   case TL_ERR_CAST: exc = tl_py_cast_error; break;
   case TL_ERR_VIEW: exc = tl_py_view_error; break;
+  case TL_ERR_SIZE: exc = tl_py_size_error; break;
   case TL_ERR_RAISED:
     if (PyErr_Occurred()) {
       tl_error_clear();
@@ -1222,7 +1224,12 @@ static int errors_init(PyObject *module)
       module, "ViewError", PyExc_ValueError, PyExc_RuntimeError,
       "A dtype view the memory's layout cannot give (x.view(np.int64) of a strided or 0-d "
       "tensor): NumPy's ValueError and PyTorch's RuntimeError.");
-  if (!tl_py_broadcast_error || !tl_py_dtype_error || !tl_py_cast_error || !tl_py_view_error)
+  tl_py_size_error = two_class_error(
+      module, "SizeError", PyExc_ValueError, PyExc_RuntimeError,
+      "A size no tensor can have (an element count or stride past int64, or past torchlike's "
+      "2^56 elements): NumPy's ValueError (array is too big) and PyTorch's RuntimeError.");
+  if (!tl_py_broadcast_error || !tl_py_dtype_error || !tl_py_cast_error || !tl_py_view_error ||
+      !tl_py_size_error)
     return -1;
   return warnings_init(module);
 }

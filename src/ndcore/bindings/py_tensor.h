@@ -144,7 +144,8 @@ tl_device tl_py_default_device(void);
 
 /* backends, cross-device copies, memory statistics (py_backend.c) */
 extern PyObject *tl_py_oom_error; /* torchlike.OutOfMemoryError */
-extern PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error, *tl_py_view_error;
+extern PyObject *tl_py_broadcast_error, *tl_py_dtype_error, *tl_py_cast_error, *tl_py_view_error,
+    *tl_py_size_error;
 int tl_py_backend_init(PyObject *module);
 /* self on the host (self itself when it is there); Tensor.cpu() and the
  * rest of Tensor.to's family are bound from signatures.txt. */

@@ -91,6 +91,7 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
   it->noutputs = 1;
   it->ndim = out->ndim;
   it->cost = 1;
+  it->pytorch_chunks = false;
   it->device = tl_tensor_device(out);
   it->host_scalar = 0;
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
@@ -217,6 +218,23 @@ static void run_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* The grain that makes tl_parallel_for cut n elements as PyTorch's
+ * at::parallel_for cuts an elementwise op: serial below 32768 elements, else
+ * min(threads, ceil(n / 32768)) chunks of ceil(n / chunks) each.  Loops whose
+ * bits depend on where a run starts (float maximum/minimum: a vector block
+ * or the scalar remainder of each thread's chunk) ask for it; the others keep
+ * tl_parallel_for's finer ranges, which balance busy cores better. */
+static int64_t pytorch_grain(int64_t n)
+{
+  int64_t threads = tl_parallel_get_threads();
+  int64_t chunks = (n + TL_ITER_GRAIN - 1) / TL_ITER_GRAIN;
+  if (n < TL_ITER_GRAIN || threads <= 1)
+    return n + 1; /* one serial run */
+  if (chunks > threads)
+    chunks = threads;
+  return (n + chunks - 1) / chunks;
+}
+
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data)
 {
   char sd[32];
@@ -229,6 +247,8 @@ tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data)
   for (int k = 0; k < it->noperands; k++)
     job.buffered |= it->dtype[k] != it->loop_dtype[k];
   int64_t grain = TL_ITER_GRAIN / (it->cost > 0 ? it->cost : 1);
+  if (it->pytorch_chunks)
+    grain = pytorch_grain(it->numel);
   tl_parallel_for(it->numel, grain > 1024 ? grain : 1024, run_range, &job);
   return TL_OK;
 }

@@ -595,6 +595,14 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     goto done;
   }
   it.cost = tl_op_infos[op].rule == TL_RULE_FLOAT || tl_op_infos[op].rule == TL_RULE_FLOAT_REAL ? 8 : 1;
+  /* which of two equal zeros float maximum/minimum give follows PyTorch's
+   * chunks (kernels_compare.c's extrema_vector_count); float16 and bfloat16,
+   * computed here in float32 buffers, keep the plain rule */
+  const bool extrema = op == TL_OP_MAXIMUM || op == TL_OP_MINIMUM;
+  const tl_op_params plain = {.i = TL_OP_EXTREMA_PLAIN};
+  it.pytorch_chunks = extrema;
+  if (extrema && loop != compute)
+    p = &plain;
   if (kernel->loop) {
     status = tl_iter_run(&it, kernel->loop, (void *)p);
   } else {

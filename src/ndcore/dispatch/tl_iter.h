@@ -40,6 +40,7 @@ typedef struct {
   tl_dtype dtype[TL_ITER_MAX_OPERANDS];      /* operand dtype in memory */
   tl_dtype loop_dtype[TL_ITER_MAX_OPERANDS]; /* dtype the loop reads/writes */
   int64_t cost;                              /* rough work per element, >= 1 */
+  bool pytorch_chunks; /* threads split the range as PyTorch's would (tl_iter_run) */
   tl_device device;                          /* where the operands live */
   uint32_t host_scalar; /* bit k: operand k is a CPU scalar with a device's operands */
 } tl_iter;

@@ -85,6 +85,11 @@ typedef struct {
   int64_t i;
 } tl_op_params;
 
+/* maximum/minimum's i: one rule at every place (the first operand of a tie of
+ * 0.0 and -0.0, an input's own NaN) instead of PyTorch's, which follows an
+ * element's place in its run; torchlike.numpy builds NumPy's answers on it. */
+#define TL_OP_EXTREMA_PLAIN 1
+
 /* An input: a tensor, or a Python scalar held in a 0-d tensor that is weak in
  * promotion (NEP 50). */
 typedef struct {

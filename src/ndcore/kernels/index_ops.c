@@ -428,6 +428,10 @@ tl_status tl_cpu_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_
   if (vector_index("index_select", index_, &index) != TL_OK ||
       tl_dim_wrap(dim_, in.ndim, &dim) != TL_OK)
     return tl_error_status();
+  /* PyTorch's check of a matrix or more, before the bounds' (a vector's is an IndexError) */
+  if (in_->ndim > 1 && in.shape[dim] == 0 && tl_tensor_numel(&index) > 0)
+    return tl_error_set(TL_ERR_RUNTIME, "index_select(): self indexing axis dim should be "
+                                        "positive");
   if (tl_index_get(out, &in, along_items(items, dim, &index), items, &is_view) != TL_OK)
     return tl_error_status();
   if (in_->ndim == 0 && tl_tensor_numel(out) == 1) /* a 0-d input stays 0-d */

@@ -15,6 +15,39 @@ typedef struct {
   uint64_t lo, hi;
 } where16_t;
 
+/* float32/float64 maximum and minimum give PyTorch's bits: its CPU kernel,
+ * on the AVX2 machines its answers were recorded on, runs a contiguous run
+ * (output contiguous, each input contiguous or a broadcast scalar, not both
+ * scalars) in blocks of two vectors, 64 bytes, whose max_ps/min_ps give the
+ * second operand of a tie (0.0 against -0.0) and a NaN of all one bits, and
+ * the rest of the run, or a whole run of other strides, with std::max/min:
+ * the first operand of a tie and the default quiet NaN.  So which zero comes
+ * out depends on the element's place, and this says how many of a run's
+ * leading elements take the vector rule. */
+static inline int64_t extrema_vector_count(int64_t n, const int64_t *steps, int64_t size)
+{
+  bool vector = steps[0] == size && (steps[1] == size || steps[1] == 0) &&
+                (steps[2] == size || steps[2] == 0) && (steps[1] || steps[2]);
+  int64_t block = 64 / size;
+  return vector ? n - n % block : 0;
+}
+
+/* The NaN of the vector rule: the unordered-compare mask, all bits set. */
+static inline float nan_ones_f32(void)
+{
+  uint32_t bits = UINT32_MAX;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+static inline double nan_ones_f64(void)
+{
+  uint64_t bits = UINT64_MAX;
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 /* The typed helpers and loops, and the table compare_loops[] (scripts/gen_kernels.py). */
 #include "ndcore/kernels/generated/compare.inc"
 

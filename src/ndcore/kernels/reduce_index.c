@@ -442,6 +442,8 @@ tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_ten
                    .values = values ? tl_tensor_data(values) : NULL};
   if (!job.fn)
     return refuse(is_max, in->dtype);
+  if (tl_tensor_numel(indices) == 0) /* before any plan: an empty input's other sizes */
+    return TL_OK;                    /* may be huge, and their products wrap */
   job.len = in->ndim ? in->shape[dim] : 1;
   job.step = in->ndim ? in->strides[dim] * (int64_t)tl_dtype_size(in->dtype) : 0;
   if (side_by_side(in, dim)) {

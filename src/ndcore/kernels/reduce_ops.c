@@ -452,10 +452,11 @@ static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool n
 {
   const char *name = tl_op_infos[op].name;
   tl_dtype d = in->dtype;
-  if (tl_dtype_is_complex(d))
-    return refuse(name, d);
+  /* PyTorch asks for a non-empty reduced dim before it looks at the dtype */
   if (check_nonempty(name, in, mask, no_dim) != TL_OK)
     return tl_error_status();
+  if (tl_dtype_is_complex(d))
+    return refuse(name, d);
   bool is_max = op == TL_OP_AMAX || op == TL_OP_MAX;
   tl_dtype loop = tl_dtype_is_float(d) ? loop_for(d) : d;
   tl_tensor acc;
@@ -633,9 +634,14 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
 {
   const char *name = tl_op_infos[op].name;
   bool is_max = op == TL_OP_MAX || op == TL_OP_ARGMAX;
+  /* PyTorch's max/min ask for a non-empty reduced dim before the dtype,
+   * its argmax/argmin for a real dtype first */
+  bool arg = op == TL_OP_ARGMAX || op == TL_OP_ARGMIN;
+  if (!arg && check_nonempty(name, in, mask, no_dim) != TL_OK)
+    return tl_error_status();
   if (tl_dtype_is_complex(in->dtype))
     return refuse(name, in->dtype);
-  if (check_nonempty(name, in, mask, no_dim) != TL_OK)
+  if (arg && check_nonempty(name, in, mask, no_dim) != TL_OK)
     return tl_error_status();
   tl_tensor flat, idx = {0}, val = {0};
   bool flattened = false;

@@ -127,7 +127,9 @@ tl_status tl_shape_cat(tl_tensor *out, int n, const tl_tensor *const *ins, int64
                                             "%d. Expected size %lld but got size %lld for "
                                             "tensor number %d in the list.",
                             d, (long long)r->shape[k], (long long)t->shape[k], i);
-    shape[d] += t->shape[d];
+    if (__builtin_add_overflow(shape[d], t->shape[d], &shape[d])) /* huge empty tensors */
+      return tl_error_set(TL_ERR_SIZE, "cat(): the joined size in dimension %d overflows "
+                          "int64", d);
     /* channels-last when every joined tensor is (PyTorch's rule) */
     if (tl_tensor_suggest_format(t) != format)
       format = TL_FORMAT_CONTIGUOUS;

@@ -432,7 +432,8 @@ tl_status tl_linalg_gemm_shape(const tl_tensor *out, const tl_tensor *a, const t
                         tl_shape_str(so, sizeof so, out->ndim, out->shape),
                         tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
-  if (g->M > INT_MAX || g->N > INT_MAX || g->K > INT_MAX)
+  /* an empty product calls no BLAS, whatever its K ((0, 2^62) @ (2^62, 0)) */
+  if (g->M > 0 && g->N > 0 && (g->M > INT_MAX || g->N > INT_MAX || g->K > INT_MAX))
     return tl_error_set(TL_ERR_VALUE, "matrix of %lldx%lld @ %lldx%lld is too large for BLAS",
                         (long long)g->M, (long long)g->K, (long long)g->K, (long long)g->N);
   return TL_OK;

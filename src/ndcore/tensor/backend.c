@@ -124,11 +124,11 @@ void tl_backend_pool_storage_free(tl_storage *s)
 static void view_span(const tl_tensor *t, int64_t *lo, int64_t *hi)
 {
   int64_t a = t->offset, b = t->offset;
+  if (tl_tensor_numel(t) == 0) { /* before any extent: an empty view's may overflow */
+    *lo = *hi = 0;
+    return;
+  }
   for (int i = 0; i < t->ndim; i++) {
-    if (t->shape[i] == 0) {
-      *lo = *hi = 0;
-      return;
-    }
     int64_t extent = (t->shape[i] - 1) * t->strides[i];
     if (extent < 0)
       a += extent;

@@ -7,10 +7,12 @@
 
 int64_t tl_tensor_numel(const tl_tensor *t)
 {
-  int64_t n = 1;
+  /* unsigned: an empty tensor's sizes before its 0 may multiply past int64
+   * ([2^62, 3, 0]); tl_shape_numel let no product pass uint64 */
+  uint64_t n = 1;
   for (int i = 0; i < t->ndim; i++)
-    n *= t->shape[i];
-  return n;
+    n *= (uint64_t)t->shape[i];
+  return (int64_t)n;
 }
 
 bool tl_tensor_is_contiguous(const tl_tensor *t)
@@ -78,29 +80,55 @@ const char *tl_device_str(char *buf, size_t size, tl_device d)
   return buf;
 }
 
-tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
+/* The element count of a shape as PyTorch counts it: the sizes multiplied
+ * in order, an overflow on the way sticking (so [2^62, 2^62, 0] overflows
+ * and [2^62, 0, 2^62] is empty), the product an int64. */
+static bool numel_overflows(int ndim, const int64_t *shape, uint64_t *n)
+{
+  bool overflow = false;
+  *n = 1;
+  for (int i = 0; i < ndim; i++)
+    overflow |= __builtin_mul_overflow(*n, (uint64_t)shape[i], n);
+  return overflow || *n > (uint64_t)INT64_MAX;
+}
+
+tl_status tl_shape_count(int ndim, const int64_t *shape, int64_t *numel)
 {
   char buf[256];
-  int64_t n = 1, span = 1;
+  uint64_t n;
   if (ndim > TL_MAX_DIMS)
     return tl_error_set(TL_ERR_VALUE, "tensors have at most %d dimensions, got %d", TL_MAX_DIMS,
                         ndim);
-  for (int i = 0; i < ndim; i++) {
+  for (int i = 0; i < ndim; i++)
     if (shape[i] < 0)
       return tl_error_set(TL_ERR_VALUE, "negative dimension %lld in shape %s",
                           (long long)shape[i], tl_shape_str(buf, sizeof buf, ndim, shape));
-    if (__builtin_mul_overflow(n, shape[i], &n) || n > ((int64_t)1 << 56))
-      return tl_error_set(TL_ERR_VALUE, "shape %s is too large",
+  if (numel_overflows(ndim, shape, &n))
+    return tl_error_set(TL_ERR_SIZE, "numel: integer multiplication overflow (shape %s)",
+                        tl_shape_str(buf, sizeof buf, ndim, shape));
+  /* torchlike's own limit: any element's byte offset stays in int64 (16-byte
+   * elements), so no kernel need guard its index arithmetic */
+  if (n > ((uint64_t)1 << 56))
+    return tl_error_set(TL_ERR_SIZE, "shape %s is too large: torchlike holds at most 2^56 "
+                        "elements", tl_shape_str(buf, sizeof buf, ndim, shape));
+  *numel = (int64_t)n;
+  return TL_OK;
+}
+
+tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
+{
+  char buf[256];
+  int64_t span = 1;
+  if (tl_shape_count(ndim, shape, numel) != TL_OK)
+    return tl_error_status();
+  /* The row-major strides multiply the sizes after each dim (0 counts as 1)
+   * and must be int64s, as PyTorch's: an empty tensor may have strides far
+   * past the element limit ([0, 2^62] has stride 2^62), which no kernel
+   * reads, as it has no element to read. */
+  for (int i = 1; i < ndim; i++)
+    if (__builtin_mul_overflow(span, shape[i] > 1 ? shape[i] : 1, &span))
+      return tl_error_set(TL_ERR_SIZE, "Stride calculation overflowed (shape %s)",
                           tl_shape_str(buf, sizeof buf, ndim, shape));
-    /* an empty tensor's strides still multiply its other sizes (0 counts as 1):
-     * the first stride is the product of all sizes after the first, held to
-     * the element limit so that it stays in int64 as bytes too */
-    if (i > 0 && (__builtin_mul_overflow(span, shape[i] > 1 ? shape[i] : 1, &span) ||
-                  span > ((int64_t)1 << 56)))
-      return tl_error_set(TL_ERR_VALUE, "shape %s is too large: its strides overflow int64",
-                          tl_shape_str(buf, sizeof buf, ndim, shape));
-  }
-  *numel = n;
   return TL_OK;
 }
 

@@ -31,6 +31,8 @@ typedef enum {
   TL_ERR_CAST,           /* a result that cannot be cast into out=: TypeError and RuntimeError */
   TL_ERR_VIEW,           /* a dtype view the memory's layout cannot give: ValueError and
                           * RuntimeError */
+  TL_ERR_SIZE,           /* a size no tensor can have (its element count or a stride past
+                          * int64, or past torchlike's limit): ValueError and RuntimeError */
   TL_ERR_RAISED,         /* the warning hook raised (a filter made a warning an error): the
                           * exception is set already and the bindings raise it as it is */
 } tl_status;

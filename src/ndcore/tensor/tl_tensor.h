@@ -232,7 +232,13 @@ void tl_tensor_release(tl_tensor *t);
 void tl_tensor_release_n(int n, tl_tensor *ts);
 /* Contiguous strides for a shape. */
 void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
-/* Checked product of a shape; TL_ERR_VALUE on overflow or negative sizes. */
+/* The element count of a shape with strides of its own (a view, as_strided):
+ * a ValueError for a negative size, TL_ERR_SIZE (ValueError and RuntimeError)
+ * where the count overflows int64 (counted as PyTorch counts, in order) or
+ * passes torchlike's limit of 2^56 elements. */
+tl_status tl_shape_count(int ndim, const int64_t *shape, int64_t *numel);
+/* tl_shape_count for a shape laid out row-major (an allocation, a reshape),
+ * whose strides must be int64s too ("Stride calculation overflowed"). */
 tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel);
 /* Normalise dim into [0, ndim); an IndexError naming the range otherwise. */
 tl_status tl_dim_wrap(int64_t dim, int ndim, int *out);

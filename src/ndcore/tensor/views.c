@@ -203,7 +203,7 @@ tl_status tl_view_expand(tl_tensor *out, const tl_tensor *in, int ndim, const in
     new_strides[i] = i < lead || (size == 1 && want != 1) ? 0 : in->strides[i - lead];
   }
   int64_t numel; /* a view too large to index is refused like an allocation */
-  if (tl_shape_numel(ndim, new_shape, &numel) != TL_OK)
+  if (tl_shape_count(ndim, new_shape, &numel) != TL_OK)
     return tl_error_status();
   view_init(out, in, ndim);
   memcpy(out->shape, new_shape, (size_t)ndim * sizeof *new_shape);
@@ -452,7 +452,7 @@ tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, cons
       return tl_error_set(TL_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: "
                                           "%s", (long long)shape[i],
                           tl_shape_str(sh, sizeof sh, ndim, shape));
-  if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
+  if (tl_shape_count(ndim, shape, &numel) != TL_OK)
     return tl_error_status();
   if (offset < 0)
     return tl_error_set(TL_ERR_RUNTIME, "as_strided: Negative storage offset %lld is not "
