@@ -106,6 +106,8 @@ tl_status tl_gpu_stream_destroy(int device, void *stream)
   for (int d = 0; d < TL_GPU_MAX_DEVICES; d++) /* this thread stops using it */
     if (current_streams[d] == stream)
       current_streams[d] = NULL;
+  /* its recording launches may still be queued: a whole-device check takes them */
+  tl_device_errors_stream_retire((tl_device){TL_DEVICE_CUDA, device}, stream);
   return check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
 }
 
@@ -149,9 +151,14 @@ tl_status tl_gpu_stream_synchronize(int device, void *stream)
   int prev;
   if (enter_device(device, &prev) != TL_OK)
     return tl_error_status();
+  /* A synchronization point for this stream's recorded errors: the record
+   * is read only when no other stream may still record (device_errors.c). */
   cudaError_t err = cudaStreamSynchronize((cudaStream_t)stream);
+  tl_status status = check(err, "cudaStreamSynchronize");
+  if (status == TL_OK)
+    status = tl_device_errors_check_stream((tl_device){TL_DEVICE_CUDA, device}, stream);
   leave_device(device, prev);
-  return check(err, "cudaStreamSynchronize");
+  return status;
 }
 
 tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
@@ -253,9 +260,8 @@ tl_status tl_gpu_pointer_device(const void *ptr, int *device)
 
 /* A wait for the whole device is a synchronization point: a bad index an
  * earlier kernel recorded is raised here (device_errors.c), as by the
- * backend's synchronize.  (A stream's synchronize is not: kernels queued on
- * other streams may still record, and a check clears the device's armed
- * count.) */
+ * backend's synchronize.  (A stream's synchronize is one for that stream's
+ * recording launches, tl_gpu_stream_synchronize.) */
 tl_status tl_gpu_device_synchronize(int device)
 {
   if (use_device(device) != TL_OK ||
