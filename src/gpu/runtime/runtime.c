@@ -35,9 +35,15 @@ static tl_status check_device(int device)
 
 int tl_gpu_current_device(void) { return current_device; }
 
+static tl_status runtime_set_device(int device);
+
+/* The thread's current device, and the CUDA runtime's too (as PyTorch's
+ * set_device): code that asks the runtime (CuPy, Numba, a cudaMalloc of
+ * an extension) sees the device chosen here, not that of torchlike's last
+ * launch.  The CUDA backend is set up first, as on its first use. */
 tl_status tl_gpu_set_device(int device)
 {
-  if (check_device(device) != TL_OK)
+  if (check_device(device) != TL_OK || runtime_set_device(device) != TL_OK)
     return tl_error_status();
   current_device = device;
   return TL_OK;
@@ -76,6 +82,12 @@ static tl_status check(cudaError_t err, const char *what)
     return TL_OK;
   cudaGetLastError(); /* clear it so the next call does not see it */
   return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s: %s", what, cudaGetErrorString(err));
+}
+
+static tl_status runtime_set_device(int device)
+{
+  const tl_backend *b = tl_backend_get((tl_device){TL_DEVICE_CUDA, device}); /* lazy set-up */
+  return b ? check(cudaSetDevice(device), "cudaSetDevice") : tl_error_status();
 }
 
 /* check_device, then make it the runtime's current device. */
@@ -308,6 +320,8 @@ tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
 #else /* no CUDA in the build: check_device says so */
 
 bool tl_gpu_compiled(void) { return false; }
+
+static tl_status runtime_set_device(int device) { return check_device(device); }
 
 tl_status tl_gpu_stream_create(int device, int priority, void **stream)
 {
