@@ -60,6 +60,7 @@ static int op_count;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;       /* op names, words, counts */
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER; /* one check at a time */
 static _Thread_local const char *current_op;
+static _Thread_local bool at_the_op; /* a launch-blocking op's own wait (raise_recorded) */
 
 int tl_device_errors_op(const char *name)
 {
@@ -102,7 +103,12 @@ tl_status tl_device_errors_leave(const char *previous, tl_device device, tl_stat
   if (status != TL_OK || previous || device.type == TL_DEVICE_CPU || !launch_blocking())
     return status;
   const tl_backend *b = tl_backend_get(device);
-  return b ? b->synchronize(device) : tl_error_status();
+  if (!b)
+    return tl_error_status();
+  at_the_op = true;
+  status = b->synchronize(device);
+  at_the_op = false;
+  return status;
 }
 
 const char *tl_device_errors_current(void) { return current_op ? current_op : "a kernel"; }
@@ -267,46 +273,56 @@ static bool stream_idle(tl_device device, tl_stream stream)
   return false;
 }
 
-/* The message of a recorded error, in the CPU's words where the op has
- * its own, with the bad value, the op and the device. */
+/* The message of a recorded error: the CPU's words for the op's bad value,
+ * then (where those words do not say them) the value and the size, and the
+ * op and the device.  Raised at the op itself (CUDA_LAUNCH_BLOCKING=1,
+ * tl_device_errors_leave), an nn op's error is the CPU's words alone, as the
+ * CPU raises it at the call; the index ops' keep the op's name there too. */
 static tl_status raise_recorded(tl_device device, const tl_device_error *e)
 {
-  char where[32], head[160];
+  char where[32], words[160], extra[96] = "";
   const char *op = e->op >= 0 && e->op < op_count ? op_names[e->op] : "a kernel";
   long long v = (long long)e->value, n = (long long)e->size;
   tl_status kind = e->status != TL_OK ? (tl_status)e->status : TL_ERR_INDEX;
-  switch ((tl_device_error_kind)e->kind) {
+  tl_device_error_kind wording = (tl_device_error_kind)e->kind;
+  switch (wording) {
   case TL_DEVICE_ERROR_EMBEDDING:
-    snprintf(head, sizeof head, "index out of range in self (index %lld, %lld rows)", v, n);
+    snprintf(words, sizeof words, "index out of range in self");
+    snprintf(extra, sizeof extra, " (index %lld, %lld rows)", v, n);
     break;
   case TL_DEVICE_ERROR_BAG: /* dim: the index's position (-1: past int32) */
     if (e->dim >= 0)
-      snprintf(head, sizeof head, "Index %d of input takes value %lld which is not in the valid "
-               "range [0, %lld)", (int)e->dim, v, n);
+      snprintf(words, sizeof words, "Index %d of input takes value %lld which is not in the "
+               "valid range [0, %lld)", (int)e->dim, v, n);
     else
-      snprintf(head, sizeof head, "An index of input takes value %lld which is not in the "
+      snprintf(words, sizeof words, "An index of input takes value %lld which is not in the "
                "valid range [0, %lld)", v, n);
     break;
   case TL_DEVICE_ERROR_BAG_MAX:
-    snprintf(head, sizeof head, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
+    snprintf(words, sizeof words, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
              "found idx to be %lld", v);
     break;
   case TL_DEVICE_ERROR_TARGET:
-    snprintf(head, sizeof head, "Target %lld is out of bounds.", v);
+    snprintf(words, sizeof words, "Target %lld is out of bounds.", v);
     break;
   case TL_DEVICE_ERROR_MARGIN:
-    snprintf(head, sizeof head, "target out of range (target %lld, %lld classes)", v, n);
+    snprintf(words, sizeof words, "target out of range");
+    snprintf(extra, sizeof extra, " (target %lld, %lld classes)", v, n);
     break;
   case TL_DEVICE_ERROR_MULTILABEL:
-    snprintf(head, sizeof head, "argument #2 'target' is out of range (target %lld, %lld "
-             "classes)", v, n);
+    snprintf(words, sizeof words, "argument #2 'target' is out of range");
+    snprintf(extra, sizeof extra, " (target %lld, %lld classes)", v, n);
     break;
   default:
-    snprintf(head, sizeof head, "index %lld is out of bounds for dimension %d with size %lld", v,
-             (int)e->dim, n);
+    wording = TL_DEVICE_ERROR_BOUNDS;
+    snprintf(words, sizeof words, "index %lld is out of bounds for dimension %d with size %lld",
+             v, (int)e->dim, n);
   }
-  return tl_error_set(kind, "%s (found by %s on %s; device errors are raised at the next "
-                      "synchronization)", head, op, tl_device_str(where, sizeof where, device));
+  if (at_the_op && wording != TL_DEVICE_ERROR_BOUNDS)
+    return tl_error_set(kind, "%s", words);
+  return tl_error_set(kind, "%s%s (found by %s on %s; device errors are raised at the next "
+                      "synchronization)", words, extra, op,
+                      tl_device_str(where, sizeof where, device));
 }
 
 /* The check after a wait for `waited` (every stream when whole). */

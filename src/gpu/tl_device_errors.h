@@ -61,7 +61,8 @@ int tl_device_errors_op(const char *name);
  * restores.  leave passes the op's status on; with CUDA_LAUNCH_BLOCKING=1
  * the outermost op on a device also waits for that device and raises its
  * recorded error there, naming the op that made it (PyTorch's debugging
- * switch, without the crash). */
+ * switch, without the crash); an nn op's error there is the CPU's message
+ * alone, as the CPU raises it at the call. */
 const char *tl_device_errors_enter(const char *op);
 tl_status tl_device_errors_leave(const char *previous, tl_device device, tl_status status);
 const char *tl_device_errors_current(void);
