@@ -313,6 +313,16 @@ static tl_status raise_recorded(tl_device device, const tl_device_error *e)
     snprintf(words, sizeof words, "argument #2 'target' is out of range");
     snprintf(extra, sizeof extra, " (target %lld, %lld classes)", v, n);
     break;
+  case TL_DEVICE_ERROR_POOL: { /* dim: how many extents; PyTorch's 1-d unpooling shows "x1" */
+    int at = snprintf(words, sizeof words, "Found an invalid max index: %lld (output volumes are "
+                      "of size ", v);
+    for (int d = 0; d < e->dim && d < 3 && at < (int)sizeof words; d++)
+      at += snprintf(words + at, sizeof words - (size_t)at, d ? "x%lld" : "%lld",
+                     (long long)e->extent[d]);
+    if (at < (int)sizeof words)
+      snprintf(words + at, sizeof words - (size_t)at, "%s)", e->dim == 1 ? "x1" : "");
+    break;
+  }
   default:
     wording = TL_DEVICE_ERROR_BOUNDS;
     snprintf(words, sizeof words, "index %lld is out of bounds for dimension %d with size %lld",

@@ -33,6 +33,7 @@ typedef enum {
   TL_DEVICE_ERROR_TARGET,     /* nll_loss, cross_entropy: "Target v is out of bounds." */
   TL_DEVICE_ERROR_MARGIN,     /* multi_margin_loss: "target out of range" */
   TL_DEVICE_ERROR_MULTILABEL, /* multilabel_margin_loss: "argument #2 'target' is out of range" */
+  TL_DEVICE_ERROR_POOL,       /* max_unpool, max pooling's backward: "Found an invalid max index" */
 } tl_device_error_kind;
 
 typedef struct {
@@ -45,6 +46,7 @@ typedef struct {
   int32_t kind;   /* a tl_device_error_kind: the message's wording (a cleared
                    * record's 0 is BOUNDS, for recorders that leave it) */
   int32_t unused;
+  int64_t extent[3]; /* POOL: the output's last `dim` sizes, for the message */
 } tl_device_error;
 
 #ifndef __CUDACC__

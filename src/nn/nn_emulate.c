@@ -61,10 +61,7 @@ static tl_status emu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
   TL_EMU_HOSTED(tl_cpu_pool_weighted(in, n, taps, transpose, out));
 }
 static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
-                             tl_tensor *out)
-{
-  TL_EMU_HOSTED(tl_cpu_pool_scatter(src, indices, n, accumulate, out));
-}
+                             tl_tensor *out); /* below, with the index checks */
 
 static tl_status emu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
                                   const tl_tensor *b, tl_tensor *rm, tl_tensor *rv, tl_tensor *y,
@@ -118,6 +115,8 @@ typedef struct {
   bool has_skip;
   tl_device_error_kind kind;
   tl_status status;
+  int n;             /* POOL: how many output sizes the message shows */
+  int64_t extent[3]; /* POOL: those sizes */
 } emu_check;
 
 typedef struct {
@@ -140,9 +139,14 @@ static tl_status screen_run(const tl_tensor *idx, const emu_check *c, tl_device_
   int64_t *out = tl_tensor_data(safe), n = tl_tensor_numel(idx);
   for (int64_t i = 0; i < n; i++) {
     bool bad = (v[i] < 0 || v[i] >= c->hi) && !(c->has_skip && v[i] == c->skip);
-    if (bad)
+    if (bad && c->kind == TL_DEVICE_ERROR_POOL && !word->flag) {
+      tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), c->n, v[i],
+                              c->hi, c->status, c->kind);
+      memcpy(word->extent, c->extent, sizeof word->extent);
+    } else if (bad) {
       tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()),
                               i <= INT32_MAX ? (int)i : -1, v[i], c->hi, c->status, c->kind);
+    }
     out[i] = bad ? 0 : v[i];
   }
   return TL_OK;
@@ -214,6 +218,27 @@ static tl_status bag_backward_run(const emb_args *a, const tl_tensor *idx)
 {
   return tl_cpu_embedding_kernels.bag_backward(a->a, idx, a->c, a->d, a->e, a->f, a->mode,
                                                a->pad, a->o1);
+}
+
+/* max pooling's backward and max_unpool: in-plane indices in [0, the
+ * output plane's size), the error in the CPU's words (CUDA's scatter skips
+ * a bad index; here it reads the stand-in 0: either way what the op wrote
+ * is unspecified once it has an error). */
+static tl_status pool_scatter_run(const emb_args *a, const tl_tensor *idx)
+{
+  return tl_cpu_pool_scatter(a->a, idx, (int)a->pad, a->freq, a->o1);
+}
+static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
+                             tl_tensor *out)
+{
+  emb_args a = {.a = src, .pad = n, .freq = accumulate, .o1 = out};
+  emu_check c = {.op = accumulate ? "max_pool_backward" : "max_unpool", .hi = 1,
+                 .kind = TL_DEVICE_ERROR_POOL, .status = TL_ERR_RUNTIME, .n = n};
+  for (int d = 0; d < n && d < 3; d++) {
+    c.extent[d] = out->shape[out->ndim - n + d];
+    c.hi *= c.extent[d];
+  }
+  return deferred(&c, indices, pool_scatter_run, &a);
 }
 
 static emu_check embedding_check(const char *op, int64_t V)
