@@ -340,7 +340,14 @@ def test_max_unpool(device, dtype):
     bad = idx.copy()
     bad[0, 0, 0, 0] = 1000
     with pytest.raises(RuntimeError, match="Found an invalid max index: 1000"):
-        F.max_unpool2d(to_device(vals, dtype, device), tl.tensor(bad).to(device), 2)
+        # a device raises it at its next synchronization, naming the op
+        F.max_unpool2d(to_device(vals, dtype, device), tl.tensor(bad).to(device), 2).cpu()
+    if device != "cpu":
+        out = F.max_unpool2d(to_device(vals, dtype, device), tl.tensor(bad).to(device), 2)
+        with pytest.raises(RuntimeError, match=r"Found an invalid max index: 1000 \(output "
+                           r"volumes are of size 8x6\) \(found by max_unpool on "):
+            out.cpu()
+        out.cpu()  # raised once
 
 
 RESAMPLE_CASES = {

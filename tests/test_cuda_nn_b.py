@@ -326,9 +326,10 @@ def test_embedding_out_of_range_raises_like_the_cpu(device):
     w = T.ones(5, 3).to(device)
     for bad in (5, -1, 100):
         with pytest.raises(IndexError, match="index out of range in self"):
-            F.embedding(idx([0, bad, 1], device), w)
+            F.embedding(idx([0, bad, 1], device), w).cpu()  # a device raises at its next sync
     with pytest.raises(IndexError, match="index out of range in self"):
-        T._C.embedding_dense_backward(T.ones(2, 3).to(device), idx([0, 9], device), 5, -1, False)
+        T._C.embedding_dense_backward(T.ones(2, 3).to(device), idx([0, 9], device), 5, -1,
+                                      False).cpu()
     # the device is still usable after the error
     close(F.embedding(idx([4], device), w), np.ones((1, 3)), T.float32)
 
@@ -364,7 +365,7 @@ def test_embedding_bag_2d_input_and_errors(mode, device):
     words = "Expected idx >= 0 && idx < num_embeddings" if mode == "max" else \
         r"Index 1 of input takes value 7 which is not in the valid range \[0, 7\)"
     with pytest.raises(RuntimeError, match=words):
-        F.embedding_bag(idx([[0, 7]], device), T.tensor(w).to(device), mode=mode)
+        F.embedding_bag(idx([[0, 7]], device), T.tensor(w).to(device), mode=mode).cpu()
     with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
         F.embedding_bag(idx([0, 1, 2], device), T.tensor(w).to(device), idx([1, 2], device),
                         mode=mode)
@@ -400,7 +401,7 @@ def test_nll_loss_spatial_and_errors(reduction, device):
     assert_same(lambda a: F.nll_loss(a, tgt.to(a.device), reduction=reduction, ignore_index=1),
                 [x], T.float32, device)
     with pytest.raises(IndexError, match="Target 7 is out of bounds."):
-        F.nll_loss(T.tensor(randn(2, 4)).to(device), idx([0, 7], device))
+        F.nll_loss(T.tensor(randn(2, 4)).to(device), idx([0, 7], device)).cpu()
     out = F.nll_loss(T.tensor(randn(0, 4)).to(device), idx(np.zeros(0, np.int64), device))
     assert np.isnan(host(out))
 
@@ -477,7 +478,7 @@ def test_cross_entropy_probabilities_and_spatial(reduction, smoothing, device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_cross_entropy_errors_and_non_contiguous(device):
     with pytest.raises(IndexError, match="Target 5 is out of bounds."):
-        F.cross_entropy(T.tensor(randn(2, 5)).to(device), idx([0, 5], device))
+        F.cross_entropy(T.tensor(randn(2, 5)).to(device), idx([0, 5], device)).cpu()
     x = randn(5, 8)
     assert_same(lambda a: F.cross_entropy(a[:, ::2], idx([0, 1, 2, 3, 0]).to(a.device)),
                 [x], T.float32, device)
@@ -522,12 +523,99 @@ def test_multilabel_margin_loss(reduction, dtype, device):
 def test_margin_losses_check_their_targets(device):
     x = T.tensor(randn(2, 4)).to(device)
     with pytest.raises(RuntimeError, match="target out of range"):
-        F.multi_margin_loss(x, idx([0, 4], device))
+        F.multi_margin_loss(x, idx([0, 4], device)).cpu()
     with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
-        F.multilabel_margin_loss(x, idx([[0, -2, 1, 1], [1, 2, -1, 0]], device))
+        F.multilabel_margin_loss(x, idx([[0, -2, 1, 1], [1, 2, -1, 0]], device)).cpu()
     outs = [F.multi_margin_loss(T.zeros(0, 3).to(d), idx(np.zeros(0, np.int64), d))
             for d in ("cpu", device)]
     assert np.isnan(host(outs[1])) == np.isnan(host(outs[0]))
+
+
+# Each op with a bad index or class target, the CPU's words and type, the op
+# the device names and the bad value (a device raises at its next sync).
+BAD_TARGETS = [
+    ("embedding", IndexError, r"index out of range in self", 7,
+     lambda d: F.embedding(idx([0, 7, 1], d), T.ones(5, 3).to(d))),
+    ("embedding_bag", RuntimeError, r"Index 1 of input takes value -3 which is not in the "
+     r"valid range \[0, 5\)", -3,
+     lambda d: F.embedding_bag(idx([[0, -3]], d), T.ones(5, 3).to(d), mode="sum")),
+    ("nll_loss", IndexError, r"Target 9 is out of bounds\.", 9,
+     lambda d: F.nll_loss(T.zeros(3, 4).to(d), idx([0, 9, -100], d))),
+    ("cross_entropy", IndexError, r"Target -2 is out of bounds\.", -2,
+     lambda d: F.cross_entropy(T.zeros(2, 4).to(d), idx([-2, 1], d))),
+    ("multi_margin_loss", RuntimeError, r"target out of range", 6,
+     lambda d: F.multi_margin_loss(T.zeros(2, 4).to(d), idx([6, 1], d))),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op, exc, words, value, run", BAD_TARGETS, ids=[b[0] for b in BAD_TARGETS])
+def test_bad_targets_are_raised_at_the_next_synchronization(device, op, exc, words, value, run):
+    """On the CPU at once.  On a device the check is a kernel whose result
+    the host does not wait for (a wait per call would stall a training
+    loop): the bad value goes to the device's error record and is raised at
+    the next synchronization in the CPU's words, naming the op and the
+    value, once; the op's kernels read a stand-in, so nothing is read out of
+    bounds and the device stays usable."""
+    import os
+    if device == "cpu" or os.environ.get("CUDA_LAUNCH_BLOCKING") == "1":
+        with pytest.raises(exc, match=words):
+            run(device)
+        return
+    out = run(device)  # queued: no error yet
+    assert out.device.type == T.device(device).type
+    with pytest.raises(exc, match=words) as info:
+        T.zeros(1).to(device).cpu()  # any copy to the host is a synchronization
+    assert f"found by {op}" in str(info.value) and str(value) in str(info.value)
+    T.zeros(1).to(device).cpu()  # raised once: the record is clear again
+    close(F.embedding(idx([4], device), T.ones(5, 3).to(device)), np.ones((1, 3)), T.float32)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_good_targets_do_not_read_back(device):
+    """With good indices nothing is copied to the host by the ops (the
+    emulated device counts its copies; on CUDA the check was a read-back per
+    call and is not any more)."""
+    if device != "fake":
+        pytest.skip("the fake device counts its copies")
+    x, w = T.zeros(3, 4).to(device), T.ones(5, 3).to(device)
+    t, i = idx([0, 3, -100], device), idx([4, 0], device)
+    before = _C._fake_counters()["copies_out"]
+    F.embedding(i, w)
+    F.nll_loss(x, t)
+    F.cross_entropy(x, t)
+    assert _C._fake_counters()["copies_out"] == before
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_bad_target_on_another_stream_waits_for_that_stream(device):
+    """A wait for one stream raises only errors no other stream can still
+    be recording: a check queued on stream 2 may not have run when a copy on
+    the default stream returns, so that copy leaves the record (and stream
+    2's count) alone, and a wait for stream 2 raises the error, which is not
+    lost.  The default stream's wait settles its own launches, so that they
+    do not hold back the wait for stream 2.  (The fake device runs kernels
+    at once but reports other streams busy, as a GPU may.)"""
+    if device != "fake":
+        pytest.skip("the fake device's streams")
+    w = T.ones(5, 3).to(device)
+    ids = idx([0, 8], device)
+    F.embedding(idx([1], device), w)  # a good check queued on the default stream
+    _C._fake_set_stream(2)
+    try:
+        F.embedding(ids, w)  # its check is queued on stream 2
+    finally:
+        _C._fake_set_stream(0)
+    T.zeros(1).to(device).cpu()  # stream 0's wait: stream 2 may still be running
+    T.zeros(1).to(device).cpu()
+    _C._fake_set_stream(2)
+    try:
+        with pytest.raises(IndexError, match="index out of range in self.*found by embedding"):
+            T.zeros(1).to(device).cpu()  # a wait for stream 2
+        T.zeros(1).to(device).cpu()
+    finally:
+        _C._fake_set_stream(0)
+    T.zeros(1).to(device).cpu()
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -411,6 +411,40 @@ def test_gpu_device_queries():
     assert tl.ones(2, device="cuda").device == tl.device("cuda:0")
 
 
+def _runtime_device():
+    """The CUDA runtime's current device of this thread, as other libraries
+    see it (CuPy, else the runtime library through ctypes)."""
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDevice()
+    except ImportError:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("cudart")
+        if not name:
+            pytest.skip("needs CuPy or libcudart to ask the runtime")
+        d = ctypes.c_int(-1)
+        assert ctypes.CDLL(name).cudaGetDevice(ctypes.byref(d)) == 0
+        return d.value
+
+
+@needs_gpu
+def test_gpu_set_device_sets_the_runtimes_device():
+    """set_device and the device context make the device the runtime's
+    current one (PyTorch's set_device does), not only torchlike's."""
+    last = tl.cuda.device_count() - 1
+    tl.ones(1, device="cuda:0").add_(1)  # a launch on cuda:0
+    tl.cuda.set_device(last)
+    try:
+        assert _runtime_device() == last
+        with tl.cuda.device(0):
+            assert _runtime_device() == 0
+        assert _runtime_device() == last
+    finally:
+        tl.cuda.set_device(0)
+    assert _runtime_device() == 0
+
+
 @needs_gpu
 def test_gpu_non_blocking_copies_from_pinned_memory():
     src = tl.arange(1 << 16, dtype=tl.float32).pin_memory()

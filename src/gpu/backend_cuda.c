@@ -372,7 +372,7 @@ static tl_status cuda_copy(tl_device device, void *dst, const void *src, size_t 
   if (!async && kind != cudaMemcpyDeviceToDevice) {
     if (cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize") != TL_OK)
       return tl_error_status();
-    return kind == cudaMemcpyDeviceToHost ? tl_device_errors_check(device) : TL_OK;
+    return kind == cudaMemcpyDeviceToHost ? tl_device_errors_check_stream(device, s) : TL_OK;
   }
   return TL_OK;
 }

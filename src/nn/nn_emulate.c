@@ -7,13 +7,19 @@
  * paths around it (checks, allocation on the input's device, work copies,
  * inputs cast on the device, embedding_bag's offsets read back and its
  * bounds moved to the device, ctc's targets read back, the derivatives),
- * as they do on CUDA.  Like a GPU set, the embedding wrappers check the
- * indices themselves (the op layer leaves that to the device).  Called by
+ * as they do on CUDA.  Like a GPU set, the embedding and class-loss
+ * wrappers check the indices themselves, deferring the error to the next
+ * synchronization as CUDA's kernels do (the op layer leaves that to the
+ * device).  Called by
  * _C._fake_emulate_device after the core's emulation, whose fake storages
  * hold plain host addresses; one-way. */
 #include "ndcore/dispatch/tl_emulate.h"
 #include "ndcore/linalg/tl_blas.h"
+#include <stdint.h>
 #include <string.h>
+
+#include "gpu/tl_device_errors.h"
+#include "ndcore/tensor/tl_backend.h"
 
 #include "nn/tl_nn.h"
 #include "nn/tl_nn_device.h"
@@ -55,10 +61,7 @@ static tl_status emu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
   TL_EMU_HOSTED(tl_cpu_pool_weighted(in, n, taps, transpose, out));
 }
 static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
-                             tl_tensor *out)
-{
-  TL_EMU_HOSTED(tl_cpu_pool_scatter(src, indices, n, accumulate, out));
-}
+                             tl_tensor *out); /* below, with the index checks */
 
 static tl_status emu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
                                   const tl_tensor *b, tl_tensor *rm, tl_tensor *rv, tl_tensor *y,
@@ -98,22 +101,26 @@ static tl_status act_backward(tl_act_kind kind, const tl_act_params *p, const tl
   TL_EMU_HOSTED(tl_cpu_activation_backward(kind, p, g, x, w, dx, dw));
 }
 
-/* the indices checked (host-readable now), then the CPU's kernel */
-static tl_status checked(const tl_tensor *idx, int64_t V, tl_status (*run)(const void *), const void *args)
-{
-  tl_status status = tl_nn_embedding_check_range(idx, V);
-  return status == TL_OK ? run(args) : status;
-}
-
-/* embedding_bag's forward: the indices checked in its own words */
-static tl_status bag_checked(const tl_tensor *idx, int64_t V, bool max_path,
-                             tl_status (*run)(const void *), const void *args)
-{
-  tl_status status = tl_nn_embedding_bag_check_range(idx, V, max_path);
-  return status == TL_OK ? run(args) : status;
-}
+/* ---- indices and class targets: checked as a CUDA kernel set checks them ----
+ * act_loss_gpu.c checks them on the device without a wait: a bad value is
+ * recorded in the device's error record (raised at the next
+ * synchronization, naming the op) and the op's kernels read a copy with each
+ * bad value replaced by 0.  Here the same, on the host: the CPU's kernel
+ * runs on that copy, so its own immediate check never fires.  Where no
+ * index can be valid (hi <= 0) CUDA checks at once, and so does this. */
 
 typedef struct {
+  const char *op;
+  int64_t hi, skip;
+  bool has_skip;
+  tl_device_error_kind kind;
+  tl_status status;
+  int n;             /* POOL: how many output sizes the message shows */
+  int64_t extent[3]; /* POOL: those sizes */
+} emu_check;
+
+typedef struct {
+  const void *spec;
   const tl_tensor *a, *b, *c, *d, *e, *f;
   tl_tensor *o1, *o2, *o3;
   int64_t pad;
@@ -121,67 +128,186 @@ typedef struct {
   tl_bag_mode mode;
 } emb_args;
 
-static tl_status emb_forward_run(const void *p)
+typedef tl_status (*emu_run)(const emb_args *a, const tl_tensor *idx);
+
+/* The copy with bad values replaced, the first bad one recorded (host
+ * memory readable: called hosted). */
+static tl_status screen_run(const tl_tensor *idx, const emu_check *c, tl_device_error *word,
+                            tl_tensor *safe)
 {
-  const emb_args *a = p;
-  return tl_cpu_embedding_kernels.forward(a->a, a->b, a->o1);
+  const int64_t *v = tl_tensor_data(idx);
+  int64_t *out = tl_tensor_data(safe), n = tl_tensor_numel(idx);
+  for (int64_t i = 0; i < n; i++) {
+    bool bad = (v[i] < 0 || v[i] >= c->hi) && !(c->has_skip && v[i] == c->skip);
+    if (bad && c->kind == TL_DEVICE_ERROR_POOL && !word->flag) {
+      tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), c->n, v[i],
+                              c->hi, c->status, c->kind);
+      memcpy(word->extent, c->extent, sizeof word->extent);
+    } else if (bad) {
+      tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()),
+                              i <= INT32_MAX ? (int)i : -1, v[i], c->hi, c->status, c->kind);
+    }
+    out[i] = bad ? 0 : v[i];
+  }
+  return TL_OK;
 }
-static tl_status emb_backward_run(const void *p)
+static tl_status screen(const tl_tensor *idx, const emu_check *c, tl_device_error *word,
+                        tl_tensor *safe)
 {
-  const emb_args *a = p;
-  return tl_cpu_embedding_kernels.backward(a->a, a->b, a->pad, a->freq, a->o1);
+  TL_EMU_HOSTED(screen_run(idx, c, word, safe));
 }
-static tl_status bag_forward_run(const void *p)
+
+/* The checks that raise at once (hi <= 0): embedding's own, the losses' in their CPU kernels. */
+static tl_status check_now_run(const tl_tensor *idx, const emu_check *c)
 {
-  const emb_args *a = p;
-  return tl_cpu_embedding_kernels.bag_forward(a->a, a->b, a->c, a->d, a->mode, a->pad, a->o1,
+  if (c->kind == TL_DEVICE_ERROR_EMBEDDING)
+    return tl_nn_embedding_check_range(idx, c->hi);
+  if (c->kind == TL_DEVICE_ERROR_BAG || c->kind == TL_DEVICE_ERROR_BAG_MAX)
+    return tl_nn_embedding_bag_check_range(idx, c->hi, c->kind == TL_DEVICE_ERROR_BAG_MAX);
+  return TL_OK;
+}
+static tl_status check_now(const tl_tensor *idx, const emu_check *c)
+{
+  TL_EMU_HOSTED(check_now_run(idx, c));
+}
+
+static tl_status run_hosted(emu_run run, const emb_args *a, const tl_tensor *idx)
+{
+  TL_EMU_HOSTED(run(a, idx));
+}
+
+/* run(a, the screened indices) as the op c->op, with idx checked as above. */
+static tl_status deferred(const emu_check *c, const tl_tensor *idx, emu_run run, const emb_args *a)
+{
+  const tl_device device = tl_tensor_device(idx);
+  const char *outer = tl_device_errors_enter(c->op);
+  const tl_backend *b = tl_backend_get(device);
+  tl_tensor safe = {0};
+  tl_device_error *word = NULL;
+  tl_status status = b ? TL_OK : tl_error_status();
+  bool screened = tl_tensor_numel(idx) > 0 && c->hi > 0 && idx->dtype == TL_DTYPE_I64 &&
+                  tl_tensor_is_contiguous(idx);
+  if (status == TL_OK && !screened)
+    status = check_now(idx, c);
+  if (status == TL_OK && screened)
+    status = tl_device_errors_word(device, b->current_stream(device), &word);
+  if (status == TL_OK && screened)
+    status = tl_tensor_empty(&safe, TL_DTYPE_I64, idx->ndim, idx->shape, device);
+  if (status == TL_OK && screened)
+    status = screen(idx, c, word, &safe);
+  if (status == TL_OK)
+    status = run_hosted(run, a, screened ? &safe : idx);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, device, status);
+}
+
+static tl_status emb_forward_run(const emb_args *a, const tl_tensor *idx)
+{
+  return tl_cpu_embedding_kernels.forward(a->a, idx, a->o1);
+}
+static tl_status emb_backward_run(const emb_args *a, const tl_tensor *idx)
+{
+  return tl_cpu_embedding_kernels.backward(a->a, idx, a->pad, a->freq, a->o1);
+}
+static tl_status bag_forward_run(const emb_args *a, const tl_tensor *idx)
+{
+  return tl_cpu_embedding_kernels.bag_forward(a->a, idx, a->c, a->d, a->mode, a->pad, a->o1,
                                               a->o2, a->o3);
 }
-static tl_status bag_backward_run(const void *p)
+static tl_status bag_backward_run(const emb_args *a, const tl_tensor *idx)
 {
-  const emb_args *a = p;
-  return tl_cpu_embedding_kernels.bag_backward(a->a, a->b, a->c, a->d, a->e, a->f, a->mode,
+  return tl_cpu_embedding_kernels.bag_backward(a->a, idx, a->c, a->d, a->e, a->f, a->mode,
                                                a->pad, a->o1);
+}
+
+/* max pooling's backward and max_unpool: in-plane indices in [0, the
+ * output plane's size), the error in the CPU's words (CUDA's scatter skips
+ * a bad index; here it reads the stand-in 0: either way what the op wrote
+ * is unspecified once it has an error). */
+static tl_status pool_scatter_run(const emb_args *a, const tl_tensor *idx)
+{
+  return tl_cpu_pool_scatter(a->a, idx, (int)a->pad, a->freq, a->o1);
+}
+static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
+                             tl_tensor *out)
+{
+  emb_args a = {.a = src, .pad = n, .freq = accumulate, .o1 = out};
+  emu_check c = {.op = accumulate ? "max_pool_backward" : "max_unpool", .hi = 1,
+                 .kind = TL_DEVICE_ERROR_POOL, .status = TL_ERR_RUNTIME, .n = n};
+  for (int d = 0; d < n && d < 3; d++) {
+    c.extent[d] = out->shape[out->ndim - n + d];
+    c.hi *= c.extent[d];
+  }
+  return deferred(&c, indices, pool_scatter_run, &a);
+}
+
+static emu_check embedding_check(const char *op, int64_t V)
+{
+  return (emu_check){.op = op, .hi = V, .kind = TL_DEVICE_ERROR_EMBEDDING, .status = TL_ERR_INDEX};
 }
 
 static tl_status emb_forward(const tl_tensor *weight, const tl_tensor *idx, tl_tensor *out)
 {
-  emb_args a = {.a = weight, .b = idx, .o1 = out};
-  TL_EMU_HOSTED(checked(idx, weight->shape[0], emb_forward_run, &a));
+  emb_args a = {.a = weight, .o1 = out};
+  emu_check c = embedding_check("embedding", weight->shape[0]);
+  return deferred(&c, idx, emb_forward_run, &a);
 }
 static tl_status emb_backward(const tl_tensor *g, const tl_tensor *idx, int64_t pad, bool freq,
                               tl_tensor *dw)
 {
-  emb_args a = {.a = g, .b = idx, .pad = pad, .freq = freq, .o1 = dw};
-  TL_EMU_HOSTED(checked(idx, dw->shape[0], emb_backward_run, &a));
+  emb_args a = {.a = g, .pad = pad, .freq = freq, .o1 = dw};
+  emu_check c = embedding_check("embedding_dense_backward", dw->shape[0]);
+  return deferred(&c, idx, emb_backward_run, &a);
 }
 static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, const tl_tensor *bounds,
                              const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *out,
                              tl_tensor *bag_size, tl_tensor *argmax)
 {
-  emb_args a = {.a = weight, .b = idx, .c = bounds, .d = psw, .mode = mode, .pad = pad,
+  emb_args a = {.a = weight, .c = bounds, .d = psw, .mode = mode, .pad = pad,
                 .o1 = out, .o2 = bag_size, .o3 = argmax};
-  TL_EMU_HOSTED(bag_checked(idx, weight->shape[0], mode == TL_BAG_MAX || pad >= 0, bag_forward_run,
-                            &a));
+  bool max_path = mode == TL_BAG_MAX || pad >= 0;
+  emu_check c = {.op = "embedding_bag", .hi = weight->shape[0],
+                 .kind = max_path ? TL_DEVICE_ERROR_BAG_MAX : TL_DEVICE_ERROR_BAG,
+                 .status = TL_ERR_RUNTIME};
+  return deferred(&c, idx, bag_forward_run, &a);
 }
 static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
                               const tl_tensor *bag_size, const tl_tensor *argmax,
                               const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *dw)
 {
-  emb_args a = {.a = g, .b = idx, .c = bag_of, .d = bag_size, .e = argmax, .f = psw,
+  emb_args a = {.a = g, .c = bag_of, .d = bag_size, .e = argmax, .f = psw,
                 .mode = mode, .pad = pad, .o1 = dw};
-  TL_EMU_HOSTED(checked(idx, dw->shape[0], bag_backward_run, &a));
+  emu_check c = embedding_check("_embedding_bag_dense_backward", dw->shape[0]);
+  return deferred(&c, idx, bag_backward_run, &a);
 }
 
+static emu_check class_check(const char *op, int64_t C, int64_t ignore_index)
+{
+  return (emu_check){.op = op, .hi = C, .skip = ignore_index, .has_skip = true,
+                     .kind = TL_DEVICE_ERROR_TARGET, .status = TL_ERR_INDEX};
+}
+
+static tl_status nll_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_nll_loss(a->spec, a->a, t, a->b, a->o1, a->o2);
+}
 static tl_status nll(const tl_nll_spec *s, const tl_tensor *x, const tl_tensor *t,
                      const tl_tensor *w, tl_tensor *out, tl_tensor *tw)
 {
-  TL_EMU_HOSTED(tl_cpu_nll_loss(s, x, t, w, out, tw));
+  emb_args a = {.spec = s, .a = x, .b = w, .o1 = out, .o2 = tw};
+  emu_check c = class_check("nll_loss", s->C, s->ignore_index);
+  return deferred(&c, t, nll_run, &a);
+}
+static tl_status nll_backward_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_nll_loss_backward(a->spec, a->a, t, a->b, a->c, a->o1);
 }
 static tl_status nll_backward(const tl_nll_spec *s, const tl_tensor *g, const tl_tensor *t,
                               const tl_tensor *w, const tl_tensor *tw, tl_tensor *dx)
 {
-  TL_EMU_HOSTED(tl_cpu_nll_loss_backward(s, g, t, w, tw, dx));
+  emb_args a = {.spec = s, .a = g, .b = w, .c = tw, .o1 = dx};
+  emu_check c = class_check("nll_loss_backward", s->C, s->ignore_index);
+  return deferred(&c, t, nll_backward_run, &a);
 }
 
 static tl_status pointwise(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
@@ -196,36 +322,86 @@ static tl_status pointwise_backward(const tl_loss_spec *s, const tl_tensor *g, c
   TL_EMU_HOSTED(tl_cpu_pointwise_loss_backward(s, g, x, t, w, p, dx, dt));
 }
 
+static tl_status ce_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_cross_entropy(a->spec, a->a, t, a->b, a->o1, a->o2, a->o3);
+}
 static tl_status ce(const tl_ce_spec *s, const tl_tensor *x, const tl_tensor *t, const tl_tensor *w,
                     tl_tensor *out, tl_tensor *lse, tl_tensor *tw)
 {
-  TL_EMU_HOSTED(tl_cpu_cross_entropy(s, x, t, w, out, lse, tw));
+  emb_args a = {.spec = s, .a = x, .b = w, .o1 = out, .o2 = lse, .o3 = tw};
+  if (s->probs) /* class probabilities: nothing to check */
+    return run_hosted(ce_run, &a, t);
+  emu_check c = class_check("cross_entropy", s->C, s->ignore_index);
+  return deferred(&c, t, ce_run, &a);
+}
+static tl_status ce_backward_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_cross_entropy_backward(a->spec, a->a, a->b, t, a->c, a->d, a->e, a->o1, a->o2);
 }
 static tl_status ce_backward(const tl_ce_spec *s, const tl_tensor *g, const tl_tensor *x,
                              const tl_tensor *t, const tl_tensor *w, const tl_tensor *lse,
                              const tl_tensor *tw, tl_tensor *dx, tl_tensor *dt)
 {
-  TL_EMU_HOSTED(tl_cpu_cross_entropy_backward(s, g, x, t, w, lse, tw, dx, dt));
+  emb_args a = {.spec = s, .a = g, .b = x, .c = w, .d = lse, .e = tw, .o1 = dx, .o2 = dt};
+  if (s->probs)
+    return run_hosted(ce_backward_run, &a, t);
+  emu_check c = class_check("cross_entropy_backward", s->C, s->ignore_index);
+  return deferred(&c, t, ce_backward_run, &a);
+}
+
+static emu_check margin_check(bool multi, bool backward, int64_t C)
+{
+  return (emu_check){.op = multi ? (backward ? "multi_margin_loss_backward" : "multi_margin_loss")
+                                 : (backward ? "multilabel_margin_loss_backward"
+                                             : "multilabel_margin_loss"),
+                     .hi = C, .skip = -1, .has_skip = !multi,
+                     .kind = multi ? TL_DEVICE_ERROR_MARGIN : TL_DEVICE_ERROR_MULTILABEL,
+                     .status = TL_ERR_RUNTIME};
+}
+static tl_status multi_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_multi_margin(a->spec, a->a, t, a->b, a->o1);
 }
 static tl_status multi(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                        const tl_tensor *w, tl_tensor *out)
 {
-  TL_EMU_HOSTED(tl_cpu_multi_margin(s, x, t, w, out));
+  emb_args a = {.spec = s, .a = x, .b = w, .o1 = out};
+  emu_check c = margin_check(true, false, s->C);
+  return deferred(&c, t, multi_run, &a);
+}
+static tl_status multi_backward_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_multi_margin_backward(a->spec, a->a, a->b, t, a->c, a->o1);
 }
 static tl_status multi_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                 const tl_tensor *t, const tl_tensor *w, tl_tensor *dx)
 {
-  TL_EMU_HOSTED(tl_cpu_multi_margin_backward(s, g, x, t, w, dx));
+  emb_args a = {.spec = s, .a = g, .b = x, .c = w, .o1 = dx};
+  emu_check c = margin_check(true, true, s->C);
+  return deferred(&c, t, multi_backward_run, &a);
+}
+static tl_status multilabel_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_multilabel_margin(a->spec, a->a, t, a->o1, a->o2);
 }
 static tl_status multilabel(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                             tl_tensor *out, tl_tensor *is)
 {
-  TL_EMU_HOSTED(tl_cpu_multilabel_margin(s, x, t, out, is));
+  emb_args a = {.spec = s, .a = x, .o1 = out, .o2 = is};
+  emu_check c = margin_check(false, false, s->C);
+  return deferred(&c, t, multilabel_run, &a);
+}
+static tl_status multilabel_backward_run(const emb_args *a, const tl_tensor *t)
+{
+  return tl_cpu_multilabel_margin_backward(a->spec, a->a, a->b, t, a->c, a->o1);
 }
 static tl_status multilabel_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                      const tl_tensor *t, const tl_tensor *is, tl_tensor *dx)
 {
-  TL_EMU_HOSTED(tl_cpu_multilabel_margin_backward(s, g, x, t, is, dx));
+  emb_args a = {.spec = s, .a = g, .b = x, .c = is, .o1 = dx};
+  emu_check c = margin_check(false, true, s->C);
+  return deferred(&c, t, multilabel_backward_run, &a);
 }
 static tl_status ctc(const tl_ctc_spec *s, const tl_tensor *lp, const tl_tensor *t, tl_tensor *nll_out,
                      tl_tensor *la)

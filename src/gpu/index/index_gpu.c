@@ -41,8 +41,8 @@ static tl_status gpu_offsets(const tl_tensor *off, const tl_tensor *idx,
   tl_gpu_plan plan;
   void *stream;
   tl_device_error *word;
-  if (tl_device_errors_word(tl_tensor_device(off), &word) != TL_OK ||
-      plan_of(&plan, 2, ops, what, &stream) != TL_OK)
+  if (plan_of(&plan, 2, ops, what, &stream) != TL_OK ||
+      tl_device_errors_word(tl_tensor_device(off), stream, &word) != TL_OK)
     return tl_error_status();
   tl_gpu_offsets_params p = {.size = a->size, .stride = a->stride, .wrap = a->wrap,
                              .first = a->first, .dim = a->dim,

@@ -11,10 +11,16 @@
  * The kernels are in softmax.cu, activation.cu, embedding.cu, loss.cu, ctc.cu
  * and grid.cu.
  *
- * Indices and class targets are checked on the device before they are read
- * (tl_gpu_index_check: one kernel and one sync, since the error must be
- * raised as the CPU raises it, naming the bad value); apart from ctc's
- * lengths, copied to the device, that sync is the only one of these ops. */
+ * Indices and class targets are checked on the device before they are read,
+ * without a host wait (a wait per call would stall a training loop): a
+ * kernel records a bad value in the device's error record, raised as the
+ * CPU's error (its wording, the value, the op) at the next synchronization
+ * (item(), .cpu(), synchronize; at the op itself with CUDA_LAUNCH_BLOCKING=1),
+ * and writes the copy of the indices the op's kernels read, every bad one
+ * replaced by 0, so that no kernel reads outside its tensors
+ * (tl_device_errors.h).  Only where no index can be valid (0 rows, 0
+ * classes) is the check read back at once.  Apart from that and ctc's
+ * lengths, copied to the device, these ops do not wait for the device. */
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
@@ -94,6 +100,18 @@ typedef enum {
   BAD_EMBEDDING, BAD_BAG, BAD_BAG_MAX, BAD_CLASS, BAD_MULTI_MARGIN, BAD_MULTILABEL
 } bad_index;
 
+static const struct {
+  tl_device_error_kind kind;
+  tl_status status;
+} bad_words[] = {
+    [BAD_EMBEDDING] = {TL_DEVICE_ERROR_EMBEDDING, TL_ERR_INDEX},
+    [BAD_BAG] = {TL_DEVICE_ERROR_BAG, TL_ERR_RUNTIME},
+    [BAD_BAG_MAX] = {TL_DEVICE_ERROR_BAG_MAX, TL_ERR_RUNTIME},
+    [BAD_CLASS] = {TL_DEVICE_ERROR_TARGET, TL_ERR_INDEX},
+    [BAD_MULTI_MARGIN] = {TL_DEVICE_ERROR_MARGIN, TL_ERR_RUNTIME},
+    [BAD_MULTILABEL] = {TL_DEVICE_ERROR_MULTILABEL, TL_ERR_RUNTIME},
+};
+
 /* embedding_bag's words (the position of the first bad index among them)
  * from a host copy of the indices, on the error path only. */
 static tl_status bag_index_error(const tl_tensor *idx, int64_t hi, bool max_path)
@@ -109,9 +127,10 @@ static tl_status bag_index_error(const tl_tensor *idx, int64_t hi, bool max_path
 }
 
 /* Every idx (contiguous int64) in [0, hi), or == skip when has_skip; else
- * the error the CPU raises for `kind`. */
-static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, int64_t skip,
-                               bad_index kind)
+ * the error the CPU raises for `kind`, at once: the host waits for the
+ * check (used where hi <= 0, when no index but `skip` can be valid). */
+static tl_status check_indices_now(const tl_tensor *idx, int64_t hi, bool has_skip, int64_t skip,
+                                   bad_index kind)
 {
   int64_t n = tl_tensor_numel(idx), value = 0, one = 1;
   tl_tensor scratch = {0};
@@ -135,6 +154,39 @@ static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, 
   case BAD_MULTI_MARGIN: return tl_error_set(TL_ERR_RUNTIME, "target out of range");
   default: return tl_error_set(TL_ERR_RUNTIME, "argument #2 'target' is out of range");
   }
+}
+
+/* The indices the op's kernels read: idx (contiguous int64) checked against
+ * [0, hi) (or == skip when has_skip) on the device without a wait, a bad
+ * value recorded for the next synchronization under the running op's name
+ * (tl_device_errors_enter), and *use = *safe, idx's copy with each bad value
+ * replaced by 0.  The caller releases *safe. */
+static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, int64_t skip,
+                               bad_index kind, tl_tensor *safe, const tl_tensor **use)
+{
+  const tl_device device = tl_tensor_device(idx);
+  int64_t n = tl_tensor_numel(idx);
+  tl_device_error *word = NULL;
+  void *stream = NULL;
+  *use = idx;
+  if (n == 0)
+    return TL_OK;
+  if (hi <= 0)
+    return check_indices_now(idx, hi, has_skip, skip, kind);
+  tl_status status = tl_tensor_empty(safe, TL_DTYPE_I64, idx->ndim, idx->shape, device);
+  if (status == TL_OK)
+    status = tl_gpu_stream(device, "index check", &stream);
+  if (status == TL_OK)
+    status = tl_device_errors_word(device, stream, &word);
+  if (status == TL_OK)
+    status = tl_gpu_launched(
+        tl_gpu_index_defer(tl_tensor_data(idx), tl_tensor_data(safe), n, hi, skip, has_skip, word,
+                           tl_device_errors_op(tl_device_errors_current()),
+                           (int)bad_words[kind].status, (int)bad_words[kind].kind, stream),
+        "index check");
+  if (status == TL_OK)
+    *use = safe;
+  return status;
 }
 
 /* ---- softmax ----------------------------------------------------------------------------- */
@@ -247,32 +299,38 @@ static const tl_nn_activation_kernels gpu_activation_set = {
 
 static tl_status gpu_embedding(const tl_tensor *weight, const tl_tensor *idx, tl_tensor *out)
 {
+  const char *outer = tl_device_errors_enter("embedding");
+  tl_tensor safe = {0};
+  const tl_tensor *ids = idx;
   void *stream = NULL;
-  tl_status status = check_indices(idx, weight->shape[0], false, 0, BAD_EMBEDDING);
+  tl_status status = check_indices(idx, weight->shape[0], false, 0, BAD_EMBEDDING, &safe, &ids);
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(out), "embedding", &stream);
-  if (status != TL_OK)
-    return status;
-  tl_storage_bump(out->storage);
-  return tl_gpu_launched(tl_gpu_embedding_gather(tl_tensor_data(weight), tl_tensor_data(idx),
-                                                 tl_tensor_data(out), tl_tensor_numel(idx),
-                                                 weight->shape[1], (int)tl_dtype_size(weight->dtype),
-                                                 stream),
-                         "embedding");
+  if (status == TL_OK) {
+    tl_storage_bump(out->storage);
+    status = tl_gpu_launched(tl_gpu_embedding_gather(tl_tensor_data(weight), tl_tensor_data(ids),
+                                                     tl_tensor_data(out), tl_tensor_numel(idx),
+                                                     weight->shape[1],
+                                                     (int)tl_dtype_size(weight->dtype), stream),
+                             "embedding");
+  }
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(out), status);
 }
 
 static tl_status gpu_embedding_backward(const tl_tensor *g, const tl_tensor *idx, int64_t padding_idx,
                                         bool freq, tl_tensor *dw)
 {
-  const char *name = "embedding_dense_backward";
+  const char *name = "embedding_dense_backward", *outer = tl_device_errors_enter(name);
   tl_dtype work = tl_nn_work_dtype(g->dtype);
   int64_t V = dw->shape[0], n = tl_tensor_numel(idx);
   work_set ws = {0};
-  tl_tensor count = {0};
+  tl_tensor count = {0}, safe = {0};
   void *stream = NULL;
   const tl_tensor *gw = work_in(&ws, 0, g, work, false);
   tl_tensor *d = work_out(&ws, 0, dw, work, true);
-  tl_status status = gw && d ? check_indices(idx, V, false, 0, BAD_EMBEDDING) : tl_error_status();
+  tl_status status = gw && d ? check_indices(idx, V, false, 0, BAD_EMBEDDING, &safe, &idx)
+                             : tl_error_status();
   if (status == TL_OK && freq)
     status = tl_tensor_zeros(&count, TL_DTYPE_I64, 1, &V, tl_tensor_device(dw));
   if (status == TL_OK)
@@ -287,21 +345,25 @@ static tl_status gpu_embedding_backward(const tl_tensor *g, const tl_tensor *idx
                                                       work == TL_DTYPE_F64, stream),
                              name);
   tl_tensor_release(&count);
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(dw), work_finish(&ws, status));
 }
 
 static tl_status gpu_bag_forward(const tl_tensor *weight, const tl_tensor *idx, const tl_tensor *bounds,
                                  const tl_tensor *psw, tl_bag_mode mode, int64_t padding_idx,
                                  tl_tensor *out, tl_tensor *bag_size, tl_tensor *argmax)
 {
+  const char *outer = tl_device_errors_enter("embedding_bag");
   tl_dtype work = tl_nn_work_dtype(weight->dtype);
   work_set ws = {0};
+  tl_tensor safe = {0};
   void *stream = NULL;
   const tl_tensor *w = work_in(&ws, 0, weight, work, false), *pw = work_in(&ws, 1, psw, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, true);
   bad_index kind = mode == TL_BAG_MAX || padding_idx >= 0 ? BAD_BAG_MAX : BAD_BAG;
-  tl_status status = w && (!psw || pw) && o ? check_indices(idx, weight->shape[0], false, 0, kind)
-                                            : tl_error_status();
+  tl_status status = w && (!psw || pw) && o
+                         ? check_indices(idx, weight->shape[0], false, 0, kind, &safe, &idx)
+                         : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(out), "embedding_bag", &stream);
   if (status == TL_OK) {
@@ -315,7 +377,8 @@ static tl_status gpu_bag_forward(const tl_tensor *weight, const tl_tensor *idx, 
     tl_storage_bump(argmax->storage);
     status = tl_gpu_launched(tl_gpu_embedding_bag_forward(&a, stream), "embedding_bag");
   }
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(out), work_finish(&ws, status));
 }
 
 static tl_status gpu_bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
@@ -323,14 +386,16 @@ static tl_status gpu_bag_backward(const tl_tensor *g, const tl_tensor *idx, cons
                                   const tl_tensor *psw, tl_bag_mode mode, int64_t padding_idx,
                                   tl_tensor *dw)
 {
-  const char *name = "_embedding_bag_dense_backward";
+  const char *name = "_embedding_bag_dense_backward", *outer = tl_device_errors_enter(name);
   tl_dtype work = tl_nn_work_dtype(g->dtype);
   work_set ws = {0};
+  tl_tensor safe = {0};
   void *stream = NULL;
   const tl_tensor *gw = work_in(&ws, 0, g, work, false), *pw = work_in(&ws, 1, psw, work, false);
   tl_tensor *d = work_out(&ws, 0, dw, work, true);
-  tl_status status = gw && (!psw || pw) && d ? check_indices(idx, dw->shape[0], false, 0, BAD_EMBEDDING)
-                                             : tl_error_status();
+  tl_status status = gw && (!psw || pw) && d
+                         ? check_indices(idx, dw->shape[0], false, 0, BAD_EMBEDDING, &safe, &idx)
+                         : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(dw), name, &stream);
   if (status == TL_OK) {
@@ -342,7 +407,8 @@ static tl_status gpu_bag_backward(const tl_tensor *g, const tl_tensor *idx, cons
                          .pad = padding_idx, .mode = (int)mode, .f64 = work == TL_DTYPE_F64};
     status = tl_gpu_launched(tl_gpu_embedding_bag_backward(&a, stream), name);
   }
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(dw), work_finish(&ws, status));
 }
 
 static const tl_nn_embedding_kernels gpu_embedding_set = {
@@ -363,15 +429,17 @@ static tl_status scratch_of(tl_tensor *scratch, int64_t n, const tl_tensor *t)
 static tl_status gpu_nll(const tl_nll_spec *s, const tl_tensor *input, const tl_tensor *target,
                          const tl_tensor *weight, tl_tensor *out, tl_tensor *total_weight)
 {
+  const char *outer = tl_device_errors_enter("nll_loss");
   tl_dtype work = tl_nn_work_dtype(input->dtype);
   work_set ws = {0};
-  tl_tensor scratch = {0};
+  tl_tensor scratch = {0}, safe = {0};
   void *stream = NULL;
   int64_t rows = s->N * s->S;
   const tl_tensor *x = work_in(&ws, 0, input, work, false), *w = work_in(&ws, 1, weight, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, false), *tw = work_out(&ws, 1, total_weight, work, false);
-  tl_status status = x && w && o && tw ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS)
-                                       : tl_error_status();
+  tl_status status = x && w && o && tw
+                         ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS, &safe, &target)
+                         : tl_error_status();
   if (status == TL_OK)
     status = scratch_of(&scratch, 2 * rows, input);
   if (status == TL_OK)
@@ -385,21 +453,25 @@ static tl_status gpu_nll(const tl_nll_spec *s, const tl_tensor *input, const tl_
     status = tl_gpu_launched(tl_gpu_nll_launch(&a, stream), "nll_loss");
   }
   tl_tensor_release(&scratch);
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(input), work_finish(&ws, status));
 }
 
 static tl_status gpu_nll_backward(const tl_nll_spec *s, const tl_tensor *grad, const tl_tensor *target,
                                   const tl_tensor *weight, const tl_tensor *total_weight,
                                   tl_tensor *grad_input)
 {
+  const char *outer = tl_device_errors_enter("nll_loss_backward");
   tl_dtype work = tl_nn_work_dtype(grad_input->dtype);
   work_set ws = {0};
+  tl_tensor safe = {0};
   void *stream = NULL;
   const tl_tensor *g = work_in(&ws, 0, grad, work, false), *w = work_in(&ws, 1, weight, work, false),
                   *tw = work_in(&ws, 2, total_weight, work, false);
   tl_tensor *d = work_out(&ws, 0, grad_input, work, true);
-  tl_status status = g && w && tw && d ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS)
-                                       : tl_error_status();
+  tl_status status = g && w && tw && d
+                         ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS, &safe, &target)
+                         : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(grad_input), "nll_loss_backward", &stream);
   if (status == TL_OK) {
@@ -409,7 +481,8 @@ static tl_status gpu_nll_backward(const tl_nll_spec *s, const tl_tensor *grad, c
                            .y = tl_tensor_data(target), .dx = tl_tensor_data(d)};
     status = tl_gpu_launched(tl_gpu_nll_backward_launch(&a, stream), "nll_loss_backward");
   }
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(grad_input), work_finish(&ws, status));
 }
 
 static const tl_nn_loss_kernels gpu_nll_set = {
@@ -481,9 +554,10 @@ static tl_status gpu_cross_entropy(const tl_ce_spec *s, const tl_tensor *input, 
                                    const tl_tensor *weight, tl_tensor *out, tl_tensor *lse,
                                    tl_tensor *total_weight)
 {
+  const char *outer = tl_device_errors_enter("cross_entropy");
   tl_dtype work = tl_nn_work_dtype(input->dtype);
   work_set ws = {0};
-  tl_tensor scratch = {0};
+  tl_tensor scratch = {0}, safe = {0};
   void *stream = NULL;
   int64_t rows = s->N * s->S;
   const tl_tensor *x = work_in(&ws, 0, input, work, false),
@@ -493,7 +567,7 @@ static tl_status gpu_cross_entropy(const tl_ce_spec *s, const tl_tensor *input, 
             *tw = work_out(&ws, 2, total_weight, work, false);
   tl_status status = x && (!s->probs || t) && (!weight || w) && o && l && tw ? TL_OK : tl_error_status();
   if (status == TL_OK && !s->probs)
-    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS);
+    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS, &safe, &target);
   if (status == TL_OK) /* zeroed: with no classes the rows' kernel does not run */
     status = tl_tensor_zeros(&scratch, TL_DTYPE_F64, 1, (int64_t[]){2 * rows}, tl_tensor_device(input));
   if (status == TL_OK)
@@ -508,7 +582,8 @@ static tl_status gpu_cross_entropy(const tl_ce_spec *s, const tl_tensor *input, 
     status = tl_gpu_launched(tl_gpu_cross_entropy_launch(&a, stream), "cross_entropy");
   }
   tl_tensor_release(&scratch);
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(input), work_finish(&ws, status));
 }
 
 static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor *grad,
@@ -517,8 +592,10 @@ static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor
                                             const tl_tensor *total_weight, tl_tensor *grad_input,
                                             tl_tensor *grad_target)
 {
+  const char *outer = tl_device_errors_enter("cross_entropy_backward");
   tl_dtype work = tl_nn_work_dtype(input->dtype);
   work_set ws = {0};
+  tl_tensor safe = {0};
   void *stream = NULL;
   const tl_tensor *x = work_in(&ws, 0, input, work, false),
                   *t = s->probs ? work_in(&ws, 1, target, work, false) : NULL,
@@ -531,7 +608,7 @@ static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor
                          ? TL_OK
                          : tl_error_status();
   if (status == TL_OK && !s->probs)
-    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS);
+    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS, &safe, &target);
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(input), "cross_entropy_backward", &stream);
   if (status == TL_OK) {
@@ -543,7 +620,8 @@ static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor
                            .dx = tl_tensor_data(dx), .dt = data_of(dt)};
     status = tl_gpu_launched(tl_gpu_cross_entropy_backward_launch(&a, stream), "cross_entropy_backward");
   }
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(input), work_finish(&ws, status));
 }
 
 /* The four margin kernels: operands to the work type, targets checked
@@ -553,16 +631,17 @@ static tl_status margin_run(const tl_margin_spec *s, bool multi, const tl_tensor
                             const tl_tensor *is_target, tl_tensor *out, tl_tensor *is_out)
 {
   const char *name = multi ? "multi_margin_loss" : "multilabel_margin_loss";
+  const char *outer = tl_device_errors_enter(name);
   tl_dtype work = tl_nn_work_dtype(input->dtype);
   work_set ws = {0};
-  tl_tensor scratch = {0};
+  tl_tensor scratch = {0}, safe = {0};
   void *stream = NULL;
   const tl_tensor *x = work_in(&ws, 0, input, work, false), *w = work_in(&ws, 1, weight, work, false),
                   *g = work_in(&ws, 2, grad, work, false), *is = work_in(&ws, 3, is_target, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, false), *io = work_out(&ws, 1, is_out, work, false);
   tl_status status = x && (!weight || w) && (!grad || g) && (!is_target || is) && o && (!is_out || io)
                          ? check_indices(target, s->C, !multi, -1,
-                                         multi ? BAD_MULTI_MARGIN : BAD_MULTILABEL)
+                                         multi ? BAD_MULTI_MARGIN : BAD_MULTILABEL, &safe, &target)
                          : tl_error_status();
   if (status == TL_OK && !grad && s->reduction != TL_REDUCTION_NONE)
     status = scratch_of(&scratch, s->N, input);
@@ -580,7 +659,8 @@ static tl_status margin_run(const tl_margin_spec *s, bool multi, const tl_tensor
                              name);
   }
   tl_tensor_release(&scratch);
-  return work_finish(&ws, status);
+  tl_tensor_release(&safe);
+  return tl_device_errors_leave(outer, tl_tensor_device(input), work_finish(&ws, status));
 }
 
 static tl_status gpu_multi_margin(const tl_margin_spec *s, const tl_tensor *input,

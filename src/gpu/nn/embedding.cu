@@ -11,7 +11,11 @@
  *   bag        a thread per (bag, column) walks the bag's indices in order:
  *              sums and maxima as the CPU's loops make them, no atomics
  *   check      a thread per index; the lowest bad position wins an atomicMin,
- *              and the host reads it back: the one sync of a lookup */
+ *              and the host reads it back (only where no index can be
+ *              valid: hi <= 0)
+ *   defer      a thread per index: a bad one is recorded in the device's
+ *              error record (raised at the next synchronization) and
+ *              replaced by 0 in the copy the op's kernels read; no sync */
 #include <cuda_runtime.h>
 
 #include "gpu/nn/tl_cuda_grid.cuh"
@@ -30,6 +34,25 @@ __global__ void index_check(const int64_t *idx, int64_t n, int64_t hi, int64_t s
     int64_t v = idx[i];
     if ((v < 0 || v >= hi) && !(has_skip && v == skip))
       atomicMin(first, (unsigned long long)i);
+  }
+}
+
+__global__ void index_defer(const int64_t *idx, int64_t *safe, int64_t n, int64_t hi, int64_t skip,
+                            bool has_skip, tl_device_error *e, int op, int status, int kind)
+{
+  TL_GPU_GRID_LOOP(i, n)
+  {
+    int64_t v = idx[i];
+    bool bad = (v < 0 || v >= hi) && !(has_skip && v == skip);
+    if (bad && atomicCAS(reinterpret_cast<int *>(&e->flag), 0, 1) == 0) {
+      e->op = op;
+      e->dim = i <= 0x7fffffff ? (int32_t)i : -1;
+      e->status = status;
+      e->value = v;
+      e->size = hi;
+      e->kind = kind;
+    }
+    safe[i] = bad ? 0 : v;
   }
 }
 
@@ -150,6 +173,18 @@ extern "C" int tl_gpu_index_check(const int64_t *idx, int64_t n, int64_t hi, int
   if ((err = cudaMemcpyAsync(value, idx + first, sizeof *value, cudaMemcpyDeviceToHost, s)))
     return err;
   return cudaStreamSynchronize(s);
+}
+
+extern "C" int tl_gpu_index_defer(const int64_t *idx, int64_t *safe, int64_t n, int64_t hi,
+                                  int64_t skip, int has_skip, tl_device_error *err, int op,
+                                  int status, int kind, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  if (n == 0)
+    return 0;
+  index_defer<<<tl_gpu_blocks_for(n), THREADS, 0, s>>>(idx, safe, n, hi, skip, has_skip != 0, err,
+                                                       op, status, kind);
+  return cudaGetLastError();
 }
 
 extern "C" int tl_gpu_embedding_gather(const char *w, const int64_t *idx, char *out, int64_t n,

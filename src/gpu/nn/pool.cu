@@ -89,14 +89,23 @@ __global__ void pass_transpose(const R *x, R *y, int64_t outer, int64_t inner, t
 
 template <typename R>
 __global__ void scatter(const R *x, const int64_t *idx, R *y, int64_t B, int64_t len, int64_t size,
-                        bool accumulate, int64_t *bad)
+                        bool accumulate, tl_gpu_pool_bad bad)
 {
   TL_GPU_GRID_LOOP(e, B * len)
   {
     int64_t b = e / len, at = idx[e];
     if (at < 0 || at >= size) {
-      bad[0] = 1;
-      bad[1] = at;
+      tl_device_error *r = bad.err;
+      if (atomicCAS(reinterpret_cast<int *>(&r->flag), 0, 1) == 0) {
+        r->op = bad.op;
+        r->dim = bad.n;
+        r->status = bad.status;
+        r->value = at;
+        r->size = size;
+        r->kind = TL_DEVICE_ERROR_POOL;
+        for (int d = 0; d < 3; d++)
+          r->extent[d] = bad.extent[d];
+      }
       continue;
     }
     if (accumulate)
@@ -150,13 +159,11 @@ extern "C" int tl_gpu_pool_pass_launch(const void *x, void *y, int64_t outer, in
 
 extern "C" int tl_gpu_pool_scatter_launch(const void *x, const int64_t *idx, void *y, int64_t B,
                                           int64_t len, int64_t size, int accumulate, int f64,
-                                          int64_t *bad, void *stream)
+                                          tl_gpu_pool_bad bad, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
   size_t es = f64 ? sizeof(double) : sizeof(float);
   cudaError_t err = cudaMemsetAsync(y, 0, (size_t)(B * size) * es, s);
-  if (err == cudaSuccess)
-    err = cudaMemsetAsync(bad, 0, 2 * sizeof *bad, s);
   if (err != cudaSuccess || B * len == 0)
     return (int)err;
   unsigned g = tl_gpu_blocks(B * len);

@@ -6,9 +6,10 @@
  *
  * The tables go up with an asynchronous copy from pageable memory, which
  * CUDA stages before returning, so the host buffer may be freed at once and
- * the copy stays ordered on the stream (no host sync).  The scatter reads
- * back its bad-index flag (a sync), since an index out of range must raise,
- * as on the CPU. */
+ * the copy stays ordered on the stream (no host sync).  The scatter (max
+ * pooling's backward, max_unpool) records an index out of range in the
+ * device's error record, raised at the next synchronization in the CPU's
+ * words (tl_device_errors.h), instead of reading a flag back on every call. */
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
 
 #ifdef TL_WITH_CUDA
@@ -227,47 +228,44 @@ done:
 static tl_status gpu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
                              tl_tensor *out)
 {
+  const char *outer = tl_device_errors_enter(accumulate ? "max_pool_backward" : "max_unpool");
   tl_dtype work = tl_nn_work_dtype(src->dtype);
-  tl_tensor xt = {0}, it = {0}, yt = {0}, bad = {0};
+  tl_tensor xt = {0}, it = {0}, yt = {0};
   bool direct = out->dtype == work;
   void *stream = NULL;
   tl_device dev = tl_tensor_device(src);
-  int64_t two = 2, flag[2] = {0, 0}, len = 1, size = 1, B = planes_of(out, n);
-  const tl_backend *b = tl_backend_get(dev);
-  tl_status status = b ? TL_OK : tl_error_status();
+  int64_t len = 1, size = 1, B = planes_of(out, n);
+  tl_gpu_pool_bad bad = {.n = n, .status = (int)TL_ERR_RUNTIME};
+  tl_status status = TL_OK;
   for (int d = 0; d < n; d++) {
     len *= src->shape[src->ndim - n + d];
     size *= out->shape[out->ndim - n + d];
+    bad.extent[d < 3 ? d : 2] = out->shape[out->ndim - n + d];
   }
-  if (status != TL_OK || (status = tl_nn_work_in(src, work, &xt)) != TL_OK ||
+  if ((status = tl_nn_work_in(src, work, &xt)) != TL_OK ||
       (status = tl_nn_work_in(indices, TL_DTYPE_I64, &it)) != TL_OK ||
       (!direct && (status = tl_tensor_empty(&yt, work, out->ndim, out->shape, dev)) != TL_OK) ||
-      (status = tl_tensor_empty(&bad, TL_DTYPE_I64, 1, &two, dev)) != TL_OK ||
       (status = tl_gpu_stream(dev, "max_unpool", &stream)) != TL_OK)
     goto done;
   if (B * size == 0)
     goto done;
+  if ((status = tl_device_errors_word(dev, stream, &bad.err)) != TL_OK)
+    goto done;
+  bad.op = tl_device_errors_op(tl_device_errors_current());
   tl_storage_bump(out->storage);
   if ((status = tl_gpu_launched(
            tl_gpu_pool_scatter_launch(tl_tensor_data(&xt), tl_tensor_data(&it),
                                       tl_tensor_data(direct ? out : &yt), B, len, size, accumulate,
-                                      work == TL_DTYPE_F64, tl_tensor_data(&bad), stream),
-           "max_unpool")) != TL_OK ||
-      (B * len > 0 && (status = b->copy_to_host(dev, flag, tl_tensor_data(&bad), sizeof flag,
-                                                stream, false)) != TL_OK))
+                                      work == TL_DTYPE_F64, bad, stream),
+           "max_unpool")) != TL_OK)
     goto done;
-  if (flag[0]) {
-    status = tl_nn_pool_bad_index(out, n, flag[1]);
-    goto done;
-  }
   if (!direct)
     status = tl_tensor_copy(out, &yt);
 done:
   tl_tensor_release(&xt);
   tl_tensor_release(&it);
   tl_tensor_release(&yt);
-  tl_tensor_release(&bad);
-  return status;
+  return tl_device_errors_leave(outer, dev, status);
 }
 
 void tl_gpu_nn_pool_register(void)

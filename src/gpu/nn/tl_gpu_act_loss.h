@@ -7,12 +7,14 @@
  * bfloat16 cast by the C side) or double; indices are contiguous int64.
  * Each launcher queues its kernels on `stream` (a cudaStream_t) and returns
  * the CUDA error code of the launches (0 when queued).  Only
- * tl_gpu_index_check waits for the device: it returns data (a bad index). */
+ * tl_gpu_index_check waits for the device: it returns data (a bad index);
+ * the ops use tl_gpu_index_defer, which does not. */
 #ifndef TL_GPU_ACT_LOSS_H
 #define TL_GPU_ACT_LOSS_H
 
 #include <stdint.h>
 
+#include "gpu/tl_device_errors.h"
 #include "gpu/tl_gpu_kernels.h"
 
 #ifdef __cplusplus
@@ -71,6 +73,14 @@ int tl_gpu_act_backward_launch(int f64, int arity, const tl_gpu_plan *plan,
  * the first bad index (lowest position) when not, else *bad = 0. */
 int tl_gpu_index_check(const int64_t *idx, int64_t n, int64_t hi, int64_t skip, int has_skip,
                        unsigned long long *scratch, int *bad, int64_t *value, void *stream);
+/* The same test without a wait: safe (n int64) = idx with every bad index
+ * replaced by 0 (hi > 0), for the op's kernels to read; a bad index is
+ * recorded in *err (the device's error record, tl_device_errors.h: the
+ * first recorder wins) with op, status and kind, its position as `dim`
+ * (-1 past int32) and hi as the size. */
+int tl_gpu_index_defer(const int64_t *idx, int64_t *safe, int64_t n, int64_t hi, int64_t skip,
+                       int has_skip, tl_device_error *err, int op, int status, int kind,
+                       void *stream);
 
 /* ---- embedding (embedding.cu) ----
  * gather: out (n, E) = w[idx] rows, any dtype of itemsize bytes.

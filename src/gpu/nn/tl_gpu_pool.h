@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "gpu/tl_device_errors.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,10 +32,18 @@ int tl_gpu_pool_max_launch(const void *x, void *y, int64_t *idx, int64_t B, cons
  * or back when transpose. */
 int tl_gpu_pool_pass_launch(const void *x, void *y, int64_t outer, int64_t inner,
                             const tl_gpu_taps *t, int transpose, int f64, void *stream);
+/* Where scatter records a bad index: the device's error record, the op's
+ * number and the output's last n sizes (POOL wording, tl_device_errors.h). */
+typedef struct {
+  tl_device_error *err;
+  int op, n, status; /* status: the tl_status raised */
+  int64_t extent[3];
+} tl_gpu_pool_bad;
 /* y (B, size) zeroed, then y[b, idx[b, j]] (+)= x[b, j] for j < len; an index
- * outside [0, size) is skipped and recorded in bad[0] (a flag) and bad[1]. */
+ * outside [0, size) is skipped and recorded in bad->err (no host wait). */
 int tl_gpu_pool_scatter_launch(const void *x, const int64_t *idx, void *y, int64_t B, int64_t len,
-                               int64_t size, int accumulate, int f64, int64_t *bad, void *stream);
+                               int64_t size, int accumulate, int f64, tl_gpu_pool_bad bad,
+                               void *stream);
 
 #ifdef __cplusplus
 }

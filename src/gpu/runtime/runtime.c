@@ -35,9 +35,15 @@ static tl_status check_device(int device)
 
 int tl_gpu_current_device(void) { return current_device; }
 
+static tl_status runtime_set_device(int device);
+
+/* The thread's current device, and the CUDA runtime's too (as PyTorch's
+ * set_device): code that asks the runtime (CuPy, Numba, a cudaMalloc of
+ * an extension) sees the device chosen here, not that of torchlike's last
+ * launch.  The CUDA backend is set up first, as on its first use. */
 tl_status tl_gpu_set_device(int device)
 {
-  if (check_device(device) != TL_OK)
+  if (check_device(device) != TL_OK || runtime_set_device(device) != TL_OK)
     return tl_error_status();
   current_device = device;
   return TL_OK;
@@ -78,6 +84,12 @@ static tl_status check(cudaError_t err, const char *what)
   return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s: %s", what, cudaGetErrorString(err));
 }
 
+static tl_status runtime_set_device(int device)
+{
+  const tl_backend *b = tl_backend_get((tl_device){TL_DEVICE_CUDA, device}); /* lazy set-up */
+  return b ? check(cudaSetDevice(device), "cudaSetDevice") : tl_error_status();
+}
+
 /* check_device, then make it the runtime's current device. */
 static tl_status use_device(int device)
 {
@@ -106,6 +118,8 @@ tl_status tl_gpu_stream_destroy(int device, void *stream)
   for (int d = 0; d < TL_GPU_MAX_DEVICES; d++) /* this thread stops using it */
     if (current_streams[d] == stream)
       current_streams[d] = NULL;
+  /* its recording launches may still be queued: a whole-device check takes them */
+  tl_device_errors_stream_retire((tl_device){TL_DEVICE_CUDA, device}, stream);
   return check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
 }
 
@@ -149,9 +163,14 @@ tl_status tl_gpu_stream_synchronize(int device, void *stream)
   int prev;
   if (enter_device(device, &prev) != TL_OK)
     return tl_error_status();
+  /* A synchronization point for this stream's recorded errors: the record
+   * is read only when no other stream may still record (device_errors.c). */
   cudaError_t err = cudaStreamSynchronize((cudaStream_t)stream);
+  tl_status status = check(err, "cudaStreamSynchronize");
+  if (status == TL_OK)
+    status = tl_device_errors_check_stream((tl_device){TL_DEVICE_CUDA, device}, stream);
   leave_device(device, prev);
-  return check(err, "cudaStreamSynchronize");
+  return status;
 }
 
 tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
@@ -253,9 +272,8 @@ tl_status tl_gpu_pointer_device(const void *ptr, int *device)
 
 /* A wait for the whole device is a synchronization point: a bad index an
  * earlier kernel recorded is raised here (device_errors.c), as by the
- * backend's synchronize.  (A stream's synchronize is not: kernels queued on
- * other streams may still record, and a check clears the device's armed
- * count.) */
+ * backend's synchronize.  (A stream's synchronize is one for that stream's
+ * recording launches, tl_gpu_stream_synchronize.) */
 tl_status tl_gpu_device_synchronize(int device)
 {
   if (use_device(device) != TL_OK ||
@@ -302,6 +320,8 @@ tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
 #else /* no CUDA in the build: check_device says so */
 
 bool tl_gpu_compiled(void) { return false; }
+
+static tl_status runtime_set_device(int device) { return check_device(device); }
 
 tl_status tl_gpu_stream_create(int device, int priority, void **stream)
 {

@@ -151,12 +151,14 @@ static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
   bool bad = false;
   int64_t value = 0;
   tl_device_error *word;
-  if (tl_device_errors_word(tl_tensor_device(off), &word) != TL_OK)
+  const tl_device device = tl_tensor_device(off);
+  const tl_backend *b = tl_backend_get(device);
+  if (!b || tl_device_errors_word(device, b->current_stream(device), &word) != TL_OK)
     return tl_error_status();
   tl_status status = hosted_offsets(off, idx, a, &bad, &value);
   if (status == TL_OK && bad)
     tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), a->dim, value,
-                            a->size, a->err);
+                            a->size, a->err, TL_DEVICE_ERROR_BOUNDS);
   return status;
 }
 static tl_status emu_move(bool scatter, const tl_tensor *data, const tl_tensor *base,

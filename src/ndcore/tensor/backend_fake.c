@@ -463,14 +463,14 @@ static tl_status fake_copy_from_host(tl_device device, void *dst, const void *sr
 static tl_status fake_copy_to_host(tl_device device, void *dst, const void *src, size_t n,
                                    tl_stream stream, bool async)
 {
-  (void)stream;
   (void)async;
   count(&fake.counters.copies_out, &fake.counters.bytes_out, n);
   tl_backend_fake_open();
   if (n)
     memcpy(dst, tl_backend_fake_host(src), n);
   tl_backend_fake_close();
-  return tl_device_errors_check(device); /* the host waited for the device */
+  /* the host waited for the copy's stream */
+  return tl_device_errors_check_stream(device, stream ? stream : fake.current);
 }
 
 static tl_status fake_copy_on_device(tl_device device, void *dst, const void *src, size_t n,
