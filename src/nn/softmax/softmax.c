@@ -17,7 +17,6 @@ static tl_status check_float(const char *name, const char *what, tl_dtype d)
 
 tl_status tl_nn_softmax(tl_op op, const tl_tensor *in, int64_t dim, int dtype, tl_tensor *out)
 {
-  const char *name = tl_op_infos[op].name;
   tl_dtype result = dtype >= 0 ? (tl_dtype)dtype : in->dtype;
   const tl_tensor *devs[] = {in};
   tl_tensor cast = {0};
