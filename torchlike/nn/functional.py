@@ -158,9 +158,11 @@ def _linear_dtype_error(input, weight, bias):
 def _tensor_args(func, *args):
     """PyTorch's parser's TypeError for a positional argument that is not a
     tensor (``linear(): argument 'input' (position 1) must be Tensor, not
-    NoneType``); args are (name, value) pairs in position order."""
+    NoneType``); args are (name, value) pairs in position order.  An object
+    with ``__torch_function__`` (an fx Proxy, a tensor-like) passes, as the
+    parser hands it to its override."""
     for pos, (name, value) in enumerate(args, 1):
-        if not isinstance(value, _C.Tensor):
+        if not isinstance(value, _C.Tensor) and not hasattr(type(value), "__torch_function__"):
             raise TypeError(f"{func}(): argument '{name}' (position {pos}) must be Tensor, "
                             f"not {type(value).__name__}")
 

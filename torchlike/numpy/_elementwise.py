@@ -254,6 +254,24 @@ _TIE_SECOND = (_C.float32, _C.float64)
 _PLAIN = {"maximum": _C._maximum_plain, "minimum": _C._minimum_plain}
 
 
+def _taped(*operands):
+    """Whether an op on these operands is recorded on the tape."""
+    return _C.is_grad_enabled() and any(getattr(x, "requires_grad", False) for x in operands)
+
+
+def _swapped(op, plain, x1, x2, kwargs):
+    """plain(x2, x1): off the tape as it is, on it through op's record."""
+    if not _taped(x1, x2):
+        return plain(x2, x1, **kwargs)
+    result = op(x2, x1, **kwargs)
+    _C._set_grad_enabled(False)
+    try:
+        result.copy_(plain(x2, x1))
+    finally:
+        _C._set_grad_enabled(True)
+    return result
+
+
 def numpy_tie(op):
     """maximum/minimum (``op``) as NumPy's float32 and float64 loops answer a
     tie of 0.0 and -0.0: with the second operand, in every layout (its
@@ -263,14 +281,17 @@ def numpy_tie(op):
     (_C._maximum_plain) gives the first at every place and an input's own
     NaN, so the operands go to that swapped (the gradient splits a tie
     evenly either way); a call the swap cannot take runs as given, so an
-    error names the operands in order."""
+    error names the operands in order.  The plain form is not recorded: on
+    the tape the public op runs swapped, and its values are then overwritten
+    by the plain form's (maximum's backward reads its inputs, not its
+    result)."""
     plain = _PLAIN[op.__name__]
 
     def run(x1, x2, **kwargs):
         if not kwargs or len(kwargs) == 1 and "out" in kwargs:
             try:
                 if _C.result_type(x1, x2) in _TIE_SECOND:
-                    return plain(x2, x1, **kwargs)
+                    return _swapped(op, plain, x1, x2, kwargs)
             except Exception:  # noqa: BLE001 - the call as given says what is wrong
                 pass
         return op(x1, x2, **kwargs)

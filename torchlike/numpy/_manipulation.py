@@ -908,6 +908,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         shape = tuple(a.shape[:axis]) + tuple(idx.shape) + tuple(a.shape[axis + 1:])
         if 0 in a.shape[:axis]:  # nothing to take from: NumPy checks no index
             return finish(_C.empty(shape, dtype=a.dtype, device=a.device), out)
+        if a.shape[axis] == 0 and idx.numel():  # every index is out of range
+            raise IndexError("cannot do a non-empty take from an empty axes.")
         result = _C.index_select(a, axis, idx.reshape(-1)).reshape(shape)
     return finish(result, out)
 
