@@ -345,7 +345,7 @@ def test_arange_float_values_are_start_plus_i_step_in_double(args):
     # position of the vector loop and its tail (PyTorch's CPU rule)
     start, end, step = args
     for dtype, np_dtype in ((tl.float32, np.float32), (tl.float64, np.float64)):
-        got = tl.arange(start, end, step, dtype=dtype).numpy()
+        got = tl.arange(start, end, step, dtype=dtype).cpu().numpy()
         i = np.arange(got.shape[0], dtype=np.float64)
         np.testing.assert_array_equal(got, (np.float64(start) + i * np.float64(step))
                                       .astype(np_dtype), strict=True)
