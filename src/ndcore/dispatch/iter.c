@@ -112,7 +112,11 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
       int64_t size = i < lead ? 1 : t->shape[i - lead];
       if (size != 1 && size != out->shape[i])
         goto mismatch;
-      it->strides[k][i] = size == 1 ? 0 : t->strides[i - lead] * itemsize;
+      /* in bytes; an empty tensor's element strides may be past what bytes
+       * can count (zeros((0, 2**62)) has stride 2**62), and as nothing is
+       * read through them they wrap instead of overflowing */
+      it->strides[k][i] =
+          size == 1 ? 0 : (int64_t)((uint64_t)t->strides[i - lead] * (uint64_t)itemsize);
     }
     it->data[k] = tl_tensor_data(t);
     it->dtype[k] = t->dtype;
