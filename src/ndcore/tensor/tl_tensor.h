@@ -210,7 +210,12 @@ typedef struct {
 
 static inline void *tl_tensor_data(const tl_tensor *t)
 {
-  return (char *)t->storage->data + t->offset * (int64_t)tl_dtype_size(t->dtype);
+  /* an offset whose bytes pass int64 belongs to an empty view (of
+   * zeros((0, 2**62)), say), through which nothing is read */
+  int64_t bytes;
+  if (__builtin_mul_overflow(t->offset, (int64_t)tl_dtype_size(t->dtype), &bytes))
+    bytes = 0;
+  return (char *)t->storage->data + bytes;
 }
 static inline tl_device tl_tensor_device(const tl_tensor *t) { return t->storage->device; }
 int64_t tl_tensor_numel(const tl_tensor *t);
