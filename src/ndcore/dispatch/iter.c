@@ -41,6 +41,13 @@ static void iter_sort_dims(tl_iter *it)
   }
 }
 
+/* Products wrap (unsigned): an empty tensor's sizes and byte strides may
+ * multiply past int64 (zeros((0, 2**62))); nothing is read through them. */
+static int64_t iter_wrapping_mul(int64_t a, int64_t b)
+{
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
 static void iter_coalesce(tl_iter *it)
 {
   int nd = 0;
@@ -49,9 +56,9 @@ static void iter_coalesce(tl_iter *it)
       continue;
     bool merge = nd > 0;
     for (int k = 0; merge && k < it->noperands; k++)
-      merge = it->strides[k][nd - 1] == it->strides[k][i] * it->shape[i];
+      merge = it->strides[k][nd - 1] == iter_wrapping_mul(it->strides[k][i], it->shape[i]);
     if (merge) {
-      it->shape[nd - 1] *= it->shape[i];
+      it->shape[nd - 1] = iter_wrapping_mul(it->shape[nd - 1], it->shape[i]);
       for (int k = 0; k < it->noperands; k++)
         it->strides[k][nd - 1] = it->strides[k][i];
       continue;
@@ -112,11 +119,8 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
       int64_t size = i < lead ? 1 : t->shape[i - lead];
       if (size != 1 && size != out->shape[i])
         goto mismatch;
-      /* in bytes; an empty tensor's element strides may be past what bytes
-       * can count (zeros((0, 2**62)) has stride 2**62), and as nothing is
-       * read through them they wrap instead of overflowing */
-      it->strides[k][i] =
-          size == 1 ? 0 : (int64_t)((uint64_t)t->strides[i - lead] * (uint64_t)itemsize);
+      /* in bytes (an empty tensor's may wrap: iter_wrapping_mul) */
+      it->strides[k][i] = size == 1 ? 0 : iter_wrapping_mul(t->strides[i - lead], itemsize);
     }
     it->data[k] = tl_tensor_data(t);
     it->dtype[k] = t->dtype;
