@@ -169,6 +169,20 @@ def check(fn_tl, fn_np, *arrays, dtype=None, rtol=None, atol=None, check_dtype=T
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 
 
+class num_threads:
+    """torchlike's pool at n threads for a with block, then as it was."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        self.old = tl.get_num_threads()
+        tl.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        tl.set_num_threads(self.old)
+
+
 def rss_bytes():
     """The process's resident anonymous memory (heap, mappings), in bytes.
     File-backed pages (code, libraries) are left out: on a busy machine the

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+from oracle import num_threads
 
 LENGTHS = [1, 63, 64, 127, 128, 129, 255, 256, 1000, 4099, 100003]
 
@@ -56,26 +57,16 @@ def test_a_nan_in_an_early_chunk_wins_over_later_chunks(dtype):
     a = np.random.default_rng(0).standard_normal(1 << 20).astype(dtype)
     a[3] = np.nan
     a[-5] = 1e6
-    with tl_threads(4):
+    with num_threads(4):
         assert np.isnan(tl.from_numpy(a).max().item())
         assert np.isnan(tl.from_numpy(a).amax(0).item())
         assert np.isnan(tl.from_numpy(a).min().item())
     a[3] = 7e5
-    with tl_threads(4):
+    with num_threads(4):
         assert tl.from_numpy(a).max().item() == 1e6
         assert tl.from_numpy(a).min().item() == a.min()
 
 
-class tl_threads:
-    def __init__(self, n):
-        self.n = n
-
-    def __enter__(self):
-        self.old = tl.get_num_threads()
-        tl.set_num_threads(self.n)
-
-    def __exit__(self, *exc):
-        tl.set_num_threads(self.old)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32,

@@ -5,7 +5,7 @@ from hypothesis import given, strategies as st
 
 import torchlike as tl
 from oracle import assert_close, check, cuda_test_devices, device_array, host_array, layouts, \
-    random_array, run_emulated, to_tensor
+    num_threads, random_array, run_emulated, to_tensor
 
 DEVICES, EMULATED = cuda_test_devices()
 
@@ -273,20 +273,10 @@ def test_batched_row_by_column_products(dtype):
     assert_close(tl.baddbmm(to_tensor(c), to_tensor(a), to_tensor(b), beta=0.5, alpha=-1),
                  0.5 * c - a @ b, rtol=rtol, atol=atol)
     a, b = random_array((3000, 1, 37), dtype, rng), random_array((3000, 37, 1), dtype, rng)
-    with _threads(2):  # 3000 dots of 37: several grains
+    with num_threads(2):  # 3000 dots of 37: several grains
         assert_close(to_tensor(a) @ to_tensor(b), a @ b, rtol=rtol, atol=atol)
 
 
-class _threads:
-    def __init__(self, n):
-        self.n = n
-
-    def __enter__(self):
-        self.old = tl.get_num_threads()
-        tl.set_num_threads(self.n)
-
-    def __exit__(self, *exc):
-        tl.set_num_threads(self.old)
 
 
 def test_addbmm_empty_batch_scales_input():
