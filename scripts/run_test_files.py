@@ -47,6 +47,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -76,6 +77,7 @@ class Runner:
         self.start = time.monotonic()
         self.results = {}
         self.counts = collections.Counter()
+        self.print_lock = threading.Lock()
         self.temp = tempfile.mkdtemp(prefix="run_test_files-")
         self.env = dict(os.environ)
         if self.env.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
@@ -123,7 +125,8 @@ class Runner:
 
     def record(self, path, state, detail, out):
         self.results[path] = (state, detail, out, len(path.split()))
-        print(f"{state:9s} {path}: {detail}", flush=True)
+        with self.print_lock:  # print() writes the text and its newline apart: threads could interleave them
+            print(f"{state:9s} {path}: {detail}", flush=True)
         if self.args.logs:
             name = re.sub(r"[^\w.-]+", "_", os.path.basename(path).replace(".py", "")) + ".log"
             with open(os.path.join(self.args.logs, name), "w") as f:
