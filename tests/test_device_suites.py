@@ -11,11 +11,10 @@ Tests marked host_only (host semantics: zero-copy sharing with ndarrays,
 NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
-Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
-(NumPy dispatch), 13 s (NumPy programs), 40 s (oracles), 16 s (training), 38 s
-(misc), 8 s (functions), 3 s (serialization) and 56 s (nn: the guard's mprotect calls,
-most of it) of wall time, pytest's start included (about twice that with the machine shared with a
-build).  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
+Emulated, on a 2-core machine, the groups take about 14 s (gradients), 24 s
+(NumPy dispatch), 7 s (NumPy programs), 46 s (oracles), 7 s (training), 10 s
+(training programs), 31 s (misc), 16 s (functions), 4 s (serialization), 19 s
+(nn) and 42 s (nn kernels) of wall time, pytest's start included.  Not run here, on purpose: test_interop (zero-copy sharing, the buffer
 protocol and DLPack of host memory), test_dispatch and test_create_device (the
 fake device itself, with and without lent kernels, in processes of their own),
 test_sort_long (the CPU sort's thread-pool internals; test_sort covers the op
@@ -80,11 +79,6 @@ SUITES = {
                  "test_samples_follow_the_distribution", "test_sample_shapes_dtypes_and_support",
                  "test_sample_means_match_moments", "test_bad_parameters_raise_pytorchs_value_error",
                  "test_bad_values_and_arguments_raise"))],
-    # the nn files whose device run is quick; test_nn_conv, _softmax, _resample,
-    # _grid, _attention, _dropout and _rnn_layer pass on the guarded emulated
-    # device too, but their gradchecks make thousands of kernel calls, each
-    # of which unguards and reguards the device's memory (mprotect), and
-    # together they would take many minutes
     "nn": ["test_nn_activation.py", "test_nn_loss.py", "test_nn_functional.py",
            "test_nn_norm.py", "test_nn_embedding.py", "test_nn_class_loss.py",
            "test_nn_module.py", "test_nn_utils.py", "test_nn_norm_loss_golden.py",
@@ -92,6 +86,12 @@ SUITES = {
            "test_nn_rnn_kernels.py", "test_nn_orthogonal.py", "test_nn_rnn_module_checks.py",
            "test_nn_layouts.py", "test_nn_conv_line.py", "test_pool_refusals.py",
            "test_loss_integer_operands.py"],
+    # the nn kernels whose gradchecks make thousands of kernel calls, each of
+    # them opening and closing the guard (one mprotect each way, cheap since
+    # the guard maps huge pages)
+    "nn_kernels": ["test_nn_conv.py", "test_nn_softmax.py", "test_nn_resample.py",
+                   "test_nn_grid.py", "test_nn_attention.py", "test_nn_dropout.py",
+                   "test_nn_rnn_layer.py"],
     # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
     # torch-level functions, the API surface (test_ldl: LDL's refusal on the device), the
     # torch.func transforms

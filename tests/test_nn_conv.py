@@ -397,12 +397,12 @@ def test_unfold_and_fold_take_bool_tensors():
     # a copy, and overlapping windows or-ed, as PyTorch's bool kernels
     a = np.array([[[[True, False, True], [False, True, False], [True, True, False]]]])
     u = F.unfold(T.tensor(a), 2, padding=1)
-    want = F.unfold(T.tensor(a.astype(np.float32)), 2, padding=1).numpy() != 0
+    want = F.unfold(T.tensor(a.astype(np.float32)), 2, padding=1).cpu().numpy() != 0
     assert u.dtype == T.bool
-    np.testing.assert_array_equal(u.numpy(), want)
+    np.testing.assert_array_equal(u.cpu().numpy(), want)
     back = F.fold(u, (3, 3), 2, padding=1)
     assert back.dtype == T.bool
-    np.testing.assert_array_equal(back.numpy(), a)
+    np.testing.assert_array_equal(back.cpu().numpy(), a)
 
 
 def test_fold_and_unfold_gradients():
@@ -807,7 +807,7 @@ def test_complex_convolution_against_numpy_and_gradcheck():
     x = rng.standard_normal((2, 4, 7)) + 1j * rng.standard_normal((2, 4, 7))
     w = rng.standard_normal((6, 2, 3)) + 1j * rng.standard_normal((6, 2, 3))
     b = rng.standard_normal(6) + 1j * rng.standard_normal(6)
-    got = F.conv1d(T.tensor(x), T.tensor(w), T.tensor(b), padding=1, groups=2).numpy()
+    got = F.conv1d(T.tensor(x), T.tensor(w), T.tensor(b), padding=1, groups=2).cpu().numpy()
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1)))
     want = np.empty((2, 6, 7), dtype=complex)
     for o in range(6):

@@ -306,7 +306,7 @@ def test_grid_sample_point_on_the_border_has_no_gradient_across_it(padding, alig
     (F.grid_sample(x, g, padding_mode=padding, align_corners=align) * w).sum().backward()
     g0 = g.detach().clone().requires_grad_()
     (F.grid_sample(x, g0, padding_mode="zeros", align_corners=align) * w).sum().backward()
-    got, inside = g.grad[0, 0].numpy(), g0.grad[0, 0].numpy()
+    got, inside = g.grad[0, 0].cpu().numpy(), g0.grad[0, 0].cpu().numpy()
     np.testing.assert_array_equal(got[:2, 0], [0.0, 0.0])
     np.testing.assert_allclose(got[:2, 1], inside[:2, 1], rtol=1e-12)
     np.testing.assert_allclose(got[2], inside[2], rtol=1e-12)   # strictly inside: as zeros
