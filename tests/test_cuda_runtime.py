@@ -478,6 +478,34 @@ def test_gpu_pinned_block_is_not_reused_before_its_async_copy_reads_it():
     np.testing.assert_array_equal(d.cpu().numpy(), want)
 
 
+needs_two_gpus = pytest.mark.skipif(not GPU or tl.cuda.device_count() < 2,
+                                    reason="requires two CUDA devices")
+
+
+@needs_two_gpus
+def test_gpu_pinned_block_waits_for_its_copy_on_another_devices_default_stream():
+    """A non-blocking copy from pinned memory to cuda:1 on its default stream
+    (handle 0), freed while cuda:0 is current: the block's event is made on
+    cuda:1's legacy stream, not the current device's, so the block is not
+    handed out again before the copy has read it."""
+    n = 1 << 24
+    want = np.arange(n, dtype=np.float32)
+    src = tl.tensor(want).pin_memory()
+    a = tl.ones(4096, 4096, device="cuda:1")
+    for _ in range(8):  # cuda:1's default stream: work ahead of the copy
+        a = a @ a / 4096
+    d = src.to("cuda:1", non_blocking=True)
+    tl.ones(1, device="cuda:0").add_(1)
+    tl.cuda.set_device(0)
+    ptr = src.data_ptr()
+    del src
+    again = tl.empty(n, dtype=tl.float32).pin_memory()
+    again.fill_(7)
+    assert again.data_ptr() != ptr or tl.cuda.default_stream(1).query()
+    tl.cuda.synchronize(1)
+    np.testing.assert_array_equal(d.cpu().numpy(), want)
+
+
 @needs_gpu
 def test_gpu_cuda_array_interface_round_trip():
     t = tl.arange(12, dtype=tl.float32, device="cuda").reshape(3, 4)
