@@ -386,28 +386,36 @@ static cudaStream_t stream_of(tl_device device, tl_stream stream)
   return stream ? (cudaStream_t)stream : (cudaStream_t)tl_gpu_current_stream(device.index);
 }
 
+/* The byte operations and synchronize run with their device current and
+ * the caller's restored after (tl_gpu_device_guard_enter). */
 static tl_status cuda_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
 {
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
-  return cuda_check(cudaMemsetAsync(dst, byte, n, stream_of(device, stream)), "cudaMemsetAsync");
+  tl_status status =
+      cuda_check(cudaMemsetAsync(dst, byte, n, stream_of(device, stream)), "cudaMemsetAsync");
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 static tl_status cuda_copy(tl_device device, void *dst, const void *src, size_t n,
                            tl_stream stream, bool async, enum cudaMemcpyKind kind)
 {
   cudaStream_t s = stream_of(device, stream);
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK ||
-      cuda_check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
+  tl_status status = cuda_check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync");
   /* A device-to-device copy is ordered on the stream; a copy the host waits
    * for (not async) returns once its bytes are there. */
-  if (!async && kind != cudaMemcpyDeviceToDevice) {
-    if (cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize") != TL_OK)
-      return tl_error_status();
-    return kind == cudaMemcpyDeviceToHost ? tl_device_errors_check_stream(device, s) : TL_OK;
+  if (status == TL_OK && !async && kind != cudaMemcpyDeviceToDevice) {
+    status = cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    if (status == TL_OK && kind == cudaMemcpyDeviceToHost)
+      status = tl_device_errors_check_stream(device, s);
   }
-  return TL_OK;
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 static tl_status cuda_copy_from_host(tl_device device, void *dst, const void *src, size_t n,
@@ -430,11 +438,14 @@ static tl_status cuda_copy_on_device(tl_device device, void *dst, const void *sr
 
 static tl_status cuda_synchronize(tl_device device)
 {
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
-  if (cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
-    return tl_error_status();
-  return tl_device_errors_check(device);
+  tl_status status = cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (status == TL_OK)
+    status = tl_device_errors_check(device);
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 /* The thread's current stream on the device (runtime.c: torchlike.cuda.set_stream). */

@@ -52,7 +52,7 @@ tl_status tl_gpu_stream(tl_device device, const char *what, void **stream)
   const tl_backend *b = tl_backend_get(device);
   if (!b)
     return tl_error_status();
-  if (tl_gpu_launched(cudaSetDevice(device.index), what) != TL_OK)
+  if (tl_gpu_device_enter(device.index, what) != TL_OK) /* restored as the op returns */
     return tl_error_status();
   *stream = b->current_stream(device);
   return TL_OK;
