@@ -566,6 +566,86 @@ def test_var_std_and_dtype_on_device(device):
     assert_close(back(tl.mean(i, dtype=tl.float32)), np.float32(4.5))
 
 
+# ---- float maximum/minimum: the CPU's bits for ties of 0.0 and -0.0 and NaNs ---------------
+
+def _extrema_cases(dt):
+    """(name, x1, x2, out dtype or None) with many ties and NaNs, in the
+    layouts whose runs the CPU cuts differently: rows, vector blocks and
+    their remainders, threads' chunks (past 32768 elements), buffer pieces
+    (mixed dtypes), broadcasts and scalars."""
+    rng = np.random.default_rng(7)
+    pool = np.array([0.0, -0.0, np.nan, 1.0, -1.0, 0.0, -0.0], dtype=dt)
+
+    def arr(*shape):
+        return rng.choice(pool, size=shape)
+
+    other = np.float64 if dt == np.float32 else np.float32
+    yield "one", arr(1), arr(1), None
+    for n in (7, 16, 17, 40, 1000, 2053, 70001):
+        yield f"flat{n}", arr(n), arr(n), None
+    yield "transposed", arr(37, 21).T, arr(21, 37), None
+    yield "rows", arr(9, 45), arr(45), None
+    yield "column", arr(33, 1), arr(1, 50), None
+    yield "scalar_tensor", arr(100), np.array(-0.0, dtype=dt), None
+    yield "python_scalar", arr(100), -0.0, None
+    yield "python_scalar_first", 0.0, arr(100), None
+    yield "mixed_dtypes", arr(3000), arr(3000).astype(other), None
+    yield "mixed_big", arr(40000), arr(40000).astype(other), None
+    yield "out_other", arr(2100), arr(2100), other
+
+
+def _extrema_tensor(v, device):
+    return on(device, tl.from_numpy(v.copy() if not v.flags.c_contiguous else v)) \
+        if isinstance(v, np.ndarray) and v.ndim else (
+            on(device, tl.from_numpy(np.array(v))) if isinstance(v, np.ndarray) else v)
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_float_extrema_give_the_cpus_bits_for_ties_and_nans(device, dt, op):
+    """torch.maximum/minimum give the CPU's bits (PyTorch's CPU rule: by an
+    element's place in its run, tl_extrema_rule.h) on the device too;
+    _C._maximum_plain gives the first of a tie and an input's own NaN, and
+    torchlike.numpy's maximum NumPy's answer (the second of a tie), on every
+    device.  Transposed inputs keep their layout on the device (.to copies
+    strides), so the device iterates as the CPU does."""
+    import torchlike.numpy as tnp
+    fn, plain, np_fn = getattr(tl, op), getattr(_C, f"_{op}_plain"), getattr(tnp, op)
+    for name, x1, x2, out_dt in _extrema_cases(dt):
+        if name == "transposed":
+            c1 = tl.from_numpy(np.ascontiguousarray(x1.T)).t()
+            d1 = on(device, tl.from_numpy(np.ascontiguousarray(x1.T))).t()
+        else:
+            c1, d1 = _extrema_tensor(x1, "cpu"), _extrema_tensor(x1, device)
+        c2, d2 = _extrema_tensor(x2, "cpu"), _extrema_tensor(x2, device)
+        if out_dt is not None:
+            want = tl.empty(c1.shape, dtype=getattr(tl, np.dtype(out_dt).name))
+            fn(c1, c2, out=want)
+            got = on(device, tl.empty(c1.shape, dtype=want.dtype))
+            fn(d1, d2, out=got)
+        else:
+            want, got = fn(c1, c2), fn(d1, d2)
+        assert np.array_equal(_bits(back(got).numpy()), _bits(want.numpy())), (op, name)
+        if isinstance(x1, np.ndarray) and isinstance(x2, np.ndarray) and out_dt is None \
+                and x1.dtype == x2.dtype:
+            for f in (plain, np_fn):
+                w, g = f(c1, c2), f(d1, d2)
+                assert np.array_equal(_bits(back(g).numpy()), _bits(w.numpy())), (op, name, f)
+    # the plain rule itself, spelled out: first of a tie, an input's own NaN
+    a = np.array([0.0, -0.0, np.nan, 1.0], dtype=dt)
+    b = np.array([-0.0, 0.0, 2.0, np.nan], dtype=dt)
+    nan_bits = _bits(np.array([np.nan], dtype=dt))[0]
+    r = _bits(back(plain(on(device, tl.from_numpy(a)), on(device, tl.from_numpy(b)))).numpy())
+    np.testing.assert_array_equal(r[:2], _bits(a[:2]))
+    assert r[2] == nan_bits and r[3] == _bits(b[3:])[0]
+
+
 # ---- the device paths, emulated --------------------------------------------------------
 
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")

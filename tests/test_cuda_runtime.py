@@ -11,6 +11,8 @@ Three kinds of test:
 - the "cuda" cases, which run on a GPU and skip with "requires a CUDA device"
   elsewhere."""
 import gc
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -478,6 +480,34 @@ def test_gpu_pinned_block_is_not_reused_before_its_async_copy_reads_it():
     np.testing.assert_array_equal(d.cpu().numpy(), want)
 
 
+needs_two_gpus = pytest.mark.skipif(not GPU or tl.cuda.device_count() < 2,
+                                    reason="requires two CUDA devices")
+
+
+@needs_two_gpus
+def test_gpu_pinned_block_waits_for_its_copy_on_another_devices_default_stream():
+    """A non-blocking copy from pinned memory to cuda:1 on its default stream
+    (handle 0), freed while cuda:0 is current: the block's event is made on
+    cuda:1's legacy stream, not the current device's, so the block is not
+    handed out again before the copy has read it."""
+    n = 1 << 24
+    want = np.arange(n, dtype=np.float32)
+    src = tl.tensor(want).pin_memory()
+    a = tl.ones(4096, 4096, device="cuda:1")
+    for _ in range(8):  # cuda:1's default stream: work ahead of the copy
+        a = a @ a / 4096
+    d = src.to("cuda:1", non_blocking=True)
+    tl.ones(1, device="cuda:0").add_(1)
+    tl.cuda.set_device(0)
+    ptr = src.data_ptr()
+    del src
+    again = tl.empty(n, dtype=tl.float32).pin_memory()
+    again.fill_(7)
+    assert again.data_ptr() != ptr or tl.cuda.default_stream(1).query()
+    tl.cuda.synchronize(1)
+    np.testing.assert_array_equal(d.cpu().numpy(), want)
+
+
 @needs_gpu
 def test_gpu_cuda_array_interface_round_trip():
     t = tl.arange(12, dtype=tl.float32, device="cuda").reshape(3, 4)
@@ -545,3 +575,118 @@ def test_gpu_cupy_interop():
     assert float(b.sum()) == 4.0
     c = cp.from_dlpack(tl.arange(3, device="cuda", dtype=tl.float32))
     np.testing.assert_array_equal(cp.asnumpy(c), [0, 1, 2])
+
+
+# ---- library handles per (thread, device) (tl_gpu_handles.h) ---------------------------------
+# The pool holds opaque handles and calls no library, so its "test" kind runs
+# without a GPU; cuBLAS, cuSOLVER and cuDNN take their handles from it.
+
+def _wait_for(predicate, what):
+    """A thread's handles go back when its OS thread ends, a little after
+    Thread.join() returns (CPython releases join before the thread exits)."""
+    for _ in range(500):
+        if predicate():
+            return
+        time.sleep(0.01)
+    raise AssertionError(what)
+
+
+def test_library_handles_are_per_thread_and_reused_after_their_thread_exits():
+    dev = 63  # no other test's handles: the counts below are this test's
+    mine = _C._gpu_test_handle(dev)
+    assert _C._gpu_test_handle(dev) == mine  # a thread keeps its handle
+    held, free = _C._gpu_handle_counts("test", dev)
+    assert held >= 1
+
+    barrier = threading.Barrier(2)
+    got = []
+
+    def worker():
+        h = _C._gpu_test_handle(dev)
+        barrier.wait()  # both threads hold theirs at once
+        got.append((h, _C._gpu_test_handle(dev)))
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    firsts = {h for h, _ in got}
+    assert len(firsts) == 2 and mine not in firsts  # one each, none shared
+    assert all(h == again for h, again in got)
+    after = (held, max(free, 2))  # taken from the free list, or made, then given back
+    _wait_for(lambda: _C._gpu_handle_counts("test", dev) == after,
+              "the exited threads' handles are back on the free list")
+
+    # a new thread takes a freed handle instead of making one
+    newest = max(firsts | {mine})
+    out = []
+    t = threading.Thread(target=lambda: out.append(_C._gpu_test_handle(dev)))
+    t.start()
+    t.join()
+    assert out[0] != mine and out[0] <= newest
+    _wait_for(lambda: _C._gpu_handle_counts("test", dev) == after, "it came back again")
+    assert _C._gpu_test_handle(dev) == mine  # the main thread's is its own still
+    assert _C._gpu_test_handle(62) > newest  # another device's handles are apart
+
+
+def test_handle_counts_refuse_unknown_kinds_and_devices():
+    with pytest.raises(ValueError, match="no handle kind 'cufft'"):
+        _C._gpu_handle_counts("cufft", 0)
+    with pytest.raises(ValueError, match="out of range"):
+        _C._gpu_test_handle(64)
+    assert _C._gpu_handle_counts("cublas", 0)[0] >= 0
+
+
+@needs_gpu
+def test_gpu_each_thread_gets_its_own_cublas_handle():
+    """Two threads' GEMMs at once, each on its own stream: each thread has a
+    cuBLAS handle of its own (bound to its stream), and both products are right."""
+    a = tl.randn(512, 512, device="cuda")
+    want = (a @ a).cpu().numpy()
+    held0 = _C._gpu_handle_counts("cublas", 0)[0]
+    results, barrier = [], threading.Barrier(2)
+
+    def worker():
+        s = tl.cuda.Stream()
+        with tl.cuda.stream(s):
+            barrier.wait()
+            for _ in range(20):
+                r = a @ a
+        s.synchronize()
+        results.append(r.cpu().numpy())
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_allclose(r, want, rtol=1e-4, atol=1e-3)
+    assert len(results) == 2
+    _wait_for(lambda: _C._gpu_handle_counts("cublas", 0)[1] >= 2,
+              "the threads' cuBLAS handles are free for the next threads")
+    assert _C._gpu_handle_counts("cublas", 0)[0] == held0
+
+
+@needs_two_gpus
+def test_gpu_ops_on_another_device_restore_the_runtimes_device():
+    """An op on cuda:1 leaves the CUDA runtime's current device at the
+    caller's (PyTorch's device guards), so CuPy code after it sees its own
+    device: elementwise ops, operators, GEMMs (cuBLAS), indexing, copies,
+    reductions and a backward pass."""
+    tl.cuda.set_device(0)
+    try:
+        x = tl.randn(64, 64, device="cuda:1", requires_grad=True)
+        assert _runtime_device() == 0
+        steps = [lambda: x.detach().exp(), lambda: x.detach() + 1, lambda: x.detach() @ x.detach(),
+                 lambda: x.detach()[1:3], lambda: x.detach().sum(), lambda: x.detach().cpu(),
+                 lambda: (x * x).sum().backward(), lambda: tl.zeros(3, device="cuda:1")]
+        for i, step in enumerate(steps):
+            step()
+            assert _runtime_device() == 0, f"step {i}"
+        tl.cuda.set_device(1)
+        tl.ones(8, device="cuda:0").mul_(2)
+        assert _runtime_device() == 1
+    finally:
+        tl.cuda.set_device(0)

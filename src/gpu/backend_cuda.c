@@ -292,15 +292,48 @@ static void device_vm_release(void *ctx, void *range, size_t nbytes)
     device_leave(d->index, prev);
 }
 
+/* The pinned pool's names of the devices' default streams (pinned_copy_use):
+ * the NULL handle means the legacy stream of whichever device is current
+ * when it is used, and the pool makes a block's events at its free, long
+ * after the copy, on any thread: it records the address of the copy's
+ * device's entry here instead, which names the device. */
+static char pinned_default_streams[TL_CUDA_MAX_DEVICES];
+
+static tl_stream pinned_copy_use(tl_device device, tl_stream stream)
+{
+  if (stream || device.index < 0 || device.index >= TL_CUDA_MAX_DEVICES)
+    return stream;
+  return (tl_stream)&pinned_default_streams[device.index];
+}
+
+/* The device of a stream the pinned pool recorded, with *stream made the
+ * CUDA handle: a default stream's entry above, or a created stream, whose
+ * device CUDA knows; -1 (the current device) when neither says. */
+static int pinned_stream_device(tl_stream *stream)
+{
+  uintptr_t at = (uintptr_t)*stream, first = (uintptr_t)pinned_default_streams;
+  if (at >= first && at < first + TL_CUDA_MAX_DEVICES) {
+    *stream = NULL;
+    return (int)(at - first);
+  }
+  int device = -1;
+  if (*stream && cudaStreamGetDevice((cudaStream_t)*stream, &device) != cudaSuccess) {
+    cudaGetLastError();
+    device = -1;
+  }
+  return device;
+}
+
 /* ctx: the device pool's cuda_device, or NULL for the pinned pool, whose
- * streams' devices it does not know: the event is then made on the current
- * device, and a stream of another one takes the fallback below. */
+ * streams name their devices (pinned_stream_device): the event is made on
+ * the stream's device, the caller's restored after. */
 static void *event_record(void *ctx, tl_stream stream)
 {
   cuda_device *d = ctx;
   cudaEvent_t e = NULL;
   int prev = -1;
-  bool entered = !d || device_enter(d->index, &prev);
+  int index = d ? d->index : pinned_stream_device(&stream);
+  bool entered = index < 0 || device_enter(index, &prev);
   if (!entered || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
       cudaEventRecord(e, (cudaStream_t)stream) != cudaSuccess) {
     cudaGetLastError();
@@ -310,8 +343,8 @@ static void *event_record(void *ctx, tl_stream stream)
       cudaEventDestroy(e);
     e = NULL;
   }
-  if (d && entered)
-    device_leave(d->index, prev);
+  if (index >= 0 && entered)
+    device_leave(index, prev);
   return e;
 }
 
@@ -353,28 +386,36 @@ static cudaStream_t stream_of(tl_device device, tl_stream stream)
   return stream ? (cudaStream_t)stream : (cudaStream_t)tl_gpu_current_stream(device.index);
 }
 
+/* The byte operations and synchronize run with their device current and
+ * the caller's restored after (tl_gpu_device_guard_enter). */
 static tl_status cuda_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
 {
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
-  return cuda_check(cudaMemsetAsync(dst, byte, n, stream_of(device, stream)), "cudaMemsetAsync");
+  tl_status status =
+      cuda_check(cudaMemsetAsync(dst, byte, n, stream_of(device, stream)), "cudaMemsetAsync");
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 static tl_status cuda_copy(tl_device device, void *dst, const void *src, size_t n,
                            tl_stream stream, bool async, enum cudaMemcpyKind kind)
 {
   cudaStream_t s = stream_of(device, stream);
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK ||
-      cuda_check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
+  tl_status status = cuda_check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync");
   /* A device-to-device copy is ordered on the stream; a copy the host waits
    * for (not async) returns once its bytes are there. */
-  if (!async && kind != cudaMemcpyDeviceToDevice) {
-    if (cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize") != TL_OK)
-      return tl_error_status();
-    return kind == cudaMemcpyDeviceToHost ? tl_device_errors_check_stream(device, s) : TL_OK;
+  if (status == TL_OK && !async && kind != cudaMemcpyDeviceToDevice) {
+    status = cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    if (status == TL_OK && kind == cudaMemcpyDeviceToHost)
+      status = tl_device_errors_check_stream(device, s);
   }
-  return TL_OK;
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 static tl_status cuda_copy_from_host(tl_device device, void *dst, const void *src, size_t n,
@@ -397,11 +438,14 @@ static tl_status cuda_copy_on_device(tl_device device, void *dst, const void *sr
 
 static tl_status cuda_synchronize(tl_device device)
 {
-  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
     return tl_error_status();
-  if (cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
-    return tl_error_status();
-  return tl_device_errors_check(device);
+  tl_status status = cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (status == TL_OK)
+    status = tl_device_errors_check(device);
+  tl_gpu_device_guard_leave(device.index, prev);
+  return status;
 }
 
 /* The thread's current stream on the device (runtime.c: torchlike.cuda.set_stream). */
@@ -531,6 +575,7 @@ void tl_gpu_init(void)
   pinned_backend.storage_free = tl_backend_pool_storage_free;
   pinned_backend.pool = pinned_pool;
   pinned_backend.current_stream = pinned_host_stream;
+  pinned_backend.copy_use = pinned_copy_use;
   if (pinned_pool_)
     tl_backend_register_pinned(&pinned_backend);
   else

@@ -26,6 +26,7 @@
  * stream destroyed with armed launches gives them to `retired`, which only a
  * whole-device check takes back. */
 #include "gpu/tl_device_errors.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/tensor/tl_backend.h"
 
 #include <pthread.h>
@@ -132,9 +133,10 @@ static tl_status word_new(tl_device device, tl_device_error **word)
 #ifdef TL_WITH_CUDA
   if (device.type == TL_DEVICE_CUDA) {
     void *p = NULL;
-    cudaError_t err = cudaSetDevice(device.index);
-    if (err == cudaSuccess)
-      err = cudaMalloc(&p, sizeof(tl_device_error));
+    int prev;
+    if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
+      return tl_error_status();
+    cudaError_t err = cudaMalloc(&p, sizeof(tl_device_error));
     /* cudaMemset of device memory returns before it is done, on the legacy
      * stream, which torchlike's (non-blocking) streams do not wait for:
      * wait here, or a first recording kernel could race the zeroing. */
@@ -142,12 +144,12 @@ static tl_status word_new(tl_device device, tl_device_error **word)
       err = cudaMemset(p, 0, sizeof(tl_device_error));
     if (err == cudaSuccess)
       err = cudaStreamSynchronize(cudaStreamLegacy);
-    if (err != cudaSuccess) {
-      if (p)
-        cudaFree(p);
+    if (err != cudaSuccess && p)
+      cudaFree(p);
+    tl_gpu_device_guard_leave(device.index, prev);
+    if (err != cudaSuccess)
       return tl_error_set(TL_ERR_RUNTIME, "CUDA error while making the device error record: %s",
                           cudaGetErrorString(err));
-    }
     *word = p;
     return TL_OK;
   }
@@ -233,15 +235,17 @@ static tl_status word_take(tl_device device, tl_device_error *word, tl_device_er
 #ifdef TL_WITH_CUDA
   /* The caller has waited for the device; these synchronous copies go on
    * the legacy stream, after the kernels that recorded. */
-  cudaError_t err = cudaSetDevice(device.index);
-  if (err == cudaSuccess)
-    err = cudaMemcpy(out, word, sizeof *out, cudaMemcpyDeviceToHost);
+  int prev;
+  if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK)
+    return tl_error_status();
+  cudaError_t err = cudaMemcpy(out, word, sizeof *out, cudaMemcpyDeviceToHost);
   /* A pageable host-to-device cudaMemcpy may return before its bytes land:
    * wait, so that no later kernel's record is wiped by this clearing. */
   if (err == cudaSuccess && out->flag)
     err = cudaMemcpy(word, &zero, sizeof zero, cudaMemcpyHostToDevice);
   if (err == cudaSuccess && out->flag)
     err = cudaStreamSynchronize(cudaStreamLegacy);
+  tl_gpu_device_guard_leave(device.index, prev);
   if (err != cudaSuccess)
     return tl_error_set(TL_ERR_RUNTIME, "CUDA error while reading the device error record: %s",
                         cudaGetErrorString(err));
@@ -260,11 +264,15 @@ static bool stream_idle(tl_device device, tl_stream stream)
 {
 #ifdef TL_WITH_CUDA
   if (device.type == TL_DEVICE_CUDA) {
-    cudaError_t err = cudaSetDevice(device.index);
-    if (err == cudaSuccess)
-      err = cudaStreamQuery((cudaStream_t)stream);
+    int prev;
+    if (tl_gpu_device_guard_enter(device.index, &prev) != TL_OK) {
+      tl_error_clear(); /* busy, as far as this wait can tell */
+      return false;
+    }
+    cudaError_t err = cudaStreamQuery((cudaStream_t)stream);
     if (err != cudaSuccess)
       cudaGetLastError(); /* not ready (or gone): busy, and the error not left behind */
+    tl_gpu_device_guard_leave(device.index, prev);
     return err == cudaSuccess;
   }
 #endif

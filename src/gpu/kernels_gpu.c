@@ -52,7 +52,7 @@ tl_status tl_gpu_stream(tl_device device, const char *what, void **stream)
   const tl_backend *b = tl_backend_get(device);
   if (!b)
     return tl_error_status();
-  if (tl_gpu_launched(cudaSetDevice(device.index), what) != TL_OK)
+  if (tl_gpu_device_enter(device.index, what) != TL_OK) /* restored as the op returns */
     return tl_error_status();
   *stream = b->current_stream(device);
   return TL_OK;
@@ -158,6 +158,19 @@ static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, 
   void *stream = NULL;
   if (tl_gpu_plan_from_iter(&plan, it, name) != TL_OK || tl_gpu_stream(it->device, name, &stream) != TL_OK)
     return tl_error_status();
+  const tl_op_params *p = data;
+  if ((e->op == TL_OP_MAXIMUM || e->op == TL_OP_MINIMUM) &&
+      (e->dtype == TL_DTYPE_F32 || e->dtype == TL_DTYPE_F64) &&
+      !(p && p->i == TL_OP_EXTREMA_PLAIN) && it->numel > 0) {
+    /* the public ops: PyTorch's CPU rule, by each element's place (the
+     * table's row is the plain rule) */
+    tl_extrema_runs runs;
+    tl_iter_extrema_runs(it, (int64_t)tl_dtype_size((tl_dtype)e->dtype),
+                         p && p->i == TL_OP_EXTREMA_BUFFERED, &runs);
+    return tl_gpu_launched(tl_gpu_extrema_launch(&plan, &runs, e->op == TL_OP_MAXIMUM,
+                                                 e->dtype == TL_DTYPE_F64, stream),
+                           name);
+  }
   params_for((tl_op)e->op, (tl_dtype)e->dtype, it->dtype[0], data, &params);
   return tl_gpu_launched(e->launch(&plan, &params, stream), name);
 }

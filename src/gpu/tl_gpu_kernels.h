@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "ndcore/kernels/tl_extrema_rule.h"
+
 #ifdef __cplusplus
 #define TL_GPU_ALIGN16 alignas(16)
 extern "C" {
@@ -68,6 +70,11 @@ typedef struct {
 extern const tl_gpu_entry tl_gpu_unary_entries[];
 extern const tl_gpu_entry tl_gpu_binary_entries[];
 extern const tl_gpu_entry tl_gpu_compare_entries[];
+/* float32 (f64 false) or float64 maximum (is_max) or minimum over a plan of
+ * three operands, by PyTorch's CPU rule: each element's bits follow its
+ * place in the CPU's runs (tl_extrema_rule.h); elementwise_compare.cu. */
+int tl_gpu_extrema_launch(const tl_gpu_plan *plan, const tl_extrema_runs *runs, int is_max,
+                          int f64, void *stream);
 
 /* Copy with cast: operand 1 (dtype from) into operand 0 (dtype to), any
  * strides, operand 1 possibly a host scalar (fills). */

@@ -832,7 +832,7 @@ done:
   PyMem_Free(roots);
   PyMem_Free(ints);
   PyMem_Free(captured);
-  return result;
+  return tl_py_op_return(result);
 }
 
 static PyMethodDef engine_functions[] = {

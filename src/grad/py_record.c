@@ -932,8 +932,9 @@ static PyObject *recorded_body(PyObject *self, PyObject *const *args, size_t nar
 static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
   if (TL_PROF_UNLIKELY(tl_prof_on))
-    return tl_prof_call(((recorded_fn *)self)->name, recorded_body, self, args, nargsf, kwnames);
-  return recorded_body(self, args, nargsf, kwnames);
+    return tl_py_op_return(
+        tl_prof_call(((recorded_fn *)self)->name, recorded_body, self, args, nargsf, kwnames));
+  return tl_py_op_return(recorded_body(self, args, nargsf, kwnames));
 }
 
 static PyObject *recorded_descr_get(PyObject *self, PyObject *obj, PyObject *type)

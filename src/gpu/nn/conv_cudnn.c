@@ -19,14 +19,17 @@
  * cudnn.benchmark is set; cudnn.deterministic keeps only the algorithms
  * cuDNN marks deterministic.  The workspace comes from the caching
  * allocator (a uint8 tensor on the device, released once the call is queued:
- * the pool reuses it on the same stream only).  One cuDNN handle per device,
- * made on first use and bound to the current stream at each call.
+ * the pool reuses it on the same stream only).  One cuDNN handle per
+ * (thread, device) (tl_gpu_handles.h), made on first use and bound to the
+ * current stream at each call.
  *
  * Built without cuDNN (TL_WITH_CUDNN unset: CMake found no cudnn.h or
  * libcudnn), the three raise NotImplementedError; im2col/col2im still run. */
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
 
 #include <stdatomic.h>
+
+#include "gpu/tl_gpu_handles.h"
 
 /* ---- flags (present in every build: the Python module sets them) ---- */
 
@@ -139,23 +142,26 @@ static tl_status cudnn_check(cudnnStatus_t s, const char *what)
   return tl_error_set(TL_ERR_RUNTIME, "cuDNN error in %s: %s", what, cudnnGetErrorString(s));
 }
 
-static pthread_mutex_t cudnn_lock = PTHREAD_MUTEX_INITIALIZER;
-static cudnnHandle_t handles[MAX_DEVICES];
+static pthread_mutex_t cudnn_lock = PTHREAD_MUTEX_INITIALIZER; /* the algorithm cache */
 
-/* The device's handle (made on first use), bound to `stream`. */
+/* The calling thread's handle of the device (tl_gpu_handles.h: made on
+ * first use, or taken from an exited thread), bound to `stream`.  The
+ * device is current: the op's tl_gpu_stream made it so. */
 static tl_status handle_for(tl_device dev, void *stream, cudnnHandle_t *out)
 {
-  tl_status status = TL_OK;
-  if (dev.index < 0 || dev.index >= MAX_DEVICES)
+  if (dev.index < 0 || dev.index >= TL_GPU_HANDLE_MAX_DEVICES)
     return tl_error_set(TL_ERR_RUNTIME, "cuDNN: device index %d out of range", dev.index);
-  pthread_mutex_lock(&cudnn_lock);
-  if (!handles[dev.index])
-    status = cudnn_check(cudnnCreate(&handles[dev.index]), "cudnnCreate");
-  pthread_mutex_unlock(&cudnn_lock);
-  if (status != TL_OK)
-    return status;
-  *out = handles[dev.index];
-  return cudnn_check(cudnnSetStream(*out, (cudaStream_t)stream), "cudnnSetStream");
+  cudnnHandle_t h = tl_gpu_handle_get(TL_GPU_HANDLE_CUDNN, dev.index);
+  if (!h) {
+    if (cudnn_check(cudnnCreate(&h), "cudnnCreate") != TL_OK)
+      return tl_error_status();
+    if (tl_gpu_handle_adopt(TL_GPU_HANDLE_CUDNN, dev.index, h) != TL_OK) {
+      cudnnDestroy(h);
+      return tl_error_status();
+    }
+  }
+  *out = h;
+  return cudnn_check(cudnnSetStream(h, (cudaStream_t)stream), "cudnnSetStream");
 }
 
 /* What an algorithm is chosen for: every field set, padding zeroed (memcmp). */

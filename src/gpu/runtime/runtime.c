@@ -36,6 +36,9 @@ static tl_status check_device(int device)
 int tl_gpu_current_device(void) { return current_device; }
 
 static tl_status runtime_set_device(int device);
+/* The caller's runtime device, saved when an op of this thread first made
+ * another current (tl_gpu_device_enter); -1: nothing to restore. */
+static _Thread_local int guard_saved = -1;
 
 /* The thread's current device, and the CUDA runtime's too (as PyTorch's
  * set_device): code that asks the runtime (CuPy, Numba, a cudaMalloc of
@@ -46,6 +49,7 @@ tl_status tl_gpu_set_device(int device)
   if (check_device(device) != TL_OK || runtime_set_device(device) != TL_OK)
     return tl_error_status();
   current_device = device;
+  guard_saved = -1; /* the caller's device is now this one */
   return TL_OK;
 }
 
@@ -90,56 +94,103 @@ static tl_status runtime_set_device(int device)
   return b ? check(cudaSetDevice(device), "cudaSetDevice") : tl_error_status();
 }
 
-/* check_device, then make it the runtime's current device. */
-static tl_status use_device(int device)
+/* ---- device guards ------------------------------------------------------------------ */
+
+tl_status tl_gpu_device_guard_enter(int device, int *prev)
 {
-  if (check_device(device) != TL_OK)
-    return tl_error_status();
+  cudaError_t err = cudaGetDevice(prev);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    *prev = -1;
+  }
+  if (*prev == device)
+    return TL_OK;
   return check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+void tl_gpu_device_guard_leave(int device, int prev)
+{
+  if (prev >= 0 && prev != device && cudaSetDevice(prev) != cudaSuccess)
+    cudaGetLastError();
+}
+
+tl_status tl_gpu_device_enter(int device, const char *what)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess) {
+    cudaGetLastError();
+    cur = -1;
+  }
+  if (cur == device)
+    return TL_OK;
+  if (guard_saved < 0)
+    guard_saved = cur; /* the first switch of this op: the caller's device */
+  cudaError_t err = cudaSetDevice(device);
+  if (err == cudaSuccess)
+    return TL_OK;
+  cudaGetLastError();
+  return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s(): %s", what, cudaGetErrorString(err));
+}
+
+void tl_gpu_device_restore(void)
+{
+  int saved = guard_saved;
+  if (saved < 0)
+    return; /* the one branch of an op that switched nothing */
+  guard_saved = -1;
+  int cur = -1;
+  if (cudaGetDevice(&cur) == cudaSuccess && cur == saved)
+    return;
+  if (cudaSetDevice(saved) != cudaSuccess)
+    cudaGetLastError();
 }
 
 tl_status tl_gpu_stream_create(int device, int priority, void **stream)
 {
   cudaStream_t s = NULL;
-  if (use_device(device) != TL_OK ||
-      check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
-            "cudaStreamCreateWithPriority") != TL_OK)
-    return tl_error_status();
+  int prev = -1;
+  tl_status status = check_device(device);
+  if (status == TL_OK && (status = tl_gpu_device_guard_enter(device, &prev)) == TL_OK) {
+    status = check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
+                   "cudaStreamCreateWithPriority");
+    tl_gpu_device_guard_leave(device, prev);
+  }
+  if (status != TL_OK)
+    return status;
   *stream = s;
   return TL_OK;
 }
+
+/* A stream's calls run with its device current: the NULL handle (a
+ * device's default stream) means the legacy stream of the runtime's current
+ * device, which is not always the one the stream belongs to.  The caller's
+ * device is restored after (tl_gpu_device_guard_enter/leave), as the pool's
+ * callbacks do (backend_cuda.c). */
+static tl_status enter_device(int device, int *prev)
+{
+  *prev = -1;
+  if (check_device(device) != TL_OK)
+    return tl_error_status();
+  return tl_gpu_device_guard_enter(device, prev);
+}
+
+static void leave_device(int device, int prev) { tl_gpu_device_guard_leave(device, prev); }
 
 tl_status tl_gpu_stream_destroy(int device, void *stream)
 {
   if (!stream)
     return TL_OK;
-  if (use_device(device) != TL_OK)
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < TL_GPU_MAX_DEVICES; d++) /* this thread stops using it */
     if (current_streams[d] == stream)
       current_streams[d] = NULL;
   /* its recording launches may still be queued: a whole-device check takes them */
   tl_device_errors_stream_retire((tl_device){TL_DEVICE_CUDA, device}, stream);
-  return check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
-}
-
-/* A stream's calls run with its device current: the NULL handle (a
- * device's default stream) means the legacy stream of the runtime's current
- * device, which ops leave at the device of their last launch, not the one
- * the stream belongs to.  The caller's device is restored after, as the
- * pool's callbacks do (backend_cuda.c). */
-static tl_status enter_device(int device, int *prev)
-{
-  *prev = -1;
-  if (check_device(device) != TL_OK || check(cudaGetDevice(prev), "cudaGetDevice") != TL_OK)
-    return tl_error_status();
-  return *prev == device ? TL_OK : check(cudaSetDevice(device), "cudaSetDevice");
-}
-
-static void leave_device(int device, int prev)
-{
-  if (prev >= 0 && prev != device && cudaSetDevice(prev) != cudaSuccess)
-    cudaGetLastError();
+  tl_status status = check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
+  leave_device(device, prev);
+  return status;
 }
 
 tl_status tl_gpu_stream_query(int device, void *stream, bool *done)
@@ -185,11 +236,14 @@ tl_status tl_gpu_stream_wait_event(int device, void *stream, void *event)
 
 tl_status tl_gpu_stream_priority_range(int *least, int *greatest)
 {
+  int prev;
   *least = *greatest = 0;
-  if (use_device(current_device) != TL_OK)
+  if (enter_device(current_device, &prev) != TL_OK)
     return tl_error_status();
-  return check(cudaDeviceGetStreamPriorityRange(least, greatest),
-               "cudaDeviceGetStreamPriorityRange");
+  tl_status status = check(cudaDeviceGetStreamPriorityRange(least, greatest),
+                           "cudaDeviceGetStreamPriorityRange");
+  leave_device(current_device, prev);
+  return status;
 }
 
 tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool interprocess,
@@ -198,9 +252,13 @@ tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool inter
   unsigned flags = (timing ? 0 : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0) |
                    (interprocess ? cudaEventInterprocess : 0);
   cudaEvent_t e = NULL;
-  if (use_device(device) != TL_OK ||
-      check(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags") != TL_OK)
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
     return tl_error_status();
+  tl_status status = check(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags");
+  leave_device(device, prev);
+  if (status != TL_OK)
+    return status;
   *event = e;
   return TL_OK;
 }
@@ -276,10 +334,14 @@ tl_status tl_gpu_pointer_device(const void *ptr, int *device)
  * recording launches, tl_gpu_stream_synchronize.) */
 tl_status tl_gpu_device_synchronize(int device)
 {
-  if (use_device(device) != TL_OK ||
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
+  int prev;
+  if (enter_device(device, &prev) != TL_OK)
     return tl_error_status();
-  return tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
+  tl_status status = check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (status == TL_OK)
+    status = tl_device_errors_check((tl_device){TL_DEVICE_CUDA, device});
+  leave_device(device, prev);
+  return status;
 }
 
 tl_status tl_gpu_can_access_peer(int device, int peer, bool *can)
@@ -320,6 +382,23 @@ tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
 #else /* no CUDA in the build: check_device says so */
 
 bool tl_gpu_compiled(void) { return false; }
+
+tl_status tl_gpu_device_guard_enter(int device, int *prev)
+{
+  *prev = -1;
+  return check_device(device);
+}
+void tl_gpu_device_guard_leave(int device, int prev)
+{
+  (void)device;
+  (void)prev;
+}
+tl_status tl_gpu_device_enter(int device, const char *what)
+{
+  (void)what;
+  return check_device(device);
+}
+void tl_gpu_device_restore(void) { (void)guard_saved; }
 
 static tl_status runtime_set_device(int device) { return check_device(device); }
 

@@ -5,7 +5,10 @@
  * Stream and Event objects.  Every function raises RuntimeError without a
  * GPU (tl_gpu_runtime.h says which message).                               */
 #include "gpu/runtime/tl_gpu_runtime.h"
+#include "gpu/tl_gpu_handles.h"
 #include "ndcore/bindings/py_tensor.h"
+
+#include <string.h>
 
 static int handle_arg(PyObject *o, void **h)
 {
@@ -334,7 +337,69 @@ static PyObject *py_record_stream(PyObject *self, PyObject *args)
   return done_or_raise(tl_storage_record_stream(st, s));
 }
 
+/* Test hooks of the library handles' pool (tl_gpu_handles.h), which holds
+ * no library handle here and so runs without a GPU:
+ *   _gpu_test_handle(device) -> the calling thread's TL_GPU_HANDLE_TEST
+ *       handle of the device, as an int: its own, else one an exited thread
+ *       gave back, else a new one (numbered from 1, as made).
+ *   _gpu_handle_counts(kind, device) -> (held by live threads, free);
+ *       kind: "cublas", "cusolver", "cudnn" or "test". */
+static const char *const handle_kind_names[TL_GPU_HANDLE_KIND_COUNT] = {
+    [TL_GPU_HANDLE_CUBLAS] = "cublas",
+    [TL_GPU_HANDLE_CUSOLVER] = "cusolver",
+    [TL_GPU_HANDLE_CUDNN] = "cudnn",
+    [TL_GPU_HANDLE_TEST] = "test",
+};
+
+static int handle_device_arg(PyObject *o, int *device)
+{
+  if (int_arg(o, device) < 0)
+    return -1;
+  if (*device < 0 || *device >= TL_GPU_HANDLE_MAX_DEVICES) {
+    PyErr_Format(PyExc_ValueError, "device %d is out of range [0, %d)", *device,
+                 (int)TL_GPU_HANDLE_MAX_DEVICES);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *py_test_handle(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  static uintptr_t made; /* under the GIL */
+  int device;
+  if (handle_device_arg(arg, &device) < 0)
+    return NULL;
+  void *h = tl_gpu_handle_get(TL_GPU_HANDLE_TEST, device);
+  if (!h) {
+    h = (void *)++made;
+    if (tl_gpu_handle_adopt(TL_GPU_HANDLE_TEST, device, h) != TL_OK)
+      return tl_py_raise();
+  }
+  return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)h);
+}
+
+static PyObject *py_handle_counts(PyObject *self, PyObject *args)
+{
+  (void)self;
+  const char *name;
+  PyObject *dev;
+  int device, in_use, free_count;
+  if (!PyArg_ParseTuple(args, "sO:_gpu_handle_counts", &name, &dev) ||
+      handle_device_arg(dev, &device) < 0)
+    return NULL;
+  for (int k = 0; k < TL_GPU_HANDLE_KIND_COUNT; k++)
+    if (!strcmp(name, handle_kind_names[k])) {
+      tl_gpu_handle_counts((tl_gpu_handle_kind)k, device, &in_use, &free_count);
+      return Py_BuildValue("(ii)", in_use, free_count);
+    }
+  return PyErr_Format(PyExc_ValueError, "_gpu_handle_counts: no handle kind '%s' (cublas, "
+                      "cusolver, cudnn or test)", name);
+}
+
 PyMethodDef tl_py_cuda_runtime_functions[] = {
+    {"_gpu_test_handle", py_test_handle, METH_O, NULL},
+    {"_gpu_handle_counts", py_handle_counts, METH_VARARGS, NULL},
     {"_cuda_compiled", py_compiled, METH_NOARGS, NULL},
     {"_cuda_arch_text", py_arch_text, METH_NOARGS, NULL},
     {"_cuda_current_device", py_current_device, METH_NOARGS, NULL},

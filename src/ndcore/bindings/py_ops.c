@@ -447,9 +447,9 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
 {
   tl_py_error_fresh();
   if (TL_PROF_UNLIKELY(tl_prof_on))
-    return tl_prof_call(((tl_py_opfunc *)callable)->name, opfunc_call, callable, args, nargsf,
-                        kwnames);
-  return opfunc_call(callable, args, nargsf, kwnames);
+    return tl_py_op_return(tl_prof_call(((tl_py_opfunc *)callable)->name, opfunc_call, callable,
+                                        args, nargsf, kwnames));
+  return tl_py_op_return(opfunc_call(callable, args, nargsf, kwnames));
 }
 
 static PyObject *opfunc_descr_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -691,7 +691,7 @@ static PyObject *binary_operator_on(tl_op op, PyObject *a, PyObject *b, bool inp
       Py_RETURN_NOTIMPLEMENTED;
     }
   }
-  return r;
+  return tl_py_op_return(r);
 }
 
 static PyObject *unary_operator(tl_op op, PyObject *a)
@@ -708,7 +708,7 @@ static PyObject *unary_operator(tl_op op, PyObject *a)
                                          : tl_py_map(op, 1, &a, NULL, &p);
   if (TL_PROF_UNLIKELY(m.index >= 0))
     tl_prof_end(m);
-  return r;
+  return tl_py_op_return(r);
 }
 
 #define TL_BINARY_SLOT(fn, OP)                                               \

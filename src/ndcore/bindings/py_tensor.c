@@ -31,6 +31,7 @@ static PyObject *complex_warning;
 PyObject *tl_py_raise(void)
 {
   PyObject *exc;
+  tl_gpu_device_restore(); /* the caller's CUDA device (py_tensor.h, tl_py_op_return) */
   switch (tl_error_status()) {
   case TL_ERR_TYPE: exc = PyExc_TypeError; break;
   case TL_ERR_INDEX: exc = PyExc_IndexError; break;
@@ -181,6 +182,7 @@ tl_py_tensor *tl_py_tensor_alloc(void)
 
 PyObject *tl_py_tensor_from(tl_tensor *t)
 {
+  tl_gpu_device_restore(); /* the caller's CUDA device (py_tensor.h, tl_py_op_return) */
   tl_py_tensor *self = tl_py_tensor_alloc();
   if (!self) {
     tl_tensor_release(t);

@@ -10,6 +10,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "gpu/tl_gpu.h"
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/tensor/tl_error.h"
 
@@ -118,6 +119,16 @@ static inline void tl_py_error_fresh(void)
 {
   if (__builtin_expect(tl_error_maybe_pending(), 0))
     tl_py_error_stale();
+}
+/* The same entries return through this: an op that made another GPU the CUDA
+ * runtime's current device gives the caller's back (tl_gpu.h's device
+ * guards), so CuPy code after it sees the device it set; one thread-local
+ * read when nothing was switched.  Wrapping a new tensor and raising a core
+ * error do it too, for the bindings that are no such entry. */
+static inline PyObject *tl_py_op_return(PyObject *result)
+{
+  tl_gpu_device_restore();
+  return result;
 }
 
 /* dtypes (py_dtype.c) */

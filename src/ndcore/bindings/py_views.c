@@ -404,9 +404,9 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *index)
     tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, 2);
     PyObject *r = getitem_body(self, index);
     tl_prof_end(m);
-    return r;
+    return tl_py_op_return(r);
   }
-  return getitem_body(self, index);
+  return tl_py_op_return(getitem_body(self, index));
 }
 
 static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
@@ -423,9 +423,12 @@ static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
     tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, value ? 3 : 2);
     int r = setitem_body(self, index, value);
     tl_prof_end(m);
+    tl_gpu_device_restore(); /* as tl_py_op_return */
     return r;
   }
-  return setitem_body(self, index, value);
+  int r = setitem_body(self, index, value);
+  tl_gpu_device_restore(); /* as tl_py_op_return */
+  return r;
 }
 
 PyType_Slot tl_py_mapping_slots[] = {

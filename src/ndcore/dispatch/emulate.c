@@ -28,6 +28,52 @@ static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, 
   TL_EMU_HOSTED(tl_iter_run((tl_iter *)it, cpu->loop, (void *)data));
 }
 
+/* Float maximum/minimum as CUDA computes them (elementwise_compare.cu):
+ * element by element, each by the rule of its place in the CPU's runs
+ * (tl_extrema_rule.h), so the emulated device checks that rule against the
+ * CPU's own loops.  The plain form runs the CPU's loop, which is plain. */
+static void extrema_elements(const tl_iter *it, const tl_extrema_runs *r, bool is_max, bool f64)
+{
+  const int nd = it->ndim;
+  for (int64_t i = 0; i < it->numel; i++) {
+    char *at[3];
+    int64_t rest = i;
+    for (int k = 0; k < 3; k++)
+      at[k] = it->data[k];
+    for (int d = nd - 1; d >= 0; d--) {
+      int64_t c = rest % it->shape[d];
+      rest /= it->shape[d];
+      for (int k = 0; k < 3; k++)
+        at[k] += c * it->strides[k][d];
+    }
+    bool vector = tl_extrema_vector_place(r, i);
+    if (f64)
+      *(double *)at[0] = tl_extrema_f64(is_max, vector, *(const double *)at[1],
+                                        *(const double *)at[2]);
+    else
+      *(float *)at[0] = tl_extrema_f32(is_max, vector, *(const float *)at[1],
+                                       *(const float *)at[2]);
+  }
+}
+
+static tl_status run_extrema(const tl_iter_kernel *self, const tl_iter *it, const void *data)
+{
+  const tl_kernel *cpu = self->ctx;
+  const tl_op_params *p = data;
+  if ((p && p->i == TL_OP_EXTREMA_PLAIN) || it->numel == 0)
+    return run_elementwise(self, it, data);
+  const bool f64 = it->loop_dtype[0] == TL_DTYPE_F64;
+  const bool is_max = cpu == &tl_dispatch_table[TL_OP_MAXIMUM][TL_DEVICE_CPU][it->loop_dtype[0]];
+  tl_extrema_runs r;
+  tl_iter_extrema_runs(it, f64 ? 8 : 4, p && p->i == TL_OP_EXTREMA_BUFFERED, &r);
+  tl_parallel_context++; /* as TL_EMU_HOSTED */
+  tl_backend_fake_open();
+  extrema_elements(it, &r, is_max, f64);
+  tl_backend_fake_close();
+  tl_parallel_context--;
+  return TL_OK;
+}
+
 static tl_status run_copy(const tl_iter *it)
 {
   TL_EMU_HOSTED(tl_iter_run((tl_iter *)it, tl_cast_loop(it->dtype[1], it->dtype[0]), NULL));
@@ -247,6 +293,9 @@ tl_status tl_dispatch_emulate_device(void)
       if (!cpu->loop)
         continue;
       kernels[op][d] = (tl_iter_kernel){.run = run_elementwise, .ctx = cpu};
+      if ((op == TL_OP_MAXIMUM || op == TL_OP_MINIMUM) &&
+          (d == TL_DTYPE_F32 || d == TL_DTYPE_F64)) /* CUDA's element-wise rule */
+        kernels[op][d].run = run_extrema;
       tl_dispatch_register_set((tl_op)op, TL_DEVICE_FAKE, TL_DTYPES_ONE(d), &kernels[op][d]);
     }
   }

@@ -243,6 +243,38 @@ static int64_t pytorch_grain(int64_t n)
   return (n + chunks - 1) / chunks;
 }
 
+/* The length of each thread's range when tl_iter_run cuts n elements with
+ * pytorch_grain (tl_parallel_for: ranges of ceil(n / ranges) elements, at
+ * most four per thread); n when they run as one. */
+static int64_t pytorch_chunk(int64_t n)
+{
+  int64_t grain = pytorch_grain(n);
+  int64_t threads = tl_parallel_get_threads();
+  if (grain < 1024)
+    grain = 1024;
+  if (n < grain || threads <= 1)
+    return n;
+  int64_t max_ranges = (n + grain - 1) / grain, want = 4 * threads;
+  if (max_ranges < 2)
+    return n;
+  int64_t ranges = max_ranges < want ? max_ranges : want;
+  return (n + ranges - 1) / ranges;
+}
+
+void tl_iter_extrema_runs(const tl_iter *it, int64_t size, bool buffered, tl_extrema_runs *r)
+{
+  const int nd = it->ndim;
+  const int64_t s0 = it->strides[0][nd - 1], s1 = it->strides[1][nd - 1],
+                s2 = it->strides[2][nd - 1];
+  r->numel = it->numel;
+  r->inner = it->shape[nd - 1];
+  r->chunk = pytorch_chunk(it->numel);
+  r->buffer = buffered ? TL_ITER_BUFSIZE : 0;
+  r->block = (int32_t)(64 / size);
+  /* kernels_compare.c's extrema_vector_count */
+  r->vector = s0 == size && (s1 == size || s1 == 0) && (s2 == size || s2 == 0) && (s1 || s2);
+}
+
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data)
 {
   char sd[32];

@@ -489,6 +489,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   if (!kernel)
     return tl_error_status();
   bool host = tl_dispatch_host_memory(device);
+  bool cast = false; /* a device path cast an operand the CPU's iterator would buffer */
   if (check_elementwise_args(op, nin, in, compute, given) != TL_OK)
     return tl_error_status();
 
@@ -552,6 +553,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
     } else if ((!allocated && partial_overlap(out, t)) || (!host && t->dtype != want) ||
                through_half) {
       const tl_dtype first = through_half ? compute : want;
+      cast |= !host && t->dtype != want && tl_tensor_numel(t) != 1; /* the CPU casts one element once */
       if (tl_tensor_to_dtype(&local[i], t, first) != TL_OK) {
         status = tl_error_status();
         goto done;
@@ -582,6 +584,7 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
                            out_loop != result && out->dtype != result;
   if ((!host && out->dtype != out_loop) || half_result) {
     tl_dtype held = host ? result : out_loop;
+    cast |= !host && out->dtype != out_loop;
     if (tl_tensor_empty_ordered(&scratch, held, ndim, shape, device, layout) != TL_OK) {
       status = tl_error_status();
       goto done;
@@ -600,9 +603,12 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
    * computed here in float32 buffers, keep the plain rule */
   const bool extrema = op == TL_OP_MAXIMUM || op == TL_OP_MINIMUM;
   const tl_op_params plain = {.i = TL_OP_EXTREMA_PLAIN};
+  const tl_op_params buffered = {.i = TL_OP_EXTREMA_BUFFERED};
   it.pytorch_chunks = extrema;
   if (extrema && loop != compute)
     p = &plain;
+  else if (extrema && cast && !(p && p->i == TL_OP_EXTREMA_PLAIN))
+    p = &buffered; /* a device kernel follows the CPU's buffer pieces (tl_extrema_rule.h) */
   if (kernel->loop) {
     status = tl_iter_run(&it, kernel->loop, (void *)p);
   } else {

@@ -23,6 +23,7 @@
 #ifndef TL_ITER_H
 #define TL_ITER_H
 
+#include "ndcore/kernels/tl_extrema_rule.h"
 #include "ndcore/tensor/tl_tensor.h"
 
 typedef void (*tl_loop_fn)(char **args, int64_t n, const int64_t *steps, void *data);
@@ -60,6 +61,14 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
 /* Run `loop` over the whole iteration on the CPU, threaded when it is large
  * enough; a RuntimeError when the operands are not in host memory. */
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data);
+
+/* Float maximum/minimum on a device: where the CPU's loop calls over this
+ * iteration would begin and end (tl_extrema_rule.h; the chunks are the
+ * threads' ranges tl_iter_run makes with pytorch_chunks, for this process's
+ * thread count), for elements of `size` bytes.  `buffered`: the CPU would
+ * have cast an operand through its buffers, which the device cast before
+ * (TL_OP_EXTREMA_BUFFERED).  numel must be positive. */
+void tl_iter_extrema_runs(const tl_iter *it, int64_t size, bool buffered, tl_extrema_runs *r);
 
 /* The loop that casts args[1] (dtype from) into args[0] (dtype to). */
 tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to);

@@ -89,6 +89,10 @@ typedef struct {
  * 0.0 and -0.0, an input's own NaN) instead of PyTorch's, which follows an
  * element's place in its run; torchlike.numpy builds NumPy's answers on it. */
 #define TL_OP_EXTREMA_PLAIN 1
+/* Device paths only: PyTorch's rule, where the CPU would have cast an operand
+ * (or the output) through its iterator's buffers, whose pieces cut its runs;
+ * the device cast it before (tl_extrema_rule.h). */
+#define TL_OP_EXTREMA_BUFFERED 2
 
 /* An input: a tensor, or a Python scalar held in a 0-d tensor that is weak in
  * promotion (NEP 50). */

@@ -201,12 +201,14 @@ static tl_status upload_span(const tl_tensor *t, const tl_tensor *host)
 /* An async copy from pinned memory reads it later, on `stream`: the pinned
  * pool must not hand its block out again before then (pageable sources are
  * copied before the call returns). */
-static tl_status record_pinned_use(const tl_tensor *src, tl_stream stream)
+static tl_status record_pinned_use(const tl_tensor *src, tl_device device, tl_stream stream)
 {
   const tl_backend *pinned = tl_backend_pinned();
   tl_storage *s = src->storage;
   if (!pinned || s->backend != pinned || !s->block)
     return TL_OK;
+  if (pinned->copy_use) /* the stream with its device (CUDA's default stream) */
+    stream = pinned->copy_use(device, stream);
   return tl_alloc_pool_record_stream(pinned->pool(s->device), s->block, stream);
 }
 
@@ -236,7 +238,7 @@ static tl_status copy_from_cpu(tl_tensor *dst, const tl_tensor *src, bool non_bl
                                         NULL, non_blocking && direct)
                     : TL_OK;
     if (status == TL_OK && nbytes && non_blocking && direct)
-      status = record_pinned_use(src, b->current_stream(device));
+      status = record_pinned_use(src, device, b->current_stream(device));
     goto done;
   }
   if (tl_tensor_has_internal_overlap(dst)) {

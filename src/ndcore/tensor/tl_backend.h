@@ -41,6 +41,11 @@ typedef struct tl_backend {
   tl_stream (*current_stream)(tl_device device);
   /* Its caching pool, NULL where it has none (the CPU). */
   tl_alloc_pool *(*pool)(tl_device device);
+  /* Pinned host memory only, optional: the stream its pool records for an
+   * async copy to `device` on `stream`, when the handle alone does not name
+   * the device (CUDA's default stream is NULL on every device).  NULL: the
+   * stream itself. */
+  tl_stream (*copy_use)(tl_device device, tl_stream stream);
 } tl_backend;
 
 /* Set up the registry (the CPU backend, and CUDA when present); once, at import. */
